@@ -1,0 +1,113 @@
+//! Per-library annotation files (`headers/cuda.toml`, `headers/nvrtc.toml`).
+//!
+//! Annotations are keyed by function and parameter NAME, never by position. They override the
+//! header's doc comments and the type heuristics. An annotation that names nothing in the header
+//! is an error (checked by `passes::params`).
+//!
+//! ```toml
+//! [functions.cuDeviceGetName]
+//! name = { role = "out_buffer", len = "len", string = true, capacity = 256 }
+//!
+//! [handles]
+//! scalar = ["CUdevice"]        # integer typedefs that are handles
+//! not_scalar = ["cuuint32_t"]  # integer typedefs that are plain numbers
+//! ```
+
+use crate::diag::{Error, Result};
+use crate::ir::{Direction, Location};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Annotations of both libraries.
+#[derive(Clone, Debug, Default)]
+pub struct Annotations {
+    pub driver: LibraryAnnotations,
+    pub nvrtc: LibraryAnnotations,
+}
+
+impl Annotations {
+    /// Loads `cuda.toml` and `nvrtc.toml` from `dir` (each optional).
+    pub fn load_dir(dir: &Path) -> Result<Self> {
+        Ok(Annotations {
+            driver: LibraryAnnotations::load_optional(&dir.join("cuda.toml"))?,
+            nvrtc: LibraryAnnotations::load_optional(&dir.join("nvrtc.toml"))?,
+        })
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibraryAnnotations {
+    /// Function name -> parameter name -> annotation.
+    #[serde(default)]
+    pub functions: BTreeMap<String, BTreeMap<String, ParamAnnotation>>,
+    #[serde(default)]
+    pub handles: HandleAnnotations,
+    /// The file these came from and its text, for error locations.
+    #[serde(skip)]
+    pub file: String,
+    #[serde(skip)]
+    text: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandleAnnotations {
+    #[serde(default)]
+    pub scalar: Vec<String>,
+    #[serde(default)]
+    pub not_scalar: Vec<String>,
+}
+
+/// What an annotation says of one parameter; unset fields keep the generator's decision.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamAnnotation {
+    pub direction: Option<Direction>,
+    /// One of the [`crate::ir::Role`] names in snake_case (`out_value`, `in_array`, ...).
+    pub role: Option<String>,
+    /// The count/size parameter of an array or buffer.
+    pub len: Option<String>,
+    pub nullable: Option<bool>,
+    /// For `out_buffer`: contents are a NUL-terminated string.
+    pub string: Option<bool>,
+    /// For `out_buffer`: function that reports the size to allocate.
+    pub size_from: Option<String>,
+    /// For `out_buffer`: size the typed surfaces allocate.
+    pub capacity: Option<u32>,
+}
+
+impl LibraryAnnotations {
+    pub fn load_optional(path: &Path) -> Result<Self> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&path.display().to_string(), &text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) => Err(Error::new(format!("{}: {e}", path.display()))),
+        }
+    }
+
+    pub fn parse(file: &str, text: &str) -> Result<Self> {
+        let mut a: LibraryAnnotations = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(0);
+            Error::at(Location { file: file.to_string(), line }, e.message().to_string())
+        })?;
+        a.file = file.to_string();
+        a.text = text.to_string();
+        Ok(a)
+    }
+
+    /// Best location for an annotation of `function` (the line of its table header).
+    pub fn location_of(&self, function: &str) -> Location {
+        let line = ["[functions.", "functions."]
+            .iter()
+            .find_map(|p| self.text.find(&format!("{p}{function}")))
+            .map(|off| line_of(&self.text, off))
+            .unwrap_or(0);
+        Location { file: self.file.clone(), line }
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> u32 {
+    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() as u32 + 1
+}

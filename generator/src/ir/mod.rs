@@ -1,0 +1,426 @@
+//! The generator's own intermediate representation.
+//!
+//! Nothing here refers to libclang. `parse/` builds a raw [`Library`] from the headers, the
+//! `passes/` refine it in place (symbols, versions, parameter roles, names, docs) and `render/`
+//! reads it. Every type is serde-serialisable so that snapshots show every decision.
+
+mod types;
+
+pub use types::{Prim, Type};
+
+use serde::{Deserialize, Serialize};
+
+/// Everything generated for one CUDA version: one [`Library`] per header family.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Api {
+    /// The CUDA version the headers belong to, e.g. `12.9`.
+    pub cuda_version: String,
+    pub libraries: Vec<Library>,
+}
+
+impl Api {
+    pub fn library(&self, kind: LibraryKind) -> Option<&Library> {
+        self.libraries.iter().find(|l| l.kind == kind)
+    }
+}
+
+/// Which NVIDIA library a header describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LibraryKind {
+    /// `cuda.h` (+ `cudaTypedefs.h` for ABI versions), module `driver`.
+    Driver,
+    /// `nvrtc.h`, module `nvrtc`.
+    Nvrtc,
+}
+
+impl LibraryKind {
+    /// Surface module name (`driver`, `nvrtc`).
+    pub fn module(self) -> &'static str {
+        match self {
+            LibraryKind::Driver => "driver",
+            LibraryKind::Nvrtc => "nvrtc",
+        }
+    }
+    /// Prefix stripped from function names for the typed surfaces.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            LibraryKind::Driver => "cu",
+            LibraryKind::Nvrtc => "nvrtc",
+        }
+    }
+}
+
+/// One parsed header family.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Library {
+    pub kind: LibraryKind,
+    /// File name and sha256 of each header read, for the `@generated` banner.
+    pub headers: Vec<HeaderInfo>,
+    /// The status enum returned by this library's functions (`CUresult`, `nvrtcResult`).
+    pub status_enum: Option<String>,
+    pub functions: Vec<Function>,
+    pub enums: Vec<Enum>,
+    pub records: Vec<Record>,
+    pub typedefs: Vec<Typedef>,
+    pub macros: Vec<MacroConst>,
+    /// Declarations that were seen but could not be represented, with the reason.
+    pub skipped: Vec<Skipped>,
+}
+
+impl Library {
+    pub fn new(kind: LibraryKind) -> Self {
+        Library {
+            kind,
+            headers: Vec::new(),
+            status_enum: None,
+            functions: Vec::new(),
+            enums: Vec::new(),
+            records: Vec::new(),
+            typedefs: Vec::new(),
+            macros: Vec::new(),
+            skipped: Vec::new(),
+        }
+    }
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+    pub fn enum_named(&self, name: &str) -> Option<&Enum> {
+        self.enums.iter().find(|e| e.name == name)
+    }
+    pub fn record(&self, name: &str) -> Option<&Record> {
+        self.records.iter().find(|r| r.name == name)
+    }
+    pub fn typedef(&self, name: &str) -> Option<&Typedef> {
+        self.typedefs.iter().find(|t| t.name == name)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeaderInfo {
+    pub file: String,
+    pub sha256: String,
+}
+
+/// A source position, for diagnostics and review.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// Documentation of an item, converted from Doxygen.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Doc {
+    /// First sentence / `\brief`, plain text.
+    pub brief: String,
+    /// The whole comment as Markdown (brief included), without the `\param` list.
+    pub markdown: String,
+}
+
+impl Doc {
+    pub fn is_empty(&self) -> bool {
+        self.markdown.is_empty()
+    }
+}
+
+/// Names of an item on each surface, computed once by the naming pass.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Names {
+    /// Rust identifier (keyword-escaped), e.g. `mem_alloc`, `CUdevice`, `Success`.
+    pub rust: String,
+    /// Python identifier (keyword-escaped), e.g. `cuMemAlloc`, `CUDA_SUCCESS`.
+    pub python: String,
+}
+
+// ---------------------------------------------------------------------------
+// Functions
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Function {
+    /// The API name users write: `cuMemAlloc`.
+    pub name: String,
+    /// The ABI symbol it binds: `cuMemAlloc_v2`.
+    pub symbol: String,
+    /// The name passed to `cuGetProcAddress` (ABI symbol without `_vN`): `cuMemAlloc`.
+    pub proc_name: String,
+    /// CUDA version that introduced this ABI, from `cudaTypedefs.h` (`PFN_cuMemAlloc_v3020`).
+    pub version: Option<u32>,
+    /// Other exported symbols of the same function (`_ptds`, `_ptsz`).
+    pub variants: Vec<SymbolVariant>,
+    pub ret: Type,
+    pub params: Vec<Param>,
+    /// `Some(message)` when the header marks the function deprecated.
+    pub deprecated: Option<String>,
+    pub doc: Doc,
+    pub location: Location,
+    pub names: Names,
+    /// How the typed surfaces return: computed by the out-param pass.
+    pub returns: ReturnShape,
+    /// True when a typed binding must be `unsafe` (some raw pointer's validity is the caller's
+    /// promise). Computed by the out-param pass.
+    pub needs_unsafe: bool,
+}
+
+impl Function {
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+    /// Every symbol the function is exported under (ABI symbol first).
+    pub fn all_symbols(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.symbol.as_str()).chain(self.variants.iter().map(|v| v.symbol.as_str()))
+    }
+}
+
+/// An extra exported symbol of a function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SymbolVariant {
+    pub symbol: String,
+    pub kind: VariantKind,
+    /// ABI version of this variant (`__API_TYPEDEF_PTDS(PFN_x, 3020, 7000)` gives 7000).
+    pub version: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantKind {
+    /// Per-thread default stream (`_ptds`).
+    Ptds,
+    /// Per-thread default stream, stream-ordered (`_ptsz`).
+    Ptsz,
+}
+
+/// How a function reports its outcome.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ReturnShape {
+    /// Returns the library's status enum: typed surfaces give `Result<outputs, Error>`.
+    #[default]
+    Status,
+    /// Returns a plain value (e.g. `nvrtcGetErrorString` returns `const char*`).
+    Value,
+    /// Returns nothing.
+    Void,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Param {
+    pub name: String,
+    pub ty: Type,
+    pub direction: Direction,
+    pub role: Role,
+    /// NULL is accepted (the typed surfaces use `Option`).
+    pub nullable: bool,
+    /// Which source of truth decided `direction` and `role`.
+    pub decided_by: DecidedBy,
+    /// The `\param` text from the header.
+    pub doc: String,
+    pub names: Names,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    In,
+    Out,
+    InOut,
+}
+
+/// What a parameter is for; emitters switch on this only.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "role")]
+pub enum Role {
+    /// Passed by value (scalar, enum, handle, struct).
+    Value,
+    /// `const T*` to one value the callee reads (`&T`).
+    InRef,
+    /// `T*` to one value the callee writes (returned).
+    OutValue,
+    /// `T*` to one value the callee reads and writes (`&mut T`).
+    InOutRef,
+    /// `const char*` NUL-terminated input string.
+    CStrIn,
+    /// `const char**` the callee points at a static string (returned as a string).
+    CStrOut,
+    /// Array the callee reads; `len` names the count parameter (if any).
+    InArray { len: Option<String> },
+    /// Array the callee fills; `len` names the count parameter (if any).
+    OutArray { len: Option<String> },
+    /// Caller-allocated byte/char buffer the callee fills. `len` is its size parameter, if any;
+    /// `string` is true when the contents are a NUL-terminated string; `size_from` names a
+    /// function that reports the needed size (two-call pattern: `nvrtcGetPTXSize`);
+    /// `capacity` is the buffer size the typed surfaces allocate when nothing reports one.
+    OutBuffer { len: Option<String>, string: bool, size_from: Option<String>, capacity: Option<u32> },
+    /// The count of an array or buffer parameter (named by that parameter's role).
+    Length { of: String },
+    /// Host memory passed as an address (`void*`/`const void*`); raw on every surface.
+    HostPtr,
+    /// A C callback (function pointer type).
+    Callback,
+    /// Opaque user data handed back to a callback.
+    UserData,
+    /// Any other pointer the generator cannot type safely; raw on every surface.
+    Opaque,
+}
+
+impl Role {
+    /// True when the typed surfaces expose this parameter as a raw pointer.
+    pub fn is_raw(&self) -> bool {
+        matches!(self, Role::HostPtr | Role::Opaque | Role::UserData)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    /// `headers/*.toml`.
+    Annotation,
+    /// The header's doc comment (`\param x - Returned ...`, `\param [out] x`).
+    Doc,
+    /// Type heuristics.
+    Heuristic,
+    /// The C type alone settles it (a non-pointer).
+    Type,
+}
+
+// ---------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Enum {
+    /// Public name (`CUresult`; the typedef when there is one, else the tag).
+    pub name: String,
+    /// The C tag (`cudaError_enum`), if any.
+    pub tag: Option<String>,
+    pub variants: Vec<EnumVariant>,
+    /// Values are bit flags meant to be OR-ed (`CU_CTX_*` style).
+    pub is_flags: bool,
+    /// Integer type of the enum's values.
+    pub repr: Prim,
+    pub doc: Doc,
+    pub location: Location,
+    pub names: Names,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EnumVariant {
+    /// C name (`CUDA_SUCCESS`).
+    pub name: String,
+    pub value: i64,
+    pub doc: Doc,
+    pub names: Names,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    Struct,
+    Union,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Public name (`CUDA_MEMCPY2D`; the typedef when there is one). Anonymous nested records get
+    /// `{Parent}_{field}` or `{Parent}_anon{n}`.
+    pub name: String,
+    /// The C tag (`CUDA_MEMCPY2D_st`), if any.
+    pub tag: Option<String>,
+    pub kind: RecordKind,
+    pub fields: Vec<Field>,
+    /// False for forward-declared structs (behind opaque handles).
+    pub complete: bool,
+    /// Size and alignment in bytes, from libclang (0 when incomplete).
+    pub size: u64,
+    pub align: u64,
+    /// Declared inside another record without a name of its own.
+    pub anonymous: bool,
+    pub doc: Doc,
+    pub location: Location,
+    pub names: Names,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Field {
+    /// Field name; for an anonymous member (C11), `anon{n}`.
+    pub name: String,
+    pub ty: Type,
+    /// Offset from the start of the record, in bits.
+    pub offset_bits: u64,
+    /// Width for bitfields.
+    pub bit_width: Option<u32>,
+    /// An anonymous struct/union member whose fields are reached as if they were the parent's.
+    pub anonymous: bool,
+    pub doc: Doc,
+    pub names: Names,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Typedef {
+    pub name: String,
+    /// The type it names (one level; `CUdevice` -> `Named("CUdevice_v1")`).
+    pub target: Type,
+    pub kind: TypedefKind,
+    pub doc: Doc,
+    pub location: Location,
+    pub names: Names,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum TypedefKind {
+    /// Pointer to an incomplete struct (`typedef struct CUctx_st *CUcontext`).
+    OpaqueHandle { record: String },
+    /// An integer that identifies a driver object (`CUdevice`, `CUdeviceptr`, `CUtexObject`).
+    ScalarHandle { prim: Prim },
+    /// Names an enum (`typedef enum cudaError_enum CUresult`).
+    EnumAlias { target: String },
+    /// Names a record (`typedef struct CUDA_MEMCPY2D_st CUDA_MEMCPY2D`).
+    RecordAlias { target: String },
+    /// A function pointer (`CUstreamCallback`).
+    Callback { ret: Type, params: Vec<CallbackParam> },
+    /// Any other alias (`cuuint32_t`, `CUdevice_v1` chains resolve through `target`).
+    Alias,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallbackParam {
+    pub name: String,
+    pub ty: Type,
+}
+
+/// An object-like macro with a constant value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MacroConst {
+    pub name: String,
+    pub value: MacroValue,
+    pub doc: Doc,
+    pub location: Location,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "value")]
+pub enum MacroValue {
+    /// An integer; `unsigned` when written with a `U` suffix or out of `i64` range.
+    Int { value: i128, unsigned: bool, ty: Option<Prim> },
+    Float(f64),
+    Str(String),
+    /// `((void*)0x01)`-style pointer constants (`CU_LAUNCH_PARAM_END`).
+    Pointer(u64),
+}
+
+/// A declaration that could not be represented.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Skipped {
+    pub name: String,
+    pub what: String,
+    pub reason: String,
+    pub location: Location,
+}

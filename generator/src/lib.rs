@@ -1,0 +1,35 @@
+//! cudagen's generator: NVIDIA headers in, bindings text out.
+//!
+//! `clang/` wraps libclang, `parse/` builds the raw [`ir::Api`], `passes/` refine it,
+//! `render/` turns it into files through the Tera templates, `emit` assembles the output.
+//! No network, no GPU: the xtask does all I/O besides reading headers and templates.
+
+pub mod annotations;
+mod clang;
+pub mod coverage;
+mod diag;
+pub mod emit;
+pub mod ir;
+pub mod parse;
+pub mod passes;
+pub mod render;
+
+pub use diag::{Error, Errors, Result};
+
+use std::path::PathBuf;
+
+/// The headers of one CUDA version: a folder holding `cuda.h`, `cudaTypedefs.h` and `nvrtc.h`
+/// (missing files skip that library).
+#[derive(Clone, Debug)]
+pub struct HeaderSet {
+    /// `12.9`, or a full version (`12.9.79`).
+    pub cuda_version: String,
+    pub include_dir: PathBuf,
+}
+
+/// Parse the headers and run every pass: the finished IR.
+pub fn build_api(headers: &HeaderSet, annotations: &annotations::Annotations) -> Result<ir::Api> {
+    let mut api = parse::parse_headers(headers)?;
+    passes::run_all(&mut api, annotations)?;
+    Ok(api)
+}

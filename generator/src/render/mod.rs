@@ -1,0 +1,42 @@
+//! Per-surface view models and Tera templates.
+//!
+//! Each surface module reads the finished IR, builds plain view models and renders the root
+//! templates of `templates/<surface>/`. Hand-written support files under
+//! `templates/<surface>/support/` are copied verbatim. Every surface reports which functions it
+//! emitted, for the coverage report.
+
+pub mod c;
+pub mod python;
+pub mod rust;
+mod templates;
+
+pub use templates::Templates;
+
+use crate::coverage::Coverage;
+use crate::diag::Result;
+use crate::ir::Api;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Output files, keyed by path relative to `generated/`.
+pub type Files = BTreeMap<String, String>;
+
+/// Everything a render produces.
+#[derive(Debug, Default)]
+pub struct Output {
+    pub files: Files,
+    pub coverage: Coverage,
+}
+
+/// Renders every surface.
+pub fn render_all(api: &Api, templates_dir: &Path) -> Result<Output> {
+    let templates = Templates::load(templates_dir)?;
+    let mut out = Output::default();
+    for library in &api.libraries {
+        out.coverage.add_library(library);
+    }
+    rust::render(api, &templates, &mut out)?;
+    python::render(api, &templates, &mut out)?;
+    c::render(api, &templates, &mut out)?;
+    Ok(out)
+}
