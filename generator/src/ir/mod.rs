@@ -188,7 +188,7 @@ pub struct SymbolVariant {
     pub version: Option<u32>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VariantKind {
     /// Per-thread default stream (`_ptds`).
@@ -406,14 +406,17 @@ pub struct MacroConst {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind", content = "value")]
+#[serde(rename_all = "snake_case", tag = "kind")]
 pub enum MacroValue {
-    /// An integer; `unsigned` when written with a `U` suffix or out of `i64` range.
-    Int { value: i128, unsigned: bool, ty: Option<Prim> },
-    Float(f64),
-    Str(String),
-    /// `((void*)0x01)`-style pointer constants (`CU_LAUNCH_PARAM_END`).
-    Pointer(u64),
+    /// An integer; `unsigned` when written with a `U` suffix.
+    Int { value: i128, unsigned: bool },
+    Float { value: f64 },
+    Str { value: String },
+    /// `((T)value)`: pointer constants (`CU_LAUNCH_PARAM_END`) and handle constants
+    /// (`CU_STREAM_LEGACY`, `CU_DEVICE_CPU`).
+    Cast { ty: Type, value: i128 },
+    /// Another name for an enum constant (`CU_KERNEL_NODE_ATTRIBUTE_PRIORITY`).
+    EnumConst { enum_name: String, variant: String, value: i64 },
 }
 
 /// A declaration that could not be represented.

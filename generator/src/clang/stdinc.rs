@@ -1,0 +1,40 @@
+//! Hermetic stand-ins for the few libc headers NVIDIA's headers include.
+//!
+//! The parse never sees the machine's libc, so output cannot depend on it. The stubs are
+//! written once per process to a private temporary folder.
+
+use crate::diag::{Error, Result};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+const STDDEF: &str = "#pragma once\ntypedef unsigned long size_t;\ntypedef long ptrdiff_t;\ntypedef int wchar_t;\n#define NULL ((void*)0)\n";
+const STDINT: &str = "#pragma once\ntypedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long int64_t;\ntypedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\ntypedef unsigned long uint64_t;\ntypedef long intptr_t;\ntypedef unsigned long uintptr_t;\n";
+const STDLIB: &str = "#pragma once\n#include <stddef.h>\n";
+
+const FILES: [(&str, &str); 5] = [
+    ("stddef.h", STDDEF),
+    ("stdint.h", STDINT),
+    ("stdlib.h", STDLIB),
+    ("limits.h", "#pragma once\n"),
+    ("string.h", "#pragma once\n#include <stddef.h>\n"),
+];
+
+/// Writes the stubs (once) and returns their folder.
+pub fn materialise() -> Result<PathBuf> {
+    static DIR: OnceLock<std::result::Result<PathBuf, String>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("cudagen-stdinc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (name, text) in FILES {
+            std::fs::write(dir.join(name), text).map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+        }
+        Ok(dir)
+    })
+    .clone()
+    .map_err(Error::new)
+}
+
+/// True for a header path that is one of the stubs.
+pub fn is_stub(file_name: &str) -> bool {
+    FILES.iter().any(|(n, _)| *n == file_name)
+}

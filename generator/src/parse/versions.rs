@@ -1,0 +1,97 @@
+//! ABI versions from `cudaTypedefs.h`.
+//!
+//! For each function, the `PFN_<proc_name>_v<N>` typedef whose canonical parameter types match
+//! the declaration gives the version that introduced that ABI (the highest when several match);
+//! `PFN_<proc_name>_v<N>_ptds`/`_ptsz` give the per-thread variants' versions. The `#define
+//! PFN_cuX PFN_cuX_vN` default is deliberately not used: it can name another ABI
+//! (`PFN_cuCtxCreate` is the v11040 signature, `cuCtxCreate` declares the v3020 one).
+
+use crate::clang::{Cursor, CursorKind, Ty, TyKind};
+use crate::ir::*;
+use std::collections::BTreeMap;
+
+/// Canonical signature: return type and parameter types as libclang spells them canonically.
+type Signature = Vec<String>;
+
+fn signature(ret: &Ty<'_>, params: &[Ty<'_>]) -> Signature {
+    std::iter::once(ret).chain(params).map(|t| t.canonical().spelling()).collect()
+}
+
+/// Splits `PFN_cuMemcpyHtoD_v7000_ptds` into (`cuMemcpyHtoD`, 7000, Some(Ptds)).
+fn split_pfn(name: &str) -> Option<(&str, u32, Option<VariantKind>)> {
+    let rest = name.strip_prefix("PFN_")?;
+    let (rest, kind) = match rest {
+        r if r.ends_with("_ptds") => (&r[..r.len() - 5], Some(VariantKind::Ptds)),
+        r if r.ends_with("_ptsz") => (&r[..r.len() - 5], Some(VariantKind::Ptsz)),
+        r => (r, None),
+    };
+    let idx = rest.rfind("_v")?;
+    let version: u32 = rest[idx + 2..].parse().ok()?;
+    Some((&rest[..idx], version, kind))
+}
+
+/// The name `cuGetProcAddress` knows an ABI symbol by: `cuMemAlloc_v2` -> `cuMemAlloc`.
+pub fn proc_name(symbol: &str) -> &str {
+    match symbol.rfind("_v") {
+        Some(i) if i > 0 && symbol[i + 2..].chars().all(|c| c.is_ascii_digit()) && symbol.len() > i + 2 => &symbol[..i],
+        _ => symbol,
+    }
+}
+
+pub fn assign(top: &[Cursor<'_>], typedefs_file: &str, library: &mut Library) {
+    // (proc_name, variant) -> [(version, signature)]
+    let mut pfns: BTreeMap<(String, Option<VariantKind>), Vec<(u32, Signature)>> = BTreeMap::new();
+    let mut decls: BTreeMap<String, Signature> = BTreeMap::new();
+    for c in top {
+        match c.kind() {
+            CursorKind::Typedef if c.location().file == typedefs_file => {
+                let Some((base, version, kind)) = split_pfn(&c.spelling()).map(|(b, v, k)| (b.to_string(), v, k)) else {
+                    continue;
+                };
+                let under = c.typedef_underlying();
+                if under.kind() != TyKind::Pointer {
+                    continue;
+                }
+                let proto = under.pointee();
+                pfns.entry((base, kind)).or_default().push((version, signature(&proto.result(), &proto.args())));
+            }
+            CursorKind::Function => {
+                let params: Vec<Ty<'_>> = c.arguments().iter().map(|p| p.ty()).collect();
+                decls.insert(c.spelling(), signature(&c.result_type(), &params));
+            }
+            _ => {}
+        }
+    }
+    let best = |base: &str, kind: Option<VariantKind>, sig: &Signature| -> Option<u32> {
+        pfns.get(&(base.to_string(), kind))?.iter().filter(|(_, s)| s == sig).map(|(v, _)| *v).max()
+    };
+    for f in &mut library.functions {
+        f.proc_name = proc_name(&f.symbol).to_string();
+        let Some(sig) = decls.get(&f.symbol) else { continue };
+        f.version = best(&f.proc_name, None, sig);
+        for v in &mut f.variants {
+            v.version = best(&f.proc_name, Some(v.kind), sig);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_pfn_names() {
+        assert_eq!(split_pfn("PFN_cuMemAlloc_v3020"), Some(("cuMemAlloc", 3020, None)));
+        assert_eq!(split_pfn("PFN_cuMemcpyHtoD_v7000_ptds"), Some(("cuMemcpyHtoD", 7000, Some(VariantKind::Ptds))));
+        assert_eq!(split_pfn("PFN_cuCtxCreate_v11040"), Some(("cuCtxCreate", 11040, None)));
+        assert_eq!(split_pfn("PFN_cuMemAlloc"), None);
+    }
+
+    #[test]
+    fn proc_names_drop_the_abi_suffix() {
+        assert_eq!(proc_name("cuMemAlloc_v2"), "cuMemAlloc");
+        assert_eq!(proc_name("cuCtxCreate_v3"), "cuCtxCreate");
+        assert_eq!(proc_name("cuInit"), "cuInit");
+        assert_eq!(proc_name("cuGraphInstantiateWithParams"), "cuGraphInstantiateWithParams");
+    }
+}
