@@ -4,8 +4,10 @@
 //! `passes/` refine it in place (symbols, versions, parameter roles, names, docs) and `render/`
 //! reads it. Every type is serde-serialisable so that snapshots show every decision.
 
+mod resolve;
 mod types;
 
+pub use resolve::Resolved;
 pub use types::{Prim, Type};
 
 use serde::{Deserialize, Serialize};

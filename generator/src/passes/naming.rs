@@ -1,0 +1,120 @@
+//! Names for each surface, computed once (heck + keyword escaping). Templates only print them.
+
+use crate::ir::{Enum, Library, LibraryKind, Names};
+use heck::ToSnakeCase;
+
+const RUST_KEYWORDS: [&str; 38] = [
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
+    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
+    "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn",
+];
+const PYTHON_KEYWORDS: [&str; 35] = [
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
+pub fn rust_ident(s: &str) -> String {
+    match s {
+        "self" | "Self" | "super" | "crate" => format!("{s}_"),
+        _ if RUST_KEYWORDS.contains(&s) => format!("r#{s}"),
+        _ if s.starts_with(|c: char| c.is_ascii_digit()) => format!("_{s}"),
+        _ => s.to_string(),
+    }
+}
+
+pub fn python_ident(s: &str) -> String {
+    if PYTHON_KEYWORDS.contains(&s) {
+        format!("{s}_")
+    } else {
+        s.to_string()
+    }
+}
+
+/// `cuMemcpyHtoDAsync_v2` -> `memcpy_htod_async_v2`, `nvrtcGetPTX` -> `get_ptx`.
+pub fn function_rust_name(kind: LibraryKind, name: &str) -> String {
+    let bare = name.strip_prefix(kind.prefix()).unwrap_or(name);
+    let mut s = bare.to_string();
+    for (from, to) in [
+        ("HtoD", "_Htod_"), ("DtoH", "_Dtoh_"), ("DtoD", "_Dtod_"), ("HtoA", "_Htoa_"), ("AtoH", "_Atoh_"),
+        ("AtoD", "_Atod_"), ("DtoA", "_Dtoa_"), ("AtoA", "_Atoa_"), ("D2D8", "_d2d8_"), ("D2D16", "_d2d16_"),
+        ("D2D32", "_d2d32_"), ("2D", "2d_"), ("3D", "3d_"), ("D8", "_d8_"),
+        ("D16", "_d16_"), ("D32", "_d32_"), ("PTX", "Ptx"), ("CUBIN", "Cubin"), ("LTOIR", "Ltoir"),
+        ("NVVM", "Nvvm"), ("PCH", "Pch"), ("OptiXIR", "Optixir"), ("IPC", "Ipc"),
+    ] {
+        s = s.replace(from, to);
+    }
+    let snake = s.to_snake_case();
+    let snake = snake.split('_').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("_");
+    rust_ident(&snake)
+}
+
+/// Variant names without the enum's common `_`-separated prefix (`CUDA_SUCCESS` -> `SUCCESS`).
+fn variant_names(e: &Enum) -> Vec<String> {
+    let split: Vec<Vec<&str>> = e.variants.iter().map(|v| v.name.split('_').collect()).collect();
+    let mut common = if split.len() > 1 { split[0].len() } else { 0 };
+    for s in &split {
+        common = common.min(s.len().saturating_sub(1));
+        while common > 0 && s[..common] != split[0][..common] {
+            common -= 1;
+        }
+    }
+    split
+        .iter()
+        .map(|parts| {
+            let n = parts[common..].join("_");
+            if n.starts_with(|c: char| c.is_ascii_digit()) { format!("_{n}") } else { rust_ident(&n) }
+        })
+        .collect()
+}
+
+pub fn run(lib: &mut Library) {
+    let kind = lib.kind;
+    for f in &mut lib.functions {
+        f.names = Names { rust: function_rust_name(kind, &f.name), python: python_ident(&f.name) };
+        for p in &mut f.params {
+            p.names = Names { rust: rust_ident(&p.name.to_snake_case()), python: python_ident(&p.name) };
+        }
+    }
+    for e in &mut lib.enums {
+        e.names = Names { rust: e.name.clone(), python: python_ident(&e.name) };
+        let names = variant_names(e);
+        for (v, n) in e.variants.iter_mut().zip(names) {
+            v.names = Names { rust: n, python: python_ident(&v.name) };
+        }
+        e.is_flags = e.name.to_ascii_lowercase().ends_with("flags");
+    }
+    for r in &mut lib.records {
+        r.names = Names { rust: r.name.clone(), python: python_ident(&r.name) };
+        for fld in &mut r.fields {
+            fld.names = Names { rust: rust_ident(&fld.name), python: python_ident(&fld.name) };
+        }
+    }
+    for t in &mut lib.typedefs {
+        t.names = Names { rust: t.name.clone(), python: python_ident(&t.name) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn function_names() {
+        let d = LibraryKind::Driver;
+        assert_eq!(function_rust_name(d, "cuMemAlloc"), "mem_alloc");
+        assert_eq!(function_rust_name(d, "cuMemcpyHtoDAsync"), "memcpy_htod_async");
+        assert_eq!(function_rust_name(d, "cuMemcpy2DUnaligned"), "memcpy2d_unaligned");
+        assert_eq!(function_rust_name(d, "cuMemsetD2D8Async"), "memset_d2d8_async");
+        assert_eq!(function_rust_name(d, "cuCtxCreate_v3"), "ctx_create_v3");
+        assert_eq!(function_rust_name(d, "cuDeviceGetName"), "device_get_name");
+        assert_eq!(function_rust_name(LibraryKind::Nvrtc, "nvrtcGetPTXSize"), "get_ptx_size");
+        assert_eq!(function_rust_name(LibraryKind::Nvrtc, "nvrtcGetCUBIN"), "get_cubin");
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(rust_ident("type"), "r#type");
+        assert_eq!(python_ident("lambda"), "lambda_");
+    }
+}

@@ -1,0 +1,281 @@
+//! Parameter direction and role. Sources of truth, in order: annotations (by function and
+//! parameter name), the header's `\param` text, type heuristics.
+
+use crate::annotations::{LibraryAnnotations, ParamAnnotation};
+use crate::diag::{Error, Errors, Result};
+use crate::ir::*;
+
+pub fn run(lib: &mut Library, ann: &LibraryAnnotations) -> Result<()> {
+    validate_annotations(lib, ann)?;
+    let mut errors = Errors::default();
+    for i in 0..lib.functions.len() {
+        let decided: Vec<(Direction, Role, bool, DecidedBy)> =
+            lib.functions[i].params.iter().map(|p| classify(lib, &lib.functions[i], p)).collect();
+        for (p, (direction, role, nullable, by)) in lib.functions[i].params.iter_mut().zip(decided) {
+            p.direction = direction;
+            p.role = role;
+            p.nullable = nullable;
+            p.decided_by = by;
+        }
+        link_lengths(lib, i);
+        let f = lib.functions[i].clone();
+        if let Some(pa) = ann.functions.get(&f.name).or_else(|| ann.functions.get(&f.symbol)) {
+            for (pname, a) in pa {
+                if let Err(e) = apply(&mut lib.functions[i], pname, a, ann) {
+                    errors.push(e);
+                }
+            }
+        }
+    }
+    errors.finish()
+}
+
+/// Every annotation must name a function and parameter of the header.
+fn validate_annotations(lib: &Library, ann: &LibraryAnnotations) -> Result<()> {
+    let mut errors = Errors::default();
+    for (fname, params) in &ann.functions {
+        let Some(f) = lib.functions.iter().find(|f| &f.name == fname || &f.symbol == fname) else {
+            errors.push(Error::at(ann.location_of(fname), format!("annotation names function `{fname}`, which the header does not declare")));
+            continue;
+        };
+        for (pname, a) in params {
+            if f.param(pname).is_none() {
+                errors.push(Error::at(
+                    ann.location_of(fname),
+                    format!("annotation names parameter `{pname}` of `{fname}`, which has no such parameter"),
+                ));
+            }
+            for other in [&a.len].into_iter().flatten() {
+                if f.param(other).is_none() {
+                    errors.push(Error::at(ann.location_of(fname), format!("`{fname}.{pname}`: len names unknown parameter `{other}`")));
+                }
+            }
+        }
+    }
+    errors.finish()
+}
+
+fn apply(f: &mut Function, pname: &str, a: &ParamAnnotation, ann: &LibraryAnnotations) -> Result<()> {
+    let at = ann.location_of(&f.name);
+    let p = f.params.iter_mut().find(|p| p.name == pname).ok_or_else(|| Error::at(at.clone(), format!("no parameter `{pname}`")))?;
+    if let Some(d) = a.direction {
+        p.direction = d;
+    }
+    if let Some(n) = a.nullable {
+        p.nullable = n;
+    }
+    if let Some(role) = &a.role {
+        p.role = match role.as_str() {
+            "value" => Role::Value,
+            "in_ref" => Role::InRef,
+            "out_value" => Role::OutValue,
+            "in_out_ref" => Role::InOutRef,
+            "cstr_in" => Role::CStrIn,
+            "cstr_out" => Role::CStrOut,
+            "in_array" => Role::InArray { len: a.len.clone() },
+            "out_array" => Role::OutArray { len: a.len.clone() },
+            "out_buffer" => Role::OutBuffer {
+                len: a.len.clone(),
+                string: a.string.unwrap_or(false),
+                size_from: a.size_from.clone(),
+                capacity: a.capacity,
+            },
+            "host_ptr" => Role::HostPtr,
+            "callback" => Role::Callback,
+            "user_data" => Role::UserData,
+            "opaque" => Role::Opaque,
+            other => return Err(Error::at(at, format!("`{}.{pname}`: unknown role `{other}`", f.name))),
+        };
+        p.direction = a.direction.unwrap_or(match p.role {
+            Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut => Direction::Out,
+            Role::InOutRef => Direction::InOut,
+            _ => p.direction,
+        });
+    }
+    p.decided_by = DecidedBy::Annotation;
+    let len = match &p.role {
+        Role::InArray { len } | Role::OutArray { len } | Role::OutBuffer { len, .. } => len.clone(),
+        _ => None,
+    };
+    if let Some(len) = len {
+        let of = pname.to_string();
+        if let Some(lp) = f.params.iter_mut().find(|q| q.name == len && matches!(q.ty, Type::Prim { .. } | Type::Named { .. })) {
+            lp.role = Role::Length { of };
+            lp.decided_by = DecidedBy::Annotation;
+        }
+    }
+    Ok(())
+}
+
+/// Direction stated by the `\param` text, if any.
+fn doc_direction(doc: &str) -> Option<Direction> {
+    let lower = doc.to_ascii_lowercase();
+    if lower.starts_with("[in,out]") || lower.starts_with("[inout]") {
+        return Some(Direction::InOut);
+    }
+    if lower.starts_with("[out]") {
+        return Some(Direction::Out);
+    }
+    if lower.starts_with("[in]") {
+        return Some(Direction::In);
+    }
+    const OUT: [&str; 12] = [
+        "returned", "returns", "return ", "pointer to returned", "location to return", "location to store",
+        "pointer to store", "location where", "output", "on output", "place to return", "pointer to return",
+    ];
+    OUT.iter().any(|p| lower.starts_with(p)).then_some(Direction::Out)
+}
+
+fn is_nullable(doc: &str) -> bool {
+    ["may be NULL", "can be NULL", "or NULL", "If NULL", "if NULL", "NULL if", "optional", "Optional", "be NULL"]
+        .iter()
+        .any(|p| doc.contains(p))
+}
+
+/// What a pointee is, for role decisions.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Pointee {
+    Void,
+    Char,
+    /// `char*` / `const char*` behind another pointer.
+    CharPtr,
+    VoidPtr,
+    Record,
+    Value,
+    Other,
+}
+
+fn pointee_kind(lib: &Library, pointee: &Type) -> Pointee {
+    match lib.resolve(pointee) {
+        Resolved::Prim(Prim::Void) => Pointee::Void,
+        Resolved::Prim(Prim::Char | Prim::SChar | Prim::UChar) => Pointee::Char,
+        Resolved::Prim(_) | Resolved::Enum(_) | Resolved::OpaqueHandle(_) | Resolved::ScalarHandle(..) => Pointee::Value,
+        Resolved::Record(_) => Pointee::Record,
+        Resolved::Pointer { pointee: inner, .. } => match lib.resolve(inner) {
+            Resolved::Prim(Prim::Char) => Pointee::CharPtr,
+            Resolved::Prim(Prim::Void) => Pointee::VoidPtr,
+            _ => Pointee::Other,
+        },
+        _ => Pointee::Other,
+    }
+}
+
+fn classify(lib: &Library, f: &Function, p: &Param) -> (Direction, Role, bool, DecidedBy) {
+    let stated = doc_direction(&p.doc);
+    let nullable = is_nullable(&p.doc);
+    let by = if stated.is_some() { DecidedBy::Doc } else { DecidedBy::Heuristic };
+    let Type::Pointer { pointee, is_const } = &p.ty else {
+        let role = match lib.resolve(&p.ty) {
+            Resolved::Callback(_) | Resolved::FnPtr => Role::Callback,
+            _ => Role::Value,
+        };
+        return (Direction::In, role, false, DecidedBy::Type);
+    };
+    let kind = pointee_kind(lib, pointee);
+    let has_callback = f.params.iter().any(|q| matches!(lib.resolve(&q.ty), Resolved::Callback(_) | Resolved::FnPtr));
+    let array_len = length_param(lib, f, p);
+    let status = lib.is_status(&f.ret);
+    let dir = match (stated, is_const) {
+        (Some(d), _) => d,
+        (None, true) => Direction::In,
+        // A non-const pointer to a value on a status-returning function is usually an output.
+        (None, false) if status && matches!(kind, Pointee::Value | Pointee::CharPtr) && array_len.is_none() => Direction::Out,
+        (None, false) => match kind {
+            Pointee::Record => Direction::InOut,
+            _ => Direction::In,
+        },
+    };
+    let role = match (kind, dir, *is_const) {
+        (Pointee::Char, Direction::In, _) => Role::CStrIn,
+        (Pointee::Char, _, _) => Role::OutBuffer {
+            len: array_len.clone(),
+            string: true,
+            size_from: size_function(lib, f, p),
+            capacity: None,
+        },
+        (Pointee::CharPtr, Direction::Out, _) => Role::CStrOut,
+        (Pointee::CharPtr, _, _) => Role::InArray { len: array_len.clone() },
+        (Pointee::Void, _, _) if has_callback && p.name.to_ascii_lowercase().contains("data") => Role::UserData,
+        (Pointee::Void, _, _) => Role::HostPtr,
+        (Pointee::VoidPtr, Direction::Out, _) => Role::OutValue,
+        (Pointee::VoidPtr, _, _) => Role::Opaque,
+        (Pointee::Value | Pointee::Record, Direction::In, true) if array_len.is_some() || kind == Pointee::Value => {
+            Role::InArray { len: array_len.clone() }
+        }
+        (Pointee::Record, Direction::In, true) => Role::InRef,
+        (Pointee::Value | Pointee::Record, Direction::In, false) if array_len.is_some() => Role::InArray { len: array_len.clone() },
+        (Pointee::Value | Pointee::Record, Direction::Out, _) if array_len.is_some() => Role::OutArray { len: array_len.clone() },
+        (Pointee::Value | Pointee::Record, Direction::Out, _) => Role::OutValue,
+        (Pointee::Value | Pointee::Record, _, _) => Role::InOutRef,
+        (Pointee::Other, _, _) => Role::Opaque,
+    };
+    (dir, role, nullable, by)
+}
+
+/// The count parameter of an array/buffer parameter, by name.
+fn length_param(lib: &Library, f: &Function, p: &Param) -> Option<String> {
+    let stem = depluralize(&p.name.to_ascii_lowercase());
+    let is_count = |q: &Param| match &q.ty {
+        Type::Pointer { pointee, .. } => matches!(lib.resolve(pointee), Resolved::Prim(pr) if pr.is_integer()),
+        t => matches!(lib.resolve(t), Resolved::Prim(pr) if pr.is_integer()),
+    };
+    let candidates: Vec<&Param> = f.params.iter().filter(|q| q.name != p.name && is_count(q)).collect();
+    let lname = |q: &Param| q.name.to_ascii_lowercase();
+    // `numDependencies` for `dependencies`, `numOptions` for `options`, `numParams` for `paramsArray`.
+    candidates
+        .iter()
+        .find(|q| {
+            let n = lname(q);
+            let rest = n.strip_prefix("num").or_else(|| n.strip_suffix("count")).unwrap_or("");
+            !rest.is_empty() && (stem.contains(depluralize(rest).as_str()) || depluralize(rest).contains(stem.as_str()))
+        })
+        .or_else(|| {
+            // Buffers: `name` + `len`, `buffer` + `size`/`bufferSize`.
+            candidates.iter().find(|q| {
+                let n = lname(q);
+                n == "len" || n == "length" || n == format!("{stem}len") || n == format!("{stem}size") || n == format!("{stem}count")
+            })
+        })
+        .map(|q| q.name.clone())
+}
+
+fn depluralize(s: &str) -> String {
+    let s = s.trim_end_matches("array").trim_end_matches("list");
+    if let Some(x) = s.strip_suffix("ies") {
+        format!("{x}y")
+    } else {
+        s.strip_suffix('s').unwrap_or(s).to_string()
+    }
+}
+
+/// Two-call pattern: `nvrtcGetPTX(prog, char *ptx)` sized by `nvrtcGetPTXSize(prog, size_t *)`.
+fn size_function(lib: &Library, f: &Function, p: &Param) -> Option<String> {
+    let size_fn = lib.function(&format!("{}Size", f.name))?;
+    let leading: Vec<&Type> = f.params.iter().take_while(|q| q.name != p.name).map(|q| &q.ty).collect();
+    let n = leading.len();
+    let same_prefix = size_fn.params.len() == n + 1 && size_fn.params.iter().take(n).map(|q| &q.ty).eq(leading);
+    let out_size = size_fn.params.last().is_some_and(|q| matches!(&q.ty, Type::Pointer { is_const: false, .. }));
+    (same_prefix && out_size).then(|| size_fn.name.clone())
+}
+
+/// Marks by-value count parameters of arrays and buffers as `Length`.
+fn link_lengths(lib: &mut Library, i: usize) {
+    let f = &mut lib.functions[i];
+    let links: Vec<(String, String)> = f
+        .params
+        .iter()
+        .filter_map(|p| match &p.role {
+            Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) } | Role::OutBuffer { len: Some(l), .. } => {
+                Some((l.clone(), p.name.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    for (len, of) in links {
+        if let Some(lp) = f.params.iter_mut().find(|q| q.name == len && !matches!(q.ty, Type::Pointer { .. })) {
+            if !matches!(lp.role, Role::Length { .. }) {
+                lp.role = Role::Length { of };
+            }
+        }
+    }
+}
