@@ -44,10 +44,15 @@ impl Errors {
         match self.0.len() {
             0 => Ok(()),
             1 => Err(self.0.into_iter().next().unwrap()),
-            n => Err(Error::new(format!(
-                "{n} errors:\n{}",
-                self.0.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n")
-            ))),
+            n => Err(Error {
+                location: self.0[0].location.clone(),
+                message: format!(
+                    "{} (and {} more):\n{}",
+                    self.0[0].message,
+                    n - 1,
+                    self.0.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n")
+                ),
+            }),
         }
     }
 }
