@@ -25,9 +25,28 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations) -> Result<()> {
                     errors.push(e);
                 }
             }
+            unlink_stale_lengths(&mut lib.functions[i]);
         }
     }
     errors.finish()
+}
+
+/// A `Length { of }` whose array no longer names it (an annotation changed the array's role)
+/// goes back to a plain value.
+fn unlink_stale_lengths(f: &mut Function) {
+    let referenced: Vec<String> = f
+        .params
+        .iter()
+        .filter_map(|p| match &p.role {
+            Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) } | Role::OutBuffer { len: Some(l), .. } => Some(l.clone()),
+            _ => None,
+        })
+        .collect();
+    for p in &mut f.params {
+        if matches!(p.role, Role::Length { .. }) && !referenced.contains(&p.name) {
+            p.role = Role::Value;
+        }
+    }
 }
 
 /// Every annotation must name a function and parameter of the header.
@@ -119,11 +138,13 @@ fn doc_direction(doc: &str) -> Option<Direction> {
     if lower.starts_with("[in]") {
         return Some(Direction::In);
     }
-    const OUT: [&str; 12] = [
+    const OUT: [&str; 13] = [
         "returned", "returns", "return ", "pointer to returned", "location to return", "location to store",
         "pointer to store", "location where", "output", "on output", "place to return", "pointer to return",
+        "on success",
     ];
-    OUT.iter().any(|p| lower.starts_with(p)).then_some(Direction::Out)
+    let first_sentence = lower.split(". ").next().unwrap_or("");
+    (OUT.iter().any(|p| lower.starts_with(p)) || first_sentence.contains(" to return ")).then_some(Direction::Out)
 }
 
 fn is_nullable(doc: &str) -> bool {
@@ -199,12 +220,11 @@ fn classify(lib: &Library, f: &Function, p: &Param) -> (Direction, Role, bool, D
         (Pointee::Void, _, _) => Role::HostPtr,
         (Pointee::VoidPtr, Direction::Out, _) => Role::OutValue,
         (Pointee::VoidPtr, _, _) => Role::Opaque,
-        (Pointee::Value | Pointee::Record, Direction::In, true) if array_len.is_some() || kind == Pointee::Value => {
-            Role::InArray { len: array_len.clone() }
-        }
+        // Arrays: read-only when const or stated input, else the callee may write them.
+        (Pointee::Value | Pointee::Record, Direction::In, _) if array_len.is_some() => Role::InArray { len: array_len.clone() },
+        (Pointee::Value | Pointee::Record, _, _) if array_len.is_some() => Role::OutArray { len: array_len.clone() },
+        (Pointee::Value, Direction::In, true) => Role::InArray { len: None },
         (Pointee::Record, Direction::In, true) => Role::InRef,
-        (Pointee::Value | Pointee::Record, Direction::In, false) if array_len.is_some() => Role::InArray { len: array_len.clone() },
-        (Pointee::Value | Pointee::Record, Direction::Out, _) if array_len.is_some() => Role::OutArray { len: array_len.clone() },
         (Pointee::Value | Pointee::Record, Direction::Out, _) => Role::OutValue,
         (Pointee::Value | Pointee::Record, _, _) => Role::InOutRef,
         (Pointee::Other, _, _) => Role::Opaque,
@@ -221,13 +241,30 @@ fn length_param(lib: &Library, f: &Function, p: &Param) -> Option<String> {
     };
     let candidates: Vec<&Param> = f.params.iter().filter(|q| q.name != p.name && is_count(q)).collect();
     let lname = |q: &Param| q.name.to_ascii_lowercase();
+    let counter_rest = |n: &str| -> Option<String> {
+        n.strip_prefix("num").or_else(|| n.strip_prefix("nb")).or_else(|| n.strip_suffix("count")).map(str::to_string)
+    };
+    let by_value = |q: &Param| !matches!(q.ty, Type::Pointer { .. });
     // `numDependencies` for `dependencies`, `numOptions` for `options`, `numParams` for `paramsArray`.
     candidates
         .iter()
         .find(|q| {
-            let n = lname(q);
-            let rest = n.strip_prefix("num").or_else(|| n.strip_suffix("count")).unwrap_or("");
-            !rest.is_empty() && (stem.contains(depluralize(rest).as_str()) || depluralize(rest).contains(stem.as_str()))
+            let rest = counter_rest(&lname(q)).unwrap_or_default();
+            !rest.is_empty() && (stem.contains(depluralize(&rest).as_str()) || depluralize(&rest).contains(stem.as_str()))
+        })
+        .or_else(|| {
+            // A parameter documented as an array or list (`mapInfoList`, `dsts`) and one counter
+            // (`count`, `numX`, `nbX`), preferring one named `count`.
+            let n = p.name.to_ascii_lowercase();
+            let doc = p.doc.to_ascii_lowercase();
+            let list_like = n.ends_with("list") || n.ends_with("array") || doc.contains("array") || doc.contains("list of");
+            let counters: Vec<&&Param> =
+                candidates.iter().filter(|q| by_value(q) && (lname(q) == "count" || counter_rest(&lname(q)).is_some())).collect();
+            let pick = match counters.as_slice() {
+                [one] => Some(*one),
+                many => many.iter().copied().find(|q| lname(q) == "count"),
+            };
+            pick.filter(|_| list_like)
         })
         .or_else(|| {
             // Buffers: `name` + `len`, `buffer` + `size`/`bufferSize`.
