@@ -44,6 +44,10 @@ pub struct LibraryAnnotations {
     pub functions: BTreeMap<String, BTreeMap<String, ParamAnnotation>>,
     #[serde(default)]
     pub handles: HandleAnnotations,
+    /// Function name -> CUDA version (`"12.4"`) that introduced it: annotations of a function
+    /// absent from older headers are not errors there.
+    #[serde(default)]
+    pub since: BTreeMap<String, String>,
     /// The file these came from and its text, for error locations.
     #[serde(skip)]
     pub file: String,
@@ -97,6 +101,14 @@ impl LibraryAnnotations {
         Ok(a)
     }
 
+    /// True when `function` may be absent from headers of `cuda_version` (e.g. 12000).
+    pub fn may_be_absent(&self, function: &str, cuda_version: Option<u32>) -> bool {
+        match (self.since.get(function).and_then(|v| parse_version(v)), cuda_version) {
+            (Some(since), Some(have)) => have < since,
+            _ => false,
+        }
+    }
+
     /// Best location for an annotation of `function` (the line of its table header).
     pub fn location_of(&self, function: &str) -> Location {
         let line = ["[functions.", "functions."]
@@ -110,4 +122,12 @@ impl LibraryAnnotations {
 
 fn line_of(text: &str, offset: usize) -> u32 {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() as u32 + 1
+}
+
+/// `"12.4"` -> 12040 (the `CUDA_VERSION` encoding).
+pub fn parse_version(v: &str) -> Option<u32> {
+    let mut it = v.split('.');
+    let major: u32 = it.next()?.parse().ok()?;
+    let minor: u32 = it.next().unwrap_or("0").parse().ok()?;
+    Some(major * 1000 + minor * 10)
 }

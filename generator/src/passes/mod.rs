@@ -9,19 +9,30 @@ pub mod shape;
 
 use crate::annotations::Annotations;
 use crate::diag::Result;
-use crate::ir::{Api, LibraryKind};
+use crate::annotations::parse_version;
+use crate::ir::{Api, LibraryKind, MacroValue};
 
 pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
     docs::run(api);
+    let cuda_version = header_cuda_version(api);
     for lib in &mut api.libraries {
         let ann = match lib.kind {
             LibraryKind::Driver => &annotations.driver,
             LibraryKind::Nvrtc => &annotations.nvrtc,
         };
         handles::run(lib, ann)?;
-        params::run(lib, ann)?;
+        params::run(lib, ann, cuda_version)?;
         shape::run(lib);
         naming::run(lib);
     }
     Ok(())
+}
+
+/// `CUDA_VERSION` from `cuda.h` (e.g. 12090), else the version the headers were fetched as.
+fn header_cuda_version(api: &Api) -> Option<u32> {
+    let from_macro = api.libraries.iter().flat_map(|l| &l.macros).find(|m| m.name == "CUDA_VERSION").and_then(|m| match m.value {
+        MacroValue::Int { value, .. } => u32::try_from(value).ok(),
+        _ => None,
+    });
+    from_macro.or_else(|| parse_version(&api.cuda_version))
 }

@@ -5,8 +5,8 @@ use crate::annotations::{LibraryAnnotations, ParamAnnotation};
 use crate::diag::{Error, Errors, Result};
 use crate::ir::*;
 
-pub fn run(lib: &mut Library, ann: &LibraryAnnotations) -> Result<()> {
-    validate_annotations(lib, ann)?;
+pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
+    validate_annotations(lib, ann, cuda_version)?;
     let mut errors = Errors::default();
     for i in 0..lib.functions.len() {
         let decided: Vec<(Direction, Role, bool, DecidedBy)> =
@@ -50,10 +50,13 @@ fn unlink_stale_lengths(f: &mut Function) {
 }
 
 /// Every annotation must name a function and parameter of the header.
-fn validate_annotations(lib: &Library, ann: &LibraryAnnotations) -> Result<()> {
+fn validate_annotations(lib: &Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
     let mut errors = Errors::default();
     for (fname, params) in &ann.functions {
         let Some(f) = lib.functions.iter().find(|f| &f.name == fname || &f.symbol == fname) else {
+            if ann.may_be_absent(fname, cuda_version) {
+                continue;
+            }
             errors.push(Error::at(ann.location_of(fname), format!("annotation names function `{fname}`, which the header does not declare")));
             continue;
         };
