@@ -1,9 +1,204 @@
-//! The rust surface.
+//! The rust surface: crate `cudagen` under `generated/rust/`.
+//!
+//! Per library (`driver`, `nvrtc`) it writes `src/<module>/{mod.rs, sys.rs, error.rs}` and
+//! `src/<module>/types/{mod,enums,records,typedefs,consts}.rs`; `templates/rust/support/**` is
+//! copied to `src/` verbatim (loader, trace, util). View models live in the submodules; the
+//! templates only print fields and branch on parameter kinds.
+
+mod docs;
+mod enums;
+mod functions;
+mod records;
+mod typedefs;
+mod types;
 
 use super::{Output, Templates};
-use crate::diag::Result;
-use crate::ir::Api;
+use crate::diag::{Error, Result};
+use crate::ir::{Api, Library, LibraryKind, MacroValue};
+use functions::StatusCodes;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use types::Ctx;
 
-pub fn render(_api: &Api, _templates: &Templates, _out: &mut Output) -> Result<()> {
+const SURFACE: &str = "rust";
+
+#[derive(Serialize)]
+struct CrateView {
+    cuda_version: String,
+    modules: Vec<ModuleSummary>,
+}
+
+#[derive(Serialize)]
+struct ModuleSummary {
+    module: String,
+    header: String,
+    functions: usize,
+}
+
+#[derive(Serialize)]
+struct ModuleView {
+    module: String,
+    /// `Driver` / `Nvrtc`: the `Error` variant and `loader::LibraryKind`.
+    kind: String,
+    header: String,
+    status: Option<String>,
+    codes: Option<CodesView>,
+    enums: Vec<enums::EnumView>,
+    records: Vec<records::RecordView>,
+    typedefs: Vec<typedefs::TypedefView>,
+    consts: Vec<typedefs::ConstView>,
+    symbols: Vec<functions::SymbolView>,
+    functions: Vec<functions::TypedFn>,
+    /// Which `types/` submodules have content.
+    type_files: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+struct CodesView {
+    library_missing: i64,
+    symbol_missing: i64,
+    invalid_argument: i64,
+}
+
+pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
+    let default_version = cuda_version_macro(api);
+    let mut summaries = Vec::new();
+    for lib in &api.libraries {
+        let view = module_view(lib, default_version, out);
+        let m = &view.module;
+        let dir = format!("rust/src/{m}");
+        out.files.insert(format!("{dir}/mod.rs"), templates.render("rust/module.rs.tera", &view)?);
+        out.files.insert(format!("{dir}/sys.rs"), templates.render("rust/sys.rs.tera", &view)?);
+        if view.status.is_some() {
+            out.files.insert(format!("{dir}/error.rs"), templates.render("rust/error.rs.tera", &view)?);
+        }
+        out.files.insert(format!("{dir}/types/mod.rs"), templates.render("rust/types.rs.tera", &view)?);
+        for file in &view.type_files {
+            out.files
+                .insert(format!("{dir}/types/{file}.rs"), templates.render(&format!("rust/types_{file}.rs.tera"), &view)?);
+        }
+        summaries.push(ModuleSummary { module: m.clone(), header: view.header.clone(), functions: view.functions.len() });
+    }
+    let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries };
+    out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
+    out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
+    let mut support = 0;
+    for (rel, text) in templates.support_under("rust/support/") {
+        out.files.insert(format!("rust/src/{rel}"), text.to_string());
+        support += 1;
+    }
+    if support == 0 {
+        return Err(Error::new("templates/rust/support/ is empty: the loader and trace modules are missing"));
+    }
     Ok(())
+}
+
+/// `CUDA_VERSION` from the driver header: the ABI version of entries the header does not version.
+fn cuda_version_macro(api: &Api) -> u32 {
+    api.libraries
+        .iter()
+        .flat_map(|l| &l.macros)
+        .find(|m| m.name == "CUDA_VERSION")
+        .and_then(|m| match m.value {
+            MacroValue::Int { value, .. } => u32::try_from(value).ok(),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+fn status_codes(lib: &Library) -> Option<StatusCodes> {
+    let status = lib.status_enum.clone()?;
+    let (library_missing, symbol_missing, invalid_argument) = match lib.kind {
+        // CUDA_ERROR_STUB_LIBRARY, CUDA_ERROR_NOT_FOUND, CUDA_ERROR_INVALID_VALUE
+        LibraryKind::Driver => (34, 500, 1),
+        // NVRTC_ERROR_INTERNAL_ERROR (NVRTC has no "not found"), NVRTC_ERROR_INVALID_INPUT
+        LibraryKind::Nvrtc => (11, 11, 3),
+    };
+    Some(StatusCodes { status, library_missing, symbol_missing, invalid_argument })
+}
+
+fn module_view(lib: &Library, default_version: u32, out: &mut Output) -> ModuleView {
+    let ctx = Ctx::new(lib);
+    let module = lib.kind.module().to_string();
+    let kind = match lib.kind {
+        LibraryKind::Driver => "Driver",
+        LibraryKind::Nvrtc => "Nvrtc",
+    }
+    .to_string();
+    let codes = status_codes(lib);
+
+    let enums = lib.enums.iter().map(|e| enums::view(lib, e)).collect::<Vec<_>>();
+    let mut records = Vec::new();
+    for r in &lib.records {
+        if let Some(why) = records::unsupported(&ctx, r) {
+            out.coverage.skipped(lib.kind, SURFACE, &format!("record {}", r.name), format!("opaque bytes: {why}"));
+        }
+        records.push(records::view(&ctx, r));
+    }
+    let typedefs = lib.typedefs.iter().map(|t| typedefs::view(&ctx, t)).collect::<Vec<_>>();
+    let mut consts = Vec::new();
+    for m in &lib.macros {
+        match typedefs::macro_view(&ctx, m) {
+            Ok(c) => consts.push(c),
+            Err(why) => out.coverage.skipped(lib.kind, SURFACE, &format!("macro {}", m.name), why),
+        }
+    }
+
+    let mut symbols = Vec::new();
+    let mut functions = Vec::new();
+    let mut names = BTreeSet::new();
+    for f in &lib.functions {
+        let typed = codes.as_ref().map(|c| functions::typed(&ctx, f, &c.status));
+        let typed_name = typed.as_ref().map(|(t, _)| t.name.clone());
+        symbols.extend(functions::symbols(&ctx, f, symbols.len(), default_version, codes.as_ref(), typed_name.as_deref()));
+        match typed {
+            None => out.coverage.skipped(lib.kind, SURFACE, &f.name, "library has no status enum: sys binding only"),
+            Some((t, _)) if !names.insert(t.name.clone()) => out.coverage.skipped(
+                lib.kind,
+                SURFACE,
+                &f.name,
+                format!("typed name `{}` is taken by another function: sys binding only", t.name),
+            ),
+            Some((t, notes)) => {
+                if notes.is_empty() {
+                    out.coverage.emitted(lib.kind, SURFACE, &f.name);
+                } else {
+                    out.coverage.skipped(lib.kind, SURFACE, &f.name, format!("partly raw: {}", notes.join("; ")));
+                }
+                functions.push(t);
+            }
+        }
+    }
+
+    let mut type_files = Vec::new();
+    if !enums.is_empty() {
+        type_files.push("enums");
+    }
+    if !records.is_empty() {
+        type_files.push("records");
+    }
+    if !typedefs.is_empty() {
+        type_files.push("typedefs");
+    }
+    if !consts.is_empty() {
+        type_files.push("consts");
+    }
+    ModuleView {
+        module,
+        kind,
+        header: lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| format!("{}.h", lib.kind.module())),
+        status: codes.as_ref().map(|c| c.status.clone()),
+        codes: codes.as_ref().map(|c| CodesView {
+            library_missing: c.library_missing,
+            symbol_missing: c.symbol_missing,
+            invalid_argument: c.invalid_argument,
+        }),
+        enums,
+        records,
+        typedefs,
+        consts,
+        symbols,
+        functions,
+        type_files,
+    }
 }

@@ -1,0 +1,434 @@
+//! Functions -> the raw `sys` layer (one entry, one call helper, one traced path and one `pub unsafe
+//! fn` per exported symbol) and the typed layer (one fn per API name, signature from the roles).
+
+use super::docs;
+use super::types::{bare, ident, Ctx};
+use crate::ir::{Function, Prim, ReturnShape, Role, Type, VariantKind};
+use serde::Serialize;
+
+// ---------------------------------------------------------------------------
+// sys
+// ---------------------------------------------------------------------------
+
+#[derive(Serialize)]
+pub(super) struct SymbolView {
+    pub symbol: String,
+    pub api_name: String,
+    /// The typed fn that wraps this symbol, if any (`mem_alloc`).
+    pub typed_name: Option<String>,
+    pub index: usize,
+    pub proc_name: String,
+    pub version: u32,
+    pub per_thread: bool,
+    pub params: Vec<SysParam>,
+    /// ` -> CUresult` (empty for void).
+    pub ret_suffix: String,
+    /// `CUresult`, `*const c_char`, `()`.
+    pub ret_ty: String,
+    /// The expression a sys fn returns when the entry cannot be loaded (`e` is the `LoadError`).
+    pub on_load_error: String,
+    /// `trace::Value` of the result `__r`.
+    pub ret_trace: String,
+    pub deprecated: Option<String>,
+}
+
+#[derive(Serialize, Clone)]
+pub(super) struct SysParam {
+    pub name: String,
+    pub c_name: String,
+    pub ty: String,
+    pub trace: String,
+}
+
+/// Codes a library's status enum uses for loader failures and bad slice lengths.
+pub(super) struct StatusCodes {
+    pub status: String,
+    pub library_missing: i64,
+    pub symbol_missing: i64,
+    pub invalid_argument: i64,
+}
+
+pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_version: u32, codes: Option<&StatusCodes>, typed_name: Option<&str>) -> Vec<SymbolView> {
+    let params: Vec<SysParam> = f
+        .params
+        .iter()
+        .map(|p| {
+            let name = ident(&p.name);
+            let cstr = matches!(p.role, Role::CStrIn)
+                && matches!(&p.ty, Type::Pointer { pointee, .. } if Ctx::is_char(pointee));
+            SysParam { trace: ctx.trace_value(&p.ty, &name, cstr), name, c_name: p.name.clone(), ty: ctx.rust(&p.ty) }
+        })
+        .collect();
+    let ret_ty = if f.ret.is_void() { "()".to_string() } else { ctx.rust(&f.ret) };
+    let is_status = codes.is_some_and(|c| matches!(&f.ret, Type::Named { name } if name == &c.status));
+    let is_cstr_ret = matches!(&f.ret, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
+    let on_load_error = if is_status {
+        "load_status(&e)".to_string()
+    } else if is_cstr_ret {
+        "{ let _ = e; c\"(library not loaded)\".as_ptr() }".to_string()
+    } else if f.ret.is_void() {
+        "{ let _ = e; }".to_string()
+    } else if matches!(f.ret, Type::Pointer { .. }) {
+        "{ let _ = e; core::ptr::null_mut() }".to_string()
+    } else {
+        "{ let _ = e; unsafe { core::mem::zeroed() } }".to_string()
+    };
+    let ret_trace = if f.ret.is_void() {
+        "crate::trace::Value::Str(None)".to_string()
+    } else {
+        ctx.trace_value(&f.ret, "__r", is_cstr_ret)
+    };
+    let mut out = vec![(f.symbol.clone(), f.version, false)];
+    for v in &f.variants {
+        out.push((v.symbol.clone(), v.version.or(f.version), matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz)));
+    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, (symbol, version, per_thread))| SymbolView {
+            typed_name: if i == 0 { typed_name.map(str::to_string) } else { None },
+            symbol,
+            api_name: f.name.clone(),
+            index: first_index + i,
+            proc_name: f.proc_name.clone(),
+            version: version.unwrap_or(default_version),
+            per_thread,
+            params: params.clone(),
+            ret_suffix: ctx.ret_suffix(&f.ret),
+            ret_ty: ret_ty.clone(),
+            on_load_error: on_load_error.clone(),
+            ret_trace: ret_trace.clone(),
+            deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// typed
+// ---------------------------------------------------------------------------
+
+#[derive(Serialize)]
+pub(super) struct TypedFn {
+    pub name: String,
+    pub c_name: String,
+    pub symbol: String,
+    pub doc: Vec<String>,
+    pub deprecated: Option<String>,
+    pub is_unsafe: bool,
+    pub params: Vec<TParam>,
+    /// `status`, `value`, `void`.
+    pub returns: &'static str,
+    pub ret_ty: String,
+    /// Expressions of the returned values, in order (one: bare; several: tuple).
+    pub outputs: Vec<String>,
+}
+
+#[derive(Serialize, Default)]
+pub(super) struct TParam {
+    /// `value`, `in_ref`, `in_out_ref`, `out_value`, `cstr_in`, `cstr_out`, `in_array`,
+    /// `in_array_cstr`, `out_array`, `out_buffer`, `length`.
+    pub kind: &'static str,
+    pub name: String,
+    /// Base for locals: `__{local}`.
+    pub local: String,
+    /// Type in the signature; `None` when the parameter is computed.
+    pub sig_ty: Option<String>,
+    /// Expression passed to the call helper.
+    pub arg: String,
+    pub nullable: bool,
+    /// `out_value`: pointee type; `length`: the length's integer type.
+    pub ty: String,
+    /// `length`: `Option<usize>` expressions of the slices it counts.
+    pub sources: Vec<String>,
+    /// `out_buffer`: bytes to allocate when no size function reports one.
+    pub capacity: u32,
+    /// `out_buffer`: the two-call size query.
+    pub size_call: Option<SizeCall>,
+    pub string: bool,
+}
+
+#[derive(Serialize)]
+pub(super) struct SizeCall {
+    pub symbol: String,
+    pub size_ty: String,
+    pub args: Vec<String>,
+}
+
+/// Converts a pointer expression of const-ness `have` to const-ness `want`.
+fn fit(expr: String, have_const: bool, want_const: bool) -> String {
+    match (have_const, want_const) {
+        (true, false) => format!("{expr}.cast_mut()"),
+        (false, true) => format!("{expr}.cast_const()"),
+        _ => expr,
+    }
+}
+
+/// The typed view of `f`, plus reasons for every parameter that fell back to a raw pointer.
+pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<String>) {
+    let mut notes = Vec::new();
+    let mut is_unsafe = f.needs_unsafe;
+    let mut params: Vec<TParam> = Vec::new();
+    let mut outputs = Vec::new();
+    for p in &f.params {
+        let name = if p.names.rust.is_empty() { ident(&p.name) } else { p.names.rust.clone() };
+        let local = format!("__{}", bare(&name));
+        let c_ty = ctx.rust(&p.ty);
+        let ptr = p.ty.pointee().map(|(t, c)| (t.clone(), c));
+        let pointee_ok = |t: &Type| !t.is_void();
+        let mut tp = TParam { name: name.clone(), local: local.clone(), nullable: p.nullable, ..Default::default() };
+        let raw = |tp: &mut TParam| {
+            tp.kind = "value";
+            tp.sig_ty = Some(c_ty.clone());
+            tp.arg = name.clone();
+        };
+        match (&p.role, &ptr) {
+            (Role::Value | Role::Callback, _) => raw(&mut tp),
+            (Role::HostPtr | Role::Opaque | Role::UserData, _) => raw(&mut tp),
+            (Role::InRef, Some((t, c))) if pointee_ok(t) => {
+                let t = ctx.rust(t);
+                tp.kind = "in_ref";
+                if p.nullable {
+                    tp.sig_ty = Some(format!("Option<&{t}>"));
+                    tp.arg = fit(format!("{name}.map_or(core::ptr::null(), |r| r as *const {t})"), true, *c);
+                } else {
+                    tp.sig_ty = Some(format!("&{t}"));
+                    tp.arg = fit(format!("core::ptr::from_ref({name})"), true, *c);
+                }
+            }
+            (Role::InOutRef, Some((t, c))) if pointee_ok(t) => {
+                let t = ctx.rust(t);
+                tp.kind = "in_out_ref";
+                if p.nullable {
+                    tp.sig_ty = Some(format!("Option<&mut {t}>"));
+                    tp.arg = fit(format!("{name}.map_or(core::ptr::null_mut(), |r| r as *mut {t})"), false, *c);
+                } else {
+                    tp.sig_ty = Some(format!("&mut {t}"));
+                    tp.arg = fit(format!("core::ptr::from_mut({name})"), false, *c);
+                }
+            }
+            (Role::OutValue, Some((t, c))) if pointee_ok(t) => {
+                tp.kind = "out_value";
+                tp.ty = ctx.rust(t);
+                tp.arg = fit(format!("{local}.as_mut_ptr()"), false, *c);
+                outputs.push(format!("unsafe {{ {local}.assume_init() }}"));
+            }
+            (Role::CStrIn, Some((t, c))) if Ctx::is_char(t) => {
+                tp.kind = "cstr_in";
+                if p.nullable {
+                    tp.sig_ty = Some("Option<&CStr>".into());
+                    tp.arg = fit(format!("{name}.map_or(core::ptr::null(), |s| s.as_ptr())"), true, *c);
+                } else {
+                    tp.sig_ty = Some("&CStr".into());
+                    tp.arg = fit(format!("{name}.as_ptr()"), true, *c);
+                }
+            }
+            (Role::CStrOut, Some((Type::Pointer { pointee, .. }, _))) if Ctx::is_char(pointee) => {
+                tp.kind = "cstr_out";
+                tp.arg = format!("core::ptr::addr_of_mut!({local}).cast()");
+                outputs.push(format!("crate::util::cstr_to_string({local})"));
+            }
+            (Role::InArray { len }, Some((t, c))) if pointee_ok(t) => {
+                let is_cstr = matches!(t, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
+                if is_cstr {
+                    tp.kind = "in_array_cstr";
+                    tp.sig_ty = Some(if p.nullable { "Option<&[&CStr]>".into() } else { "&[&CStr]".into() });
+                    tp.arg = if p.nullable {
+                        fit(format!("{local}.as_ref().map_or(core::ptr::null(), |v| v.as_ptr())"), true, *c)
+                    } else {
+                        fit(format!("{local}.as_ptr()"), true, *c)
+                    };
+                } else {
+                    let t = ctx.rust(t);
+                    tp.kind = "in_array";
+                    if p.nullable {
+                        tp.sig_ty = Some(format!("Option<&[{t}]>"));
+                        tp.arg = fit(format!("{name}.map_or(core::ptr::null(), |s| s.as_ptr())"), true, *c);
+                    } else {
+                        tp.sig_ty = Some(format!("&[{t}]"));
+                        tp.arg = fit(format!("{name}.as_ptr()"), true, *c);
+                    }
+                }
+                if !len_is_computed(f, len.as_deref()) {
+                    is_unsafe = true;
+                }
+            }
+            (Role::OutArray { len }, Some((t, c))) if pointee_ok(t) => {
+                let t = ctx.rust(t);
+                tp.kind = "out_array";
+                if p.nullable {
+                    tp.sig_ty = Some(format!("Option<&mut [{t}]>"));
+                    tp.arg = fit(format!("{name}.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr())"), false, *c);
+                } else {
+                    tp.sig_ty = Some(format!("&mut [{t}]"));
+                    tp.arg = fit(format!("{name}.as_mut_ptr()"), false, *c);
+                }
+                if !len_is_computed(f, len.as_deref()) {
+                    is_unsafe = true;
+                }
+            }
+            (Role::OutBuffer { len, string, size_from, capacity }, Some((t, false))) if t.is_void() || prim_byte(t) => {
+                tp.kind = "out_buffer";
+                tp.string = *string;
+                tp.capacity = capacity.unwrap_or(256).max(1);
+                tp.arg = format!("{local}.as_mut_ptr().cast()");
+                if let Some(sf) = size_from {
+                    match size_call(ctx, f, sf) {
+                        Ok(call) => tp.size_call = Some(call),
+                        Err(why) => notes.push(format!("{}: {why}; allocates {} bytes instead", p.name, tp.capacity)),
+                    }
+                } else if len.is_none() && capacity.is_none() {
+                    // Nothing bounds what the callee writes.
+                    is_unsafe = true;
+                }
+                outputs.push(if *string { format!("crate::util::buf_to_string({local})") } else { local.clone() });
+            }
+            (Role::Length { .. }, _) => {
+                let sources = length_sources(f, &p.name);
+                if sources.is_empty() || !matches!(p.ty, Type::Prim { .. } | Type::Named { .. }) {
+                    notes.push(format!("{}: length of nothing typed; passed through", p.name));
+                    raw(&mut tp);
+                } else {
+                    tp.kind = "length";
+                    tp.ty = c_ty.clone();
+                    tp.sources = sources;
+                    tp.arg = local.clone();
+                }
+            }
+            (role, _) => {
+                notes.push(format!("{}: role {role:?} does not fit C type `{}`; raw pointer", p.name, p.ty.c_decl("")));
+                raw(&mut tp);
+            }
+        }
+        if tp.sig_ty.as_deref().is_some_and(|t| t.contains('*')) && tp.kind == "value" && !matches!(p.role, Role::Callback) {
+            is_unsafe = true;
+        }
+        params.push(tp);
+    }
+    let returns = match f.returns {
+        ReturnShape::Status => "status",
+        ReturnShape::Void => "void",
+        ReturnShape::Value => {
+            let is_cstr = matches!(&f.ret, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
+            if is_cstr {
+                outputs.insert(0, "crate::util::static_cstr(__r)".into());
+            } else {
+                outputs.insert(0, "__r".into());
+            }
+            "value"
+        }
+    };
+    // Status-returning functions whose status type is not the library's fall back to value.
+    let returns = if returns == "status" && !matches!(&f.ret, Type::Named { name } if name == status) {
+        notes.push(format!("returns {} rather than {status}", f.ret.c_decl("")));
+        outputs.insert(0, "__r".into());
+        "value"
+    } else {
+        returns
+    };
+    let out_types: Vec<String> = output_types(ctx, f, &params, returns);
+    let inner = match out_types.len() {
+        0 => "()".to_string(),
+        1 => out_types[0].clone(),
+        _ => format!("({})", out_types.join(", ")),
+    };
+    let mut doc = docs::lines(&f.doc);
+    if is_unsafe {
+        if !doc.is_empty() {
+            doc.push(String::new());
+        }
+        doc.push("# Safety".into());
+        doc.push(String::new());
+        doc.push("Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.".into());
+    }
+    let view = TypedFn {
+        name: if f.names.rust.is_empty() { fallback_name(f) } else { f.names.rust.clone() },
+        c_name: f.name.clone(),
+        symbol: f.symbol.clone(),
+        doc,
+        deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
+        is_unsafe,
+        params,
+        returns,
+        ret_ty: format!("Result<{inner}, Error>"),
+        outputs,
+    };
+    (view, notes)
+}
+
+fn prim_byte(t: &Type) -> bool {
+    matches!(t, Type::Prim { prim: Prim::Char | Prim::SChar | Prim::UChar | Prim::U8 | Prim::I8 })
+}
+
+fn fallback_name(f: &Function) -> String {
+    use heck::ToSnakeCase;
+    ident(&f.name.strip_prefix(f.name.get(..2).unwrap_or("")).unwrap_or(&f.name).to_snake_case())
+}
+
+/// True when the count parameter `len` is computed from slices (so the callee cannot overrun).
+fn len_is_computed(f: &Function, len: Option<&str>) -> bool {
+    len.and_then(|l| f.param(l)).is_some_and(|p| matches!(p.role, Role::Length { .. }))
+}
+
+/// `Option<usize>` expressions for the slices a `Length` parameter counts.
+fn length_sources(f: &Function, len_name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for q in &f.params {
+        let qn = if q.names.rust.is_empty() { ident(&q.name) } else { q.names.rust.clone() };
+        let local = format!("__{}", bare(&qn));
+        match &q.role {
+            Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) } if l == len_name => {
+                if q.ty.pointee().is_none_or(|(t, _)| t.is_void()) {
+                    continue;
+                }
+                out.push(if q.nullable { format!("{qn}.as_ref().map(|s| s.len())") } else { format!("Some({qn}.len())") });
+            }
+            Role::OutBuffer { len: Some(l), .. } if l == len_name => out.push(format!("Some({local}.len())")),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The size query of a two-call pair: every parameter of the size function is either its one
+/// out-value (the size) or a same-named by-value parameter of `f`.
+fn size_call(ctx: &Ctx, f: &Function, size_fn: &str) -> Result<SizeCall, String> {
+    let s = ctx.lib.function(size_fn).ok_or_else(|| format!("size function {size_fn} not found"))?;
+    let mut size_ty = None;
+    let mut args = Vec::new();
+    for q in &s.params {
+        match (&q.role, q.ty.pointee()) {
+            (Role::OutValue, Some((t, _))) if size_ty.is_none() => {
+                size_ty = Some(ctx.rust(t));
+                args.push("__size.as_mut_ptr()".to_string());
+            }
+            _ => {
+                let mine = f.param(&q.name).filter(|p| matches!(p.role, Role::Value) && p.ty == q.ty);
+                let Some(p) = mine else {
+                    return Err(format!("{size_fn} parameter {} has no match in {}", q.name, f.name));
+                };
+                args.push(if p.names.rust.is_empty() { ident(&p.name) } else { p.names.rust.clone() });
+            }
+        }
+    }
+    let size_ty = size_ty.ok_or_else(|| format!("{size_fn} returns no size"))?;
+    if !matches!(s.ret, Type::Named { .. }) || s.returns != ReturnShape::Status {
+        return Err(format!("{size_fn} does not return a status"));
+    }
+    Ok(SizeCall { symbol: s.symbol.clone(), size_ty, args })
+}
+
+fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if returns == "value" {
+        let is_cstr = matches!(&f.ret, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
+        out.push(if is_cstr { "&'static CStr".to_string() } else { ctx.rust(&f.ret) });
+    }
+    for p in params {
+        match p.kind {
+            "out_value" => out.push(p.ty.clone()),
+            "cstr_out" => out.push("String".into()),
+            "out_buffer" => out.push(if p.string { "String".into() } else { "Vec<u8>".into() }),
+            _ => {}
+        }
+    }
+    out
+}

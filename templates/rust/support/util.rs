@@ -1,0 +1,59 @@
+//! Small non-generic helpers shared by the generated typed layers.
+
+use core::ffi::{c_char, CStr};
+
+/// A C string the library owns, copied (`""` for NULL).
+pub(crate) fn cstr_to_string(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: the library returned a NUL-terminated string that is alive during this call.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+/// A filled byte buffer up to its first NUL, as text.
+pub(crate) fn buf_to_string(mut buf: Vec<u8>) -> String {
+    if let Some(n) = buf.iter().position(|&b| b == 0) {
+        buf.truncate(n);
+    }
+    match String::from_utf8(buf) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// A static C string the library returned (`""` for NULL).
+pub(crate) fn static_cstr(p: *const c_char) -> &'static CStr {
+    if p.is_null() {
+        return c"";
+    }
+    // SAFETY: the functions that use this document a static string.
+    unsafe { CStr::from_ptr(p) }
+}
+
+/// For tracing: a C string argument, or `None` for NULL.
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string alive for `'a`.
+pub(crate) unsafe fn opt_cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
+    if p.is_null() {
+        None
+    } else {
+        Some(CStr::from_ptr(p))
+    }
+}
+
+/// The common length of some slices (absent ones ignored; none present: 0) converted to the C
+/// count type; `None` when lengths differ or do not fit.
+#[inline]
+pub(crate) fn array_len<T: TryFrom<usize>>(lens: &[Option<usize>]) -> Option<T> {
+    let mut n = None;
+    for l in lens.iter().flatten() {
+        match n {
+            None => n = Some(*l),
+            Some(m) if m != *l => return None,
+            _ => {}
+        }
+    }
+    T::try_from(n.unwrap_or(0)).ok()
+}
