@@ -40,7 +40,7 @@ pub use types::*;
 /// `cudaGetErrorString`
 #[doc(alias = "cuGetErrorString")]
 #[inline]
-pub fn get_error_string(error: CUresult, ) -> Result<String, Error> {
+pub fn get_error_string(error: CUresult) -> Result<String, Error> {
     let mut __p_str: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_cuGetErrorString(error, core::ptr::addr_of_mut!(__p_str).cast()) }?;
     error::check(__r)?;
@@ -63,7 +63,7 @@ pub fn get_error_string(error: CUresult, ) -> Result<String, Error> {
 /// `cudaGetErrorName`
 #[doc(alias = "cuGetErrorName")]
 #[inline]
-pub fn get_error_name(error: CUresult, ) -> Result<String, Error> {
+pub fn get_error_name(error: CUresult) -> Result<String, Error> {
     let mut __p_str: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_cuGetErrorName(error, core::ptr::addr_of_mut!(__p_str).cast()) }?;
     error::check(__r)?;
@@ -120,7 +120,7 @@ pub fn driver_get_version() -> Result<c_int, Error> {
 
 /// Returns a handle to a compute device
 ///
-/// Returns in `*device` a device handle given an ordinal in the range <b>\[0,
+/// Returns in `*device` a device handle given an ordinal in the range **\[0,
 /// `cuDeviceGetCount()-1]</b>`.
 ///
 /// **Returns:**
@@ -565,7 +565,7 @@ pub fn device_get_texture1_d_linear_max_width(format: CUarray_format, num_channe
 /// - `CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED`: Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays.
 /// - `CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED`: Device supports using the `cuMemHostRegister` flag `CU_MEMHOSTERGISTER_READ_ONLY` to register memory that must be mapped as read-only to the GPU
 /// - `CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED`: Device supports using the `cuMemAllocAsync` and `cuMemPool` family of APIs
-/// - `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED`: Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+/// - `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED`: Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information)
 /// - `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS`: The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the `CUflushGPUDirectRDMAWritesOptions` enum
 /// - `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING`: GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See `CUGPUDirectRDMAWritesOrdering` for the numerical values returned here.
 /// - `CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES`: Bitmask of handle types supported with mempool based IPC
@@ -775,7 +775,7 @@ pub fn device_get_exec_affinity_support(r#type: CUexecAffinityType, dev: CUdevic
 ///
 /// Blocks until GPUDirect RDMA writes to the target context via mappings
 /// created through APIs like nvidia_p2p_get_pages (see
-/// https://docs.nvidia.com/cuda/gpudirect-rdma for more information), are
+/// <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information), are
 /// visible to the specified scope.
 ///
 /// If the scope equals or lies within the scope indicated by
@@ -927,8 +927,8 @@ pub fn device_compute_capability(dev: CUdevice) -> Result<(c_int, c_int), Error>
 /// if the compute mode of the device is `CU_COMPUTEMODE_PROHIBITED`. The function
 /// `cuDeviceGetAttribute(`) can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to
 /// determine the compute mode  of the device.
-/// The <i>nvidia-smi</i> tool can be used to set the compute mode for
-/// devices. Documentation for <i>nvidia-smi</i> can be obtained by passing a
+/// The *nvidia-smi* tool can be used to set the compute mode for
+/// devices. Documentation for *nvidia-smi* can be obtained by passing a
 /// -h option to it.
 ///
 /// Please note that the primary context always supports pinned allocations. Other
@@ -1035,7 +1035,7 @@ pub fn device_primary_ctx_release(dev: CUdevice) -> Result<(), Error> {
 ///
 /// - `CU_CTX_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
 /// synchronization primitive when waiting for the GPU to finish work. <br>
-/// <b>Deprecated:</b> This flag was deprecated as of CUDA 4.0 and was
+/// **Deprecated:** This flag was deprecated as of CUDA 4.0 and was
 /// replaced with `CU_CTX_SCHED_BLOCKING_SYNC`.
 ///
 /// - `CU_CTX_SCHED_AUTO`: The default value if the `flags` parameter is zero,
@@ -1052,7 +1052,7 @@ pub fn device_primary_ctx_release(dev: CUdevice) -> Result<(), Error> {
 /// after resizing local memory for a kernel. This can prevent thrashing by
 /// local memory allocations when launching many kernels with high local
 /// memory usage at the cost of potentially increased memory usage. <br>
-/// <b>Deprecated:</b> This flag is deprecated and the behavior enabled
+/// **Deprecated:** This flag is deprecated and the behavior enabled
 /// by this flag is now the default and cannot be disabled.
 ///
 /// - `CU_CTX_COREDUMP_ENABLE`: If GPU coredumps have not been enabled globally
@@ -1128,7 +1128,7 @@ pub fn device_primary_ctx_set_flags(dev: CUdevice, flags: c_uint) -> Result<(), 
 /// `cudaGetDeviceFlags`
 #[doc(alias = "cuDevicePrimaryCtxGetState")]
 #[inline]
-pub fn device_primary_ctx_get_state(dev: CUdevice, ) -> Result<(c_uint, c_int), Error> {
+pub fn device_primary_ctx_get_state(dev: CUdevice) -> Result<(c_uint, c_int), Error> {
     let mut __flags = MaybeUninit::<c_uint>::uninit();
     let mut __active = MaybeUninit::<c_int>::uninit();
     let __r = unsafe { sys::call_cuDevicePrimaryCtxGetState(dev, __flags.as_mut_ptr(), __active.as_mut_ptr()) }?;
@@ -1209,7 +1209,7 @@ pub fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
 ///
 /// - `CU_CTX_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
 /// synchronization primitive when waiting for the GPU to finish work. <br>
-/// <b>Deprecated:</b> This flag was deprecated as of CUDA 4.0 and was
+/// **Deprecated:** This flag was deprecated as of CUDA 4.0 and was
 /// replaced with `CU_CTX_SCHED_BLOCKING_SYNC`.
 ///
 /// - `CU_CTX_SCHED_AUTO`: The default value if the `flags` parameter is zero,
@@ -1230,7 +1230,7 @@ pub fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
 /// after resizing local memory for a kernel. This can prevent thrashing by
 /// local memory allocations when launching many kernels with high local
 /// memory usage at the cost of potentially increased memory usage. <br>
-/// <b>Deprecated:</b> This flag is deprecated and the behavior enabled
+/// **Deprecated:** This flag is deprecated and the behavior enabled
 /// by this flag is now the default and cannot be disabled.
 /// Instead, the per-thread stack size can be controlled with `cuCtxSetLimit(`).
 ///
@@ -1269,9 +1269,9 @@ pub fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
 /// Context creation will fail with `CUDA_ERROR_UNKNOWN` if the compute mode of
 /// the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute(`)
 /// can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to determine the
-/// compute mode of the device. The <i>nvidia-smi</i> tool can be used to set
+/// compute mode of the device. The *nvidia-smi* tool can be used to set
 /// the compute mode for * devices.
-/// Documentation for <i>nvidia-smi</i> can be obtained by passing a
+/// Documentation for *nvidia-smi* can be obtained by passing a
 /// -h option to it.
 ///
 /// **Returns:**
@@ -1347,7 +1347,7 @@ pub fn ctx_create(flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
 ///
 /// - `CU_CTX_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
 /// synchronization primitive when waiting for the GPU to finish work. <br>
-/// <b>Deprecated:</b> This flag was deprecated as of CUDA 4.0 and was
+/// **Deprecated:** This flag was deprecated as of CUDA 4.0 and was
 /// replaced with `CU_CTX_SCHED_BLOCKING_SYNC`.
 ///
 /// - `CU_CTX_SCHED_AUTO`: The default value if the `flags` parameter is zero,
@@ -1368,7 +1368,7 @@ pub fn ctx_create(flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
 /// after resizing local memory for a kernel. This can prevent thrashing by
 /// local memory allocations when launching many kernels with high local
 /// memory usage at the cost of potentially increased memory usage. <br>
-/// <b>Deprecated:</b> This flag is deprecated and the behavior enabled
+/// **Deprecated:** This flag is deprecated and the behavior enabled
 /// by this flag is now the default and cannot be disabled.
 /// Instead, the per-thread stack size can be controlled with `cuCtxSetLimit(`).
 ///
@@ -1402,9 +1402,9 @@ pub fn ctx_create(flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
 /// Context creation will fail with `CUDA_ERROR_UNKNOWN` if the compute mode of
 /// the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute(`)
 /// can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to determine the
-/// compute mode of the device. The <i>nvidia-smi</i> tool can be used to set
+/// compute mode of the device. The *nvidia-smi* tool can be used to set
 /// the compute mode for * devices.
-/// Documentation for <i>nvidia-smi</i> can be obtained by passing a
+/// Documentation for *nvidia-smi* can be obtained by passing a
 /// -h option to it.
 ///
 /// **Returns:**
@@ -1494,7 +1494,7 @@ pub fn ctx_create_v3(params_array: &mut [CUexecAffinityParam], flags: c_uint, de
 ///
 /// - `CU_CTX_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
 /// synchronization primitive when waiting for the GPU to finish work. <br>
-/// <b>Deprecated:</b> This flag was deprecated as of CUDA 4.0 and was
+/// **Deprecated:** This flag was deprecated as of CUDA 4.0 and was
 /// replaced with `CU_CTX_SCHED_BLOCKING_SYNC`.
 ///
 /// - `CU_CTX_SCHED_AUTO`: The default value if the `flags` parameter is zero,
@@ -1515,7 +1515,7 @@ pub fn ctx_create_v3(params_array: &mut [CUexecAffinityParam], flags: c_uint, de
 /// after resizing local memory for a kernel. This can prevent thrashing by
 /// local memory allocations when launching many kernels with high local
 /// memory usage at the cost of potentially increased memory usage. <br>
-/// <b>Deprecated:</b> This flag is deprecated and the behavior enabled
+/// **Deprecated:** This flag is deprecated and the behavior enabled
 /// by this flag is now the default and cannot be disabled.
 /// Instead, the per-thread stack size can be controlled with `cuCtxSetLimit(`).
 ///
@@ -1557,9 +1557,9 @@ pub fn ctx_create_v3(params_array: &mut [CUexecAffinityParam], flags: c_uint, de
 /// Context creation will fail with `CUDA_ERROR_UNKNOWN` if the compute mode of
 /// the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute(`)
 /// can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to determine the
-/// compute mode of the device. The <i>nvidia-smi</i> tool can be used to set
+/// compute mode of the device. The *nvidia-smi* tool can be used to set
 /// the compute mode for * devices.
-/// Documentation for <i>nvidia-smi</i> can be obtained by passing a
+/// Documentation for *nvidia-smi* can be obtained by passing a
 /// -h option to it.
 ///
 /// Context creation will fail with :: CUDA_ERROR_INVALID_VALUE if invalid parameter was
@@ -1909,7 +1909,7 @@ pub fn ctx_set_flags(flags: c_uint) -> Result<(), Error> {
 /// `cuCtxPushCurrent`
 #[doc(alias = "cuCtxGetId")]
 #[inline]
-pub fn ctx_get_id(ctx: CUcontext, ) -> Result<c_ulonglong, Error> {
+pub fn ctx_get_id(ctx: CUcontext) -> Result<c_ulonglong, Error> {
     let mut __ctx_id = MaybeUninit::<c_ulonglong>::uninit();
     let __r = unsafe { sys::call_cuCtxGetId(ctx, __ctx_id.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -2230,7 +2230,7 @@ pub fn ctx_set_cache_config(config: CUfunc_cache) -> Result<(), Error> {
 /// `cuCtxSynchronize`
 #[doc(alias = "cuCtxGetApiVersion")]
 #[inline]
-pub fn ctx_get_api_version(ctx: CUcontext, ) -> Result<c_uint, Error> {
+pub fn ctx_get_api_version(ctx: CUcontext) -> Result<c_uint, Error> {
     let mut __version = MaybeUninit::<c_uint>::uninit();
     let __r = unsafe { sys::call_cuCtxGetApiVersion(ctx, __version.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -2721,14 +2721,14 @@ pub unsafe fn module_load_data_ex(image: *const c_void, options: &[CUjit_option]
 /// Load a module's data
 ///
 /// Takes a pointer `fatCubin` and loads the corresponding module `module`
-/// into the current context. The pointer represents a <i>fat binary</i> object,
+/// into the current context. The pointer represents a *fat binary* object,
 /// which is a collection of different *cubin* and/or *PTX* files, all
 /// representing the same device code, but compiled and optimized for different
 /// architectures.
 ///
 /// Prior to CUDA 4.0, there was no documented API for constructing and using
 /// fat binary objects by programmers.  Starting with CUDA 4.0, fat binary
-/// objects can be constructed by providing the <i>-fatbin option</i> to **nvcc.**
+/// objects can be constructed by providing the *-fatbin option* to **nvcc.**
 /// More information can be found in the **nvcc** document.
 ///
 /// **Returns:**
@@ -2970,7 +2970,7 @@ pub fn module_get_global(hmod: CUmodule, name: &CStr) -> Result<(CUdeviceptr, us
 /// `cuLinkDestroy`
 #[doc(alias = "cuLinkCreate")]
 #[inline]
-pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void], ) -> Result<CUlinkState, Error> {
+pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<CUlinkState, Error> {
     let mut __state_out = MaybeUninit::<CUlinkState>::uninit();
     let __num_options: c_uint = crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuLinkCreate_v2(__num_options, options.as_ptr().cast_mut(), option_values.as_ptr().cast_mut(), __state_out.as_mut_ptr()) }?;
@@ -3078,7 +3078,7 @@ pub unsafe fn link_add_file(state: CUlinkState, r#type: CUjitInputType, path: &C
 /// `cuModuleLoadData`
 #[doc(alias = "cuLinkComplete")]
 #[inline]
-pub fn link_complete(state: CUlinkState, ) -> Result<(*mut c_void, usize), Error> {
+pub fn link_complete(state: CUlinkState) -> Result<(*mut c_void, usize), Error> {
     let mut __cubin_out = MaybeUninit::<*mut c_void>::uninit();
     let mut __size_out = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuLinkComplete(state, __cubin_out.as_mut_ptr(), __size_out.as_mut_ptr()) }?;
@@ -3228,7 +3228,7 @@ pub fn module_get_surf_ref(hmod: CUmodule, name: &CStr) -> Result<CUsurfref, Err
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLibraryLoadData")]
 #[inline]
-pub unsafe fn library_load_data(library: &mut [CUlibrary], code: *const c_void, jit_options: &[CUjit_option], jit_options_values: *mut *mut c_void, library_options: &[CUlibraryOption], library_option_values: *mut *mut c_void, ) -> Result<(), Error> {
+pub unsafe fn library_load_data(library: &mut [CUlibrary], code: *const c_void, jit_options: &[CUjit_option], jit_options_values: *mut *mut c_void, library_options: &[CUlibraryOption], library_option_values: *mut *mut c_void) -> Result<(), Error> {
     let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len())]).ok_or_else(Error::invalid_argument)?;
     let __num_library_options: c_uint = crate::util::array_len(&[Some(library.len()), Some(library_options.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuLibraryLoadData(library.as_mut_ptr(), code, jit_options.as_ptr().cast_mut(), jit_options_values, __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values, __num_library_options) }?;
@@ -3289,7 +3289,7 @@ pub unsafe fn library_load_data(library: &mut [CUlibrary], code: *const c_void, 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLibraryLoadFromFile")]
 #[inline]
-pub unsafe fn library_load_from_file(library: &mut [CUlibrary], file_name: &CStr, jit_options: &[CUjit_option], jit_options_values: *mut *mut c_void, library_options: &[CUlibraryOption], library_option_values: *mut *mut c_void, ) -> Result<(), Error> {
+pub unsafe fn library_load_from_file(library: &mut [CUlibrary], file_name: &CStr, jit_options: &[CUjit_option], jit_options_values: *mut *mut c_void, library_options: &[CUlibraryOption], library_option_values: *mut *mut c_void) -> Result<(), Error> {
     let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len())]).ok_or_else(Error::invalid_argument)?;
     let __num_library_options: c_uint = crate::util::array_len(&[Some(library.len()), Some(library_options.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuLibraryLoadFromFile(library.as_mut_ptr(), file_name.as_ptr(), jit_options.as_ptr().cast_mut(), jit_options_values, __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values, __num_library_options) }?;
@@ -3821,7 +3821,7 @@ pub fn kernel_get_name(hfunc: CUkernel) -> Result<String, Error> {
 /// **See also:** `cuFuncGetParamInfo`
 #[doc(alias = "cuKernelGetParamInfo")]
 #[inline]
-pub fn kernel_get_param_info(kernel: CUkernel, param_index: usize, ) -> Result<(usize, usize), Error> {
+pub fn kernel_get_param_info(kernel: CUkernel, param_index: usize) -> Result<(usize, usize), Error> {
     let mut __param_offset = MaybeUninit::<usize>::uninit();
     let mut __param_size = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuKernelGetParamInfo(kernel, param_index, __param_offset.as_mut_ptr(), __param_size.as_mut_ptr()) }?;
@@ -4457,7 +4457,7 @@ pub fn mem_alloc_managed(bytesize: usize, flags: c_uint) -> Result<CUdeviceptr, 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuDeviceRegisterAsyncNotification")]
 #[inline]
-pub unsafe fn device_register_async_notification(device: CUdevice, callback_func: CUasyncCallback, user_data: *mut c_void, ) -> Result<CUasyncCallbackHandle, Error> {
+pub unsafe fn device_register_async_notification(device: CUdevice, callback_func: CUasyncCallback, user_data: *mut c_void) -> Result<CUasyncCallbackHandle, Error> {
     let mut __callback = MaybeUninit::<CUasyncCallbackHandle>::uninit();
     let __r = unsafe { sys::call_cuDeviceRegisterAsyncNotification(device, callback_func, user_data, __callback.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -7537,11 +7537,11 @@ pub fn array_destroy(h_array: CUarray) -> Result<(), Error> {
 /// and `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT` respectively, in that case.
 ///
 /// &lt;table>
-/// &lt;tr>&lt;td><b>CUDA array type</b>&lt;/td>
-/// &lt;td><b>Valid extents that must always be met<br>{(width range in elements), (height range),
-/// (depth range)}</b>&lt;/td>
-/// &lt;td><b>Valid extents with CUDA_ARRAY3D_SURFACE_LDST set<br>
-/// {(width range in elements), (height range), (depth range)}</b>&lt;/td>&lt;/tr>
+/// &lt;tr>&lt;td>**CUDA array type**&lt;/td>
+/// &lt;td>**Valid extents that must always be met<br>{(width range in elements), (height range),
+/// (depth range)}**&lt;/td>
+/// &lt;td>**Valid extents with CUDA_ARRAY3D_SURFACE_LDST set<br>
+/// {(width range in elements), (height range), (depth range)}**&lt;/td>&lt;/tr>
 /// &lt;tr>&lt;td>1D&lt;/td>
 /// &lt;td>&lt;small>{ (1,TEXTURE1D_WIDTH), 0, 0 }&lt;/small>&lt;/td>
 /// &lt;td>&lt;small>{ (1,SURFACE1D_WIDTH), 0, 0 }&lt;/small>&lt;/td>&lt;/tr>
@@ -7801,11 +7801,11 @@ pub fn array3d_get_descriptor(h_array: CUarray) -> Result<CUDA_ARRAY3D_DESCRIPTO
 /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH`.
 ///
 /// &lt;table>
-/// &lt;tr>&lt;td><b>CUDA array type</b>&lt;/td>
-/// &lt;td><b>Valid extents that must always be met<br>{(width range in elements), (height range),
-/// (depth range)}</b>&lt;/td>
-/// &lt;td><b>Valid extents with CUDA_ARRAY3D_SURFACE_LDST set<br>
-/// {(width range in elements), (height range), (depth range)}</b>&lt;/td>&lt;/tr>
+/// &lt;tr>&lt;td>**CUDA array type**&lt;/td>
+/// &lt;td>**Valid extents that must always be met<br>{(width range in elements), (height range),
+/// (depth range)}**&lt;/td>
+/// &lt;td>**Valid extents with CUDA_ARRAY3D_SURFACE_LDST set<br>
+/// {(width range in elements), (height range), (depth range)}**&lt;/td>&lt;/tr>
 /// &lt;tr>&lt;td>1D&lt;/td>
 /// &lt;td>&lt;small>{ (1,TEXTURE1D_MIPMAPPED_WIDTH), 0, 0 }&lt;/small>&lt;/td>
 /// &lt;td>&lt;small>{ (1,SURFACE1D_WIDTH), 0, 0 }&lt;/small>&lt;/td>&lt;/tr>
@@ -8406,7 +8406,7 @@ pub fn mem_unmap(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
 /// **See also:** `cuMemSetAccess`, `cuMemCreate`, :cuMemMap
 #[doc(alias = "cuMemSetAccess")]
 #[inline]
-pub fn mem_set_access(ptr: CUdeviceptr, size: usize, desc: &[CUmemAccessDesc], ) -> Result<(), Error> {
+pub fn mem_set_access(ptr: CUdeviceptr, size: usize, desc: &[CUmemAccessDesc]) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(desc.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuMemSetAccess(ptr, size, desc.as_ptr(), __count) }?;
     error::check(__r)?;
@@ -8777,7 +8777,7 @@ pub unsafe fn mem_pool_get_attribute(pool: CUmemoryPool, attr: CUmemPool_attribu
 /// `cuDeviceGetMemPool`, `cuMemPoolCreate`
 #[doc(alias = "cuMemPoolSetAccess")]
 #[inline]
-pub fn mem_pool_set_access(pool: CUmemoryPool, map: &[CUmemAccessDesc], ) -> Result<(), Error> {
+pub fn mem_pool_set_access(pool: CUmemoryPool, map: &[CUmemAccessDesc]) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(map.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuMemPoolSetAccess(pool, map.as_ptr(), __count) }?;
     error::check(__r)?;
@@ -9968,7 +9968,7 @@ pub unsafe fn mem_range_get_attribute(data: *mut c_void, data_size: usize, attri
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemRangeGetAttributes")]
 #[inline]
-pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[CUmem_range_attribute], dev_ptr: CUdeviceptr, ) -> Result<(), Error> {
+pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[CUmem_range_attribute], dev_ptr: CUdeviceptr) -> Result<(), Error> {
     let __num_attributes: usize = crate::util::array_len(&[Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
     let __count: usize = crate::util::array_len(&[Some(data_sizes.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, __count) }?;
@@ -10194,7 +10194,7 @@ pub fn stream_create_with_priority(flags: c_uint, priority: c_int) -> Result<CUs
 /// `cudaStreamGetPriority`
 #[doc(alias = "cuStreamGetPriority")]
 #[inline]
-pub fn stream_get_priority(h_stream: CUstream, ) -> Result<c_int, Error> {
+pub fn stream_get_priority(h_stream: CUstream) -> Result<c_int, Error> {
     let mut __priority = MaybeUninit::<c_int>::uninit();
     let __r = unsafe { sys::call_cuStreamGetPriority(h_stream, __priority.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10222,7 +10222,7 @@ pub fn stream_get_priority(h_stream: CUstream, ) -> Result<c_int, Error> {
 /// `cuStreamGetFlags`
 #[doc(alias = "cuStreamGetDevice")]
 #[inline]
-pub fn stream_get_device(h_stream: CUstream, ) -> Result<CUdevice, Error> {
+pub fn stream_get_device(h_stream: CUstream) -> Result<CUdevice, Error> {
     let mut __device = MaybeUninit::<CUdevice>::uninit();
     let __r = unsafe { sys::call_cuStreamGetDevice(h_stream, __device.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10252,7 +10252,7 @@ pub fn stream_get_device(h_stream: CUstream, ) -> Result<CUdevice, Error> {
 /// `cuStreamGetDevice`
 #[doc(alias = "cuStreamGetFlags")]
 #[inline]
-pub fn stream_get_flags(h_stream: CUstream, ) -> Result<c_uint, Error> {
+pub fn stream_get_flags(h_stream: CUstream) -> Result<c_uint, Error> {
     let mut __flags = MaybeUninit::<c_uint>::uninit();
     let __r = unsafe { sys::call_cuStreamGetFlags(h_stream, __flags.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10287,7 +10287,7 @@ pub fn stream_get_flags(h_stream: CUstream, ) -> Result<c_uint, Error> {
 /// `cudaStreamGetId`
 #[doc(alias = "cuStreamGetId")]
 #[inline]
-pub fn stream_get_id(h_stream: CUstream, ) -> Result<c_ulonglong, Error> {
+pub fn stream_get_id(h_stream: CUstream) -> Result<c_ulonglong, Error> {
     let mut __stream_id = MaybeUninit::<c_ulonglong>::uninit();
     let __r = unsafe { sys::call_cuStreamGetId(h_stream, __stream_id.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10340,7 +10340,7 @@ pub fn stream_get_id(h_stream: CUstream, ) -> Result<c_ulonglong, Error> {
 /// `cudaStreamCreateWithFlags`
 #[doc(alias = "cuStreamGetCtx")]
 #[inline]
-pub fn stream_get_ctx(h_stream: CUstream, ) -> Result<CUcontext, Error> {
+pub fn stream_get_ctx(h_stream: CUstream) -> Result<CUcontext, Error> {
     let mut __pctx = MaybeUninit::<CUcontext>::uninit();
     let __r = unsafe { sys::call_cuStreamGetCtx(h_stream, __pctx.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10399,7 +10399,7 @@ pub fn stream_get_ctx(h_stream: CUstream, ) -> Result<CUcontext, Error> {
 /// `cudaStreamCreateWithFlags`,
 #[doc(alias = "cuStreamGetCtx_v2")]
 #[inline]
-pub fn stream_get_ctx_v2(h_stream: CUstream, ) -> Result<(CUcontext, CUgreenCtx), Error> {
+pub fn stream_get_ctx_v2(h_stream: CUstream) -> Result<(CUcontext, CUgreenCtx), Error> {
     let mut __p_ctx = MaybeUninit::<CUcontext>::uninit();
     let mut __p_green_ctx = MaybeUninit::<CUgreenCtx>::uninit();
     let __r = unsafe { sys::call_cuStreamGetCtx_v2(h_stream, __p_ctx.as_mut_ptr(), __p_green_ctx.as_mut_ptr()) }?;
@@ -10683,7 +10683,7 @@ pub fn thread_exchange_stream_capture_mode() -> Result<CUstreamCaptureMode, Erro
 /// `cuGraphDestroy`
 #[doc(alias = "cuStreamEndCapture")]
 #[inline]
-pub fn stream_end_capture(h_stream: CUstream, ) -> Result<CUgraph, Error> {
+pub fn stream_end_capture(h_stream: CUstream) -> Result<CUgraph, Error> {
     let mut __ph_graph = MaybeUninit::<CUgraph>::uninit();
     let __r = unsafe { sys::call_cuStreamEndCapture(h_stream, __ph_graph.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10725,7 +10725,7 @@ pub fn stream_end_capture(h_stream: CUstream, ) -> Result<CUgraph, Error> {
 /// `cuStreamEndCapture`
 #[doc(alias = "cuStreamIsCapturing")]
 #[inline]
-pub fn stream_is_capturing(h_stream: CUstream, ) -> Result<CUstreamCaptureStatus, Error> {
+pub fn stream_is_capturing(h_stream: CUstream) -> Result<CUstreamCaptureStatus, Error> {
     let mut __capture_status = MaybeUninit::<CUstreamCaptureStatus>::uninit();
     let __r = unsafe { sys::call_cuStreamIsCapturing(h_stream, __capture_status.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10761,7 +10761,7 @@ pub fn stream_is_capturing(h_stream: CUstream, ) -> Result<CUstreamCaptureStatus
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuStreamGetCaptureInfo_v2")]
 #[inline]
-pub unsafe fn stream_get_capture_info_v2(h_stream: CUstream, dependencies_out: *mut *const CUgraphNode, ) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, usize), Error> {
+pub unsafe fn stream_get_capture_info_v2(h_stream: CUstream, dependencies_out: *mut *const CUgraphNode) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, usize), Error> {
     let mut __capture_status_out = MaybeUninit::<CUstreamCaptureStatus>::uninit();
     let mut __id_out = MaybeUninit::<cuuint64_t>::uninit();
     let mut __graph_out = MaybeUninit::<CUgraph>::uninit();
@@ -10806,7 +10806,7 @@ pub unsafe fn stream_get_capture_info_v2(h_stream: CUstream, dependencies_out: *
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuStreamGetCaptureInfo_v3")]
 #[inline]
-pub unsafe fn stream_get_capture_info_v3(h_stream: CUstream, dependencies_out: *mut *const CUgraphNode, edge_data_out: *mut *const CUgraphEdgeData, ) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, usize), Error> {
+pub unsafe fn stream_get_capture_info_v3(h_stream: CUstream, dependencies_out: *mut *const CUgraphNode, edge_data_out: *mut *const CUgraphEdgeData) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, usize), Error> {
     let mut __capture_status_out = MaybeUninit::<CUstreamCaptureStatus>::uninit();
     let mut __id_out = MaybeUninit::<cuuint64_t>::uninit();
     let mut __graph_out = MaybeUninit::<CUgraph>::uninit();
@@ -11101,7 +11101,7 @@ pub fn stream_copy_attributes(dst: CUstream, src: CUstream) -> Result<(), Error>
 /// `CUaccessPolicyWindow`
 #[doc(alias = "cuStreamGetAttribute")]
 #[inline]
-pub fn stream_get_attribute(h_stream: CUstream, attr: CUstreamAttrID, ) -> Result<CUstreamAttrValue, Error> {
+pub fn stream_get_attribute(h_stream: CUstream, attr: CUstreamAttrID) -> Result<CUstreamAttrValue, Error> {
     let mut __value_out = MaybeUninit::<CUstreamAttrValue>::uninit();
     let __r = unsafe { sys::call_cuStreamGetAttribute(h_stream, attr, __value_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -12267,7 +12267,7 @@ pub fn stream_write_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64
 /// expressed with CUDA-visible dependencies such as events. This ensures that
 /// the scheduler does not serialize them in an improper order. For more
 /// information, see the Stream Memory Operations section in the programming
-/// guide(https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html).
+/// guide(<https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html>).
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -12564,7 +12564,7 @@ pub fn func_get_name(hfunc: CUfunction) -> Result<String, Error> {
 /// **See also:** `cuKernelGetParamInfo`
 #[doc(alias = "cuFuncGetParamInfo")]
 #[inline]
-pub fn func_get_param_info(func: CUfunction, param_index: usize, ) -> Result<(usize, usize), Error> {
+pub fn func_get_param_info(func: CUfunction, param_index: usize) -> Result<(usize, usize), Error> {
     let mut __param_offset = MaybeUninit::<usize>::uninit();
     let mut __param_size = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuFuncGetParamInfo(func, param_index, __param_offset.as_mut_ptr(), __param_size.as_mut_ptr()) }?;
@@ -13934,7 +13934,7 @@ pub fn graph_add_kernel_node(h_graph: CUgraph, dependencies: &[CUgraphNode], nod
 /// `cuGraphKernelNodeSetParams`
 #[doc(alias = "cuGraphKernelNodeGetParams")]
 #[inline]
-pub fn graph_kernel_node_get_params(h_node: CUgraphNode, ) -> Result<CUDA_KERNEL_NODE_PARAMS, Error> {
+pub fn graph_kernel_node_get_params(h_node: CUgraphNode) -> Result<CUDA_KERNEL_NODE_PARAMS, Error> {
     let mut __node_params = MaybeUninit::<CUDA_KERNEL_NODE_PARAMS>::uninit();
     let __r = unsafe { sys::call_cuGraphKernelNodeGetParams_v2(h_node, __node_params.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -14032,7 +14032,7 @@ pub fn graph_add_memcpy_node(h_graph: CUgraph, dependencies: &[CUgraphNode], cop
 /// `cuGraphMemcpyNodeSetParams`
 #[doc(alias = "cuGraphMemcpyNodeGetParams")]
 #[inline]
-pub fn graph_memcpy_node_get_params(h_node: CUgraphNode, ) -> Result<CUDA_MEMCPY3D, Error> {
+pub fn graph_memcpy_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEMCPY3D, Error> {
     let mut __node_params = MaybeUninit::<CUDA_MEMCPY3D>::uninit();
     let __r = unsafe { sys::call_cuGraphMemcpyNodeGetParams(h_node, __node_params.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -14124,7 +14124,7 @@ pub fn graph_add_memset_node(h_graph: CUgraph, dependencies: &[CUgraphNode], mem
 /// `cuGraphMemsetNodeSetParams`
 #[doc(alias = "cuGraphMemsetNodeGetParams")]
 #[inline]
-pub fn graph_memset_node_get_params(h_node: CUgraphNode, ) -> Result<CUDA_MEMSET_NODE_PARAMS, Error> {
+pub fn graph_memset_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEMSET_NODE_PARAMS, Error> {
     let mut __node_params = MaybeUninit::<CUDA_MEMSET_NODE_PARAMS>::uninit();
     let __r = unsafe { sys::call_cuGraphMemsetNodeGetParams(h_node, __node_params.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -14216,7 +14216,7 @@ pub fn graph_add_host_node(h_graph: CUgraph, dependencies: &[CUgraphNode], node_
 /// `cuGraphHostNodeSetParams`
 #[doc(alias = "cuGraphHostNodeGetParams")]
 #[inline]
-pub fn graph_host_node_get_params(h_node: CUgraphNode, ) -> Result<CUDA_HOST_NODE_PARAMS, Error> {
+pub fn graph_host_node_get_params(h_node: CUgraphNode) -> Result<CUDA_HOST_NODE_PARAMS, Error> {
     let mut __node_params = MaybeUninit::<CUDA_HOST_NODE_PARAMS>::uninit();
     let __r = unsafe { sys::call_cuGraphHostNodeGetParams(h_node, __node_params.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -14312,7 +14312,7 @@ pub fn graph_add_child_graph_node(h_graph: CUgraph, dependencies: &[CUgraphNode]
 /// `cuGraphNodeFindInClone`
 #[doc(alias = "cuGraphChildGraphNodeGetGraph")]
 #[inline]
-pub fn graph_child_graph_node_get_graph(h_node: CUgraphNode, ) -> Result<CUgraph, Error> {
+pub fn graph_child_graph_node_get_graph(h_node: CUgraphNode) -> Result<CUgraph, Error> {
     let mut __ph_graph = MaybeUninit::<CUgraph>::uninit();
     let __r = unsafe { sys::call_cuGraphChildGraphNodeGetGraph(h_node, __ph_graph.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -14351,7 +14351,7 @@ pub fn graph_child_graph_node_get_graph(h_node: CUgraphNode, ) -> Result<CUgraph
 /// `cuGraphAddMemsetNode`
 #[doc(alias = "cuGraphAddEmptyNode")]
 #[inline]
-pub fn graph_add_empty_node(h_graph: CUgraph, dependencies: &[CUgraphNode], ) -> Result<CUgraphNode, Error> {
+pub fn graph_add_empty_node(h_graph: CUgraph, dependencies: &[CUgraphNode]) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuGraphAddEmptyNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies) }?;
@@ -14421,7 +14421,7 @@ pub fn graph_add_event_record_node(h_graph: CUgraph, dependencies: &[CUgraphNode
 /// `cuStreamWaitEvent`
 #[doc(alias = "cuGraphEventRecordNodeGetEvent")]
 #[inline]
-pub fn graph_event_record_node_get_event(h_node: CUgraphNode, ) -> Result<CUevent, Error> {
+pub fn graph_event_record_node_get_event(h_node: CUgraphNode) -> Result<CUevent, Error> {
     let mut __event_out = MaybeUninit::<CUevent>::uninit();
     let __r = unsafe { sys::call_cuGraphEventRecordNodeGetEvent(h_node, __event_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -14518,7 +14518,7 @@ pub fn graph_add_event_wait_node(h_graph: CUgraph, dependencies: &[CUgraphNode],
 /// `cuStreamWaitEvent`
 #[doc(alias = "cuGraphEventWaitNodeGetEvent")]
 #[inline]
-pub fn graph_event_wait_node_get_event(h_node: CUgraphNode, ) -> Result<CUevent, Error> {
+pub fn graph_event_wait_node_get_event(h_node: CUgraphNode) -> Result<CUevent, Error> {
     let mut __event_out = MaybeUninit::<CUevent>::uninit();
     let __r = unsafe { sys::call_cuGraphEventWaitNodeGetEvent(h_node, __event_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -14627,7 +14627,7 @@ pub fn graph_add_external_semaphores_signal_node(h_graph: CUgraph, dependencies:
 /// `cuWaitExternalSemaphoresAsync`
 #[doc(alias = "cuGraphExternalSemaphoresSignalNodeGetParams")]
 #[inline]
-pub fn graph_external_semaphores_signal_node_get_params(h_node: CUgraphNode, ) -> Result<CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, Error> {
+pub fn graph_external_semaphores_signal_node_get_params(h_node: CUgraphNode) -> Result<CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, Error> {
     let mut __params_out = MaybeUninit::<CUDA_EXT_SEM_SIGNAL_NODE_PARAMS>::uninit();
     let __r = unsafe { sys::call_cuGraphExternalSemaphoresSignalNodeGetParams(h_node, __params_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -14736,7 +14736,7 @@ pub fn graph_add_external_semaphores_wait_node(h_graph: CUgraph, dependencies: &
 /// `cuWaitExternalSemaphoresAsync`
 #[doc(alias = "cuGraphExternalSemaphoresWaitNodeGetParams")]
 #[inline]
-pub fn graph_external_semaphores_wait_node_get_params(h_node: CUgraphNode, ) -> Result<CUDA_EXT_SEM_WAIT_NODE_PARAMS, Error> {
+pub fn graph_external_semaphores_wait_node_get_params(h_node: CUgraphNode) -> Result<CUDA_EXT_SEM_WAIT_NODE_PARAMS, Error> {
     let mut __params_out = MaybeUninit::<CUDA_EXT_SEM_WAIT_NODE_PARAMS>::uninit();
     let __r = unsafe { sys::call_cuGraphExternalSemaphoresWaitNodeGetParams(h_node, __params_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -14789,7 +14789,7 @@ pub fn graph_external_semaphores_wait_node_set_params(h_node: CUgraphNode, node_
 /// expressed with CUDA-visible dependencies such as events. This ensures that
 /// the scheduler does not serialize them in an improper order. For more
 /// information, see the Stream Memory Operations section in the programming
-/// guide(https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html).
+/// guide(<https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html>).
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14849,7 +14849,7 @@ pub fn graph_add_batch_mem_op_node(h_graph: CUgraph, dependencies: &[CUgraphNode
 /// `cuGraphBatchMemOpNodeSetParams`
 #[doc(alias = "cuGraphBatchMemOpNodeGetParams")]
 #[inline]
-pub fn graph_batch_mem_op_node_get_params(h_node: CUgraphNode, ) -> Result<CUDA_BATCH_MEM_OP_NODE_PARAMS, Error> {
+pub fn graph_batch_mem_op_node_get_params(h_node: CUgraphNode) -> Result<CUDA_BATCH_MEM_OP_NODE_PARAMS, Error> {
     let mut __node_params_out = MaybeUninit::<CUDA_BATCH_MEM_OP_NODE_PARAMS>::uninit();
     let __r = unsafe { sys::call_cuGraphBatchMemOpNodeGetParams(h_node, __node_params_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -15026,7 +15026,7 @@ pub fn graph_add_mem_alloc_node(h_graph: CUgraph, dependencies: &[CUgraphNode], 
 /// `cuGraphMemFreeNodeGetParams`
 #[doc(alias = "cuGraphMemAllocNodeGetParams")]
 #[inline]
-pub fn graph_mem_alloc_node_get_params(h_node: CUgraphNode, ) -> Result<CUDA_MEM_ALLOC_NODE_PARAMS, Error> {
+pub fn graph_mem_alloc_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEM_ALLOC_NODE_PARAMS, Error> {
     let mut __params_out = MaybeUninit::<CUDA_MEM_ALLOC_NODE_PARAMS>::uninit();
     let __r = unsafe { sys::call_cuGraphMemAllocNodeGetParams(h_node, __params_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -15108,7 +15108,7 @@ pub fn graph_add_mem_free_node(h_graph: CUgraph, dependencies: &[CUgraphNode], d
 /// `cuGraphMemAllocNodeGetParams`
 #[doc(alias = "cuGraphMemFreeNodeGetParams")]
 #[inline]
-pub fn graph_mem_free_node_get_params(h_node: CUgraphNode, ) -> Result<CUdeviceptr, Error> {
+pub fn graph_mem_free_node_get_params(h_node: CUgraphNode) -> Result<CUdeviceptr, Error> {
     let mut __dptr_out = MaybeUninit::<CUdeviceptr>::uninit();
     let __r = unsafe { sys::call_cuGraphMemFreeNodeGetParams(h_node, __dptr_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -15281,7 +15281,7 @@ pub fn graph_node_find_in_clone(h_original_node: CUgraphNode, h_cloned_graph: CU
 /// `cuGraphMemsetNodeSetParams`
 #[doc(alias = "cuGraphNodeGetType")]
 #[inline]
-pub fn graph_node_get_type(h_node: CUgraphNode, ) -> Result<CUgraphNodeType, Error> {
+pub fn graph_node_get_type(h_node: CUgraphNode) -> Result<CUgraphNodeType, Error> {
     let mut __type = MaybeUninit::<CUgraphNodeType>::uninit();
     let __r = unsafe { sys::call_cuGraphNodeGetType(h_node, __type.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -15317,7 +15317,7 @@ pub fn graph_node_get_type(h_node: CUgraphNode, ) -> Result<CUgraphNodeType, Err
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetNodes")]
 #[inline]
-pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: &mut [CUgraphNode], ) -> Result<usize, Error> {
+pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: &mut [CUgraphNode]) -> Result<usize, Error> {
     let mut __num_nodes = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuGraphGetNodes(h_graph, nodes.as_mut_ptr(), __num_nodes.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -15353,7 +15353,7 @@ pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: &mut [CUgraphNode], ) -> 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetRootNodes")]
 #[inline]
-pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: &mut [CUgraphNode], ) -> Result<usize, Error> {
+pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: &mut [CUgraphNode]) -> Result<usize, Error> {
     let mut __num_root_nodes = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuGraphGetRootNodes(h_graph, root_nodes.as_mut_ptr(), __num_root_nodes.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -15387,7 +15387,7 @@ pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: &mut [CUgraphNo
 /// `cuGraphNodeGetDependentNodes`
 #[doc(alias = "cuGraphGetEdges")]
 #[inline]
-pub fn graph_get_edges(h_graph: CUgraph, ) -> Result<(CUgraphNode, CUgraphNode, usize), Error> {
+pub fn graph_get_edges(h_graph: CUgraph) -> Result<(CUgraphNode, CUgraphNode, usize), Error> {
     let mut __from = MaybeUninit::<CUgraphNode>::uninit();
     let mut __to = MaybeUninit::<CUgraphNode>::uninit();
     let mut __num_edges = MaybeUninit::<usize>::uninit();
@@ -15432,7 +15432,7 @@ pub fn graph_get_edges(h_graph: CUgraph, ) -> Result<(CUgraphNode, CUgraphNode, 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetEdges_v2")]
 #[inline]
-pub unsafe fn graph_get_edges_v2(h_graph: CUgraph, edge_data: Option<&mut [CUgraphEdgeData]>, ) -> Result<(CUgraphNode, CUgraphNode, usize), Error> {
+pub unsafe fn graph_get_edges_v2(h_graph: CUgraph, edge_data: Option<&mut [CUgraphEdgeData]>) -> Result<(CUgraphNode, CUgraphNode, usize), Error> {
     let mut __from = MaybeUninit::<CUgraphNode>::uninit();
     let mut __to = MaybeUninit::<CUgraphNode>::uninit();
     let mut __num_edges = MaybeUninit::<usize>::uninit();
@@ -15470,7 +15470,7 @@ pub unsafe fn graph_get_edges_v2(h_graph: CUgraph, edge_data: Option<&mut [CUgra
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependencies")]
 #[inline]
-pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: &mut [CUgraphNode], ) -> Result<usize, Error> {
+pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: &mut [CUgraphNode]) -> Result<usize, Error> {
     let mut __num_dependencies = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuGraphNodeGetDependencies(h_node, dependencies.as_mut_ptr(), __num_dependencies.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -15511,7 +15511,7 @@ pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: &mu
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependencies_v2")]
 #[inline]
-pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: &mut [CUgraphNode], ) -> Result<(CUgraphEdgeData, usize), Error> {
+pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: &mut [CUgraphNode]) -> Result<(CUgraphEdgeData, usize), Error> {
     let mut __edge_data = MaybeUninit::<CUgraphEdgeData>::uninit();
     let mut __num_dependencies = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuGraphNodeGetDependencies_v2(h_node, dependencies.as_mut_ptr(), __edge_data.as_mut_ptr(), __num_dependencies.as_mut_ptr()) }?;
@@ -15549,7 +15549,7 @@ pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependentNodes")]
 #[inline]
-pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode], ) -> Result<usize, Error> {
+pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode]) -> Result<usize, Error> {
     let mut __num_dependent_nodes = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes(h_node, dependent_nodes.as_mut_ptr(), __num_dependent_nodes.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -15591,7 +15591,7 @@ pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_node
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependentNodes_v2")]
 #[inline]
-pub unsafe fn graph_node_get_dependent_nodes_v2(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode], ) -> Result<(CUgraphEdgeData, usize), Error> {
+pub unsafe fn graph_node_get_dependent_nodes_v2(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode]) -> Result<(CUgraphEdgeData, usize), Error> {
     let mut __edge_data = MaybeUninit::<CUgraphEdgeData>::uninit();
     let mut __num_dependent_nodes = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes_v2(h_node, dependent_nodes.as_mut_ptr(), __edge_data.as_mut_ptr(), __num_dependent_nodes.as_mut_ptr()) }?;
@@ -15621,7 +15621,7 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(h_node: CUgraphNode, dependent_n
 /// `cuGraphNodeGetDependentNodes`
 #[doc(alias = "cuGraphAddDependencies")]
 #[inline]
-pub fn graph_add_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode], ) -> Result<(), Error> {
+pub fn graph_add_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode]) -> Result<(), Error> {
     let __num_dependencies: usize = crate::util::array_len(&[Some(from.len()), Some(to.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuGraphAddDependencies(h_graph, from.as_ptr(), to.as_ptr(), __num_dependencies) }?;
     error::check(__r)?;
@@ -15650,7 +15650,7 @@ pub fn graph_add_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgr
 /// `cuGraphNodeGetDependentNodes`
 #[doc(alias = "cuGraphAddDependencies_v2")]
 #[inline]
-pub fn graph_add_dependencies_v2(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>, ) -> Result<(), Error> {
+pub fn graph_add_dependencies_v2(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
     let __num_dependencies: usize = crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuGraphAddDependencies_v2(h_graph, from.as_ptr(), to.as_ptr(), edge_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies) }?;
     error::check(__r)?;
@@ -15682,7 +15682,7 @@ pub fn graph_add_dependencies_v2(h_graph: CUgraph, from: &[CUgraphNode], to: &[C
 /// `cuGraphNodeGetDependentNodes`
 #[doc(alias = "cuGraphRemoveDependencies")]
 #[inline]
-pub fn graph_remove_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode], ) -> Result<(), Error> {
+pub fn graph_remove_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode]) -> Result<(), Error> {
     let __num_dependencies: usize = crate::util::array_len(&[Some(from.len()), Some(to.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuGraphRemoveDependencies(h_graph, from.as_ptr(), to.as_ptr(), __num_dependencies) }?;
     error::check(__r)?;
@@ -15716,7 +15716,7 @@ pub fn graph_remove_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[C
 /// `cuGraphNodeGetDependentNodes`
 #[doc(alias = "cuGraphRemoveDependencies_v2")]
 #[inline]
-pub fn graph_remove_dependencies_v2(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>, ) -> Result<(), Error> {
+pub fn graph_remove_dependencies_v2(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
     let __num_dependencies: usize = crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuGraphRemoveDependencies_v2(h_graph, from.as_ptr(), to.as_ptr(), edge_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies) }?;
     error::check(__r)?;
@@ -15946,7 +15946,7 @@ pub fn graph_instantiate_with_params(h_graph: CUgraph, instantiate_params: &mut 
 /// `cuGraphInstantiateWithParams`
 #[doc(alias = "cuGraphExecGetFlags")]
 #[inline]
-pub fn graph_exec_get_flags(h_graph_exec: CUgraphExec, ) -> Result<cuuint64_t, Error> {
+pub fn graph_exec_get_flags(h_graph_exec: CUgraphExec) -> Result<cuuint64_t, Error> {
     let mut __flags = MaybeUninit::<cuuint64_t>::uninit();
     let __r = unsafe { sys::call_cuGraphExecGetFlags(h_graph_exec, __flags.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -16424,7 +16424,7 @@ pub fn graph_node_set_enabled(h_graph_exec: CUgraphExec, h_node: CUgraphNode, is
 /// `cuGraphLaunch`
 #[doc(alias = "cuGraphNodeGetEnabled")]
 #[inline]
-pub fn graph_node_get_enabled(h_graph_exec: CUgraphExec, h_node: CUgraphNode, ) -> Result<c_uint, Error> {
+pub fn graph_node_get_enabled(h_graph_exec: CUgraphExec, h_node: CUgraphNode) -> Result<c_uint, Error> {
     let mut __is_enabled = MaybeUninit::<c_uint>::uninit();
     let __r = unsafe { sys::call_cuGraphNodeGetEnabled(h_graph_exec, h_node, __is_enabled.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -16665,7 +16665,7 @@ pub fn graph_kernel_node_copy_attributes(dst: CUgraphNode, src: CUgraphNode) -> 
 /// `CUaccessPolicyWindow`
 #[doc(alias = "cuGraphKernelNodeGetAttribute")]
 #[inline]
-pub fn graph_kernel_node_get_attribute(h_node: CUgraphNode, attr: CUkernelNodeAttrID, ) -> Result<CUkernelNodeAttrValue, Error> {
+pub fn graph_kernel_node_get_attribute(h_node: CUgraphNode, attr: CUkernelNodeAttrID) -> Result<CUkernelNodeAttrValue, Error> {
     let mut __value_out = MaybeUninit::<CUkernelNodeAttrValue>::uninit();
     let __r = unsafe { sys::call_cuGraphKernelNodeGetAttribute(h_node, attr, __value_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -16687,7 +16687,7 @@ pub fn graph_kernel_node_get_attribute(h_node: CUgraphNode, attr: CUkernelNodeAt
 /// `CUaccessPolicyWindow`
 #[doc(alias = "cuGraphKernelNodeSetAttribute")]
 #[inline]
-pub fn graph_kernel_node_set_attribute(h_node: CUgraphNode, attr: CUkernelNodeAttrID, ) -> Result<CUkernelNodeAttrValue, Error> {
+pub fn graph_kernel_node_set_attribute(h_node: CUgraphNode, attr: CUkernelNodeAttrID) -> Result<CUkernelNodeAttrValue, Error> {
     let mut __value = MaybeUninit::<CUkernelNodeAttrValue>::uninit();
     let __r = unsafe { sys::call_cuGraphKernelNodeSetAttribute(h_node, attr, __value.as_mut_ptr().cast_const()) }?;
     error::check(__r)?;
@@ -17767,7 +17767,7 @@ pub fn tex_ref_set_max_anisotropy(h_tex_ref: CUtexref, max_aniso: c_uint) -> Res
 #[doc(alias = "cuTexRefSetBorderColor")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_set_border_color(h_tex_ref: CUtexref, ) -> Result<f32, Error> {
+pub fn tex_ref_set_border_color(h_tex_ref: CUtexref) -> Result<f32, Error> {
     let mut __p_border_color = MaybeUninit::<f32>::uninit();
     let __r = unsafe { sys::call_cuTexRefSetBorderColor(h_tex_ref, __p_border_color.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -19681,7 +19681,7 @@ pub fn graphics_unmap_resources(count: c_uint, h_stream: CUstream) -> Result<CUg
 /// `cudaGetDriverEntryPoint`
 #[doc(alias = "cuGetProcAddress")]
 #[inline]
-pub fn get_proc_address(symbol: &CStr, cuda_version: c_int, flags: cuuint64_t, ) -> Result<(*mut c_void, CUdriverProcAddressQueryResult), Error> {
+pub fn get_proc_address(symbol: &CStr, cuda_version: c_int, flags: cuuint64_t) -> Result<(*mut c_void, CUdriverProcAddressQueryResult), Error> {
     let mut __pfn = MaybeUninit::<*mut c_void>::uninit();
     let mut __symbol_status = MaybeUninit::<CUdriverProcAddressQueryResult>::uninit();
     let __r = unsafe { sys::call_cuGetProcAddress_v2(symbol.as_ptr(), __pfn.as_mut_ptr(), cuda_version, flags, __symbol_status.as_mut_ptr()) }?;
@@ -19757,7 +19757,7 @@ pub fn get_proc_address(symbol: &CStr, cuda_version: c_int, flags: cuuint64_t, )
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpGetAttribute")]
 #[inline]
-pub unsafe fn coredump_get_attribute(attrib: CUcoredumpSettings, value: *mut c_void, ) -> Result<usize, Error> {
+pub unsafe fn coredump_get_attribute(attrib: CUcoredumpSettings, value: *mut c_void) -> Result<usize, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuCoredumpGetAttribute(attrib, value, __size.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -19826,7 +19826,7 @@ pub unsafe fn coredump_get_attribute(attrib: CUcoredumpSettings, value: *mut c_v
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpGetAttributeGlobal")]
 #[inline]
-pub unsafe fn coredump_get_attribute_global(attrib: CUcoredumpSettings, value: *mut c_void, ) -> Result<usize, Error> {
+pub unsafe fn coredump_get_attribute_global(attrib: CUcoredumpSettings, value: *mut c_void) -> Result<usize, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuCoredumpGetAttributeGlobal(attrib, value, __size.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -19836,7 +19836,7 @@ pub unsafe fn coredump_get_attribute_global(attrib: CUcoredumpSettings, value: *
 /// Allows caller to set a coredump attribute value for the current context
 ///
 /// This function should be considered an alternate interface to the CUDA-GDB environment
-/// variables defined in this document: https://docs.nvidia.com/cuda/cuda-gdb/index.html#gpu-coredump
+/// variables defined in this document: <https://docs.nvidia.com/cuda/cuda-gdb/index.html#gpu-coredump>
 ///
 /// An important design decision to note is that any coredump environment variable values
 /// set before CUDA initializes will take permanent precedence over any values set with this
@@ -19908,7 +19908,7 @@ pub unsafe fn coredump_get_attribute_global(attrib: CUcoredumpSettings, value: *
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpSetAttribute")]
 #[inline]
-pub unsafe fn coredump_set_attribute(attrib: CUcoredumpSettings, value: *mut c_void, ) -> Result<usize, Error> {
+pub unsafe fn coredump_set_attribute(attrib: CUcoredumpSettings, value: *mut c_void) -> Result<usize, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuCoredumpSetAttribute(attrib, value, __size.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -19918,7 +19918,7 @@ pub unsafe fn coredump_set_attribute(attrib: CUcoredumpSettings, value: *mut c_v
 /// Allows caller to set a coredump attribute value globally
 ///
 /// This function should be considered an alternate interface to the CUDA-GDB environment
-/// variables defined in this document: https://docs.nvidia.com/cuda/cuda-gdb/index.html#gpu-coredump
+/// variables defined in this document: <https://docs.nvidia.com/cuda/cuda-gdb/index.html#gpu-coredump>
 ///
 /// An important design decision to note is that any coredump environment variable values
 /// set before CUDA initializes will take permanent precedence over any values set with this
@@ -19987,7 +19987,7 @@ pub unsafe fn coredump_set_attribute(attrib: CUcoredumpSettings, value: *mut c_v
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpSetAttributeGlobal")]
 #[inline]
-pub unsafe fn coredump_set_attribute_global(attrib: CUcoredumpSettings, value: *mut c_void, ) -> Result<usize, Error> {
+pub unsafe fn coredump_set_attribute_global(attrib: CUcoredumpSettings, value: *mut c_void) -> Result<usize, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuCoredumpSetAttributeGlobal(attrib, value, __size.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -20269,7 +20269,7 @@ pub unsafe fn dev_sm_resource_split_by_count(result: *mut CUdevResource, input: 
 /// `cuDevSmResourceSplitByCount`
 #[doc(alias = "cuDevResourceGenerateDesc")]
 #[inline]
-pub fn dev_resource_generate_desc(resources: &mut [CUdevResource], ) -> Result<CUdevResourceDesc, Error> {
+pub fn dev_resource_generate_desc(resources: &mut [CUdevResource]) -> Result<CUdevResourceDesc, Error> {
     let mut __ph_desc = MaybeUninit::<CUdevResourceDesc>::uninit();
     let __nb_resources: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuDevResourceGenerateDesc(__ph_desc.as_mut_ptr(), resources.as_mut_ptr(), __nb_resources) }?;
@@ -20394,7 +20394,7 @@ pub fn green_ctx_wait_event(h_ctx: CUgreenCtx, h_event: CUevent) -> Result<(), E
 /// `cudaStreamCreateWithFlags`
 #[doc(alias = "cuStreamGetGreenCtx")]
 #[inline]
-pub fn stream_get_green_ctx(h_stream: CUstream, ) -> Result<CUgreenCtx, Error> {
+pub fn stream_get_green_ctx(h_stream: CUstream) -> Result<CUgreenCtx, Error> {
     let mut __ph_ctx = MaybeUninit::<CUgreenCtx>::uninit();
     let __r = unsafe { sys::call_cuStreamGetGreenCtx(h_stream, __ph_ctx.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -20466,7 +20466,7 @@ pub fn green_ctx_stream_create(green_ctx: CUgreenCtx, flags: c_uint, priority: c
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLogsRegisterCallback")]
 #[inline]
-pub unsafe fn logs_register_callback(callback_func: CUlogsCallback, user_data: *mut c_void, ) -> Result<CUlogsCallbackHandle, Error> {
+pub unsafe fn logs_register_callback(callback_func: CUlogsCallback, user_data: *mut c_void) -> Result<CUlogsCallbackHandle, Error> {
     let mut __callback_out = MaybeUninit::<CUlogsCallbackHandle>::uninit();
     let __r = unsafe { sys::call_cuLogsRegisterCallback(callback_func, user_data, __callback_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -20574,7 +20574,7 @@ pub fn logs_dump_to_memory(buffer: &CStr, flags: c_uint) -> Result<(CUlogIterato
 /// `CUDA_ERROR_NOT_SUPPORTED`
 #[doc(alias = "cuCheckpointProcessGetRestoreThreadId")]
 #[inline]
-pub fn checkpoint_process_get_restore_thread_id(pid: c_int, ) -> Result<c_int, Error> {
+pub fn checkpoint_process_get_restore_thread_id(pid: c_int) -> Result<c_int, Error> {
     let mut __tid = MaybeUninit::<c_int>::uninit();
     let __r = unsafe { sys::call_cuCheckpointProcessGetRestoreThreadId(pid, __tid.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -20592,7 +20592,7 @@ pub fn checkpoint_process_get_restore_thread_id(pid: c_int, ) -> Result<c_int, E
 /// `CUDA_ERROR_NOT_SUPPORTED`
 #[doc(alias = "cuCheckpointProcessGetState")]
 #[inline]
-pub fn checkpoint_process_get_state(pid: c_int, ) -> Result<CUprocessState, Error> {
+pub fn checkpoint_process_get_state(pid: c_int) -> Result<CUprocessState, Error> {
     let mut __state = MaybeUninit::<CUprocessState>::uninit();
     let __r = unsafe { sys::call_cuCheckpointProcessGetState(pid, __state.as_mut_ptr()) }?;
     error::check(__r)?;

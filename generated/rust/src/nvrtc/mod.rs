@@ -186,7 +186,7 @@ pub fn compile_program(prog: nvrtcProgram, options: &[&CStr]) -> Result<(), Erro
 /// **See also:** `nvrtcGetPTX`
 #[doc(alias = "nvrtcGetPTXSize")]
 #[inline]
-pub fn get_ptx_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
+pub fn get_ptx_size(prog: nvrtcProgram) -> Result<usize, Error> {
     let mut __ptx_size_ret = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_nvrtcGetPTXSize(prog, __ptx_size_ret.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -205,7 +205,7 @@ pub fn get_ptx_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
 /// **See also:** `nvrtcGetPTXSize`
 #[doc(alias = "nvrtcGetPTX")]
 #[inline]
-pub fn get_ptx(prog: nvrtcProgram, ) -> Result<String, Error> {
+pub fn get_ptx(prog: nvrtcProgram) -> Result<String, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     error::check(unsafe { sys::call_nvrtcGetPTXSize(prog, __size.as_mut_ptr()) }?)?;
     let mut __ptx = vec![0u8; unsafe { __size.assume_init() } as usize];
@@ -228,7 +228,7 @@ pub fn get_ptx(prog: nvrtcProgram, ) -> Result<String, Error> {
 /// **See also:** `nvrtcGetCUBIN`
 #[doc(alias = "nvrtcGetCUBINSize")]
 #[inline]
-pub fn get_cubin_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
+pub fn get_cubin_size(prog: nvrtcProgram) -> Result<usize, Error> {
     let mut __cubin_size_ret = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_nvrtcGetCUBINSize(prog, __cubin_size_ret.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -249,7 +249,7 @@ pub fn get_cubin_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
 /// **See also:** `nvrtcGetCUBINSize`
 #[doc(alias = "nvrtcGetCUBIN")]
 #[inline]
-pub fn get_cubin(prog: nvrtcProgram, ) -> Result<String, Error> {
+pub fn get_cubin(prog: nvrtcProgram) -> Result<String, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     error::check(unsafe { sys::call_nvrtcGetCUBINSize(prog, __size.as_mut_ptr()) }?)?;
     let mut __cubin = vec![0u8; unsafe { __size.assume_init() } as usize];
@@ -265,7 +265,7 @@ pub fn get_cubin(prog: nvrtcProgram, ) -> Result<String, Error> {
 #[doc(alias = "nvrtcGetNVVMSize")]
 #[deprecated(note = "")]
 #[inline]
-pub fn get_nvvm_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
+pub fn get_nvvm_size(prog: nvrtcProgram) -> Result<usize, Error> {
     let mut __nvvm_size_ret = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_nvrtcGetNVVMSize(prog, __nvvm_size_ret.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -299,7 +299,7 @@ pub fn get_nvvm(prog: nvrtcProgram, nvvm: &CStr) -> Result<(), Error> {
 /// **See also:** `nvrtcGetLTOIR`
 #[doc(alias = "nvrtcGetLTOIRSize")]
 #[inline]
-pub fn get_ltoir_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
+pub fn get_ltoir_size(prog: nvrtcProgram) -> Result<usize, Error> {
     let mut __ltoir_size_ret = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_nvrtcGetLTOIRSize(prog, __ltoir_size_ret.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -319,7 +319,7 @@ pub fn get_ltoir_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
 /// **See also:** `nvrtcGetLTOIRSize`
 #[doc(alias = "nvrtcGetLTOIR")]
 #[inline]
-pub fn get_ltoir(prog: nvrtcProgram, ) -> Result<String, Error> {
+pub fn get_ltoir(prog: nvrtcProgram) -> Result<String, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     error::check(unsafe { sys::call_nvrtcGetLTOIRSize(prog, __size.as_mut_ptr()) }?)?;
     let mut __ltoir = vec![0u8; unsafe { __size.assume_init() } as usize];
@@ -342,7 +342,7 @@ pub fn get_ltoir(prog: nvrtcProgram, ) -> Result<String, Error> {
 /// **See also:** `nvrtcGetOptiXIR`
 #[doc(alias = "nvrtcGetOptiXIRSize")]
 #[inline]
-pub fn get_optixir_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
+pub fn get_optixir_size(prog: nvrtcProgram) -> Result<usize, Error> {
     let mut __optixir_size_ret = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_nvrtcGetOptiXIRSize(prog, __optixir_size_ret.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -362,7 +362,7 @@ pub fn get_optixir_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
 /// **See also:** `nvrtcGetOptiXIRSize`
 #[doc(alias = "nvrtcGetOptiXIR")]
 #[inline]
-pub fn get_optixir(prog: nvrtcProgram, ) -> Result<String, Error> {
+pub fn get_optixir(prog: nvrtcProgram) -> Result<String, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     error::check(unsafe { sys::call_nvrtcGetOptiXIRSize(prog, __size.as_mut_ptr()) }?)?;
     let mut __optixir = vec![0u8; unsafe { __size.assume_init() } as usize];
@@ -387,7 +387,7 @@ pub fn get_optixir(prog: nvrtcProgram, ) -> Result<String, Error> {
 /// **See also:** `nvrtcGetProgramLog`
 #[doc(alias = "nvrtcGetProgramLogSize")]
 #[inline]
-pub fn get_program_log_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
+pub fn get_program_log_size(prog: nvrtcProgram) -> Result<usize, Error> {
     let mut __log_size_ret = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_nvrtcGetProgramLogSize(prog, __log_size_ret.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -406,7 +406,7 @@ pub fn get_program_log_size(prog: nvrtcProgram, ) -> Result<usize, Error> {
 /// **See also:** `nvrtcGetProgramLogSize`
 #[doc(alias = "nvrtcGetProgramLog")]
 #[inline]
-pub fn get_program_log(prog: nvrtcProgram, ) -> Result<String, Error> {
+pub fn get_program_log(prog: nvrtcProgram) -> Result<String, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     error::check(unsafe { sys::call_nvrtcGetProgramLogSize(prog, __size.as_mut_ptr()) }?)?;
     let mut __log = vec![0u8; unsafe { __size.assume_init() } as usize];
@@ -456,7 +456,7 @@ pub fn add_name_expression(prog: nvrtcProgram, name_expression: &CStr) -> Result
 /// **See also:** `nvrtcAddNameExpression`
 #[doc(alias = "nvrtcGetLoweredName")]
 #[inline]
-pub fn get_lowered_name(prog: nvrtcProgram, name_expression: &CStr, ) -> Result<String, Error> {
+pub fn get_lowered_name(prog: nvrtcProgram, name_expression: &CStr) -> Result<String, Error> {
     let mut __lowered_name: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_nvrtcGetLoweredName(prog, name_expression.as_ptr(), core::ptr::addr_of_mut!(__lowered_name).cast()) }?;
     error::check(__r)?;
@@ -538,7 +538,7 @@ pub fn get_pch_create_status(prog: nvrtcProgram) -> Result<(), Error> {
 /// returned NVRTC_SUCCESS or NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED
 #[doc(alias = "nvrtcGetPCHHeapSizeRequired")]
 #[inline]
-pub fn get_pch_heap_size_required(prog: nvrtcProgram, ) -> Result<usize, Error> {
+pub fn get_pch_heap_size_required(prog: nvrtcProgram) -> Result<usize, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_nvrtcGetPCHHeapSizeRequired(prog, __size.as_mut_ptr()) }?;
     error::check(__r)?;

@@ -68,8 +68,27 @@ fn escape_inline(line: &str) -> String {
                 // A lone backslash (Doxygen leftover) would escape the next character.
                 s.push_str("\\\\");
             }
+            'h' if !in_code && (starts(&chars[i..], "http://") || starts(&chars[i..], "https://")) => {
+                // A bare URL: make it an autolink.
+                let end = chars[i..].iter().position(|c| c.is_whitespace()).map_or(chars.len(), |n| i + n);
+                let mut url: String = chars[i..end].iter().collect();
+                let trail = url.len() - url.trim_end_matches(['.', ',', ')', ';']).len();
+                let tail = url.split_off(url.len() - trail);
+                s.push('<');
+                s.push_str(&url);
+                s.push('>');
+                s.push_str(&tail);
+                i = end;
+                continue;
+            }
             '<' if !in_code => {
                 let rest: String = chars[i..].iter().take(8).collect();
+                if let Some((tag, md)) = [("<b>", "**"), ("</b>", "**"), ("<i>", "*"), ("</i>", "*")].iter().find(|(t, _)| rest.starts_with(t)) {
+                    // Emphasis as Markdown: an unbalanced one stays text instead of an unclosed tag.
+                    s.push_str(md);
+                    i += tag.len();
+                    continue;
+                }
                 if is_known_tag(&rest) {
                     s.push(c);
                 } else {
@@ -96,8 +115,12 @@ fn escape_inline(line: &str) -> String {
     s
 }
 
+fn starts(chars: &[char], prefix: &str) -> bool {
+    chars.len() >= prefix.len() && chars.iter().zip(prefix.chars()).all(|(a, b)| *a == b)
+}
+
 fn is_known_tag(s: &str) -> bool {
-    const TAGS: &[&str] = &["<b>", "</b>", "<i>", "</i>", "<br>", "<br/>", "<br />", "<em>", "</em>", "<tt>", "</tt>", "<p>", "</p>", "<sup>", "</sup>", "<sub>", "</sub>", "<code>", "</code>"];
+    const TAGS: &[&str] = &["<br>", "<br/>", "<br />", "<em>", "</em>", "<tt>", "</tt>", "<p>", "</p>", "<sup>", "</sup>", "<sub>", "</sub>", "<code>", "</code>"];
     TAGS.iter().any(|t| s.starts_with(t))
 }
 
@@ -115,8 +138,13 @@ mod tests {
         let md = "Range [0, n]\n\n```\nint x[3];\n```\n    indented `a[1]`\n<b>bold</b> a < b";
         assert_eq!(
             markdown_lines(md),
-            vec!["Range \\[0, n\\]", "", "```text", "int x[3];", "```", "  indented `a[1]`", "<b>bold</b> a &lt; b"]
+            vec!["Range \\[0, n\\]", "", "```text", "int x[3];", "```", "  indented `a[1]`", "**bold** a &lt; b"]
         );
+    }
+
+    #[test]
+    fn bare_urls_become_autolinks() {
+        assert_eq!(markdown_lines("See https://nvidia.com/x."), vec!["See <https://nvidia.com/x>."]);
     }
 
     #[test]

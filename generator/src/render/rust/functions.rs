@@ -115,6 +115,8 @@ pub(super) struct TypedFn {
     pub deprecated: Option<String>,
     pub is_unsafe: bool,
     pub params: Vec<TParam>,
+    /// `name: Type` of each parameter in the signature.
+    pub sig: Vec<String>,
     /// `status`, `value`, `void`.
     pub returns: &'static str,
     pub ret_ty: String,
@@ -339,7 +341,9 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
         doc.push(String::new());
         doc.push("Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.".into());
     }
+    let sig = params.iter().filter_map(|p| p.sig_ty.as_ref().map(|t| format!("{}: {t}", p.name))).collect();
     let view = TypedFn {
+        sig,
         name: if f.names.rust.is_empty() { fallback_name(f) } else { f.names.rust.clone() },
         c_name: f.name.clone(),
         symbol: f.symbol.clone(),

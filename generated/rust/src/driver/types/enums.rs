@@ -2073,7 +2073,7 @@ impl CUdevice_attribute {
     /// Device supports using the `cuMemAllocAsync` and `cuMemPool` family of APIs
     #[doc(alias = "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED")]
     pub const MEMORY_POOLS_SUPPORTED: Self = Self(115);
-    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    /// Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see <https://docs.nvidia.com/cuda/gpudirect-rdma> for more information)
     #[doc(alias = "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED")]
     pub const GPU_DIRECT_RDMA_SUPPORTED: Self = Self(116);
     /// The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the `CUflushGPUDirectRDMAWritesOptions` enum
