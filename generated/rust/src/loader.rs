@@ -95,7 +95,7 @@ fn library(kind: LibraryKind) -> Result<&'static libloading::Library, LoadError>
         // SAFETY: loading NVIDIA's libraries runs their initialisers, which are trusted.
         unsafe { libloading::Library::new(&path) }.map_err(|err| LoadError {
             library: lib_name(kind).to_string(),
-            detail: format!("{}: {err}", path.to_string_lossy()),
+            detail: err.to_string(),
             symbol: None,
             version: None,
             missing_library: true,

@@ -67,7 +67,7 @@ impl core::fmt::Display for Value<'_> {
             Value::U64(v) | Value::Size(v) => write!(f, "{v}"),
             Value::F64(v) => write!(f, "{v}"),
             Value::Hex(v) => write!(f, "{v:#x}"),
-            Value::Ptr(p) => write!(f, "{p:p}"),
+            Value::Ptr(p) => write!(f, "{:p}", *p),
             Value::Enum { name: Some(n), .. } => f.write_str(n),
             Value::Enum { name: None, value } => write!(f, "{value}"),
             Value::Str(Some(s)) => write!(f, "{:?}", s.to_string_lossy()),

@@ -86,23 +86,6 @@ impl nvrtcResult {
     /// What the header says this status means (`None` for unknown values).
     pub const fn description(self) -> Option<&'static str> {
         match self.0 {
-            0 => Some(""),
-            1 => Some(""),
-            2 => Some(""),
-            3 => Some(""),
-            4 => Some(""),
-            5 => Some(""),
-            6 => Some(""),
-            7 => Some(""),
-            8 => Some(""),
-            9 => Some(""),
-            10 => Some(""),
-            11 => Some(""),
-            12 => Some(""),
-            13 => Some(""),
-            14 => Some(""),
-            15 => Some(""),
-            16 => Some(""),
             _ => None,
         }
     }
