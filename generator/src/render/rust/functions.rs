@@ -436,3 +436,77 @@ fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: &str) -> Ve
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{DecidedBy, Direction, Doc, Library, LibraryKind, Location, Names, Param};
+
+    fn param(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
+        Param {
+            name: name.into(),
+            ty,
+            direction: Direction::In,
+            role,
+            nullable,
+            decided_by: DecidedBy::Annotation,
+            doc: String::new(),
+            names: Names { rust: ident(&heck::ToSnakeCase::to_snake_case(name)), python: name.into() },
+        }
+    }
+
+    fn function(name: &str, params: Vec<Param>) -> Function {
+        Function {
+            name: name.into(),
+            symbol: name.into(),
+            proc_name: name.into(),
+            version: None,
+            variants: vec![],
+            ret: Type::named("CUresult"),
+            params,
+            deprecated: None,
+            doc: Doc::default(),
+            location: Location::default(),
+            names: Names { rust: "f".into(), python: name.into() },
+            returns: ReturnShape::Status,
+            needs_unsafe: false,
+        }
+    }
+
+    #[test]
+    fn shared_length_counts_every_slice_and_outputs_form_a_tuple() {
+        let cstr_array = Type::ptr(Type::ptr(Type::prim(Prim::Char), true), true);
+        let f = function(
+            "cuThing",
+            vec![
+                param("out", Type::ptr(Type::prim(Prim::Int), false), Role::OutValue, false),
+                param("n", Type::prim(Prim::UInt), Role::Length { of: "names".into() }, false),
+                param("names", cstr_array, Role::InArray { len: Some("n".into()) }, false),
+                param("values", Type::ptr(Type::prim(Prim::Int), false), Role::InArray { len: Some("n".into()) }, true),
+                param("name", Type::ptr(Type::ptr(Type::prim(Prim::Char), true), false), Role::CStrOut, false),
+            ],
+        );
+        let lib = Library::new(LibraryKind::Driver);
+        let (t, notes) = typed(&Ctx::new(&lib), &f, "CUresult");
+        assert!(notes.is_empty(), "{notes:?}");
+        assert!(!t.is_unsafe);
+        assert_eq!(t.sig, vec!["names: &[&CStr]", "values: Option<&[c_int]>"]);
+        assert_eq!(t.ret_ty, "Result<(c_int, String), Error>");
+        let n = &t.params[1];
+        assert_eq!(n.kind, "length");
+        assert_eq!(n.sources, vec!["Some(names.len())", "values.as_ref().map(|s| s.len())"]);
+        assert_eq!(t.params[3].arg, "values.map_or(core::ptr::null(), |s| s.as_ptr()).cast_mut()");
+    }
+
+    #[test]
+    fn unbounded_raw_pointers_make_the_fn_unsafe() {
+        let f = function(
+            "cuRaw",
+            vec![param("dims", Type::ptr(Type::prim(Prim::U64), true), Role::InArray { len: None }, false)],
+        );
+        let lib = Library::new(LibraryKind::Driver);
+        let (t, _) = typed(&Ctx::new(&lib), &f, "CUresult");
+        assert!(t.is_unsafe);
+        assert!(t.doc.iter().any(|l| l == "# Safety"));
+    }
+}

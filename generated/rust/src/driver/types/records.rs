@@ -129,7 +129,7 @@ pub struct CUgreenCtx_st {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUuuid {
-pub bytes: [c_char; 16],
+    pub bytes: [c_char; 16],
 }
 
 impl Default for CUuuid {
@@ -153,7 +153,7 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemFabricHandle_v1 {
-pub data: [c_uchar; 64],
+    pub data: [c_uchar; 64],
 }
 
 impl Default for CUmemFabricHandle_v1 {
@@ -174,7 +174,7 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUipcEventHandle_v1 {
-pub reserved: [c_char; 64],
+    pub reserved: [c_char; 64],
 }
 
 impl Default for CUipcEventHandle_v1 {
@@ -195,7 +195,7 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUipcMemHandle_v1 {
-pub reserved: [c_char; 64],
+    pub reserved: [c_char; 64],
 }
 
 impl Default for CUipcMemHandle_v1 {
@@ -233,10 +233,10 @@ const _: () = assert!(core::mem::size_of::<CUstreamBatchMemOpParams_v1>() == 48 
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 {
-pub ctx: CUcontext,
-pub count: c_uint,
-pub paramArray: *mut CUstreamBatchMemOpParams,
-pub flags: c_uint,
+    pub ctx: CUcontext,
+    pub count: c_uint,
+    pub paramArray: *mut CUstreamBatchMemOpParams,
+    pub flags: c_uint,
 }
 
 impl Default for CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 {
@@ -261,13 +261,13 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 {
     /// Context to use for the operations.
-pub ctx: CUcontext,
+    pub ctx: CUcontext,
     /// Number of operations in paramArray.
-pub count: c_uint,
+    pub count: c_uint,
     /// Array of batch memory operations.
-pub paramArray: *mut CUstreamBatchMemOpParams,
+    pub paramArray: *mut CUstreamBatchMemOpParams,
     /// Flags to control the node.
-pub flags: c_uint,
+    pub flags: c_uint,
 }
 
 impl Default for CUDA_BATCH_MEM_OP_NODE_PARAMS_v2 {
@@ -290,7 +290,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUasyncNotificationInfo_info_overBudget {
     /// The number of bytes that the process has allocated above its device memory budget
-pub bytesOverBudget: c_ulonglong,
+    pub bytesOverBudget: c_ulonglong,
 }
 
 impl Default for CUasyncNotificationInfo_info_overBudget {
@@ -310,7 +310,7 @@ const _: () = {
 #[derive(Copy, Clone)]
 pub union CUasyncNotificationInfo_info {
     /// Information about notifications of type `CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET`
-pub overBudget: CUasyncNotificationInfo_info_overBudget,
+    pub overBudget: CUasyncNotificationInfo_info_overBudget,
 }
 
 impl Default for CUasyncNotificationInfo_info {
@@ -337,9 +337,9 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUasyncNotificationInfo {
     /// The type of notification being sent
-pub r#type: CUasyncNotificationType,
+    pub r#type: CUasyncNotificationType,
     /// Information about the notification. `type` must be checked in order to interpret this field.
-pub info: CUasyncNotificationInfo_info,
+    pub info: CUasyncNotificationInfo_info,
 }
 
 impl Default for CUasyncNotificationInfo {
@@ -362,25 +362,25 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUdevprop_v1 {
     /// Maximum number of threads per block
-pub maxThreadsPerBlock: c_int,
+    pub maxThreadsPerBlock: c_int,
     /// Maximum size of each dimension of a block
-pub maxThreadsDim: [c_int; 3],
+    pub maxThreadsDim: [c_int; 3],
     /// Maximum size of each dimension of a grid
-pub maxGridSize: [c_int; 3],
+    pub maxGridSize: [c_int; 3],
     /// Shared memory available per block in bytes
-pub sharedMemPerBlock: c_int,
+    pub sharedMemPerBlock: c_int,
     /// Constant memory available on device in bytes
-pub totalConstantMemory: c_int,
+    pub totalConstantMemory: c_int,
     /// Warp size in threads
-pub SIMDWidth: c_int,
+    pub SIMDWidth: c_int,
     /// Maximum pitch in bytes allowed by memory copies
-pub memPitch: c_int,
+    pub memPitch: c_int,
     /// 32-bit registers available per block
-pub regsPerBlock: c_int,
+    pub regsPerBlock: c_int,
     /// Clock frequency in kilohertz
-pub clockRate: c_int,
+    pub clockRate: c_int,
     /// Alignment requirement for textures
-pub textureAlign: c_int,
+    pub textureAlign: c_int,
 }
 
 impl Default for CUdevprop_v1 {
@@ -425,15 +425,15 @@ pub struct CUlinkState_st {
 #[derive(Copy, Clone, Debug)]
 pub struct CUaccessPolicyWindow_v1 {
     /// Starting address of the access policy window. CUDA driver may align it.
-pub base_ptr: *mut c_void,
+    pub base_ptr: *mut c_void,
     /// Size in bytes of the window policy. CUDA driver may restrict the maximum size and alignment.
-pub num_bytes: usize,
+    pub num_bytes: usize,
     /// hitRatio specifies percentage of lines assigned hitProp, rest are assigned missProp.
-pub hitRatio: f32,
+    pub hitRatio: f32,
     /// `CUaccessProperty` set for hit.
-pub hitProp: CUaccessProperty,
+    pub hitProp: CUaccessProperty,
     /// `CUaccessProperty` set for miss. Must be either NORMAL or STREAMING
-pub missProp: CUaccessProperty,
+    pub missProp: CUaccessProperty,
 }
 
 impl Default for CUaccessPolicyWindow_v1 {
@@ -459,25 +459,25 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_KERNEL_NODE_PARAMS_v1 {
     /// Kernel to launch
-pub func: CUfunction,
+    pub func: CUfunction,
     /// Width of grid in blocks
-pub gridDimX: c_uint,
+    pub gridDimX: c_uint,
     /// Height of grid in blocks
-pub gridDimY: c_uint,
+    pub gridDimY: c_uint,
     /// Depth of grid in blocks
-pub gridDimZ: c_uint,
+    pub gridDimZ: c_uint,
     /// X dimension of each thread block
-pub blockDimX: c_uint,
+    pub blockDimX: c_uint,
     /// Y dimension of each thread block
-pub blockDimY: c_uint,
+    pub blockDimY: c_uint,
     /// Z dimension of each thread block
-pub blockDimZ: c_uint,
+    pub blockDimZ: c_uint,
     /// Dynamic shared-memory size per thread block in bytes
-pub sharedMemBytes: c_uint,
+    pub sharedMemBytes: c_uint,
     /// Array of pointers to kernel parameters
-pub kernelParams: *mut *mut c_void,
+    pub kernelParams: *mut *mut c_void,
     /// Extra options
-pub extra: *mut *mut c_void,
+    pub extra: *mut *mut c_void,
 }
 
 impl Default for CUDA_KERNEL_NODE_PARAMS_v1 {
@@ -508,29 +508,29 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_KERNEL_NODE_PARAMS_v2 {
     /// Kernel to launch
-pub func: CUfunction,
+    pub func: CUfunction,
     /// Width of grid in blocks
-pub gridDimX: c_uint,
+    pub gridDimX: c_uint,
     /// Height of grid in blocks
-pub gridDimY: c_uint,
+    pub gridDimY: c_uint,
     /// Depth of grid in blocks
-pub gridDimZ: c_uint,
+    pub gridDimZ: c_uint,
     /// X dimension of each thread block
-pub blockDimX: c_uint,
+    pub blockDimX: c_uint,
     /// Y dimension of each thread block
-pub blockDimY: c_uint,
+    pub blockDimY: c_uint,
     /// Z dimension of each thread block
-pub blockDimZ: c_uint,
+    pub blockDimZ: c_uint,
     /// Dynamic shared-memory size per thread block in bytes
-pub sharedMemBytes: c_uint,
+    pub sharedMemBytes: c_uint,
     /// Array of pointers to kernel parameters
-pub kernelParams: *mut *mut c_void,
+    pub kernelParams: *mut *mut c_void,
     /// Extra options
-pub extra: *mut *mut c_void,
+    pub extra: *mut *mut c_void,
     /// Kernel to launch, will only be referenced if func is NULL
-pub kern: CUkernel,
+    pub kern: CUkernel,
     /// Context for the kernel task to run in. The value NULL will indicate the current context should be used by the api. This field is ignored if func is set.
-pub ctx: CUcontext,
+    pub ctx: CUcontext,
 }
 
 impl Default for CUDA_KERNEL_NODE_PARAMS_v2 {
@@ -563,29 +563,29 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_KERNEL_NODE_PARAMS_v3 {
     /// Kernel to launch
-pub func: CUfunction,
+    pub func: CUfunction,
     /// Width of grid in blocks
-pub gridDimX: c_uint,
+    pub gridDimX: c_uint,
     /// Height of grid in blocks
-pub gridDimY: c_uint,
+    pub gridDimY: c_uint,
     /// Depth of grid in blocks
-pub gridDimZ: c_uint,
+    pub gridDimZ: c_uint,
     /// X dimension of each thread block
-pub blockDimX: c_uint,
+    pub blockDimX: c_uint,
     /// Y dimension of each thread block
-pub blockDimY: c_uint,
+    pub blockDimY: c_uint,
     /// Z dimension of each thread block
-pub blockDimZ: c_uint,
+    pub blockDimZ: c_uint,
     /// Dynamic shared-memory size per thread block in bytes
-pub sharedMemBytes: c_uint,
+    pub sharedMemBytes: c_uint,
     /// Array of pointers to kernel parameters
-pub kernelParams: *mut *mut c_void,
+    pub kernelParams: *mut *mut c_void,
     /// Extra options
-pub extra: *mut *mut c_void,
+    pub extra: *mut *mut c_void,
     /// Kernel to launch, will only be referenced if func is NULL
-pub kern: CUkernel,
+    pub kern: CUkernel,
     /// Context for the kernel task to run in. The value NULL will indicate the current context should be used by the api. This field is ignored if func is set.
-pub ctx: CUcontext,
+    pub ctx: CUcontext,
 }
 
 impl Default for CUDA_KERNEL_NODE_PARAMS_v3 {
@@ -618,17 +618,17 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_MEMSET_NODE_PARAMS_v1 {
     /// Destination device pointer
-pub dst: CUdeviceptr,
+    pub dst: CUdeviceptr,
     /// Pitch of destination device pointer. Unused if height is 1
-pub pitch: usize,
+    pub pitch: usize,
     /// Value to be set
-pub value: c_uint,
+    pub value: c_uint,
     /// Size of each element in bytes. Must be 1, 2, or 4.
-pub elementSize: c_uint,
+    pub elementSize: c_uint,
     /// Width of the row in elements
-pub width: usize,
+    pub width: usize,
     /// Number of rows
-pub height: usize,
+    pub height: usize,
 }
 
 impl Default for CUDA_MEMSET_NODE_PARAMS_v1 {
@@ -655,19 +655,19 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_MEMSET_NODE_PARAMS_v2 {
     /// Destination device pointer
-pub dst: CUdeviceptr,
+    pub dst: CUdeviceptr,
     /// Pitch of destination device pointer. Unused if height is 1
-pub pitch: usize,
+    pub pitch: usize,
     /// Value to be set
-pub value: c_uint,
+    pub value: c_uint,
     /// Size of each element in bytes. Must be 1, 2, or 4.
-pub elementSize: c_uint,
+    pub elementSize: c_uint,
     /// Width of the row in elements
-pub width: usize,
+    pub width: usize,
     /// Number of rows
-pub height: usize,
+    pub height: usize,
     /// Context on which to run the node
-pub ctx: CUcontext,
+    pub ctx: CUcontext,
 }
 
 impl Default for CUDA_MEMSET_NODE_PARAMS_v2 {
@@ -695,9 +695,9 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_HOST_NODE_PARAMS_v1 {
     /// The function to call when the node executes
-pub r#fn: CUhostFn,
+    pub r#fn: CUhostFn,
     /// Argument to pass to the function
-pub userData: *mut c_void,
+    pub userData: *mut c_void,
 }
 
 impl Default for CUDA_HOST_NODE_PARAMS_v1 {
@@ -720,9 +720,9 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_HOST_NODE_PARAMS_v2 {
     /// The function to call when the node executes
-pub r#fn: CUhostFn,
+    pub r#fn: CUhostFn,
     /// Argument to pass to the function
-pub userData: *mut c_void,
+    pub userData: *mut c_void,
 }
 
 impl Default for CUDA_HOST_NODE_PARAMS_v2 {
@@ -746,12 +746,12 @@ pub struct CUDA_CONDITIONAL_NODE_PARAMS {
     /// Conditional node handle.
     /// Handles must be created in advance of creating the node
     /// using `cuGraphConditionalHandleCreate`.
-pub handle: CUgraphConditionalHandle,
+    pub handle: CUgraphConditionalHandle,
     /// Type of conditional node.
-pub r#type: CUgraphConditionalNodeType,
+    pub r#type: CUgraphConditionalNodeType,
     /// Size of graph output array.  Allowed values are 1 for CU_GRAPH_COND_TYPE_WHILE, 1 or 2
     /// for CU_GRAPH_COND_TYPE_IF, or any value greater than zero for CU_GRAPH_COND_TYPE_SWITCH.
-pub size: c_uint,
+    pub size: c_uint,
     /// CUDA-owned array populated with conditional node child graphs during creation of the node.
     /// Valid for the lifetime of the conditional node.
     /// The contents of the graph(s) are subject to the following constraints:
@@ -771,9 +771,9 @@ pub size: c_uint,
     /// CU_GRAPH_COND_TYPE_SWITCH:
     /// phGraph_out\[n\] is executed when the condition is equal to n.  If the condition >= `size`,
     /// no body graph is executed.
-pub phGraph_out: *mut CUgraph,
+    pub phGraph_out: *mut CUgraph,
     /// Context on which to run the node.  Must match context used to create the handle and all body nodes.
-pub ctx: CUcontext,
+    pub ctx: CUcontext,
 }
 
 impl Default for CUDA_CONDITIONAL_NODE_PARAMS {
@@ -810,7 +810,7 @@ pub struct CUgraphEdgeData {
     /// can use the following output port types:
     /// `CU_GRAPH_KERNEL_NODE_PORT_DEFAULT`, `CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC`,
     /// or `CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER`.
-pub from_port: c_uchar,
+    pub from_port: c_uchar,
     /// This indicates what portion of the downstream node is dependent on
     /// the upstream node or portion thereof (indicated by `from_port`). The
     /// meaning is specific to the node type. A value of 0 in all cases means
@@ -818,14 +818,14 @@ pub from_port: c_uchar,
     /// <br>
     /// Currently no node types define non-zero ports. Accordingly, this field
     /// must be set to zero.
-pub to_port: c_uchar,
+    pub to_port: c_uchar,
     /// This should be populated with a value from `CUgraphDependencyType`. (It
     /// is typed as char due to compiler-specific layout of bitfields.) See
     /// `CUgraphDependencyType`.
-pub r#type: c_uchar,
+    pub r#type: c_uchar,
     /// These bytes are unused and must be zeroed. This ensures
     /// compatibility if additional fields are added in the future.
-pub reserved: [c_uchar; 5],
+    pub reserved: [c_uchar; 5],
 }
 
 impl Default for CUgraphEdgeData {
@@ -850,13 +850,13 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_GRAPH_INSTANTIATE_PARAMS {
     /// Instantiation flags
-pub flags: cuuint64_t,
+    pub flags: cuuint64_t,
     /// Upload stream
-pub hUploadStream: CUstream,
+    pub hUploadStream: CUstream,
     /// The node which caused instantiation to fail, if any
-pub hErrNode_out: CUgraphNode,
+    pub hErrNode_out: CUgraphNode,
     /// Whether instantiation was successful.  If it failed, the reason why
-pub result_out: CUgraphInstantiateResult,
+    pub result_out: CUgraphInstantiateResult,
 }
 
 impl Default for CUDA_GRAPH_INSTANTIATE_PARAMS {
@@ -889,9 +889,9 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUlaunchMemSyncDomainMap {
     /// The default domain ID to use for designated kernels
-pub default_: c_uchar,
+    pub default_: c_uchar,
     /// The remote domain ID to use for designated kernels
-pub remote: c_uchar,
+    pub remote: c_uchar,
 }
 
 impl Default for CUlaunchMemSyncDomainMap {
@@ -920,9 +920,9 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUlaunchAttributeValue_clusterDim {
-pub x: c_uint,
-pub y: c_uint,
-pub z: c_uint,
+    pub x: c_uint,
+    pub y: c_uint,
+    pub z: c_uint,
 }
 
 impl Default for CUlaunchAttributeValue_clusterDim {
@@ -948,9 +948,9 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUlaunchAttributeValue_programmaticEvent {
-pub event: CUevent,
-pub flags: c_int,
-pub triggerAtBlockStart: c_int,
+    pub event: CUevent,
+    pub flags: c_int,
+    pub triggerAtBlockStart: c_int,
 }
 
 impl Default for CUlaunchAttributeValue_programmaticEvent {
@@ -975,8 +975,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUlaunchAttributeValue_launchCompletionEvent {
-pub event: CUevent,
-pub flags: c_int,
+    pub event: CUevent,
+    pub flags: c_int,
 }
 
 impl Default for CUlaunchAttributeValue_launchCompletionEvent {
@@ -1007,9 +1007,9 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUlaunchAttributeValue_preferredClusterDim {
-pub x: c_uint,
-pub y: c_uint,
-pub z: c_uint,
+    pub x: c_uint,
+    pub y: c_uint,
+    pub z: c_uint,
 }
 
 impl Default for CUlaunchAttributeValue_preferredClusterDim {
@@ -1034,8 +1034,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUlaunchAttributeValue_deviceUpdatableKernelNode {
-pub deviceUpdatable: c_int,
-pub devNode: CUgraphDeviceNode,
+    pub deviceUpdatable: c_int,
+    pub devNode: CUgraphDeviceNode,
 }
 
 impl Default for CUlaunchAttributeValue_deviceUpdatableKernelNode {
@@ -1058,39 +1058,39 @@ const _: () = {
 #[derive(Copy, Clone)]
 pub union CUlaunchAttributeValue {
     /// Pad to 64 bytes
-pub pad: [c_char; 64],
+    pub pad: [c_char; 64],
     /// Value of launch attribute `CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW`.
-pub accessPolicyWindow: CUaccessPolicyWindow,
+    pub accessPolicyWindow: CUaccessPolicyWindow,
     /// Value of launch attribute `CU_LAUNCH_ATTRIBUTE_COOPERATIVE`. Nonzero indicates a cooperative
     /// kernel (see `cuLaunchCooperativeKernel`).
-pub cooperative: c_int,
+    pub cooperative: c_int,
     /// Value of launch attribute
     /// `CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY`. `CUsynchronizationPolicy` for
     /// work queued up in this stream
-pub syncPolicy: CUsynchronizationPolicy,
-pub clusterDim: CUlaunchAttributeValue_clusterDim,
+    pub syncPolicy: CUsynchronizationPolicy,
+    pub clusterDim: CUlaunchAttributeValue_clusterDim,
     /// Value of launch attribute
     /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`. Cluster
     /// scheduling policy preference for the kernel.
-pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
+    pub clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy,
     /// Value of launch attribute
     /// `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`.
-pub programmaticStreamSerializationAllowed: c_int,
-pub programmaticEvent: CUlaunchAttributeValue_programmaticEvent,
-pub launchCompletionEvent: CUlaunchAttributeValue_launchCompletionEvent,
+    pub programmaticStreamSerializationAllowed: c_int,
+    pub programmaticEvent: CUlaunchAttributeValue_programmaticEvent,
+    pub launchCompletionEvent: CUlaunchAttributeValue_launchCompletionEvent,
     /// Value of launch attribute `CU_LAUNCH_ATTRIBUTE_PRIORITY`. Execution priority of the kernel.
-pub priority: c_int,
+    pub priority: c_int,
     /// Value of launch attribute
     /// `CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP`. See
     /// `CUlaunchMemSyncDomainMap`.
-pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
+    pub memSyncDomainMap: CUlaunchMemSyncDomainMap,
     /// Value of launch attribute
     /// `CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN`. See::CUlaunchMemSyncDomain
-pub memSyncDomain: CUlaunchMemSyncDomain,
-pub preferredClusterDim: CUlaunchAttributeValue_preferredClusterDim,
-pub deviceUpdatableKernelNode: CUlaunchAttributeValue_deviceUpdatableKernelNode,
+    pub memSyncDomain: CUlaunchMemSyncDomain,
+    pub preferredClusterDim: CUlaunchAttributeValue_preferredClusterDim,
+    pub deviceUpdatableKernelNode: CUlaunchAttributeValue_deviceUpdatableKernelNode,
     /// Value of launch attribute `CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`.
-pub sharedMemCarveout: c_uint,
+    pub sharedMemCarveout: c_uint,
 }
 
 impl Default for CUlaunchAttributeValue {
@@ -1117,10 +1117,10 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUlaunchAttribute {
     /// Attribute to set
-pub id: CUlaunchAttributeID,
-pub pad: [c_char; 4],
+    pub id: CUlaunchAttributeID,
+    pub pad: [c_char; 4],
     /// Value of the attribute
-pub value: CUlaunchAttributeValue,
+    pub value: CUlaunchAttributeValue,
 }
 
 impl Default for CUlaunchAttribute {
@@ -1144,25 +1144,25 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUlaunchConfig {
     /// Width of grid in blocks
-pub gridDimX: c_uint,
+    pub gridDimX: c_uint,
     /// Height of grid in blocks
-pub gridDimY: c_uint,
+    pub gridDimY: c_uint,
     /// Depth of grid in blocks
-pub gridDimZ: c_uint,
+    pub gridDimZ: c_uint,
     /// X dimension of each thread block
-pub blockDimX: c_uint,
+    pub blockDimX: c_uint,
     /// Y dimension of each thread block
-pub blockDimY: c_uint,
+    pub blockDimY: c_uint,
     /// Z dimension of each thread block
-pub blockDimZ: c_uint,
+    pub blockDimZ: c_uint,
     /// Dynamic shared-memory size per thread block in bytes
-pub sharedMemBytes: c_uint,
+    pub sharedMemBytes: c_uint,
     /// Stream identifier
-pub hStream: CUstream,
+    pub hStream: CUstream,
     /// List of attributes; nullable if `CUlaunchConfig::numAttrs` == 0
-pub attrs: *mut CUlaunchAttribute,
+    pub attrs: *mut CUlaunchAttribute,
     /// Number of attributes populated in `CUlaunchConfig::attrs`
-pub numAttrs: c_uint,
+    pub numAttrs: c_uint,
 }
 
 impl Default for CUlaunchConfig {
@@ -1193,7 +1193,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUexecAffinitySmCount_v1 {
     /// The number of SMs the context is limited to use.
-pub val: c_uint,
+    pub val: c_uint,
 }
 
 impl Default for CUexecAffinitySmCount_v1 {
@@ -1212,7 +1212,7 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUexecAffinityParam_v1_param {
-pub smCount: CUexecAffinitySmCount,
+    pub smCount: CUexecAffinitySmCount,
 }
 
 impl Default for CUexecAffinityParam_v1_param {
@@ -1238,8 +1238,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUexecAffinityParam_v1 {
-pub r#type: CUexecAffinityType,
-pub param: CUexecAffinityParam_v1_param,
+    pub r#type: CUexecAffinityType,
+    pub param: CUexecAffinityParam_v1_param,
 }
 
 impl Default for CUexecAffinityParam_v1 {
@@ -1261,8 +1261,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUctxCigParam {
-pub sharedDataType: CUcigDataType,
-pub sharedData: *mut c_void,
+    pub sharedDataType: CUcigDataType,
+    pub sharedData: *mut c_void,
 }
 
 impl Default for CUctxCigParam {
@@ -1286,9 +1286,9 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUctxCreateParams {
-pub execAffinityParams: *mut CUexecAffinityParam,
-pub numExecAffinityParams: c_int,
-pub cigParams: *mut CUctxCigParam,
+    pub execAffinityParams: *mut CUexecAffinityParam,
+    pub numExecAffinityParams: c_int,
+    pub cigParams: *mut CUctxCigParam,
 }
 
 impl Default for CUctxCreateParams {
@@ -1310,10 +1310,10 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUlibraryHostUniversalFunctionAndDataTable {
-pub functionTable: *mut c_void,
-pub functionWindowSize: usize,
-pub dataTable: *mut c_void,
-pub dataWindowSize: usize,
+    pub functionTable: *mut c_void,
+    pub functionWindowSize: usize,
+    pub dataTable: *mut c_void,
+    pub dataWindowSize: usize,
 }
 
 impl Default for CUlibraryHostUniversalFunctionAndDataTable {
@@ -1338,37 +1338,37 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_MEMCPY2D_v2 {
     /// Source X in bytes
-pub srcXInBytes: usize,
+    pub srcXInBytes: usize,
     /// Source Y
-pub srcY: usize,
+    pub srcY: usize,
     /// Source memory type (host, device, array)
-pub srcMemoryType: CUmemorytype,
+    pub srcMemoryType: CUmemorytype,
     /// Source host pointer
-pub srcHost: *const c_void,
+    pub srcHost: *const c_void,
     /// Source device pointer
-pub srcDevice: CUdeviceptr,
+    pub srcDevice: CUdeviceptr,
     /// Source array reference
-pub srcArray: CUarray,
+    pub srcArray: CUarray,
     /// Source pitch (ignored when src is array)
-pub srcPitch: usize,
+    pub srcPitch: usize,
     /// Destination X in bytes
-pub dstXInBytes: usize,
+    pub dstXInBytes: usize,
     /// Destination Y
-pub dstY: usize,
+    pub dstY: usize,
     /// Destination memory type (host, device, array)
-pub dstMemoryType: CUmemorytype,
+    pub dstMemoryType: CUmemorytype,
     /// Destination host pointer
-pub dstHost: *mut c_void,
+    pub dstHost: *mut c_void,
     /// Destination device pointer
-pub dstDevice: CUdeviceptr,
+    pub dstDevice: CUdeviceptr,
     /// Destination array reference
-pub dstArray: CUarray,
+    pub dstArray: CUarray,
     /// Destination pitch (ignored when dst is array)
-pub dstPitch: usize,
+    pub dstPitch: usize,
     /// Width of 2D memory copy in bytes
-pub WidthInBytes: usize,
+    pub WidthInBytes: usize,
     /// Height of 2D memory copy
-pub Height: usize,
+    pub Height: usize,
 }
 
 impl Default for CUDA_MEMCPY2D_v2 {
@@ -1405,55 +1405,55 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_MEMCPY3D_v2 {
     /// Source X in bytes
-pub srcXInBytes: usize,
+    pub srcXInBytes: usize,
     /// Source Y
-pub srcY: usize,
+    pub srcY: usize,
     /// Source Z
-pub srcZ: usize,
+    pub srcZ: usize,
     /// Source LOD
-pub srcLOD: usize,
+    pub srcLOD: usize,
     /// Source memory type (host, device, array)
-pub srcMemoryType: CUmemorytype,
+    pub srcMemoryType: CUmemorytype,
     /// Source host pointer
-pub srcHost: *const c_void,
+    pub srcHost: *const c_void,
     /// Source device pointer
-pub srcDevice: CUdeviceptr,
+    pub srcDevice: CUdeviceptr,
     /// Source array reference
-pub srcArray: CUarray,
+    pub srcArray: CUarray,
     /// Must be NULL
-pub reserved0: *mut c_void,
+    pub reserved0: *mut c_void,
     /// Source pitch (ignored when src is array)
-pub srcPitch: usize,
+    pub srcPitch: usize,
     /// Source height (ignored when src is array; may be 0 if Depth==1)
-pub srcHeight: usize,
+    pub srcHeight: usize,
     /// Destination X in bytes
-pub dstXInBytes: usize,
+    pub dstXInBytes: usize,
     /// Destination Y
-pub dstY: usize,
+    pub dstY: usize,
     /// Destination Z
-pub dstZ: usize,
+    pub dstZ: usize,
     /// Destination LOD
-pub dstLOD: usize,
+    pub dstLOD: usize,
     /// Destination memory type (host, device, array)
-pub dstMemoryType: CUmemorytype,
+    pub dstMemoryType: CUmemorytype,
     /// Destination host pointer
-pub dstHost: *mut c_void,
+    pub dstHost: *mut c_void,
     /// Destination device pointer
-pub dstDevice: CUdeviceptr,
+    pub dstDevice: CUdeviceptr,
     /// Destination array reference
-pub dstArray: CUarray,
+    pub dstArray: CUarray,
     /// Must be NULL
-pub reserved1: *mut c_void,
+    pub reserved1: *mut c_void,
     /// Destination pitch (ignored when dst is array)
-pub dstPitch: usize,
+    pub dstPitch: usize,
     /// Destination height (ignored when dst is array; may be 0 if Depth==1)
-pub dstHeight: usize,
+    pub dstHeight: usize,
     /// Width of 3D memory copy in bytes
-pub WidthInBytes: usize,
+    pub WidthInBytes: usize,
     /// Height of 3D memory copy
-pub Height: usize,
+    pub Height: usize,
     /// Depth of 3D memory copy
-pub Depth: usize,
+    pub Depth: usize,
 }
 
 impl Default for CUDA_MEMCPY3D_v2 {
@@ -1499,55 +1499,55 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_MEMCPY3D_PEER_v1 {
     /// Source X in bytes
-pub srcXInBytes: usize,
+    pub srcXInBytes: usize,
     /// Source Y
-pub srcY: usize,
+    pub srcY: usize,
     /// Source Z
-pub srcZ: usize,
+    pub srcZ: usize,
     /// Source LOD
-pub srcLOD: usize,
+    pub srcLOD: usize,
     /// Source memory type (host, device, array)
-pub srcMemoryType: CUmemorytype,
+    pub srcMemoryType: CUmemorytype,
     /// Source host pointer
-pub srcHost: *const c_void,
+    pub srcHost: *const c_void,
     /// Source device pointer
-pub srcDevice: CUdeviceptr,
+    pub srcDevice: CUdeviceptr,
     /// Source array reference
-pub srcArray: CUarray,
+    pub srcArray: CUarray,
     /// Source context (ignored with srcMemoryType is `CU_MEMORYTYPE_ARRAY`)
-pub srcContext: CUcontext,
+    pub srcContext: CUcontext,
     /// Source pitch (ignored when src is array)
-pub srcPitch: usize,
+    pub srcPitch: usize,
     /// Source height (ignored when src is array; may be 0 if Depth==1)
-pub srcHeight: usize,
+    pub srcHeight: usize,
     /// Destination X in bytes
-pub dstXInBytes: usize,
+    pub dstXInBytes: usize,
     /// Destination Y
-pub dstY: usize,
+    pub dstY: usize,
     /// Destination Z
-pub dstZ: usize,
+    pub dstZ: usize,
     /// Destination LOD
-pub dstLOD: usize,
+    pub dstLOD: usize,
     /// Destination memory type (host, device, array)
-pub dstMemoryType: CUmemorytype,
+    pub dstMemoryType: CUmemorytype,
     /// Destination host pointer
-pub dstHost: *mut c_void,
+    pub dstHost: *mut c_void,
     /// Destination device pointer
-pub dstDevice: CUdeviceptr,
+    pub dstDevice: CUdeviceptr,
     /// Destination array reference
-pub dstArray: CUarray,
+    pub dstArray: CUarray,
     /// Destination context (ignored with dstMemoryType is `CU_MEMORYTYPE_ARRAY`)
-pub dstContext: CUcontext,
+    pub dstContext: CUcontext,
     /// Destination pitch (ignored when dst is array)
-pub dstPitch: usize,
+    pub dstPitch: usize,
     /// Destination height (ignored when dst is array; may be 0 if Depth==1)
-pub dstHeight: usize,
+    pub dstHeight: usize,
     /// Width of 3D memory copy in bytes
-pub WidthInBytes: usize,
+    pub WidthInBytes: usize,
     /// Height of 3D memory copy
-pub Height: usize,
+    pub Height: usize,
     /// Depth of 3D memory copy
-pub Depth: usize,
+    pub Depth: usize,
 }
 
 impl Default for CUDA_MEMCPY3D_PEER_v1 {
@@ -1593,13 +1593,13 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_MEMCPY_NODE_PARAMS {
     /// Must be zero
-pub flags: c_int,
+    pub flags: c_int,
     /// Must be zero
-pub reserved: c_int,
+    pub reserved: c_int,
     /// Context on which to run the node
-pub copyCtx: CUcontext,
+    pub copyCtx: CUcontext,
     /// Parameters for the memory copy
-pub copyParams: CUDA_MEMCPY3D,
+    pub copyParams: CUDA_MEMCPY3D,
 }
 
 impl Default for CUDA_MEMCPY_NODE_PARAMS {
@@ -1624,13 +1624,13 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_ARRAY_DESCRIPTOR_v2 {
     /// Width of array
-pub Width: usize,
+    pub Width: usize,
     /// Height of array
-pub Height: usize,
+    pub Height: usize,
     /// Array format
-pub Format: CUarray_format,
+    pub Format: CUarray_format,
     /// Channels per array element
-pub NumChannels: c_uint,
+    pub NumChannels: c_uint,
 }
 
 impl Default for CUDA_ARRAY_DESCRIPTOR_v2 {
@@ -1655,17 +1655,17 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_ARRAY3D_DESCRIPTOR_v2 {
     /// Width of 3D array
-pub Width: usize,
+    pub Width: usize,
     /// Height of 3D array
-pub Height: usize,
+    pub Height: usize,
     /// Depth of 3D array
-pub Depth: usize,
+    pub Depth: usize,
     /// Array format
-pub Format: CUarray_format,
+    pub Format: CUarray_format,
     /// Channels per array element
-pub NumChannels: c_uint,
+    pub NumChannels: c_uint,
     /// Flags
-pub Flags: c_uint,
+    pub Flags: c_uint,
 }
 
 impl Default for CUDA_ARRAY3D_DESCRIPTOR_v2 {
@@ -1690,11 +1690,11 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent {
     /// Width of sparse tile in elements
-pub width: c_uint,
+    pub width: c_uint,
     /// Height of sparse tile in elements
-pub height: c_uint,
+    pub height: c_uint,
     /// Depth of sparse tile in elements
-pub depth: c_uint,
+    pub depth: c_uint,
 }
 
 impl Default for CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent {
@@ -1717,14 +1717,14 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_ARRAY_SPARSE_PROPERTIES_v1 {
-pub tileExtent: CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent,
+    pub tileExtent: CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent,
     /// First mip level at which the mip tail begins.
-pub miptailFirstLevel: c_uint,
+    pub miptailFirstLevel: c_uint,
     /// Total size of the mip tail.
-pub miptailSize: c_ulonglong,
+    pub miptailSize: c_ulonglong,
     /// Flags will either be zero or `CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL`
-pub flags: c_uint,
-pub reserved: [c_uint; 4],
+    pub flags: c_uint,
+    pub reserved: [c_uint; 4],
 }
 
 impl Default for CUDA_ARRAY_SPARSE_PROPERTIES_v1 {
@@ -1750,10 +1750,10 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 {
     /// Total required memory size
-pub size: usize,
+    pub size: usize,
     /// alignment requirement
-pub alignment: usize,
-pub reserved: [c_uint; 4],
+    pub alignment: usize,
+    pub reserved: [c_uint; 4],
 }
 
 impl Default for CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 {
@@ -1775,7 +1775,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_RESOURCE_DESC_v1_res_array {
     /// CUDA array
-pub hArray: CUarray,
+    pub hArray: CUarray,
 }
 
 impl Default for CUDA_RESOURCE_DESC_v1_res_array {
@@ -1795,7 +1795,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_RESOURCE_DESC_v1_res_mipmap {
     /// CUDA mipmapped array
-pub hMipmappedArray: CUmipmappedArray,
+    pub hMipmappedArray: CUmipmappedArray,
 }
 
 impl Default for CUDA_RESOURCE_DESC_v1_res_mipmap {
@@ -1815,13 +1815,13 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_RESOURCE_DESC_v1_res_linear {
     /// Device pointer
-pub devPtr: CUdeviceptr,
+    pub devPtr: CUdeviceptr,
     /// Array format
-pub format: CUarray_format,
+    pub format: CUarray_format,
     /// Channels per array element
-pub numChannels: c_uint,
+    pub numChannels: c_uint,
     /// Size in bytes
-pub sizeInBytes: usize,
+    pub sizeInBytes: usize,
 }
 
 impl Default for CUDA_RESOURCE_DESC_v1_res_linear {
@@ -1844,17 +1844,17 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_RESOURCE_DESC_v1_res_pitch2D {
     /// Device pointer
-pub devPtr: CUdeviceptr,
+    pub devPtr: CUdeviceptr,
     /// Array format
-pub format: CUarray_format,
+    pub format: CUarray_format,
     /// Channels per array element
-pub numChannels: c_uint,
+    pub numChannels: c_uint,
     /// Width of the array in elements
-pub width: usize,
+    pub width: usize,
     /// Height of the array in elements
-pub height: usize,
+    pub height: usize,
     /// Pitch between two rows in bytes
-pub pitchInBytes: usize,
+    pub pitchInBytes: usize,
 }
 
 impl Default for CUDA_RESOURCE_DESC_v1_res_pitch2D {
@@ -1878,7 +1878,7 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_RESOURCE_DESC_v1_res_reserved {
-pub reserved: [c_int; 32],
+    pub reserved: [c_int; 32],
 }
 
 impl Default for CUDA_RESOURCE_DESC_v1_res_reserved {
@@ -1897,11 +1897,11 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUDA_RESOURCE_DESC_v1_res {
-pub array: CUDA_RESOURCE_DESC_v1_res_array,
-pub mipmap: CUDA_RESOURCE_DESC_v1_res_mipmap,
-pub linear: CUDA_RESOURCE_DESC_v1_res_linear,
-pub pitch2D: CUDA_RESOURCE_DESC_v1_res_pitch2D,
-pub reserved: CUDA_RESOURCE_DESC_v1_res_reserved,
+    pub array: CUDA_RESOURCE_DESC_v1_res_array,
+    pub mipmap: CUDA_RESOURCE_DESC_v1_res_mipmap,
+    pub linear: CUDA_RESOURCE_DESC_v1_res_linear,
+    pub pitch2D: CUDA_RESOURCE_DESC_v1_res_pitch2D,
+    pub reserved: CUDA_RESOURCE_DESC_v1_res_reserved,
 }
 
 impl Default for CUDA_RESOURCE_DESC_v1_res {
@@ -1928,10 +1928,10 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_RESOURCE_DESC_v1 {
     /// Resource type
-pub resType: CUresourcetype,
-pub res: CUDA_RESOURCE_DESC_v1_res,
+    pub resType: CUresourcetype,
+    pub res: CUDA_RESOURCE_DESC_v1_res,
     /// Flags (must be zero)
-pub flags: c_uint,
+    pub flags: c_uint,
 }
 
 impl Default for CUDA_RESOURCE_DESC_v1 {
@@ -1955,24 +1955,24 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_TEXTURE_DESC_v1 {
     /// Address modes
-pub addressMode: [CUaddress_mode; 3],
+    pub addressMode: [CUaddress_mode; 3],
     /// Filter mode
-pub filterMode: CUfilter_mode,
+    pub filterMode: CUfilter_mode,
     /// Flags
-pub flags: c_uint,
+    pub flags: c_uint,
     /// Maximum anisotropy ratio
-pub maxAnisotropy: c_uint,
+    pub maxAnisotropy: c_uint,
     /// Mipmap filter mode
-pub mipmapFilterMode: CUfilter_mode,
+    pub mipmapFilterMode: CUfilter_mode,
     /// Mipmap level bias
-pub mipmapLevelBias: f32,
+    pub mipmapLevelBias: f32,
     /// Mipmap minimum level clamp
-pub minMipmapLevelClamp: f32,
+    pub minMipmapLevelClamp: f32,
     /// Mipmap maximum level clamp
-pub maxMipmapLevelClamp: f32,
+    pub maxMipmapLevelClamp: f32,
     /// Border Color
-pub borderColor: [f32; 4],
-pub reserved: [c_int; 12],
+    pub borderColor: [f32; 4],
+    pub reserved: [c_int; 12],
 }
 
 impl Default for CUDA_TEXTURE_DESC_v1 {
@@ -2003,22 +2003,22 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_RESOURCE_VIEW_DESC_v1 {
     /// Resource view format
-pub format: CUresourceViewFormat,
+    pub format: CUresourceViewFormat,
     /// Width of the resource view
-pub width: usize,
+    pub width: usize,
     /// Height of the resource view
-pub height: usize,
+    pub height: usize,
     /// Depth of the resource view
-pub depth: usize,
+    pub depth: usize,
     /// First defined mipmap level
-pub firstMipmapLevel: c_uint,
+    pub firstMipmapLevel: c_uint,
     /// Last defined mipmap level
-pub lastMipmapLevel: c_uint,
+    pub lastMipmapLevel: c_uint,
     /// First layer index
-pub firstLayer: c_uint,
+    pub firstLayer: c_uint,
     /// Last layer index
-pub lastLayer: c_uint,
-pub reserved: [c_uint; 16],
+    pub lastLayer: c_uint,
+    pub reserved: [c_uint; 16],
 }
 
 impl Default for CUDA_RESOURCE_VIEW_DESC_v1 {
@@ -2047,7 +2047,7 @@ const _: () = {
 #[repr(C, align(64))]
 #[derive(Copy, Clone, Debug)]
 pub struct CUtensorMap {
-pub opaque: [cuuint64_t; 16],
+    pub opaque: [cuuint64_t; 16],
 }
 
 impl Default for CUtensorMap {
@@ -2068,8 +2068,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1 {
-pub p2pToken: c_ulonglong,
-pub vaSpaceToken: c_uint,
+    pub p2pToken: c_ulonglong,
+    pub vaSpaceToken: c_uint,
 }
 
 impl Default for CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1 {
@@ -2092,25 +2092,25 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_LAUNCH_PARAMS_v1 {
     /// Kernel to launch
-pub function: CUfunction,
+    pub function: CUfunction,
     /// Width of grid in blocks
-pub gridDimX: c_uint,
+    pub gridDimX: c_uint,
     /// Height of grid in blocks
-pub gridDimY: c_uint,
+    pub gridDimY: c_uint,
     /// Depth of grid in blocks
-pub gridDimZ: c_uint,
+    pub gridDimZ: c_uint,
     /// X dimension of each thread block
-pub blockDimX: c_uint,
+    pub blockDimX: c_uint,
     /// Y dimension of each thread block
-pub blockDimY: c_uint,
+    pub blockDimY: c_uint,
     /// Z dimension of each thread block
-pub blockDimZ: c_uint,
+    pub blockDimZ: c_uint,
     /// Dynamic shared-memory size per thread block in bytes
-pub sharedMemBytes: c_uint,
+    pub sharedMemBytes: c_uint,
     /// Stream identifier
-pub hStream: CUstream,
+    pub hStream: CUstream,
     /// Array of pointers to kernel parameters
-pub kernelParams: *mut *mut c_void,
+    pub kernelParams: *mut *mut c_void,
 }
 
 impl Default for CUDA_LAUNCH_PARAMS_v1 {
@@ -2152,10 +2152,10 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32 {
     /// Valid NT handle. Must be NULL if 'name' is non-NULL
-pub handle: *mut c_void,
+    pub handle: *mut c_void,
     /// Name of a valid memory object.
     /// Must be NULL if 'handle' is non-NULL.
-pub name: *const c_void,
+    pub name: *const c_void,
 }
 
 impl Default for CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32 {
@@ -2178,11 +2178,11 @@ pub union CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle {
     /// File descriptor referencing the memory object. Valid
     /// when type is
     /// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD`
-pub fd: c_int,
-pub win32: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32,
+    pub fd: c_int,
+    pub win32: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32,
     /// A handle representing an NvSciBuf Object. Valid when type
     /// is `CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF`
-pub nvSciBufObject: *const c_void,
+    pub nvSciBufObject: *const c_void,
 }
 
 impl Default for CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle {
@@ -2209,13 +2209,13 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 {
     /// Type of the handle
-pub r#type: CUexternalMemoryHandleType,
-pub handle: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle,
+    pub r#type: CUexternalMemoryHandleType,
+    pub handle: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle,
     /// Size of the memory allocation
-pub size: c_ulonglong,
+    pub size: c_ulonglong,
     /// Flags must either be zero or `CUDA_EXTERNAL_MEMORY_DEDICATED`
-pub flags: c_uint,
-pub reserved: [c_uint; 16],
+    pub flags: c_uint,
+    pub reserved: [c_uint; 16],
 }
 
 impl Default for CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 {
@@ -2241,12 +2241,12 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 {
     /// Offset into the memory object where the buffer's base is
-pub offset: c_ulonglong,
+    pub offset: c_ulonglong,
     /// Size of the buffer
-pub size: c_ulonglong,
+    pub size: c_ulonglong,
     /// Flags reserved for future use. Must be zero.
-pub flags: c_uint,
-pub reserved: [c_uint; 16],
+    pub flags: c_uint,
+    pub reserved: [c_uint; 16],
 }
 
 impl Default for CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 {
@@ -2272,12 +2272,12 @@ const _: () = {
 pub struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1 {
     /// Offset into the memory object where the base level of the
     /// mipmap chain is.
-pub offset: c_ulonglong,
+    pub offset: c_ulonglong,
     /// Format, dimension and type of base level of the mipmap chain
-pub arrayDesc: CUDA_ARRAY3D_DESCRIPTOR,
+    pub arrayDesc: CUDA_ARRAY3D_DESCRIPTOR,
     /// Total number of levels in the mipmap chain
-pub numLevels: c_uint,
-pub reserved: [c_uint; 16],
+    pub numLevels: c_uint,
+    pub reserved: [c_uint; 16],
 }
 
 impl Default for CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1 {
@@ -2313,10 +2313,10 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32 {
     /// Valid NT handle. Must be NULL if 'name' is non-NULL
-pub handle: *mut c_void,
+    pub handle: *mut c_void,
     /// Name of a valid synchronization primitive.
     /// Must be NULL if 'handle' is non-NULL.
-pub name: *const c_void,
+    pub name: *const c_void,
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32 {
@@ -2340,10 +2340,10 @@ pub union CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle {
     /// when type is one of the following:
     /// - `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD`
     /// - `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD`
-pub fd: c_int,
-pub win32: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32,
+    pub fd: c_int,
+    pub win32: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32,
     /// Valid NvSciSyncObj. Must be non NULL
-pub nvSciSyncObj: *const c_void,
+    pub nvSciSyncObj: *const c_void,
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle {
@@ -2370,11 +2370,11 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1 {
     /// Type of the handle
-pub r#type: CUexternalSemaphoreHandleType,
-pub handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle,
+    pub r#type: CUexternalSemaphoreHandleType,
+    pub handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle,
     /// Flags reserved for the future. Must be zero.
-pub flags: c_uint,
-pub reserved: [c_uint; 16],
+    pub flags: c_uint,
+    pub reserved: [c_uint; 16],
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1 {
@@ -2398,7 +2398,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence {
     /// Value of fence to be signaled
-pub value: c_ulonglong,
+    pub value: c_ulonglong,
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence {
@@ -2419,8 +2419,8 @@ const _: () = {
 pub union CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync {
     /// Pointer to NvSciSyncFence. Valid if `CUexternalSemaphoreHandleType`
     /// is of type `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`.
-pub fence: *mut c_void,
-pub reserved: c_ulonglong,
+    pub fence: *mut c_void,
+    pub reserved: c_ulonglong,
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync {
@@ -2446,7 +2446,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex {
     /// Value of key to release the mutex with
-pub key: c_ulonglong,
+    pub key: c_ulonglong,
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex {
@@ -2465,10 +2465,10 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params {
-pub fence: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence,
-pub nvSciSync: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync,
-pub keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex,
-pub reserved: [c_uint; 12],
+    pub fence: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence,
+    pub nvSciSync: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync,
+    pub keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex,
+    pub reserved: [c_uint; 12],
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params {
@@ -2492,7 +2492,7 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1 {
-pub params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params,
+    pub params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params,
     /// Only when `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS` is used to
     /// signal a `CUexternalSemaphore` of type
     /// `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`, the valid flag is
@@ -2501,8 +2501,8 @@ pub params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params,
     /// operations should be performed for any external memory object imported
     /// as `CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF`.
     /// For all other types of `CUexternalSemaphore`, flags must be zero.
-pub flags: c_uint,
-pub reserved: [c_uint; 16],
+    pub flags: c_uint,
+    pub reserved: [c_uint; 16],
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1 {
@@ -2525,7 +2525,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence {
     /// Value of fence to be waited on
-pub value: c_ulonglong,
+    pub value: c_ulonglong,
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence {
@@ -2546,8 +2546,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync {
-pub fence: *mut c_void,
-pub reserved: c_ulonglong,
+    pub fence: *mut c_void,
+    pub reserved: c_ulonglong,
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync {
@@ -2573,9 +2573,9 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex {
     /// Value of key to acquire the mutex with
-pub key: c_ulonglong,
+    pub key: c_ulonglong,
     /// Timeout in milliseconds to wait to acquire the mutex
-pub timeoutMs: c_uint,
+    pub timeoutMs: c_uint,
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex {
@@ -2595,10 +2595,10 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params {
-pub fence: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence,
-pub nvSciSync: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync,
-pub keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex,
-pub reserved: [c_uint; 10],
+    pub fence: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence,
+    pub nvSciSync: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync,
+    pub keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex,
+    pub reserved: [c_uint; 10],
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params {
@@ -2622,7 +2622,7 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1 {
-pub params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params,
+    pub params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params,
     /// Only when `CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS` is used to wait on
     /// a `CUexternalSemaphore` of type `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`,
     /// the valid flag is `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`
@@ -2630,8 +2630,8 @@ pub params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params,
     /// synchronization operations should be performed for any external memory
     /// object imported as `CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF`.
     /// For all other types of `CUexternalSemaphore`, flags must be zero.
-pub flags: c_uint,
-pub reserved: [c_uint; 16],
+    pub flags: c_uint,
+    pub reserved: [c_uint; 16],
 }
 
 impl Default for CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1 {
@@ -2655,11 +2655,11 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 {
     /// Array of external semaphore handles.
-pub extSemArray: *mut CUexternalSemaphore,
+    pub extSemArray: *mut CUexternalSemaphore,
     /// Array of external semaphore signal parameters.
-pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+    pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
     /// Number of handles and parameters supplied in extSemArray and paramsArray.
-pub numExtSems: c_uint,
+    pub numExtSems: c_uint,
 }
 
 impl Default for CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 {
@@ -2683,11 +2683,11 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2 {
     /// Array of external semaphore handles.
-pub extSemArray: *mut CUexternalSemaphore,
+    pub extSemArray: *mut CUexternalSemaphore,
     /// Array of external semaphore signal parameters.
-pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+    pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
     /// Number of handles and parameters supplied in extSemArray and paramsArray.
-pub numExtSems: c_uint,
+    pub numExtSems: c_uint,
 }
 
 impl Default for CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2 {
@@ -2711,11 +2711,11 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 {
     /// Array of external semaphore handles.
-pub extSemArray: *mut CUexternalSemaphore,
+    pub extSemArray: *mut CUexternalSemaphore,
     /// Array of external semaphore wait parameters.
-pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+    pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
     /// Number of handles and parameters supplied in extSemArray and paramsArray.
-pub numExtSems: c_uint,
+    pub numExtSems: c_uint,
 }
 
 impl Default for CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 {
@@ -2739,11 +2739,11 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2 {
     /// Array of external semaphore handles.
-pub extSemArray: *mut CUexternalSemaphore,
+    pub extSemArray: *mut CUexternalSemaphore,
     /// Array of external semaphore wait parameters.
-pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+    pub paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
     /// Number of handles and parameters supplied in extSemArray and paramsArray.
-pub numExtSems: c_uint,
+    pub numExtSems: c_uint,
 }
 
 impl Default for CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2 {
@@ -2764,8 +2764,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUarrayMapInfo_v1_resource {
-pub mipmap: CUmipmappedArray,
-pub array: CUarray,
+    pub mipmap: CUmipmappedArray,
+    pub array: CUarray,
 }
 
 impl Default for CUarrayMapInfo_v1_resource {
@@ -2790,21 +2790,21 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUarrayMapInfo_v1_subresource_sparseLevel {
     /// For CUDA mipmapped arrays must a valid mipmap level. For CUDA arrays must be zero
-pub level: c_uint,
+    pub level: c_uint,
     /// For CUDA layered arrays must be a valid layer index. Otherwise, must be zero
-pub layer: c_uint,
+    pub layer: c_uint,
     /// Starting X offset in elements
-pub offsetX: c_uint,
+    pub offsetX: c_uint,
     /// Starting Y offset in elements
-pub offsetY: c_uint,
+    pub offsetY: c_uint,
     /// Starting Z offset in elements
-pub offsetZ: c_uint,
+    pub offsetZ: c_uint,
     /// Width in elements
-pub extentWidth: c_uint,
+    pub extentWidth: c_uint,
     /// Height in elements
-pub extentHeight: c_uint,
+    pub extentHeight: c_uint,
     /// Depth in elements
-pub extentDepth: c_uint,
+    pub extentDepth: c_uint,
 }
 
 impl Default for CUarrayMapInfo_v1_subresource_sparseLevel {
@@ -2831,11 +2831,11 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUarrayMapInfo_v1_subresource_miptail {
     /// For CUDA layered arrays must be a valid layer index. Otherwise, must be zero
-pub layer: c_uint,
+    pub layer: c_uint,
     /// Offset within mip tail
-pub offset: c_ulonglong,
+    pub offset: c_ulonglong,
     /// Extent in bytes
-pub size: c_ulonglong,
+    pub size: c_ulonglong,
 }
 
 impl Default for CUarrayMapInfo_v1_subresource_miptail {
@@ -2856,8 +2856,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUarrayMapInfo_v1_subresource {
-pub sparseLevel: CUarrayMapInfo_v1_subresource_sparseLevel,
-pub miptail: CUarrayMapInfo_v1_subresource_miptail,
+    pub sparseLevel: CUarrayMapInfo_v1_subresource_sparseLevel,
+    pub miptail: CUarrayMapInfo_v1_subresource_miptail,
 }
 
 impl Default for CUarrayMapInfo_v1_subresource {
@@ -2881,7 +2881,7 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUarrayMapInfo_v1_memHandle {
-pub memHandle: CUmemGenericAllocationHandle,
+    pub memHandle: CUmemGenericAllocationHandle,
 }
 
 impl Default for CUarrayMapInfo_v1_memHandle {
@@ -2908,24 +2908,24 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUarrayMapInfo_v1 {
     /// Resource type
-pub resourceType: CUresourcetype,
-pub resource: CUarrayMapInfo_v1_resource,
+    pub resourceType: CUresourcetype,
+    pub resource: CUarrayMapInfo_v1_resource,
     /// Sparse subresource type
-pub subresourceType: CUarraySparseSubresourceType,
-pub subresource: CUarrayMapInfo_v1_subresource,
+    pub subresourceType: CUarraySparseSubresourceType,
+    pub subresource: CUarrayMapInfo_v1_subresource,
     /// Memory operation type
-pub memOperationType: CUmemOperationType,
+    pub memOperationType: CUmemOperationType,
     /// Memory handle type
-pub memHandleType: CUmemHandleType,
-pub memHandle: CUarrayMapInfo_v1_memHandle,
+    pub memHandleType: CUmemHandleType,
+    pub memHandle: CUarrayMapInfo_v1_memHandle,
     /// Offset within the memory
-pub offset: c_ulonglong,
+    pub offset: c_ulonglong,
     /// Device ordinal bit mask
-pub deviceBitMask: c_uint,
+    pub deviceBitMask: c_uint,
     /// flags for future use, must be zero now.
-pub flags: c_uint,
+    pub flags: c_uint,
     /// Reserved for future use, must be zero now.
-pub reserved: [c_uint; 2],
+    pub reserved: [c_uint; 2],
 }
 
 impl Default for CUarrayMapInfo_v1 {
@@ -2957,9 +2957,9 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemLocation_v1 {
     /// Specifies the location type, which modifies the meaning of id.
-pub r#type: CUmemLocationType,
+    pub r#type: CUmemLocationType,
     /// identifier for a given this location's `CUmemLocationType`.
-pub id: c_int,
+    pub id: c_int,
 }
 
 impl Default for CUmemLocation_v1 {
@@ -2987,11 +2987,11 @@ pub struct CUmemAllocationProp_v1_allocFlags {
     /// `cuMemCreate` using `cuMemGetAllocationPropertiesFromHandle` to
     /// validate if the obtained allocation is compressible or not. Note that
     /// compressed memory may not be mappable on all devices.
-pub compressionType: c_uchar,
-pub gpuDirectRDMACapable: c_uchar,
+    pub compressionType: c_uchar,
+    pub gpuDirectRDMACapable: c_uchar,
     /// Bitmask indicating intended usage for this allocation
-pub usage: c_ushort,
-pub reserved: [c_uchar; 4],
+    pub usage: c_ushort,
+    pub reserved: [c_uchar; 4],
 }
 
 impl Default for CUmemAllocationProp_v1_allocFlags {
@@ -3016,18 +3016,18 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemAllocationProp_v1 {
     /// Allocation type
-pub r#type: CUmemAllocationType,
+    pub r#type: CUmemAllocationType,
     /// requested `CUmemAllocationHandleType`
-pub requestedHandleTypes: CUmemAllocationHandleType,
+    pub requestedHandleTypes: CUmemAllocationHandleType,
     /// Location of allocation
-pub location: CUmemLocation,
+    pub location: CUmemLocation,
     /// Windows-specific POBJECT_ATTRIBUTES required when
     /// `CU_MEM_HANDLE_TYPE_WIN32` is specified.  This object attributes structure
     /// includes security attributes that define
     /// the scope of which exported allocations may be transferred to other
     /// processes.  In all other cases, this field is required to be zero.
-pub win32HandleMetaData: *mut c_void,
-pub allocFlags: CUmemAllocationProp_v1_allocFlags,
+    pub win32HandleMetaData: *mut c_void,
+    pub allocFlags: CUmemAllocationProp_v1_allocFlags,
 }
 
 impl Default for CUmemAllocationProp_v1 {
@@ -3054,15 +3054,15 @@ const _: () = {
 pub struct CUmulticastObjectProp_v1 {
     /// The number of devices in the multicast team that will bind memory to this
     /// object
-pub numDevices: c_uint,
+    pub numDevices: c_uint,
     /// The maximum amount of memory that can be bound to this multicast object
     /// per device
-pub size: usize,
+    pub size: usize,
     /// Bitmask of exportable handle types (see `CUmemAllocationHandleType`) for
     /// this object
-pub handleTypes: c_ulonglong,
+    pub handleTypes: c_ulonglong,
     /// Flags for future use, must be zero now
-pub flags: c_ulonglong,
+    pub flags: c_ulonglong,
 }
 
 impl Default for CUmulticastObjectProp_v1 {
@@ -3087,9 +3087,9 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemAccessDesc_v1 {
     /// Location on which the request is to change it's accessibility
-pub location: CUmemLocation,
+    pub location: CUmemLocation,
     /// `CUmemProt` accessibility flags to set on the request
-pub flags: CUmemAccess_flags,
+    pub flags: CUmemAccess_flags,
 }
 
 impl Default for CUmemAccessDesc_v1 {
@@ -3112,13 +3112,13 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUgraphExecUpdateResultInfo_v1 {
     /// Gives more specific detail when a cuda graph update fails.
-pub result: CUgraphExecUpdateResult,
+    pub result: CUgraphExecUpdateResult,
     /// The "to node" of the error edge when the topologies do not match.
     /// The error node when the error is associated with a specific node.
     /// NULL when the error is generic.
-pub errorNode: CUgraphNode,
+    pub errorNode: CUgraphNode,
     /// The from node of error edge when the topologies do not match. Otherwise NULL.
-pub errorFromNode: CUgraphNode,
+    pub errorFromNode: CUgraphNode,
 }
 
 impl Default for CUgraphExecUpdateResultInfo_v1 {
@@ -3142,22 +3142,22 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemPoolProps_v1 {
     /// Allocation type. Currently must be specified as CU_MEM_ALLOCATION_TYPE_PINNED
-pub allocType: CUmemAllocationType,
+    pub allocType: CUmemAllocationType,
     /// Handle types that will be supported by allocations from the pool.
-pub handleTypes: CUmemAllocationHandleType,
+    pub handleTypes: CUmemAllocationHandleType,
     /// Location where allocations should reside.
-pub location: CUmemLocation,
+    pub location: CUmemLocation,
     /// Windows-specific LPSECURITYATTRIBUTES required when
     /// `CU_MEM_HANDLE_TYPE_WIN32` is specified.  This security attribute defines
     /// the scope of which exported allocations may be transferred to other
     /// processes.  In all other cases, this field is required to be zero.
-pub win32SecurityAttributes: *mut c_void,
+    pub win32SecurityAttributes: *mut c_void,
     /// Maximum pool size. When set to 0, defaults to a system dependent value.
-pub maxSize: usize,
+    pub maxSize: usize,
     /// Bitmask indicating intended usage for the pool.
-pub usage: c_ushort,
+    pub usage: c_ushort,
     /// reserved for future use, must be 0
-pub reserved: [c_uchar; 54],
+    pub reserved: [c_uchar; 54],
 }
 
 impl Default for CUmemPoolProps_v1 {
@@ -3184,7 +3184,7 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemPoolPtrExportData_v1 {
-pub reserved: [c_uchar; 64],
+    pub reserved: [c_uchar; 64],
 }
 
 impl Default for CUmemPoolPtrExportData_v1 {
@@ -3206,13 +3206,13 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemcpyAttributes_v1 {
     /// Source access ordering to be observed for copies with this attribute.
-pub srcAccessOrder: CUmemcpySrcAccessOrder,
+    pub srcAccessOrder: CUmemcpySrcAccessOrder,
     /// Hint location for the source operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
-pub srcLocHint: CUmemLocation,
+    pub srcLocHint: CUmemLocation,
     /// Hint location for the destination operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
-pub dstLocHint: CUmemLocation,
+    pub dstLocHint: CUmemLocation,
     /// Additional flags for copies with this attribute. See `CUmemcpyFlags`
-pub flags: c_uint,
+    pub flags: c_uint,
 }
 
 impl Default for CUmemcpyAttributes_v1 {
@@ -3236,9 +3236,9 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUoffset3D_v1 {
-pub x: usize,
-pub y: usize,
-pub z: usize,
+    pub x: usize,
+    pub y: usize,
+    pub z: usize,
 }
 
 impl Default for CUoffset3D_v1 {
@@ -3261,9 +3261,9 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUextent3D_v1 {
-pub width: usize,
-pub height: usize,
-pub depth: usize,
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
 }
 
 impl Default for CUextent3D_v1 {
@@ -3285,13 +3285,13 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemcpy3DOperand_v1_op_ptr {
-pub ptr: CUdeviceptr,
+    pub ptr: CUdeviceptr,
     /// Length of each row in elements.
-pub rowLength: usize,
+    pub rowLength: usize,
     /// Height of each layer in elements.
-pub layerHeight: usize,
+    pub layerHeight: usize,
     /// Hint location for the operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA.
-pub locHint: CUmemLocation,
+    pub locHint: CUmemLocation,
 }
 
 impl Default for CUmemcpy3DOperand_v1_op_ptr {
@@ -3314,8 +3314,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemcpy3DOperand_v1_op_array {
-pub array: CUarray,
-pub offset: CUoffset3D,
+    pub array: CUarray,
+    pub offset: CUoffset3D,
 }
 
 impl Default for CUmemcpy3DOperand_v1_op_array {
@@ -3335,8 +3335,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub union CUmemcpy3DOperand_v1_op {
-pub ptr: CUmemcpy3DOperand_v1_op_ptr,
-pub array: CUmemcpy3DOperand_v1_op_array,
+    pub ptr: CUmemcpy3DOperand_v1_op_ptr,
+    pub array: CUmemcpy3DOperand_v1_op_array,
 }
 
 impl Default for CUmemcpy3DOperand_v1_op {
@@ -3362,8 +3362,8 @@ const _: () = {
 #[repr(C)]
 #[derive(Copy, Clone, Debug)]
 pub struct CUmemcpy3DOperand_v1 {
-pub r#type: CUmemcpy3DOperandType,
-pub op: CUmemcpy3DOperand_v1_op,
+    pub r#type: CUmemcpy3DOperandType,
+    pub op: CUmemcpy3DOperand_v1_op,
 }
 
 impl Default for CUmemcpy3DOperand_v1 {
@@ -3385,15 +3385,15 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_MEMCPY3D_BATCH_OP_v1 {
     /// Source memcpy operand.
-pub src: CUmemcpy3DOperand,
+    pub src: CUmemcpy3DOperand,
     /// Destination memcpy operand.
-pub dst: CUmemcpy3DOperand,
+    pub dst: CUmemcpy3DOperand,
     /// Extents of the memcpy between src and dst. The width, height and depth components must not be 0.
-pub extent: CUextent3D,
+    pub extent: CUextent3D,
     /// Source access ordering to be observed for copy from src to dst.
-pub srcAccessOrder: CUmemcpySrcAccessOrder,
+    pub srcAccessOrder: CUmemcpySrcAccessOrder,
     /// Additional flags for copies with this attribute. See `CUmemcpyFlags`
-pub flags: c_uint,
+    pub flags: c_uint,
 }
 
 impl Default for CUDA_MEMCPY3D_BATCH_OP_v1 {
@@ -3420,15 +3420,15 @@ const _: () = {
 pub struct CUDA_MEM_ALLOC_NODE_PARAMS_v1 {
     /// in: location where the allocation should reside (specified in `location`).
     /// `handleTypes` must be `CU_MEM_HANDLE_TYPE_NONE`. IPC is not supported.
-pub poolProps: CUmemPoolProps,
+    pub poolProps: CUmemPoolProps,
     /// in: array of memory access descriptors. Used to describe peer GPU access
-pub accessDescs: *const CUmemAccessDesc,
+    pub accessDescs: *const CUmemAccessDesc,
     /// in: number of memory access descriptors.  Must not exceed the number of GPUs.
-pub accessDescCount: usize,
+    pub accessDescCount: usize,
     /// in: size in bytes of the requested allocation
-pub bytesize: usize,
+    pub bytesize: usize,
     /// out: address of the allocation returned by CUDA
-pub dptr: CUdeviceptr,
+    pub dptr: CUdeviceptr,
 }
 
 impl Default for CUDA_MEM_ALLOC_NODE_PARAMS_v1 {
@@ -3455,15 +3455,15 @@ const _: () = {
 pub struct CUDA_MEM_ALLOC_NODE_PARAMS_v2 {
     /// in: location where the allocation should reside (specified in `location`).
     /// `handleTypes` must be `CU_MEM_HANDLE_TYPE_NONE`. IPC is not supported.
-pub poolProps: CUmemPoolProps,
+    pub poolProps: CUmemPoolProps,
     /// in: array of memory access descriptors. Used to describe peer GPU access
-pub accessDescs: *const CUmemAccessDesc,
+    pub accessDescs: *const CUmemAccessDesc,
     /// in: number of memory access descriptors.  Must not exceed the number of GPUs.
-pub accessDescCount: usize,
+    pub accessDescCount: usize,
     /// in: size in bytes of the requested allocation
-pub bytesize: usize,
+    pub bytesize: usize,
     /// out: address of the allocation returned by CUDA
-pub dptr: CUdeviceptr,
+    pub dptr: CUdeviceptr,
 }
 
 impl Default for CUDA_MEM_ALLOC_NODE_PARAMS_v2 {
@@ -3489,7 +3489,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_MEM_FREE_NODE_PARAMS {
     /// in: the pointer to free
-pub dptr: CUdeviceptr,
+    pub dptr: CUdeviceptr,
 }
 
 impl Default for CUDA_MEM_FREE_NODE_PARAMS {
@@ -3515,9 +3515,9 @@ pub struct CUDA_CHILD_GRAPH_NODE_PARAMS {
     /// The graph must not contain conditional nodes. Graphs
     /// containing memory allocation or memory free nodes must
     /// set the ownership to be moved to the parent.
-pub graph: CUgraph,
+    pub graph: CUgraph,
     /// The ownership relationship of the child graph node.
-pub ownership: CUgraphChildGraphNodeOwnership,
+    pub ownership: CUgraphChildGraphNodeOwnership,
 }
 
 impl Default for CUDA_CHILD_GRAPH_NODE_PARAMS {
@@ -3540,7 +3540,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EVENT_RECORD_NODE_PARAMS {
     /// The event to record when the node executes
-pub event: CUevent,
+    pub event: CUevent,
 }
 
 impl Default for CUDA_EVENT_RECORD_NODE_PARAMS {
@@ -3562,7 +3562,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUDA_EVENT_WAIT_NODE_PARAMS {
     /// The event to wait on from the node
-pub event: CUevent,
+    pub event: CUevent,
 }
 
 impl Default for CUDA_EVENT_WAIT_NODE_PARAMS {
@@ -3582,33 +3582,33 @@ const _: () = {
 #[derive(Copy, Clone)]
 pub union CUgraphNodeParams_anon0 {
     /// Padding. Unused bytes must be zero.
-pub reserved1: [c_longlong; 29],
+    pub reserved1: [c_longlong; 29],
     /// Kernel node parameters.
-pub kernel: CUDA_KERNEL_NODE_PARAMS_v3,
+    pub kernel: CUDA_KERNEL_NODE_PARAMS_v3,
     /// Memcpy node parameters.
-pub memcpy: CUDA_MEMCPY_NODE_PARAMS,
+    pub memcpy: CUDA_MEMCPY_NODE_PARAMS,
     /// Memset node parameters.
-pub memset: CUDA_MEMSET_NODE_PARAMS_v2,
+    pub memset: CUDA_MEMSET_NODE_PARAMS_v2,
     /// Host node parameters.
-pub host: CUDA_HOST_NODE_PARAMS_v2,
+    pub host: CUDA_HOST_NODE_PARAMS_v2,
     /// Child graph node parameters.
-pub graph: CUDA_CHILD_GRAPH_NODE_PARAMS,
+    pub graph: CUDA_CHILD_GRAPH_NODE_PARAMS,
     /// Event wait node parameters.
-pub eventWait: CUDA_EVENT_WAIT_NODE_PARAMS,
+    pub eventWait: CUDA_EVENT_WAIT_NODE_PARAMS,
     /// Event record node parameters.
-pub eventRecord: CUDA_EVENT_RECORD_NODE_PARAMS,
+    pub eventRecord: CUDA_EVENT_RECORD_NODE_PARAMS,
     /// External semaphore signal node parameters.
-pub extSemSignal: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2,
+    pub extSemSignal: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2,
     /// External semaphore wait node parameters.
-pub extSemWait: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2,
+    pub extSemWait: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2,
     /// Memory allocation node parameters.
-pub alloc: CUDA_MEM_ALLOC_NODE_PARAMS_v2,
+    pub alloc: CUDA_MEM_ALLOC_NODE_PARAMS_v2,
     /// Memory free node parameters.
-pub free: CUDA_MEM_FREE_NODE_PARAMS,
+    pub free: CUDA_MEM_FREE_NODE_PARAMS,
     /// MemOp node parameters.
-pub memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2,
+    pub memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2,
     /// Conditional node parameters.
-pub conditional: CUDA_CONDITIONAL_NODE_PARAMS,
+    pub conditional: CUDA_CONDITIONAL_NODE_PARAMS,
 }
 
 impl Default for CUgraphNodeParams_anon0 {
@@ -3635,12 +3635,12 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUgraphNodeParams {
     /// Type of the node
-pub r#type: CUgraphNodeType,
+    pub r#type: CUgraphNodeType,
     /// Reserved. Must be zero.
-pub reserved0: [c_int; 3],
-pub anon0: CUgraphNodeParams_anon0,
+    pub reserved0: [c_int; 3],
+    pub anon0: CUgraphNodeParams_anon0,
     /// Reserved bytes. Must be zero.
-pub reserved2: c_longlong,
+    pub reserved2: c_longlong,
 }
 
 impl Default for CUgraphNodeParams {
@@ -3665,11 +3665,11 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUcheckpointLockArgs {
     /// Timeout in milliseconds to attempt to lock the process, 0 indicates no timeout
-pub timeoutMs: c_uint,
+    pub timeoutMs: c_uint,
     /// Reserved for future use, must be zero
-pub reserved0: c_uint,
+    pub reserved0: c_uint,
     /// Reserved for future use, must be zeroed
-pub reserved1: [cuuint64_t; 7],
+    pub reserved1: [cuuint64_t; 7],
 }
 
 impl Default for CUcheckpointLockArgs {
@@ -3693,7 +3693,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUcheckpointCheckpointArgs {
     /// Reserved for future use, must be zeroed
-pub reserved: [cuuint64_t; 8],
+    pub reserved: [cuuint64_t; 8],
 }
 
 impl Default for CUcheckpointCheckpointArgs {
@@ -3715,7 +3715,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUcheckpointRestoreArgs {
     /// Reserved for future use, must be zeroed
-pub reserved: [cuuint64_t; 8],
+    pub reserved: [cuuint64_t; 8],
 }
 
 impl Default for CUcheckpointRestoreArgs {
@@ -3737,7 +3737,7 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUcheckpointUnlockArgs {
     /// Reserved for future use, must be zeroed
-pub reserved: [cuuint64_t; 8],
+    pub reserved: [cuuint64_t; 8],
 }
 
 impl Default for CUcheckpointUnlockArgs {
@@ -3761,28 +3761,28 @@ const _: () = {
 pub struct CUmemDecompressParams {
     /// The number of bytes to be read and decompressed from
     /// `CUmemDecompressParams_st.src`.
-pub srcNumBytes: usize,
+    pub srcNumBytes: usize,
     /// The number of bytes that the decompression operation will be expected to
     /// write to `CUmemDecompressParams_st.dst`. This value is optional; if
     /// present, it may be used by the CUDA driver as a heuristic for scheduling
     /// the individual decompression operations.
-pub dstNumBytes: usize,
+    pub dstNumBytes: usize,
     /// After the decompression operation has completed, the actual number of
     /// bytes written to `CUmemDecompressParams.dst` will be recorded as a 32-bit
     /// unsigned integer in the memory at this address.
-pub dstActBytes: *mut cuuint32_t,
+    pub dstActBytes: *mut cuuint32_t,
     /// Pointer to a buffer of at least `CUmemDecompressParams_st.srcNumBytes`
     /// compressed bytes.
-pub src: *const c_void,
+    pub src: *const c_void,
     /// Pointer to a buffer where the decompressed data will be written. The
     /// number of bytes written to this location will be recorded in the memory
     /// pointed to by `CUmemDecompressParams_st.dstActBytes`
-pub dst: *mut c_void,
+    pub dst: *mut c_void,
     /// The decompression algorithm to use.
-pub algo: CUmemDecompressAlgorithm,
+    pub algo: CUmemDecompressAlgorithm,
     /// These bytes are unused and must be zeroed. This ensures compatibility if
     /// additional fields are added in the future.
-pub padding: [c_uchar; 20],
+    pub padding: [c_uchar; 20],
 }
 
 impl Default for CUmemDecompressParams {
@@ -3816,7 +3816,7 @@ pub struct CUdevResourceDesc_st {
 #[derive(Copy, Clone, Debug)]
 pub struct CUdevSmResource {
     /// The amount of streaming multiprocessors available in this resource. This is an output parameter only, do not write to this field.
-pub smCount: c_uint,
+    pub smCount: c_uint,
 }
 
 impl Default for CUdevSmResource {
@@ -3836,8 +3836,8 @@ const _: () = {
 #[derive(Copy, Clone)]
 pub union CUdevResource_v1_anon0 {
     /// Resource corresponding to CU_DEV_RESOURCE_TYPE_SM `type`.
-pub sm: CUdevSmResource,
-pub _oversize: [c_uchar; 48],
+    pub sm: CUdevSmResource,
+    pub _oversize: [c_uchar; 48],
 }
 
 impl Default for CUdevResource_v1_anon0 {
@@ -3876,9 +3876,9 @@ const _: () = {
 #[derive(Copy, Clone, Debug)]
 pub struct CUdevResource_v1 {
     /// Type of resource, dictates which union field was last set
-pub r#type: CUdevResourceType,
-pub _internal_padding: [c_uchar; 92],
-pub anon0: CUdevResource_v1_anon0,
+    pub r#type: CUdevResourceType,
+    pub _internal_padding: [c_uchar; 92],
+    pub anon0: CUdevResource_v1_anon0,
 }
 
 impl Default for CUdevResource_v1 {
