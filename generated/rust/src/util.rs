@@ -4,6 +4,7 @@
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // Regenerate with `cargo xtask regen`.
 //! Small non-generic helpers shared by the generated typed layers.
+#![allow(dead_code)]
 
 use core::ffi::{c_char, CStr};
 

@@ -1,4 +1,5 @@
 //! Small non-generic helpers shared by the generated typed layers.
+#![allow(dead_code)]
 
 use core::ffi::{c_char, CStr};
 

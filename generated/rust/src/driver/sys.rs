@@ -15,6 +15,7 @@ use core::ffi::{
     c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
     c_void, CStr,
 };
+#[allow(unused_imports)]
 use super::types::*;
 #[allow(unused_imports)]
 use crate::loader::{Entry, LibraryKind, LoadError, Table};
