@@ -27,6 +27,11 @@ pub struct HeaderSet {
     pub include_dir: PathBuf,
 }
 
+/// The version of the libclang the generator loads (`clang version 18.1.1 ...`).
+pub fn libclang_version() -> Result<String> {
+    clang::version()
+}
+
 /// Parse the headers and run every pass: the finished IR.
 pub fn build_api(headers: &HeaderSet, annotations: &annotations::Annotations) -> Result<ir::Api> {
     let mut api = parse::parse_headers(headers)?;

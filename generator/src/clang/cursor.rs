@@ -60,11 +60,6 @@ impl<'tu> Cursor<'tu> {
         unsafe { cx_string(clang_getCursorUSR(self.raw)) }
     }
 
-    /// The declaration's semantic parent (the enclosing record for nested records).
-    pub fn semantic_parent(&self) -> Cursor<'tu> {
-        Cursor::new(unsafe { clang_getCursorSemanticParent(self.raw) }, self.tu)
-    }
-
     pub fn location(&self) -> Location {
         location_of(unsafe { clang_getCursorLocation(self.raw) })
     }
@@ -138,10 +133,6 @@ impl<'tu> Cursor<'tu> {
 
     pub fn is_function_like_macro(&self) -> bool {
         unsafe { clang_Cursor_isMacroFunctionLike(self.raw) != 0 }
-    }
-
-    pub fn is_in_system_header(&self) -> bool {
-        unsafe { clang_Location_isInSystemHeader(clang_getCursorLocation(self.raw)) != 0 }
     }
 
     /// Parameters of a function declaration.

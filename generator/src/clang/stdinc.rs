@@ -33,8 +33,3 @@ pub fn materialise() -> Result<PathBuf> {
     .clone()
     .map_err(Error::new)
 }
-
-/// True for a header path that is one of the stubs.
-pub fn is_stub(file_name: &str) -> bool {
-    FILES.iter().any(|(n, _)| *n == file_name)
-}

@@ -124,12 +124,13 @@ fn record_named(
                 CursorKind::Field => {
                     let fname = child.spelling();
                     let fty = child.ty();
-                    // `struct { .. } field;`: the nested record gets `{Parent}_{field}`.
-                    let nested = nested_record(&fty);
-                    if let Some(decl) = nested.filter(|d| names.of(d).is_none()) {
-                        let nested_name = format!("{name}_{fname}");
+                    // `struct { .. } field;`: an anonymous nested record gets `{Parent}_{field}`;
+                    // a named one declared in place (`struct X_st { .. } field;`) keeps its tag.
+                    if let Some(decl) = nested_record(&fty).filter(|d| !seen.contains(&d.usr())) {
+                        let anonymous = decl.is_anonymous();
+                        let nested_name = names.of(&decl).unwrap_or_else(|| format!("{name}_{fname}"));
                         names.insert(&decl, nested_name.clone());
-                        record_named(&decl, nested_name, true, names, seen, library);
+                        record_named(&decl, nested_name, anonymous, names, seen, library);
                     }
                     let at = child.location();
                     let ty = match convert(&fty, names, &at) {
@@ -193,7 +194,7 @@ fn record_named(
     });
 }
 
-/// The declaration of an anonymous record type used by a field, if any.
+/// The declaration of a record type used by a field (through arrays), if any.
 fn nested_record<'tu>(ty: &Ty<'tu>) -> Option<Cursor<'tu>> {
     let mut t = *ty;
     while t.kind() == TyKind::ConstantArray {
@@ -202,7 +203,7 @@ fn nested_record<'tu>(ty: &Ty<'tu>) -> Option<Cursor<'tu>> {
     if t.kind() == TyKind::Elaborated {
         t = t.named();
     }
-    (t.kind() == TyKind::Record).then(|| t.declaration()).filter(|d| d.is_anonymous())
+    (t.kind() == TyKind::Record).then(|| t.declaration()).filter(|d| d.is_definition())
 }
 
 fn first_field_name(c: &Cursor<'_>) -> Option<String> {

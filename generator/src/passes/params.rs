@@ -25,6 +25,7 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
                     errors.push(e);
                 }
             }
+            link_lengths(lib, i);
             unlink_stale_lengths(&mut lib.functions[i]);
         }
     }
@@ -312,10 +313,13 @@ fn link_lengths(lib: &mut Library, i: usize) {
         })
         .collect();
     for (len, of) in links {
-        if let Some(lp) = f.params.iter_mut().find(|q| q.name == len && !matches!(q.ty, Type::Pointer { .. })) {
-            if !matches!(lp.role, Role::Length { .. }) {
-                lp.role = Role::Length { of };
-            }
+        let Some(lp) = f.params.iter_mut().find(|q| q.name == len) else { continue };
+        if matches!(lp.ty, Type::Pointer { .. }) {
+            // `size_t *numNodes`: the caller passes the capacity and gets the count back.
+            lp.role = Role::InOutRef;
+            lp.direction = Direction::InOut;
+        } else if !matches!(lp.role, Role::Length { .. }) {
+            lp.role = Role::Length { of };
         }
     }
 }

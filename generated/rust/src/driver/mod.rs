@@ -2888,9 +2888,9 @@ pub fn module_get_function_count(r#mod: CUmodule) -> Result<c_uint, Error> {
 /// `cuFuncLoad`
 #[doc(alias = "cuModuleEnumerateFunctions")]
 #[inline]
-pub fn module_enumerate_functions(functions: &[CUfunction], r#mod: CUmodule) -> Result<(), Error> {
+pub fn module_enumerate_functions(functions: &mut [CUfunction], r#mod: CUmodule) -> Result<(), Error> {
     let __num_functions: c_uint = crate::util::array_len(&[Some(functions.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuModuleEnumerateFunctions(functions.as_ptr().cast_mut(), __num_functions, r#mod) }?;
+    let __r = unsafe { sys::call_cuModuleEnumerateFunctions(functions.as_mut_ptr(), __num_functions, r#mod) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -3010,9 +3010,9 @@ pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> R
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLinkAddData")]
 #[inline]
-pub unsafe fn link_add_data(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: Option<&CStr>, options: &[CUjit_option], option_values: *mut *mut c_void) -> Result<(), Error> {
-    let __num_options: c_uint = crate::util::array_len(&[Some(options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLinkAddData_v2(state, r#type, data, size, name.map_or(core::ptr::null(), |s| s.as_ptr()), __num_options, options.as_ptr().cast_mut(), option_values) }?;
+pub unsafe fn link_add_data(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: Option<&CStr>, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
+    let __num_options: c_uint = crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuLinkAddData_v2(state, r#type, data, size, name.map_or(core::ptr::null(), |s| s.as_ptr()), __num_options, options.as_ptr().cast_mut(), option_values.as_ptr().cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -3046,15 +3046,11 @@ pub unsafe fn link_add_data(state: CUlinkState, r#type: CUjitInputType, data: *m
 /// `cuLinkAddData`,
 /// `cuLinkComplete`,
 /// `cuLinkDestroy`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLinkAddFile")]
 #[inline]
-pub unsafe fn link_add_file(state: CUlinkState, r#type: CUjitInputType, path: &CStr, options: &[CUjit_option], option_values: *mut *mut c_void) -> Result<(), Error> {
-    let __num_options: c_uint = crate::util::array_len(&[Some(options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLinkAddFile_v2(state, r#type, path.as_ptr(), __num_options, options.as_ptr().cast_mut(), option_values) }?;
+pub fn link_add_file(state: CUlinkState, r#type: CUjitInputType, path: &CStr, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
+    let __num_options: c_uint = crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuLinkAddFile_v2(state, r#type, path.as_ptr(), __num_options, options.as_ptr().cast_mut(), option_values.as_ptr().cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -3228,12 +3224,13 @@ pub fn module_get_surf_ref(hmod: CUmodule, name: &CStr) -> Result<CUsurfref, Err
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLibraryLoadData")]
 #[inline]
-pub unsafe fn library_load_data(library: &mut [CUlibrary], code: *const c_void, jit_options: &[CUjit_option], jit_options_values: *mut *mut c_void, library_options: &[CUlibraryOption], library_option_values: *mut *mut c_void) -> Result<(), Error> {
-    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_library_options: c_uint = crate::util::array_len(&[Some(library.len()), Some(library_options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLibraryLoadData(library.as_mut_ptr(), code, jit_options.as_ptr().cast_mut(), jit_options_values, __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values, __num_library_options) }?;
+pub unsafe fn library_load_data(code: *const c_void, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<CUlibrary, Error> {
+    let mut __library = MaybeUninit::<CUlibrary>::uninit();
+    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuLibraryLoadData(__library.as_mut_ptr(), code, jit_options.as_ptr().cast_mut(), jit_options_values.as_ptr().cast_mut(), __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values.as_ptr().cast_mut(), __num_library_options) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __library.assume_init() })
 }
 
 /// Load a library with specified file and options
@@ -3283,18 +3280,15 @@ pub unsafe fn library_load_data(library: &mut [CUlibrary], code: *const c_void, 
 /// `cuModuleLoad`,
 /// `cuModuleLoadData`,
 /// `cuModuleLoadDataEx`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLibraryLoadFromFile")]
 #[inline]
-pub unsafe fn library_load_from_file(library: &mut [CUlibrary], file_name: &CStr, jit_options: &[CUjit_option], jit_options_values: *mut *mut c_void, library_options: &[CUlibraryOption], library_option_values: *mut *mut c_void) -> Result<(), Error> {
-    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_library_options: c_uint = crate::util::array_len(&[Some(library.len()), Some(library_options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLibraryLoadFromFile(library.as_mut_ptr(), file_name.as_ptr(), jit_options.as_ptr().cast_mut(), jit_options_values, __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values, __num_library_options) }?;
+pub fn library_load_from_file(file_name: &CStr, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<CUlibrary, Error> {
+    let mut __library = MaybeUninit::<CUlibrary>::uninit();
+    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuLibraryLoadFromFile(__library.as_mut_ptr(), file_name.as_ptr(), jit_options.as_ptr().cast_mut(), jit_options_values.as_ptr().cast_mut(), __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values.as_ptr().cast_mut(), __num_library_options) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __library.assume_init() })
 }
 
 /// Unloads a library
@@ -3376,9 +3370,9 @@ pub fn library_get_kernel_count(lib: CUlibrary) -> Result<c_uint, Error> {
 /// **See also:** `cuLibraryGetKernelCount`
 #[doc(alias = "cuLibraryEnumerateKernels")]
 #[inline]
-pub fn library_enumerate_kernels(kernels: &[CUkernel], lib: CUlibrary) -> Result<(), Error> {
+pub fn library_enumerate_kernels(kernels: &mut [CUkernel], lib: CUlibrary) -> Result<(), Error> {
     let __num_kernels: c_uint = crate::util::array_len(&[Some(kernels.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLibraryEnumerateKernels(kernels.as_ptr().cast_mut(), __num_kernels, lib) }?;
+    let __r = unsafe { sys::call_cuLibraryEnumerateKernels(kernels.as_mut_ptr(), __num_kernels, lib) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -15317,11 +15311,10 @@ pub fn graph_node_get_type(h_node: CUgraphNode) -> Result<CUgraphNodeType, Error
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetNodes")]
 #[inline]
-pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: &mut [CUgraphNode]) -> Result<usize, Error> {
-    let mut __num_nodes = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuGraphGetNodes(h_graph, nodes.as_mut_ptr(), __num_nodes.as_mut_ptr()) }?;
+pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: &mut [CUgraphNode], num_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphGetNodes(h_graph, nodes.as_mut_ptr(), core::ptr::from_mut(num_nodes)) }?;
     error::check(__r)?;
-    Ok(unsafe { __num_nodes.assume_init() })
+    Ok(())
 }
 
 /// Returns a graph's root nodes
@@ -15353,11 +15346,10 @@ pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: &mut [CUgraphNode]) -> Re
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetRootNodes")]
 #[inline]
-pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: &mut [CUgraphNode]) -> Result<usize, Error> {
-    let mut __num_root_nodes = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuGraphGetRootNodes(h_graph, root_nodes.as_mut_ptr(), __num_root_nodes.as_mut_ptr()) }?;
+pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: &mut [CUgraphNode], num_root_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphGetRootNodes(h_graph, root_nodes.as_mut_ptr(), core::ptr::from_mut(num_root_nodes)) }?;
     error::check(__r)?;
-    Ok(unsafe { __num_root_nodes.assume_init() })
+    Ok(())
 }
 
 /// Returns a graph's dependency edges
@@ -15385,15 +15377,16 @@ pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: &mut [CUgraphNo
 /// `cuGraphRemoveDependencies`,
 /// `cuGraphNodeGetDependencies`,
 /// `cuGraphNodeGetDependentNodes`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetEdges")]
 #[inline]
-pub fn graph_get_edges(h_graph: CUgraph) -> Result<(CUgraphNode, CUgraphNode, usize), Error> {
-    let mut __from = MaybeUninit::<CUgraphNode>::uninit();
-    let mut __to = MaybeUninit::<CUgraphNode>::uninit();
-    let mut __num_edges = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuGraphGetEdges(h_graph, __from.as_mut_ptr(), __to.as_mut_ptr(), __num_edges.as_mut_ptr()) }?;
+pub unsafe fn graph_get_edges(h_graph: CUgraph, from: Option<&mut [CUgraphNode]>, to: Option<&mut [CUgraphNode]>, num_edges: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphGetEdges(h_graph, from.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), to.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_edges)) }?;
     error::check(__r)?;
-    Ok((unsafe { __from.assume_init() }, unsafe { __to.assume_init() }, unsafe { __num_edges.assume_init() }))
+    Ok(())
 }
 
 /// Returns a graph's dependency edges (12.3+)
@@ -15432,13 +15425,10 @@ pub fn graph_get_edges(h_graph: CUgraph) -> Result<(CUgraphNode, CUgraphNode, us
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetEdges_v2")]
 #[inline]
-pub unsafe fn graph_get_edges_v2(h_graph: CUgraph, edge_data: Option<&mut [CUgraphEdgeData]>) -> Result<(CUgraphNode, CUgraphNode, usize), Error> {
-    let mut __from = MaybeUninit::<CUgraphNode>::uninit();
-    let mut __to = MaybeUninit::<CUgraphNode>::uninit();
-    let mut __num_edges = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuGraphGetEdges_v2(h_graph, __from.as_mut_ptr(), __to.as_mut_ptr(), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), __num_edges.as_mut_ptr()) }?;
+pub unsafe fn graph_get_edges_v2(h_graph: CUgraph, from: Option<&mut [CUgraphNode]>, to: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_edges: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphGetEdges_v2(h_graph, from.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), to.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_edges)) }?;
     error::check(__r)?;
-    Ok((unsafe { __from.assume_init() }, unsafe { __to.assume_init() }, unsafe { __num_edges.assume_init() }))
+    Ok(())
 }
 
 /// Returns a node's dependencies
@@ -15470,11 +15460,10 @@ pub unsafe fn graph_get_edges_v2(h_graph: CUgraph, edge_data: Option<&mut [CUgra
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependencies")]
 #[inline]
-pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: &mut [CUgraphNode]) -> Result<usize, Error> {
-    let mut __num_dependencies = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuGraphNodeGetDependencies(h_node, dependencies.as_mut_ptr(), __num_dependencies.as_mut_ptr()) }?;
+pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: &mut [CUgraphNode], num_dependencies: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphNodeGetDependencies(h_node, dependencies.as_mut_ptr(), core::ptr::from_mut(num_dependencies)) }?;
     error::check(__r)?;
-    Ok(unsafe { __num_dependencies.assume_init() })
+    Ok(())
 }
 
 /// Returns a node's dependencies (12.3+)
@@ -15511,12 +15500,10 @@ pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: &mu
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependencies_v2")]
 #[inline]
-pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: &mut [CUgraphNode]) -> Result<(CUgraphEdgeData, usize), Error> {
-    let mut __edge_data = MaybeUninit::<CUgraphEdgeData>::uninit();
-    let mut __num_dependencies = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuGraphNodeGetDependencies_v2(h_node, dependencies.as_mut_ptr(), __edge_data.as_mut_ptr(), __num_dependencies.as_mut_ptr()) }?;
+pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: &mut [CUgraphNode], edge_data: Option<&mut [CUgraphEdgeData]>, num_dependencies: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphNodeGetDependencies_v2(h_node, dependencies.as_mut_ptr(), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependencies)) }?;
     error::check(__r)?;
-    Ok((unsafe { __edge_data.assume_init() }, unsafe { __num_dependencies.assume_init() }))
+    Ok(())
 }
 
 /// Returns a node's dependent nodes
@@ -15549,11 +15536,10 @@ pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependentNodes")]
 #[inline]
-pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode]) -> Result<usize, Error> {
-    let mut __num_dependent_nodes = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes(h_node, dependent_nodes.as_mut_ptr(), __num_dependent_nodes.as_mut_ptr()) }?;
+pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode], num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes(h_node, dependent_nodes.as_mut_ptr(), core::ptr::from_mut(num_dependent_nodes)) }?;
     error::check(__r)?;
-    Ok(unsafe { __num_dependent_nodes.assume_init() })
+    Ok(())
 }
 
 /// Returns a node's dependent nodes (12.3+)
@@ -15591,12 +15577,10 @@ pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_node
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependentNodes_v2")]
 #[inline]
-pub unsafe fn graph_node_get_dependent_nodes_v2(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode]) -> Result<(CUgraphEdgeData, usize), Error> {
-    let mut __edge_data = MaybeUninit::<CUgraphEdgeData>::uninit();
-    let mut __num_dependent_nodes = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes_v2(h_node, dependent_nodes.as_mut_ptr(), __edge_data.as_mut_ptr(), __num_dependent_nodes.as_mut_ptr()) }?;
+pub unsafe fn graph_node_get_dependent_nodes_v2(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode], edge_data: Option<&mut [CUgraphEdgeData]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes_v2(h_node, dependent_nodes.as_mut_ptr(), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependent_nodes)) }?;
     error::check(__r)?;
-    Ok((unsafe { __edge_data.assume_init() }, unsafe { __num_dependent_nodes.assume_init() }))
+    Ok(())
 }
 
 /// Adds dependency edges to a graph

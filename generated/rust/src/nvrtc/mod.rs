@@ -87,13 +87,16 @@ pub fn get_num_supported_archs() -> Result<c_int, Error> {
 /// - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
 ///
 /// see    `nvrtcGetNumSupportedArchs`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "nvrtcGetSupportedArchs")]
 #[inline]
-pub fn get_supported_archs() -> Result<c_int, Error> {
-    let mut __supported_archs = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_nvrtcGetSupportedArchs(__supported_archs.as_mut_ptr()) }?;
+pub unsafe fn get_supported_archs(supported_archs: &mut [c_int]) -> Result<(), Error> {
+    let __r = unsafe { sys::call_nvrtcGetSupportedArchs(supported_archs.as_mut_ptr()) }?;
     error::check(__r)?;
-    Ok(unsafe { __supported_archs.assume_init() })
+    Ok(())
 }
 
 /// compilation
@@ -249,13 +252,13 @@ pub fn get_cubin_size(prog: nvrtcProgram) -> Result<usize, Error> {
 /// **See also:** `nvrtcGetCUBINSize`
 #[doc(alias = "nvrtcGetCUBIN")]
 #[inline]
-pub fn get_cubin(prog: nvrtcProgram) -> Result<String, Error> {
+pub fn get_cubin(prog: nvrtcProgram) -> Result<Vec<u8>, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     error::check(unsafe { sys::call_nvrtcGetCUBINSize(prog, __size.as_mut_ptr()) }?)?;
     let mut __cubin = vec![0u8; unsafe { __size.assume_init() } as usize];
     let __r = unsafe { sys::call_nvrtcGetCUBIN(prog, __cubin.as_mut_ptr().cast()) }?;
     error::check(__r)?;
-    Ok(crate::util::buf_to_string(__cubin))
+    Ok(__cubin)
 }
 
 /// compilation
@@ -279,10 +282,13 @@ pub fn get_nvvm_size(prog: nvrtcProgram) -> Result<usize, Error> {
 #[doc(alias = "nvrtcGetNVVM")]
 #[deprecated(note = "")]
 #[inline]
-pub fn get_nvvm(prog: nvrtcProgram, nvvm: &CStr) -> Result<(), Error> {
-    let __r = unsafe { sys::call_nvrtcGetNVVM(prog, nvvm.as_ptr().cast_mut()) }?;
+pub fn get_nvvm(prog: nvrtcProgram) -> Result<Vec<u8>, Error> {
+    let mut __size = MaybeUninit::<usize>::uninit();
+    error::check(unsafe { sys::call_nvrtcGetNVVMSize(prog, __size.as_mut_ptr()) }?)?;
+    let mut __nvvm = vec![0u8; unsafe { __size.assume_init() } as usize];
+    let __r = unsafe { sys::call_nvrtcGetNVVM(prog, __nvvm.as_mut_ptr().cast()) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(__nvvm)
 }
 
 /// compilation
@@ -319,13 +325,13 @@ pub fn get_ltoir_size(prog: nvrtcProgram) -> Result<usize, Error> {
 /// **See also:** `nvrtcGetLTOIRSize`
 #[doc(alias = "nvrtcGetLTOIR")]
 #[inline]
-pub fn get_ltoir(prog: nvrtcProgram) -> Result<String, Error> {
+pub fn get_ltoir(prog: nvrtcProgram) -> Result<Vec<u8>, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     error::check(unsafe { sys::call_nvrtcGetLTOIRSize(prog, __size.as_mut_ptr()) }?)?;
     let mut __ltoir = vec![0u8; unsafe { __size.assume_init() } as usize];
     let __r = unsafe { sys::call_nvrtcGetLTOIR(prog, __ltoir.as_mut_ptr().cast()) }?;
     error::check(__r)?;
-    Ok(crate::util::buf_to_string(__ltoir))
+    Ok(__ltoir)
 }
 
 /// compilation
@@ -362,13 +368,13 @@ pub fn get_optixir_size(prog: nvrtcProgram) -> Result<usize, Error> {
 /// **See also:** `nvrtcGetOptiXIRSize`
 #[doc(alias = "nvrtcGetOptiXIR")]
 #[inline]
-pub fn get_optixir(prog: nvrtcProgram) -> Result<String, Error> {
+pub fn get_optixir(prog: nvrtcProgram) -> Result<Vec<u8>, Error> {
     let mut __size = MaybeUninit::<usize>::uninit();
     error::check(unsafe { sys::call_nvrtcGetOptiXIRSize(prog, __size.as_mut_ptr()) }?)?;
     let mut __optixir = vec![0u8; unsafe { __size.assume_init() } as usize];
     let __r = unsafe { sys::call_nvrtcGetOptiXIR(prog, __optixir.as_mut_ptr().cast()) }?;
     error::check(__r)?;
-    Ok(crate::util::buf_to_string(__optixir))
+    Ok(__optixir)
 }
 
 /// compilation

@@ -543,7 +543,7 @@ unsafe fn trace_nvrtcGetNVVM(__f: Fn_nvrtcGetNVVM, prog: nvrtcProgram, nvvm: *mu
         "nvrtcGetNVVM",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("nvvm", crate::trace::Value::Str(crate::util::opt_cstr(nvvm as *const c_char))),
+            ("nvvm", crate::trace::Value::Ptr(nvvm as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
         __d,

@@ -211,23 +211,185 @@ const _: () = {
     assert!(core::mem::offset_of!(CUipcMemHandle_v1, reserved) == 0);
 };
 
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union CUstreamMemOpWaitValueParams_st_anon0 {
+    pub value: cuuint32_t,
+    pub value64: cuuint64_t,
+}
+
+impl Default for CUstreamMemOpWaitValueParams_st_anon0 {
+    fn default() -> Self {
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+impl core::fmt::Debug for CUstreamMemOpWaitValueParams_st_anon0 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CUstreamMemOpWaitValueParams_st_anon0").finish_non_exhaustive()
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<CUstreamMemOpWaitValueParams_st_anon0>() == 8);
+    assert!(core::mem::align_of::<CUstreamMemOpWaitValueParams_st_anon0>() == 8);
+};
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct CUstreamMemOpWaitValueParams_st {
+    pub operation: CUstreamBatchMemOpType,
+    pub address: CUdeviceptr,
+    pub anon0: CUstreamMemOpWaitValueParams_st_anon0,
+    pub flags: c_uint,
+    /// For driver internal use. Initial value is unimportant.
+    pub alias: CUdeviceptr,
+}
+
+impl Default for CUstreamMemOpWaitValueParams_st {
+    fn default() -> Self {
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<CUstreamMemOpWaitValueParams_st>() == 40);
+    assert!(core::mem::align_of::<CUstreamMemOpWaitValueParams_st>() == 8);
+    assert!(core::mem::offset_of!(CUstreamMemOpWaitValueParams_st, operation) == 0);
+    assert!(core::mem::offset_of!(CUstreamMemOpWaitValueParams_st, address) == 8);
+    assert!(core::mem::offset_of!(CUstreamMemOpWaitValueParams_st, anon0) == 16);
+    assert!(core::mem::offset_of!(CUstreamMemOpWaitValueParams_st, flags) == 24);
+    assert!(core::mem::offset_of!(CUstreamMemOpWaitValueParams_st, alias) == 32);
+};
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union CUstreamMemOpWriteValueParams_st_anon0 {
+    pub value: cuuint32_t,
+    pub value64: cuuint64_t,
+}
+
+impl Default for CUstreamMemOpWriteValueParams_st_anon0 {
+    fn default() -> Self {
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+impl core::fmt::Debug for CUstreamMemOpWriteValueParams_st_anon0 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CUstreamMemOpWriteValueParams_st_anon0").finish_non_exhaustive()
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<CUstreamMemOpWriteValueParams_st_anon0>() == 8);
+    assert!(core::mem::align_of::<CUstreamMemOpWriteValueParams_st_anon0>() == 8);
+};
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct CUstreamMemOpWriteValueParams_st {
+    pub operation: CUstreamBatchMemOpType,
+    pub address: CUdeviceptr,
+    pub anon0: CUstreamMemOpWriteValueParams_st_anon0,
+    pub flags: c_uint,
+    /// For driver internal use. Initial value is unimportant.
+    pub alias: CUdeviceptr,
+}
+
+impl Default for CUstreamMemOpWriteValueParams_st {
+    fn default() -> Self {
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<CUstreamMemOpWriteValueParams_st>() == 40);
+    assert!(core::mem::align_of::<CUstreamMemOpWriteValueParams_st>() == 8);
+    assert!(core::mem::offset_of!(CUstreamMemOpWriteValueParams_st, operation) == 0);
+    assert!(core::mem::offset_of!(CUstreamMemOpWriteValueParams_st, address) == 8);
+    assert!(core::mem::offset_of!(CUstreamMemOpWriteValueParams_st, anon0) == 16);
+    assert!(core::mem::offset_of!(CUstreamMemOpWriteValueParams_st, flags) == 24);
+    assert!(core::mem::offset_of!(CUstreamMemOpWriteValueParams_st, alias) == 32);
+};
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct CUstreamMemOpFlushRemoteWritesParams_st {
+    pub operation: CUstreamBatchMemOpType,
+    pub flags: c_uint,
+}
+
+impl Default for CUstreamMemOpFlushRemoteWritesParams_st {
+    fn default() -> Self {
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<CUstreamMemOpFlushRemoteWritesParams_st>() == 8);
+    assert!(core::mem::align_of::<CUstreamMemOpFlushRemoteWritesParams_st>() == 4);
+    assert!(core::mem::offset_of!(CUstreamMemOpFlushRemoteWritesParams_st, operation) == 0);
+    assert!(core::mem::offset_of!(CUstreamMemOpFlushRemoteWritesParams_st, flags) == 4);
+};
+
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct CUstreamMemOpMemoryBarrierParams_st {
+    pub operation: CUstreamBatchMemOpType,
+    /// See `CUstreamMemoryBarrier_flags`
+    pub flags: c_uint,
+}
+
+impl Default for CUstreamMemOpMemoryBarrierParams_st {
+    fn default() -> Self {
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<CUstreamMemOpMemoryBarrierParams_st>() == 8);
+    assert!(core::mem::align_of::<CUstreamMemOpMemoryBarrierParams_st>() == 4);
+    assert!(core::mem::offset_of!(CUstreamMemOpMemoryBarrierParams_st, operation) == 0);
+    assert!(core::mem::offset_of!(CUstreamMemOpMemoryBarrierParams_st, flags) == 4);
+};
+
 /// Per-operation parameters for `cuStreamBatchMemOp`
 #[doc(alias = "CUstreamBatchMemOpParams_union")]
-///
-/// Opaque bytes: field `waitValue` has type `CUstreamMemOpWaitValueParams_st`, which the IR does not define.
-#[repr(C, align(8))]
-#[derive(Copy, Clone, Debug)]
-pub struct CUstreamBatchMemOpParams_v1 {
-    pub bytes: [u8; 48],
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union CUstreamBatchMemOpParams_v1 {
+    pub operation: CUstreamBatchMemOpType,
+    pub waitValue: CUstreamMemOpWaitValueParams_st,
+    pub writeValue: CUstreamMemOpWriteValueParams_st,
+    pub flushRemoteWrites: CUstreamMemOpFlushRemoteWritesParams_st,
+    pub memoryBarrier: CUstreamMemOpMemoryBarrierParams_st,
+    pub pad: [cuuint64_t; 6],
 }
 
 impl Default for CUstreamBatchMemOpParams_v1 {
     fn default() -> Self {
-        Self { bytes: [0; 48] }
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
     }
 }
 
-const _: () = assert!(core::mem::size_of::<CUstreamBatchMemOpParams_v1>() == 48 && core::mem::align_of::<CUstreamBatchMemOpParams_v1>() == 8);
+impl core::fmt::Debug for CUstreamBatchMemOpParams_v1 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CUstreamBatchMemOpParams_v1").finish_non_exhaustive()
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<CUstreamBatchMemOpParams_v1>() == 48);
+    assert!(core::mem::align_of::<CUstreamBatchMemOpParams_v1>() == 8);
+};
 
 #[doc(alias = "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st")]
 #[repr(C)]
