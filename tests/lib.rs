@@ -1,1 +1,60 @@
-//! Shared helpers of the integration tests.
+//! Shared helpers of the integration tests: the seed's SAXPY kernel, NVRTC compilation through the
+//! typed API, and the "no driver" check every GPU test starts with.
+
+use cudagen::{driver, nvrtc};
+use std::ffi::{CStr, CString};
+
+/// The SAXPY kernel of the seed walkthrough.
+pub const SAXPY: &CStr = c"extern \"C\" __global__
+void saxpy(float a, float *x, float *y, float *out, size_t n)
+{
+ size_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+ if (tid < n) {
+   out[tid] = a * x[tid] + y[tid];
+ }
+}
+";
+
+/// An empty kernel with the same five arguments, for launch benchmarks.
+pub const EMPTY5: &CStr = c"extern \"C\" __global__ void empty5(float a, float *x, float *y, float *out, size_t n) {}";
+
+/// Compiles `source` to PTX through the typed NVRTC API; on failure the error carries the log.
+pub fn compile_ptx(source: &CStr, name: &CStr, arch: &str) -> Result<String, String> {
+    let mut prog = nvrtc::create_program(source, Some(name), &[], &[]).map_err(|e| e.to_string())?;
+    let arch = CString::new(format!("--gpu-architecture={arch}")).unwrap();
+    let compiled = nvrtc::compile_program(prog, &[c"--fmad=false", arch.as_c_str()]);
+    let log = nvrtc::get_program_log(prog).unwrap_or_default();
+    let ptx = compiled.map_err(|e| format!("{e}\n{log}")).and_then(|()| nvrtc::get_ptx(prog).map_err(|e| e.to_string()));
+    nvrtc::destroy_program(&mut prog).map_err(|e| e.to_string())?;
+    ptx
+}
+
+/// Initialises the driver, or prints one line saying why the GPU test is skipped.
+pub fn gpu_or_skip(test: &str) -> bool {
+    match driver::init(0) {
+        Ok(()) => match driver::device_get_count() {
+            Ok(n) if n > 0 => true,
+            other => {
+                println!("skipped {test}: no CUDA device ({other:?})");
+                false
+            }
+        },
+        Err(e) => {
+            println!("skipped {test}: no CUDA driver ({e})");
+            false
+        }
+    }
+}
+
+/// Deterministic pseudo-random floats in [0, 1) (xorshift), so the test needs no rand crate.
+pub fn random_floats(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 24) as f32
+        })
+        .collect()
+}
