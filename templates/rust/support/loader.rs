@@ -1,0 +1,162 @@
+//! Lazy, shared loader for the CUDA driver (`libcuda.so.1`) and NVRTC (`libnvrtc.so.<major>`).
+//!
+//! Generated code declares one `static` [`Table`] per library, listing every entry point once,
+//! and calls [`Table::get`] before each call. The hot path is one `Acquire` load and a branch;
+//! the library is opened on first use, each slot is resolved on its first use, and a missing
+//! library or symbol is cached and reported as a [`LoadError`] value (never a panic or abort).
+//!
+//! Driver entries resolve through `cuGetProcAddress_v2(proc_name, version, flags)`, so every
+//! entry gets exactly the ABI its `version` names; NVRTC entries resolve through `dlsym`.
+//! Where the libraries are searched for is documented on [`LibraryKind`].
+//! `cuInit` is never called implicitly. Library handles stay open for the process lifetime.
+
+mod error;
+mod library;
+mod search;
+
+pub use error::{last_error_message, LoadError};
+pub use library::driver_version;
+
+use core::ffi::c_void;
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+/// One entry point of a [`Table`].
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// ABI symbol, e.g. `cuMemAlloc_v2` or `cuMemcpyHtoD_v2_ptds`; used in messages and by `dlsym`.
+    pub symbol: &'static str,
+    /// Name passed to `cuGetProcAddress`, e.g. `cuMemAlloc` (NVRTC: same as `symbol`).
+    pub proc_name: &'static str,
+    /// CUDA version that introduced this ABI (`3020` = 3.2); `0` = unknown / not applicable.
+    pub version: u32,
+    /// Resolve the per-thread-default-stream variant (`CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`).
+    pub per_thread: bool,
+}
+
+/// Which library a [`Table`] resolves from, and where that library is searched for.
+///
+/// * `Driver`: `$CUDAGEN_LIBCUDA` (a path) if set, and nothing else; otherwise each soname
+///   (default `libcuda.so.1`) through the normal `dlopen` search, then in each `LD_LIBRARY_PATH`
+///   dir, then in `/usr/lib/x86_64-linux-gnu`, `/usr/lib/aarch64-linux-gnu`, `/usr/lib64`,
+///   `/usr/local/nvidia/lib64`, `/usr/lib/wsl/lib`, `/usr/local/cuda/compat`. A candidate that
+///   exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
+/// * `Nvrtc`: `$CUDAGEN_NVRTC_PATH` (a path) if set, and nothing else; otherwise each soname
+///   (default `libnvrtc.so.12`) through the normal search, then in `$CUDA_HOME/lib64`,
+///   `$CUDA_PATH/lib64`, `/usr/local/cuda/lib64`, then in the NVIDIA wheel folders
+///   (`nvidia/cuda_nvrtc/lib`, `nvidia/cu13/lib`) of each dir in `$CUDAGEN_PYTHON_SITE`
+///   (`:`-separated site-packages dirs) and of `lib/python3*/{site,dist}-packages` under
+///   `$VIRTUAL_ENV`, `$CONDA_PREFIX` and `$PYTHONHOME` (`prefix[:exec_prefix]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LibraryKind {
+    Driver,
+    Nvrtc,
+}
+
+impl LibraryKind {
+    /// Sonames used by [`Table::new`]; override per table with [`Table::with_sonames`].
+    pub const fn default_sonames(self) -> &'static [&'static str] {
+        match self {
+            LibraryKind::Driver => &["libcuda.so.1"],
+            LibraryKind::Nvrtc => &["libnvrtc.so.12"],
+        }
+    }
+}
+
+/// Slot values `1..=SENTINEL_MAX` mean "looked up, not available" and encode why
+/// (see `LoadError::sentinel`), so a cached failure is re-reported without touching the library.
+const SENTINEL_MAX: usize = 3;
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY: AtomicPtr<c_void> = AtomicPtr::new(ptr::null_mut());
+
+/// A lazily filled table of `N` entry points of one library.
+///
+/// The library is process-wide per [`LibraryKind`]: the first table of a kind to be used opens
+/// it with its sonames. Racing fills of one slot are harmless (both store the same value).
+pub struct Table<const N: usize> {
+    kind: LibraryKind,
+    sonames: &'static [&'static str],
+    entries: &'static [Entry; N],
+    slots: [AtomicPtr<c_void>; N],
+}
+
+impl<const N: usize> Table<N> {
+    /// A table using the default sonames of `kind`.
+    pub const fn new(kind: LibraryKind, entries: &'static [Entry; N]) -> Self {
+        Self::with_sonames(kind, entries, kind.default_sonames())
+    }
+
+    /// A table whose library is searched under these sonames, in order
+    /// (generated code passes e.g. `&["libnvrtc.so.13"]` for the CUDA major it was built from).
+    pub const fn with_sonames(
+        kind: LibraryKind,
+        entries: &'static [Entry; N],
+        sonames: &'static [&'static str],
+    ) -> Self {
+        Self { kind, sonames, entries, slots: [EMPTY; N] }
+    }
+
+    /// The address of entry `index`, resolving it on first use.
+    #[inline(always)]
+    pub fn get(&self, index: usize) -> Result<*const c_void, LoadError> {
+        if let Some(slot) = self.slots.get(index) {
+            let p = slot.load(Ordering::Acquire);
+            if p as usize > SENTINEL_MAX {
+                return Ok(p as *const c_void);
+            }
+        }
+        self.get_slow(index)
+    }
+
+    /// Whether entry `index` is available (resolves it if needed).
+    pub fn available(&self, index: usize) -> bool {
+        self.get(index).is_ok()
+    }
+
+    /// The entries of this table.
+    pub fn entries(&self) -> &'static [Entry; N] {
+        self.entries
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn get_slow(&self, index: usize) -> Result<*const c_void, LoadError> {
+        let resolve = || resolve_slot(self.kind, self.sonames, self.entries, &self.slots, index);
+        // Belt and braces: nothing below should panic, but this is called from `extern "C"`.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(resolve))
+            .unwrap_or_else(|_| Err(LoadError::bad_index(self.kind, index)))
+    }
+}
+
+/// Non-generic cold path shared by all tables: resolve (or re-report) one slot.
+fn resolve_slot(
+    kind: LibraryKind,
+    sonames: &'static [&'static str],
+    entries: &'static [Entry],
+    slots: &[AtomicPtr<c_void>],
+    index: usize,
+) -> Result<*const c_void, LoadError> {
+    let result = match (entries.get(index), slots.get(index)) {
+        (Some(entry), Some(slot)) => {
+            let cached = slot.load(Ordering::Acquire) as usize;
+            if cached != 0 && cached <= SENTINEL_MAX {
+                Err(LoadError::from_sentinel(library::info(kind, sonames), entry, cached))
+            } else {
+                let r = library::resolve(kind, sonames, entry);
+                let value = match &r {
+                    Ok(p) => Some(*p as usize),
+                    Err(e) => e.sentinel(), // None: transient, retry next time
+                };
+                if let Some(v) = value {
+                    slot.store(v as *mut c_void, Ordering::Release);
+                }
+                r
+            }
+        }
+        _ => Err(LoadError::bad_index(kind, index)),
+    };
+    if let Err(e) = &result {
+        error::set_last(e);
+    }
+    result
+}

@@ -1,0 +1,84 @@
+//! Call tracing shared by the Rust, Python and C surfaces (`CUDAGEN_TRACE`).
+//!
+//! Configured once from the environment, at the first [`active`] call:
+//! * `CUDAGEN_TRACE=1|true|on` traces to stderr (or to `CUDAGEN_TRACE_FILE` if set);
+//!   `0|false|off`, empty or unset is off unless `CUDAGEN_TRACE_FILE` is set; any other value
+//!   is a file path.
+//! * `CUDAGEN_TRACE_FILE=path` appends to that file (falls back to stderr if it cannot be opened).
+//! * `CUDAGEN_TRACE_FORMAT=json` writes JSON lines instead of text.
+//!
+//! Text: `[cudagen tid=12345] cuMemAlloc_v2(dptr=0x7ffd..., bytesize=67108864) -> CUDA_SUCCESS 1.234us`
+//! JSON: `{"tid":12345,"fn":"cuMemAlloc_v2","args":{"dptr":"0x7ffd...","bytesize":67108864},"result":"CUDA_SUCCESS","ns":1234}`
+//!
+//! `tid` is the kernel thread id (`gettid`, as shown by `top -H`, `gdb`, `nsys`). Each line is
+//! formatted off-lock, then written and flushed under one mutex, so lines never interleave.
+//! IO errors are ignored; tracing never panics.
+
+mod format;
+mod sink;
+
+use core::ffi::{c_void, CStr};
+use core::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+const UNKNOWN: u8 = 0;
+const OFF: u8 = 1;
+const ON: u8 = 2;
+static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+/// Whether calls should be traced. After the first call: one relaxed load and a branch.
+#[inline(always)]
+pub fn active() -> bool {
+    match STATE.load(Ordering::Relaxed) {
+        ON => true,
+        OFF => false,
+        _ => init(),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn init() -> bool {
+    let on = sink::configured().is_some();
+    STATE.store(if on { ON } else { OFF }, Ordering::Relaxed);
+    on
+}
+
+/// Turn tracing on or off at run time (e.g. from Python). Turning it on when the environment
+/// did not configure a destination traces to stderr in text format.
+pub fn set_active(on: bool) {
+    if on {
+        sink::get_or_stderr();
+    }
+    STATE.store(if on { ON } else { OFF }, Ordering::Relaxed);
+}
+
+/// One traced value: an argument or the result.
+#[derive(Clone, Copy, Debug)]
+pub enum Value<'a> {
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    /// Printed as `0x..` (flags, device pointers, handles as integers).
+    Hex(u64),
+    /// Printed as `0x..` or `NULL`.
+    Ptr(*const c_void),
+    /// Enum value with its C name when known (`CUDA_SUCCESS`), else the number.
+    Enum { name: Option<&'a str>, value: i64 },
+    /// C string (quoted, truncated to 256 bytes) or `NULL`.
+    Str(Option<&'a CStr>),
+    Bool(bool),
+    /// Byte count, printed in decimal.
+    Size(u64),
+}
+
+/// Write one line for a finished call. Does nothing when tracing is off.
+pub fn record(function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, duration: Duration) {
+    if !active() {
+        return;
+    }
+    if let Some(s) = sink::get() {
+        let line = format::line(s.json, sink::tid(), function, args, result, duration);
+        s.write_line(&line);
+    }
+}
