@@ -148,9 +148,11 @@ impl fmt::Display for LoadError {
         match self.reason {
             Reason::LibraryMissing => {
                 write!(f, "{} not found", lib.name)?;
-                if self.symbol.is_some() {
-                    f.write_str(" (needed for ")?;
-                    write_sym(f)?;
+                if let Some(sym) = self.symbol {
+                    write!(f, " (needed for {sym}")?;
+                    if let Some(v) = self.version {
+                        write!(f, ", CUDA {}", CudaVersion(v))?;
+                    }
                     f.write_str(")")?;
                 }
                 write!(f, "; looked in: {}", lib.looked.join(", "))?;

@@ -124,8 +124,15 @@ pub(crate) fn resolve(kind: LibraryKind, sonames: &[&str], entry: &Entry) -> Res
     let Ok(name) = CString::new(entry.proc_name) else {
         return Err(LoadError::not_found(l.info.clone(), entry));
     };
+    // An older driver would hand back an older ABI of the same name: refuse instead.
+    let driver = driver_version();
+    if let Some(d) = driver {
+        if entry.version != 0 && (d as u32) < entry.version {
+            return Err(LoadError::too_old(l.info.clone(), entry));
+        }
+    }
     let version = match entry.version {
-        0 => driver_version().unwrap_or(12000),
+        0 => driver.unwrap_or(12000),
         v => v as c_int,
     };
     let flags = if entry.per_thread { FLAG_PER_THREAD } else { FLAG_LEGACY };
