@@ -93,10 +93,18 @@ impl<const N: usize> Table<N> {
         entries: &'static [Entry; N],
         sonames: &'static [&'static str],
     ) -> Self {
-        Self { kind, sonames, entries, slots: [EMPTY; N] }
+        Self {
+            kind,
+            sonames,
+            entries,
+            slots: [EMPTY; N],
+        }
     }
 
     /// The address of entry `index`, resolving it on first use.
+    ///
+    /// # Errors
+    /// The library or the entry is missing (cached: later calls fail fast with the same error).
     #[inline(always)]
     pub fn get(&self, index: usize) -> Result<*const c_void, LoadError> {
         if let Some(slot) = self.slots.get(index) {
@@ -140,7 +148,11 @@ fn resolve_slot(
         (Some(entry), Some(slot)) => {
             let cached = slot.load(Ordering::Acquire) as usize;
             if cached != 0 && cached <= SENTINEL_MAX {
-                Err(LoadError::from_sentinel(library::info(kind, sonames), entry, cached))
+                Err(LoadError::from_sentinel(
+                    library::info(kind, sonames),
+                    entry,
+                    cached,
+                ))
             } else {
                 let r = library::resolve(kind, sonames, entry);
                 let value = match &r {

@@ -64,7 +64,10 @@ pub enum Value<'a> {
     /// Printed as `0x..` or `NULL`.
     Ptr(*const c_void),
     /// Enum value with its C name when known (`CUDA_SUCCESS`), else the number.
-    Enum { name: Option<&'a str>, value: i64 },
+    Enum {
+        name: Option<&'a str>,
+        value: i64,
+    },
     /// C string (quoted, truncated to 256 bytes) or `NULL`.
     Str(Option<&'a CStr>),
     Bool(bool),

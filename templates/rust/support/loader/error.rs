@@ -58,7 +58,12 @@ impl LoadError {
         Self::new(lib, Some(entry), Reason::Status(code))
     }
     pub(crate) fn bad_index(kind: LibraryKind, index: usize) -> Self {
-        let lib = LibraryInfo { kind, name: String::new(), opened: None, looked: Vec::new() };
+        let lib = LibraryInfo {
+            kind,
+            name: String::new(),
+            opened: None,
+            looked: Vec::new(),
+        };
         Self::new(Arc::new(lib), None, Reason::BadIndex(index))
     }
 
@@ -111,7 +116,11 @@ impl LoadError {
     /// Suggested `CUresult` for surfaces that must return one:
     /// `CUDA_ERROR_NO_DEVICE` (100) without a driver, else `CUDA_ERROR_NOT_FOUND` (500).
     pub fn cuda_error_code(&self) -> i32 {
-        if self.library_missing() { 100 } else { 500 }
+        if self.library_missing() {
+            100
+        } else {
+            500
+        }
     }
     /// Suggested `nvrtcResult` for surfaces that must return one: `NVRTC_ERROR_INTERNAL_ERROR` (11).
     pub fn nvrtc_error_code(&self) -> i32 {
@@ -182,7 +191,11 @@ impl fmt::Display for LoadError {
                 write!(f, " in {place}")?;
                 write_driver(f)
             }
-            Reason::BadIndex(i) => write!(f, "internal error: no entry {i} in the {:?} table", lib.kind),
+            Reason::BadIndex(i) => write!(
+                f,
+                "internal error: no entry {i} in the {:?} table",
+                lib.kind
+            ),
         }
     }
 }
@@ -212,6 +225,11 @@ pub fn last_error_message() -> Option<String> {
         .try_with(|c| c.try_borrow().ok().and_then(|b| b.clone()))
         .ok()
         .flatten();
-    let e = mine.or_else(|| GLOBAL_LAST.lock().unwrap_or_else(|p| p.into_inner()).clone())?;
+    let e = mine.or_else(|| {
+        GLOBAL_LAST
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    })?;
     Some(e.to_string())
 }

@@ -69,7 +69,9 @@ fn python_site_dirs() -> Vec<PathBuf> {
         .chain(env_paths("PYTHONHOME"));
     for prefix in prefixes {
         let lib = prefix.join("lib");
-        let Ok(rd) = std::fs::read_dir(&lib) else { continue };
+        let Ok(rd) = std::fs::read_dir(&lib) else {
+            continue;
+        };
         let mut pys: Vec<PathBuf> = rd
             .filter_map(|e| e.ok())
             .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
@@ -85,10 +87,15 @@ fn python_site_dirs() -> Vec<PathBuf> {
 }
 
 fn env_nonempty(var: &str) -> Option<String> {
-    env::var_os(var).map(|v| v.to_string_lossy().into_owned()).filter(|v| !v.is_empty())
+    env::var_os(var)
+        .map(|v| v.to_string_lossy().into_owned())
+        .filter(|v| !v.is_empty())
 }
 
 fn env_paths(var: &str) -> impl Iterator<Item = PathBuf> {
     let v = env::var_os(var).unwrap_or_default();
-    env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect::<Vec<_>>().into_iter()
+    env::split_paths(&v)
+        .filter(|p| !p.as_os_str().is_empty())
+        .collect::<Vec<_>>()
+        .into_iter()
 }

@@ -8,7 +8,14 @@ use std::time::Duration;
 const MAX_STR: usize = 256;
 
 /// One complete line, newline included.
-pub(super) fn line(json: bool, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, d: Duration) -> Vec<u8> {
+pub(super) fn line(
+    json: bool,
+    tid: u64,
+    function: &str,
+    args: &[(&str, Value<'_>)],
+    result: Value<'_>,
+    d: Duration,
+) -> Vec<u8> {
     let mut o = Vec::with_capacity(128);
     let ns = d.as_nanos().min(u64::MAX as u128) as u64;
     // Writes to a Vec cannot fail.
@@ -53,7 +60,12 @@ fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
         Value::Str(None) => write!(o, "NULL"),
         Value::Str(Some(s)) => {
             let (s, cut) = truncated(s.to_bytes());
-            write!(o, "{:?}{}", String::from_utf8_lossy(s), if cut { "..." } else { "" })
+            write!(
+                o,
+                "{:?}{}",
+                String::from_utf8_lossy(s),
+                if cut { "..." } else { "" }
+            )
         }
         Value::Bool(b) => write!(o, "{b}"),
     };
@@ -68,7 +80,10 @@ fn json_value(o: &mut Vec<u8>, v: &Value<'_>) {
         Value::Hex(x) => write!(o, "\"{x:#x}\""),
         Value::Ptr(p) if p.is_null() => write!(o, "null"),
         Value::Ptr(p) => write!(o, "\"{p:p}\""),
-        Value::Enum { name: Some(n), .. } => Ok(json_str(o, n)),
+        Value::Enum { name: Some(n), .. } => {
+            json_str(o, n);
+            Ok(())
+        }
         Value::Enum { name: None, value } => write!(o, "{value}"),
         Value::Str(None) => write!(o, "null"),
         Value::Str(Some(s)) => {
@@ -77,14 +92,19 @@ fn json_value(o: &mut Vec<u8>, v: &Value<'_>) {
             if cut {
                 t.push_str("...");
             }
-            Ok(json_str(o, &t))
+            json_str(o, &t);
+            Ok(())
         }
         Value::Bool(b) => write!(o, "{b}"),
     };
 }
 
 fn truncated(b: &[u8]) -> (&[u8], bool) {
-    if b.len() > MAX_STR { (&b[..MAX_STR], true) } else { (b, false) }
+    if b.len() > MAX_STR {
+        (&b[..MAX_STR], true)
+    } else {
+        (b, false)
+    }
 }
 
 /// A JSON string literal with `"`, `\` and control characters escaped.

@@ -13,7 +13,10 @@ pub(super) struct Sink {
 
 impl Sink {
     fn new(json: bool, w: Box<dyn Write + Send>) -> Self {
-        Sink { json, out: Mutex::new(BufWriter::new(w)) }
+        Sink {
+            json,
+            out: Mutex::new(BufWriter::new(w)),
+        }
     }
 
     /// Write and flush one line; errors are ignored.
@@ -38,11 +41,15 @@ pub(super) fn get() -> Option<&'static Sink> {
 }
 
 pub(super) fn get_or_stderr() -> &'static Sink {
-    configured().unwrap_or_else(|| FALLBACK.get_or_init(|| Sink::new(json_env(), Box::new(std::io::stderr()))))
+    configured().unwrap_or_else(|| {
+        FALLBACK.get_or_init(|| Sink::new(json_env(), Box::new(std::io::stderr())))
+    })
 }
 
 fn var(name: &str) -> Option<String> {
-    std::env::var_os(name).map(|v| v.to_string_lossy().trim().to_owned()).filter(|v| !v.is_empty())
+    std::env::var_os(name)
+        .map(|v| v.to_string_lossy().trim().to_owned())
+        .filter(|v| !v.is_empty())
 }
 
 fn json_env() -> bool {
@@ -71,7 +78,8 @@ fn from_env() -> Option<Sink> {
     Some(Sink::new(json, Box::new(std::io::stderr())))
 }
 
-/// Kernel thread id (`gettid`), cached per thread; a per-process counter where unavailable.
+/// Kernel thread id (`gettid`), read once per thread from `/proc/thread-self` (Linux 3.17+;
+/// no `extern` block or per-arch syscall numbers); a per-process counter where unavailable.
 pub(super) fn tid() -> u64 {
     thread_local!(static TID: Cell<u64> = const { Cell::new(0) });
     TID.try_with(|c| {
@@ -80,27 +88,17 @@ pub(super) fn tid() -> u64 {
         }
         c.get()
     })
-    .unwrap_or_else(|_| gettid())
+    .unwrap_or(0)
 }
 
-#[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "powerpc64")))]
 fn gettid() -> u64 {
-    extern "C" {
-        fn syscall(num: core::ffi::c_long, ...) -> core::ffi::c_long;
-    }
-    #[cfg(target_arch = "x86_64")]
-    const SYS_GETTID: core::ffi::c_long = 186;
-    #[cfg(target_arch = "aarch64")]
-    const SYS_GETTID: core::ffi::c_long = 178;
-    #[cfg(target_arch = "powerpc64")]
-    const SYS_GETTID: core::ffi::c_long = 207;
-    // SAFETY: gettid takes no arguments and cannot fail.
-    unsafe { syscall(SYS_GETTID) as u64 }
-}
-
-#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "powerpc64"))))]
-fn gettid() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+    // The link reads "<pid>/task/<tid>".
+    let from_proc = std::fs::read_link("/proc/thread-self")
+        .ok()
+        .and_then(|p| p.file_name()?.to_str()?.parse::<u64>().ok());
+    from_proc.unwrap_or_else(|| {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    })
 }
