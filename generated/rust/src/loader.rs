@@ -3,188 +3,179 @@
 // cudaTypedefs.h sha256 52969c2b6053aa1645dd0cc1e786de4bc20eee962dab32503a9e8f1013fb31e1
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // Regenerate with `cargo xtask regen`.
-//! Stand-in loader (the real one lands from the `loader` branch): one lazily filled table of
-//! entry points per library. Driver entries go through `cuGetProcAddress_v2(name, version,
-//! flags)`; NVRTC entries through `dlsym`. Failures are values, never panics.
+//! Lazy, shared loader for the CUDA driver (`libcuda.so.1`) and NVRTC (`libnvrtc.so.<major>`).
+//!
+//! Generated code declares one `static` [`Table`] per library, listing every entry point once,
+//! and calls [`Table::get`] before each call. The hot path is one `Acquire` load and a branch;
+//! the library is opened on first use, each slot is resolved on its first use, and a missing
+//! library or symbol is cached and reported as a [`LoadError`] value (never a panic or abort).
+//!
+//! Driver entries resolve through `cuGetProcAddress_v2(proc_name, version, flags)`, so every
+//! entry gets exactly the ABI its `version` names; NVRTC entries resolve through `dlsym`.
+//! Where the libraries are searched for is documented on [`LibraryKind`].
+//! `cuInit` is never called implicitly. Library handles stay open for the process lifetime.
 
-use core::ffi::{c_char, c_int, c_uint, c_ulonglong, c_void};
+mod error;
+mod library;
+mod search;
+
+pub use error::{last_error_message, LoadError};
+pub use library::driver_version;
+
+use core::ffi::c_void;
+use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::OnceLock;
 
-/// One exported symbol.
+/// One entry point of a [`Table`].
+#[derive(Clone, Copy, Debug)]
 pub struct Entry {
+    /// ABI symbol, e.g. `cuMemAlloc_v2` or `cuMemcpyHtoD_v2_ptds`; used in messages and by `dlsym`.
     pub symbol: &'static str,
-    /// The name `cuGetProcAddress` knows (`cuMemAlloc` for `cuMemAlloc_v2`).
+    /// Name passed to `cuGetProcAddress`, e.g. `cuMemAlloc` (NVRTC: same as `symbol`).
     pub proc_name: &'static str,
-    /// The CUDA version of the ABI this symbol has.
+    /// CUDA version that introduced this ABI (`3020` = 3.2); `0` = unknown / not applicable.
     pub version: u32,
-    /// A `_ptds`/`_ptsz` variant.
+    /// Resolve the per-thread-default-stream variant (`CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`).
     pub per_thread: bool,
 }
 
-/// Which library a table resolves against.
+/// Which library a [`Table`] resolves from, and where that library is searched for.
+///
+/// * `Driver`: `$CUDAGEN_LIBCUDA` (a path) if set, and nothing else; otherwise each soname
+///   (default `libcuda.so.1`) through the normal `dlopen` search, then in each `LD_LIBRARY_PATH`
+///   dir, then in `/usr/lib/x86_64-linux-gnu`, `/usr/lib/aarch64-linux-gnu`, `/usr/lib64`,
+///   `/usr/local/nvidia/lib64`, `/usr/lib/wsl/lib`, `/usr/local/cuda/compat`. A candidate that
+///   exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
+/// * `Nvrtc`: `$CUDAGEN_NVRTC_PATH` (a path) if set, and nothing else; otherwise each soname
+///   (default `libnvrtc.so.12`) through the normal search, then in `$CUDA_HOME/lib64`,
+///   `$CUDA_PATH/lib64`, `/usr/local/cuda/lib64`, then in the NVIDIA wheel folders
+///   (`nvidia/cuda_nvrtc/lib`, `nvidia/cu13/lib`) of each dir in `$CUDAGEN_PYTHON_SITE`
+///   (`:`-separated site-packages dirs) and of `lib/python3*/{site,dist}-packages` under
+///   `$VIRTUAL_ENV`, `$CONDA_PREFIX` and `$PYTHONHOME` (`prefix[:exec_prefix]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LibraryKind {
     Driver,
     Nvrtc,
 }
 
-/// A table of lazily resolved entry points.
+impl LibraryKind {
+    /// Sonames used by [`Table::new`]; override per table with [`Table::with_sonames`].
+    /// NVRTC 13 is the fallback where only a newer toolkit is installed: it keeps the C API of the
+    /// 12.x functions it still has, and the ones it dropped answer "not found".
+    pub const fn default_sonames(self) -> &'static [&'static str] {
+        match self {
+            LibraryKind::Driver => &["libcuda.so.1"],
+            LibraryKind::Nvrtc => &["libnvrtc.so.12", "libnvrtc.so.13"],
+        }
+    }
+}
+
+/// Slot values `1..=SENTINEL_MAX` mean "looked up, not available" and encode why
+/// (see `LoadError::sentinel`), so a cached failure is re-reported without touching the library.
+const SENTINEL_MAX: usize = 3;
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY: AtomicPtr<c_void> = AtomicPtr::new(ptr::null_mut());
+
+/// A lazily filled table of `N` entry points of one library.
+///
+/// The library is process-wide per [`LibraryKind`]: the first table of a kind to be used opens
+/// it with its sonames. Racing fills of one slot are harmless (both store the same value).
 pub struct Table<const N: usize> {
     kind: LibraryKind,
+    sonames: &'static [&'static str],
     entries: &'static [Entry; N],
     slots: [AtomicPtr<c_void>; N],
 }
 
 impl<const N: usize> Table<N> {
+    /// A table using the default sonames of `kind`.
     pub const fn new(kind: LibraryKind, entries: &'static [Entry; N]) -> Self {
-        #[allow(clippy::declare_interior_mutable_const)]
-        const EMPTY: AtomicPtr<c_void> = AtomicPtr::new(core::ptr::null_mut());
-        Table { kind, entries, slots: [EMPTY; N] }
+        Self::with_sonames(kind, entries, kind.default_sonames())
     }
 
-    /// The entry point at `index`, resolved on first use.
+    /// A table whose library is searched under these sonames, in order
+    /// (generated code passes e.g. `&["libnvrtc.so.13"]` for the CUDA major it was built from).
+    pub const fn with_sonames(
+        kind: LibraryKind,
+        entries: &'static [Entry; N],
+        sonames: &'static [&'static str],
+    ) -> Self {
+        Self {
+            kind,
+            sonames,
+            entries,
+            slots: [EMPTY; N],
+        }
+    }
+
+    /// The address of entry `index`, resolving it on first use.
+    ///
+    /// # Errors
+    /// The library or the entry is missing (cached: later calls fail fast with the same error).
     #[inline(always)]
     pub fn get(&self, index: usize) -> Result<*const c_void, LoadError> {
-        let p = self.slots[index].load(Ordering::Acquire);
-        if !p.is_null() {
-            return Ok(p);
+        if let Some(slot) = self.slots.get(index) {
+            let p = slot.load(Ordering::Acquire);
+            if p as usize > SENTINEL_MAX {
+                return Ok(p as *const c_void);
+            }
         }
-        self.resolve(index)
+        self.get_slow(index)
+    }
+
+    /// Whether entry `index` is available (resolves it if needed).
+    pub fn available(&self, index: usize) -> bool {
+        self.get(index).is_ok()
+    }
+
+    /// The entries of this table.
+    pub fn entries(&self) -> &'static [Entry; N] {
+        self.entries
     }
 
     #[cold]
     #[inline(never)]
-    fn resolve(&self, index: usize) -> Result<*const c_void, LoadError> {
-        let e = &self.entries[index];
-        let p = match self.kind {
-            LibraryKind::Driver => driver_symbol(e)?,
-            LibraryKind::Nvrtc => {
-                let lib = library(LibraryKind::Nvrtc)?;
-                let name = format!("{}\0", e.symbol);
-                // SAFETY: only the address is taken; callers transmute it to the declared type.
-                unsafe { lib.get::<*const c_void>(name.as_bytes()) }
-                    .map(|s| *s)
-                    .map_err(|_| LoadError::missing_symbol(lib_name(LibraryKind::Nvrtc), e))?
-            }
-        };
-        if p.is_null() {
-            return Err(LoadError::missing_symbol(lib_name(self.kind), e));
-        }
-        self.slots[index].store(p as *mut c_void, Ordering::Release);
-        Ok(p)
+    fn get_slow(&self, index: usize) -> Result<*const c_void, LoadError> {
+        let resolve = || resolve_slot(self.kind, self.sonames, self.entries, &self.slots, index);
+        // Belt and braces: nothing below should panic, but this is called from `extern "C"`.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(resolve))
+            .unwrap_or_else(|_| Err(LoadError::bad_index(self.kind, index)))
     }
 }
 
-fn lib_name(kind: LibraryKind) -> &'static str {
-    match kind {
-        LibraryKind::Driver => "libcuda.so.1",
-        LibraryKind::Nvrtc => "libnvrtc.so.12",
-    }
-}
-
-fn library(kind: LibraryKind) -> Result<&'static libloading::Library, LoadError> {
-    static DRIVER: OnceLock<Result<libloading::Library, LoadError>> = OnceLock::new();
-    static NVRTC: OnceLock<Result<libloading::Library, LoadError>> = OnceLock::new();
-    let (cell, var) = match kind {
-        LibraryKind::Driver => (&DRIVER, "CUDAGEN_DRIVER_PATH"),
-        LibraryKind::Nvrtc => (&NVRTC, "CUDAGEN_NVRTC_PATH"),
-    };
-    cell.get_or_init(|| {
-        let path = std::env::var_os(var).unwrap_or_else(|| lib_name(kind).into());
-        // SAFETY: loading NVIDIA's libraries runs their initialisers, which are trusted.
-        unsafe { libloading::Library::new(&path) }.map_err(|err| LoadError {
-            library: lib_name(kind).to_string(),
-            detail: err.to_string(),
-            symbol: None,
-            version: None,
-            missing_library: true,
-        })
-    })
-    .as_ref()
-    .map_err(Clone::clone)
-}
-
-type GetProcAddress =
-    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, c_ulonglong, *mut c_uint) -> c_uint;
-
-fn driver_symbol(e: &Entry) -> Result<*const c_void, LoadError> {
-    static GPA: OnceLock<Result<GetProcAddress, LoadError>> = OnceLock::new();
-    let gpa = GPA
-        .get_or_init(|| {
-            let lib = library(LibraryKind::Driver)?;
-            // SAFETY: the type is cuGetProcAddress_v2's prototype from cuda.h.
-            unsafe { lib.get::<GetProcAddress>(b"cuGetProcAddress_v2\0") }.map(|s| *s).map_err(|err| LoadError {
-                library: lib_name(LibraryKind::Driver).into(),
-                detail: err.to_string(),
-                symbol: Some("cuGetProcAddress_v2".into()),
-                version: Some(12000),
-                missing_library: false,
-            })
-        })
-        .as_ref()
-        .map_err(Clone::clone)?;
-    let name = format!("{}\0", e.proc_name);
-    let mut p: *mut c_void = core::ptr::null_mut();
-    let mut status: c_uint = 0;
-    // CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2
-    let flags = if e.per_thread { 2 } else { 1 };
-    // SAFETY: arguments follow cuGetProcAddress_v2's contract.
-    let r = unsafe { gpa(name.as_ptr().cast(), &mut p, e.version as c_int, flags, &mut status) };
-    if r != 0 || p.is_null() {
-        return Err(LoadError::missing_symbol(lib_name(LibraryKind::Driver), e));
-    }
-    Ok(p)
-}
-
-/// Why an entry point could not be loaded.
-#[derive(Clone, Debug)]
-pub struct LoadError {
-    library: String,
-    detail: String,
-    symbol: Option<String>,
-    version: Option<u32>,
-    missing_library: bool,
-}
-
-impl LoadError {
-    fn missing_symbol(library: &str, e: &Entry) -> Self {
-        LoadError {
-            library: library.into(),
-            detail: String::new(),
-            symbol: Some(e.symbol.into()),
-            version: Some(e.version),
-            missing_library: false,
-        }
-    }
-    /// The library itself could not be opened.
-    pub fn library_missing(&self) -> bool {
-        self.missing_library
-    }
-    /// The entry point that is missing, if the library was found.
-    pub fn symbol(&self) -> Option<&str> {
-        self.symbol.as_deref()
-    }
-    /// The CUDA version of the ABI that was asked for.
-    pub fn version(&self) -> Option<u32> {
-        self.version
-    }
-}
-
-impl core::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match (&self.symbol, self.missing_library) {
-            (_, true) => write!(f, "cannot load {}: {}", self.library, self.detail),
-            (Some(s), false) => {
-                write!(f, "{} has no entry point {s}", self.library)?;
-                if let Some(v) = self.version {
-                    write!(f, " (ABI of CUDA {}.{})", v / 1000, v % 1000 / 10)?;
+/// Non-generic cold path shared by all tables: resolve (or re-report) one slot.
+fn resolve_slot(
+    kind: LibraryKind,
+    sonames: &'static [&'static str],
+    entries: &'static [Entry],
+    slots: &[AtomicPtr<c_void>],
+    index: usize,
+) -> Result<*const c_void, LoadError> {
+    let result = match (entries.get(index), slots.get(index)) {
+        (Some(entry), Some(slot)) => {
+            let cached = slot.load(Ordering::Acquire) as usize;
+            if cached != 0 && cached <= SENTINEL_MAX {
+                Err(LoadError::from_sentinel(
+                    library::info(kind, sonames),
+                    entry,
+                    cached,
+                ))
+            } else {
+                let r = library::resolve(kind, sonames, entry);
+                let value = match &r {
+                    Ok(p) => Some(*p as usize),
+                    Err(e) => e.sentinel(), // None: transient, retry next time
+                };
+                if let Some(v) = value {
+                    slot.store(v as *mut c_void, Ordering::Release);
                 }
-                Ok(())
+                r
             }
-            (None, false) => write!(f, "{}: {}", self.library, self.detail),
         }
+        _ => Err(LoadError::bad_index(kind, index)),
+    };
+    if let Err(e) = &result {
+        error::set_last(e);
     }
+    result
 }
-
-impl std::error::Error for LoadError {}

@@ -1,88 +1,87 @@
-//! Stand-in call tracer (the real one lands from the `loader` branch): `CUDAGEN_TRACE=1` logs
-//! every call to stderr, `CUDAGEN_TRACE=<path>` appends to a file.
+//! Call tracing shared by the Rust, Python and C surfaces (`CUDAGEN_TRACE`).
+//!
+//! Configured once from the environment, at the first [`active`] call:
+//! * `CUDAGEN_TRACE=1|true|on` traces to stderr (or to `CUDAGEN_TRACE_FILE` if set);
+//!   `0|false|off`, empty or unset is off unless `CUDAGEN_TRACE_FILE` is set; any other value
+//!   is a file path.
+//! * `CUDAGEN_TRACE_FILE=path` appends to that file (falls back to stderr if it cannot be opened).
+//! * `CUDAGEN_TRACE_FORMAT=json` writes JSON lines instead of text.
+//!
+//! Text: `[cudagen tid=12345] cuMemAlloc_v2(dptr=0x7ffd..., bytesize=67108864) -> CUDA_SUCCESS 1.234us`
+//! JSON: `{"tid":12345,"fn":"cuMemAlloc_v2","args":{"dptr":"0x7ffd...","bytesize":67108864},"result":"CUDA_SUCCESS","ns":1234}`
+//!
+//! `tid` is the kernel thread id (`gettid`, as shown by `top -H`, `gdb`, `nsys`). Each line is
+//! formatted off-lock, then written and flushed under one mutex, so lines never interleave.
+//! IO errors are ignored; tracing never panics.
+
+mod format;
+mod sink;
 
 use core::ffi::{c_void, CStr};
 use core::sync::atomic::{AtomicU8, Ordering};
-use std::io::Write;
-use std::sync::Mutex;
+use std::time::Duration;
 
-static STATE: AtomicU8 = AtomicU8::new(0); // 0 unknown, 1 off, 2 on
-static SINK: Mutex<Option<Box<dyn Write + Send>>> = Mutex::new(None);
+const UNKNOWN: u8 = 0;
+const OFF: u8 = 1;
+const ON: u8 = 2;
+static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
 
-/// True when calls are traced (reads `CUDAGEN_TRACE` once).
+/// Whether calls should be traced. After the first call: one relaxed load and a branch.
 #[inline(always)]
 pub fn active() -> bool {
     match STATE.load(Ordering::Relaxed) {
-        1 => false,
-        2 => true,
+        ON => true,
+        OFF => false,
         _ => init(),
     }
 }
 
 #[cold]
+#[inline(never)]
 fn init() -> bool {
-    let on = match std::env::var("CUDAGEN_TRACE") {
-        Ok(v) if v.is_empty() || v == "0" => false,
-        Ok(v) => {
-            let sink: Box<dyn Write + Send> = if v == "1" {
-                Box::new(std::io::stderr())
-            } else {
-                match std::fs::OpenOptions::new().create(true).append(true).open(&v) {
-                    Ok(f) => Box::new(f),
-                    Err(_) => Box::new(std::io::stderr()),
-                }
-            };
-            *SINK.lock().unwrap_or_else(|e| e.into_inner()) = Some(sink);
-            true
-        }
-        Err(_) => false,
-    };
-    STATE.store(if on { 2 } else { 1 }, Ordering::Relaxed);
+    let on = sink::configured().is_some();
+    STATE.store(if on { ON } else { OFF }, Ordering::Relaxed);
     on
 }
 
-/// A traced argument or result.
+/// Turn tracing on or off at run time (e.g. from Python). Turning it on when the environment
+/// did not configure a destination traces to stderr in text format.
+pub fn set_active(on: bool) {
+    if on {
+        sink::get_or_stderr();
+    }
+    STATE.store(if on { ON } else { OFF }, Ordering::Relaxed);
+}
+
+/// One traced value: an argument or the result.
 #[derive(Clone, Copy, Debug)]
 pub enum Value<'a> {
     I64(i64),
     U64(u64),
     F64(f64),
+    /// Printed as `0x..` (flags, device pointers, handles as integers).
     Hex(u64),
+    /// Printed as `0x..` or `NULL`.
     Ptr(*const c_void),
-    Enum { name: Option<&'a str>, value: i64 },
+    /// Enum value with its C name when known (`CUDA_SUCCESS`), else the number.
+    Enum {
+        name: Option<&'a str>,
+        value: i64,
+    },
+    /// C string (quoted, truncated to 256 bytes) or `NULL`.
     Str(Option<&'a CStr>),
     Bool(bool),
+    /// Byte count, printed in decimal.
     Size(u64),
 }
 
-impl core::fmt::Display for Value<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Value::I64(v) => write!(f, "{v}"),
-            Value::U64(v) | Value::Size(v) => write!(f, "{v}"),
-            Value::F64(v) => write!(f, "{v}"),
-            Value::Hex(v) => write!(f, "{v:#x}"),
-            Value::Ptr(p) => write!(f, "{:p}", *p),
-            Value::Enum { name: Some(n), .. } => f.write_str(n),
-            Value::Enum { name: None, value } => write!(f, "{value}"),
-            Value::Str(Some(s)) => write!(f, "{:?}", s.to_string_lossy()),
-            Value::Str(None) => f.write_str("NULL"),
-            Value::Bool(b) => write!(f, "{b}"),
-        }
+/// Write one line for a finished call. Does nothing when tracing is off.
+pub fn record(function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, duration: Duration) {
+    if !active() {
+        return;
     }
-}
-
-/// Logs one call.
-pub fn record(function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, duration: std::time::Duration) {
-    let mut line = format!("{function}(");
-    for (i, (name, v)) in args.iter().enumerate() {
-        if i > 0 {
-            line.push_str(", ");
-        }
-        line.push_str(&format!("{name}={v}"));
-    }
-    line.push_str(&format!(") -> {result} [{:.3} us]\n", duration.as_secs_f64() * 1e6));
-    if let Some(w) = SINK.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        let _ = w.write_all(line.as_bytes());
+    if let Some(s) = sink::get() {
+        let line = format::line(s.json, sink::tid(), function, args, result, duration);
+        s.write_line(&line);
     }
 }

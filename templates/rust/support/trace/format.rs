@@ -1,0 +1,130 @@
+//! Rendering one trace line as text or as a JSON object (hand-written, no serde).
+
+use super::Value;
+use std::io::Write;
+use std::time::Duration;
+
+/// Longest C string printed, in bytes; longer ones end in `...`.
+const MAX_STR: usize = 256;
+
+/// One complete line, newline included.
+pub(super) fn line(
+    json: bool,
+    tid: u64,
+    function: &str,
+    args: &[(&str, Value<'_>)],
+    result: Value<'_>,
+    d: Duration,
+) -> Vec<u8> {
+    let mut o = Vec::with_capacity(128);
+    let ns = d.as_nanos().min(u64::MAX as u128) as u64;
+    // Writes to a Vec cannot fail.
+    if json {
+        let _ = write!(o, "{{\"tid\":{tid},\"fn\":");
+        json_str(&mut o, function);
+        o.extend_from_slice(b",\"args\":{");
+        for (i, (name, v)) in args.iter().enumerate() {
+            if i > 0 {
+                o.push(b',');
+            }
+            json_str(&mut o, name);
+            o.push(b':');
+            json_value(&mut o, v);
+        }
+        o.extend_from_slice(b"},\"result\":");
+        json_value(&mut o, &result);
+        let _ = writeln!(o, ",\"ns\":{ns}}}");
+    } else {
+        let _ = write!(o, "[cudagen tid={tid}] {function}(");
+        for (i, (name, v)) in args.iter().enumerate() {
+            let _ = write!(o, "{}{name}=", if i > 0 { ", " } else { "" });
+            text_value(&mut o, v);
+        }
+        o.extend_from_slice(b") -> ");
+        text_value(&mut o, &result);
+        let _ = writeln!(o, " {}.{:03}us", ns / 1000, ns % 1000);
+    }
+    o
+}
+
+fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
+    let _ = match *v {
+        Value::I64(x) => write!(o, "{x}"),
+        Value::U64(x) | Value::Size(x) => write!(o, "{x}"),
+        Value::F64(x) => write!(o, "{x}"),
+        Value::Hex(x) => write!(o, "{x:#x}"),
+        Value::Ptr(p) if p.is_null() => write!(o, "NULL"),
+        Value::Ptr(p) => write!(o, "{p:p}"),
+        Value::Enum { name: Some(n), .. } => write!(o, "{n}"),
+        Value::Enum { name: None, value } => write!(o, "{value}"),
+        Value::Str(None) => write!(o, "NULL"),
+        Value::Str(Some(s)) => {
+            let (s, cut) = truncated(s.to_bytes());
+            write!(
+                o,
+                "{:?}{}",
+                String::from_utf8_lossy(s),
+                if cut { "..." } else { "" }
+            )
+        }
+        Value::Bool(b) => write!(o, "{b}"),
+    };
+}
+
+fn json_value(o: &mut Vec<u8>, v: &Value<'_>) {
+    let _ = match *v {
+        Value::I64(x) => write!(o, "{x}"),
+        Value::U64(x) | Value::Size(x) => write!(o, "{x}"),
+        Value::F64(x) if x.is_finite() => write!(o, "{x}"),
+        Value::F64(x) => write!(o, "\"{x}\""),
+        Value::Hex(x) => write!(o, "\"{x:#x}\""),
+        Value::Ptr(p) if p.is_null() => write!(o, "null"),
+        Value::Ptr(p) => write!(o, "\"{p:p}\""),
+        Value::Enum { name: Some(n), .. } => {
+            json_str(o, n);
+            Ok(())
+        }
+        Value::Enum { name: None, value } => write!(o, "{value}"),
+        Value::Str(None) => write!(o, "null"),
+        Value::Str(Some(s)) => {
+            let (s, cut) = truncated(s.to_bytes());
+            let mut t = String::from_utf8_lossy(s).into_owned();
+            if cut {
+                t.push_str("...");
+            }
+            json_str(o, &t);
+            Ok(())
+        }
+        Value::Bool(b) => write!(o, "{b}"),
+    };
+}
+
+fn truncated(b: &[u8]) -> (&[u8], bool) {
+    if b.len() > MAX_STR {
+        (&b[..MAX_STR], true)
+    } else {
+        (b, false)
+    }
+}
+
+/// A JSON string literal with `"`, `\` and control characters escaped.
+fn json_str(o: &mut Vec<u8>, s: &str) {
+    o.push(b'"');
+    for c in s.chars() {
+        match c {
+            '"' => o.extend_from_slice(b"\\\""),
+            '\\' => o.extend_from_slice(b"\\\\"),
+            '\n' => o.extend_from_slice(b"\\n"),
+            '\r' => o.extend_from_slice(b"\\r"),
+            '\t' => o.extend_from_slice(b"\\t"),
+            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let mut buf = [0u8; 4];
+                o.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    o.push(b'"');
+}
