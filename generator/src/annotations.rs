@@ -48,6 +48,9 @@ pub struct LibraryAnnotations {
     /// absent from older headers are not errors there.
     #[serde(default)]
     pub since: BTreeMap<String, String>,
+    /// Function name -> CUDA version that removed it: not an error in newer headers.
+    #[serde(default)]
+    pub until: BTreeMap<String, String>,
     /// The file these came from and its text, for error locations.
     #[serde(skip)]
     pub file: String,
@@ -101,12 +104,13 @@ impl LibraryAnnotations {
         Ok(a)
     }
 
-    /// True when `function` may be absent from headers of `cuda_version` (e.g. 12000).
+    /// True when `function` may be absent from headers of `cuda_version` (e.g. 12000): older than
+    /// its `[since]` version or at least its `[until]` version.
     pub fn may_be_absent(&self, function: &str, cuda_version: Option<u32>) -> bool {
-        match (self.since.get(function).and_then(|v| parse_version(v)), cuda_version) {
-            (Some(since), Some(have)) => have < since,
-            _ => false,
-        }
+        let Some(have) = cuda_version else { return false };
+        let since = self.since.get(function).and_then(|v| parse_version(v));
+        let until = self.until.get(function).and_then(|v| parse_version(v));
+        since.is_some_and(|s| have < s) || until.is_some_and(|u| have >= u)
     }
 
     /// Best location for an annotation of `function` (the line of its table header).

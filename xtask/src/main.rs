@@ -1,1 +1,88 @@
-fn main() {}
+//! `cargo xtask`: the project's tasks. All I/O around the generator lives here: fetching
+//! NVIDIA's headers, provisioning libclang, writing or checking `generated/`, running the tests.
+
+mod fetch;
+mod libclang;
+mod regen;
+mod run;
+mod test_cmd;
+mod versions;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "cudagen project tasks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the headers come from.
+#[derive(clap::Args, Clone)]
+pub struct HeaderSource {
+    /// CUDA version: a minor (`12.9`) resolved through headers/versions.toml, or a full version.
+    #[arg(long, default_value = "12.9")]
+    pub cuda: String,
+    /// Use a local toolkit's `include/` instead of NVIDIA's wheels.
+    #[arg(long, value_name = "DIR")]
+    pub cuda_home: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Render every surface into generated/ (or --out), or compare with it (--check).
+    Regen {
+        #[command(flatten)]
+        source: HeaderSource,
+        /// Write here instead of generated/.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Compare with the committed output; fail with a diff when stale.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Print the IR as JSON.
+    DumpIr {
+        #[command(flatten)]
+        source: HeaderSource,
+        /// Only this library (`driver` or `nvrtc`).
+        #[arg(long)]
+        library: Option<String>,
+    },
+    /// Download the headers of a CUDA version and print where they are.
+    Fetch {
+        #[command(flatten)]
+        source: HeaderSource,
+    },
+    /// Recompute the sha256 of every header in headers/versions.toml.
+    Versions {
+        #[arg(long)]
+        update: bool,
+    },
+    /// Show libclang, Python and cache state; provisions libclang when missing.
+    Doctor,
+    /// The test command CI runs: freshness check, Rust, Python and C tests.
+    Test,
+}
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the repository").to_path_buf()
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result: Result<()> = match cli.command {
+        Command::Regen { source, out, check } => regen::regen(&source, out, check),
+        Command::DumpIr { source, library } => regen::dump_ir(&source, library.as_deref()),
+        Command::Fetch { source } => fetch::print(&source),
+        Command::Versions { update } => versions::command(update),
+        Command::Doctor => libclang::doctor(),
+        Command::Test => test_cmd::run_all(),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,146 @@
+//! Getting NVIDIA's headers (and libnvrtc) out of its pip wheels, into the git-ignored cache:
+//! `.cache/wheels/` (downloads), `.cache/headers/<minor>/` (cuda.h, cudaTypedefs.h, nvrtc.h),
+//! `.cache/nvrtc/<minor>/` (libnvrtc.so.*). Each header's sha256 is checked against the table.
+
+use crate::versions::{Entry, Table, HEADERS};
+use crate::{root, run, HeaderSource};
+use anyhow::{bail, Context, Result};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Headers ready for the generator.
+pub struct Fetched {
+    pub version: String,
+    pub include_dir: PathBuf,
+    /// `libnvrtc.so.<major>` from the NVRTC wheel (absent with `--cuda-home`).
+    pub nvrtc_lib: Option<PathBuf>,
+    pub sha256: BTreeMap<String, String>,
+}
+
+pub fn sha256_file(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Resolves the source: a local toolkit, or the table's wheels.
+pub fn headers(source: &HeaderSource) -> Result<Fetched> {
+    if let Some(home) = &source.cuda_home {
+        let include_dir = home.join("include");
+        let mut sha256 = BTreeMap::new();
+        for h in HEADERS {
+            let p = include_dir.join(h);
+            if !p.exists() {
+                bail!("{} not found (--cuda-home must hold include/{h})", p.display());
+            }
+            sha256.insert(h.to_string(), sha256_file(&p)?);
+        }
+        return Ok(Fetched { version: source.cuda.clone(), include_dir, nvrtc_lib: None, sha256 });
+    }
+    let table = Table::load()?;
+    fetch_entry(table.resolve(&source.cuda)?, true)
+}
+
+/// Downloads (if needed) and extracts one table entry; `verify` checks the table's hashes.
+pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
+    let cache = root().join(".cache");
+    let include_dir = cache.join("headers").join(&entry.minor);
+    let nvrtc_dir = cache.join("nvrtc").join(&entry.minor);
+    let complete = HEADERS.iter().all(|h| include_dir.join(h).exists()) && find_nvrtc(&nvrtc_dir).is_some();
+    if !complete {
+        std::fs::create_dir_all(&include_dir)?;
+        std::fs::create_dir_all(&nvrtc_dir)?;
+        let runtime = wheel(&cache.join("wheels"), &entry.runtime)?;
+        extract(&runtime, &include_dir, |name| ["cuda.h", "cudaTypedefs.h"].iter().any(|h| name.ends_with(&format!("include/{h}"))))?;
+        let nvrtc = wheel(&cache.join("wheels"), &entry.nvrtc)?;
+        extract(&nvrtc, &include_dir, |name| name.ends_with("include/nvrtc.h"))?;
+        extract(&nvrtc, &nvrtc_dir, |name| name.contains("/lib/lib") && name.contains(".so"))?;
+    }
+    let mut sha256 = BTreeMap::new();
+    for h in HEADERS {
+        let got = sha256_file(&include_dir.join(h))?;
+        if verify {
+            match entry.sha256.get(h) {
+                Some(want) if *want != got => bail!(
+                    "{h} of CUDA {} has sha256 {got}, headers/versions.toml says {want}; \
+                     delete .cache/headers/{} to refetch, or update the table",
+                    entry.minor,
+                    entry.minor
+                ),
+                None => bail!("headers/versions.toml has no sha256 for {h} of CUDA {}: run `cargo xtask versions --update`", entry.minor),
+                _ => {}
+            }
+        }
+        sha256.insert(h.to_string(), got);
+    }
+    Ok(Fetched { version: entry.minor.clone(), include_dir, nvrtc_lib: find_nvrtc(&nvrtc_dir), sha256 })
+}
+
+fn find_nvrtc(dir: &Path) -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libnvrtc.so.")))
+        .collect();
+    found.sort();
+    found.into_iter().next()
+}
+
+/// The cached wheel for `requirement` (`name==version`), downloaded with pip when missing.
+fn wheel(dir: &Path, requirement: &str) -> Result<PathBuf> {
+    let (name, version) = requirement.split_once("==").context("wheel requirement must be name==version")?;
+    let prefix = format!("{}-{version}-", name.replace('-', "_"));
+    let find = || -> Option<PathBuf> {
+        std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".whl"))
+        })
+    };
+    if let Some(p) = find() {
+        return Ok(p);
+    }
+    std::fs::create_dir_all(dir)?;
+    eprintln!("downloading {requirement} ...");
+    run::status(
+        Command::new(run::python())
+            .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest"])
+            .arg(dir)
+            .arg(requirement),
+    )
+    .with_context(|| format!("pip could not download {requirement}"))?;
+    find().with_context(|| format!("pip reported success but no {prefix}*.whl is in {}", dir.display()))
+}
+
+/// Extracts the members whose path `wanted` accepts, flat, into `dest`.
+fn extract(wheel: &Path, dest: &Path, wanted: impl Fn(&str) -> bool) -> Result<()> {
+    let file = std::fs::File::open(wheel).with_context(|| format!("opening {}", wheel.display()))?;
+    let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{} is not a wheel", wheel.display()))?;
+    let mut any = false;
+    for i in 0..zip.len() {
+        let mut member = zip.by_index(i)?;
+        let name = member.name().to_string();
+        if member.is_dir() || !wanted(&name) {
+            continue;
+        }
+        let base = Path::new(&name).file_name().context("member without a file name")?;
+        let mut bytes = Vec::new();
+        member.read_to_end(&mut bytes)?;
+        std::fs::write(dest.join(base), bytes)?;
+        any = true;
+    }
+    if !any {
+        bail!("{} holds none of the files looked for", wheel.display());
+    }
+    Ok(())
+}
+
+/// `cargo xtask fetch`: prints the folders.
+pub fn print(source: &HeaderSource) -> Result<()> {
+    let f = headers(source)?;
+    println!("headers: {}", f.include_dir.display());
+    if let Some(n) = f.nvrtc_lib {
+        println!("nvrtc:   {}", n.display());
+    }
+    Ok(())
+}

@@ -1,0 +1,108 @@
+//! `cargo xtask test`: what CI runs. Named steps, each timed, failing fast with its name.
+
+use crate::{fetch, libclang, regen, root, run, HeaderSource};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The NVRTC wheel the Python tests install (the same one the headers come from).
+fn nvrtc_requirement() -> Result<String> {
+    Ok(crate::versions::Table::load()?.resolve("12.9")?.nvrtc.clone())
+}
+
+fn step(name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {
+    println!("\n==> {name}");
+    let start = Instant::now();
+    let r = f().with_context(|| format!("step `{name}` failed"));
+    println!("<== {name}: {} in {:.1}s", if r.is_ok() { "ok" } else { "FAILED" }, start.elapsed().as_secs_f64());
+    r
+}
+
+pub fn run_all() -> Result<()> {
+    let root = root();
+    let source = HeaderSource { cuda: "12.9".into(), cuda_home: None };
+    let mut nvrtc_lib: Option<PathBuf> = None;
+    let mut headers_dir = PathBuf::new();
+    step("provision libclang and the 12.9 headers", || {
+        libclang::ensure()?;
+        let f = fetch::headers(&source)?;
+        headers_dir = f.include_dir;
+        nvrtc_lib = f.nvrtc_lib;
+        Ok(())
+    })?;
+    let nvrtc_lib = nvrtc_lib.context("the NVRTC wheel holds no libnvrtc.so")?;
+    step("regen --check (generated/ is fresh)", || regen::regen(&source, None, true))?;
+    let env = |cmd: &mut Command| {
+        cmd.current_dir(&root)
+            .env("CUDAGEN_HEADERS_DIR", &headers_dir)
+            .env("CUDAGEN_NVRTC_PATH", &nvrtc_lib)
+            .env("CI", std::env::var("CI").unwrap_or_else(|_| "true".into()));
+    };
+    step("cargo test --workspace", || {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.args(["test", "--workspace", "--quiet"]);
+        env(&mut cmd);
+        run::status(&mut cmd)
+    })?;
+    step("loader tests (fake drivers, real NVRTC, tracing)", || {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.args(["test", "--quiet", "--manifest-path", "tests/loader/Cargo.toml"]);
+        env(&mut cmd);
+        cmd.env("CARGO_TARGET_DIR", root.join("target/loader-tests"));
+        run::status(&mut cmd)
+    })?;
+    if root.join("generated/python/pyproject.toml").exists() {
+        step("Python: build the wheel, pytest, stubtest", || python(&root, &env))?;
+    } else {
+        println!("\n(skipped Python: generated/python does not exist yet)");
+    }
+    if root.join("tests/c/run.sh").exists() {
+        step("C shim: symbols, headers, SAXPY (NVRTC part)", || {
+            let mut cmd = Command::new("bash");
+            cmd.arg("tests/c/run.sh");
+            env(&mut cmd);
+            run::status(&mut cmd)
+        })?;
+    } else {
+        println!("\n(skipped C: tests/c/run.sh does not exist yet)");
+    }
+    println!("\nall steps passed");
+    Ok(())
+}
+
+/// Builds the abi3 wheel into a fresh virtualenv and runs the Python tests there.
+fn python(root: &Path, env: &dyn Fn(&mut Command)) -> Result<()> {
+    let venv = root.join(".venv");
+    let py = venv.join("bin/python");
+    if !py.exists() {
+        run::status(Command::new(run::python()).args(["-m", "venv"]).arg(&venv))?;
+    }
+    run::status(
+        Command::new(&py)
+            .args(["-m", "pip", "install", "--quiet", "maturin>=1.5,<2", "pytest", "numpy", "mypy"])
+            .arg(nvrtc_requirement()?),
+    )?;
+    let wheels = root.join("target/wheels");
+    let _ = std::fs::remove_dir_all(&wheels);
+    run::status(
+        Command::new(venv.join("bin/maturin"))
+            .args(["build", "--release", "--quiet", "-m", "generated/python/Cargo.toml", "-o"])
+            .arg(&wheels)
+            .current_dir(root),
+    )?;
+    let wheel = std::fs::read_dir(&wheels)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .context("maturin built no wheel")?;
+    run::status(Command::new(&py).args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"]).arg(&wheel))?;
+    let mut pytest = Command::new(&py);
+    pytest.args(["-m", "pytest", "-q", "tests/python"]);
+    env(&mut pytest);
+    // The Python surface finds libnvrtc in the virtualenv's NVIDIA wheel by itself.
+    pytest.env_remove("CUDAGEN_NVRTC_PATH");
+    run::status(&mut pytest)?;
+    let mut stubtest = Command::new(&py);
+    stubtest.args(["-m", "mypy.stubtest", "cudagen"]).current_dir(std::env::temp_dir());
+    run::status(&mut stubtest)
+}

@@ -1,0 +1,142 @@
+//! `headers/versions.toml`: CUDA version -> NVIDIA wheels and header hashes.
+
+use crate::root;
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// The headers the generator reads.
+pub const HEADERS: [&str; 3] = ["cuda.h", "cudaTypedefs.h", "nvrtc.h"];
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct Table {
+    pub cuda: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct Entry {
+    pub minor: String,
+    /// pip requirement of the wheel holding cuda.h and cudaTypedefs.h (`name==version`).
+    pub runtime: String,
+    /// pip requirement of the wheel holding nvrtc.h and libnvrtc.
+    pub nvrtc: String,
+    /// Header file name -> sha256.
+    #[serde(default)]
+    pub sha256: BTreeMap<String, String>,
+}
+
+impl Entry {
+    /// Full runtime version (`12.9.79`).
+    pub fn runtime_version(&self) -> &str {
+        self.runtime.split("==").nth(1).unwrap_or("")
+    }
+    pub fn nvrtc_version(&self) -> &str {
+        self.nvrtc.split("==").nth(1).unwrap_or("")
+    }
+}
+
+impl Table {
+    pub fn load() -> Result<Table> {
+        let path = root().join("headers/versions.toml");
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        Table::parse(&text).with_context(|| format!("parsing {}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Table> {
+        Ok(toml::from_str(text)?)
+    }
+
+    /// Resolves `12.9` (a minor) or `12.9.79` (a full runtime or NVRTC version).
+    pub fn resolve(&self, version: &str) -> Result<&Entry> {
+        if let Some(e) = self.cuda.iter().find(|e| e.minor == version) {
+            return Ok(e);
+        }
+        if let Some(e) = self.cuda.iter().find(|e| e.runtime_version() == version || e.nvrtc_version() == version) {
+            return Ok(e);
+        }
+        let minor: String = version.split('.').take(2).collect::<Vec<_>>().join(".");
+        if minor == "12.7" {
+            bail!("CUDA 12.7 was never released (NVIDIA went from 12.6 to 12.8); pick 12.6 or 12.8");
+        }
+        let known: Vec<&str> = self.cuda.iter().map(|e| e.minor.as_str()).collect();
+        bail!("CUDA {version} is not in headers/versions.toml; known: {}", known.join(", "))
+    }
+
+    /// The file's text, with the explanatory header.
+    pub fn render(&self) -> String {
+        let mut s = String::from(
+            "# CUDA version -> NVIDIA pip wheels holding its headers, and the sha256 of each header.\n\
+             # `cargo xtask regen --cuda 12.9` resolves a minor here (a full runtime version also works).\n\
+             # Refresh hashes after editing wheel versions: `cargo xtask versions --update`.\n\
+             # CUDA 12.7 was never released.\n",
+        );
+        for e in &self.cuda {
+            let _ = write!(s, "\n[[cuda]]\nminor = \"{}\"\nruntime = \"{}\"\nnvrtc = \"{}\"\n", e.minor, e.runtime, e.nvrtc);
+            if !e.sha256.is_empty() {
+                s.push_str("[cuda.sha256]\n");
+                for (k, v) in &e.sha256 {
+                    let _ = writeln!(s, "\"{k}\" = \"{v}\"");
+                }
+            }
+        }
+        s
+    }
+}
+
+/// `cargo xtask versions [--update]`.
+pub fn command(update: bool) -> Result<()> {
+    let mut table = Table::load()?;
+    if update {
+        for e in &mut table.cuda {
+            let fetched = crate::fetch::fetch_entry(e, false)?;
+            e.sha256 = fetched.sha256;
+            println!("{}: {}", e.minor, e.sha256.values().map(|h| &h[..12]).collect::<Vec<_>>().join(" "));
+        }
+        std::fs::write(root().join("headers/versions.toml"), table.render())?;
+        println!("headers/versions.toml updated");
+    } else {
+        for e in &table.cuda {
+            println!("{:5} {} {}", e.minor, e.runtime, e.nvrtc);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "[[cuda]]\nminor = \"12.9\"\nruntime = \"nvidia-cuda-runtime-cu12==12.9.79\"\nnvrtc = \"nvidia-cuda-nvrtc-cu12==12.9.86\"\n[cuda.sha256]\n\"cuda.h\" = \"ab\"\n";
+
+    #[test]
+    fn resolves_minor_and_full_versions() {
+        let t = Table::parse(SAMPLE).unwrap();
+        assert_eq!(t.resolve("12.9").unwrap().minor, "12.9");
+        assert_eq!(t.resolve("12.9.79").unwrap().minor, "12.9");
+        assert_eq!(t.resolve("12.9.86").unwrap().minor, "12.9");
+    }
+
+    #[test]
+    fn explains_12_7_and_unknown_versions() {
+        let t = Table::parse(SAMPLE).unwrap();
+        assert!(t.resolve("12.7").unwrap_err().to_string().contains("never released"));
+        let e = t.resolve("11.8").unwrap_err().to_string();
+        assert!(e.contains("11.8") && e.contains("known: 12.9"), "{e}");
+    }
+
+    #[test]
+    fn renders_what_it_parses() {
+        let t = Table::parse(SAMPLE).unwrap();
+        assert_eq!(Table::parse(&t.render()).unwrap().cuda, t.cuda);
+    }
+
+    #[test]
+    fn the_committed_table_covers_every_12x_minor() {
+        let t = Table::load().unwrap();
+        for m in ["12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.8", "12.9"] {
+            let e = t.resolve(m).unwrap();
+            assert_eq!(e.sha256.len(), 3, "{m} lacks header hashes");
+        }
+    }
+}
