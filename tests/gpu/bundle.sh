@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds, HERE, everything the GPU machine runs into the git-ignored .carry/ folder (x86-64 test
+# and bench binaries, the Python wheel plus pytest's wheels, the C shim), because that machine
+# has no Rust toolchain and no network. Then: device run with carry [".carry"] and
+# `bash tests/gpu/run.sh`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=.carry
+rm -rf "$out"
+mkdir -p "$out/rust" "$out/whl"
+
+# Copies the named executables out of cargo's JSON messages.
+pick() {
+  python3 -c '
+import json, shutil, sys
+want = set(sys.argv[1:])
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in want:
+        shutil.copy(m["executable"], ".carry/rust/" + m["target"]["name"])
+' "$@"
+}
+cargo test --release -p cudagen-tests --no-run --message-format=json 2>/dev/null | pick gpu_saxpy nvrtc missing_driver
+cargo bench -p cudagen-tests --bench rust_overhead --no-run --message-format=json 2>/dev/null | pick rust_overhead
+
+if [ -f generated/python/pyproject.toml ]; then
+  [ -x .venv/bin/maturin ] || { python3 -m venv .venv && .venv/bin/pip install -q "maturin>=1.5,<2"; }
+  .venv/bin/maturin build --release --quiet -m generated/python/Cargo.toml -o "$out/whl"
+  python3 -m pip download -q --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux2014_x86_64 --platform any -d "$out/whl" pytest
+fi
+
+if [ -f generated/c/Cargo.toml ]; then
+  cargo build --release -q -p cudagen-shim
+  mkdir -p "$out/c"
+  cp target/release/libcudagen.so target/release/libcudagen.a "$out/c/"
+  cp -r generated/c/include "$out/c/include"
+fi
+ls -R "$out" | head -40
+du -sh "$out"

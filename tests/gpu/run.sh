@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine over the carried .carry/ folder (see bundle.sh); builds no Rust.
+# Each suite's full log goes to $OUT/gpu.log; a summary table is printed last.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+carry=.carry
+log=${OUT:-/tmp}/gpu.log
+: > "$log"
+declare -a rows
+
+suite() {
+  local name=$1; shift
+  echo "=== $name: $*" | tee -a "$log"
+  local start=$SECONDS
+  if "$@" >> "$log" 2>&1; then r=PASS; else r="FAIL($?)"; fi
+  rows+=("$(printf '%-28s %-9s %4ss' "$name" "$r" $((SECONDS - start)))")
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee -a "$log"
+export PYTHONUNBUFFERED=1
+
+suite rust-nvrtc "$carry/rust/nvrtc" --nocapture
+suite rust-gpu-saxpy "$carry/rust/gpu_saxpy" --nocapture --test-threads=1
+suite rust-overhead-bench "$carry/rust/rust_overhead"
+
+if ls "$carry"/whl/cudagen-*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site "$carry"/whl/*.whl >> "$log" 2>&1
+  export PYTHONPATH=/tmp/site
+  suite python-pytest python3 -m pytest -q -rs tests/python
+  suite python-bench python3 tests/python/bench_python.py
+fi
+
+if [ -d "$carry/c" ] && [ -f tests/c/gpu.sh ]; then
+  suite c-shim bash tests/c/gpu.sh "$carry/c"
+fi
+
+echo
+echo "---- key lines ----"
+grep -E "^\| |saxpy on|passed|failed|skipped|PASS|FAIL|ratio|ns/call|import" "$log" | grep -v "^=== " | tail -n 60
+echo
+echo "---- summary ----"
+printf '%s\n' "${rows[@]}"
