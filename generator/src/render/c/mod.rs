@@ -1,9 +1,122 @@
-//! The c surface.
+//! The C surface: crate `cudagen-shim` under `generated/c/` (a Rust `cdylib` + `staticlib` named
+//! `cudagen`) plus the C headers that declare what it exports.
+//!
+//! Files written:
+//! * `include/cuda.h`, `include/nvrtc.h`: every type, enum, record, typedef, macro constant and
+//!   prototype of the library, rendered from the IR (NVIDIA's headers are never shipped);
+//!   `include/cudagen.h`: the shim's own API.
+//! * `src/lib.rs`, `src/<module>.rs`: one `#[no_mangle] extern "C"` export per ABI symbol,
+//!   forwarding to `cudagen::<module>::sys::<symbol>` (loader + tracing live there);
+//!   `src/proc_table.rs`: the driver ABIs by `cuGetProcAddress` name and version;
+//!   `templates/c/support/*.rs` (interception of `cuGetProcAddress`, `cudagenLastLoaderError`)
+//!   are copied verbatim into `src/`.
+//! * `Cargo.toml`, `cudagen.pc`, `symbols.txt` (the IR's ABI symbols, one per line: the shim's
+//!   dynamic symbol table must equal it plus [`exports::EXTRA_SYMBOLS`]).
+
+mod docs;
+mod exports;
+mod header;
 
 use super::{Output, Templates};
-use crate::diag::Result;
-use crate::ir::Api;
+use crate::diag::{Error, Result};
+use crate::ir::{Api, LibraryKind, MacroValue};
+use serde::Serialize;
+use std::collections::BTreeSet;
 
-pub fn render(_api: &Api, _templates: &Templates, _out: &mut Output) -> Result<()> {
+const SURFACE: &str = "c";
+
+#[derive(Serialize)]
+struct CrateView {
+    cuda_version: String,
+    modules: Vec<String>,
+    headers: Vec<String>,
+    extra_symbols: Vec<&'static str>,
+    symbol_count: usize,
+}
+
+#[derive(Serialize)]
+struct SymbolsView {
+    symbols: Vec<String>,
+}
+
+pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
+    let default_version = cuda_version_macro(api);
+    let mut modules = Vec::new();
+    let mut headers = Vec::new();
+    let mut symbols = BTreeSet::new();
+    for lib in &api.libraries {
+        let h = header::view(lib, &api.cuda_version)?;
+        let root = match lib.kind {
+            LibraryKind::Driver => "c/cuda.h.tera",
+            LibraryKind::Nvrtc => "c/nvrtc.h.tera",
+        };
+        out.files.insert(format!("c/include/{}", h.file), templates.render(root, &h)?);
+        headers.push(h.file.clone());
+
+        let status_on_panic = match lib.kind {
+            LibraryKind::Driver => 999, // CUDA_ERROR_UNKNOWN
+            LibraryKind::Nvrtc => 11,   // NVRTC_ERROR_INTERNAL_ERROR
+        };
+        let x = exports::view(lib, Some(status_on_panic));
+        for e in &x.exports {
+            symbols.insert(e.symbol.clone());
+        }
+        out.files.insert(format!("c/src/{}.rs", x.module), templates.render("c/exports.rs.tera", &x)?);
+        modules.push(x.module.clone());
+        if lib.kind == LibraryKind::Driver {
+            if lib.function(exports::GET_PROC_ADDRESS).is_none() {
+                return Err(Error::new("c surface: cuda.h declares no cuGetProcAddress"));
+            }
+            let t = exports::proc_table(lib, default_version);
+            out.files.insert("c/src/proc_table.rs".into(), templates.render("c/proc_table.rs.tera", &t)?);
+        }
+        for f in &lib.functions {
+            out.coverage.emitted(lib.kind, SURFACE, &f.name);
+        }
+    }
+    if !modules.iter().any(|m| m == "driver") {
+        return Err(Error::new("c surface: the shim needs the driver library (cuda.h)"));
+    }
+    for extra in exports::EXTRA_SYMBOLS {
+        if symbols.contains(*extra) {
+            return Err(Error::new(format!("c surface: `{extra}` is both an ABI symbol and a shim extra")));
+        }
+    }
+    let view = CrateView {
+        cuda_version: api.cuda_version.clone(),
+        modules,
+        headers,
+        extra_symbols: exports::EXTRA_SYMBOLS.to_vec(),
+        symbol_count: symbols.len(),
+    };
+    out.files.insert("c/Cargo.toml".into(), templates.render("c/Cargo.toml.tera", &view)?);
+    out.files.insert("c/src/lib.rs".into(), templates.render("c/lib.rs.tera", &view)?);
+    out.files.insert("c/include/cudagen.h".into(), templates.render("c/cudagen.h.tera", &view)?);
+    out.files.insert("c/cudagen.pc".into(), templates.render("c/cudagen.pc.tera", &view)?);
+    out.files.insert("c/README.md".into(), templates.render("c/README.md.tera", &view)?);
+    let symbols = SymbolsView { symbols: symbols.into_iter().collect() };
+    out.files.insert("c/symbols.txt".into(), templates.render("c/symbols.txt.tera", &symbols)?);
+    let mut support = 0;
+    for (rel, text) in templates.support_under("c/support/") {
+        out.files.insert(format!("c/src/{rel}"), text.to_string());
+        support += 1;
+    }
+    if support == 0 {
+        return Err(Error::new("templates/c/support/ is empty: the cuGetProcAddress interceptor is missing"));
+    }
     Ok(())
 }
+
+/// `CUDA_VERSION` from the driver header: the ABI version of entries the header does not version.
+fn cuda_version_macro(api: &Api) -> u32 {
+    api.libraries
+        .iter()
+        .flat_map(|l| &l.macros)
+        .find(|m| m.name == "CUDA_VERSION")
+        .and_then(|m| match m.value {
+            MacroValue::Int { value, .. } => u32::try_from(value).ok(),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+

@@ -1,0 +1,472 @@
+//! View model of one generated C header (`include/cuda.h`, `include/nvrtc.h`).
+//!
+//! C needs every type declared before use, and the IR keeps enums, records and typedefs in
+//! separate lists, so the header is laid out in dependency order:
+//! 1. `typedef struct tag Name;` for every named record (pointers and typedefs may then use it);
+//! 2. enums with their values;
+//! 3. typedefs, each after the typedefs it names (opaque handles, scalar handles, callbacks);
+//! 4. record definitions, each after the records it contains by value; anonymous nested records
+//!    are written inline (`union { ... };`, `struct { ... } res;`) exactly as in NVIDIA's header;
+//! 5. macro constants;
+//! 6. one prototype per exported ABI symbol (`cuMemAlloc_v2`, `cuMemcpyHtoD_v2_ptds`), then the
+//!    `#define cuMemAlloc cuMemAlloc_v2` names NVIDIA's header maps API names with, per-thread
+//!    variants behind `CUDA_API_PER_THREAD_DEFAULT_STREAM`.
+
+use super::docs::comment;
+use crate::diag::{Error, Result};
+use crate::ir::{
+    Enum, Field, Function, Library, LibraryKind, MacroConst, MacroValue, Record, RecordKind, Type, Typedef,
+    TypedefKind, VariantKind,
+};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Serialize)]
+pub(super) struct HeaderView {
+    /// `cuda.h`.
+    pub file: String,
+    /// Include guard (NVIDIA's own, so code testing it keeps working).
+    pub guard: String,
+    /// `CUDAGEN_CUDA_H`: defined by the header so programs can tell they build against cudagen.
+    pub marker: String,
+    pub cuda_version: String,
+    /// Calling-convention macro placed before function names (`CUDAAPI`; empty for NVRTC).
+    pub callconv: String,
+    pub forwards: Vec<ForwardView>,
+    pub enums: Vec<EnumView>,
+    pub typedefs: Vec<TypedefView>,
+    pub records: Vec<RecordView>,
+    pub macros: Vec<MacroView>,
+    pub protos: Vec<ProtoView>,
+    /// API name -> ABI symbol, always.
+    pub defines: Vec<DefineView>,
+    /// API name -> per-thread symbol when `CUDA_API_PER_THREAD_DEFAULT_STREAM` is defined.
+    pub per_thread_defines: Vec<DefineView>,
+    /// API name -> ABI symbol otherwise (only for functions that have a per-thread variant).
+    pub legacy_defines: Vec<DefineView>,
+}
+
+#[derive(Serialize)]
+pub(super) struct ForwardView {
+    /// `struct` / `union`.
+    pub keyword: &'static str,
+    pub tag: String,
+    pub name: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct EnumView {
+    pub doc: Vec<String>,
+    pub tag: String,
+    pub name: String,
+    pub variants: Vec<VariantView>,
+}
+
+#[derive(Serialize)]
+pub(super) struct VariantView {
+    pub doc: Vec<String>,
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct TypedefView {
+    pub doc: Vec<String>,
+    /// The whole declaration without `typedef` and `;`: `struct CUctx_st *CUcontext`.
+    pub decl: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct RecordView {
+    pub doc: Vec<String>,
+    pub keyword: &'static str,
+    /// Tag of a top-level record; empty for an inline anonymous one.
+    pub tag: String,
+    pub fields: Vec<FieldView>,
+    /// `sizeof` check emitted as a static assertion (0: unknown).
+    pub size: u64,
+    pub name: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct FieldView {
+    pub doc: Vec<String>,
+    /// Full declaration without `;` (`CUdeviceptr dstDevice`, `unsigned int flags : 3`); for an
+    /// inline record only the declarator after the closing brace (`res`, `` for anonymous).
+    pub decl: String,
+    /// An anonymous record written in place.
+    pub inline: Option<Box<RecordView>>,
+}
+
+#[derive(Serialize)]
+pub(super) struct MacroView {
+    pub doc: Vec<String>,
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct ProtoView {
+    pub doc: Vec<String>,
+    pub deprecated: bool,
+    pub ret: String,
+    pub symbol: String,
+    pub params: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct DefineView {
+    pub name: String,
+    pub symbol: String,
+}
+
+/// Builds the header view of `lib`.
+pub(super) fn view(lib: &Library, cuda_version: &str) -> Result<HeaderView> {
+    let (file, guard, marker, callconv) = match lib.kind {
+        LibraryKind::Driver => ("cuda.h", "__cuda_cuda_h__", "CUDAGEN_CUDA_H", "CUDAAPI "),
+        LibraryKind::Nvrtc => ("nvrtc.h", "__NVRTC_H__", "CUDAGEN_NVRTC_H", ""),
+    };
+    let file = lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| file.to_string());
+    check_unique_names(lib)?;
+    let anon: BTreeMap<&str, &Record> = lib.records.iter().filter(|r| r.anonymous).map(|r| (r.name.as_str(), r)).collect();
+
+    let forwards = lib
+        .records
+        .iter()
+        .filter(|r| !r.anonymous)
+        .map(|r| ForwardView { keyword: keyword(r.kind), tag: tag(r).to_string(), name: r.name.clone() })
+        .collect();
+    let enums = lib.enums.iter().map(enum_view).collect();
+    let typedefs = order_typedefs(lib).into_iter().map(typedef_view).collect();
+    let mut records = Vec::new();
+    for r in order_records(lib, &anon) {
+        records.push(record_view(r, &anon, 0)?);
+    }
+    let macros = lib.macros.iter().map(macro_view).collect();
+
+    let callconv_str = callconv.to_string();
+    let mut protos = Vec::new();
+    let mut seen = BTreeSet::new();
+    let (mut defines, mut per_thread_defines, mut legacy_defines) = (Vec::new(), Vec::new(), Vec::new());
+    for f in &lib.functions {
+        let doc = function_doc(f);
+        for symbol in f.all_symbols() {
+            if !seen.insert(symbol.to_string()) {
+                continue;
+            }
+            protos.push(ProtoView {
+                doc: if symbol == f.symbol { doc.clone() } else { vec![format!("Per-thread default stream variant of `{}`.", f.name)] },
+                deprecated: f.deprecated.is_some(),
+                ret: f.ret.c_decl(""),
+                symbol: symbol.to_string(),
+                params: params(f),
+            });
+        }
+        let per_thread = f.variants.iter().find(|v| matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz));
+        match per_thread {
+            Some(v) => {
+                per_thread_defines.push(DefineView { name: f.name.clone(), symbol: v.symbol.clone() });
+                if f.name != f.symbol {
+                    legacy_defines.push(DefineView { name: f.name.clone(), symbol: f.symbol.clone() });
+                }
+            }
+            None if f.name != f.symbol => defines.push(DefineView { name: f.name.clone(), symbol: f.symbol.clone() }),
+            None => {}
+        }
+    }
+    Ok(HeaderView {
+        file,
+        guard: guard.into(),
+        marker: marker.into(),
+        cuda_version: cuda_version.into(),
+        callconv: callconv_str,
+        forwards,
+        enums,
+        typedefs,
+        records,
+        macros,
+        protos,
+        defines,
+        per_thread_defines,
+        legacy_defines,
+    })
+}
+
+fn keyword(kind: RecordKind) -> &'static str {
+    match kind {
+        RecordKind::Struct => "struct",
+        RecordKind::Union => "union",
+    }
+}
+
+/// The C tag of a named record: its own tag, else its name (`struct CUctx_st`).
+fn tag(r: &Record) -> &str {
+    r.tag.as_deref().unwrap_or(&r.name)
+}
+
+/// Enums, records and typedefs share C's ordinary-identifier namespace through their typedef names.
+fn check_unique_names(lib: &Library) -> Result<()> {
+    let mut seen = BTreeSet::new();
+    let names = lib
+        .enums
+        .iter()
+        .map(|e| (&e.name, &e.location))
+        .chain(lib.records.iter().filter(|r| !r.anonymous).map(|r| (&r.name, &r.location)))
+        .chain(lib.typedefs.iter().map(|t| (&t.name, &t.location)));
+    for (name, loc) in names {
+        if !seen.insert(name.as_str()) {
+            return Err(Error::at(loc.clone(), format!("c surface: `{name}` is declared twice (enum/record/typedef)")));
+        }
+    }
+    Ok(())
+}
+
+fn enum_view(e: &Enum) -> EnumView {
+    EnumView {
+        doc: comment(&e.doc.markdown),
+        tag: e.tag.clone().unwrap_or_else(|| e.name.clone()),
+        name: e.name.clone(),
+        variants: e
+            .variants
+            .iter()
+            .map(|v| VariantView { doc: comment(&v.doc.markdown), name: v.name.clone(), value: enum_value(e, v.value) })
+            .collect(),
+    }
+}
+
+/// Flags and values past `INT_MAX` in hex (as NVIDIA writes them), the rest in decimal.
+fn enum_value(e: &Enum, value: i64) -> String {
+    if value >= 0 && (e.is_flags || value > i64::from(i32::MAX)) {
+        format!("0x{value:x}")
+    } else {
+        value.to_string()
+    }
+}
+
+/// Typedefs in IR order, each moved after the typedefs its target names.
+fn order_typedefs(lib: &Library) -> Vec<&Typedef> {
+    let index: BTreeMap<&str, usize> = lib.typedefs.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+    let deps = |i: usize| -> Vec<usize> {
+        let mut names = Vec::new();
+        named_in(&lib.typedefs[i].target, true, &mut names);
+        names.iter().filter_map(|n| index.get(n.as_str()).copied()).filter(|&j| j != i).collect()
+    };
+    topo(lib.typedefs.len(), deps).into_iter().map(|i| &lib.typedefs[i]).collect()
+}
+
+/// Named records in IR order, each moved after the records it holds by value.
+fn order_records<'a>(lib: &'a Library, anon: &BTreeMap<&str, &'a Record>) -> Vec<&'a Record> {
+    let top: Vec<&Record> = lib.records.iter().filter(|r| !r.anonymous && r.complete).collect();
+    let index: BTreeMap<&str, usize> = top.iter().enumerate().map(|(i, r)| (r.name.as_str(), i)).collect();
+    let deps = |i: usize| -> Vec<usize> {
+        let mut names = Vec::new();
+        by_value_names(top[i], anon, &mut names, 0);
+        names
+            .iter()
+            .filter_map(|n| resolve_record(lib, n))
+            .filter_map(|n| index.get(n.as_str()).copied())
+            .filter(|&j| j != i)
+            .collect()
+    };
+    topo(top.len(), deps).into_iter().map(|i| top[i]).collect()
+}
+
+/// Names a record's fields use by value (inline anonymous records included).
+fn by_value_names(r: &Record, anon: &BTreeMap<&str, &Record>, out: &mut Vec<String>, depth: usize) {
+    for f in &r.fields {
+        named_in(&f.ty, false, out);
+        if let Some(inner) = inline_record(&f.ty, anon) {
+            if depth < 16 {
+                by_value_names(inner, anon, out, depth + 1);
+            }
+        }
+    }
+}
+
+/// `Named` types in `ty`; through pointers and function types only when `all`.
+fn named_in(ty: &Type, all: bool, out: &mut Vec<String>) {
+    match ty {
+        Type::Named { name } => out.push(name.clone()),
+        Type::Array { elem, .. } => named_in(elem, all, out),
+        Type::Pointer { pointee, .. } if all => named_in(pointee, all, out),
+        Type::FnPtr { ret, params } if all => {
+            named_in(ret, all, out);
+            for p in params {
+                named_in(p, all, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Follows typedef aliases from `name` to a record's name.
+fn resolve_record(lib: &Library, name: &str) -> Option<String> {
+    let mut cur = name.to_string();
+    for _ in 0..32 {
+        if let Some(r) = lib.record(&cur) {
+            return Some(r.name.clone());
+        }
+        match lib.typedef(&cur).map(|t| &t.target) {
+            Some(Type::Named { name }) => cur = name.clone(),
+            Some(Type::Array { elem, .. }) => match &**elem {
+                Type::Named { name } => cur = name.clone(),
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Stable topological order: IR order, each item after its dependencies (cycles keep IR order).
+fn topo(n: usize, deps: impl Fn(usize) -> Vec<usize>) -> Vec<usize> {
+    fn visit(i: usize, deps: &dyn Fn(usize) -> Vec<usize>, state: &mut [u8], out: &mut Vec<usize>) {
+        if state[i] != 0 {
+            return;
+        }
+        state[i] = 1;
+        for d in deps(i) {
+            visit(d, deps, state, out);
+        }
+        state[i] = 2;
+        out.push(i);
+    }
+    let mut state = vec![0u8; n];
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        visit(i, &deps, &mut state, &mut out);
+    }
+    out
+}
+
+fn typedef_view(t: &Typedef) -> TypedefView {
+    let decl = match &t.kind {
+        TypedefKind::OpaqueHandle { record } => format!("struct {record} *{}", t.name),
+        TypedefKind::Callback { ret, params } => {
+            let ps: Vec<String> = params.iter().map(|p| p.ty.c_decl(&p.name)).collect();
+            let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
+            ret.c_decl(&format!("(CUDA_CB *{})({ps})", t.name))
+        }
+        _ => t.target.c_decl(&t.name),
+    };
+    TypedefView { doc: comment(&t.doc.markdown), decl }
+}
+
+/// The anonymous record a field's type names, if any (also through an array).
+fn inline_record<'a>(ty: &Type, anon: &BTreeMap<&str, &'a Record>) -> Option<&'a Record> {
+    match ty {
+        Type::Named { name } => anon.get(name.as_str()).copied(),
+        Type::Array { elem, .. } => inline_record(elem, anon),
+        _ => None,
+    }
+}
+
+fn record_view(r: &Record, anon: &BTreeMap<&str, &Record>, depth: usize) -> Result<RecordView> {
+    if depth > 16 {
+        return Err(Error::at(r.location.clone(), format!("c surface: record `{}` nests too deeply", r.name)));
+    }
+    let mut fields = Vec::new();
+    for f in &r.fields {
+        fields.push(field_view(r, f, anon, depth)?);
+    }
+    Ok(RecordView {
+        doc: comment(&r.doc.markdown),
+        keyword: keyword(r.kind),
+        tag: if r.anonymous { String::new() } else { tag(r).to_string() },
+        fields,
+        size: r.size,
+        name: r.name.clone(),
+    })
+}
+
+fn field_view(parent: &Record, f: &Field, anon: &BTreeMap<&str, &Record>, depth: usize) -> Result<FieldView> {
+    let doc = comment(&f.doc.markdown);
+    if let Some(inner) = inline_record(&f.ty, anon) {
+        // `struct { ... } name[4]`: the declarator is the field's type with the record elided.
+        let decl = if f.anonymous { String::new() } else { array_suffix(&f.ty, &f.name) };
+        return Ok(FieldView { doc, decl, inline: Some(Box::new(record_view(inner, anon, depth + 1)?)) });
+    }
+    if f.anonymous {
+        return Err(Error::at(
+            parent.location.clone(),
+            format!("c surface: anonymous member `{}` of `{}` names no anonymous record", f.name, parent.name),
+        ));
+    }
+    let mut decl = f.ty.c_decl(&f.name);
+    if let Some(w) = f.bit_width {
+        decl.push_str(&format!(" : {w}"));
+    }
+    Ok(FieldView { doc, decl, inline: None })
+}
+
+fn array_suffix(ty: &Type, name: &str) -> String {
+    match ty {
+        Type::Array { elem, len } => array_suffix(elem, &format!("{name}[{len}]")),
+        _ => name.to_string(),
+    }
+}
+
+fn macro_view(m: &MacroConst) -> MacroView {
+    let value = match &m.value {
+        MacroValue::Int { value, unsigned } => int_literal(*value, *unsigned),
+        MacroValue::Float { value } => {
+            let s = format!("{value:?}");
+            if s.contains(['.', 'e', 'E']) || !value.is_finite() {
+                s
+            } else {
+                format!("{s}.0")
+            }
+        }
+        MacroValue::Str { value } => format!("\"{}\"", value.escape_default()),
+        MacroValue::Cast { ty, value } => format!("(({}){})", ty.c_decl(""), int_literal(*value, false)),
+        MacroValue::EnumConst { variant, .. } => variant.clone(),
+    };
+    MacroView { doc: comment(&m.doc.markdown), name: m.name.clone(), value }
+}
+
+fn int_literal(value: i128, unsigned: bool) -> String {
+    let suffix = match (unsigned, value) {
+        (true, v) if v > i128::from(u32::MAX) => "ULL",
+        (true, _) => "U",
+        (false, v) if v > i128::from(i32::MAX) || v < i128::from(i32::MIN) => "LL",
+        _ => "",
+    };
+    if value < 0 {
+        format!("({value}{suffix})")
+    } else {
+        format!("{value}{suffix}")
+    }
+}
+
+fn params(f: &Function) -> String {
+    if f.params.is_empty() {
+        return "void".into();
+    }
+    f.params.iter().map(|p| p.ty.c_decl(&p.name)).collect::<Vec<_>>().join(", ")
+}
+
+fn function_doc(f: &Function) -> Vec<String> {
+    let mut doc = comment(&f.doc.markdown);
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .filter(|p| !p.doc.trim().is_empty())
+        .flat_map(|p| comment(&format!("\\param {} - {}", p.name, p.doc.trim())))
+        .collect();
+    if !params.is_empty() {
+        if !doc.is_empty() {
+            doc.push(String::new());
+        }
+        doc.extend(params);
+    }
+    if f.name != f.symbol {
+        if !doc.is_empty() {
+            doc.push(String::new());
+        }
+        doc.push(format!("API name `{}`; ABI symbol `{}`.", f.name, f.symbol));
+    }
+    if let Some(d) = &f.deprecated {
+        doc.extend(comment(&format!("\\deprecated {d}")));
+    }
+    doc
+}
