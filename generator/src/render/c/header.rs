@@ -192,7 +192,7 @@ pub(super) fn view(lib: &Library, cuda_version: &str) -> Result<HeaderView> {
     })
 }
 
-fn keyword(kind: RecordKind) -> &'static str {
+pub(super) fn keyword(kind: RecordKind) -> &'static str {
     match kind {
         RecordKind::Struct => "struct",
         RecordKind::Union => "union",
@@ -200,7 +200,7 @@ fn keyword(kind: RecordKind) -> &'static str {
 }
 
 /// The C tag of a named record: its own tag, else its name (`struct CUctx_st`).
-fn tag(r: &Record) -> &str {
+pub(super) fn tag(r: &Record) -> &str {
     r.tag.as_deref().unwrap_or(&r.name)
 }
 
@@ -438,7 +438,7 @@ fn int_literal(value: i128, unsigned: bool) -> String {
     }
 }
 
-fn params(f: &Function) -> String {
+pub(super) fn params(f: &Function) -> String {
     if f.params.is_empty() {
         return "void".into();
     }

@@ -10,12 +10,14 @@
 //!   `src/proc_table.rs`: the driver ABIs by `cuGetProcAddress` name and version;
 //!   `templates/c/support/*.rs` (interception of `cuGetProcAddress`, `cudagenLastLoaderError`)
 //!   are copied verbatim into `src/`.
+//! * `tests/abi_probe.c`: layouts, constants and prototypes, to compare the headers with NVIDIA's.
 //! * `Cargo.toml`, `cudagen.pc`, `symbols.txt` (the IR's ABI symbols, one per line: the shim's
 //!   dynamic symbol table must equal it plus [`exports::EXTRA_SYMBOLS`]).
 
 mod docs;
 mod exports;
 mod header;
+mod probe;
 
 use super::{Output, Templates};
 use crate::diag::{Error, Result};
@@ -94,6 +96,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     out.files.insert("c/include/cudagen.h".into(), templates.render("c/cudagen.h.tera", &view)?);
     out.files.insert("c/cudagen.pc".into(), templates.render("c/cudagen.pc.tera", &view)?);
     out.files.insert("c/README.md".into(), templates.render("c/README.md.tera", &view)?);
+    let libs: Vec<&crate::ir::Library> = api.libraries.iter().collect();
+    out.files.insert("c/tests/abi_probe.c".into(), templates.render("c/abi_probe.c.tera", &probe::view(&libs))?);
     let symbols = SymbolsView { symbols: symbols.into_iter().collect() };
     out.files.insert("c/symbols.txt".into(), templates.render("c/symbols.txt.tera", &symbols)?);
     let mut support = 0;

@@ -1,0 +1,60 @@
+//! View model of `tests/abi_probe.c`: a C program, rendered from the same IR, that prints the
+//! layout of every record, the value of every enum constant and macro, and redeclares every
+//! prototype. Built once against the generated headers and once against NVIDIA's, the two
+//! outputs must be identical, and the NVIDIA build fails on any prototype that differs.
+
+use super::header::{params, tag};
+use crate::ir::{Library, MacroValue, Type};
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub(super) struct ProbeView {
+    pub includes: Vec<String>,
+    pub records: Vec<ProbeRecord>,
+    /// Expressions printed as `long long`: enum constants and integer macros.
+    pub ints: Vec<String>,
+    pub floats: Vec<String>,
+    pub strings: Vec<String>,
+    /// `ret callconv symbol(params)` of every exported symbol.
+    pub protos: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub(super) struct ProbeRecord {
+    /// `struct CUDA_MEMCPY2D_st`.
+    pub spelled: String,
+    pub fields: Vec<String>,
+}
+
+pub(super) fn view(libs: &[&Library]) -> ProbeView {
+    let mut v = ProbeView { includes: Vec::new(), records: Vec::new(), ints: Vec::new(), floats: Vec::new(), strings: Vec::new(), protos: Vec::new() };
+    for lib in libs {
+        v.includes.push(lib.headers.first().map(|h| h.file.clone()).unwrap_or_default());
+        for r in lib.records.iter().filter(|r| r.complete && !r.anonymous) {
+            let fields = r.fields.iter().filter(|f| !f.anonymous && f.bit_width.is_none()).map(|f| f.name.clone()).collect();
+            v.records.push(ProbeRecord { spelled: format!("{} {}", super::header::keyword(r.kind), tag(r)), fields });
+        }
+        for e in &lib.enums {
+            v.ints.extend(e.variants.iter().map(|x| x.name.clone()));
+        }
+        for m in &lib.macros {
+            match &m.value {
+                MacroValue::Int { .. } | MacroValue::EnumConst { .. } => v.ints.push(m.name.clone()),
+                MacroValue::Cast { ty: Type::Pointer { .. }, .. } => v.ints.push(format!("(intptr_t){}", m.name)),
+                MacroValue::Cast { .. } => v.ints.push(m.name.clone()),
+                MacroValue::Float { .. } => v.floats.push(m.name.clone()),
+                MacroValue::Str { .. } => v.strings.push(m.name.clone()),
+            }
+        }
+        let callconv = if lib.kind == crate::ir::LibraryKind::Driver { "CUDAAPI " } else { "" };
+        let mut seen = std::collections::BTreeSet::new();
+        for f in &lib.functions {
+            for s in f.all_symbols() {
+                if seen.insert(s.to_string()) {
+                    v.protos.push(format!("{} {callconv}{s}({})", f.ret.c_decl(""), params(f)));
+                }
+            }
+        }
+    }
+    v
+}
