@@ -1,0 +1,40 @@
+/*
+ * A fake libcuda.so.1 for testing the shim's cuGetProcAddress interception without a GPU.
+ * cuGetProcAddress_v2 knows a few names and versions; every function returns a distinct code so
+ * the test can tell which ABI a call reached.
+ */
+#include <stdint.h>
+#include <string.h>
+
+typedef int CUresult;
+
+int cuDriverGetVersion(int *v) { *v = 12090; return 0; }
+static CUresult ctx_get_current(void **ctx) { *ctx = (void *)0x1234; return 0; }
+static CUresult ctx_create_v2(void **c, unsigned f, int d) { (void)f; (void)d; *c = 0; return 2; }
+static CUresult ctx_create_v3(void **c, void *p, int n, unsigned f, int d) { (void)p; (void)n; (void)f; (void)d; *c = 0; return 3; }
+static CUresult ctx_create_v4(void **c, void *p, unsigned f, int d) { (void)p; (void)f; (void)d; *c = 0; return 4; }
+static CUresult memcpy_htod_async(uint64_t d, const void *h, size_t n, void *s) { (void)d; (void)h; (void)n; (void)s; return 0; }
+static CUresult memcpy_htod_async_ptsz(uint64_t d, const void *h, size_t n, void *s) { (void)d; (void)h; (void)n; (void)s; return 77; }
+static CUresult internal_thing(void) { return 99; }
+
+/* Static: a reference to the exported name would bind to the shim's export (interposition). */
+static CUresult get_proc(const char *sym, void **pfn, int ver, uint64_t flags, int *status)
+{
+    void *p = 0;
+    if (strcmp(sym, "cuGetProcAddress") == 0 && ver >= 12000) p = (void *)get_proc;
+    else if (strcmp(sym, "cuCtxGetCurrent") == 0 && ver >= 4000) p = (void *)ctx_get_current;
+    else if (strcmp(sym, "cuCtxCreate") == 0 && ver >= 12050) p = (void *)ctx_create_v4;
+    else if (strcmp(sym, "cuCtxCreate") == 0 && ver >= 11040) p = (void *)ctx_create_v3;
+    else if (strcmp(sym, "cuCtxCreate") == 0 && ver >= 3020) p = (void *)ctx_create_v2;
+    else if (strcmp(sym, "cuMemcpyHtoDAsync") == 0 && ver >= 3020)
+        p = flags == 2 ? (void *)memcpy_htod_async_ptsz : (void *)memcpy_htod_async;
+    else if (strcmp(sym, "cuInternalThing") == 0) p = (void *)internal_thing;
+    *pfn = p;
+    if (status) *status = p ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS / SYMBOL_NOT_FOUND */
+    return p ? 0 : 500;
+}
+
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status)
+{
+    return get_proc(sym, pfn, ver, flags, status);
+}

@@ -1,0 +1,67 @@
+/*
+ * cuGetProcAddress through the shim, against tests/c/fake_libcuda.c (CUDAGEN_LIBCUDA names it):
+ * the shim must hand out its own export of the ABI the driver chose, keep the driver's answer
+ * for names it does not export, and pass "not found" through.
+ */
+#include <cuda.h>
+#include <cudagen.h>
+#include <stdio.h>
+
+static int failures = 0;
+
+static void expect(int ok, const char *what)
+{
+    printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+    if (!ok) failures++;
+}
+
+static void *lookup(const char *name, int version, cuuint64_t flags, CUresult *r)
+{
+    void *p = NULL;
+    CUdriverProcAddressQueryResult status;
+    *r = cuGetProcAddress(name, &p, version, flags, &status);
+    return p;
+}
+
+typedef CUresult (*ctx_create_v3_t)(CUcontext *, CUexecAffinityParam *, int, unsigned int, CUdevice);
+typedef CUresult (*memcpy_t)(CUdeviceptr, const void *, size_t, CUstream);
+typedef CUresult (*internal_t)(void);
+
+int main(void)
+{
+    CUresult r;
+    CUcontext ctx = NULL;
+    void *p;
+
+    p = lookup("cuCtxCreate", 12000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuCtxCreate_v3, "cuCtxCreate@12000 -> shim cuCtxCreate_v3");
+    expect(p != NULL && ((ctx_create_v3_t)p)(&ctx, NULL, 0, 0, 0) == 3, "calling it reaches the driver's v3");
+    p = lookup("cuCtxCreate", 12090, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuCtxCreate_v4, "cuCtxCreate@12090 -> shim cuCtxCreate_v4");
+    p = lookup("cuCtxCreate", 3020, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuCtxCreate_v2, "cuCtxCreate@3020 -> shim cuCtxCreate_v2");
+
+    p = lookup("cuMemcpyHtoDAsync", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuMemcpyHtoDAsync_v2_ptsz, "per-thread flag -> shim cuMemcpyHtoDAsync_v2_ptsz");
+    expect(p != NULL && ((memcpy_t)p)(0, NULL, 0, NULL) == 77, "calling it reaches the driver's _ptsz");
+    p = lookup("cuMemcpyHtoDAsync", 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuMemcpyHtoDAsync_v2, "legacy flag -> shim cuMemcpyHtoDAsync_v2");
+    p = lookup("cuMemcpyHtoDAsync", 12000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuMemcpyHtoDAsync_v2, "default flag follows the driver (legacy here)");
+
+    p = lookup("cuCtxGetCurrent", 12000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuCtxGetCurrent, "cuCtxGetCurrent -> shim export");
+    p = lookup("cuGetProcAddress", 12000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuGetProcAddress_v2, "cuGetProcAddress@12000 -> shim cuGetProcAddress_v2");
+
+    p = lookup("cuInternalThing", 12000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p != NULL && ((internal_t)p)() == 99, "unknown name -> the driver's pointer, unchanged");
+    p = lookup("cuNoSuchThing", 12000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_ERROR_NOT_FOUND && p == NULL, "not found -> CUDA_ERROR_NOT_FOUND passed through");
+    p = lookup("cuCtxGetCurrent", 3000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_ERROR_NOT_FOUND, "older than the driver knows -> CUDA_ERROR_NOT_FOUND passed through");
+
+    expect(cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx == (CUcontext)0x1234, "direct call reaches the fake driver");
+    printf("%d failure(s)\n", failures);
+    return failures != 0;
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# CI tests of the C shim (no GPU needed). Run from anywhere: `bash tests/c/run.sh`.
+#   1. builds libcudagen.so / libcudagen.a (cargo build --release -p cudagen-shim)
+#   2. its dynamic symbol table equals generated/c/symbols.txt (the IR's ABI symbols) plus the
+#      EXTRAS below: nothing missing, nothing extra; the static library defines the same set
+#   3. the generated headers compile as C99 (-Wall -Werror), C11 and C++; their layouts, enum and
+#      macro values and prototypes equal NVIDIA's (when the 12.9 headers are at hand:
+#      $CUDAGEN_HEADERS_DIR or .cache/headers/12.9)
+#   4. saxpy.c builds with gcc -std=c99 -Wall -Werror against the generated headers alone, linked
+#      -lcudagen (shared), against libcudagen.a (static) and through pkg-config; the NVRTC part
+#      runs for real ($CUDAGEN_NVRTC_PATH, else the wheel in .cache/nvrtc); without a driver it
+#      reports CUDA_ERROR_STUB_LIBRARY and the loader's message and exits 0
+#   5. installed as libcuda.so.1 the shim skips itself; cuGetProcAddress hands out the shim's
+#      entry points (against the fake driver tests/c/fake_libcuda.c)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+
+# Exported beyond the IR's ABI symbols (make additions here explicit):
+#   cuGetProcAddress        the 11.3 ABI of cuGetProcAddress (cuda.h maps the name to _v2)
+#   cudagenLastLoaderError  cudagen.h
+#   cudagen_shim_marker     data: the loader skips a libcuda.so.1 that exports it
+EXTRAS="cuGetProcAddress cudagenLastLoaderError cudagen_shim_marker"
+
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+work=$(mktemp -d "${TMPDIR:-/tmp}/cudagen-c.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+declare -a rows
+fails=0
+
+row() { rows+=("$(printf '%-48s %-5s %s' "$1" "$2" "${3:-}")"); [ "$2" = PASS ] || fails=$((fails + 1)); }
+check() { # name, command...: PASS when the command succeeds; its output goes to $work/<n>.log
+    local name=$1; shift
+    local log="$work/step$((${#rows[@]} + 1)).log"
+    if "$@" > "$log" 2>&1; then row "$name" PASS; else row "$name" FAIL "(see below)"; echo "---- $name" >&2; tail -n 30 "$log" >&2; fi
+}
+
+echo "== building the shim"
+target=$(cargo metadata --format-version 1 --no-deps 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+lib="$target/release"
+if cargo build --release -q -p cudagen-shim; then row "cargo build --release -p cudagen-shim" PASS; else row "cargo build --release -p cudagen-shim" FAIL; fi
+so="$lib/libcudagen.so"; ar="$lib/libcudagen.a"
+inc="$root/generated/c/include"
+
+echo "== symbols"
+grep -v '^#' generated/c/symbols.txt | sed '/^$/d' | sort > "$work/ir.txt"
+{ cat "$work/ir.txt"; printf '%s\n' $EXTRAS; } | sort > "$work/expected.txt"
+nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | sort > "$work/exported.txt"
+missing=$(comm -23 "$work/expected.txt" "$work/exported.txt" | wc -l)
+extra=$(comm -13 "$work/expected.txt" "$work/exported.txt" | wc -l)
+echo "IR ABI symbols: $(wc -l < "$work/ir.txt"), extras: $(echo $EXTRAS | wc -w), exported: $(wc -l < "$work/exported.txt"), missing: $missing, extra: $extra"
+comm -23 "$work/expected.txt" "$work/exported.txt" | sed 's/^/  missing: /' | head -20
+comm -13 "$work/expected.txt" "$work/exported.txt" | sed 's/^/  extra:   /' | head -20
+if [ "$missing" = 0 ] && [ "$extra" = 0 ]; then
+    row "nm -D libcudagen.so == IR symbols + extras" PASS "$(wc -l < "$work/exported.txt") symbols"
+else
+    row "nm -D libcudagen.so == IR symbols + extras" FAIL "missing $missing, extra $extra"
+fi
+nm --defined-only "$ar" 2>/dev/null | awk '$2 ~ /^[TDRB]$/ {print $3}' | sort -u > "$work/static.txt"
+smissing=$(comm -23 "$work/expected.txt" "$work/static.txt" | wc -l)
+if [ "$smissing" = 0 ]; then row "libcudagen.a defines every symbol" PASS; else row "libcudagen.a defines every symbol" FAIL "missing $smissing"; fi
+
+echo "== headers"
+cat > "$work/all.c" <<'EOF'
+#include <cuda.h>
+#include <nvrtc.h>
+#include <cudagen.h>
+int main(void) { return CUDA_VERSION > 0 && CUDAGEN_CUDA_H && CUDAGEN_NVRTC_H ? 0 : 1; }
+EOF
+check "headers: gcc -std=c99 -Wall -Wextra -Werror" $CC -std=c99 -Wall -Wextra -Werror -I "$inc" -c "$work/all.c" -o "$work/all99.o"
+check "headers: gcc -std=c11 -Wall -Wextra -Werror" $CC -std=c11 -Wall -Wextra -Werror -I "$inc" -c "$work/all.c" -o "$work/all11.o"
+check "headers: g++ -std=c++11 -Wall -Wextra -Werror" $CXX -std=c++11 -Wall -Wextra -Werror -x c++ -I "$inc" -c "$work/all.c" -o "$work/allxx.o"
+check "headers: per-thread default stream mode" $CC -std=c99 -Wall -Werror -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I "$inc" -c "$work/all.c" -o "$work/allpt.o"
+
+nv=${CUDAGEN_HEADERS_DIR:-$root/.cache/headers/12.9}
+if [ -f "$nv/cuda.h" ] && [ -f "$nv/nvrtc.h" ]; then
+    probe=generated/c/tests/abi_probe.c
+    if $CC -std=c99 -Wall -Werror -I "$inc" "$probe" -o "$work/probe-ours" > "$work/probe-ours.log" 2>&1 \
+        && $CC -std=c99 -Wall -Werror -I "$nv" "$probe" -o "$work/probe-nv" > "$work/probe-nv.log" 2>&1 \
+        && "$work/probe-ours" > "$work/ours.txt" && "$work/probe-nv" > "$work/nv.txt" && cmp -s "$work/ours.txt" "$work/nv.txt"; then
+        row "ABI probe == NVIDIA headers" PASS "$(grep -c size= "$work/ours.txt") records, $(grep -c ' = ' "$work/ours.txt") constants, $(grep -cE '^[^ #].*\);$' "$probe") prototypes"
+    else
+        row "ABI probe == NVIDIA headers" FAIL
+        cat "$work"/probe-*.log >&2; diff "$work/ours.txt" "$work/nv.txt" 2>/dev/null | head -20 >&2
+    fi
+else
+    row "ABI probe == NVIDIA headers" SKIP "no NVIDIA headers at $nv"
+    fails=$((fails - 1))
+fi
+
+echo "== saxpy"
+nvrtc=${CUDAGEN_NVRTC_PATH:-}
+if [ -z "$nvrtc" ]; then nvrtc=$(ls "$root"/.cache/nvrtc/*/nvidia/cuda_nvrtc/lib/libnvrtc.so.12 "$root"/.cache/nvrtc/*/libnvrtc.so.12 2>/dev/null | head -1); fi
+export CUDAGEN_NVRTC_PATH=$nvrtc
+echo "NVRTC: ${nvrtc:-(system search)}"
+check "saxpy.c: gcc -std=c99 -Wall -Werror, -lcudagen" $CC -std=c99 -Wall -Werror -I "$inc" tests/c/saxpy.c -o "$work/saxpy" -L "$lib" -lcudagen -lm
+check "saxpy.c: static, libcudagen.a" $CC -std=c99 -Wall -Werror -I "$inc" tests/c/saxpy.c -o "$work/saxpy-static" "$ar" -lpthread -ldl -lm
+if command -v pkg-config > /dev/null; then
+    check "saxpy.c: pkg-config cudagen" sh -c "$CC -std=c99 -Wall -Werror tests/c/saxpy.c -o '$work/saxpy-pc' \$(PKG_CONFIG_PATH=generated/c pkg-config --define-variable=libdir='$lib' --cflags --libs cudagen) -lm"
+fi
+if ldd "$work/saxpy" 2>/dev/null | grep -Eq 'libcuda\.so|libnvrtc'; then row "saxpy links no libcuda/libnvrtc" FAIL; else row "saxpy links no libcuda/libnvrtc" PASS; fi
+
+# Runs one saxpy binary; passes on "RESULT: PASS" (a GPU is there) or on the documented no-driver
+# outcome: NVRTC ran, CUDA_ERROR_STUB_LIBRARY, the loader's message, exit 0.
+run_saxpy() {
+    local name=$1 out="$work/$1.out"; shift
+    env "$@" > "$out" 2>&1; local rc=$?
+    sed 's/^/  | /' "$out" | cut -c1-220
+    if [ $rc = 0 ] && grep -q '^RESULT: PASS' "$out"; then
+        row "$name" PASS "GPU part ran"
+    elif [ $rc = 0 ] && grep -q '^RESULT: SKIP no driver' "$out" && grep -q 'has .entry saxpy' "$out" \
+        && grep -q 'CUDA_ERROR_STUB_LIBRARY' "$out" && grep -q '^loader: .*libcuda' "$out"; then
+        row "$name" PASS "NVRTC ran; no driver: STUB_LIBRARY + loader message"
+    else
+        row "$name" FAIL "rc=$rc"
+    fi
+}
+run_saxpy "run saxpy (shared)" LD_LIBRARY_PATH="$lib" "$work/saxpy"
+run_saxpy "run saxpy (static)" "$work/saxpy-static"
+# A driver that is certainly missing: the message must name the path looked for.
+run_saxpy "run saxpy, CUDAGEN_LIBCUDA missing" CUDAGEN_LIBCUDA=/nonexistent/libcuda.so.1 LD_LIBRARY_PATH="$lib" "$work/saxpy"
+grep -q '/nonexistent/libcuda.so.1' "$work/run saxpy, CUDAGEN_LIBCUDA missing.out" \
+    && row "loader message names CUDAGEN_LIBCUDA path" PASS || row "loader message names CUDAGEN_LIBCUDA path" FAIL
+# Installed as libcuda.so.1 on LD_LIBRARY_PATH, with no real driver: it must skip itself.
+mkdir -p "$work/asdrv"
+cp "$so" "$work/asdrv/libcuda.so.1"
+if [ ! -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ]; then
+    env LD_LIBRARY_PATH="$work/asdrv:$lib" "$work/saxpy" > "$work/asdrv.out" 2>&1
+    if grep -q 'is the cudagen shim, skipped' "$work/asdrv.out" && grep -q '^RESULT: SKIP no driver' "$work/asdrv.out"; then
+        row "shim as libcuda.so.1 skips itself" PASS
+    else
+        row "shim as libcuda.so.1 skips itself" FAIL; cat "$work/asdrv.out" >&2
+    fi
+fi
+
+echo "== cuGetProcAddress interception (fake driver)"
+mkdir -p "$work/fake"
+if $CC -shared -fPIC -O2 -Wall -Werror tests/c/fake_libcuda.c -o "$work/fake/libcuda.so.1" \
+    && $CC -std=c99 -Wall -Werror -I "$inc" tests/c/getproc_test.c -o "$work/getproc_test" -L "$lib" -lcudagen; then
+    env CUDAGEN_LIBCUDA="$work/fake/libcuda.so.1" CUDAGEN_TRACE_FILE="$work/getproc.trace" LD_LIBRARY_PATH="$lib" \
+        "$work/getproc_test" > "$work/getproc.out" 2>&1
+    rc=$?
+    cat "$work/getproc.out"
+    if [ $rc = 0 ] && grep -q 'cuGetProcAddress(passthrough)(symbol="cuInternalThing"' "$work/getproc.trace"; then
+        row "cuGetProcAddress -> shim entry points" PASS "$(grep -c '^ok' "$work/getproc.out") checks, passthrough traced"
+    else
+        row "cuGetProcAddress -> shim entry points" FAIL "rc=$rc"
+    fi
+else
+    row "cuGetProcAddress -> shim entry points" FAIL "build"
+fi
+
+echo
+echo "---- C shim ----"
+printf '%s\n' "${rows[@]}"
+echo "failures: $fails"
+[ "$fails" = 0 ]
