@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# GPU-machine tests of the C shim. Builds nothing with cargo: it receives a folder holding
+# libcudagen.so, libcudagen.a and include/ (bundle.sh copies them to .carry/c), and optionally
+# prebuilt saxpy / bench binaries (tests/c/bundle.sh adds them); anything missing is compiled
+# here with gcc / nvcc, which that machine has.
+#   bash tests/c/gpu.sh .carry/c
+# Suites (a PASS/FAIL table is printed at the end; exit status 0 only when all pass):
+#   linked      saxpy.c linked -lcudagen: passes; its trace holds every driver/NVRTC call
+#   preload     saxpy.c built against the real toolkit (-lcuda -lnvrtc), run with
+#               LD_PRELOAD=libcudagen.so: passes; its trace holds every driver/NVRTC call
+#   as-libcuda  runtime_saxpy.cu (nvcc -cudart shared) with the shim installed as libcuda.so.1 on
+#               LD_LIBRARY_PATH: passes; its driver calls (through cuGetProcAddress) are traced
+#   bench       bench.c via libcudagen vs libcuda, and via libcudagen with tracing to /dev/null
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+carry=$(cd "${1:-$here/../../.carry/c}" && pwd) || { echo "usage: gpu.sh <folder with libcudagen.so>"; exit 2; }
+out=${OUT:-/tmp}/c-shim
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/cudagen-cgpu.XXXXXX")
+CC=${CC:-gcc}
+cuda_home=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")")}
+[ -d "$cuda_home/include" ] || cuda_home=/usr/local/cuda
+cuda_lib="$cuda_home/lib64"
+[ -d "$cuda_lib" ] || cuda_lib="$cuda_home/lib"
+declare -a rows
+fails=0
+row() { rows+=("$(printf '%-34s %-5s %s' "$1" "$2" "${3:-}")"); [ "$2" = PASS ] || fails=$((fails + 1)); }
+
+echo "carry: $carry"; ls -la "$carry"
+echo "CUDA toolkit: $cuda_home ($("$cuda_home/bin/nvcc" --version 2>/dev/null | tail -1))"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+
+# Driver and NVRTC functions the program calls (API names, from its source), minus those only
+# reached on an error path.
+expected_calls() {
+    grep -oE '\b(cu|nvrtc)[A-Z][A-Za-z0-9]*\(' "$1" | tr -d '(' | sort -u \
+        | grep -vxE 'cuGetErrorName|nvrtcGetErrorString|nvrtcGetProgramLog'
+}
+
+# Checks that a trace holds each expected API name (as its ABI symbol: cuMemAlloc -> cuMemAlloc_v2).
+trace_has_all() { # trace file, source file
+    python3 - "$1" <(expected_calls "$2") <<'EOF'
+import re, sys
+trace = open(sys.argv[1], errors="replace").read()
+called = set(re.findall(r"\] ((?:cu|nvrtc)[A-Za-z0-9_]*)\(", trace)) | set(re.findall(r'"fn":"((?:cu|nvrtc)[A-Za-z0-9_]*)"', trace))
+want = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+def hit(api):
+    return any(c == api or re.fullmatch(re.escape(api) + r"(_v\d+)?(_ptds|_ptsz)?", c) for c in called)
+missing = [w for w in want if not hit(w)]
+print(f"trace: {len(called)} distinct functions; expected {len(want)}, missing {len(missing)}: {' '.join(missing)}")
+sys.exit(1 if missing else 0)
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------
+echo; echo "== linked: saxpy.c -lcudagen"
+saxpy="$carry/saxpy"
+if [ ! -x "$saxpy" ]; then
+    saxpy="$work/saxpy"
+    $CC -std=c99 -Wall -Werror -I "$carry/include" "$here/saxpy.c" -o "$saxpy" -L "$carry" -lcudagen -lm || saxpy=
+fi
+if [ -n "$saxpy" ]; then
+    env LD_LIBRARY_PATH="$carry:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUDAGEN_TRACE=1 \
+        CUDAGEN_TRACE_FILE="$out/linked.trace" "$saxpy" > "$out/linked.out" 2>&1
+    rc=$?; cat "$out/linked.out"
+    if [ $rc = 0 ] && grep -q '^RESULT: PASS' "$out/linked.out"; then row "linked saxpy" PASS; else row "linked saxpy" FAIL "rc=$rc"; fi
+    if trace_has_all "$out/linked.trace" "$here/saxpy.c"; then row "linked trace: every call" PASS "$(wc -l < "$out/linked.trace") lines"; else row "linked trace: every call" FAIL; fi
+else
+    row "linked saxpy" FAIL "build"
+fi
+
+# ---------------------------------------------------------------------------------------------
+echo; echo "== preload: saxpy.c against the real toolkit, LD_PRELOAD=libcudagen.so"
+if $CC -std=c99 -Wall -Werror -I "$cuda_home/include" "$here/saxpy.c" -o "$work/saxpy-real" \
+    -L "$cuda_lib" -L "$cuda_lib/stubs" -lcuda -lnvrtc -lm; then
+    env LD_LIBRARY_PATH="$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/saxpy-real" > "$out/real.out" 2>&1
+    grep -q '^RESULT: PASS' "$out/real.out" && row "real toolkit saxpy (no shim)" PASS || { row "real toolkit saxpy (no shim)" FAIL; cat "$out/real.out"; }
+    env LD_PRELOAD="$carry/libcudagen.so" LD_LIBRARY_PATH="$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        CUDAGEN_TRACE=1 CUDAGEN_TRACE_FILE="$out/preload.trace" "$work/saxpy-real" > "$out/preload.out" 2>&1
+    rc=$?; cat "$out/preload.out"
+    if [ $rc = 0 ] && grep -q '^RESULT: PASS' "$out/preload.out"; then row "LD_PRELOAD saxpy" PASS; else row "LD_PRELOAD saxpy" FAIL "rc=$rc"; fi
+    if trace_has_all "$out/preload.trace" "$here/saxpy.c"; then row "LD_PRELOAD trace: every call" PASS "$(wc -l < "$out/preload.trace") lines"; else row "LD_PRELOAD trace: every call" FAIL; fi
+else
+    row "LD_PRELOAD saxpy" FAIL "build against $cuda_home"
+fi
+
+# ---------------------------------------------------------------------------------------------
+echo; echo "== as-libcuda: runtime_saxpy.cu with the shim installed as libcuda.so.1"
+mkdir -p "$work/drv"
+cp "$carry/libcudagen.so" "$work/drv/libcuda.so.1"
+if "$cuda_home/bin/nvcc" -cudart shared -o "$work/runtime_saxpy" "$here/runtime_saxpy.cu"; then
+    env LD_LIBRARY_PATH="$work/drv:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUDAGEN_TRACE=1 \
+        CUDAGEN_TRACE_FILE="$out/runtime.trace" "$work/runtime_saxpy" > "$out/runtime.out" 2>&1
+    rc=$?; cat "$out/runtime.out"
+    if [ $rc = 0 ] && grep -q '^RESULT: PASS' "$out/runtime.out"; then row "runtime saxpy via shim libcuda" PASS; else row "runtime saxpy via shim libcuda" FAIL "rc=$rc"; fi
+    # Which driver calls went through the shim.
+    python3 - "$out/runtime.trace" <<'EOF'
+import collections, re, sys
+names = re.findall(r"\] (cu[A-Za-z0-9_]*)(?:\(passthrough\))?\(", open(sys.argv[1], errors="replace").read())
+c = collections.Counter(names)
+via = {n for n in c if not n.startswith("cuGetProcAddress") and n not in ("cuDriverGetVersion", "cuGetExportTable")}
+print(f"trace: {sum(c.values())} driver calls, {len(c)} distinct; besides cuGetProcAddress/cuDriverGetVersion/cuGetExportTable: {len(via)}")
+print("  " + " ".join(f"{n}x{k}" for n, k in c.most_common(40)))
+sys.exit(0 if via and any(n.startswith("cuGetProcAddress") for n in c) else 1)
+EOF
+    if [ $? = 0 ]; then row "runtime trace: driver calls" PASS "$(grep -c '' "$out/runtime.trace") lines"; else row "runtime trace: driver calls" FAIL; fi
+else
+    row "runtime saxpy via shim libcuda" FAIL "nvcc"
+fi
+
+# ---------------------------------------------------------------------------------------------
+echo; echo "== bench: ns/call, libcuda vs libcudagen (tracing off), libcudagen + trace to /dev/null"
+bench_shim="$carry/bench"; bench_cuda="$carry/bench-libcuda"
+[ -x "$bench_shim" ] || { bench_shim="$work/bench"; $CC -std=c99 -O2 -Wall -Werror -I "$carry/include" "$here/bench.c" -o "$bench_shim" -L "$carry" -lcudagen || bench_shim=; }
+[ -x "$bench_cuda" ] || { bench_cuda="$work/bench-libcuda"; $CC -std=c99 -O2 -Wall -Werror -I "$carry/include" "$here/bench.c" -o "$bench_cuda" -L "$cuda_lib/stubs" -lcuda || bench_cuda=; }
+if [ -n "$bench_shim" ] && [ -n "$bench_cuda" ]; then
+    env LD_LIBRARY_PATH="$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bench_cuda" | tee "$out/bench-libcuda.txt"
+    env LD_LIBRARY_PATH="$carry:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bench_shim" | tee "$out/bench-shim.txt"
+    env LD_LIBRARY_PATH="$carry:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUDAGEN_TRACE=1 CUDAGEN_TRACE_FILE=/dev/null \
+        "$bench_shim" | tee "$out/bench-trace.txt"
+    python3 - "$out" <<'EOF'
+import sys
+d = sys.argv[1]
+def load(f):
+    return {l.split()[1]: float(l.split()[2]) for l in open(f"{d}/{f}") if l.startswith("BENCH ") and len(l.split()) >= 5}
+c, s, t = load("bench-libcuda.txt"), load("bench-shim.txt"), load("bench-trace.txt")
+print("| function | libcuda ns/call | libcudagen ns/call | added | traced ns/call | added |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
+ok = bool(c)
+for f in c:
+    if f in s and f in t:
+        print(f"| {f} | {c[f]:.2f} | {s[f]:.2f} | {s[f]-c[f]:+.2f} | {t[f]:.2f} | {t[f]-c[f]:+.2f} |")
+    else:
+        ok = False
+sys.exit(0 if ok else 1)
+EOF
+    if [ $? = 0 ]; then row "bench (3 builds)" PASS "see table"; else row "bench (3 builds)" FAIL; fi
+else
+    row "bench (3 builds)" FAIL "build"
+fi
+
+echo
+echo "---- C shim on the GPU machine ----"
+printf '%s\n' "${rows[@]}"
+echo "failures: $fails (logs and traces in $out)"
+rm -rf "$work"
+[ "$fails" = 0 ]
