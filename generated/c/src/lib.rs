@@ -20,6 +20,7 @@ mod guard;
 mod last_error;
 mod proc_table;
 
+
 /// Marks this library as the cudagen shim: the shared loader skips any `libcuda.so.1`
 /// candidate that exports it, so the shim installed as `libcuda.so.1` never loads itself.
 #[no_mangle]

@@ -470,3 +470,94 @@ fn function_doc(f: &Function) -> Vec<String> {
     }
     doc
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Doc, Location, Names, Prim};
+
+    fn typedef(name: &str, target: Type, kind: TypedefKind) -> Typedef {
+        Typedef { name: name.into(), target, kind, doc: Doc::default(), location: Location::default(), names: Names::default() }
+    }
+
+    fn field(name: &str, ty: Type, anonymous: bool) -> Field {
+        Field { name: name.into(), ty, offset_bits: 0, bit_width: None, anonymous, doc: Doc::default(), names: Names::default() }
+    }
+
+    fn record(name: &str, kind: RecordKind, anonymous: bool, fields: Vec<Field>) -> Record {
+        Record {
+            name: name.into(),
+            tag: (!anonymous).then(|| format!("{name}_st")),
+            kind,
+            fields,
+            complete: true,
+            size: 8,
+            align: 8,
+            anonymous,
+            doc: Doc::default(),
+            location: Location::default(),
+            names: Names::default(),
+        }
+    }
+
+    /// Aliases listed before their targets, and a record listed before the record it holds by
+    /// value (through a typedef), come out after them.
+    #[test]
+    fn declarations_follow_dependencies() {
+        let mut lib = Library::new(LibraryKind::Driver);
+        lib.typedefs = vec![
+            typedef("CUdeviceptr", Type::named("CUdeviceptr_v2"), TypedefKind::Alias),
+            typedef("CUdeviceptr_v2", Type::prim(Prim::ULongLong), TypedefKind::ScalarHandle { prim: Prim::ULongLong }),
+            typedef("Inner", Type::named("Inner_v1"), TypedefKind::RecordAlias { target: "Inner_v1".into() }),
+        ];
+        lib.records = vec![
+            record(
+                "Outer",
+                RecordKind::Struct,
+                false,
+                vec![
+                    field("inner", Type::Array { elem: Box::new(Type::named("Inner")), len: 2 }, false),
+                    field("anon0", Type::named("Outer_anon0"), true),
+                    field("p", Type::ptr(Type::named("Later"), false), false),
+                ],
+            ),
+            record("Outer_anon0", RecordKind::Union, true, vec![field("a", Type::prim(Prim::Int), false), field("b", Type::named("CUdeviceptr"), false)]),
+            record("Later", RecordKind::Struct, false, vec![field("x", Type::prim(Prim::Int), false)]),
+            record("Inner_v1", RecordKind::Struct, false, vec![field("x", Type::prim(Prim::Int), false)]),
+        ];
+        let v = view(&lib, "test").unwrap();
+        let typedefs: Vec<&str> = v.typedefs.iter().map(|t| t.decl.as_str()).collect();
+        assert_eq!(typedefs, ["unsigned long long CUdeviceptr_v2", "CUdeviceptr_v2 CUdeviceptr", "Inner_v1 Inner"]);
+        let records: Vec<&str> = v.records.iter().map(|r| r.name.as_str()).collect();
+        // `Later` is only pointed to, so it keeps its place after `Outer`.
+        assert_eq!(records, ["Inner_v1", "Outer", "Later"]);
+        let outer = &v.records[1];
+        assert_eq!(outer.fields[0].decl, "Inner inner[2]");
+        let inline = outer.fields[1].inline.as_ref().expect("anonymous union written in place");
+        assert_eq!((inline.keyword, inline.tag.as_str(), outer.fields[1].decl.as_str()), ("union", "", ""));
+        let forwards: Vec<String> = v.forwards.iter().map(|f| format!("{} {} {}", f.keyword, f.tag, f.name)).collect();
+        assert_eq!(forwards, ["struct Outer_st Outer", "struct Later_st Later", "struct Inner_v1_st Inner_v1"]);
+    }
+
+    #[test]
+    fn duplicate_names_are_an_error() {
+        let mut lib = Library::new(LibraryKind::Driver);
+        lib.typedefs = vec![
+            typedef("A", Type::prim(Prim::Int), TypedefKind::Alias),
+            typedef("A", Type::prim(Prim::UInt), TypedefKind::Alias),
+        ];
+        assert!(view(&lib, "test").is_err());
+    }
+
+    #[test]
+    fn macro_literals() {
+        let m = |value| MacroConst { name: "M".into(), value, doc: Doc::default(), location: Location::default() };
+        assert_eq!(macro_view(&m(MacroValue::Int { value: 12090, unsigned: false })).value, "12090");
+        assert_eq!(macro_view(&m(MacroValue::Int { value: 1, unsigned: true })).value, "1U");
+        assert_eq!(macro_view(&m(MacroValue::Int { value: 1 << 40, unsigned: true })).value, "1099511627776ULL");
+        assert_eq!(macro_view(&m(MacroValue::Cast { ty: Type::named("CUdevice"), value: -1 })).value, "((CUdevice)(-1))");
+        let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
+        assert_eq!(macro_view(&m(MacroValue::Cast { ty: void_ptr, value: 0 })).value, "((void *)0)");
+        assert_eq!(macro_view(&m(MacroValue::Float { value: 2.0 })).value, "2.0");
+    }
+}

@@ -33,6 +33,8 @@ struct CrateView {
     modules: Vec<String>,
     headers: Vec<String>,
     extra_symbols: Vec<&'static str>,
+    /// The driver has `cuGetProcAddress`: the interceptor and its table are generated.
+    intercept: bool,
     symbol_count: usize,
 }
 
@@ -46,6 +48,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let mut modules = Vec::new();
     let mut headers = Vec::new();
     let mut symbols = BTreeSet::new();
+    let mut intercept = false;
     for lib in &api.libraries {
         let h = header::view(lib, &api.cuda_version)?;
         let root = match lib.kind {
@@ -65,21 +68,19 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         }
         out.files.insert(format!("c/src/{}.rs", x.module), templates.render("c/exports.rs.tera", &x)?);
         modules.push(x.module.clone());
-        if lib.kind == LibraryKind::Driver {
-            if lib.function(exports::GET_PROC_ADDRESS).is_none() {
-                return Err(Error::new("c surface: cuda.h declares no cuGetProcAddress"));
-            }
+        if lib.kind == LibraryKind::Driver && lib.function(exports::GET_PROC_ADDRESS).is_some() {
             let t = exports::proc_table(lib, default_version);
             out.files.insert("c/src/proc_table.rs".into(), templates.render("c/proc_table.rs.tera", &t)?);
+            intercept = true;
         }
         for f in &lib.functions {
             out.coverage.emitted(lib.kind, SURFACE, &f.name);
         }
     }
-    if !modules.iter().any(|m| m == "driver") {
-        return Err(Error::new("c surface: the shim needs the driver library (cuda.h)"));
-    }
-    for extra in exports::EXTRA_SYMBOLS {
+    // Without cuGetProcAddress (fixture headers) there is nothing to intercept.
+    let extra_symbols: Vec<&'static str> =
+        exports::EXTRA_SYMBOLS.iter().copied().filter(|s| intercept || !s.starts_with("cuGetProcAddress")).collect();
+    for extra in &extra_symbols {
         if symbols.contains(*extra) {
             return Err(Error::new(format!("c surface: `{extra}` is both an ABI symbol and a shim extra")));
         }
@@ -88,7 +89,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         cuda_version: api.cuda_version.clone(),
         modules,
         headers,
-        extra_symbols: exports::EXTRA_SYMBOLS.to_vec(),
+        extra_symbols,
+        intercept,
         symbol_count: symbols.len(),
     };
     out.files.insert("c/Cargo.toml".into(), templates.render("c/Cargo.toml.tera", &view)?);
@@ -102,11 +104,14 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     out.files.insert("c/symbols.txt".into(), templates.render("c/symbols.txt.tera", &symbols)?);
     let mut support = 0;
     for (rel, text) in templates.support_under("c/support/") {
+        if rel == "getproc.rs" && !intercept {
+            continue;
+        }
         out.files.insert(format!("c/src/{rel}"), text.to_string());
         support += 1;
     }
     if support == 0 {
-        return Err(Error::new("templates/c/support/ is empty: the cuGetProcAddress interceptor is missing"));
+        return Err(Error::new("templates/c/support/ is empty: the shim's hand-written modules are missing"));
     }
     Ok(())
 }
