@@ -45,6 +45,9 @@ impl Type {
                 let inner = format!("*{name}");
                 match &**pointee {
                     Type::Array { .. } | Type::FnPtr { .. } => pointee.c_decl(&format!("({inner})")),
+                    // `is_const` qualifies the pointee; a pointer pointee takes it after its `*`:
+                    // `const char *const *name`, never `const const char **name`.
+                    p @ Type::Pointer { .. } if *is_const => p.c_decl(&format!("const {inner}")),
                     p if *is_const => format!("const {}", p.c_decl(&inner)),
                     p => p.c_decl(&inner),
                 }
@@ -210,5 +213,24 @@ impl Prim {
             "intptr_t" => Prim::IntPtr,
             _ => return None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_decl_spellings() {
+        let cchar = Type::ptr(Type::prim(Prim::Char), true);
+        assert_eq!(cchar.c_decl("name"), "const char *name");
+        assert_eq!(Type::ptr(cchar.clone(), true).c_decl("headers"), "const char *const *headers");
+        assert_eq!(Type::ptr(cchar.clone(), false).c_decl("p"), "const char **p");
+        assert_eq!(Type::ptr(Type::ptr(Type::prim(Prim::Void), false), false).c_decl(""), "void **");
+        assert_eq!(Type::ptr(Type::named("CUstream"), true).c_decl("s"), "const CUstream *s");
+        let arr = Type::Array { elem: Box::new(Type::prim(Prim::Char)), len: 16 };
+        assert_eq!(arr.c_decl("bytes"), "char bytes[16]");
+        let f = Type::FnPtr { ret: Box::new(Type::prim(Prim::Void)), params: vec![Type::ptr(Type::prim(Prim::Void), false)] };
+        assert_eq!(f.c_decl("fn"), "void (*fn)(void *)");
     }
 }
