@@ -80,7 +80,7 @@ fn python(root: &Path, env: &dyn Fn(&mut Command)) -> Result<()> {
     }
     run::status(
         Command::new(&py)
-            .args(["-m", "pip", "install", "--quiet", "maturin>=1.5,<2", "pytest", "numpy", "mypy"])
+            .args(["-m", "pip", "install", "--quiet", "maturin==1.16.0", "pytest==9.2.0", "numpy==2.4.6", "mypy==2.4.1"])
             .arg(nvrtc_requirement()?),
     )?;
     let wheels = root.join("target/wheels");

@@ -300,7 +300,7 @@ pub enum DecidedBy {
 pub struct Enum {
     /// Public name (`CUresult`; the typedef when there is one, else the tag).
     pub name: String,
-    /// The C tag (`cudaError_enum`), if any.
+    /// The C tag (`cudaError_enum`), if any (also when it equals `name`).
     pub tag: Option<String>,
     pub variants: Vec<EnumVariant>,
     /// Values are bit flags meant to be OR-ed (`CU_CTX_*` style).
@@ -333,7 +333,8 @@ pub struct Record {
     /// Public name (`CUDA_MEMCPY2D`; the typedef when there is one). Anonymous nested records get
     /// `{Parent}_{field}` or `{Parent}_anon{n}`.
     pub name: String,
-    /// The C tag (`CUDA_MEMCPY2D_st`), if any.
+    /// The C tag (`CUDA_MEMCPY2D_st`), if any (also when it equals `name`). `None` with
+    /// `anonymous == false` means a typedef of an unnamed struct: C spells it `name`.
     pub tag: Option<String>,
     pub kind: RecordKind,
     pub fields: Vec<Field>,

@@ -59,7 +59,7 @@ fn enumeration(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Re
             names: Names::default(),
         })
         .collect();
-    let tag = Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && *t != name && !t.contains(' '));
+    let tag = Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && !t.contains(' '));
     library.enums.push(Enum {
         name,
         tag,
@@ -178,7 +178,7 @@ fn record_named(
             }
         }
     }
-    let tag = Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && *t != name && !t.contains(' '));
+    let tag = Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && !t.contains(' '));
     library.records.push(Record {
         name,
         tag,
@@ -266,7 +266,7 @@ fn ensure_incomplete_record(name: &str, decl: &Cursor<'_>, library: &mut Library
     if library.record(name).is_none() {
         library.records.push(Record {
             name: name.to_string(),
-            tag: None,
+            tag: Some(name.to_string()),
             kind: if decl.kind() == CursorKind::Union { RecordKind::Union } else { RecordKind::Struct },
             fields: Vec::new(),
             complete: false,

@@ -33,15 +33,23 @@ pub fn run(api: &mut Api) {
 
 fn function(f: &mut Function) {
     let converted = convert(&f.doc.markdown);
+    let mut list = String::new();
     for p in &mut f.params {
         if let Some(text) = converted.params.get(&p.name) {
             p.doc = text.clone();
+            list.push_str(&format!("\n- `{}`: {}", p.name, text));
         }
     }
     if let Some(msg) = converted.deprecated {
         f.deprecated = Some(msg);
     }
     f.doc = converted.doc;
+    if !list.is_empty() {
+        // The parameter list goes right after the description, before Returns/See also.
+        let md = &f.doc.markdown;
+        let at = md.find("\n\n**Returns:**").unwrap_or(md.len());
+        f.doc.markdown = format!("{}\n\n**Parameters:**\n{}{}", &md[..at], list.trim_start_matches('\n'), &md[at..]);
+    }
 }
 
 /// The result of converting one comment.

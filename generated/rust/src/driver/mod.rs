@@ -31,6 +31,10 @@ pub use types::*;
 /// If the error code is not recognized, `CUDA_ERROR_INVALID_VALUE`
 /// will be returned and `*pStr` will be set to the NULL address.
 ///
+/// **Parameters:**
+/// - `error`: Error code to convert to string
+/// - `pStr`: Address of the string pointer.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -54,6 +58,10 @@ pub fn get_error_string(error: CUresult) -> Result<String, Error> {
 /// If the error code is not recognized, `CUDA_ERROR_INVALID_VALUE`
 /// will be returned and `*pStr` will be set to the NULL address.
 ///
+/// **Parameters:**
+/// - `error`: Error code to convert to string
+/// - `pStr`: Address of the string pointer.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -75,6 +83,9 @@ pub fn get_error_name(error: CUresult) -> Result<String, Error> {
 /// the driver API in the current process. Currently, the `Flags` parameter must be 0. If `cuInit(`)
 /// has not been called, any function from the driver API will return
 /// `CUDA_ERROR_NOT_INITIALIZED`.
+///
+/// **Parameters:**
+/// - `Flags`: Initialization flag for CUDA.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -101,6 +112,9 @@ pub fn init(flags: c_uint) -> Result<(), Error> {
 /// This function automatically returns `CUDA_ERROR_INVALID_VALUE` if
 /// `driverVersion` is NULL.
 ///
+/// **Parameters:**
+/// - `driverVersion`: Returns the CUDA driver version
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -122,6 +136,10 @@ pub fn driver_get_version() -> Result<c_int, Error> {
 ///
 /// Returns in `*device` a device handle given an ordinal in the range **\[0,
 /// `cuDeviceGetCount()-1]</b>`.
+///
+/// **Parameters:**
+/// - `device`: Returned device handle
+/// - `ordinal`: Device number to get handle for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -155,6 +173,9 @@ pub fn device_get(ordinal: c_int) -> Result<CUdevice, Error> {
 /// than or equal to 2.0 that are available for execution. If there is no such
 /// device, `cuDeviceGetCount(`) returns 0.
 ///
+/// **Parameters:**
+/// - `count`: Returned number of compute-capable devices
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -186,6 +207,11 @@ pub fn device_get_count() -> Result<c_int, Error> {
 /// Returns an ASCII string identifying the device `dev` in the NULL-terminated
 /// string pointed to by `name`. `len` specifies the maximum length of the
 /// string that may be returned. `name` is shortened to the specified `len`, if `len` is less than the device name
+///
+/// **Parameters:**
+/// - `name`: Returned identifier string for the device
+/// - `len`: Maximum length of string to store in `name`
+/// - `dev`: Device to get identifier string for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -223,6 +249,10 @@ pub fn device_get_name(dev: CUdevice) -> Result<String, Error> {
 /// Returns 16-octets identifying the device `dev` in the structure
 /// pointed by the `uuid`.
 ///
+/// **Parameters:**
+/// - `uuid`: Returned UUID
+/// - `dev`: Device to get identifier string for
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -256,6 +286,10 @@ pub fn device_get_uuid(dev: CUdevice) -> Result<CUuuid, Error> {
 /// pointed by the `uuid`. If the device is in MIG mode, returns its
 /// MIG UUID which uniquely identifies the subscribed MIG compute instance.
 ///
+/// **Parameters:**
+/// - `uuid`: Returned UUID
+/// - `dev`: Device to get identifier string for
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -285,6 +319,11 @@ pub fn device_get_uuid_v2(dev: CUdevice) -> Result<CUuuid, Error> {
 ///
 /// Return identifying information (\\p luid and `deviceNodeMask`) to allow
 /// matching device with graphics APIs.
+///
+/// **Parameters:**
+/// - `luid`: Returned LUID
+/// - `deviceNodeMask`: Returned device node mask
+/// - `dev`: Device to get identifier string for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -317,6 +356,10 @@ pub fn device_get_luid(dev: CUdevice) -> Result<(Vec<u8>, c_uint), Error> {
 /// Returns in `*bytes` the total amount of memory available on the device
 /// `dev` in bytes.
 ///
+/// **Parameters:**
+/// - `bytes`: Returned memory available on device in bytes
+/// - `dev`: Device handle
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -347,6 +390,12 @@ pub fn device_total_mem(dev: CUdevice) -> Result<usize, Error> {
 ///
 /// Returns in `maxWidthInElements` the maximum number of texture elements allocatable in a 1D linear texture
 /// for given `format` and `numChannels`.
+///
+/// **Parameters:**
+/// - `maxWidthInElements`: Returned maximum number of texture elements allocatable for given `format` and `numChannels`.
+/// - `format`: Texture format.
+/// - `numChannels`: Number of channels per texture element.
+/// - `dev`: Device handle.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -579,6 +628,11 @@ pub fn device_get_texture1_d_linear_max_width(format: CUarray_format, num_channe
 /// - `CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED`: Device supports HOST_NUMA location with the virtual memory management APIs like `cuMemCreate`, `cuMemMap` and related APIs
 /// - `CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED`: Device supports HOST_NUMA location with the `cuMemAllocAsync` and `cuMemPool` family of APIs
 ///
+/// **Parameters:**
+/// - `pi`: Returned device attribute value
+/// - `attrib`: Device attribute to query
+/// - `dev`: Device handle
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -644,6 +698,11 @@ pub fn device_get_attribute(attrib: CUdevice_attribute, dev: CUdevice) -> Result
 /// - NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b if `device` is GA10X+.
 /// NvSciSyncAttrKey_GpuId is set to the same UUID that is returned for this
 /// `device` from `cuDeviceGetUuid`.
+///
+/// **Parameters:**
+/// - `nvSciSyncAttrList`: Return NvSciSync attributes supported.
+/// - `dev`: Valid Cuda Device to get NvSciSync attributes for.
+/// - `flags`: flags describing NvSciSync usage.
 ///
 /// **Returns:**
 ///
@@ -746,6 +805,11 @@ pub fn device_get_default_mem_pool(dev: CUdevice) -> Result<CUmemoryPool, Error>
 /// - `CU_EXEC_AFFINITY_TYPE_SM_COUNT`: 1 if context with limited SMs is supported by the device,
 /// or 0 if not;
 ///
+/// **Parameters:**
+/// - `pi`: 1 if the execution affinity type `type` is supported by the device, or 0 if not
+/// - `type`: Execution affinity type to query
+/// - `dev`: Device handle
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -795,6 +859,10 @@ pub fn device_get_exec_affinity_support(r#type: CUexecAffinityType, dev: CUdevic
 ///
 /// Users may query support for this API via
 /// `CU_DEVICE_ATTRIBUTE_FLUSH_FLUSH_GPU_DIRECT_RDMA_OPTIONS`.
+///
+/// **Parameters:**
+/// - `target`: The target of the operation, see `CUflushGPUDirectRDMAWritesTarget`
+/// - `scope`: The scope of the operation, see `CUflushGPUDirectRDMAWritesScope`
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -852,6 +920,10 @@ pub fn flush_gpu_direct_rdma_writes(target: CUflushGPUDirectRDMAWritesTarget, sc
 /// are aligned to `textureAlign` bytes do not need an offset applied to
 /// texture fetches.
 ///
+/// **Parameters:**
+/// - `prop`: Returned properties of device
+/// - `dev`: Device to get properties for
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -887,6 +959,11 @@ pub fn device_get_properties(dev: CUdevice) -> Result<CUdevprop, Error> {
 ///
 /// Returns in `*major` and `*minor` the major and minor revision numbers that
 /// define the compute capability of the device `dev`.
+///
+/// **Parameters:**
+/// - `major`: Major revision number
+/// - `minor`: Minor revision number
+/// - `dev`: Device handle
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -933,6 +1010,10 @@ pub fn device_compute_capability(dev: CUdevice) -> Result<(c_int, c_int), Error>
 ///
 /// Please note that the primary context always supports pinned allocations. Other
 /// flags can be specified by `cuDevicePrimaryCtxSetFlags(`).
+///
+/// **Parameters:**
+/// - `pctx`: Returned context handle of the new context
+/// - `dev`: Device for which primary context is requested
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -981,6 +1062,9 @@ pub fn device_primary_ctx_retain(dev: CUdevice) -> Result<CUcontext, Error> {
 ///
 /// Please note that unlike `cuCtxDestroy(`) this method does not pop the context
 /// from stack in any circumstances.
+///
+/// **Parameters:**
+/// - `dev`: Device which primary context is released
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -1085,6 +1169,10 @@ pub fn device_primary_ctx_release(dev: CUdevice) -> Result<(), Error> {
 /// section titled "API Synchronization behavior" to learn more about cases when
 /// synchronous memory operations can exhibit asynchronous behavior.
 ///
+/// **Parameters:**
+/// - `dev`: Device for which the primary context flags are set
+/// - `flags`: New flags for the device
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -1112,6 +1200,11 @@ pub fn device_primary_ctx_set_flags(dev: CUdevice, flags: c_uint) -> Result<(), 
 /// Returns in `*flags` the flags for the primary context of `dev`, and in
 /// `*active` whether it is active.  See `cuDevicePrimaryCtxSetFlags` for flag
 /// values.
+///
+/// **Parameters:**
+/// - `dev`: Device to get primary context flags for
+/// - `flags`: Pointer to store flags
+/// - `active`: Pointer to store context state; 0 = inactive, 1 = active
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -1148,6 +1241,9 @@ pub fn device_primary_ctx_get_state(dev: CUdevice) -> Result<(c_uint, c_int), Er
 /// even after resetting the device.
 /// Resetting the primary context does not release it, an application that has
 /// retained the primary context should explicitly release its usage.
+///
+/// **Parameters:**
+/// - `dev`: Device for which primary context is destroyed
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -1273,6 +1369,11 @@ pub fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
 /// the compute mode for * devices.
 /// Documentation for *nvidia-smi* can be obtained by passing a
 /// -h option to it.
+///
+/// **Parameters:**
+/// - `pctx`: Returned context handle of the new context
+/// - `flags`: Context creation flags
+/// - `dev`: Device to create context on
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -1406,6 +1507,13 @@ pub fn ctx_create(flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
 /// the compute mode for * devices.
 /// Documentation for *nvidia-smi* can be obtained by passing a
 /// -h option to it.
+///
+/// **Parameters:**
+/// - `pctx`: Returned context handle of the new context
+/// - `paramsArray`: Execution affinity parameters
+/// - `numParams`: Number of execution affinity parameters
+/// - `flags`: Context creation flags
+/// - `dev`: Device to create context on
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -1568,6 +1676,12 @@ pub fn ctx_create_v3(params_array: &mut [CUexecAffinityParam], flags: c_uint, de
 /// Context creation in CIG mode will fail with `CUDA_ERROR_NOT_SUPPORTED` if CIG is not supported
 /// by the device or the driver.
 ///
+/// **Parameters:**
+/// - `pctx`: Returned context handle of the new context
+/// - `ctxCreateParams`: Context creation parameters
+/// - `flags`: Context creation flags
+/// - `dev`: Device to create context on
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -1628,6 +1742,9 @@ pub fn ctx_create_v4(ctx_create_params: &mut CUctxCreateParams, flags: c_uint, d
 /// `cuMemAllocFromPoolAsync(`). These memory allocations are not associated with any CUDA context and need to
 /// be destroyed explicitly.
 ///
+/// **Parameters:**
+/// - `ctx`: Context to destroy
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -1663,6 +1780,9 @@ pub fn ctx_destroy(ctx: CUcontext) -> Result<(), Error> {
 ///
 /// The previous current context may be made current again by calling
 /// `cuCtxDestroy(`) or `cuCtxPopCurrent(`).
+///
+/// **Parameters:**
+/// - `ctx`: Context to push
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -1700,6 +1820,9 @@ pub fn ctx_push_current(ctx: CUcontext) -> Result<(), Error> {
 /// If a context was current to the CPU thread before `cuCtxCreate(`) or
 /// `cuCtxPushCurrent(`) was called, this function makes that context current to
 /// the CPU thread again.
+///
+/// **Parameters:**
+/// - `pctx`: Returned popped context handle
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -1740,6 +1863,9 @@ pub fn ctx_pop_current() -> Result<CUcontext, Error> {
 /// of the calling CPU thread's CUDA context stack (or a no-op if the
 /// calling CPU thread's CUDA context stack is empty).
 ///
+/// **Parameters:**
+/// - `ctx`: Context to bind to the calling CPU thread
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -1766,6 +1892,9 @@ pub fn ctx_set_current(ctx: CUcontext) -> Result<(), Error> {
 /// If no context is bound to the calling CPU thread then `*pctx` is
 /// set to NULL and `CUDA_SUCCESS` is returned.
 ///
+/// **Parameters:**
+/// - `pctx`: Returned context handle
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -1789,6 +1918,9 @@ pub fn ctx_get_current() -> Result<CUcontext, Error> {
 /// Returns the device handle for the current context
 ///
 /// Returns in `*device` the handle of the current context's device.
+///
+/// **Parameters:**
+/// - `device`: Returned device handle for the current context
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -1824,6 +1956,9 @@ pub fn ctx_get_device() -> Result<CUdevice, Error> {
 /// Returns in `*flags` the flags of the current context. See `cuCtxCreate`
 /// for flag values.
 ///
+/// **Parameters:**
+/// - `flags`: Pointer to store flags of current context
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -1855,6 +1990,9 @@ pub fn ctx_get_flags() -> Result<c_uint, Error> {
 ///
 /// Sets the flags for the current context overwriting previously set ones. See
 /// `cuDevicePrimaryCtxSetFlags` for flag values.
+///
+/// **Parameters:**
+/// - `flags`: Flags to set on the current context
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -1889,6 +2027,10 @@ pub fn ctx_set_flags(flags: c_uint) -> Result<(), Error> {
 /// The Id is unique for the life of the program for this instance of CUDA.
 /// If context is supplied as NULL and there is one current, the Id of the
 /// current context is returned.
+///
+/// **Parameters:**
+/// - `ctx`: Context for which to obtain the Id
+/// - `ctxId`: Pointer to store the Id of the context
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2024,6 +2166,10 @@ pub fn ctx_synchronize() -> Result<(), Error> {
 /// persisting L2 cache. This is purely a performance hint and it can be
 /// ignored or clamped depending on the platform.
 ///
+/// **Parameters:**
+/// - `limit`: Limit to set
+/// - `value`: Size of limit
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -2069,6 +2215,10 @@ pub fn ctx_set_limit(limit: CUlimit, value: usize) -> Result<(), Error> {
 /// - `CU_LIMIT_MAX_L2_FETCH_GRANULARITY`: L2 cache fetch granularity.
 /// - `CU_LIMIT_PERSISTING_L2_CACHE_SIZE`: Persisting L2 cache size in bytes
 ///
+/// **Parameters:**
+/// - `pvalue`: Returned size of limit
+/// - `limit`: Limit to query
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -2112,6 +2262,9 @@ pub fn ctx_get_limit(limit: CUlimit) -> Result<usize, Error> {
 /// - `CU_FUNC_CACHE_PREFER_SHARED`: prefer larger shared memory and smaller L1 cache
 /// - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
 /// - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
+///
+/// **Parameters:**
+/// - `pconfig`: Returned cache configuration
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2167,6 +2320,9 @@ pub fn ctx_get_cache_config() -> Result<CUfunc_cache, Error> {
 /// - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
 /// - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
 ///
+/// **Parameters:**
+/// - `config`: Requested cache configuration
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -2208,6 +2364,10 @@ pub fn ctx_set_cache_config(config: CUfunc_cache) -> Result<(), Error> {
 /// changed that break binary compatibility, so the API version and driver version
 /// may be different. For example, it is valid for the API version to be 3020 while
 /// the driver version is 4020.
+///
+/// **Parameters:**
+/// - `ctx`: Context to check
+/// - `version`: Pointer to version
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2255,6 +2415,10 @@ pub fn ctx_get_api_version(ctx: CUcontext) -> Result<c_uint, Error> {
 /// This function will return '0' in both `*leastPriority` and `*greatestPriority` if
 /// the current context's device does not support stream priorities
 /// (see `cuDeviceGetAttribute`).
+///
+/// **Parameters:**
+/// - `leastPriority`: Pointer to an int in which the numerical value for least stream priority is returned
+/// - `greatestPriority`: Pointer to an int in which the numerical value for greatest stream priority is returned
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2304,6 +2468,10 @@ pub fn ctx_reset_persisting_l2_cache() -> Result<(), Error> {
 /// `CUexecAffinityType` values are:
 /// - `CU_EXEC_AFFINITY_TYPE_SM_COUNT`: number of SMs the context is limited to use.
 ///
+/// **Parameters:**
+/// - `pExecAffinity`: Returned execution affinity
+/// - `type`: Execution affinity type to query
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -2340,6 +2508,10 @@ pub fn ctx_get_exec_affinity(r#type: CUexecAffinityType) -> Result<CUexecAffinit
 /// **Note:** The API will return `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` if the
 /// specified context `hCtx` has a stream in the capture mode. In such a case,
 /// the call will invalidate all the conflicting captures.
+///
+/// **Parameters:**
+/// - `hCtx`: Context to record event for
+/// - `hEvent`: Event to record
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2379,6 +2551,10 @@ pub fn ctx_record_event(h_ctx: CUcontext, h_event: CUevent) -> Result<(), Error>
 /// invalidate the capture if the specified event `hEvent` is part of an ongoing
 /// capture sequence or if the specified context `hCtx` has a stream in the capture mode.
 ///
+/// **Parameters:**
+/// - `hCtx`: Context to wait
+/// - `hEvent`: Event to wait on
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -2412,6 +2588,10 @@ pub fn ctx_wait_event(h_ctx: CUcontext, h_event: CUevent) -> Result<(), Error> {
 /// to the thread.
 ///
 /// Currently, the `flags` parameter must be 0.
+///
+/// **Parameters:**
+/// - `pctx`: Returned context handle of the current context
+/// - `flags`: Context attach flags (must be 0)
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2454,6 +2634,9 @@ pub fn ctx_attach(flags: c_uint) -> Result<CUcontext, Error> {
 /// if the usage count goes to 0. The context must be a handle that was passed
 /// back by `cuCtxCreate(`) or `cuCtxAttach(`), and must be current to the
 /// calling thread.
+///
+/// **Parameters:**
+/// - `ctx`: Context to destroy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2499,6 +2682,9 @@ pub fn ctx_detach(ctx: CUcontext) -> Result<(), Error> {
 /// four bytes.
 /// - `CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE`: shared memory bank width will
 /// eight bytes.
+///
+/// **Parameters:**
+/// - `pConfig`: returned shared memory configuration
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2559,6 +2745,9 @@ pub fn ctx_get_shared_mem_config() -> Result<CUsharedconfig, Error> {
 /// - `CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE`: set shared memory bank width to
 /// be natively eight bytes.
 ///
+/// **Parameters:**
+/// - `config`: requested shared memory configuration
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -2600,6 +2789,10 @@ pub fn ctx_set_shared_mem_config(config: CUsharedconfig) -> Result<(), Error> {
 /// **nvcc,** or a *PTX* file either as output by **nvcc** or handwritten, or
 /// a *fatbin* file as output by **nvcc** from toolchain 4.0 or later.
 ///
+/// **Parameters:**
+/// - `module`: Returned module
+/// - `fname`: Filename of module to load
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -2639,6 +2832,10 @@ pub fn module_load(fname: &CStr) -> Result<CUmodule, Error> {
 /// the current context. The `image` may be a *cubin* or *fatbin*
 /// as output by **nvcc,** or a NULL-terminated *PTX,* either as output by **nvcc**
 /// or hand-written.
+///
+/// **Parameters:**
+/// - `module`: Returned module
+/// - `image`: Module data to load
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2681,6 +2878,13 @@ pub unsafe fn module_load_data(image: *const c_void) -> Result<CUmodule, Error> 
 /// the current context. The `image` may be a *cubin* or *fatbin*
 /// as output by **nvcc,** or a NULL-terminated *PTX,* either as output by **nvcc**
 /// or hand-written.
+///
+/// **Parameters:**
+/// - `module`: Returned module
+/// - `image`: Module data to load
+/// - `numOptions`: Number of options
+/// - `options`: Options for JIT
+/// - `optionValues`: Option values for JIT
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2731,6 +2935,10 @@ pub unsafe fn module_load_data_ex(image: *const c_void, options: &[CUjit_option]
 /// objects can be constructed by providing the *-fatbin option* to **nvcc.**
 /// More information can be found in the **nvcc** document.
 ///
+/// **Parameters:**
+/// - `module`: Returned module
+/// - `fatCubin`: Fat binary to load
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -2773,6 +2981,9 @@ pub unsafe fn module_load_fat_binary(fat_cubin: *const c_void) -> Result<CUmodul
 /// a module which was obtained from the Library Management API such as
 /// `cuLibraryGetModule` will return `CUDA_ERROR_NOT_PERMITTED`.
 ///
+/// **Parameters:**
+/// - `hmod`: Module to unload
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -2803,6 +3014,9 @@ pub fn module_unload(hmod: CUmodule) -> Result<(), Error> {
 /// Returns lazy loading mode
 /// Module loading mode is controlled by CUDA_MODULE_LOADING env variable
 ///
+/// **Parameters:**
+/// - `mode`: Returns the lazy loading mode
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -2824,6 +3038,11 @@ pub fn module_get_loading_mode() -> Result<CUmoduleLoadingMode, Error> {
 /// Returns in `*hfunc` the handle of the function of name `name` located in
 /// module `hmod`. If no function of that name exists, `cuModuleGetFunction(`)
 /// returns `CUDA_ERROR_NOT_FOUND`.
+///
+/// **Parameters:**
+/// - `hfunc`: Returned function handle
+/// - `hmod`: Module to retrieve function from
+/// - `name`: Name of function to retrieve
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2854,6 +3073,10 @@ pub fn module_get_function(hmod: CUmodule, name: &CStr) -> Result<CUfunction, Er
 ///
 /// Returns in `count` the number of functions in `mod`.
 ///
+/// **Parameters:**
+/// - `count`: Number of functions found within the module
+/// - `mod`: Module to query
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_HANDLE`,
@@ -2875,6 +3098,11 @@ pub fn module_get_function_count(r#mod: CUmodule) -> Result<c_uint, Error> {
 /// automatically when called with partially loaded function handle which may incur additional
 /// latency. Alternatively, `cuFunctionLoad` can be used to explicitly load a function. The returned
 /// function handles become invalid when the module is unloaded.
+///
+/// **Parameters:**
+/// - `functions`: Buffer where the function handles are returned to
+/// - `numFunctions`: Maximum number of function handles may be returned to the buffer
+/// - `mod`: Module to query from
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2902,6 +3130,12 @@ pub fn module_enumerate_functions(functions: &mut [CUfunction], r#mod: CUmodule)
 /// exists, `cuModuleGetGlobal(`) returns `CUDA_ERROR_NOT_FOUND`.
 /// One of the parameters `dptr` or `bytes` (not both) can be NULL in which
 /// case it is ignored.
+///
+/// **Parameters:**
+/// - `dptr`: Returned global device pointer
+/// - `bytes`: Returned global size in bytes
+/// - `hmod`: Module to retrieve global from
+/// - `name`: Name of global to retrieve
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -2954,6 +3188,12 @@ pub fn module_get_global(hmod: CUmodule, name: &CStr) -> Result<(CUdeviceptr, us
 ///
 /// **Note:** For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be accepted
 ///
+/// **Parameters:**
+/// - `numOptions`: Size of options arrays
+/// - `options`: Array of linker and compiler options
+/// - `optionValues`: Array of option values, each cast to void *
+/// - `stateOut`: On success, this will contain a CUlinkState to specify and complete this action
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -2989,6 +3229,16 @@ pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> R
 /// `CU_JIT_TARGET_FROM_CUCONTEXT`, or `CU_JIT_TARGET`.
 ///
 /// **Note:** For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be accepted
+///
+/// **Parameters:**
+/// - `state`: A pending linker action.
+/// - `type`: The type of the input data.
+/// - `data`: The input data.  PTX must be NULL-terminated.
+/// - `size`: The length of the input data.
+/// - `name`: An optional name for this input in log messages.
+/// - `numOptions`: Size of options.
+/// - `options`: Options to be applied only for this input (overrides options from `cuLinkCreate`).
+/// - `optionValues`: Array of option values, each cast to void *.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3031,6 +3281,14 @@ pub unsafe fn link_add_data(state: CUlinkState, r#type: CUjitInputType, data: *m
 ///
 /// **Note:** For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be accepted
 ///
+/// **Parameters:**
+/// - `state`: A pending linker action
+/// - `type`: The type of the input data
+/// - `path`: Path to the input file
+/// - `numOptions`: Size of options
+/// - `options`: Options to be applied only for this input (overrides options from `cuLinkCreate`)
+/// - `optionValues`: Array of option values, each cast to void *
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_FILE_NOT_FOUND`
@@ -3062,6 +3320,11 @@ pub fn link_add_file(state: CUlinkState, r#type: CUjitInputType, path: &CStr, op
 /// `state`, so it should be loaded before `state` is destroyed via `cuLinkDestroy`.
 /// This call does not destroy `state`.
 ///
+/// **Parameters:**
+/// - `state`: A pending linker invocation
+/// - `cubinOut`: On success, this will point to the output image
+/// - `sizeOut`: Optional parameter to receive the size of the generated image
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_HANDLE`,
@@ -3083,6 +3346,9 @@ pub fn link_complete(state: CUlinkState) -> Result<(*mut c_void, usize), Error> 
 }
 
 /// Destroys state for a JIT linker invocation.
+///
+/// **Parameters:**
+/// - `state`: State object for the linker invocation
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3106,6 +3372,11 @@ pub fn link_destroy(state: CUlinkState) -> Result<(), Error> {
 /// `cuModuleGetTexRef(`) returns `CUDA_ERROR_NOT_FOUND`. This texture reference
 /// handle should not be destroyed, since it will be destroyed when the module
 /// is unloaded.
+///
+/// **Parameters:**
+/// - `pTexRef`: Returned texture reference
+/// - `hmod`: Module to retrieve texture reference from
+/// - `name`: Name of texture reference to retrieve
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3142,6 +3413,11 @@ pub fn module_get_tex_ref(hmod: CUmodule, name: &CStr) -> Result<CUtexref, Error
 /// Returns in `*pSurfRef` the handle of the surface reference of name `name`
 /// in the module `hmod`. If no surface reference of that name exists,
 /// `cuModuleGetSurfRef(`) returns `CUDA_ERROR_NOT_FOUND`.
+///
+/// **Parameters:**
+/// - `pSurfRef`: Returned surface reference
+/// - `hmod`: Module to retrieve surface reference from
+/// - `name`: Name of surface reference to retrieve
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3198,6 +3474,16 @@ pub fn module_get_surf_ref(hmod: CUmodule, name: &CStr) -> Result<CUsurfref, Err
 ///
 /// **Note:** If the library contains managed variables and no device in the system
 /// supports managed variables this call is expected to return `CUDA_ERROR_NOT_SUPPORTED`
+///
+/// **Parameters:**
+/// - `library`: Returned library
+/// - `code`: Code to load
+/// - `jitOptions`: Options for JIT
+/// - `jitOptionsValues`: Option values for JIT
+/// - `numJitOptions`: Number of options
+/// - `libraryOptions`: Options for loading
+/// - `libraryOptionValues`: Option values for loading
+/// - `numLibraryOptions`: Number of options for loading
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3261,6 +3547,16 @@ pub unsafe fn library_load_data(code: *const c_void, jit_options: &[CUjit_option
 /// **Note:** If the library contains managed variables and no device in the system
 /// supports managed variables this call is expected to return `CUDA_ERROR_NOT_SUPPORTED`
 ///
+/// **Parameters:**
+/// - `library`: Returned library
+/// - `fileName`: File to load from
+/// - `jitOptions`: Options for JIT
+/// - `jitOptionsValues`: Option values for JIT
+/// - `numJitOptions`: Number of options
+/// - `libraryOptions`: Options for loading
+/// - `libraryOptionValues`: Option values for loading
+/// - `numLibraryOptions`: Number of options for loading
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -3295,6 +3591,9 @@ pub fn library_load_from_file(file_name: &CStr, jit_options: &[CUjit_option], ji
 ///
 /// Unloads the library specified with `library`
 ///
+/// **Parameters:**
+/// - `library`: Library to unload
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -3316,6 +3615,11 @@ pub fn library_unload(library: CUlibrary) -> Result<(), Error> {
 ///
 /// Returns in `pKernel` the handle of the kernel with name `name` located in library `library`.
 /// If kernel handle is not found, the call returns `CUDA_ERROR_NOT_FOUND`.
+///
+/// **Parameters:**
+/// - `pKernel`: Returned kernel handle
+/// - `library`: Library to retrieve kernel from
+/// - `name`: Name of kernel to retrieve
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3344,6 +3648,10 @@ pub fn library_get_kernel(library: CUlibrary, name: &CStr) -> Result<CUkernel, E
 ///
 /// Returns in `count` the number of kernels in `lib`.
 ///
+/// **Parameters:**
+/// - `count`: Number of kernels found within the library
+/// - `lib`: Library to query
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_HANDLE`,
@@ -3361,6 +3669,11 @@ pub fn library_get_kernel_count(lib: CUlibrary) -> Result<c_uint, Error> {
 ///
 /// Returns in `kernels` a maximum number of `numKernels` kernel handles within `lib`.
 /// The returned kernel handle becomes invalid when the library is unloaded.
+///
+/// **Parameters:**
+/// - `kernels`: Buffer where the kernel handles are returned to
+/// - `numKernels`: Maximum number of kernel handles may be returned to the buffer
+/// - `lib`: Library to query from
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3381,6 +3694,10 @@ pub fn library_enumerate_kernels(kernels: &mut [CUkernel], lib: CUlibrary) -> Re
 ///
 /// Returns in `pMod` the module handle associated with the current context located in
 /// library `library`. If module handle is not found, the call returns `CUDA_ERROR_NOT_FOUND`.
+///
+/// **Parameters:**
+/// - `pMod`: Returned module handle
+/// - `library`: Library to retrieve module from
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3409,6 +3726,10 @@ pub fn library_get_module(library: CUlibrary) -> Result<CUmodule, Error> {
 ///
 /// Returns in `pFunc` the handle of the function for the requested kernel `kernel` and
 /// the current context. If function handle is not found, the call returns `CUDA_ERROR_NOT_FOUND`.
+///
+/// **Parameters:**
+/// - `pFunc`: Returned function handle
+/// - `kernel`: Kernel to retrieve function for the requested context
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3439,6 +3760,10 @@ pub fn kernel_get_function(kernel: CUkernel) -> Result<CUfunction, Error> {
 ///
 /// Returns in `pLib` the handle of the library for the requested kernel `kernel`
 ///
+/// **Parameters:**
+/// - `pLib`: Returned library handle
+/// - `kernel`: Kernel to retrieve library handle
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -3467,6 +3792,12 @@ pub fn kernel_get_library(kernel: CUkernel) -> Result<CUlibrary, Error> {
 /// If no global for the requested name `name` exists, the call returns `CUDA_ERROR_NOT_FOUND`.
 /// One of the parameters `dptr` or `bytes` (not both) can be NULL in which
 /// case it is ignored.
+///
+/// **Parameters:**
+/// - `dptr`: Returned global device pointer for the requested context
+/// - `bytes`: Returned global size in bytes
+/// - `library`: Library to retrieve global from
+/// - `name`: Name of global to retrieve
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3502,6 +3833,12 @@ pub fn library_get_global(library: CUlibrary, name: &CStr) -> Result<(CUdevicept
 /// Note that managed memory for library `library` is shared across devices and is registered
 /// when the library is loaded into atleast one context.
 ///
+/// **Parameters:**
+/// - `dptr`: Returned pointer to the managed memory
+/// - `bytes`: Returned memory size in bytes
+/// - `library`: Library to retrieve managed memory from
+/// - `name`: Name of managed memory to retrieve
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -3529,6 +3866,11 @@ pub fn library_get_managed(library: CUlibrary, name: &CStr) -> Result<(CUdevicep
 /// If no unified function with name `symbol` exists, the call returns `CUDA_ERROR_NOT_FOUND`.
 /// If there is no device with attribute `CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS` present in the system,
 /// the call may return `CUDA_ERROR_NOT_FOUND`.
+///
+/// **Parameters:**
+/// - `fptr`: Returned pointer to a unified function
+/// - `library`: Library to retrieve function pointer memory from
+/// - `symbol`: Name of function pointer to retrieve
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3611,6 +3953,12 @@ pub fn library_get_unified_function(library: CUlibrary, symbol: &CStr) -> Result
 /// `cuKernelSetAttribute(`) simultaneously, the attribute query will give the old or new
 /// value depending on the interleavings chosen by the OS scheduler and memory consistency.
 ///
+/// **Parameters:**
+/// - `pi`: Returned attribute value
+/// - `attrib`: Attribute requested
+/// - `kernel`: Kernel to query attribute of
+/// - `dev`: Device to query attribute of
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -3691,6 +4039,12 @@ pub fn kernel_get_attribute(attrib: CUfunction_attribute, kernel: CUkernel, dev:
 /// set the same attribute on the same device simultaneously, the attribute setting will depend
 /// on the interleavings chosen by the OS scheduler and memory consistency.
 ///
+/// **Parameters:**
+/// - `attrib`: Attribute requested
+/// - `val`: Value to set
+/// - `kernel`: Kernel to set attribute of
+/// - `dev`: Device to set attribute of
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -3749,6 +4103,11 @@ pub fn kernel_set_attribute(attrib: CUfunction_attribute, val: c_int, kernel: CU
 /// set a config on the same device simultaneously, the cache config setting will depend
 /// on the interleavings chosen by the OS scheduler and memory consistency.
 ///
+/// **Parameters:**
+/// - `kernel`: Kernel to configure cache for
+/// - `config`: Requested cache configuration
+/// - `dev`: Device to set attribute of
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -3785,6 +4144,10 @@ pub fn kernel_set_cache_config(kernel: CUkernel, config: CUfunc_cache, dev: CUde
 /// the function is not declared as having C linkage. If either `**name` or `hfunc`
 /// is NULL, `CUDA_ERROR_INVALID_VALUE` is returned.
 ///
+/// **Parameters:**
+/// - `name`: The returned name of the function
+/// - `hfunc`: The function handle to retrieve the name for
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -3806,6 +4169,12 @@ pub fn kernel_get_name(hfunc: CUkernel) -> Result<String, Error> {
 /// node parameters from the device via `cudaGraphKernelNodeSetParam(`) and
 /// `cudaGraphKernelNodeUpdatesApply(`). `paramIndex` must be less than the number of parameters
 /// that `kernel` takes. `paramSize` can be set to NULL if only the parameter offset is desired.
+///
+/// **Parameters:**
+/// - `kernel`: The kernel to query
+/// - `paramIndex`: The parameter index to query
+/// - `paramOffset`: Returns the offset into the device-side parameter layout at which the parameter resides
+/// - `paramSize`: Optionally returns the size of the parameter in the device-side parameter layout
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3839,6 +4208,10 @@ pub fn kernel_get_param_info(kernel: CUkernel, param_index: usize) -> Result<(us
 /// The OS may move some of the memory pages into swap area as the GPU or
 /// CPU allocate or access memory. See Tegra app note on how to calculate
 /// total and free memory on Tegra.
+///
+/// **Parameters:**
+/// - `free`: Returned free memory in bytes
+/// - `total`: Returned total memory in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3875,6 +4248,10 @@ pub fn mem_get_info() -> Result<(usize, usize), Error> {
 /// `*dptr` a pointer to the allocated memory. The allocated memory is suitably
 /// aligned for any kind of variable. The memory is not cleared. If `bytesize`
 /// is 0, `cuMemAlloc(`) returns `CUDA_ERROR_INVALID_VALUE`.
+///
+/// **Parameters:**
+/// - `dptr`: Returned device pointer
+/// - `bytesize`: Requested allocation size in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -3937,6 +4314,13 @@ pub fn mem_alloc(bytesize: usize) -> Result<CUdeviceptr, Error> {
 /// to match or exceed the alignment requirement for texture binding with
 /// `cuTexRefSetAddress2D(`).
 ///
+/// **Parameters:**
+/// - `dptr`: Returned device pointer
+/// - `pPitch`: Returned pitch of allocation in bytes
+/// - `WidthInBytes`: Requested allocation width in bytes
+/// - `Height`: Requested allocation height in rows
+/// - `ElementSizeBytes`: Size of largest reads/writes for range
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -3979,6 +4363,9 @@ pub fn mem_alloc_pitch(width_in_bytes: usize, height: usize, element_size_bytes:
 /// should use `cuMemFreeAsync` to free memory allocated via the stream ordered memory allocator.
 /// For all other pointers, this API may perform implicit synchronization.
 ///
+/// **Parameters:**
+/// - `dptr`: Pointer to memory to free
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -4012,6 +4399,11 @@ pub fn mem_free(dptr: CUdeviceptr) -> Result<(), Error> {
 /// allocation by `cuMemAlloc(`) or `cuMemAllocPitch(`) that contains the input
 /// pointer `dptr`. Both parameters `pbase` and `psize` are optional. If one
 /// of them is NULL, it is ignored.
+///
+/// **Parameters:**
+/// - `pbase`: Returned base address
+/// - `psize`: Returned size of device memory allocation
+/// - `dptr`: Device pointer to query
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -4066,6 +4458,10 @@ pub fn mem_get_address_range(dptr: CUdeviceptr) -> Result<(CUdeviceptr, usize), 
 /// contexts is always equal to the returned host pointer `*pp`.
 /// See `CUDA_UNIFIED` for additional details.
 ///
+/// **Parameters:**
+/// - `pp`: Returned pointer to host memory
+/// - `bytesize`: Requested allocation size in bytes
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -4099,6 +4495,9 @@ pub fn mem_alloc_host(bytesize: usize) -> Result<*mut c_void, Error> {
 ///
 /// Frees the memory space pointed to by `p`, which must have been returned by
 /// a previous call to `cuMemAllocHost(`).
+///
+/// **Parameters:**
+/// - `p`: Pointer to memory to free
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -4186,6 +4585,11 @@ pub unsafe fn mem_free_host(p: *mut c_void) -> Result<(), Error> {
 /// to query the device pointer, even if the context supports unified addressing.
 /// See `CUDA_UNIFIED` for additional details.
 ///
+/// **Parameters:**
+/// - `pp`: Returned pointer to host memory
+/// - `bytesize`: Requested allocation size in bytes
+/// - `Flags`: Flags for allocation request
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -4241,6 +4645,11 @@ pub fn mem_host_alloc(bytesize: usize, flags: c_uint) -> Result<*mut c_void, Err
 ///
 /// `Flags` provides for future releases. For now, it must be set to 0.
 ///
+/// **Parameters:**
+/// - `pdptr`: Returned device pointer
+/// - `p`: Host pointer
+/// - `Flags`: Options (must be 0)
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -4280,6 +4689,10 @@ pub unsafe fn mem_host_get_device_pointer(p: *mut c_void, flags: c_uint) -> Resu
 ///
 /// `cuMemHostGetFlags(`) will fail if the pointer does not reside in
 /// an allocation performed by `cuMemAllocHost(`) or `cuMemHostAlloc(`).
+///
+/// **Parameters:**
+/// - `pFlags`: Returned flags word
+/// - `p`: Host pointer
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -4386,6 +4799,11 @@ pub unsafe fn mem_host_get_flags(p: *mut c_void) -> Result<c_uint, Error> {
 /// in the CUDA programming guide under the "CUDA environment variables" section.
 /// - On ARM, managed memory is not available on discrete gpu with Drive PX-2.
 ///
+/// **Parameters:**
+/// - `dptr`: Returned device pointer
+/// - `bytesize`: Requested allocation size in bytes
+/// - `flags`: Must be one of `CU_MEM_ATTACH_GLOBAL` or `CU_MEM_ATTACH_HOST`
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -4434,6 +4852,12 @@ pub fn mem_alloc_managed(bytesize: usize, flags: c_uint) -> Result<CUdeviceptr, 
 ///
 /// Returns in `*callback` a handle representing the registered callback instance.
 ///
+/// **Parameters:**
+/// - `device`: The device on which to register the callback
+/// - `callbackFunc`: The function to register as a callback
+/// - `userData`: A generic pointer to user data. This is passed into the callback function.
+/// - `callback`: A handle representing the registered callback instance
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_NOT_SUPPORTED`,
@@ -4463,6 +4887,10 @@ pub unsafe fn device_register_async_notification(device: CUdevice, callback_func
 /// Unregisters `callback` so that the corresponding callback function will stop receiving
 /// async notifications.
 ///
+/// **Parameters:**
+/// - `device`: The device from which to remove `callback`.
+/// - `callback`: The callback instance to unregister from receiving async notifications.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_NOT_SUPPORTED`,
@@ -4485,6 +4913,10 @@ pub fn device_unregister_async_notification(device: CUdevice, callback: CUasyncC
 /// Returns a handle to a compute device
 ///
 /// Returns in `*device` a device handle given a PCI bus ID string.
+///
+/// **Parameters:**
+/// - `dev`: Returned device handle
+/// - `pciBusId`: String in one of the following forms: \[domain\]:\[bus\]:\[device\].\[function\] \[domain\]:\[bus\]:\[device\] \[bus\]:\[device\].\[function\] where `domain`, `bus`, `device`, and `function` are all hexadecimal values
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -4513,6 +4945,11 @@ pub fn device_get_by_pci_bus_id(pci_bus_id: &CStr) -> Result<CUdevice, Error> {
 /// Returns an ASCII string identifying the device `dev` in the NULL-terminated
 /// string pointed to by `pciBusId`. `len` specifies the maximum length of the
 /// string that may be returned.
+///
+/// **Parameters:**
+/// - `pciBusId`: Returned identifier string for the device in the following format \[domain\]:\[bus\]:\[device\].\[function\] where `domain`, `bus`, `device`, and `function` are all hexadecimal values. pciBusId should be large enough to store 13 characters including the NULL-terminator.
+/// - `len`: Maximum length of string to store in `name`
+/// - `dev`: Device to get identifier string for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -4558,6 +4995,10 @@ pub fn device_get_pci_bus_id(dev: CUdevice) -> Result<String, Error> {
 /// Users can test their device for IPC functionality by calling
 /// `cuDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
 ///
+/// **Parameters:**
+/// - `pHandle`: Pointer to a user allocated CUipcEventHandle in which to return the opaque event handle
+/// - `event`: Event allocated with `CU_EVENT_INTERPROCESS` and `CU_EVENT_DISABLE_TIMING` flags.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_HANDLE`,
@@ -4601,6 +5042,10 @@ pub fn ipc_get_event_handle(event: CUevent) -> Result<CUipcEventHandle, Error> {
 /// but not recommended as it comes with performance cost.
 /// Users can test their device for IPC functionality by calling
 /// `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
+///
+/// **Parameters:**
+/// - `phEvent`: Returns the imported event
+/// - `handle`: Interprocess handle to open
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -4649,6 +5094,10 @@ pub fn ipc_open_event_handle(handle: CUipcEventHandle) -> Result<CUevent, Error>
 /// but not recommended as it comes with performance cost.
 /// Users can test their device for IPC functionality by calling
 /// `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
+///
+/// **Parameters:**
+/// - `pHandle`: Pointer to user allocated `CUipcMemHandle` to return the handle in.
+/// - `dptr`: Base pointer to previously allocated device memory
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -4707,6 +5156,11 @@ pub fn ipc_get_mem_handle(dptr: CUdeviceptr) -> Result<CUipcMemHandle, Error> {
 /// Users can test their device for IPC functionality by calling
 /// `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
 ///
+/// **Parameters:**
+/// - `pdptr`: Returned device pointer
+/// - `handle`: `CUipcMemHandle` to open
+/// - `Flags`: Flags for this operation. Must be specified as `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS`
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_CONTEXT`,
@@ -4753,6 +5207,9 @@ pub fn ipc_open_mem_handle(handle: CUipcMemHandle, flags: c_uint) -> Result<CUde
 /// but not recommended as it comes with performance cost.
 /// Users can test their device for IPC functionality by calling
 /// `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
+///
+/// **Parameters:**
+/// - `dptr`: Device pointer returned by `cuIpcOpenMemHandle`
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -4842,6 +5299,11 @@ pub fn ipc_close_mem_handle(dptr: CUdeviceptr) -> Result<(), Error> {
 /// The memory page-locked by this function must be unregistered with
 /// `cuMemHostUnregister(`).
 ///
+/// **Parameters:**
+/// - `p`: Host pointer to memory to page-lock
+/// - `bytesize`: Size in bytes of the address range to page-lock
+/// - `Flags`: Flags for allocation request
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -4878,6 +5340,9 @@ pub unsafe fn mem_host_register(p: *mut c_void, bytesize: usize, flags: c_uint) 
 ///
 /// The base address must be the same one specified to `cuMemHostRegister(`).
 ///
+/// **Parameters:**
+/// - `p`: Host pointer to memory to unregister
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -4911,6 +5376,11 @@ pub unsafe fn mem_host_unregister(p: *mut c_void) -> Result<(), Error> {
 /// Note that this function infers the type of the transfer (host to host, host to
 /// device, device to device, or device to host) from the pointer values.  This
 /// function is only allowed in contexts which support unified addressing.
+///
+/// **Parameters:**
+/// - `dst`: Destination unified virtual address space pointer
+/// - `src`: Source unified virtual address space pointer
+/// - `ByteCount`: Size of memory copy in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -4951,6 +5421,13 @@ pub fn memcpy(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize) -> Result<(
 /// device pointer of the source memory and `srcContext` is the source pointer.
 /// `ByteCount` specifies the number of bytes to copy.
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `dstContext`: Destination context
+/// - `srcDevice`: Source device pointer
+/// - `srcContext`: Source context
+/// - `ByteCount`: Size of memory copy in bytes
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -4976,6 +5453,11 @@ pub fn memcpy_peer(dst_device: CUdeviceptr, dst_context: CUcontext, src_device: 
 /// Copies from host memory to device memory. `dstDevice` and `srcHost` are
 /// the base addresses of the destination and source, respectively. `ByteCount`
 /// specifies the number of bytes to copy.
+///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `srcHost`: Source host pointer
+/// - `ByteCount`: Size of memory copy in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -5017,6 +5499,11 @@ pub unsafe fn memcpy_htod(dst_device: CUdeviceptr, src_host: *const c_void, byte
 /// base pointers of the destination and source, respectively. `ByteCount`
 /// specifies the number of bytes to copy.
 ///
+/// **Parameters:**
+/// - `dstHost`: Destination host pointer
+/// - `srcDevice`: Source device pointer
+/// - `ByteCount`: Size of memory copy in bytes
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -5057,6 +5544,11 @@ pub unsafe fn memcpy_dtoh(dst_host: *mut c_void, src_device: CUdeviceptr, byte_c
 /// are the base pointers of the destination and source, respectively.
 /// `ByteCount` specifies the number of bytes to copy.
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `srcDevice`: Source device pointer
+/// - `ByteCount`: Size of memory copy in bytes
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -5093,6 +5585,12 @@ pub fn memcpy_dtod(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_count:
 /// specify the CUDA array handle and starting index of the destination data.
 /// `srcDevice` specifies the base pointer of the source. `ByteCount`
 /// specifies the number of bytes to copy.
+///
+/// **Parameters:**
+/// - `dstArray`: Destination array
+/// - `dstOffset`: Offset in bytes of destination array
+/// - `srcDevice`: Source device pointer
+/// - `ByteCount`: Size of memory copy in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -5131,6 +5629,12 @@ pub fn memcpy_dtoa(dst_array: CUarray, dst_offset: usize, src_device: CUdevicept
 /// `ByteCount` specifies the number of bytes to copy and must be evenly
 /// divisible by the array element size.
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `srcArray`: Source array
+/// - `srcOffset`: Offset in bytes of source array
+/// - `ByteCount`: Size of memory copy in bytes
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -5165,6 +5669,12 @@ pub fn memcpy_atod(dst_device: CUdeviceptr, src_array: CUarray, src_offset: usiz
 /// specify the CUDA array handle and starting offset in bytes of the destination
 /// data.  `pSrc` specifies the base address of the source. `ByteCount` specifies
 /// the number of bytes to copy.
+///
+/// **Parameters:**
+/// - `dstArray`: Destination array
+/// - `dstOffset`: Offset in bytes of destination array
+/// - `srcHost`: Source host pointer
+/// - `ByteCount`: Size of memory copy in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -5205,6 +5715,12 @@ pub unsafe fn memcpy_htoa(dst_array: CUarray, dst_offset: usize, src_host: *cons
 /// pointer of the destination. `srcArray` and `srcOffset` specify the CUDA
 /// array handle and starting offset in bytes of the source data.
 /// `ByteCount` specifies the number of bytes to copy.
+///
+/// **Parameters:**
+/// - `dstHost`: Destination device pointer
+/// - `srcArray`: Source array
+/// - `srcOffset`: Offset in bytes of source array
+/// - `ByteCount`: Size of memory copy in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -5248,6 +5764,13 @@ pub unsafe fn memcpy_atoh(dst_host: *mut c_void, src_array: CUarray, src_offset:
 /// bytes to be copied. The size of the elements in the CUDA arrays need not be
 /// the same format, but the elements must be the same size; and count must be
 /// evenly divisible by that size.
+///
+/// **Parameters:**
+/// - `dstArray`: Destination array
+/// - `dstOffset`: Offset in bytes of destination array
+/// - `srcArray`: Source array
+/// - `srcOffset`: Offset in bytes of source array
+/// - `ByteCount`: Size of memory copy in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -5413,6 +5936,9 @@ pub fn memcpy_atoa(dst_array: CUarray, dst_offset: usize, src_array: CUarray, sr
 /// significantly slower in the cases where `cuMemcpy2D(`) would have returned
 /// an error code.
 ///
+/// **Parameters:**
+/// - `pCopy`: Parameters for the memory copy
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -5576,6 +6102,9 @@ pub fn memcpy2d(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
 /// `cuMemcpy2DUnaligned(`) does not have this restriction, but may run
 /// significantly slower in the cases where `cuMemcpy2D(`) would have returned
 /// an error code.
+///
+/// **Parameters:**
+/// - `pCopy`: Parameters for the memory copy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -5750,6 +6279,9 @@ pub fn memcpy2d_unaligned(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
 /// The `srcLOD` and `dstLOD` members of the `CUDA_MEMCPY3D` structure must be
 /// set to 0.
 ///
+/// **Parameters:**
+/// - `pCopy`: Parameters for the memory copy
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -5784,6 +6316,9 @@ pub fn memcpy3d(p_copy: &CUDA_MEMCPY3D) -> Result<(), Error> {
 /// `pCopy`.  See the definition of the `CUDA_MEMCPY3D_PEER` structure
 /// for documentation of its parameters.
 ///
+/// **Parameters:**
+/// - `pCopy`: Parameters for the memory copy
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -5812,6 +6347,12 @@ pub fn memcpy3d_peer(p_copy: &CUDA_MEMCPY3D_PEER) -> Result<(), Error> {
 /// Note that this function infers the type of the transfer (host to host, host to
 /// device, device to device, or device to host) from the pointer values.  This
 /// function is only allowed in contexts which support unified addressing.
+///
+/// **Parameters:**
+/// - `dst`: Destination unified virtual address space pointer
+/// - `src`: Source unified virtual address space pointer
+/// - `ByteCount`: Size of memory copy in bytes
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -5856,6 +6397,14 @@ pub fn memcpy_async(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize, h_str
 /// device pointer of the source memory and `srcContext` is the source pointer.
 /// `ByteCount` specifies the number of bytes to copy.
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `dstContext`: Destination context
+/// - `srcDevice`: Source device pointer
+/// - `srcContext`: Source context
+/// - `ByteCount`: Size of memory copy in bytes
+/// - `hStream`: Stream identifier
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -5883,6 +6432,12 @@ pub fn memcpy_peer_async(dst_device: CUdeviceptr, dst_context: CUcontext, src_de
 /// Copies from host memory to device memory. `dstDevice` and `srcHost` are
 /// the base addresses of the destination and source, respectively. `ByteCount`
 /// specifies the number of bytes to copy.
+///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `srcHost`: Source host pointer
+/// - `ByteCount`: Size of memory copy in bytes
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -5928,6 +6483,12 @@ pub unsafe fn memcpy_htod_async(dst_device: CUdeviceptr, src_host: *const c_void
 /// base pointers of the destination and source, respectively. `ByteCount`
 /// specifies the number of bytes to copy.
 ///
+/// **Parameters:**
+/// - `dstHost`: Destination host pointer
+/// - `srcDevice`: Source device pointer
+/// - `ByteCount`: Size of memory copy in bytes
+/// - `hStream`: Stream identifier
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -5972,6 +6533,12 @@ pub unsafe fn memcpy_dtoh_async(dst_host: *mut c_void, src_device: CUdeviceptr, 
 /// are the base pointers of the destination and source, respectively.
 /// `ByteCount` specifies the number of bytes to copy.
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `srcDevice`: Source device pointer
+/// - `ByteCount`: Size of memory copy in bytes
+/// - `hStream`: Stream identifier
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -6012,6 +6579,13 @@ pub fn memcpy_dtod_async(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_
 /// specify the CUDA array handle and starting offset in bytes of the
 /// destination data. `srcHost` specifies the base address of the source.
 /// `ByteCount` specifies the number of bytes to copy.
+///
+/// **Parameters:**
+/// - `dstArray`: Destination array
+/// - `dstOffset`: Offset in bytes of destination array
+/// - `srcHost`: Source host pointer
+/// - `ByteCount`: Size of memory copy in bytes
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6056,6 +6630,13 @@ pub unsafe fn memcpy_htoa_async(dst_array: CUarray, dst_offset: usize, src_host:
 /// pointer of the destination. `srcArray` and `srcOffset` specify the CUDA
 /// array handle and starting offset in bytes of the source data.
 /// `ByteCount` specifies the number of bytes to copy.
+///
+/// **Parameters:**
+/// - `dstHost`: Destination pointer
+/// - `srcArray`: Source array
+/// - `srcOffset`: Offset in bytes of source array
+/// - `ByteCount`: Size of memory copy in bytes
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6229,6 +6810,10 @@ pub unsafe fn memcpy_atoh_async(dst_host: *mut c_void, src_array: CUarray, src_o
 /// pitches that always work with `cuMemcpy2D(`). On intra-device memory copies
 /// (device to device, CUDA array to device, CUDA array to CUDA array),
 /// `cuMemcpy2DAsync(`) may fail for pitches not computed by `cuMemAllocPitch(`).
+///
+/// **Parameters:**
+/// - `pCopy`: Parameters for the memory copy
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6407,6 +6992,10 @@ pub fn memcpy2d_async(p_copy: &CUDA_MEMCPY2D, h_stream: CUstream) -> Result<(), 
 /// The `srcLOD` and `dstLOD` members of the `CUDA_MEMCPY3D` structure must be
 /// set to 0.
 ///
+/// **Parameters:**
+/// - `pCopy`: Parameters for the memory copy
+/// - `hStream`: Stream identifier
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -6444,6 +7033,10 @@ pub fn memcpy3d_async(p_copy: &CUDA_MEMCPY3D, h_stream: CUstream) -> Result<(), 
 /// Perform a 3D memory copy according to the parameters specified in
 /// `pCopy`.  See the definition of the `CUDA_MEMCPY3D_PEER` structure
 /// for documentation of its parameters.
+///
+/// **Parameters:**
+/// - `pCopy`: Parameters for the memory copy
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6513,6 +7106,17 @@ pub fn memcpy3d_peer_async(p_copy: &CUDA_MEMCPY3D_PEER, h_stream: CUstream) -> R
 ///
 /// If any error is encountered while parsing the batch, the index within the batch where the error was encountered
 /// will be returned in `failIdx`.
+///
+/// **Parameters:**
+/// - `dsts`: Array of destination pointers.
+/// - `srcs`: Array of memcpy source pointers.
+/// - `sizes`: Array of sizes for memcpy operations.
+/// - `count`: Size of `dsts`, `srcs` and `sizes` arrays
+/// - `attrs`: Array of memcpy attributes.
+/// - `attrsIdxs`: Array of indices to specify which copies each entry in the `attrs` array applies to. The attributes specified in attrs\[k\] will be applied to copies starting from attrsIdxs\[k\] through attrsIdxs\[k+1\] - 1. Also attrs\[numAttrs-1\] will apply to copies starting from attrsIdxs\[numAttrs-1\] through count - 1.
+/// - `numAttrs`: Size of `attrs` and `attrsIdxs` arrays.
+/// - `failIdx`: Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
+/// - `hStream`: The stream to enqueue the operations in. Must not be legacy NULL stream.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6584,6 +7188,13 @@ pub fn memcpy_batch_async(dsts: &[CUdeviceptr], srcs: &[CUdeviceptr], sizes: &[u
 /// If any error is encountered while parsing the batch, the index within the batch where the error was encountered
 /// will be returned in `failIdx`.
 ///
+/// **Parameters:**
+/// - `numOps`: Total number of memcpy operations.
+/// - `opList`: Array of size `numOps` containing the actual memcpy operations.
+/// - `failIdx`: Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
+/// - `flags`: Flags for future use, must be zero now.
+/// - `hStream`: The stream to enqueue the operations in. Must not be default NULL stream.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -6606,6 +7217,11 @@ pub fn memcpy3d_batch_async(op_list: &mut [CUDA_MEMCPY3D_BATCH_OP], flags: c_ulo
 ///
 /// Sets the memory range of `N` 8-bit values to the specified value
 /// `uc`.
+///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `uc`: Value to set
+/// - `N`: Number of elements
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6642,6 +7258,11 @@ pub fn memset_d8(dst_device: CUdeviceptr, uc: c_uchar, n: usize) -> Result<(), E
 /// Sets the memory range of `N` 16-bit values to the specified value
 /// `us`. The `dstDevice` pointer must be two byte aligned.
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `us`: Value to set
+/// - `N`: Number of elements
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -6676,6 +7297,11 @@ pub fn memset_d16(dst_device: CUdeviceptr, us: c_ushort, n: usize) -> Result<(),
 ///
 /// Sets the memory range of `N` 32-bit values to the specified value
 /// `ui`. The `dstDevice` pointer must be four byte aligned.
+///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `ui`: Value to set
+/// - `N`: Number of elements
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6714,6 +7340,13 @@ pub fn memset_d32(dst_device: CUdeviceptr, ui: c_uint, n: usize) -> Result<(), E
 /// specifies the number of bytes between each row. This function performs
 /// fastest when the pitch is one that has been passed back by
 /// `cuMemAllocPitch(`).
+///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+/// - `uc`: Value to set
+/// - `Width`: Width of row
+/// - `Height`: Number of rows
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6754,6 +7387,13 @@ pub fn memset_d2d8(dst_device: CUdeviceptr, dst_pitch: usize, uc: c_uchar, width
 /// fastest when the pitch is one that has been passed back by
 /// `cuMemAllocPitch(`).
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+/// - `us`: Value to set
+/// - `Width`: Width of row
+/// - `Height`: Number of rows
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -6793,6 +7433,13 @@ pub fn memset_d2d16(dst_device: CUdeviceptr, dst_pitch: usize, us: c_ushort, wid
 /// fastest when the pitch is one that has been passed back by
 /// `cuMemAllocPitch(`).
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+/// - `ui`: Value to set
+/// - `Width`: Width of row
+/// - `Height`: Number of rows
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -6827,6 +7474,12 @@ pub fn memset_d2d32(dst_device: CUdeviceptr, dst_pitch: usize, ui: c_uint, width
 ///
 /// Sets the memory range of `N` 8-bit values to the specified value
 /// `uc`.
+///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `uc`: Value to set
+/// - `N`: Number of elements
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6864,6 +7517,12 @@ pub fn memset_d8_async(dst_device: CUdeviceptr, uc: c_uchar, n: usize, h_stream:
 /// Sets the memory range of `N` 16-bit values to the specified value
 /// `us`. The `dstDevice` pointer must be two byte aligned.
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `us`: Value to set
+/// - `N`: Number of elements
+/// - `hStream`: Stream identifier
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -6899,6 +7558,12 @@ pub fn memset_d16_async(dst_device: CUdeviceptr, us: c_ushort, n: usize, h_strea
 ///
 /// Sets the memory range of `N` 32-bit values to the specified value
 /// `ui`. The `dstDevice` pointer must be four byte aligned.
+///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `ui`: Value to set
+/// - `N`: Number of elements
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6937,6 +7602,14 @@ pub fn memset_d32_async(dst_device: CUdeviceptr, ui: c_uint, n: usize, h_stream:
 /// specifies the number of bytes between each row. This function performs
 /// fastest when the pitch is one that has been passed back by
 /// `cuMemAllocPitch(`).
+///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+/// - `uc`: Value to set
+/// - `Width`: Width of row
+/// - `Height`: Number of rows
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -6978,6 +7651,14 @@ pub fn memset_d2d8_async(dst_device: CUdeviceptr, dst_pitch: usize, uc: c_uchar,
 /// fastest when the pitch is one that has been passed back by
 /// `cuMemAllocPitch(`).
 ///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+/// - `us`: Value to set
+/// - `Width`: Width of row
+/// - `Height`: Number of rows
+/// - `hStream`: Stream identifier
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -7017,6 +7698,14 @@ pub fn memset_d2d16_async(dst_device: CUdeviceptr, dst_pitch: usize, us: c_ushor
 /// and `dstPitch` offset must be four byte aligned. This function performs
 /// fastest when the pitch is one that has been passed back by
 /// `cuMemAllocPitch(`).
+///
+/// **Parameters:**
+/// - `dstDevice`: Destination device pointer
+/// - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+/// - `ui`: Value to set
+/// - `Width`: Width of row
+/// - `Height`: Number of rows
+/// - `hStream`: Stream identifier
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -7168,6 +7857,10 @@ pub fn memset_d2d32_async(dst_device: CUdeviceptr, dst_pitch: usize, ui: c_uint,
 /// desc.Height = height;
 /// ```
 ///
+/// **Parameters:**
+/// - `pHandle`: Returned array
+/// - `pAllocateArray`: Array descriptor
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -7204,6 +7897,10 @@ pub fn array_create(p_allocate_array: &CUDA_ARRAY_DESCRIPTOR) -> Result<CUarray,
 /// format and dimensions of the CUDA array `hArray`. It is useful for
 /// subroutines that have been passed a CUDA array, but need to know the CUDA
 /// array parameters for validation or other purposes.
+///
+/// **Parameters:**
+/// - `pArrayDescriptor`: Returned array descriptor
+/// - `hArray`: Array to get descriptor of
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -7247,6 +7944,10 @@ pub fn array_get_descriptor(h_array: CUarray) -> Result<CUDA_ARRAY_DESCRIPTOR, E
 /// using `cuMipmappedArrayGetLevel`, `CUDA_ERROR_INVALID_VALUE` will be returned. Instead, `cuMipmappedArrayGetSparseProperties`
 /// must be used to obtain the sparse properties of the entire CUDA mipmapped array to which `array` belongs to.
 ///
+/// **Parameters:**
+/// - `sparseProperties`: \[out\] Pointer to `CUDA_ARRAY_SPARSE_PROPERTIES`
+/// - `array`: \[in\] CUDA array to get the sparse properties of
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -7275,6 +7976,10 @@ pub fn array_get_sparse_properties(array: CUarray) -> Result<CUDA_ARRAY_SPARSE_P
 /// Otherwise, `CUDA_ARRAY_SPARSE_PROPERTIES::miptailSize` specifies mip tail size per layer.
 /// The returned value of `CUDA_ARRAY_SPARSE_PROPERTIES::miptailFirstLevel` is valid only if `CUDA_ARRAY_SPARSE_PROPERTIES::miptailSize` is non-zero.
 ///
+/// **Parameters:**
+/// - `sparseProperties`: \[out\] Pointer to `CUDA_ARRAY_SPARSE_PROPERTIES`
+/// - `mipmap`: \[in\] CUDA mipmapped array to get the sparse properties of
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -7299,6 +8004,11 @@ pub fn mipmapped_array_get_sparse_properties(mipmap: CUmipmappedArray) -> Result
 /// represents the total size of the CUDA array.
 /// The returned value in `CUDA_ARRAY_MEMORY_REQUIREMENTS::alignment`
 /// represents the alignment necessary for mapping the CUDA array.
+///
+/// **Parameters:**
+/// - `memoryRequirements`: \[out\] Pointer to `CUDA_ARRAY_MEMORY_REQUIREMENTS`
+/// - `array`: \[in\] CUDA array to get the memory requirements of
+/// - `device`: \[in\] Device to get the memory requirements for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`
@@ -7325,6 +8035,11 @@ pub fn array_get_memory_requirements(array: CUarray, device: CUdevice) -> Result
 /// The returned value in `CUDA_ARRAY_MEMORY_REQUIREMENTS::alignment`
 /// represents the alignment necessary for mapping the CUDA mipmapped
 /// array.
+///
+/// **Parameters:**
+/// - `memoryRequirements`: \[out\] Pointer to `CUDA_ARRAY_MEMORY_REQUIREMENTS`
+/// - `mipmap`: \[in\] CUDA mipmapped array to get the memory requirements of
+/// - `device`: \[in\] Device to get the memory requirements for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`
@@ -7353,6 +8068,11 @@ pub fn mipmapped_array_get_memory_requirements(mipmap: CUmipmappedArray, device:
 /// If 1 is passed for `planeIdx`, then the returned CUDA array has half the height and width
 /// of `hArray` with two channels and `CU_AD_FORMAT_UNSIGNED_INT8` as its format.
 ///
+/// **Parameters:**
+/// - `pPlaneArray`: Returned CUDA array referenced by the `planeIdx`
+/// - `hArray`: Multiplanar CUDA array
+/// - `planeIdx`: Plane index
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -7377,6 +8097,9 @@ pub fn array_get_plane(h_array: CUarray, plane_idx: c_uint) -> Result<CUarray, E
 /// Destroys a CUDA array
 ///
 /// Destroys the CUDA array `hArray`.
+///
+/// **Parameters:**
+/// - `hArray`: Array to destroy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -7602,6 +8325,10 @@ pub fn array_destroy(h_array: CUarray) -> Result<(), Error> {
 /// desc.Depth = depth;
 /// ```
 ///
+/// **Parameters:**
+/// - `pHandle`: Returned array
+/// - `pAllocateArray`: 3D array descriptor
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -7641,6 +8368,10 @@ pub fn array3d_create(p_allocate_array: &CUDA_ARRAY3D_DESCRIPTOR) -> Result<CUar
 ///
 /// This function may be called on 1D and 2D arrays, in which case the `Height`
 /// and/or `Depth` members of the descriptor struct will be set to 0.
+///
+/// **Parameters:**
+/// - `pArrayDescriptor`: Returned 3D array descriptor
+/// - `hArray`: 3D array to get descriptor of
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -7833,6 +8564,11 @@ pub fn array3d_get_descriptor(h_array: CUarray) -> Result<CUDA_ARRAY3D_DESCRIPTO
 /// (1,SURFACECUBEMAP_LAYERED_LAYERS) }&lt;/small>&lt;/td>&lt;/tr>
 /// &lt;/table>
 ///
+/// **Parameters:**
+/// - `pHandle`: Returned mipmapped array
+/// - `pMipmappedArrayDesc`: mipmapped array descriptor
+/// - `numMipmapLevels`: Number of mipmap levels
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -7865,6 +8601,11 @@ pub fn mipmapped_array_create(p_mipmapped_array_desc: &CUDA_ARRAY3D_DESCRIPTOR, 
 /// If `level` is greater than the maximum number of levels in this mipmapped array,
 /// `CUDA_ERROR_INVALID_VALUE` is returned.
 ///
+/// **Parameters:**
+/// - `pLevelArray`: Returned mipmap level CUDA array
+/// - `hMipmappedArray`: CUDA mipmapped array
+/// - `level`: Mipmap level
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -7891,6 +8632,9 @@ pub fn mipmapped_array_get_level(h_mipmapped_array: CUmipmappedArray, level: c_u
 /// Destroys a CUDA mipmapped array
 ///
 /// Destroys the CUDA mipmapped array `hMipmappedArray`.
+///
+/// **Parameters:**
+/// - `hMipmappedArray`: Mipmapped array to destroy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -7941,6 +8685,13 @@ pub fn mipmapped_array_destroy(h_mipmapped_array: CUmipmappedArray) -> Result<()
 /// supported platform, will give a DMA_BUF handle mapped via PCIE BAR1 or will
 /// return an error otherwise.
 ///
+/// **Parameters:**
+/// - `handle`: \[out\] Pointer to the location where the returned handle will be stored.
+/// - `dptr`: \[in\] Pointer to a valid CUDA device allocation. Must be aligned to host page size.
+/// - `size`: \[in\] Length of the address range. Must be aligned to host page size.
+/// - `handleType`: \[in\] Type of handle requested (defines type and size of the `handle` output parameter)
+/// - `flags`: \[in\] When requesting CUmemRangeHandleType::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD the value could be `CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE`, otherwise 0.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -7986,6 +8737,13 @@ pub unsafe fn mem_get_handle_for_address_range(handle: *mut c_void, dptr: CUdevi
 /// For information on how to ensure this, see the documentation for the
 /// allocator of interest.
 ///
+/// **Parameters:**
+/// - `paramsArray`: \[in\] The array of structures describing the independent decompression operations.
+/// - `count`: \[in\] The number of entries in `paramsArray` array.
+/// - `flags`: \[in\] Must be 0.
+/// - `errorIndex`: \[out\] The index into `paramsArray` of the decompression operation for which the error returned by this function pertains to. If `index` is SIZE_MAX and the value returned is not `CUDA_SUCCESS`, then the error returned by this function should be considered a general error that does not pertain to a particular decompression operation. May be `NULL`, in which case, no index will be recorded in the event of error.
+/// - `stream`: \[in\] The stream where the work will be enqueued.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -8018,6 +8776,13 @@ pub fn mem_batch_decompress_async(params_array: &[CUmemDecompressParams], flags:
 /// place the start of the reservation whereas when it is non-zero then the driver
 /// treats it as a hint about where to place the reservation.
 ///
+/// **Parameters:**
+/// - `ptr`: \[out\] Resulting pointer to start of virtual address range allocated
+/// - `size`: \[in\] Size of the reserved virtual address range requested
+/// - `alignment`: \[in\] Alignment of the reserved virtual address range requested
+/// - `addr`: \[in\] Hint address for the start of the address range
+/// - `flags`: \[in\] Currently unused, must be zero
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -8042,6 +8807,10 @@ pub fn mem_address_reserve(size: usize, alignment: usize, addr: CUdeviceptr, fla
 /// Frees a virtual address range reserved by cuMemAddressReserve.  The size
 /// must match what was given to memAddressReserve and the ptr given must
 /// match what was returned from memAddressReserve.
+///
+/// **Parameters:**
+/// - `ptr`: \[in\] Starting address of the virtual address range to free
+/// - `size`: \[in\] Size of the virtual address region to free
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8101,6 +8870,12 @@ pub fn mem_address_free(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
 /// and sparse CUDA mipmapped arrays.
 /// (see `cuMemMapArrayAsync`).
 ///
+/// **Parameters:**
+/// - `handle`: \[out\] Value of handle returned. All operations on this allocation are to be performed using this handle.
+/// - `size`: \[in\] Size of the allocation requested
+/// - `prop`: \[in\] Properties of the allocation to create.
+/// - `flags`: \[in\] flags for future use, must be zero now.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -8133,6 +8908,9 @@ pub fn mem_create(size: usize, prop: &CUmemAllocationProp, flags: c_ulonglong) -
 /// time a recipient process imports a shareable handle, it needs to pair it with
 /// `cuMemRelease` for the handle to be freed.  If `handle` is not a valid handle
 /// the behavior is undefined.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] Value of handle which was returned previously by cuMemCreate.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8184,6 +8962,13 @@ pub fn mem_release(handle: CUmemGenericAllocationHandle) -> Result<(), Error> {
 ///
 /// `cuMemMap` can only create mappings on VA range reservations
 /// that are not currently mapped.
+///
+/// **Parameters:**
+/// - `ptr`: \[in\] Address where memory will be mapped.
+/// - `size`: \[in\] Size of the memory mapping.
+/// - `offset`: \[in\] Offset into the memory represented by - `handle` from which to start mapping - Note: currently must be zero.
+/// - `handle`: \[in\] Handle to a shareable memory
+/// - `flags`: \[in\] flags for future use, must be zero now.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8327,6 +9112,11 @@ pub fn mem_map(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGeneri
 ///
 /// `CUarrayMapInfo::flags` and `CUarrayMapInfo::reserved[]` are unused and must be set to zero.
 ///
+/// **Parameters:**
+/// - `mapInfoList`: \[in\] List of `CUarrayMapInfo`
+/// - `count`: \[in\] Count of `CUarrayMapInfo`  in `mapInfoList`
+/// - `hStream`: \[in\] Stream identifier for the stream to use for map or unmap operations
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -8353,6 +9143,10 @@ pub fn mem_map_array_async(map_info_list: &[CUarrayMapInfo], h_stream: CUstream)
 /// address reservation and can be used for a future calls to `cuMemMap`.  Any new
 /// mapping to this virtual address will need to have access granted through
 /// `cuMemSetAccess`, as all mappings start with no accessibility setup.
+///
+/// **Parameters:**
+/// - `ptr`: \[in\] Starting address for the virtual address range to unmap
+/// - `size`: \[in\] Size of the virtual address range to unmap
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8389,6 +9183,12 @@ pub fn mem_unmap(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
 /// aligned to the value returned by `cuMulticastGetGranularity` with the flag
 /// `CU_MULTICAST_RECOMMENDED_GRANULARITY`.
 ///
+/// **Parameters:**
+/// - `ptr`: \[in\] Starting address for the virtual address range
+/// - `size`: \[in\] Length of the virtual address range
+/// - `desc`: \[in\] Array of `CUmemAccessDesc` that describe how to change the - mapping for each location specified
+/// - `count`: \[in\] Number of `CUmemAccessDesc` in `desc`
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -8408,6 +9208,11 @@ pub fn mem_set_access(ptr: CUdeviceptr, size: usize, desc: &[CUmemAccessDesc]) -
 }
 
 /// Get the access `flags` set for the given `location` and `ptr`
+///
+/// **Parameters:**
+/// - `flags`: \[out\] Flags set for this location
+/// - `location`: \[in\] Location in which to check the flags for
+/// - `ptr`: \[in\] Address in which to check the access flags for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8443,6 +9248,12 @@ pub fn mem_get_access(location: &CUmemLocation, ptr: CUdeviceptr) -> Result<c_ul
 ///
 /// This API can also be used in conjunction with other APIs (e.g. Vulkan, OpenGL)
 /// that support importing memory from the shareable type
+///
+/// **Parameters:**
+/// - `shareableHandle`: \[out\] Pointer to the location in which to store the requested handle type
+/// - `handle`: \[in\] CUDA handle for the memory allocation
+/// - `handleType`: \[in\] Type of shareable handle requested (defines type and size of the `shareableHandle` output parameter)
+/// - `flags`: \[in\] Reserved, must be zero
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8480,6 +9291,11 @@ pub unsafe fn mem_export_to_shareable_handle(shareable_handle: *mut c_void, hand
 /// There is no guarantee that the contents of `handle` will be the same CUDA memory handle
 /// for the same given OS shareable handle, or the same underlying allocation.
 ///
+/// **Parameters:**
+/// - `handle`: \[out\] CUDA Memory handle for the memory allocation.
+/// - `osHandle`: \[in\] Shareable Handle representing the memory allocation that is to be imported.
+/// - `shHandleType`: \[in\] handle type of the exported handle `CUmemAllocationHandleType`.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -8508,6 +9324,11 @@ pub unsafe fn mem_import_from_shareable_handle(os_handle: *mut c_void, sh_handle
 /// for a given allocation specification and returns it in granularity.  This
 /// granularity can be used as a multiple for alignment, size, or address mapping.
 ///
+/// **Parameters:**
+/// - `granularity`: \[out\] Returned granularity.
+/// - `prop`: \[in\] Property for which to determine the granularity for
+/// - `option`: \[in\] Determines which granularity to return
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -8527,6 +9348,10 @@ pub fn mem_get_allocation_granularity(prop: &CUmemAllocationProp, option: CUmemA
 }
 
 /// Retrieve the contents of the property structure defining properties for this handle
+///
+/// **Parameters:**
+/// - `prop`: \[out\] Pointer to a properties structure which will hold the information about this handle
+/// - `handle`: \[in\] Handle which to perform the query on
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8554,6 +9379,10 @@ pub fn mem_get_allocation_properties_from_handle(handle: CUmemGenericAllocationH
 ///
 /// **Note:** The address `addr`, can be any address in a range previously mapped
 /// by `cuMemMap`, and not necessarily the start address.
+///
+/// **Parameters:**
+/// - `handle`: \[out\] CUDA Memory handle for the backing memory allocation.
+/// - `addr`: \[in\] Memory address to query, that has been mapped previously.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8587,6 +9416,10 @@ pub unsafe fn mem_retain_allocation_handle(addr: *mut c_void) -> Result<CUmemGen
 /// **Note:** During stream capture, this function results in the creation of a free node and
 /// must therefore be passed the address of a graph allocation.
 ///
+/// **Parameters:**
+/// - `dptr`: memory to free
+/// - `hStream`: The stream establishing the stream ordering contract.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -8615,6 +9448,11 @@ pub fn mem_free_async(dptr: CUdeviceptr, h_stream: CUstream) -> Result<(), Error
 /// **Note:** During stream capture, this function results in the creation of an allocation node.  In this case,
 /// the allocation is owned by the graph instead of the memory pool. The memory pool's properties
 /// are used to set the node's creation parameters.
+///
+/// **Parameters:**
+/// - `dptr`: \[out\] Returned device pointer
+/// - `bytesize`: \[in\] Number of bytes to allocate
+/// - `hStream`: \[in\] The stream establishing the stream ordering contract and the memory pool to allocate from
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8646,6 +9484,10 @@ pub fn mem_alloc_async(bytesize: usize, h_stream: CUstream) -> Result<CUdevicept
 /// \\note: Allocations that have not been freed count as outstanding.
 /// \\note: Allocations that have been asynchronously freed but whose completion has
 /// not been observed on the host (eg. by a synchronize) can count as outstanding.
+///
+/// **Parameters:**
+/// - `pool`: \[in\] The memory pool to trim
+/// - `minBytesToKeep`: \[in\] If the pool has less than minBytesToKeep reserved, the TrimTo operation is a no-op.  Otherwise the pool will be guaranteed to have at least minBytesToKeep bytes reserved after the operation.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8690,6 +9532,11 @@ pub fn mem_pool_trim_to(pool: CUmemoryPool, min_bytes_to_keep: usize) -> Result<
 /// - `CU_MEMPOOL_ATTR_USED_MEM_HIGH`: (value type = cuuint64_t)
 /// Reset the high watermark that tracks the amount of used memory that was
 /// allocated for the memory pool.
+///
+/// **Parameters:**
+/// - `pool`: \[in\] The memory pool to modify
+/// - `attr`: \[in\] The attribute to modify
+/// - `value`: \[in\] Pointer to the value to assign
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8741,6 +9588,11 @@ pub unsafe fn mem_pool_set_attribute(pool: CUmemoryPool, attr: CUmemPool_attribu
 /// - `CU_MEMPOOL_ATTR_USED_MEM_HIGH`: (value type = cuuint64_t)
 /// High watermark of the amount of memory from the pool that was in use by the application.
 ///
+/// **Parameters:**
+/// - `pool`: \[in\] The memory pool to get attributes of
+/// - `attr`: \[in\] The attribute to get
+/// - `value`: \[out\] Retrieved value
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_NOT_INITIALIZED`,
@@ -8761,6 +9613,11 @@ pub unsafe fn mem_pool_get_attribute(pool: CUmemoryPool, attr: CUmemPool_attribu
 }
 
 /// Controls visibility of pools between devices
+///
+/// **Parameters:**
+/// - `pool`: \[in\] The pool being modified
+/// - `map`: \[in\] Array of access descriptors. Each descriptor instructs the access to enable for a single gpu.
+/// - `count`: \[in\] Number of descriptors in the map array.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8784,6 +9641,11 @@ pub fn mem_pool_set_access(pool: CUmemoryPool, map: &[CUmemAccessDesc]) -> Resul
 ///
 /// **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
 /// `cuDeviceGetMemPool`, `cuMemPoolCreate`
+///
+/// **Parameters:**
+/// - `flags`: \[out\] the accessibility of the pool from the specified location
+/// - `memPool`: \[in\] the pool being queried
+/// - `location`: \[in\] the location accessing the pool
 #[doc(alias = "cuMemPoolGetAccess")]
 #[inline]
 pub fn mem_pool_get_access(mem_pool: CUmemoryPool, location: &mut CUmemLocation) -> Result<CUmemAccess_flags, Error> {
@@ -8890,6 +9752,12 @@ pub fn mem_pool_destroy(pool: CUmemoryPool) -> Result<(), Error> {
 /// the allocation is owned by the graph instead of the memory pool. The memory pool's properties
 /// are used to set the node's creation parameters.
 ///
+/// **Parameters:**
+/// - `dptr`: \[out\] Returned device pointer
+/// - `bytesize`: \[in\] Number of bytes to allocate
+/// - `pool`: \[in\] The pool to allocate from
+/// - `hStream`: \[in\] The stream establishing the stream ordering semantic
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -8919,6 +9787,12 @@ pub fn mem_alloc_from_pool_async(bytesize: usize, pool: CUmemoryPool, h_stream: 
 /// handle type.
 ///
 /// \\note: To create an IPC capable mempool, create a mempool with a CUmemAllocationHandleType other than CU_MEM_HANDLE_TYPE_NONE.
+///
+/// **Parameters:**
+/// - `handle_out`: \[out\] Returned OS handle
+/// - `pool`: \[in\] pool to export
+/// - `handleType`: \[in\] the type of handle to create
+/// - `flags`: \[in\] must be 0
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -8954,6 +9828,12 @@ pub unsafe fn mem_pool_export_to_shareable_handle(handle_out: *mut c_void, pool:
 /// As such imported memory pools may not be used in cuDeviceSetMemPool
 /// or `cuMemAllocFromPoolAsync` calls.
 ///
+/// **Parameters:**
+/// - `pool_out`: \[out\] Returned memory pool
+/// - `handle`: \[in\] OS handle of the pool to open
+/// - `handleType`: \[in\] The type of handle being imported
+/// - `flags`: \[in\] must be 0
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -8979,6 +9859,10 @@ pub unsafe fn mem_pool_import_from_shareable_handle(handle: *mut c_void, handle_
 /// Constructs `shareData_out` for sharing a specific allocation from an already shared memory pool.
 /// The recipient process can import the allocation with the `cuMemPoolImportPointer` api.
 /// The data is not a handle and may be shared through any IPC mechanism.
+///
+/// **Parameters:**
+/// - `shareData_out`: \[out\] Returned export data
+/// - `ptr`: \[in\] pointer to memory being exported
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -9009,6 +9893,11 @@ pub fn mem_pool_export_pointer(ptr: CUdeviceptr) -> Result<CUmemPoolPtrExportDat
 /// the cuMemFreeAsync operation completes in its stream as long as the
 /// cuMemFreeAsync in the exporting process specifies a stream with
 /// a stream dependency on the importing process's cuMemFreeAsync.
+///
+/// **Parameters:**
+/// - `ptr_out`: \[out\] pointer to imported memory
+/// - `pool`: \[in\] pool from which to import
+/// - `shareData`: \[in\] data specifying the memory to import
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -9050,6 +9939,10 @@ pub fn mem_pool_import_pointer(pool: CUmemoryPool, share_data: &mut CUmemPoolPtr
 /// Multicast objects can be released using the virtual memory management API
 /// `cuMemRelease`.
 ///
+/// **Parameters:**
+/// - `mcHandle`: \[out\] Value of handle returned.
+/// - `prop`: \[in\] Properties of the multicast object to create.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -9084,6 +9977,10 @@ pub fn multicast_create(prop: &CUmulticastObjectProp) -> Result<CUmemGenericAllo
 /// Similarly all devices must be added to the multicast team before a virtual
 /// address range can be mapped to the multicast object. A call to `cuMemMap`
 /// will block until all devices have been added.
+///
+/// **Parameters:**
+/// - `mcHandle`: \[in\] Handle representing a multicast object.
+/// - `dev`: \[in\] Device that will be associated to the multicast object.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -9133,6 +10030,14 @@ pub fn multicast_add_device(mc_handle: CUmemGenericAllocationHandle, dev: CUdevi
 /// is in an illegal state. In such cases, to continue using multicast, verify
 /// that the system configuration is in a valid state and all required driver
 /// daemons are running properly.
+///
+/// **Parameters:**
+/// - `mcHandle`: \[in\] Handle representing a multicast object.
+/// - `mcOffset`: \[in\] Offset into the multicast object for attachment.
+/// - `memHandle`: \[in\] Handle representing a memory allocation.
+/// - `memOffset`: \[in\] Offset into the memory for attachment.
+/// - `size`: \[in\] Size of the memory that will be bound to the multicast object.
+/// - `flags`: \[in\] Flags for future use, must be zero for now.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -9184,6 +10089,13 @@ pub fn multicast_bind_mem(mc_handle: CUmemGenericAllocationHandle, mc_offset: us
 /// that the system configuration is in a valid state and all required driver
 /// daemons are running properly.
 ///
+/// **Parameters:**
+/// - `mcHandle`: \[in\] Handle representing a multicast object.
+/// - `mcOffset`: \[in\] Offset into multicast va range for attachment.
+/// - `memptr`: \[in\] Virtual address of the memory allocation.
+/// - `size`: \[in\] Size of memory that will be bound to the multicast object.
+/// - `flags`: \[in\] Flags for future use, must be zero now.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -9220,6 +10132,12 @@ pub fn multicast_bind_addr(mc_handle: CUmemGenericAllocationHandle, mc_offset: u
 /// The `mcOffset` and the `size` must match the corresponding values specified
 /// during the bind call. Any other values may result in undefined behavior.
 ///
+/// **Parameters:**
+/// - `mcHandle`: \[in\] Handle representing a multicast object.
+/// - `dev`: \[in\] Device that hosts the memory allocation.
+/// - `mcOffset`: \[in\] Offset into the multicast object.
+/// - `size`: \[in\] Desired size to unbind.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -9244,6 +10162,11 @@ pub fn multicast_unbind(mc_handle: CUmemGenericAllocationHandle, dev: CUdevice, 
 /// multicast object properties and returns it in granularity.  This granularity
 /// can be used as a multiple for size, bind offsets and address mappings of the
 /// multicast object.
+///
+/// **Parameters:**
+/// - `granularity`: \[out\] Returned granularity.
+/// - `prop`: \[in\] Properties of the multicast object.
+/// - `option`: \[in\] Determines which granularity to return.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -9431,6 +10354,11 @@ pub fn multicast_get_granularity(prop: &CUmulticastObjectProp, option: CUmultica
 /// and `CU_POINTER_ATTRIBUTE_DEVICE_POINTER` may be used to retrieve the host
 /// and device addresses from either address.
 ///
+/// **Parameters:**
+/// - `data`: Returned pointer attribute value
+/// - `attribute`: Pointer attribute to query
+/// - `ptr`: Pointer
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -9515,6 +10443,12 @@ pub unsafe fn pointer_get_attribute(data: *mut c_void, attribute: CUpointer_attr
 /// Note that this function is asynchronous with respect to the host and all work
 /// on other devices.
 ///
+/// **Parameters:**
+/// - `devPtr`: Pointer to be prefetched
+/// - `count`: Size in bytes
+/// - `dstDevice`: Destination device to prefetch to
+/// - `hStream`: Stream to enqueue prefetch operation
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -9589,6 +10523,13 @@ pub fn mem_prefetch_async(dev_ptr: CUdeviceptr, count: usize, dst_device: CUdevi
 ///
 /// Note that this function is asynchronous with respect to the host and all work
 /// on other devices.
+///
+/// **Parameters:**
+/// - `devPtr`: Pointer to be prefetched
+/// - `count`: Size in bytes
+/// - `location`: Location to prefetch to
+/// - `flags`: flags for future use, must be zero now.
+/// - `hStream`: Stream to enqueue prefetch operation
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -9703,6 +10644,12 @@ pub fn mem_prefetch_async_v2(dev_ptr: CUdeviceptr, count: usize, location: CUmem
 /// value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`. Additionally, if `device` has
 /// a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`,
 /// then this call has no effect.
+///
+/// **Parameters:**
+/// - `devPtr`: Pointer to memory to set the advice for
+/// - `count`: Size in bytes of the memory range
+/// - `advice`: Advice to be applied for the specified memory range
+/// - `device`: Device to apply the advice for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -9824,6 +10771,12 @@ pub fn mem_advise(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, devi
 /// Additionally, if `CUmemLocation::id` has a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`,
 /// then this call has no effect.
 ///
+/// **Parameters:**
+/// - `devPtr`: Pointer to memory to set the advice for
+/// - `count`: Size in bytes of the memory range
+/// - `advice`: Advice to be applied for the specified memory range
+/// - `location`: location to apply the advice for
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -9902,6 +10855,13 @@ pub fn mem_advise_v2(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, l
 /// returns `CU_MEM_LOCATION_TYPE_DEVICE`, it will be a valid device ordinal or if it returns `CU_MEM_LOCATION_TYPE_HOST_NUMA`, it will be a valid host NUMA node ID
 /// or if it returns any other location type, the id should be ignored.
 ///
+/// **Parameters:**
+/// - `data`: A pointers to a memory location where the result of each attribute query will be written to.
+/// - `dataSize`: Array containing the size of data
+/// - `attribute`: The attribute to query
+/// - `devPtr`: Start of the range to query
+/// - `count`: Size of the range to query
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -9945,6 +10905,14 @@ pub unsafe fn mem_range_get_attribute(data: *mut c_void, data_size: usize, attri
 /// - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE`
 /// - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID`
 ///
+/// **Parameters:**
+/// - `data`: A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
+/// - `dataSizes`: Array containing the sizes of each result
+/// - `attributes`: An array of attributes to query (numAttributes and the number of attributes in this array should match)
+/// - `numAttributes`: Number of attributes to query
+/// - `devPtr`: Start of the range to query
+/// - `count`: Size of the range to query
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -9985,6 +10953,11 @@ pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usi
 /// to learn more about cases when synchronous memory operations can
 /// exhibit asynchronous behavior.
 /// `value` will be considered as a pointer to an unsigned integer to which this attribute is to be set.
+///
+/// **Parameters:**
+/// - `value`: Pointer to memory containing the value to be set
+/// - `attribute`: Pointer attribute to set
+/// - `ptr`: Pointer to a memory region allocated using CUDA memory allocation APIs
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10043,6 +11016,12 @@ pub unsafe fn pointer_set_attribute(value: *const c_void, attribute: CUpointer_a
 /// If `ptr` was not allocated by, mapped by, or registered with a `CUcontext` which uses UVA
 /// (Unified Virtual Addressing), `CUDA_ERROR_INVALID_CONTEXT` is returned.
 ///
+/// **Parameters:**
+/// - `numAttributes`: Number of attributes to query
+/// - `attributes`: An array of attributes to query (numAttributes and the number of attributes in this array should match)
+/// - `data`: A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
+/// - `ptr`: Pointer to query
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -10078,6 +11057,10 @@ pub unsafe fn pointer_get_attributes(attributes: &[CUpointer_attribute], data: *
 /// - `CU_STREAM_NON_BLOCKING`: Specifies that work running in the created
 /// stream may run concurrently with work in stream 0 (the NULL stream), and that
 /// the created stream should perform no implicit synchronization with stream 0.
+///
+/// **Parameters:**
+/// - `phStream`: Returned newly created stream
+/// - `Flags`: Parameters for stream creation
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10122,6 +11105,11 @@ pub fn stream_create(flags: c_uint) -> Result<CUstream, Error> {
 /// be queried using `cuCtxGetStreamPriorityRange`. If the specified priority is
 /// outside the numerical range returned by `cuCtxGetStreamPriorityRange`,
 /// it will automatically be clamped to the lowest or the highest number in the range.
+///
+/// **Parameters:**
+/// - `phStream`: Returned newly created stream
+/// - `flags`: Flags for stream creation. See `cuStreamCreate` for a list of valid flags
+/// - `priority`: Stream priority. Lower numbers represent higher priorities. See `cuCtxGetStreamPriorityRange` for more information about meaningful stream priorities that can be passed.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10168,6 +11156,10 @@ pub fn stream_create_with_priority(flags: c_uint, priority: c_int) -> Result<CUs
 /// this function returns the clamped priority.
 /// See `cuStreamCreateWithPriority` for details about priority clamping.
 ///
+/// **Parameters:**
+/// - `hStream`: Handle to the stream to be queried
+/// - `priority`: Pointer to a signed integer in which the stream's priority is returned
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -10199,6 +11191,10 @@ pub fn stream_get_priority(h_stream: CUstream) -> Result<c_int, Error> {
 ///
 /// Returns in `*device` the device handle of the stream
 ///
+/// **Parameters:**
+/// - `hStream`: Handle to the stream to be queried
+/// - `device`: Returns the device to which a stream belongs
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -10227,6 +11223,10 @@ pub fn stream_get_device(h_stream: CUstream) -> Result<CUdevice, Error> {
 ///
 /// Query the flags of a stream created using `cuStreamCreate`, `cuStreamCreateWithPriority` or `cuGreenCtxStreamCreate`
 /// and return the flags in `flags`.
+///
+/// **Parameters:**
+/// - `hStream`: Handle to the stream to be queried
+/// - `flags`: Pointer to an unsigned integer in which the stream's flags are returned The value returned in `flags` is a logical 'OR' of all flags that were used while creating this stream. See `cuStreamCreate` for the list of valid flags
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10269,6 +11269,10 @@ pub fn stream_get_flags(h_stream: CUstream) -> Result<c_uint, Error> {
 /// which are NULL, `cudaStreamLegacy` and `cudaStreamPerThread` respectively.&lt;/li>
 /// &lt;/ul>
 ///
+/// **Parameters:**
+/// - `hStream`: Handle to the stream to be queried
+/// - `streamId`: Pointer to store the Id of the stream
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -10310,6 +11314,10 @@ pub fn stream_get_id(h_stream: CUstream) -> Result<c_ulonglong, Error> {
 /// calling thread. If no context is current to the calling thread,
 /// `CUDA_ERROR_INVALID_CONTEXT` is returned.&lt;/li>
 /// &lt;/ul>
+///
+/// **Parameters:**
+/// - `hStream`: Handle to the stream to be queried
+/// - `pctx`: Returned context associated with the stream
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10370,6 +11378,11 @@ pub fn stream_get_ctx(h_stream: CUstream) -> Result<CUcontext, Error> {
 /// If no context is current to the calling thread, `CUDA_ERROR_INVALID_CONTEXT` is returned.&lt;/li>
 /// &lt;/ul>
 ///
+/// **Parameters:**
+/// - `hStream`: Handle to the stream to be queried
+/// - `pCtx`: Returned regular context associated with the stream
+/// - `pGreenCtx`: Returned green context if the stream is associated with a green context or NULL if not
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -10413,6 +11426,11 @@ pub fn stream_get_ctx_v2(h_stream: CUstream) -> Result<(CUcontext, CUgreenCtx), 
 /// - `CU_EVENT_WAIT_EXTERNAL`: Event is captured in the graph as an external
 /// event node when performing stream capture. This flag is invalid outside
 /// of stream capture.
+///
+/// **Parameters:**
+/// - `hStream`: Stream to wait
+/// - `hEvent`: Event to wait on (may not be NULL)
+/// - `Flags`: See `CUevent_capture_flags`
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10485,6 +11503,12 @@ pub fn stream_wait_event(h_stream: CUstream, h_event: CUevent, flags: c_uint) ->
 /// end of the stream.&lt;/li>
 /// &lt;/ul>
 ///
+/// **Parameters:**
+/// - `hStream`: Stream to add callback to
+/// - `callback`: The function to call once preceding stream operations are complete
+/// - `userData`: User specified data to be passed to the callback function
+/// - `flags`: Reserved for future use, must be 0
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -10533,6 +11557,10 @@ pub unsafe fn stream_add_callback(h_stream: CUstream, callback: CUstreamCallback
 /// Reading or writing through any texture or surface reference is undefined
 /// behavior. This restriction does not apply to texture and surface objects.
 ///
+/// **Parameters:**
+/// - `hStream`: Stream in which to initiate capture
+/// - `mode`: Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see `cuThreadExchangeStreamCaptureMode`.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -10571,6 +11599,14 @@ pub fn stream_begin_capture(h_stream: CUstream, mode: CUstreamCaptureMode) -> Re
 /// **Note:** Kernels captured using this API must not use texture and surface references.
 /// Reading or writing through any texture or surface reference is undefined
 /// behavior. This restriction does not apply to texture and surface objects.
+///
+/// **Parameters:**
+/// - `hStream`: Stream in which to initiate capture.
+/// - `hGraph`: Graph to capture into.
+/// - `dependencies`: Dependencies of the first node captured in the stream.  Can be NULL if numDependencies is 0.
+/// - `dependencyData`: Optional array of data associated with each dependency.
+/// - `numDependencies`: Number of dependencies.
+/// - `mode`: Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see `cuThreadExchangeStreamCaptureMode`.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10633,6 +11669,9 @@ pub fn stream_begin_capture_to_graph(h_stream: CUstream, h_graph: CUgraph, depen
 /// necessarily conflict with stream capture, for example, attempting `cuEventQuery`
 /// on an event that was last recorded inside a capture sequence.
 ///
+/// **Parameters:**
+/// - `mode`: Pointer to mode value to swap with the current mode
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -10661,6 +11700,10 @@ pub fn thread_exchange_stream_capture_mode() -> Result<CUstreamCaptureMode, Erro
 /// If the `mode` argument to `cuStreamBeginCapture` was not
 /// `CU_STREAM_CAPTURE_MODE_RELAXED`, this call must be from the same thread as
 /// `cuStreamBeginCapture`.
+///
+/// **Parameters:**
+/// - `hStream`: Stream to query
+/// - `phGraph`: The captured graph
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10705,6 +11748,10 @@ pub fn stream_end_capture(h_stream: CUstream) -> Result<CUgraph, Error> {
 /// stream is not supported for stream capture, but attempted use would have an
 /// implicit dependency on the capturing stream(s).
 ///
+/// **Parameters:**
+/// - `hStream`: Stream to query
+/// - `captureStatus`: Returns the stream's capture status
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -10736,6 +11783,14 @@ pub fn stream_is_capturing(h_stream: CUstream) -> Result<CUstreamCaptureStatus, 
 /// Valid data (other than capture status) is returned only if both of the following are true:
 /// - the call returns CUDA_SUCCESS
 /// - the returned capture status is `CU_STREAM_CAPTURE_STATUS_ACTIVE`
+///
+/// **Parameters:**
+/// - `hStream`: The stream to query
+/// - `captureStatus_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.
+/// - `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+/// - `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10780,6 +11835,15 @@ pub unsafe fn stream_get_capture_info_v2(h_stream: CUstream, dependencies_out: *
 /// `dependencies_out` is non-NULL and `edgeData_out` is NULL, but there is non-zero edge
 /// data for one or more of the current stream dependencies, the call will return
 /// `CUDA_ERROR_LOSSY_QUERY`.
+///
+/// **Parameters:**
+/// - `hStream`: The stream to query
+/// - `captureStatus_out`: Location to return the capture status of the stream; required
+/// - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+/// - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.
+/// - `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+/// - `edgeData_out`: Optional location to store a pointer to an array of graph edge data. This array parallels `dependencies_out`; the next node to be added has an edge to `dependencies_out[i]` with annotation `edgeData_out[i]` for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
+/// - `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10829,6 +11893,12 @@ pub unsafe fn stream_get_capture_info_v3(h_stream: CUstream, dependencies_out: *
 /// This API is new in CUDA 11.3. Developers requiring compatibility across minor
 /// versions to CUDA 11.0 should not use this API or provide a fallback.
 ///
+/// **Parameters:**
+/// - `hStream`: The stream to update
+/// - `dependencies`: The set of dependencies to add
+/// - `numDependencies`: The size of the dependencies array
+/// - `flags`: See above
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -10862,6 +11932,13 @@ pub fn stream_update_capture_dependencies(h_stream: CUstream, dependencies: &[CU
 /// `cuStreamEndCapture`.
 ///
 /// Returns `CUDA_ERROR_ILLEGAL_STATE` if the stream is not capturing.
+///
+/// **Parameters:**
+/// - `hStream`: The stream to update
+/// - `dependencies`: The set of dependencies to add
+/// - `dependencyData`: Optional array of data associated with each dependency.
+/// - `numDependencies`: The size of the dependencies array
+/// - `flags`: See above
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -10940,6 +12017,12 @@ pub fn stream_update_capture_dependencies_v2(h_stream: CUstream, dependencies: &
 /// asynchronous operation, and as a result, the change to default association won't
 /// happen until all work in the stream has completed.
 ///
+/// **Parameters:**
+/// - `hStream`: Stream in which to enqueue the attach operation
+/// - `dptr`: Pointer to memory (must be a pointer to managed memory or to a valid host-accessible region of system-allocated pageable memory)
+/// - `length`: Length of memory
+/// - `flags`: Must be one of `CUmemAttach_flags`
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -10973,6 +12056,9 @@ pub fn stream_attach_mem_async(h_stream: CUstream, dptr: CUdeviceptr, length: us
 /// For the purposes of Unified Memory, a return value of `CUDA_SUCCESS`
 /// is equivalent to having called `cuStreamSynchronize(`).
 ///
+/// **Parameters:**
+/// - `hStream`: Stream to query status of
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -11003,6 +12089,9 @@ pub fn stream_query(h_stream: CUstream) -> Result<(), Error> {
 /// by `hStream`. If the context was created with the
 /// `CU_CTX_SCHED_BLOCKING_SYNC` flag, the CPU thread will block until the
 /// stream is finished with all of its tasks.
+///
+/// **Parameters:**
+/// - `hStream`: Stream to wait for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -11037,6 +12126,9 @@ pub fn stream_synchronize(h_stream: CUstream) -> Result<(), Error> {
 /// and the resources associated with `hStream` will be released automatically
 /// once the device has completed all work in `hStream`.
 ///
+/// **Parameters:**
+/// - `hStream`: Stream to destroy
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -11065,6 +12157,10 @@ pub fn stream_destroy(h_stream: CUstream) -> Result<(), Error> {
 /// Copies attributes from source stream `src` to destination stream `dst`.
 /// Both streams must have the same context.
 ///
+/// **Parameters:**
+/// - `dst`: \[out\] Destination stream
+/// - `src`: \[in\] Source stream For list of attributes see `CUstreamAttrID`
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -11084,6 +12180,11 @@ pub fn stream_copy_attributes(dst: CUstream, src: CUstream) -> Result<(), Error>
 ///
 /// Queries attribute `attr` from `hStream` and stores it in corresponding
 /// member of `value_out`.
+///
+/// **Parameters:**
+/// - `hStream`: \[in\]
+/// - `attr`: \[in\]
+/// - `value_out`: \[out\]
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -11107,6 +12208,11 @@ pub fn stream_get_attribute(h_stream: CUstream, attr: CUstreamAttrID) -> Result<
 /// Sets attribute `attr` on `hStream` from corresponding attribute of
 /// `value`. The updated attribute will be applied to subsequent work
 /// submitted to the stream. It will not affect previously submitted work.
+///
+/// **Parameters:**
+/// - `hStream`: \[out\]
+/// - `attr`: \[in\]
+/// - `value`: \[in\]
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -11140,6 +12246,10 @@ pub fn stream_set_attribute(h_stream: CUstream, attr: CUstreamAttrID, value: &CU
 /// - `CU_EVENT_INTERPROCESS`: Specifies that the created event may be used as an
 /// interprocess event by `cuIpcGetEventHandle(`). `CU_EVENT_INTERPROCESS` must
 /// be specified along with `CU_EVENT_DISABLE_TIMING`.
+///
+/// **Parameters:**
+/// - `phEvent`: Returns newly created event
+/// - `Flags`: Event creation flags
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -11184,6 +12294,10 @@ pub fn event_create(flags: c_uint) -> Result<CUevent, Error> {
 /// `cuEventRecord(`). Before the first call to `cuEventRecord(`), an
 /// event represents an empty set of work, so for example `cuEventQuery(`)
 /// would return `CUDA_SUCCESS`.
+///
+/// **Parameters:**
+/// - `hEvent`: Event to record
+/// - `hStream`: Stream to record event for
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -11235,6 +12349,11 @@ pub fn event_record(h_event: CUevent, h_stream: CUstream) -> Result<(), Error> {
 /// event node when performing stream capture. This flag is invalid outside
 /// of stream capture.
 ///
+/// **Parameters:**
+/// - `hEvent`: Event to record
+/// - `hStream`: Stream to record event for
+/// - `flags`: See `CUevent_capture_flags`
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -11272,6 +12391,9 @@ pub fn event_record_with_flags(h_event: CUevent, h_stream: CUstream, flags: c_ui
 /// For the purposes of Unified Memory, a return value of `CUDA_SUCCESS`
 /// is equivalent to having called `cuEventSynchronize(`).
 ///
+/// **Parameters:**
+/// - `hEvent`: Event to query
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -11306,6 +12428,9 @@ pub fn event_query(h_event: CUevent) -> Result<(), Error> {
 /// not been set, then the CPU thread will busy-wait until the event has
 /// been completed by the device.
 ///
+/// **Parameters:**
+/// - `hEvent`: Event to wait for
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -11336,6 +12461,9 @@ pub fn event_synchronize(h_event: CUevent) -> Result<(), Error> {
 /// `cuEventQuery(`) would return `CUDA_ERROR_NOT_READY`). In this case, the
 /// call does not block on completion of the event, and any associated
 /// resources will automatically be released asynchronously at completion.
+///
+/// **Parameters:**
+/// - `hEvent`: Event to destroy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -11382,6 +12510,11 @@ pub fn event_destroy(h_event: CUevent) -> Result<(), Error> {
 ///
 /// Note there is a later version of this API, `cuEventElapsedTime_v2`. It will
 /// supplant this version in CUDA 13.0, which is retained for minor version compatibility.
+///
+/// **Parameters:**
+/// - `pMilliseconds`: Time between `hStart` and `hEnd` in ms
+/// - `hStart`: Starting event
+/// - `hEnd`: Ending event
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -11431,6 +12564,11 @@ pub fn event_elapsed_time(h_start: CUevent, h_end: CUevent) -> Result<f32, Error
 /// events), `CUDA_ERROR_NOT_READY` is returned. If either event was created with
 /// the `CU_EVENT_DISABLE_TIMING` flag, then this function will return
 /// `CUDA_ERROR_INVALID_HANDLE`.
+///
+/// **Parameters:**
+/// - `pMilliseconds`: Time between `hStart` and `hEnd` in ms
+/// - `hStart`: Starting event
+/// - `hEnd`: Ending event
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -11597,6 +12735,10 @@ pub fn event_elapsed_time_v2(h_start: CUevent, h_end: CUevent) -> Result<f32, Er
 /// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE`
 /// `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT`
 ///
+/// **Parameters:**
+/// - `extMem_out`: Returned handle to an external memory object
+/// - `memHandleDesc`: Memory import handle descriptor
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_NOT_INITIALIZED`,
@@ -11659,6 +12801,11 @@ pub fn import_external_memory(mem_handle_desc: &CUDA_EXTERNAL_MEMORY_HANDLE_DESC
 ///
 /// The returned pointer `devPtr` must be freed using `cuMemFree`.
 ///
+/// **Parameters:**
+/// - `devPtr`: Returned device pointer to buffer
+/// - `extMem`: Handle to external memory object
+/// - `bufferDesc`: Buffer descriptor
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_NOT_INITIALIZED`,
@@ -11713,6 +12860,11 @@ pub fn external_memory_get_mapped_buffer(ext_mem: CUexternalMemory, buffer_desc:
 ///
 /// The returned CUDA mipmapped array must be freed using `cuMipmappedArrayDestroy`.
 ///
+/// **Parameters:**
+/// - `mipmap`: Returned CUDA mipmapped array
+/// - `extMem`: Handle to external memory object
+/// - `mipmapDesc`: CUDA array descriptor
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_NOT_INITIALIZED`,
@@ -11738,6 +12890,9 @@ pub fn external_memory_get_mapped_mipmapped_array(ext_mem: CUexternalMemory, mip
 /// and CUDA mipmapped arrays mapped onto this object must no longer be
 /// used and must be explicitly freed using `cuMemFree` and
 /// `cuMipmappedArrayDestroy` respectively.
+///
+/// **Parameters:**
+/// - `extMem`: External memory object to be destroyed
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -11896,6 +13051,10 @@ pub fn destroy_external_memory(ext_mem: CUexternalMemory) -> Result<(), Error> {
 /// call. If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name`
 /// is not NULL, then it must name a valid synchronization object.
 ///
+/// **Parameters:**
+/// - `extSem_out`: Returned handle to an external semaphore
+/// - `semHandleDesc`: Semaphore import handle descriptor
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_NOT_INITIALIZED`,
@@ -11979,6 +13138,12 @@ pub fn import_external_semaphore(sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDL
 /// then the keyed mutex will be released with the key specified in
 /// `CUDA_EXTERNAL_SEMAPHORE_PARAMS::params::keyedmutex::key`.
 ///
+/// **Parameters:**
+/// - `extSemArray`: Set of external semaphores to be signaled
+/// - `paramsArray`: Array of semaphore parameters
+/// - `numExtSems`: Number of semaphores to signal
+/// - `stream`: Stream to enqueue the signal operations in
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_NOT_INITIALIZED`,
@@ -12054,6 +13219,12 @@ pub fn signal_external_semaphores_async(ext_sem_array: &[CUexternalSemaphore], p
 /// value is specified the timeout never elapses. The windows INFINITE
 /// macro must be used to specify infinite timeout.
 ///
+/// **Parameters:**
+/// - `extSemArray`: External semaphores to be waited on
+/// - `paramsArray`: Array of semaphore parameters
+/// - `numExtSems`: Number of semaphores to wait on
+/// - `stream`: Stream to enqueue the wait operations in
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_NOT_INITIALIZED`,
@@ -12079,6 +13250,9 @@ pub fn wait_external_semaphores_async(ext_sem_array: &[CUexternalSemaphore], par
 /// Destroys an external semaphore object and releases any references
 /// to the underlying resource. Any outstanding signals or waits must
 /// have completed before the semaphore is destroyed.
+///
+/// **Parameters:**
+/// - `extSem`: External semaphore to be destroyed
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -12119,6 +13293,12 @@ pub fn destroy_external_semaphore(ext_sem: CUexternalSemaphore) -> Result<(), Er
 /// that are (even indirectly) ordered by this API should also have that order
 /// expressed with CUDA-visible dependencies such as events. This ensures that
 /// the scheduler does not serialize them in an improper order.
+///
+/// **Parameters:**
+/// - `stream`: The stream to synchronize on the memory location.
+/// - `addr`: The memory location to wait on.
+/// - `value`: The value to compare with the memory location.
+/// - `flags`: See `CUstreamWaitValue_flags`.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -12162,6 +13342,12 @@ pub fn stream_wait_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_
 /// expressed with CUDA-visible dependencies such as events. This ensures that
 /// the scheduler does not serialize them in an improper order.
 ///
+/// **Parameters:**
+/// - `stream`: The stream to synchronize on the memory location.
+/// - `addr`: The memory location to wait on.
+/// - `value`: The value to compare with the memory location.
+/// - `flags`: See `CUstreamWaitValue_flags`.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -12189,6 +13375,12 @@ pub fn stream_wait_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_
 /// If the memory was registered via `cuMemHostRegister(`), the device pointer
 /// should be obtained with `cuMemHostGetDevicePointer(`). This function cannot
 /// be used with managed memory (::cuMemAllocManaged).
+///
+/// **Parameters:**
+/// - `stream`: The stream to do the write in.
+/// - `addr`: The device address to write to.
+/// - `value`: The value to write.
+/// - `flags`: See `CUstreamWriteValue_flags`.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -12219,6 +13411,12 @@ pub fn stream_write_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32
 ///
 /// Support for this can be queried with `cuDeviceGetAttribute(`) and
 /// `CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS`.
+///
+/// **Parameters:**
+/// - `stream`: The stream to do the write in.
+/// - `addr`: The device address to write to.
+/// - `value`: The value to write.
+/// - `flags`: See `CUstreamWriteValue_flags`.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -12262,6 +13460,12 @@ pub fn stream_write_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64
 /// the scheduler does not serialize them in an improper order. For more
 /// information, see the Stream Memory Operations section in the programming
 /// guide(<https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html>).
+///
+/// **Parameters:**
+/// - `stream`: The stream to enqueue the operations in.
+/// - `count`: The number of operations in the array. Must be less than 256.
+/// - `paramArray`: The types and parameters of the individual operations.
+/// - `flags`: Reserved for future expansion; must be 0.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -12352,6 +13556,11 @@ pub fn stream_batch_mem_op(stream: CUstream, param_array: &mut [CUstreamBatchMem
 /// - `CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES`
 /// - `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
 ///
+/// **Parameters:**
+/// - `pi`: Returned attribute value
+/// - `attrib`: Attribute requested
+/// - `hfunc`: Function to query attribute of
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -12423,6 +13632,11 @@ pub fn func_get_attribute(attrib: CUfunction_attribute, hfunc: CUfunction) -> Re
 /// - `CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`: The block
 /// scheduling policy of a function. The value type is CUclusterSchedulingPolicy.
 ///
+/// **Parameters:**
+/// - `hfunc`: Function to query attribute of
+/// - `attrib`: Attribute requested
+/// - `value`: The value to set
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -12470,6 +13684,10 @@ pub fn func_set_attribute(hfunc: CUfunction, attrib: CUfunction_attribute, value
 /// - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
 /// - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
 ///
+/// **Parameters:**
+/// - `hfunc`: Kernel to configure cache for
+/// - `config`: Requested cache configuration
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -12502,6 +13720,10 @@ pub fn func_set_cache_config(hfunc: CUfunction, config: CUfunc_cache) -> Result<
 /// If the handle returned by this API refers to a module loaded by the CUDA runtime,
 /// calling `cuModuleUnload(`) on that module will result in undefined behavior.
 ///
+/// **Parameters:**
+/// - `hmod`: Returned module handle
+/// - `hfunc`: Function to retrieve module for
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -12528,6 +13750,10 @@ pub fn func_get_module(hfunc: CUfunction) -> Result<CUmodule, Error> {
 /// the function is not declared as having C linkage. If either `**name` or `hfunc`
 /// is NULL, `CUDA_ERROR_INVALID_VALUE` is returned.
 ///
+/// **Parameters:**
+/// - `name`: The returned name of the function
+/// - `hfunc`: The function handle to retrieve the name for
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -12550,6 +13776,12 @@ pub fn func_get_name(hfunc: CUfunction) -> Result<String, Error> {
 /// `cudaGraphKernelNodeUpdatesApply(`). `paramIndex` must be less than the number of parameters
 /// that `func` takes. `paramSize` can be set to NULL if only the parameter offset is desired.
 ///
+/// **Parameters:**
+/// - `func`: The function to query
+/// - `paramIndex`: The parameter index to query
+/// - `paramOffset`: Returns the offset into the device-side parameter layout at which the parameter resides
+/// - `paramSize`: Optionally returns the size of the parameter in the device-side parameter layout
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -12569,6 +13801,10 @@ pub fn func_get_param_info(func: CUfunction, param_index: usize) -> Result<(usiz
 /// Returns if the function is loaded
 ///
 /// Returns in `state` the loading state of `function`.
+///
+/// **Parameters:**
+/// - `state`: returned loading state
+/// - `function`: the function to check
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -12590,6 +13826,9 @@ pub fn func_is_loaded(function: CUfunction) -> Result<CUfunctionLoadingState, Er
 ///
 /// Finalizes function loading for `function`. Calling this API with a
 /// fully loaded function has no effect.
+///
+/// **Parameters:**
+/// - `function`: the function to load
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -12684,6 +13923,19 @@ pub fn func_load(function: CUfunction) -> Result<(), Error> {
 /// to the API by casting to `CUfunction`. Here, the context to launch
 /// the kernel on will either be taken from the specified stream `hStream`
 /// or the current context in case of NULL stream.
+///
+/// **Parameters:**
+/// - `f`: Function `CUfunction` or Kernel `CUkernel` to launch
+/// - `gridDimX`: Width of grid in blocks
+/// - `gridDimY`: Height of grid in blocks
+/// - `gridDimZ`: Depth of grid in blocks
+/// - `blockDimX`: X dimension of each thread block
+/// - `blockDimY`: Y dimension of each thread block
+/// - `blockDimZ`: Z dimension of each thread block
+/// - `sharedMemBytes`: Dynamic shared-memory size per thread block in bytes
+/// - `hStream`: Stream identifier
+/// - `kernelParams`: Array of pointers to kernel parameters
+/// - `extra`: Extra options
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -12959,6 +14211,12 @@ pub unsafe fn launch_kernel(f: CUfunction, grid_dim_x: c_uint, grid_dim_y: c_uin
 /// the kernel on will either be taken from the specified stream `CUlaunchConfig::hStream`
 /// or the current context in case of NULL stream.
 ///
+/// **Parameters:**
+/// - `config`: Config to launch
+/// - `f`: Function `CUfunction` or Kernel `CUkernel` to launch
+/// - `kernelParams`: Array of pointers to kernel parameters
+/// - `extra`: Extra options
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13045,6 +14303,18 @@ pub unsafe fn launch_kernel_ex(config: &CUlaunchConfig, f: CUfunction, kernel_pa
 /// to the API by casting to `CUfunction`. Here, the context to launch
 /// the kernel on will either be taken from the specified stream `hStream`
 /// or the current context in case of NULL stream.
+///
+/// **Parameters:**
+/// - `f`: Function `CUfunction` or Kernel `CUkernel` to launch
+/// - `gridDimX`: Width of grid in blocks
+/// - `gridDimY`: Height of grid in blocks
+/// - `gridDimZ`: Depth of grid in blocks
+/// - `blockDimX`: X dimension of each thread block
+/// - `blockDimY`: Y dimension of each thread block
+/// - `blockDimZ`: Z dimension of each thread block
+/// - `sharedMemBytes`: Dynamic shared-memory size per thread block in bytes
+/// - `hStream`: Stream identifier
+/// - `kernelParams`: Array of pointers to kernel parameters
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -13195,6 +14465,11 @@ pub unsafe fn launch_cooperative_kernel(f: CUfunction, grid_dim_x: c_uint, grid_
 /// If either of these conditions is not met, then `cuLaunchCooperativeKernelMultiDevice(`) will
 /// return `CUDA_ERROR_INVALID_IMAGE`.
 ///
+/// **Parameters:**
+/// - `launchParamsList`: List of launch parameters, one per device
+/// - `numDevices`: Size of the `launchParamsList` array
+/// - `flags`: Flags to control launch behavior
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13267,6 +14542,11 @@ pub fn launch_cooperative_kernel_multi_device(launch_params_list: &mut [CUDA_LAU
 /// Note that, in contrast to `cuStreamAddCallback`, the function will not be
 /// called in the event of an error in the CUDA context.
 ///
+/// **Parameters:**
+/// - `hStream`: Stream to enqueue function call in
+/// - `fn`: The function to call once preceding stream operations are complete
+/// - `userData`: User-specified data to be passed to the function
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13304,6 +14584,12 @@ pub unsafe fn launch_host_func(h_stream: CUstream, r#fn: CUhostFn, user_data: *m
 /// Specifies the `x`, `y`, and `z` dimensions of the thread blocks that are
 /// created when the kernel given by `hfunc` is launched.
 ///
+/// **Parameters:**
+/// - `hfunc`: Kernel to specify dimensions of
+/// - `x`: X dimension
+/// - `y`: Y dimension
+/// - `z`: Z dimension
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13339,6 +14625,10 @@ pub fn func_set_block_shape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> 
 ///
 /// Sets through `bytes` the amount of dynamic shared memory that will be
 /// available to each thread block when the kernel given by `hfunc` is launched.
+///
+/// **Parameters:**
+/// - `hfunc`: Kernel to specify dynamic shared-memory size for
+/// - `bytes`: Dynamic shared-memory size per thread in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -13376,6 +14666,10 @@ pub fn func_set_shared_size(hfunc: CUfunction, bytes: c_uint) -> Result<(), Erro
 /// Sets through `numbytes` the total size in bytes needed by the function
 /// parameters of the kernel corresponding to `hfunc`.
 ///
+/// **Parameters:**
+/// - `hfunc`: Kernel to set parameter size for
+/// - `numbytes`: Size of parameter list in bytes
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13409,6 +14703,11 @@ pub fn param_set_size(hfunc: CUfunction, numbytes: c_uint) -> Result<(), Error> 
 ///
 /// Sets an integer parameter that will be specified the next time the
 /// kernel corresponding to `hfunc` will be invoked. `offset` is a byte offset.
+///
+/// **Parameters:**
+/// - `hfunc`: Kernel to add parameter to
+/// - `offset`: Offset to add parameter to argument list
+/// - `value`: Value of parameter
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -13444,6 +14743,11 @@ pub fn param_seti(hfunc: CUfunction, offset: c_int, value: c_uint) -> Result<(),
 /// Sets a floating-point parameter that will be specified the next time the
 /// kernel corresponding to `hfunc` will be invoked. `offset` is a byte offset.
 ///
+/// **Parameters:**
+/// - `hfunc`: Kernel to add parameter to
+/// - `offset`: Offset to add parameter to argument list
+/// - `value`: Value of parameter
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13478,6 +14782,12 @@ pub fn param_setf(hfunc: CUfunction, offset: c_int, value: f32) -> Result<(), Er
 /// Copies an arbitrary amount of data (specified in `numbytes`) from `ptr`
 /// into the parameter space of the kernel corresponding to `hfunc`. `offset`
 /// is a byte offset.
+///
+/// **Parameters:**
+/// - `hfunc`: Kernel to add data to
+/// - `offset`: Offset to add data to argument list
+/// - `ptr`: Pointer to arbitrary data
+/// - `numbytes`: Size of data to copy in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -13532,6 +14842,9 @@ pub unsafe fn param_setv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, num
 /// block shape, dynamic shared memory size, and parameter information. After
 /// launching via cuLaunchKernel, this state must be re-initialized prior to
 /// calling this function. Failure to do so results in undefined behavior.
+///
+/// **Parameters:**
+/// - `f`: Kernel to launch
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -13588,6 +14901,11 @@ pub fn launch(f: CUfunction) -> Result<(), Error> {
 /// launching via cuLaunchKernel, this state must be re-initialized prior to
 /// calling this function. Failure to do so results in undefined behavior.
 ///
+/// **Parameters:**
+/// - `f`: Kernel to launch
+/// - `grid_width`: Width of grid in blocks
+/// - `grid_height`: Height of grid in blocks
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13643,6 +14961,12 @@ pub fn launch_grid(f: CUfunction, grid_width: c_int, grid_height: c_int) -> Resu
 /// launching via cuLaunchKernel, this state must be re-initialized prior to
 /// calling this function. Failure to do so results in undefined behavior.
 ///
+/// **Parameters:**
+/// - `f`: Kernel to launch
+/// - `grid_width`: Width of grid in blocks
+/// - `grid_height`: Height of grid in blocks
+/// - `hStream`: Stream identifier
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13690,6 +15014,11 @@ pub fn launch_grid_async(f: CUfunction, grid_width: c_int, grid_height: c_int, h
 /// `hTexRef` available to a device program as a texture. In this version of
 /// CUDA, the texture-reference must be obtained via `cuModuleGetTexRef(`) and
 /// the `texunit` parameter must be set to `CU_PARAM_TR_DEFAULT`.
+///
+/// **Parameters:**
+/// - `hfunc`: Kernel to add texture-reference to
+/// - `texunit`: Texture unit (must be `CU_PARAM_TR_DEFAULT`)
+/// - `hTexRef`: Texture-reference to add to argument list
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -13739,6 +15068,10 @@ pub fn param_set_tex_ref(hfunc: CUfunction, texunit: c_int, h_tex_ref: CUtexref)
 /// - `CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE`: set shared memory bank width to
 /// be natively eight bytes when launching this function.
 ///
+/// **Parameters:**
+/// - `hfunc`: kernel to be given a shared memory config
+/// - `config`: requested shared memory configuration
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -13766,6 +15099,10 @@ pub fn func_set_shared_mem_config(hfunc: CUfunction, config: CUsharedconfig) -> 
 /// Creates a graph
 ///
 /// Creates an empty graph, which is returned via `phGraph`.
+///
+/// **Parameters:**
+/// - `phGraph`: Returns newly created graph
+/// - `flags`: Graph creation flags, must be 0
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -13870,6 +15207,13 @@ pub fn graph_create(flags: c_uint) -> Result<CUgraph, Error> {
 /// writing through any texture or surface reference is undefined behavior.
 /// This restriction does not apply to texture and surface objects.
 ///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `nodeParams`: Parameters for the GPU execution node
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13914,6 +15258,10 @@ pub fn graph_add_kernel_node(h_graph: CUgraph, dependencies: &[CUgraphNode], nod
 /// The params will contain either `kernelParams` or `extra`,
 /// according to which of these was most recently set on the node.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the parameters for
+/// - `nodeParams`: Pointer to return the parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -13938,6 +15286,10 @@ pub fn graph_kernel_node_get_params(h_node: CUgraphNode) -> Result<CUDA_KERNEL_N
 /// Sets a kernel node's parameters
 ///
 /// Sets the parameters of kernel node `hNode` to `nodeParams`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the parameters for
+/// - `nodeParams`: Parameters to copy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -13978,6 +15330,14 @@ pub fn graph_kernel_node_set_params(h_node: CUgraphNode, node_params: &CUDA_KERN
 /// for those operand(s). The managed memory will be treated as residing on either the
 /// host or the device, depending on which memory type is specified.
 ///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `copyParams`: Parameters for the memory copy
+/// - `ctx`: Context on which to run the node
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14012,6 +15372,10 @@ pub fn graph_add_memcpy_node(h_graph: CUgraph, dependencies: &[CUgraphNode], cop
 ///
 /// Returns the parameters of memcpy node `hNode` in `nodeParams`.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the parameters for
+/// - `nodeParams`: Pointer to return the parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14036,6 +15400,10 @@ pub fn graph_memcpy_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEMCPY3D
 /// Sets a memcpy node's parameters
 ///
 /// Sets the parameters of memcpy node `hNode` to `nodeParams`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the parameters for
+/// - `nodeParams`: Parameters to copy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14068,6 +15436,14 @@ pub fn graph_memcpy_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMC
 ///
 /// The element size must be 1, 2, or 4 bytes.
 /// When the graph is launched, the node will perform the memset described by `memsetParams`.
+///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `memsetParams`: Parameters for the memory set
+/// - `ctx`: Context on which to run the node
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14104,6 +15480,10 @@ pub fn graph_add_memset_node(h_graph: CUgraph, dependencies: &[CUgraphNode], mem
 ///
 /// Returns the parameters of memset node `hNode` in `nodeParams`.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the parameters for
+/// - `nodeParams`: Pointer to return the parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14128,6 +15508,10 @@ pub fn graph_memset_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEMSET_N
 /// Sets a memset node's parameters
 ///
 /// Sets the parameters of memset node `hNode` to `nodeParams`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the parameters for
+/// - `nodeParams`: Parameters to copy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14160,6 +15544,13 @@ pub fn graph_memset_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMS
 ///
 /// When the graph is launched, the node will invoke the specified CPU function.
 /// Host nodes are not supported under MPS with pre-Volta GPUs.
+///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `nodeParams`: Parameters for the host node
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14196,6 +15587,10 @@ pub fn graph_add_host_node(h_graph: CUgraph, dependencies: &[CUgraphNode], node_
 ///
 /// Returns the parameters of host node `hNode` in `nodeParams`.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the parameters for
+/// - `nodeParams`: Pointer to return the parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14220,6 +15615,10 @@ pub fn graph_host_node_get_params(h_node: CUgraphNode) -> Result<CUDA_HOST_NODE_
 /// Sets a host node's parameters
 ///
 /// Sets the parameters of host node `hNode` to `nodeParams`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the parameters for
+/// - `nodeParams`: Parameters to copy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14254,6 +15653,13 @@ pub fn graph_host_node_set_params(h_node: CUgraphNode, node_params: &CUDA_HOST_N
 /// return an error.
 ///
 /// The node executes an embedded child graph. The child graph is cloned in this call.
+///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `childGraph`: The graph to clone into this node
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14293,6 +15699,10 @@ pub fn graph_add_child_graph_node(h_graph: CUgraph, dependencies: &[CUgraphNode]
 /// Allocation and free nodes cannot be added to the returned graph.
 /// Attempting to do so will return an error.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the embedded graph for
+/// - `phGraph`: Location to store a handle to the graph
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14325,6 +15735,12 @@ pub fn graph_child_graph_node_get_graph(h_node: CUgraphNode) -> Result<CUgraph, 
 /// transitive ordering. For example, a phased execution graph with 2 groups of n
 /// nodes with a barrier between them can be represented using an empty node and
 /// 2*n dependency edges, rather than no empty node and n^2 dependency edges.
+///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14364,6 +15780,13 @@ pub fn graph_add_empty_node(h_graph: CUgraph, dependencies: &[CUgraphNode]) -> R
 /// Each launch of the graph will record `event` to capture execution of the
 /// node's dependencies.
 ///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `event`: Event for the node
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14399,6 +15822,10 @@ pub fn graph_add_event_record_node(h_graph: CUgraph, dependencies: &[CUgraphNode
 ///
 /// Returns the event of event record node `hNode` in `event_out`.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the event for
+/// - `event_out`: Pointer to return the event
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14425,6 +15852,10 @@ pub fn graph_event_record_node_get_event(h_node: CUgraphNode) -> Result<CUevent,
 /// Sets an event record node's event
 ///
 /// Sets the event of event record node `hNode` to `event`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the event for
+/// - `event`: Event to use
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14461,6 +15892,13 @@ pub fn graph_event_record_node_set_event(h_node: CUgraphNode, event: CUevent) ->
 /// for details on what is captured by an event. `event` may be from a different context
 /// or device than the launch stream.
 ///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `event`: Event for the node
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14496,6 +15934,10 @@ pub fn graph_add_event_wait_node(h_graph: CUgraph, dependencies: &[CUgraphNode],
 ///
 /// Returns the event of event wait node `hNode` in `event_out`.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the event for
+/// - `event_out`: Pointer to return the event
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14522,6 +15964,10 @@ pub fn graph_event_wait_node_get_event(h_node: CUgraphNode) -> Result<CUevent, E
 /// Sets an event wait node's event
 ///
 /// Sets the event of event wait node `hNode` to `event`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the event for
+/// - `event`: Event to use
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14557,6 +16003,13 @@ pub fn graph_event_wait_node_set_event(h_node: CUgraphNode, event: CUevent) -> R
 /// Performs a signal operation on a set of externally allocated semaphore objects
 /// when the node is launched.  The operation(s) will occur after all of the node's
 /// dependencies have completed.
+///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `nodeParams`: Parameters for the node
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14604,6 +16057,10 @@ pub fn graph_add_external_semaphores_signal_node(h_graph: CUgraph, dependencies:
 /// directly. Use `cuGraphExternalSemaphoresSignalNodeSetParams` to update the
 /// parameters of this node.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the parameters for
+/// - `params_out`: Pointer to return the parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14631,6 +16088,10 @@ pub fn graph_external_semaphores_signal_node_get_params(h_node: CUgraphNode) -> 
 /// Sets an external semaphore signal node's parameters
 ///
 /// Sets the parameters of an external semaphore signal node `hNode` to `nodeParams`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the parameters for
+/// - `nodeParams`: Parameters to copy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14666,6 +16127,13 @@ pub fn graph_external_semaphores_signal_node_set_params(h_node: CUgraphNode, nod
 /// Performs a wait operation on a set of externally allocated semaphore objects
 /// when the node is launched.  The node's dependencies will not be launched until
 /// the wait operation has completed.
+///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `nodeParams`: Parameters for the node
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14713,6 +16181,10 @@ pub fn graph_add_external_semaphores_wait_node(h_graph: CUgraph, dependencies: &
 /// directly. Use `cuGraphExternalSemaphoresSignalNodeSetParams` to update the
 /// parameters of this node.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the parameters for
+/// - `params_out`: Pointer to return the parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14740,6 +16212,10 @@ pub fn graph_external_semaphores_wait_node_get_params(h_node: CUgraphNode) -> Re
 /// Sets an external semaphore wait node's parameters
 ///
 /// Sets the parameters of an external semaphore wait node `hNode` to `nodeParams`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the parameters for
+/// - `nodeParams`: Parameters to copy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14785,6 +16261,13 @@ pub fn graph_external_semaphores_wait_node_set_params(h_node: CUgraphNode, node_
 /// information, see the Stream Memory Operations section in the programming
 /// guide(<https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html>).
 ///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `nodeParams`: Parameters for the node
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14829,6 +16312,10 @@ pub fn graph_add_batch_mem_op_node(h_graph: CUgraph, dependencies: &[CUgraphNode
 /// directly. Use `cuGraphBatchMemOpNodeSetParams` to update the
 /// parameters of this node.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the parameters for
+/// - `nodeParams_out`: Pointer to return the parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -14856,6 +16343,10 @@ pub fn graph_batch_mem_op_node_get_params(h_node: CUgraphNode) -> Result<CUDA_BA
 ///
 /// The paramArray inside `nodeParams` is copied and therefore it can be
 /// freed after the call returns.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the parameters for
+/// - `nodeParams`: Parameters to copy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14903,6 +16394,11 @@ pub fn graph_batch_mem_op_node_set_params(h_node: CUgraphNode, node_params: &CUD
 ///
 /// The paramArray inside `nodeParams` is copied and therefore it can be
 /// freed after the call returns.
+///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: Batch mem op node from the graph from which graphExec was instantiated
+/// - `nodeParams`: Updated Parameters to set
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -14961,6 +16457,13 @@ pub fn graph_exec_batch_mem_op_node_set_params(h_graph_exec: CUgraphExec, h_node
 /// - Only one instantiation of the graph may exist at any point in time.
 /// - The graph cannot be cloned.
 ///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `nodeParams`: Parameters for the node
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -15007,6 +16510,10 @@ pub fn graph_add_mem_alloc_node(h_graph: CUgraph, dependencies: &[CUgraphNode], 
 /// node.  This memory remains valid until the node is destroyed.  The returned
 /// parameters must not be modified.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the parameters for
+/// - `params_out`: Pointer to return the parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -15045,6 +16552,13 @@ pub fn graph_mem_alloc_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEM_A
 /// - The graph can only be used in a child node if the ownership is moved to the parent.
 /// - Only one instantiation of the graph may exist at any point in time.
 /// - The graph cannot be cloned.
+///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `dptr`: Address of memory to free
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15089,6 +16603,10 @@ pub fn graph_add_mem_free_node(h_graph: CUgraph, dependencies: &[CUgraphNode], d
 ///
 /// Returns the address of a memory free node `hNode` in `dptr_out`.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to get the parameters for
+/// - `dptr_out`: Pointer to return the device address
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -15113,6 +16631,9 @@ pub fn graph_mem_free_node_get_params(h_node: CUgraphNode) -> Result<CUdeviceptr
 ///
 /// Blocks which are not in use by a graph that is either currently executing or scheduled to execute are
 /// freed back to the operating system.
+///
+/// **Parameters:**
+/// - `device`: The device for which cached memory should be freed.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15143,6 +16664,11 @@ pub fn device_graph_mem_trim(device: CUdevice) -> Result<(), Error> {
 /// - `CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH`: High watermark of memory, in bytes, currently allocated for use by
 /// the CUDA graphs asynchronous allocator.
 ///
+/// **Parameters:**
+/// - `device`: Specifies the scope of the query
+/// - `attr`: attribute to get
+/// - `value`: retrieved value
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_DEVICE`
@@ -15171,6 +16697,11 @@ pub unsafe fn device_get_graph_mem_attribute(device: CUdevice, attr: CUgraphMem_
 /// last time it was reset.  High watermark can only be reset to zero.
 /// - `CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH`: High watermark of memory, in bytes, currently allocated for use by
 /// the CUDA graphs asynchronous allocator.
+///
+/// **Parameters:**
+/// - `device`: Specifies the scope of the query
+/// - `attr`: attribute to get
+/// - `value`: pointer to value to set
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15203,6 +16734,10 @@ pub unsafe fn device_set_graph_mem_attribute(device: CUdevice, attr: CUgraphMem_
 /// \\note: Cloning is not supported for graphs which contain memory allocation nodes,
 /// memory free nodes, or conditional nodes.
 ///
+/// **Parameters:**
+/// - `phGraphClone`: Returns newly created cloned graph
+/// - `originalGraph`: Graph to clone
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -15232,6 +16767,11 @@ pub fn graph_clone(original_graph: CUgraph) -> Result<CUgraph, Error> {
 /// `cuGraphClone`, and the corresponding cloned node in `hClonedGraph` must not have
 /// been removed. The cloned node is then returned via `phClonedNode`.
 ///
+/// **Parameters:**
+/// - `phNode`: Returns handle to the cloned node
+/// - `hOriginalNode`: Handle to the original node
+/// - `hClonedGraph`: Cloned graph to query
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -15252,6 +16792,10 @@ pub fn graph_node_find_in_clone(h_original_node: CUgraphNode, h_cloned_graph: CU
 /// Returns a node's type
 ///
 /// Returns the node type of `hNode` in `type`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to query
+/// - `type`: Pointer to return the node type
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15290,6 +16834,11 @@ pub fn graph_node_get_type(h_node: CUgraphNode) -> Result<CUgraphNodeType, Error
 /// number of nodes, the remaining entries in `nodes` will be set to NULL, and the
 /// number of nodes actually obtained will be returned in `numNodes`.
 ///
+/// **Parameters:**
+/// - `hGraph`: Graph to query
+/// - `nodes`: Pointer to return the nodes
+/// - `numNodes`: See description
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -15324,6 +16873,11 @@ pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: &mut [CUgraphNode], num_n
 /// `numRootNodes` entries will be filled in. If `numRootNodes` is higher than the actual
 /// number of root nodes, the remaining entries in `rootNodes` will be set to NULL, and the
 /// number of nodes actually obtained will be returned in `numRootNodes`.
+///
+/// **Parameters:**
+/// - `hGraph`: Graph to query
+/// - `rootNodes`: Pointer to return the root nodes
+/// - `numRootNodes`: See description
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15361,6 +16915,12 @@ pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: &mut [CUgraphNo
 /// `numEdges` entries will be filled in. If `numEdges` is higher than the actual
 /// number of edges, the remaining entries in `from` and `to` will be set to NULL, and
 /// the number of edges actually returned will be written to `numEdges`.
+///
+/// **Parameters:**
+/// - `hGraph`: Graph to get the edges from
+/// - `from`: Location to return edge endpoints
+/// - `to`: Location to return edge endpoints
+/// - `numEdges`: See description
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15403,6 +16963,13 @@ pub unsafe fn graph_get_edges(h_graph: CUgraph, from: Option<&mut [CUgraphNode]>
 /// `CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL then `from` and `to` must be
 /// as well.
 ///
+/// **Parameters:**
+/// - `hGraph`: Graph to get the edges from
+/// - `from`: Location to return edge endpoints
+/// - `to`: Location to return edge endpoints
+/// - `edgeData`: Optional location to return edge data
+/// - `numEdges`: See description
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_LOSSY_QUERY`,
@@ -15438,6 +17005,11 @@ pub unsafe fn graph_get_edges_v2(h_graph: CUgraph, from: Option<&mut [CUgraphNod
 /// `numDependencies` entries will be filled in. If `numDependencies` is higher than the actual
 /// number of dependencies, the remaining entries in `dependencies` will be set to NULL, and the
 /// number of nodes actually obtained will be returned in `numDependencies`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to query
+/// - `dependencies`: Pointer to return the dependencies
+/// - `numDependencies`: See description
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15478,6 +17050,12 @@ pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: &mu
 /// this API will return `CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL, then
 /// `dependencies` must be as well.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to query
+/// - `dependencies`: Pointer to return the dependencies
+/// - `edgeData`: Optional array to return edge data for each dependency
+/// - `numDependencies`: See description
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_LOSSY_QUERY`,
@@ -15514,6 +17092,11 @@ pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: 
 /// higher than the actual number of dependent nodes, the remaining entries in
 /// `dependentNodes` will be set to NULL, and the number of nodes actually obtained will
 /// be returned in `numDependentNodes`.
+///
+/// **Parameters:**
+/// - `hNode`: Node to query
+/// - `dependentNodes`: Pointer to return the dependent nodes
+/// - `numDependentNodes`: See description
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15555,6 +17138,12 @@ pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_node
 /// this API will return `CUDA_ERROR_LOSSY_QUERY`.  If `edgeData` is non-NULL, then
 /// `dependentNodes` must be as well.
 ///
+/// **Parameters:**
+/// - `hNode`: Node to query
+/// - `dependentNodes`: Pointer to return the dependent nodes
+/// - `edgeData`: Optional pointer to return edge data for dependent nodes
+/// - `numDependentNodes`: See description
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_LOSSY_QUERY`,
@@ -15592,6 +17181,12 @@ pub unsafe fn graph_node_get_dependent_nodes_v2(h_node: CUgraphNode, dependent_n
 /// If `numDependencies` is 0, elements in `from` and `to` will be ignored.
 /// Specifying an existing dependency will return an error.
 ///
+/// **Parameters:**
+/// - `hGraph`: Graph to which dependencies are added
+/// - `from`: Array of nodes that provide the dependencies
+/// - `to`: Array of dependent nodes
+/// - `numDependencies`: Number of dependencies to be added
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -15620,6 +17215,13 @@ pub fn graph_add_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgr
 ///
 /// If `numDependencies` is 0, elements in `from` and `to` will be ignored.
 /// Specifying an existing dependency will return an error.
+///
+/// **Parameters:**
+/// - `hGraph`: Graph to which dependencies are added
+/// - `from`: Array of nodes that provide the dependencies
+/// - `to`: Array of dependent nodes
+/// - `edgeData`: Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
+/// - `numDependencies`: Number of dependencies to be added
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15652,6 +17254,12 @@ pub fn graph_add_dependencies_v2(h_graph: CUgraph, from: &[CUgraphNode], to: &[C
 ///
 /// Dependencies cannot be removed from graphs which contain allocation or free nodes.
 /// Any attempt to do so will return an error.
+///
+/// **Parameters:**
+/// - `hGraph`: Graph from which to remove dependencies
+/// - `from`: Array of nodes that provide the dependencies
+/// - `to`: Array of dependent nodes
+/// - `numDependencies`: Number of dependencies to be removed
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15687,6 +17295,13 @@ pub fn graph_remove_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[C
 /// Dependencies cannot be removed from graphs which contain allocation or free nodes.
 /// Any attempt to do so will return an error.
 ///
+/// **Parameters:**
+/// - `hGraph`: Graph from which to remove dependencies
+/// - `from`: Array of nodes that provide the dependencies
+/// - `to`: Array of dependent nodes
+/// - `edgeData`: Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
+/// - `numDependencies`: Number of dependencies to be removed
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -15714,6 +17329,9 @@ pub fn graph_remove_dependencies_v2(h_graph: CUgraph, from: &[CUgraphNode], to: 
 ///
 /// Nodes which belong to a graph which contains allocation or free nodes cannot be destroyed.
 /// Any attempt to do so will return an error.
+///
+/// **Parameters:**
+/// - `hNode`: Node to remove
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15785,6 +17403,11 @@ pub fn graph_destroy_node(h_node: CUgraphNode) -> Result<(), Error> {
 /// - Copies involving CUDA arrays are not permitted.
 /// - Both operands must be accessible from the current context, and the current context must
 /// match the context of other nodes in the graph.
+///
+/// **Parameters:**
+/// - `phGraphExec`: Returns instantiated graph
+/// - `hGraph`: Graph to instantiate
+/// - `flags`: Flags to control instantiation.  See `CUgraphInstantiate_flags`.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15894,6 +17517,11 @@ pub fn graph_instantiate(h_graph: CUgraph, flags: c_ulonglong) -> Result<CUgraph
 /// If instantiation is successful, `result_out` will be set to `CUDA_GRAPH_INSTANTIATE_SUCCESS`,
 /// and `hErrNode_out` will be set to NULL.
 ///
+/// **Parameters:**
+/// - `phGraphExec`: Returns instantiated graph
+/// - `hGraph`: Graph to instantiate
+/// - `instantiateParams`: Instantiation parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -15918,6 +17546,10 @@ pub fn graph_instantiate_with_params(h_graph: CUgraph, instantiate_params: &mut 
 /// Returns the flags that were passed to instantiation for the given executable graph.
 /// `CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD` will not be returned by this API as it does
 /// not affect the resulting executable graph.
+///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph to query
+/// - `flags`: Returns the instantiation flags
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -15966,6 +17598,11 @@ pub fn graph_exec_get_flags(h_graph_exec: CUgraphExec) -> Result<cuuint64_t, Err
 /// device-updatable kernel node while it is being updated from the device will result in
 /// undefined behavior.
 ///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: kernel node from the graph from which graphExec was instantiated
+/// - `nodeParams`: Updated Parameters to set
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -16011,6 +17648,12 @@ pub fn graph_exec_kernel_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgr
 ///
 /// Returns CUDA_ERROR_INVALID_VALUE if the memory operands' mappings changed or
 /// either the original or new memory operands are multidimensional.
+///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: Memcpy node from the graph which was used to instantiate graphExec
+/// - `copyParams`: The updated parameters to set
+/// - `ctx`: Context on which to run the node
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16062,6 +17705,12 @@ pub fn graph_exec_memcpy_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgr
 /// or running launches of `hGraphExec` are not affected by this call.  hNode is also
 /// not modified by this call.
 ///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: Memset node from the graph which was used to instantiate graphExec
+/// - `memsetParams`: The updated parameters to set
+/// - `ctx`: Context on which to run the node
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -16099,6 +17748,11 @@ pub fn graph_exec_memset_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgr
 /// The modifications only affect future launches of `hGraphExec`.  Already enqueued
 /// or running launches of `hGraphExec` are not affected by this call.  hNode is also
 /// not modified by this call.
+///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: Host node from the graph which was used to instantiate graphExec
+/// - `nodeParams`: The updated parameters to set
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16144,6 +17798,11 @@ pub fn graph_exec_host_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgrap
 /// on what can be updated in an instantiated graph.  The update is recursive, so child graph
 /// nodes contained within the top level child graph will also be updated.
 ///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: Host node from the graph which was used to instantiate graphExec
+/// - `childGraph`: The graph supplying the updated parameters
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -16181,6 +17840,11 @@ pub fn graph_exec_child_graph_node_set_params(h_graph_exec: CUgraphExec, h_node:
 /// The modifications only affect future launches of `hGraphExec`. Already
 /// enqueued or running launches of `hGraphExec` are not affected by this call.
 /// `hNode` is also not modified by this call.
+///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: event record node from the graph from which graphExec was instantiated
+/// - `event`: Updated event to use
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16222,6 +17886,11 @@ pub fn graph_exec_event_record_node_set_event(h_graph_exec: CUgraphExec, h_node:
 /// The modifications only affect future launches of `hGraphExec`. Already
 /// enqueued or running launches of `hGraphExec` are not affected by this call.
 /// `hNode` is also not modified by this call.
+///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: event wait node from the graph from which graphExec was instantiated
+/// - `event`: Updated event to use
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16268,6 +17937,11 @@ pub fn graph_exec_event_wait_node_set_event(h_graph_exec: CUgraphExec, h_node: C
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
 ///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: semaphore signal node from the graph from which graphExec was instantiated
+/// - `nodeParams`: Updated Parameters to set
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -16311,6 +17985,11 @@ pub fn graph_exec_external_semaphores_signal_node_set_params(h_graph_exec: CUgra
 /// `hNode` is also not modified by this call.
 ///
 /// Changing `nodeParams->numExtSems` is not supported.
+///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: semaphore wait node from the graph from which graphExec was instantiated
+/// - `nodeParams`: Updated Parameters to set
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16364,6 +18043,11 @@ pub fn graph_exec_external_semaphores_wait_node_set_params(h_graph_exec: CUgraph
 ///
 /// **Note:** Currently only kernel, memset and memcpy nodes are supported.
 ///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: Node from the graph from which graphExec was instantiated
+/// - `isEnabled`: Node is enabled if != 0, otherwise the node is disabled
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -16395,6 +18079,11 @@ pub fn graph_node_set_enabled(h_graph_exec: CUgraphExec, h_node: CUgraphNode, is
 /// **Note:** Currently only kernel, memset and memcpy nodes are supported.
 /// **Note:** This function will not reflect device-side updates for device-updatable kernel nodes.
 ///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to set the specified node
+/// - `hNode`: Node from the graph from which graphExec was instantiated
+/// - `isEnabled`: Location to return the enabled status of the node
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -16421,6 +18110,10 @@ pub fn graph_node_get_enabled(h_graph_exec: CUgraphExec, h_node: CUgraphNode) ->
 /// the same `hGraphExec` will be serialized. Each upload is ordered behind both any
 /// previous work in `hStream` and any previous launches of `hGraphExec`.
 /// Uses memory cached by `stream` to back the allocations owned by `hGraphExec`.
+///
+/// **Parameters:**
+/// - `hGraphExec`: Executable graph to upload
+/// - `hStream`: Stream in which to upload the graph
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16453,6 +18146,10 @@ pub fn graph_upload(h_graph_exec: CUgraphExec, h_stream: CUstream) -> Result<(),
 /// `hGraphExec` was not instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`,
 /// the launch will fail with `CUDA_ERROR_INVALID_VALUE`.
 ///
+/// **Parameters:**
+/// - `hGraphExec`: Executable graph to launch
+/// - `hStream`: Stream in which to launch the graph
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -16480,6 +18177,9 @@ pub fn graph_launch(h_graph_exec: CUgraphExec, h_stream: CUstream) -> Result<(),
 /// in-flight, it will not be terminated, but rather freed
 /// asynchronously on completion.
 ///
+/// **Parameters:**
+/// - `hGraphExec`: Executable graph to destroy
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -16503,6 +18203,9 @@ pub fn graph_exec_destroy(h_graph_exec: CUgraphExec) -> Result<(), Error> {
 /// Destroys a graph
 ///
 /// Destroys the graph specified by `hGraph`, as well as all of its nodes.
+///
+/// **Parameters:**
+/// - `hGraph`: Graph to destroy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16598,6 +18301,11 @@ pub fn graph_destroy(h_graph: CUgraph) -> Result<(), Error> {
 /// CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE if the graph update was not performed because it included
 /// changes which violated constraints specific to instantiated graph update.
 ///
+/// **Parameters:**
+/// - `hGraphExec`: The instantiated graph to be updated
+/// - `hGraph`: The graph containing the updated parameters
+/// - `resultInfo`: the error info structure
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`,
@@ -16619,6 +18327,10 @@ pub fn graph_exec_update(h_graph_exec: CUgraphExec, h_graph: CUgraph, result_inf
 /// Copies attributes from source node `src` to destination node `dst`.
 /// Both node must have the same context.
 ///
+/// **Parameters:**
+/// - `dst`: \[out\] Destination node
+/// - `src`: \[in\] Source node For list of attributes see `CUkernelNodeAttrID`
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -16638,6 +18350,11 @@ pub fn graph_kernel_node_copy_attributes(dst: CUgraphNode, src: CUgraphNode) -> 
 ///
 /// Queries attribute `attr` from node `hNode` and stores it in corresponding
 /// member of `value_out`.
+///
+/// **Parameters:**
+/// - `hNode`: \[in\]
+/// - `attr`: \[in\]
+/// - `value_out`: \[out\]
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16660,6 +18377,11 @@ pub fn graph_kernel_node_get_attribute(h_node: CUgraphNode, attr: CUkernelNodeAt
 ///
 /// Sets attribute `attr` on node `hNode` from corresponding attribute of
 /// `value`.
+///
+/// **Parameters:**
+/// - `hNode`: \[out\]
+/// - `attr`: \[in\]
+/// - `value`: \[out\]
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16685,6 +18407,11 @@ pub fn graph_kernel_node_set_attribute(h_node: CUgraphNode, attr: CUkernelNodeAt
 /// `flags` can be specified to write more detailed information about each node type such as
 /// parameter values, kernel attributes, node and function handles.
 ///
+/// **Parameters:**
+/// - `hGraph`: The graph to create a DOT file from
+/// - `path`: The path to write the DOT file to
+/// - `flags`: Flags from CUgraphDebugDot_flags for specifying which additional node information to write
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -16707,6 +18434,13 @@ pub fn graph_debug_dot_print(h_graph: CUgraph, path: &CStr, flags: c_uint) -> Re
 /// actions, if it does not block forward progress of tasks scheduled through CUDA.
 ///
 /// See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
+///
+/// **Parameters:**
+/// - `object_out`: Location to return the user object handle
+/// - `ptr`: The pointer to pass to the destroy function
+/// - `destroy`: Callback to free the user object when it is no longer in use
+/// - `initialRefcount`: The initial refcount to create the object with, typically 1. The initial references are owned by the calling thread.
+/// - `flags`: Currently it is required to pass `CU_USER_OBJECT_NO_DESTRUCTOR_SYNC`, which is the only defined flag. This indicates that the destroy callback cannot be waited on by any CUDA API. Users requiring synchronization of the callback should signal its completion manually.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16737,6 +18471,10 @@ pub unsafe fn user_object_create(ptr: *mut c_void, destroy: CUhostFn, initial_re
 ///
 /// See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
 ///
+/// **Parameters:**
+/// - `object`: The object to retain
+/// - `count`: The number of references to retain, typically 1. Must be nonzero and not larger than INT_MAX.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -16765,6 +18503,10 @@ pub fn user_object_retain(object: CUuserObject, count: c_uint) -> Result<(), Err
 ///
 /// See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
 ///
+/// **Parameters:**
+/// - `object`: The object to release
+/// - `count`: The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -16789,6 +18531,12 @@ pub fn user_object_release(object: CUuserObject, count: c_uint) -> Result<(), Er
 ///
 /// See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
 ///
+/// **Parameters:**
+/// - `graph`: The graph to associate the reference with
+/// - `object`: The user object to retain a reference for
+/// - `count`: The number of references to add to the graph, typically 1. Must be nonzero and not larger than INT_MAX.
+/// - `flags`: The optional flag `CU_GRAPH_USER_OBJECT_MOVE` transfers references from the calling thread, rather than create new references. Pass 0 to create new references.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -16812,6 +18560,11 @@ pub fn graph_retain_user_object(graph: CUgraph, object: CUuserObject, count: c_u
 /// Releases user object references owned by a graph.
 ///
 /// See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
+///
+/// **Parameters:**
+/// - `graph`: The graph that will release the reference
+/// - `object`: The user object to release a reference for
+/// - `count`: The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16848,6 +18601,13 @@ pub fn graph_release_user_object(graph: CUgraph, object: CUuserObject, count: c_
 /// modified during the call, such as `nodeParams->alloc.dptr`.
 ///
 /// A handle to the new node will be returned in `phGraphNode`.
+///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `numDependencies`: Number of dependencies
+/// - `nodeParams`: Specification of the node
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16889,6 +18649,14 @@ pub fn graph_add_node(h_graph: CUgraph, dependencies: &[CUgraphNode], node_param
 ///
 /// A handle to the new node will be returned in `phGraphNode`.
 ///
+/// **Parameters:**
+/// - `phGraphNode`: Returns newly created node
+/// - `hGraph`: Graph to which to add the node
+/// - `dependencies`: Dependencies of the node
+/// - `dependencyData`: Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
+/// - `numDependencies`: Number of dependencies
+/// - `nodeParams`: Specification of the node
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -16919,6 +18687,10 @@ pub fn graph_add_node_v2(h_graph: CUgraph, dependencies: &[CUgraphNode], depende
 ///
 /// Modifying parameters is not supported for node types CU_GRAPH_NODE_TYPE_MEM_ALLOC and
 /// CU_GRAPH_NODE_TYPE_MEM_FREE.
+///
+/// **Parameters:**
+/// - `hNode`: Node to set the parameters for
+/// - `nodeParams`: Parameters to copy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -16965,6 +18737,11 @@ pub fn graph_node_set_params(h_node: CUgraphNode, node_params: &mut CUgraphNodeP
 /// &lt;tr>&lt;td>batch memops&lt;td>Addresses, values, and operation type for wait operations; see `cuGraphExecBatchMemOpNodeSetParams`
 /// &lt;/table>
 ///
+/// **Parameters:**
+/// - `hGraphExec`: The executable graph in which to update the specified node
+/// - `hNode`: Corresponding node from the graph from which graphExec was instantiated
+/// - `nodeParams`: Updated Parameters to set
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -16995,6 +18772,13 @@ pub fn graph_exec_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode
 ///
 /// Handles can only be set from the context with which they are associated.
 ///
+/// **Parameters:**
+/// - `pHandle_out`: Pointer used to return the handle to the caller.
+/// - `hGraph`: Graph which will contain the conditional node using this handle.
+/// - `ctx`: Context for the handle and associated conditional node.
+/// - `defaultLaunchValue`: Optional initial value for the conditional variable. Applied at the beginning of each graph execution if CU_GRAPH_COND_ASSIGN_DEFAULT is set in `flags`.
+/// - `flags`: Currently must be CU_GRAPH_COND_ASSIGN_DEFAULT or 0.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -17022,6 +18806,12 @@ pub fn graph_conditional_handle_create(h_graph: CUgraph, ctx: CUcontext, default
 /// by querying the handle using `cuLibraryGetKernel(`) and then passing it
 /// to the API by casting to `CUfunction`. Here, the context to use for calculations
 /// will be the current context.
+///
+/// **Parameters:**
+/// - `numBlocks`: Returned occupancy
+/// - `func`: Kernel for which occupancy is calculated
+/// - `blockSize`: Block size the kernel is intended to be launched with
+/// - `dynamicSMemSize`: Per-block dynamic shared memory usage intended, in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17068,6 +18858,13 @@ pub fn occupancy_max_active_blocks_per_multiprocessor(func: CUfunction, block_si
 /// by querying the handle using `cuLibraryGetKernel(`) and then passing it
 /// to the API by casting to `CUfunction`. Here, the context to use for calculations
 /// will be the current context.
+///
+/// **Parameters:**
+/// - `numBlocks`: Returned occupancy
+/// - `func`: Kernel for which occupancy is calculated
+/// - `blockSize`: Block size the kernel is intended to be launched with
+/// - `dynamicSMemSize`: Per-block dynamic shared memory usage intended, in bytes
+/// - `flags`: Requested behavior for the occupancy calculator
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17124,6 +18921,14 @@ pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(func: CUfunctio
 /// to the API by casting to `CUfunction`. Here, the context to use for calculations
 /// will be the current context.
 ///
+/// **Parameters:**
+/// - `minGridSize`: Returned minimum grid size needed to achieve the maximum occupancy
+/// - `blockSize`: Returned maximum block size that can achieve the maximum occupancy
+/// - `func`: Kernel for which launch configuration is calculated
+/// - `blockSizeToDynamicSMemSize`: A function that calculates how much per-block dynamic shared memory `func` uses based on the block size
+/// - `dynamicSMemSize`: Dynamic shared memory usage intended, in bytes
+/// - `blockSizeLimit`: The maximum block size `func` is designed to handle
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17177,6 +18982,15 @@ pub unsafe fn occupancy_max_potential_block_size(func: CUfunction, block_size_to
 /// to the API by casting to `CUfunction`. Here, the context to use for calculations
 /// will be the current context.
 ///
+/// **Parameters:**
+/// - `minGridSize`: Returned minimum grid size needed to achieve the maximum occupancy
+/// - `blockSize`: Returned maximum block size that can achieve the maximum occupancy
+/// - `func`: Kernel for which launch configuration is calculated
+/// - `blockSizeToDynamicSMemSize`: A function that calculates how much per-block dynamic shared memory `func` uses based on the block size
+/// - `dynamicSMemSize`: Dynamic shared memory usage intended, in bytes
+/// - `blockSizeLimit`: The maximum block size `func` is designed to handle
+/// - `flags`: Options
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17210,6 +19024,12 @@ pub unsafe fn occupancy_max_potential_block_size_with_flags(func: CUfunction, bl
 /// by querying the handle using `cuLibraryGetKernel(`) and then passing it
 /// to the API by casting to `CUfunction`. Here, the context to use for calculations
 /// will be the current context.
+///
+/// **Parameters:**
+/// - `dynamicSmemSize`: Returned maximum dynamic shared memory
+/// - `func`: Kernel function for which occupancy is calculated
+/// - `numBlocks`: Number of blocks to fit on SM
+/// - `blockSize`: Size of the blocks
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17246,6 +19066,11 @@ pub fn occupancy_available_dynamic_s_mem_per_block(func: CUfunction, num_blocks:
 /// to the API by casting to `CUfunction`. Here, the context to use for calculations
 /// will either be taken from the specified stream `config->hStream`
 /// or the current context in case of NULL stream.
+///
+/// **Parameters:**
+/// - `clusterSize`: Returned maximum cluster size that can be launched for the given kernel function and launch configuration
+/// - `func`: Kernel function for which maximum cluster size is calculated
+/// - `config`: Launch configuration for the given kernel function
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17288,6 +19113,11 @@ pub fn occupancy_max_potential_cluster_size(func: CUfunction, config: &CUlaunchC
 /// will either be taken from the specified stream `config->hStream`
 /// or the current context in case of NULL stream.
 ///
+/// **Parameters:**
+/// - `numClusters`: Returned maximum number of clusters that could co-exist on the target device
+/// - `func`: Kernel function for which maximum number of clusters are calculated
+/// - `config`: Launch configuration for the given kernel function
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17320,6 +19150,11 @@ pub fn occupancy_max_active_clusters(func: CUfunction, config: &CUlaunchConfig) 
 /// `CU_TRSA_OVERRIDE_FORMAT`. Any CUDA array previously bound to `hTexRef` is
 /// unbound.
 ///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference to bind
+/// - `hArray`: Array to bind
+/// - `Flags`: Options (must be `CU_TRSA_OVERRIDE_FORMAT`)
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17350,6 +19185,11 @@ pub fn tex_ref_set_array(h_tex_ref: CUtexref, h_array: CUarray, flags: c_uint) -
 /// Any previous address or CUDA array state associated with the texture reference
 /// is superseded by this function. `Flags` must be set to `CU_TRSA_OVERRIDE_FORMAT`.
 /// Any CUDA array previously bound to `hTexRef` is unbound.
+///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference to bind
+/// - `hMipmappedArray`: Mipmapped array to bind
+/// - `Flags`: Options (must be `CU_TRSA_OVERRIDE_FORMAT`)
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17397,6 +19237,12 @@ pub fn tex_ref_set_mipmapped_array(h_tex_ref: CUtexref, h_mipmapped_array: CUmip
 /// The number of elements is computed as (\\p bytes / bytesPerElement),
 /// where bytesPerElement is determined from the data format and number of
 /// components set using `cuTexRefSetFormat(`).
+///
+/// **Parameters:**
+/// - `ByteOffset`: Returned byte offset
+/// - `hTexRef`: Texture reference to bind
+/// - `dptr`: Device pointer to bind
+/// - `bytes`: Size of memory to bind in bytes
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17453,6 +19299,12 @@ pub fn tex_ref_set_address(h_tex_ref: CUtexref, dptr: CUdeviceptr, bytes: usize)
 /// `Pitch`, which is specified in bytes, cannot exceed
 /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH`.
 ///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference to bind
+/// - `desc`: Descriptor of CUDA array
+/// - `dptr`: Device pointer to bind
+/// - `Pitch`: Line pitch in bytes
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17484,6 +19336,11 @@ pub fn tex_ref_set_address2d(h_tex_ref: CUtexref, desc: &CUDA_ARRAY_DESCRIPTOR, 
 /// `Format` and `NumChannels` members of the `CUDA_ARRAY_DESCRIPTOR` structure:
 /// They specify the format of each component and the number of components per
 /// array element.
+///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference
+/// - `fmt`: Format to set
+/// - `NumPackedComponents`: Number of components per array element
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17530,6 +19387,11 @@ pub fn tex_ref_set_format(h_tex_ref: CUtexref, fmt: CUarray_format, num_packed_c
 /// Also, if the flag, `CU_TRSF_NORMALIZED_COORDINATES`, is not set, the only
 /// supported address mode is `CU_TR_ADDRESS_MODE_CLAMP`.
 ///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference
+/// - `dim`: Dimension
+/// - `am`: Addressing mode to set
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17567,6 +19429,10 @@ pub fn tex_ref_set_address_mode(h_tex_ref: CUtexref, dim: c_int, am: CUaddress_m
 /// ```
 ///
 /// Note that this call has no effect if `hTexRef` is bound to linear memory.
+///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference
+/// - `fm`: Filtering mode to set
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17606,6 +19472,10 @@ pub fn tex_ref_set_filter_mode(h_tex_ref: CUtexref, fm: CUfilter_mode) -> Result
 ///
 /// Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
 ///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference
+/// - `fm`: Filtering mode to set
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17636,6 +19506,10 @@ pub fn tex_ref_set_mipmap_filter_mode(h_tex_ref: CUtexref, fm: CUfilter_mode) ->
 /// reading memory through the texture reference `hTexRef`.
 ///
 /// Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
+///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference
+/// - `bias`: Mipmap level bias
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17669,6 +19543,11 @@ pub fn tex_ref_set_mipmap_level_bias(h_tex_ref: CUtexref, bias: f32) -> Result<(
 ///
 /// Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
 ///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference
+/// - `minMipmapLevelClamp`: Mipmap min level clamp
+/// - `maxMipmapLevelClamp`: Mipmap max level clamp
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17699,6 +19578,10 @@ pub fn tex_ref_set_mipmap_level_clamp(h_tex_ref: CUtexref, min_mipmap_level_clam
 /// the texture reference `hTexRef`.
 ///
 /// Note that this call has no effect if `hTexRef` is bound to linear memory.
+///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference
+/// - `maxAniso`: Maximum anisotropy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17737,6 +19620,10 @@ pub fn tex_ref_set_max_anisotropy(h_tex_ref: CUtexref, max_aniso: c_uint) -> Res
 /// Note that the color values can be set only when the Address mode is set to
 /// CU_TR_ADDRESS_MODE_BORDER using `cuTexRefSetAddressMode`.
 /// Applications using integer border color values have to "reinterpret_cast" their values to float.
+///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference
+/// - `pBorderColor`: RGBA color
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17780,6 +19667,10 @@ pub fn tex_ref_set_border_color(h_tex_ref: CUtexref) -> Result<f32, Error> {
 /// performance by allowing bilinear filtering on textures in scenarios where
 /// it can closely approximate the expected results.
 ///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference
+/// - `Flags`: Optional flags to set
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17809,6 +19700,10 @@ pub fn tex_ref_set_flags(h_tex_ref: CUtexref, flags: c_uint) -> Result<(), Error
 /// Returns in `*pdptr` the base address bound to the texture reference
 /// `hTexRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the texture reference
 /// is not bound to any device memory range.
+///
+/// **Parameters:**
+/// - `pdptr`: Returned device address
+/// - `hTexRef`: Texture reference
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17840,6 +19735,10 @@ pub fn tex_ref_get_address(h_tex_ref: CUtexref) -> Result<CUdeviceptr, Error> {
 /// `hTexRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the texture reference
 /// is not bound to any CUDA array.
 ///
+/// **Parameters:**
+/// - `phArray`: Returned array
+/// - `hTexRef`: Texture reference
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17869,6 +19768,10 @@ pub fn tex_ref_get_array(h_tex_ref: CUtexref) -> Result<CUarray, Error> {
 /// Returns in `*phMipmappedArray` the CUDA mipmapped array bound to the texture
 /// reference `hTexRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the texture reference
 /// is not bound to any CUDA mipmapped array.
+///
+/// **Parameters:**
+/// - `phMipmappedArray`: Returned mipmapped array
+/// - `hTexRef`: Texture reference
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17900,6 +19803,11 @@ pub fn tex_ref_get_mipmapped_array(h_tex_ref: CUtexref) -> Result<CUmipmappedArr
 /// dimension `dim` of the texture reference `hTexRef`. Currently, the only
 /// valid value for `dim` are 0 and 1.
 ///
+/// **Parameters:**
+/// - `pam`: Returned addressing mode
+/// - `hTexRef`: Texture reference
+/// - `dim`: Dimension
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17928,6 +19836,10 @@ pub fn tex_ref_get_address_mode(h_tex_ref: CUtexref, dim: c_int) -> Result<CUadd
 ///
 /// Returns in `*pfm` the filtering mode of the texture reference
 /// `hTexRef`.
+///
+/// **Parameters:**
+/// - `pfm`: Returned filtering mode
+/// - `hTexRef`: Texture reference
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -17959,6 +19871,11 @@ pub fn tex_ref_get_filter_mode(h_tex_ref: CUtexref) -> Result<CUfilter_mode, Err
 /// of components of the CUDA array bound to the texture reference `hTexRef`.
 /// If `pFormat` or `pNumChannels` is NULL, it will be ignored.
 ///
+/// **Parameters:**
+/// - `pFormat`: Returned format
+/// - `pNumChannels`: Returned number of components
+/// - `hTexRef`: Texture reference
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -17989,6 +19906,10 @@ pub fn tex_ref_get_format(h_tex_ref: CUtexref) -> Result<(CUarray_format, c_int)
 /// Returns the mipmap filtering mode in `pfm` that's used when reading memory through
 /// the texture reference `hTexRef`.
 ///
+/// **Parameters:**
+/// - `pfm`: Returned mipmap filtering mode
+/// - `hTexRef`: Texture reference
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18017,6 +19938,10 @@ pub fn tex_ref_get_mipmap_filter_mode(h_tex_ref: CUtexref) -> Result<CUfilter_mo
 ///
 /// Returns the mipmap level bias in `pBias` that's added to the specified mipmap
 /// level when reading memory through the texture reference `hTexRef`.
+///
+/// **Parameters:**
+/// - `pbias`: Returned mipmap level bias
+/// - `hTexRef`: Texture reference
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -18047,6 +19972,11 @@ pub fn tex_ref_get_mipmap_level_bias(h_tex_ref: CUtexref) -> Result<f32, Error> 
 /// Returns the min/max mipmap level clamps in `pminMipmapLevelClamp` and `pmaxMipmapLevelClamp`
 /// that's used when reading memory through the texture reference `hTexRef`.
 ///
+/// **Parameters:**
+/// - `pminMipmapLevelClamp`: Returned mipmap min level clamp
+/// - `pmaxMipmapLevelClamp`: Returned mipmap max level clamp
+/// - `hTexRef`: Texture reference
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18076,6 +20006,10 @@ pub fn tex_ref_get_mipmap_level_clamp(h_tex_ref: CUtexref) -> Result<(f32, f32),
 ///
 /// Returns the maximum anisotropy in `pmaxAniso` that's used when reading memory through
 /// the texture reference `hTexRef`.
+///
+/// **Parameters:**
+/// - `pmaxAniso`: Returned maximum anisotropy
+/// - `hTexRef`: Texture reference
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -18112,6 +20046,10 @@ pub fn tex_ref_get_max_anisotropy(h_tex_ref: CUtexref) -> Result<c_int, Error> {
 /// pBorderColor\[2\] holds 'B' component
 /// pBorderColor\[3\] holds 'A' component
 ///
+/// **Parameters:**
+/// - `pBorderColor`: Returned Type and Value of RGBA color
+/// - `hTexRef`: Texture reference
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18136,6 +20074,10 @@ pub fn tex_ref_get_border_color(h_tex_ref: CUtexref) -> Result<f32, Error> {
 /// **Deprecated:**
 ///
 /// Returns in `*pFlags` the flags of the texture reference `hTexRef`.
+///
+/// **Parameters:**
+/// - `pFlags`: Returned flags
+/// - `hTexRef`: Texture reference
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -18170,6 +20112,9 @@ pub fn tex_ref_get_flags(h_tex_ref: CUtexref) -> Result<c_uint, Error> {
 /// interpretation (addressing, filtering, etc.) to be used when the memory is
 /// read through this texture reference.
 ///
+/// **Parameters:**
+/// - `pTexRef`: Returned texture reference
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18193,6 +20138,9 @@ pub fn tex_ref_create() -> Result<CUtexref, Error> {
 /// **Deprecated:**
 ///
 /// Destroys the texture reference specified by `hTexRef`.
+///
+/// **Parameters:**
+/// - `hTexRef`: Texture reference to destroy
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -18221,6 +20169,11 @@ pub fn tex_ref_destroy(h_tex_ref: CUtexref) -> Result<(), Error> {
 /// The `CUDA_ARRAY3D_SURFACE_LDST` flag must have been set for the CUDA array.
 /// Any CUDA array previously bound to `hSurfRef` is unbound.
 ///
+/// **Parameters:**
+/// - `hSurfRef`: Surface reference handle
+/// - `hArray`: CUDA array handle
+/// - `Flags`: set to 0
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18247,6 +20200,10 @@ pub fn surf_ref_set_array(h_surf_ref: CUsurfref, h_array: CUarray, flags: c_uint
 /// Returns in `*phArray` the CUDA array bound to the surface reference
 /// `hSurfRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the surface reference
 /// is not bound to any CUDA array.
+///
+/// **Parameters:**
+/// - `phArray`: Surface reference handle
+/// - `hSurfRef`: Surface reference handle
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -18470,6 +20427,12 @@ pub fn surf_ref_get_array(h_surf_ref: CUsurfref) -> Result<CUarray, Error> {
 /// - `CUDA_RESOURCE_VIEW_DESC::lastLayer` specifies the last layer index for layered textures. For non-layered resources,
 /// this value has to be zero.
 ///
+/// **Parameters:**
+/// - `pTexObject`: Texture object to create
+/// - `pResDesc`: Resource descriptor
+/// - `pTexDesc`: Texture descriptor
+/// - `pResViewDesc`: Resource view descriptor
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18493,6 +20456,9 @@ pub fn tex_object_create(p_res_desc: &CUDA_RESOURCE_DESC, p_tex_desc: &CUDA_TEXT
 ///
 /// Destroys the texture object specified by `texObject`.
 ///
+/// **Parameters:**
+/// - `texObject`: Texture object to destroy
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18514,6 +20480,10 @@ pub fn tex_object_destroy(tex_object: CUtexObject) -> Result<(), Error> {
 /// Returns a texture object's resource descriptor
 ///
 /// Returns the resource descriptor for the texture object specified by `texObject`.
+///
+/// **Parameters:**
+/// - `pResDesc`: Resource descriptor
+/// - `texObject`: Texture object
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -18537,6 +20507,10 @@ pub fn tex_object_get_resource_desc(p_res_desc: &mut CUDA_RESOURCE_DESC, tex_obj
 ///
 /// Returns the texture descriptor for the texture object specified by `texObject`.
 ///
+/// **Parameters:**
+/// - `pTexDesc`: Texture descriptor
+/// - `texObject`: Texture object
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18559,6 +20533,10 @@ pub fn tex_object_get_texture_desc(p_tex_desc: &mut CUDA_TEXTURE_DESC, tex_objec
 ///
 /// Returns the resource view descriptor for the texture object specified by `texObject`.
 /// If no resource view was set for `texObject`, the `CUDA_ERROR_INVALID_VALUE` is returned.
+///
+/// **Parameters:**
+/// - `pResViewDesc`: Resource view descriptor
+/// - `texObject`: Texture object
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -18589,6 +20567,10 @@ pub fn tex_object_get_resource_view_desc(p_res_view_desc: &mut CUDA_RESOURCE_VIE
 /// Additionally, a surface object is an opaque value, and, as such, should only be
 /// accessed through CUDA API calls.
 ///
+/// **Parameters:**
+/// - `pSurfObject`: Surface object to create
+/// - `pResDesc`: Resource descriptor
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18612,6 +20594,9 @@ pub fn surf_object_create(p_res_desc: &CUDA_RESOURCE_DESC) -> Result<CUsurfObjec
 ///
 /// Destroys the surface object specified by `surfObject`.
 ///
+/// **Parameters:**
+/// - `surfObject`: Surface object to destroy
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -18633,6 +20618,10 @@ pub fn surf_object_destroy(surf_object: CUsurfObject) -> Result<(), Error> {
 /// Returns a surface object's resource descriptor
 ///
 /// Returns the resource descriptor for the surface object specified by `surfObject`.
+///
+/// **Parameters:**
+/// - `pResDesc`: Resource descriptor
+/// - `surfObject`: Surface object
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -18792,6 +20781,20 @@ pub fn surf_object_get_resource_desc(p_res_desc: &mut CUDA_RESOURCE_DESC, surf_o
 /// ```
 /// Note that `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` can only be used when `tensorDataType` represents a floating-point data type,
 /// and when `tensorDataType` is not `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, and `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`.
+///
+/// **Parameters:**
+/// - `tensorMap`: Tensor map object to create
+/// - `tensorDataType`: Tensor data type
+/// - `tensorRank`: Dimensionality of tensor
+/// - `globalAddress`: Starting address of memory region described by tensor
+/// - `globalDim`: Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
+/// - `globalStrides`: Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
+/// - `boxDim`: Array containing traversal box size (number of elments) along each of the `tensorRank` dimensions. Specifies how many elements to be traversed along each tensor dimension.
+/// - `elementStrides`: Array containing traversal stride in each of the `tensorRank` dimensions
+/// - `interleave`: Type of interleaved layout the tensor addresses
+/// - `swizzle`: Bank swizzling pattern inside shared memory
+/// - `l2Promotion`: L2 promotion size
+/// - `oobFill`: Indicate whether zero or special NaN constant must be used to fill out-of-bound elements
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -18970,6 +20973,23 @@ pub unsafe fn tensor_map_encode_tiled(tensor_map: &mut CUtensorMap, tensor_data_
 /// Note that `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` can only be used when `tensorDataType` represents a floating-point data type,
 /// and when `tensorDataType` is not `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, and `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`.
 ///
+/// **Parameters:**
+/// - `tensorMap`: Tensor map object to create
+/// - `tensorDataType`: Tensor data type
+/// - `tensorRank`: Dimensionality of tensor; must be at least 3
+/// - `globalAddress`: Starting address of memory region described by tensor
+/// - `globalDim`: Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
+/// - `globalStrides`: Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
+/// - `pixelBoxLowerCorner`: Array containing DHW dimensions of lower box corner
+/// - `pixelBoxUpperCorner`: Array containing DHW dimensions of upper box corner
+/// - `channelsPerPixel`: Number of channels per pixel
+/// - `pixelsPerColumn`: Number of pixels per column
+/// - `elementStrides`: Array containing traversal stride in each of the `tensorRank` dimensions
+/// - `interleave`: Type of interleaved layout the tensor addresses
+/// - `swizzle`: Bank swizzling pattern inside shared memory
+/// - `l2Promotion`: L2 promotion size
+/// - `oobFill`: Indicate whether zero or special NaN constant will be used to fill out-of-bound elements
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -19145,6 +21165,24 @@ pub unsafe fn tensor_map_encode_im2col(tensor_map: &mut CUtensorMap, tensor_data
 /// Note that `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` can only be used when `tensorDataType` represents a floating-point data type,
 /// and when `tensorDataType` is not `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, and `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`.
 ///
+/// **Parameters:**
+/// - `tensorMap`: Tensor map object to create
+/// - `tensorDataType`: Tensor data type
+/// - `tensorRank`: Dimensionality of tensor; must be at least 3
+/// - `globalAddress`: Starting address of memory region described by tensor
+/// - `globalDim`: Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
+/// - `globalStrides`: Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
+/// - `pixelBoxLowerCornerWidth`: Width offset of left box corner
+/// - `pixelBoxUpperCornerWidth`: Width offset of right box corner
+/// - `channelsPerPixel`: Number of channels per pixel
+/// - `pixelsPerColumn`: Number of pixels per column
+/// - `elementStrides`: Array containing traversal stride in each of the `tensorRank` dimensions
+/// - `interleave`: Type of interleaved layout the tensor addresses
+/// - `mode`: W or W128 mode
+/// - `swizzle`: Bank swizzling pattern inside shared memory
+/// - `l2Promotion`: L2 promotion size
+/// - `oobFill`: Indicate whether zero or special NaN constant will be used to fill out-of-bound elements
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -19177,6 +21215,10 @@ pub unsafe fn tensor_map_encode_im2col_wide(tensor_map: &mut CUtensorMap, tensor
 /// Additionally, a tensor map object is an opaque value, and, as such, should only be
 /// accessed through CUDA API calls.
 ///
+/// **Parameters:**
+/// - `tensorMap`: Tensor map object to modify
+/// - `globalAddress`: Starting address of memory region described by tensor, must follow previous alignment requirements
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -19206,6 +21248,11 @@ pub unsafe fn tensor_map_replace_address(tensor_map: &mut CUtensorMap, global_ad
 /// directly accessing memory from contexts on `peerDev` and 0 otherwise.
 /// If direct access of `peerDev` from `dev` is possible, then access may be
 /// enabled on two specific contexts by calling `cuCtxEnablePeerAccess(`).
+///
+/// **Parameters:**
+/// - `canAccessPeer`: Returned access capability
+/// - `dev`: Device from which allocations on `peerDev` are to be directly accessed.
+/// - `peerDev`: Device on which the allocations to be directly accessed by `dev` reside.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19258,6 +21305,10 @@ pub fn device_can_access_peer(dev: CUdevice, peer_dev: CUdevice) -> Result<c_int
 ///
 /// Returns `CUDA_ERROR_INVALID_VALUE` if `Flags` is not 0.
 ///
+/// **Parameters:**
+/// - `peerContext`: Peer context to enable direct access to from the current context
+/// - `Flags`: Reserved for future use and must be set to 0
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -19289,6 +21340,9 @@ pub fn ctx_enable_peer_access(peer_context: CUcontext, flags: c_uint) -> Result<
 ///
 /// Returns `CUDA_ERROR_INVALID_CONTEXT` if there is no current context, or if
 /// `peerContext` is not a valid context.
+///
+/// **Parameters:**
+/// - `peerContext`: Peer context to disable direct access to
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19328,6 +21382,12 @@ pub fn ctx_disable_peer_access(peer_context: CUcontext) -> Result<(), Error> {
 /// Returns `CUDA_ERROR_INVALID_VALUE` if `attrib` is not valid or if `value` is
 /// a null pointer.
 ///
+/// **Parameters:**
+/// - `value`: Returned value of the requested attribute
+/// - `attrib`: The requested attribute of the link between `srcDevice` and `dstDevice`.
+/// - `srcDevice`: The source device of the target link.
+/// - `dstDevice`: The destination device of the target link.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -19357,6 +21417,9 @@ pub fn device_get_p2p_attribute(attrib: CUdevice_P2PAttribute, src_device: CUdev
 ///
 /// If `resource` is invalid then `CUDA_ERROR_INVALID_HANDLE` is
 /// returned.
+///
+/// **Parameters:**
+/// - `resource`: Resource to unregister
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19397,6 +21460,12 @@ pub fn graphics_unregister_resource(resource: CUgraphicsResource) -> Result<(), 
 /// `CUDA_ERROR_INVALID_VALUE` is returned.
 /// If `resource` is not mapped then `CUDA_ERROR_NOT_MAPPED` is returned.
 ///
+/// **Parameters:**
+/// - `pArray`: Returned array through which a subresource of `resource` may be accessed
+/// - `resource`: Mapped resource to access
+/// - `arrayIndex`: Array index for array textures or cubemap face index as defined by `CUarray_cubemap_face` for cubemap textures for the subresource to access
+/// - `mipLevel`: Mipmap level for the subresource to access
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -19429,6 +21498,10 @@ pub fn graphics_sub_resource_get_mapped_array(resource: CUgraphicsResource, arra
 /// If `resource` is not a texture then it cannot be accessed via a mipmapped array and
 /// `CUDA_ERROR_NOT_MAPPED_AS_ARRAY` is returned.
 /// If `resource` is not mapped then `CUDA_ERROR_NOT_MAPPED` is returned.
+///
+/// **Parameters:**
+/// - `pMipmappedArray`: Returned mipmapped array through which `resource` may be accessed
+/// - `resource`: Mapped resource to access
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19464,6 +21537,11 @@ pub fn graphics_resource_get_mapped_mipmapped_array(resource: CUgraphicsResource
 /// `CUDA_ERROR_NOT_MAPPED_AS_POINTER` is returned.
 /// If `resource` is not mapped then `CUDA_ERROR_NOT_MAPPED` is returned.
 /// *
+///
+/// **Parameters:**
+/// - `pDevPtr`: Returned pointer through which `resource` may be accessed
+/// - `pSize`: Returned size of the buffer accessible starting at `*pPointer`
+/// - `resource`: Mapped resource to access
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19511,6 +21589,10 @@ pub fn graphics_resource_get_mapped_pointer(resource: CUgraphicsResource) -> Res
 /// `CUDA_ERROR_ALREADY_MAPPED` is returned.
 /// If `flags` is not one of the above values then `CUDA_ERROR_INVALID_VALUE` is returned.
 ///
+/// **Parameters:**
+/// - `resource`: Registered resource to set flags for
+/// - `flags`: Parameters for resource mapping
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -19547,6 +21629,11 @@ pub fn graphics_resource_set_map_flags(resource: CUgraphicsResource, flags: c_ui
 ///
 /// If `resources` includes any duplicate entries then `CUDA_ERROR_INVALID_HANDLE` is returned.
 /// If any of `resources` are presently mapped for access by CUDA then `CUDA_ERROR_ALREADY_MAPPED` is returned.
+///
+/// **Parameters:**
+/// - `count`: Number of resources to map
+/// - `resources`: Resources to map for CUDA usage
+/// - `hStream`: Stream with which to synchronize
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19586,6 +21673,11 @@ pub fn graphics_map_resources(count: c_uint, h_stream: CUstream) -> Result<CUgra
 ///
 /// If `resources` includes any duplicate entries then `CUDA_ERROR_INVALID_HANDLE` is returned.
 /// If any of `resources` are not presently mapped for access by CUDA then `CUDA_ERROR_NOT_MAPPED` is returned.
+///
+/// **Parameters:**
+/// - `count`: Number of resources to unmap
+/// - `resources`: Resources to unmap
+/// - `hStream`: Stream with which to synchronize
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19655,6 +21747,13 @@ pub fn graphics_unmap_resources(count: c_uint, h_stream: CUstream) -> Result<CUg
 /// `symbol` based on `cudaVersion`. See `CUdriverProcAddressQueryResult`
 /// for possible values.
 ///
+/// **Parameters:**
+/// - `symbol`: The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc and
+/// - `pfn`: Location to return the function pointer to the requested driver function
+/// - `cudaVersion`: The CUDA version to look for the requested driver symbol
+/// - `flags`: Flags to specify search options.
+/// - `symbolStatus`: Optional location to store the status of the search for
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -19721,6 +21820,11 @@ pub fn get_proc_address(symbol: &CStr, cuda_version: c_int, flags: cuuint64_t) -
 /// + `CU_COREDUMP_SKIP_ABORT` - If set, GPU exceptions will not raise an abort() in the host CPU
 /// process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
 /// behavior.
+///
+/// **Parameters:**
+/// - `attrib`: The enum defining which value to fetch.
+/// - `value`: void* containing the requested data.
+/// - `size`: The size of the memory region `value` points to.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19795,6 +21899,11 @@ pub unsafe fn coredump_get_attribute(attrib: CUcoredumpSettings, value: *mut c_v
 /// + `CU_COREDUMP_SKIP_ABORT` - If set, GPU exceptions will not raise an abort() in the host CPU
 /// process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
 /// behavior.
+///
+/// **Parameters:**
+/// - `attrib`: The enum defining which value to fetch.
+/// - `value`: void* containing the requested data.
+/// - `size`: The size of the memory region `value` points to.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19871,6 +21980,11 @@ pub unsafe fn coredump_get_attribute_global(attrib: CUcoredumpSettings, value: *
 /// + `CU_COREDUMP_SKIP_ABORT` - If set, GPU exceptions will not raise an abort() in the host CPU
 /// process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
 /// behavior.
+///
+/// **Parameters:**
+/// - `attrib`: The enum defining which value to set.
+/// - `value`: void* containing the requested data.
+/// - `size`: The size of the memory region `value` points to.
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -19956,6 +22070,11 @@ pub unsafe fn coredump_set_attribute(attrib: CUcoredumpSettings, value: *mut c_v
 /// process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
 /// behavior.
 ///
+/// **Parameters:**
+/// - `attrib`: The enum defining which value to set.
+/// - `value`: void* containing the requested data.
+/// - `size`: The size of the memory region `value` points to.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
@@ -20008,6 +22127,12 @@ pub unsafe fn get_export_table(pp_export_table: *mut *const c_void, p_export_tab
 /// The supported flags are:
 /// - `CU_GREEN_CTX_DEFAULT_STREAM` : Creates a default stream to use inside the green context. Required.
 ///
+/// **Parameters:**
+/// - `phCtx`: Pointer for the output handle to the green context
+/// - `desc`: Descriptor generated via `cuDevResourceGenerateDesc` which contains the set of resources to be used
+/// - `dev`: Device on which to create the green context.
+/// - `flags`: One of the supported green context creation flags. `CU_GREEN_CTX_DEFAULT_STREAM` is required.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -20041,6 +22166,9 @@ pub fn green_ctx_create(desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -
 /// Any resources provisioned for this green context (that were initially available via the resource descriptor)
 /// are released as well.
 ///
+/// **Parameters:**
+/// - `hCtx`: Green context to be destroyed
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -20070,6 +22198,10 @@ pub fn green_ctx_destroy(h_ctx: CUgreenCtx) -> Result<(), Error> {
 /// Users are expected to call this API before calling any CUDA APIs that accept a
 /// CUcontext. Failing to do so will result in the APIs returning `CUDA_ERROR_INVALID_CONTEXT`.
 ///
+/// **Parameters:**
+/// - `pContext`: Returned primary context with green context resources
+/// - `hCtx`: Green context to convert
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -20094,6 +22226,11 @@ pub fn ctx_from_green_ctx(h_ctx: CUgreenCtx) -> Result<CUcontext, Error> {
 /// This may often be the starting point for further partitioning or configuring of resources.
 ///
 /// Note: The API is not supported on 32-bit platforms.
+///
+/// **Parameters:**
+/// - `device`: Device to get resource for
+/// - `resource`: Output pointer to a CUdevResource structure
+/// - `type`: Type of resource to retrieve
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -20120,6 +22257,11 @@ pub fn device_get_dev_resource(device: CUdevice, r#type: CUdevResourceType) -> R
 ///
 /// Note: The API is not supported on 32-bit platforms.
 ///
+/// **Parameters:**
+/// - `hCtx`: Context to get resource for
+/// - `resource`: Output pointer to a CUdevResource structure
+/// - `type`: Type of resource to retrieve
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -20142,6 +22284,11 @@ pub fn ctx_get_dev_resource(h_ctx: CUcontext, r#type: CUdevResourceType) -> Resu
 /// Get green context resources
 ///
 /// Get the `type` resources available to the green context represented by `hCtx`
+///
+/// **Parameters:**
+/// - `hCtx`: Green context to get resource for
+/// - `resource`: Output pointer to a CUdevResource structure
+/// - `type`: Type of resource to retrieve
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`
@@ -20198,6 +22345,14 @@ pub fn green_ctx_get_dev_resource(h_ctx: CUgreenCtx, r#type: CUdevResourceType) 
 ///
 /// Note: The API is not supported on 32-bit platforms.
 ///
+/// **Parameters:**
+/// - `result`: Output array of `CUdevResource` resources. Can be NULL to query the number of groups.
+/// - `nbGroups`: This is a pointer, specifying the number of groups that would be or should be created as described below.
+/// - `input`: Input SM resource to be split. Must be a valid `CU_DEV_RESOURCE_TYPE_SM` resource.
+/// - `remaining`: If the input resource cannot be cleanly split among `nbGroups`, the remaining is placed in here. Can be ommitted (NULL) if the user does not need the remaining set.
+/// - `useFlags`: Flags specifying how these partitions are used or which constraints to abide by when splitting the input. Zero is valid for default behavior.
+/// - `minCount`: Minimum number of SMs required
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -20241,6 +22396,11 @@ pub unsafe fn dev_sm_resource_split_by_count(result: *mut CUdevResource, input: 
 ///
 /// Note: The API is not supported on 32-bit platforms.
 ///
+/// **Parameters:**
+/// - `phDesc`: Output descriptor
+/// - `resources`: Array of resources to be included in the descriptor
+/// - `nbResources`: Number of resources passed in `resources`
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -20273,6 +22433,10 @@ pub fn dev_resource_generate_desc(resources: &mut [CUdevResource]) -> Result<CUd
 /// **Note:** The API will return `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` if the
 /// specified green context `hCtx` has a stream in the capture mode. In such
 /// a case, the call will invalidate all the conflicting captures.
+///
+/// **Parameters:**
+/// - `hCtx`: Green context to record event for
+/// - `hEvent`: Event to record
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -20308,6 +22472,10 @@ pub fn green_ctx_record_event(h_ctx: CUgreenCtx, h_event: CUevent) -> Result<(),
 /// invalidate the capture if the specified event `hEvent` is part of an
 /// ongoing capture sequence or if the specified green context `hCtx` has
 /// a stream in the capture mode.
+///
+/// **Parameters:**
+/// - `hCtx`: Green context to wait
+/// - `hEvent`: Event to wait on
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -20353,6 +22521,10 @@ pub fn green_ctx_wait_event(h_ctx: CUgreenCtx, h_event: CUevent) -> Result<(), E
 /// &lt;/li>
 /// &lt;/ul>
 /// Passing an invalid handle will result in undefined behavior.
+///
+/// **Parameters:**
+/// - `hStream`: Handle to the stream to be queried
+/// - `phCtx`: Returned green context associated with the stream
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
@@ -20405,6 +22577,12 @@ pub fn stream_get_green_ctx(h_stream: CUstream) -> Result<CUgreenCtx, Error> {
 /// outside the numerical range returned by `cuCtxGetStreamPriorityRange`,
 /// it will automatically be clamped to the lowest or the highest number in the range.
 ///
+/// **Parameters:**
+/// - `phStream`: Returned newly created stream
+/// - `greenCtx`: Green context for which to create the stream for
+/// - `flags`: Flags for stream creation. `CU_STREAM_NON_BLOCKING` must be specified.
+/// - `priority`: Stream priority. Lower numbers represent higher priorities. See `cuCtxGetStreamPriorityRange` for more information about meaningful stream priorities that can be passed.
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_DEINITIALIZED`,
@@ -20441,6 +22619,11 @@ pub fn green_ctx_stream_create(green_ctx: CUgreenCtx, flags: c_uint, priority: c
 
 /// Register a callback function to receive error log messages
 ///
+/// **Parameters:**
+/// - `callbackFunc`: The function to register as a callback
+/// - `userData`: A generic pointer to user data. This is passed into the callback function.
+/// - `callback_out`: Optional location to store the callback handle after it is registered
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -20459,6 +22642,9 @@ pub unsafe fn logs_register_callback(callback_func: CUlogsCallback, user_data: *
 
 /// Unregister a log message callback
 ///
+/// **Parameters:**
+/// - `callback`: The callback instance to unregister from receiving log messages
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -20471,6 +22657,10 @@ pub fn logs_unregister_callback(callback: CUlogsCallbackHandle) -> Result<(), Er
 }
 
 /// Sets log iterator to point to the end of log buffer, where the next message would be written.
+///
+/// **Parameters:**
+/// - `iterator_out`: Location to store an iterator to the current tail of the logs
+/// - `flags`: Reserved for future use, must be 0
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`
@@ -20496,6 +22686,11 @@ pub fn logs_current(flags: c_uint) -> Result<CUlogIterator, Error> {
 /// The oldest logs may be overwritten and become unrecoverable. An indication will appear in the
 /// destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this
 /// risk.
+///
+/// **Parameters:**
+/// - `iterator`: Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+/// - `pathToFile`: Path to output file for dumping logs
+/// - `flags`: Reserved for future use, must be 0
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`
@@ -20533,6 +22728,12 @@ pub fn logs_dump_to_file(path_to_file: &CStr, flags: c_uint) -> Result<CUlogIter
 /// it is able to store in `buffer` and writes it out. The final message in `buffer` will always be
 /// the most recent log message as of when the API is called.
 ///
+/// **Parameters:**
+/// - `iterator`: Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+/// - `buffer`: Pointer to dump logs
+/// - `size`: See description
+/// - `flags`: Reserved for future use, must be 0
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -20551,6 +22752,10 @@ pub fn logs_dump_to_memory(buffer: &CStr, flags: c_uint) -> Result<(CUlogIterato
 /// Returns in `*tid` the thread ID of the CUDA restore thread for the process
 /// specified by `pid`.
 ///
+/// **Parameters:**
+/// - `pid`: The process ID of the CUDA process
+/// - `tid`: Returned restore thread ID
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -20568,6 +22773,10 @@ pub fn checkpoint_process_get_restore_thread_id(pid: c_int) -> Result<c_int, Err
 /// Returns the process state of a CUDA process
 ///
 /// Returns in `*state` the current state of the CUDA process specified by `pid`.
+///
+/// **Parameters:**
+/// - `pid`: The process ID of the CUDA process
+/// - `state`: Returned CUDA process state
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`
@@ -20593,6 +22802,10 @@ pub fn checkpoint_process_get_state(pid: c_int) -> Result<CUprocessState, Error>
 /// If timeoutMs is specified and the timeout is reached the process will be left
 /// in the RUNNING state upon return.
 ///
+/// **Parameters:**
+/// - `pid`: The process ID of the CUDA process
+/// - `args`: Optional lock operation arguments
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -20616,6 +22829,10 @@ pub fn checkpoint_process_lock(pid: c_int, args: Option<&mut CUcheckpointLockArg
 /// to checkpoint.
 ///
 /// Upon successful return the process will be in the CHECKPOINTED state.
+///
+/// **Parameters:**
+/// - `pid`: The process ID of the CUDA process
+/// - `args`: Optional checkpoint operation arguments
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`
@@ -20641,6 +22858,10 @@ pub fn checkpoint_process_checkpoint(pid: c_int, args: Option<&mut CUcheckpointC
 /// CUDA process restore requires persistence mode to be enabled or `cuInit` to
 /// have been called before execution.
 ///
+/// **Parameters:**
+/// - `pid`: The process ID of the CUDA process
+/// - `args`: Optional restore operation arguments
+///
 /// **Returns:**
 /// `CUDA_SUCCESS`
 /// `CUDA_ERROR_INVALID_VALUE`
@@ -20664,6 +22885,10 @@ pub fn checkpoint_process_restore(pid: c_int, args: Option<&mut CUcheckpointRest
 /// calls. Process must be in the LOCKED state.
 ///
 /// Upon successful return the process will be in the RUNNING state.
+///
+/// **Parameters:**
+/// - `pid`: The process ID of the CUDA process
+/// - `args`: Optional unlock operation arguments
 ///
 /// **Returns:**
 /// `CUDA_SUCCESS`
