@@ -4956,6 +4956,10 @@ struct CUdevResource_st {
  * If the error code is not recognized, `CUDA_ERROR_INVALID_VALUE`
  * will be returned and `*pStr` will be set to the NULL address.
  *
+ * **Parameters:**
+ * - `error`: Error code to convert to string
+ * - `pStr`: Address of the string pointer.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -4963,9 +4967,6 @@ struct CUdevResource_st {
  * **See also:**
  * `CUresult`,
  * `cudaGetErrorString`
- *
- * \param error - Error code to convert to string
- * \param pStr - Address of the string pointer.
  */
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr);
 
@@ -4977,6 +4978,10 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr);
  * If the error code is not recognized, `CUDA_ERROR_INVALID_VALUE`
  * will be returned and `*pStr` will be set to the NULL address.
  *
+ * **Parameters:**
+ * - `error`: Error code to convert to string
+ * - `pStr`: Address of the string pointer.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -4984,9 +4989,6 @@ CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr);
  * **See also:**
  * `CUresult`,
  * `cudaGetErrorName`
- *
- * \param error - Error code to convert to string
- * \param pStr - Address of the string pointer.
  */
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr);
 
@@ -4997,6 +4999,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr);
  * has not been called, any function from the driver API will return
  * `CUDA_ERROR_NOT_INITIALIZED`.
  *
+ * **Parameters:**
+ * - `Flags`: Initialization flag for CUDA.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -5004,8 +5009,6 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr);
  * `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH`,
  * `CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE`
  * *Note that this function may also return error codes from previous, asynchronous launches.*
- *
- * \param Flags - Initialization flag for CUDA.
  */
 CUresult CUDAAPI cuInit(unsigned int Flags);
 
@@ -5020,6 +5023,9 @@ CUresult CUDAAPI cuInit(unsigned int Flags);
  * This function automatically returns `CUDA_ERROR_INVALID_VALUE` if
  * `driverVersion` is NULL.
  *
+ * **Parameters:**
+ * - `driverVersion`: Returns the CUDA driver version
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -5028,8 +5034,6 @@ CUresult CUDAAPI cuInit(unsigned int Flags);
  * **See also:**
  * `cudaDriverGetVersion`,
  * `cudaRuntimeGetVersion`
- *
- * \param driverVersion - Returns the CUDA driver version
  */
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion);
 
@@ -5038,6 +5042,10 @@ CUresult CUDAAPI cuDriverGetVersion(int *driverVersion);
  *
  * Returns in `*device` a device handle given an ordinal in the range <b>[0,
  * `cuDeviceGetCount()-1]</b>`.
+ *
+ * **Parameters:**
+ * - `device`: Returned device handle
+ * - `ordinal`: Device number to get handle for
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5056,9 +5064,6 @@ CUresult CUDAAPI cuDriverGetVersion(int *driverVersion);
  * `cuDeviceGetLuid`,
  * `cuDeviceTotalMem`,
  * `cuDeviceGetExecAffinitySupport`
- *
- * \param device - Returned device handle
- * \param ordinal - Device number to get handle for
  */
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal);
 
@@ -5068,6 +5073,9 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal);
  * Returns in `*count` the number of devices with compute capability greater
  * than or equal to 2.0 that are available for execution. If there is no such
  * device, `cuDeviceGetCount(`) returns 0.
+ *
+ * **Parameters:**
+ * - `count`: Returned number of compute-capable devices
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5086,8 +5094,6 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal);
  * `cuDeviceTotalMem`,
  * `cuDeviceGetExecAffinitySupport`,
  * `cudaGetDeviceCount`
- *
- * \param count - Returned number of compute-capable devices
  */
 CUresult CUDAAPI cuDeviceGetCount(int *count);
 
@@ -5097,6 +5103,11 @@ CUresult CUDAAPI cuDeviceGetCount(int *count);
  * Returns an ASCII string identifying the device `dev` in the NULL-terminated
  * string pointed to by `name`. `len` specifies the maximum length of the
  * string that may be returned. `name` is shortened to the specified `len`, if `len` is less than the device name
+ *
+ * **Parameters:**
+ * - `name`: Returned identifier string for the device
+ * - `len`: Maximum length of string to store in `name`
+ * - `dev`: Device to get identifier string for
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5116,10 +5127,6 @@ CUresult CUDAAPI cuDeviceGetCount(int *count);
  * `cuDeviceTotalMem`,
  * `cuDeviceGetExecAffinitySupport`,
  * `cudaGetDeviceProperties`
- *
- * \param name - Returned identifier string for the device
- * \param len - Maximum length of string to store in `name`
- * \param dev - Device to get identifier string for
  */
 CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev);
 
@@ -5131,6 +5138,10 @@ CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev);
  *
  * Returns 16-octets identifying the device `dev` in the structure
  * pointed by the `uuid`.
+ *
+ * **Parameters:**
+ * - `uuid`: Returned UUID
+ * - `dev`: Device to get identifier string for
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5150,9 +5161,6 @@ CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev);
  * `cuDeviceTotalMem`,
  * `cuDeviceGetExecAffinitySupport`,
  * `cudaGetDeviceProperties`
- *
- * \param uuid - Returned UUID
- * \param dev - Device to get identifier string for
  */
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
 
@@ -5162,6 +5170,10 @@ CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
  * Returns 16-octets identifying the device `dev` in the structure
  * pointed by the `uuid`. If the device is in MIG mode, returns its
  * MIG UUID which uniquely identifies the subscribed MIG compute instance.
+ *
+ * **Parameters:**
+ * - `uuid`: Returned UUID
+ * - `dev`: Device to get identifier string for
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5179,9 +5191,6 @@ CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
  * `cuDeviceGet`,
  * `cuDeviceTotalMem`,
  * `cudaGetDeviceProperties`
- *
- * \param uuid - Returned UUID
- * \param dev - Device to get identifier string for
  */
 CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
 
@@ -5190,6 +5199,11 @@ CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
  *
  * Return identifying information (\p luid and `deviceNodeMask`) to allow
  * matching device with graphics APIs.
+ *
+ * **Parameters:**
+ * - `luid`: Returned LUID
+ * - `deviceNodeMask`: Returned device node mask
+ * - `dev`: Device to get identifier string for
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5207,10 +5221,6 @@ CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
  * `cuDeviceTotalMem`,
  * `cuDeviceGetExecAffinitySupport`,
  * `cudaGetDeviceProperties`
- *
- * \param luid - Returned LUID
- * \param deviceNodeMask - Returned device node mask
- * \param dev - Device to get identifier string for
  */
 CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev);
 
@@ -5219,6 +5229,10 @@ CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdev
  *
  * Returns in `*bytes` the total amount of memory available on the device
  * `dev` in bytes.
+ *
+ * **Parameters:**
+ * - `bytes`: Returned memory available on device in bytes
+ * - `dev`: Device handle
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5238,9 +5252,6 @@ CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdev
  * `cuDeviceGetExecAffinitySupport`,
  * `cudaMemGetInfo`
  *
- * \param bytes - Returned memory available on device in bytes
- * \param dev - Device handle
- *
  * API name `cuDeviceTotalMem`; ABI symbol `cuDeviceTotalMem_v2`.
  */
 CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
@@ -5250,6 +5261,12 @@ CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
  *
  * Returns in `maxWidthInElements` the maximum number of texture elements allocatable in a 1D linear texture
  * for given `format` and `numChannels`.
+ *
+ * **Parameters:**
+ * - `maxWidthInElements`: Returned maximum number of texture elements allocatable for given `format` and `numChannels`.
+ * - `format`: Texture format.
+ * - `numChannels`: Number of channels per texture element.
+ * - `dev`: Device handle.
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5268,11 +5285,6 @@ CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
  * `cuDeviceGet`,
  * `cudaMemGetInfo`,
  * `cuDeviceTotalMem`
- *
- * \param maxWidthInElements - Returned maximum number of texture elements allocatable for given `format` and `numChannels`.
- * \param format - Texture format.
- * \param numChannels - Number of channels per texture element.
- * \param dev - Device handle.
  */
 CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev);
 
@@ -5482,6 +5494,11 @@ CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, 
  * - `CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED`: Device supports HOST_NUMA location with the virtual memory management APIs like `cuMemCreate`, `cuMemMap` and related APIs
  * - `CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED`: Device supports HOST_NUMA location with the `cuMemAllocAsync` and `cuMemPool` family of APIs
  *
+ * **Parameters:**
+ * - `pi`: Returned device attribute value
+ * - `attrib`: Device attribute to query
+ * - `dev`: Device handle
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -5500,10 +5517,6 @@ CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, 
  * `cuDeviceGetExecAffinitySupport`,
  * `cudaDeviceGetAttribute`,
  * `cudaGetDeviceProperties`
- *
- * \param pi - Returned device attribute value
- * \param attrib - Device attribute to query
- * \param dev - Device handle
  */
 CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
 
@@ -5547,6 +5560,11 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
  * NvSciSyncAttrKey_GpuId is set to the same UUID that is returned for this
  * `device` from `cuDeviceGetUuid`.
  *
+ * **Parameters:**
+ * - `nvSciSyncAttrList`: Return NvSciSync attributes supported.
+ * - `dev`: Valid Cuda Device to get NvSciSync attributes for.
+ * - `flags`: flags describing NvSciSync usage.
+ *
  * **Returns:**
  *
  * `CUDA_SUCCESS`,
@@ -5563,10 +5581,6 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
  * `cuDestroyExternalSemaphore`,
  * `cuSignalExternalSemaphoresAsync`,
  * `cuWaitExternalSemaphoresAsync`
- *
- * \param nvSciSyncAttrList - Return NvSciSync attributes supported.
- * \param dev - Valid Cuda Device to get NvSciSync attributes for.
- * \param flags - flags describing NvSciSync usage.
  */
 CUresult CUDAAPI cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags);
 
@@ -5630,6 +5644,11 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
  * - `CU_EXEC_AFFINITY_TYPE_SM_COUNT`: 1 if context with limited SMs is supported by the device,
  * or 0 if not;
  *
+ * **Parameters:**
+ * - `pi`: 1 if the execution affinity type `type` is supported by the device, or 0 if not
+ * - `type`: Execution affinity type to query
+ * - `dev`: Device handle
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -5646,10 +5665,6 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
  * `cuDeviceGetUuid`,
  * `cuDeviceGet`,
  * `cuDeviceTotalMem`
- *
- * \param pi - 1 if the execution affinity type `type` is supported by the device, or 0 if not
- * \param type - Execution affinity type to query
- * \param dev - Device handle
  */
 CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev);
 
@@ -5679,6 +5694,10 @@ CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type
  * Users may query support for this API via
  * `CU_DEVICE_ATTRIBUTE_FLUSH_FLUSH_GPU_DIRECT_RDMA_OPTIONS`.
  *
+ * **Parameters:**
+ * - `target`: The target of the operation, see `CUflushGPUDirectRDMAWritesTarget`
+ * - `scope`: The scope of the operation, see `CUflushGPUDirectRDMAWritesScope`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -5686,9 +5705,6 @@ CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type
  * `CUDA_ERROR_INVALID_CONTEXT`,
  * `CUDA_ERROR_INVALID_VALUE`,
  * *Note that this function may also return error codes from previous, asynchronous launches.*
- *
- * \param target - The target of the operation, see `CUflushGPUDirectRDMAWritesTarget`
- * \param scope - The scope of the operation, see `CUflushGPUDirectRDMAWritesScope`
  */
 CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope);
 
@@ -5734,6 +5750,10 @@ CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget tar
  * are aligned to `textureAlign` bytes do not need an offset applied to
  * texture fetches.
  *
+ * **Parameters:**
+ * - `prop`: Returned properties of device
+ * - `dev`: Device to get properties for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -5750,9 +5770,6 @@ CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget tar
  * `cuDeviceGetUuid`,
  * `cuDeviceGet`,
  * `cuDeviceTotalMem`
- *
- * \param prop - Returned properties of device
- * \param dev - Device to get properties for
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevice dev);
@@ -5768,6 +5785,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevi
  * Returns in `*major` and `*minor` the major and minor revision numbers that
  * define the compute capability of the device `dev`.
  *
+ * **Parameters:**
+ * - `major`: Major revision number
+ * - `minor`: Minor revision number
+ * - `dev`: Device handle
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -5784,10 +5806,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevi
  * `cuDeviceGetUuid`,
  * `cuDeviceGet`,
  * `cuDeviceTotalMem`
- *
- * \param major - Major revision number
- * \param minor - Minor revision number
- * \param dev - Device handle
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUdevice dev);
@@ -5811,6 +5829,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *mi
  *
  * Please note that the primary context always supports pinned allocations. Other
  * flags can be specified by `cuDevicePrimaryCtxSetFlags(`).
+ *
+ * **Parameters:**
+ * - `pctx`: Returned context handle of the new context
+ * - `dev`: Device for which primary context is requested
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5836,9 +5858,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *mi
  * `cuCtxSetCacheConfig`,
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`
- *
- * \param pctx - Returned context handle of the new context
- * \param dev - Device for which primary context is requested
  */
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 
@@ -5857,6 +5876,9 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
  *
  * Please note that unlike `cuCtxDestroy(`) this method does not pop the context
  * from stack in any circumstances.
+ *
+ * **Parameters:**
+ * - `dev`: Device which primary context is released
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -5878,8 +5900,6 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
  * `cuCtxSetCacheConfig`,
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`
- *
- * \param dev - Device which primary context is released
  *
  * API name `cuDevicePrimaryCtxRelease`; ABI symbol `cuDevicePrimaryCtxRelease_v2`.
  */
@@ -5961,6 +5981,10 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev);
  * section titled "API Synchronization behavior" to learn more about cases when
  * synchronous memory operations can exhibit asynchronous behavior.
  *
+ * **Parameters:**
+ * - `dev`: Device for which the primary context flags are set
+ * - `flags`: New flags for the device
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -5976,9 +6000,6 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev);
  * `cuCtxSetFlags`,
  * `cudaSetDeviceFlags`
  *
- * \param dev - Device for which the primary context flags are set
- * \param flags - New flags for the device
- *
  * API name `cuDevicePrimaryCtxSetFlags`; ABI symbol `cuDevicePrimaryCtxSetFlags_v2`.
  */
 CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags);
@@ -5989,6 +6010,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
  * Returns in `*flags` the flags for the primary context of `dev`, and in
  * `*active` whether it is active.  See `cuDevicePrimaryCtxSetFlags` for flag
  * values.
+ *
+ * **Parameters:**
+ * - `dev`: Device to get primary context flags for
+ * - `flags`: Pointer to store flags
+ * - `active`: Pointer to store context state; 0 = inactive, 1 = active
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6003,10 +6029,6 @@ CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
  * `cuCtxGetFlags`,
  * `cuCtxSetFlags`,
  * `cudaGetDeviceFlags`
- *
- * \param dev - Device to get primary context flags for
- * \param flags - Pointer to store flags
- * \param active - Pointer to store context state; 0 = inactive, 1 = active
  */
 CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active);
 
@@ -6023,6 +6045,9 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, i
  * even after resetting the device.
  * Resetting the primary context does not release it, an application that has
  * retained the primary context should explicitly release its usage.
+ *
+ * **Parameters:**
+ * - `dev`: Device for which primary context is destroyed
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6045,8 +6070,6 @@ CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, i
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`,
  * `cudaDeviceReset`
- *
- * \param dev - Device for which primary context is destroyed
  *
  * API name `cuDevicePrimaryCtxReset`; ABI symbol `cuDevicePrimaryCtxReset_v2`.
  */
@@ -6149,6 +6172,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev);
  * Documentation for <i>nvidia-smi</i> can be obtained by passing a
  * -h option to it.
  *
+ * **Parameters:**
+ * - `pctx`: Returned context handle of the new context
+ * - `flags`: Context creation flags
+ * - `dev`: Device to create context on
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -6173,10 +6201,6 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev);
  * `cuCoredumpSetAttributeGlobal`,
  * `cuCoredumpSetAttribute`,
  * `cuCtxSynchronize`
- *
- * \param pctx - Returned context handle of the new context
- * \param flags - Context creation flags
- * \param dev - Device to create context on
  *
  * API name `cuCtxCreate`; ABI symbol `cuCtxCreate_v2`.
  */
@@ -6283,6 +6307,13 @@ CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice de
  * Documentation for <i>nvidia-smi</i> can be obtained by passing a
  * -h option to it.
  *
+ * **Parameters:**
+ * - `pctx`: Returned context handle of the new context
+ * - `paramsArray`: Execution affinity parameters
+ * - `numParams`: Number of execution affinity parameters
+ * - `flags`: Context creation flags
+ * - `dev`: Device to create context on
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -6309,12 +6340,6 @@ CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice de
  * `cuCoredumpSetAttributeGlobal`,
  * `cuCoredumpSetAttribute`,
  * `CUexecAffinityParam`
- *
- * \param pctx - Returned context handle of the new context
- * \param paramsArray - Execution affinity parameters
- * \param numParams - Number of execution affinity parameters
- * \param flags - Context creation flags
- * \param dev - Device to create context on
  */
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev);
 
@@ -6444,6 +6469,12 @@ CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArra
  * Context creation in CIG mode will fail with `CUDA_ERROR_NOT_SUPPORTED` if CIG is not supported
  * by the device or the driver.
  *
+ * **Parameters:**
+ * - `pctx`: Returned context handle of the new context
+ * - `ctxCreateParams`: Context creation parameters
+ * - `flags`: Context creation flags
+ * - `dev`: Device to create context on
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -6469,11 +6500,6 @@ CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArra
  * `cuCoredumpSetAttributeGlobal`,
  * `cuCoredumpSetAttribute`,
  * `cuCtxSynchronize`
- *
- * \param pctx - Returned context handle of the new context
- * \param ctxCreateParams - Context creation parameters
- * \param flags - Context creation flags
- * \param dev - Device to create context on
  */
 CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev);
 
@@ -6504,6 +6530,9 @@ CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreatePar
  * `cuMemAllocFromPoolAsync(`). These memory allocations are not associated with any CUDA context and need to
  * be destroyed explicitly.
  *
+ * **Parameters:**
+ * - `ctx`: Context to destroy
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -6524,8 +6553,6 @@ CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreatePar
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`
  *
- * \param ctx - Context to destroy
- *
  * API name `cuCtxDestroy`; ABI symbol `cuCtxDestroy_v2`.
  */
 CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx);
@@ -6539,6 +6566,9 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx);
  *
  * The previous current context may be made current again by calling
  * `cuCtxDestroy(`) or `cuCtxPopCurrent(`).
+ *
+ * **Parameters:**
+ * - `ctx`: Context to push
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6560,8 +6590,6 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx);
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`
  *
- * \param ctx - Context to push
- *
  * API name `cuCtxPushCurrent`; ABI symbol `cuCtxPushCurrent_v2`.
  */
 CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx);
@@ -6576,6 +6604,9 @@ CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx);
  * If a context was current to the CPU thread before `cuCtxCreate(`) or
  * `cuCtxPushCurrent(`) was called, this function makes that context current to
  * the CPU thread again.
+ *
+ * **Parameters:**
+ * - `pctx`: Returned popped context handle
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6595,8 +6626,6 @@ CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx);
  * `cuCtxSetCacheConfig`,
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`
- *
- * \param pctx - Returned popped context handle
  *
  * API name `cuCtxPopCurrent`; ABI symbol `cuCtxPopCurrent_v2`.
  */
@@ -6615,6 +6644,9 @@ CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx);
  * of the calling CPU thread's CUDA context stack (or a no-op if the
  * calling CPU thread's CUDA context stack is empty).
  *
+ * **Parameters:**
+ * - `ctx`: Context to bind to the calling CPU thread
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -6627,8 +6659,6 @@ CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx);
  * `cuCtxCreate`,
  * `cuCtxDestroy`,
  * `cudaSetDevice`
- *
- * \param ctx - Context to bind to the calling CPU thread
  */
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx);
 
@@ -6638,6 +6668,9 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx);
  * Returns in `*pctx` the CUDA context bound to the calling CPU thread.
  * If no context is bound to the calling CPU thread then `*pctx` is
  * set to NULL and `CUDA_SUCCESS` is returned.
+ *
+ * **Parameters:**
+ * - `pctx`: Returned context handle
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6650,8 +6683,6 @@ CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx);
  * `cuCtxCreate`,
  * `cuCtxDestroy`,
  * `cudaGetDevice`
- *
- * \param pctx - Returned context handle
  */
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx);
 
@@ -6659,6 +6690,9 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx);
  * Returns the device handle for the current context
  *
  * Returns in `*device` the handle of the current context's device.
+ *
+ * **Parameters:**
+ * - `device`: Returned device handle for the current context
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6680,8 +6714,6 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx);
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`,
  * `cudaGetDevice`
- *
- * \param device - Returned device handle for the current context
  */
 CUresult CUDAAPI cuCtxGetDevice(CUdevice *device);
 
@@ -6690,6 +6722,9 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice *device);
  *
  * Returns in `*flags` the flags of the current context. See `cuCtxCreate`
  * for flag values.
+ *
+ * **Parameters:**
+ * - `flags`: Pointer to store flags of current context
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6709,8 +6744,6 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice *device);
  * `cuCtxGetStreamPriorityRange`,
  * `cuCtxSetFlags`,
  * `cudaGetDeviceFlags`
- *
- * \param flags - Pointer to store flags of current context
  */
 CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags);
 
@@ -6719,6 +6752,9 @@ CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags);
  *
  * Sets the flags for the current context overwriting previously set ones. See
  * `cuDevicePrimaryCtxSetFlags` for flag values.
+ *
+ * **Parameters:**
+ * - `flags`: Flags to set on the current context
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6739,8 +6775,6 @@ CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags);
  * `cuCtxGetFlags`,
  * `cudaGetDeviceFlags`,
  * `cuDevicePrimaryCtxSetFlags`,
- *
- * \param flags - Flags to set on the current context
  */
 CUresult CUDAAPI cuCtxSetFlags(unsigned int flags);
 
@@ -6751,6 +6785,10 @@ CUresult CUDAAPI cuCtxSetFlags(unsigned int flags);
  * The Id is unique for the life of the program for this instance of CUDA.
  * If context is supplied as NULL and there is one current, the Id of the
  * current context is returned.
+ *
+ * **Parameters:**
+ * - `ctx`: Context for which to obtain the Id
+ * - `ctxId`: Pointer to store the Id of the context
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6769,9 +6807,6 @@ CUresult CUDAAPI cuCtxSetFlags(unsigned int flags);
  * `cuCtxGetFlags`,
  * `cuCtxGetLimit`,
  * `cuCtxPushCurrent`
- *
- * \param ctx - Context for which to obtain the Id
- * \param ctxId - Pointer to store the Id of the context
  */
 CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId);
 
@@ -6880,6 +6915,10 @@ CUresult CUDAAPI cuCtxSynchronize(void);
  * persisting L2 cache. This is purely a performance hint and it can be
  * ignored or clamped depending on the platform.
  *
+ * **Parameters:**
+ * - `limit`: Limit to set
+ * - `value`: Size of limit
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -6900,9 +6939,6 @@ CUresult CUDAAPI cuCtxSynchronize(void);
  * `cuCtxSetCacheConfig`,
  * `cuCtxSynchronize`,
  * `cudaDeviceSetLimit`
- *
- * \param limit - Limit to set
- * \param value - Size of limit
  */
 CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value);
 
@@ -6924,6 +6960,10 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value);
  * - `CU_LIMIT_MAX_L2_FETCH_GRANULARITY`: L2 cache fetch granularity.
  * - `CU_LIMIT_PERSISTING_L2_CACHE_SIZE`: Persisting L2 cache size in bytes
  *
+ * **Parameters:**
+ * - `pvalue`: Returned size of limit
+ * - `limit`: Limit to query
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -6942,9 +6982,6 @@ CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value);
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`,
  * `cudaDeviceGetLimit`
- *
- * \param pvalue - Returned size of limit
- * \param limit - Limit to query
  */
 CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit);
 
@@ -6965,6 +7002,9 @@ CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit);
  * - `CU_FUNC_CACHE_PREFER_SHARED`: prefer larger shared memory and smaller L1 cache
  * - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
  * - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
+ *
+ * **Parameters:**
+ * - `pconfig`: Returned cache configuration
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -6987,8 +7027,6 @@ CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit);
  * `cuCtxSynchronize`,
  * `cuFuncSetCacheConfig`,
  * `cudaDeviceGetCacheConfig`
- *
- * \param pconfig - Returned cache configuration
  */
 CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig);
 
@@ -7017,6 +7055,9 @@ CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig);
  * - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
  * - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
  *
+ * **Parameters:**
+ * - `config`: Requested cache configuration
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -7039,8 +7080,6 @@ CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig);
  * `cuFuncSetCacheConfig`,
  * `cudaDeviceSetCacheConfig`,
  * `cuKernelSetCacheConfig`
- *
- * \param config - Requested cache configuration
  */
 CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config);
 
@@ -7056,6 +7095,10 @@ CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config);
  * changed that break binary compatibility, so the API version and driver version
  * may be different. For example, it is valid for the API version to be 3020 while
  * the driver version is 4020.
+ *
+ * **Parameters:**
+ * - `ctx`: Context to check
+ * - `version`: Pointer to version
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7076,9 +7119,6 @@ CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config);
  * `cuCtxSetCacheConfig`,
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`
- *
- * \param ctx - Context to check
- * \param version - Pointer to version
  */
 CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
 
@@ -7102,6 +7142,10 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
  * the current context's device does not support stream priorities
  * (see `cuDeviceGetAttribute`).
  *
+ * **Parameters:**
+ * - `leastPriority`: Pointer to an int in which the numerical value for least stream priority is returned
+ * - `greatestPriority`: Pointer to an int in which the numerical value for greatest stream priority is returned
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -7114,9 +7158,6 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`,
  * `cudaDeviceGetStreamPriorityRange`
- *
- * \param leastPriority - Pointer to an int in which the numerical value for least stream priority is returned
- * \param greatestPriority - Pointer to an int in which the numerical value for greatest stream priority is returned
  */
 CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
 
@@ -7143,6 +7184,10 @@ CUresult CUDAAPI cuCtxResetPersistingL2Cache(void);
  * `CUexecAffinityType` values are:
  * - `CU_EXEC_AFFINITY_TYPE_SM_COUNT`: number of SMs the context is limited to use.
  *
+ * **Parameters:**
+ * - `pExecAffinity`: Returned execution affinity
+ * - `type`: Execution affinity type to query
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -7154,9 +7199,6 @@ CUresult CUDAAPI cuCtxResetPersistingL2Cache(void);
  *
  * **See also:**
  * `CUexecAffinityParam`
- *
- * \param pExecAffinity - Returned execution affinity
- * \param type - Execution affinity type to query
  */
 CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type);
 
@@ -7178,6 +7220,10 @@ CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexec
  * specified context `hCtx` has a stream in the capture mode. In such a case,
  * the call will invalidate all the conflicting captures.
  *
+ * **Parameters:**
+ * - `hCtx`: Context to record event for
+ * - `hEvent`: Event to record
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -7191,9 +7237,6 @@ CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexec
  * `cuGreenCtxRecordEvent`,
  * `cuGreenCtxWaitEvent`,
  * `cuEventRecord`
- *
- * \param hCtx - Context to record event for
- * \param hEvent - Event to record
  */
 CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent);
 
@@ -7215,6 +7258,10 @@ CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent);
  * invalidate the capture if the specified event `hEvent` is part of an ongoing
  * capture sequence or if the specified context `hCtx` has a stream in the capture mode.
  *
+ * **Parameters:**
+ * - `hCtx`: Context to wait
+ * - `hEvent`: Event to wait on
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -7228,9 +7275,6 @@ CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent);
  * `cuGreenCtxRecordEvent`,
  * `cuGreenCtxWaitEvent`,
  * `cuStreamWaitEvent`
- *
- * \param hCtx - Context to wait
- * \param hEvent - Event to wait on
  */
 CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent);
 
@@ -7247,6 +7291,10 @@ CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent);
  * to the thread.
  *
  * Currently, the `flags` parameter must be 0.
+ *
+ * **Parameters:**
+ * - `pctx`: Returned context handle of the current context
+ * - `flags`: Context attach flags (must be 0)
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7269,9 +7317,6 @@ CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent);
  * `cuCtxSetCacheConfig`,
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`
- *
- * \param pctx - Returned context handle of the current context
- * \param flags - Context attach flags (must be 0)
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuCtxAttach(CUcontext *pctx, unsigned int flags);
@@ -7287,6 +7332,9 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuCtxAttach(CUcontext *pctx, unsigned int fla
  * if the usage count goes to 0. The context must be a handle that was passed
  * back by `cuCtxCreate(`) or `cuCtxAttach(`), and must be current to the
  * calling thread.
+ *
+ * **Parameters:**
+ * - `ctx`: Context to destroy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7307,8 +7355,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuCtxAttach(CUcontext *pctx, unsigned int fla
  * `cuCtxSetCacheConfig`,
  * `cuCtxSetLimit`,
  * `cuCtxSynchronize`
- *
- * \param ctx - Context to destroy
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuCtxDetach(CUcontext ctx);
@@ -7330,6 +7376,9 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuCtxDetach(CUcontext ctx);
  * four bytes.
  * - `CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE`: shared memory bank width will
  * eight bytes.
+ *
+ * **Parameters:**
+ * - `pConfig`: returned shared memory configuration
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7353,8 +7402,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuCtxDetach(CUcontext ctx);
  * `cuCtxGetSharedMemConfig`,
  * `cuFuncSetCacheConfig`,
  * `cudaDeviceGetSharedMemConfig`
- *
- * \param pConfig - returned shared memory configuration
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig);
@@ -7387,6 +7434,9 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConf
  * - `CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE`: set shared memory bank width to
  * be natively eight bytes.
  *
+ * **Parameters:**
+ * - `config`: requested shared memory configuration
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -7409,8 +7459,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConf
  * `cuCtxGetSharedMemConfig`,
  * `cuFuncSetCacheConfig`,
  * `cudaDeviceSetSharedMemConfig`
- *
- * \param config - requested shared memory configuration
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config);
@@ -7425,6 +7473,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config
  * `cuModuleLoad(`) fails. The file should be a *cubin* file as output by
  * **nvcc,** or a *PTX* file either as output by **nvcc** or handwritten, or
  * a *fatbin* file as output by **nvcc** from toolchain 4.0 or later.
+ *
+ * **Parameters:**
+ * - `module`: Returned module
+ * - `fname`: Filename of module to load
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7450,9 +7502,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config
  * `cuModuleLoadDataEx`,
  * `cuModuleLoadFatBinary`,
  * `cuModuleUnload`
- *
- * \param module - Returned module
- * \param fname - Filename of module to load
  */
 CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname);
 
@@ -7463,6 +7512,10 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname);
  * the current context. The `image` may be a *cubin* or *fatbin*
  * as output by **nvcc,** or a NULL-terminated *PTX,* either as output by **nvcc**
  * or hand-written.
+ *
+ * **Parameters:**
+ * - `module`: Returned module
+ * - `image`: Module data to load
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7486,9 +7539,6 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname);
  * `cuModuleLoadDataEx`,
  * `cuModuleLoadFatBinary`,
  * `cuModuleUnload`
- *
- * \param module - Returned module
- * \param image - Module data to load
  */
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image);
 
@@ -7499,6 +7549,13 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image);
  * the current context. The `image` may be a *cubin* or *fatbin*
  * as output by **nvcc,** or a NULL-terminated *PTX,* either as output by **nvcc**
  * or hand-written.
+ *
+ * **Parameters:**
+ * - `module`: Returned module
+ * - `image`: Module data to load
+ * - `numOptions`: Number of options
+ * - `options`: Options for JIT
+ * - `optionValues`: Option values for JIT
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7522,12 +7579,6 @@ CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image);
  * `cuModuleLoadData`,
  * `cuModuleLoadFatBinary`,
  * `cuModuleUnload`
- *
- * \param module - Returned module
- * \param image - Module data to load
- * \param numOptions - Number of options
- * \param options - Options for JIT
- * \param optionValues - Option values for JIT
  */
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues);
 
@@ -7544,6 +7595,10 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigne
  * fat binary objects by programmers.  Starting with CUDA 4.0, fat binary
  * objects can be constructed by providing the <i>-fatbin option</i> to **nvcc.**
  * More information can be found in the **nvcc** document.
+ *
+ * **Parameters:**
+ * - `module`: Returned module
+ * - `fatCubin`: Fat binary to load
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7568,9 +7623,6 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigne
  * `cuModuleLoadData`,
  * `cuModuleLoadDataEx`,
  * `cuModuleUnload`
- *
- * \param module - Returned module
- * \param fatCubin - Fat binary to load
  */
 CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin);
 
@@ -7580,6 +7632,9 @@ CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin);
  * Unloads a module `hmod` from the current context. Attempting to unload
  * a module which was obtained from the Library Management API such as
  * `cuLibraryGetModule` will return `CUDA_ERROR_NOT_PERMITTED`.
+ *
+ * **Parameters:**
+ * - `hmod`: Module to unload
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7598,8 +7653,6 @@ CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin);
  * `cuModuleLoadData`,
  * `cuModuleLoadDataEx`,
  * `cuModuleLoadFatBinary`
- *
- * \param hmod - Module to unload
  */
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod);
 
@@ -7609,6 +7662,9 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod);
  * Returns lazy loading mode
  * Module loading mode is controlled by CUDA_MODULE_LOADING env variable
  *
+ * **Parameters:**
+ * - `mode`: Returns the lazy loading mode
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -7616,8 +7672,6 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod);
  *
  * **See also:**
  * `cuModuleLoad`,
- *
- * \param mode - Returns the lazy loading mode
  */
 CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode);
 
@@ -7627,6 +7681,11 @@ CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode);
  * Returns in `*hfunc` the handle of the function of name `name` located in
  * module `hmod`. If no function of that name exists, `cuModuleGetFunction(`)
  * returns `CUDA_ERROR_NOT_FOUND`.
+ *
+ * **Parameters:**
+ * - `hfunc`: Returned function handle
+ * - `hmod`: Module to retrieve function from
+ * - `name`: Name of function to retrieve
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7644,10 +7703,6 @@ CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode);
  * `cuModuleLoadDataEx`,
  * `cuModuleLoadFatBinary`,
  * `cuModuleUnload`
- *
- * \param hfunc - Returned function handle
- * \param hmod - Module to retrieve function from
- * \param name - Name of function to retrieve
  */
 CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
 
@@ -7656,13 +7711,14 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const cha
  *
  * Returns in `count` the number of functions in `mod`.
  *
+ * **Parameters:**
+ * - `count`: Number of functions found within the module
+ * - `mod`: Module to query
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`,
  * `CUDA_ERROR_INVALID_VALUE`
- *
- * \param count - Number of functions found within the module
- * \param mod - Module to query
  */
 CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod);
 
@@ -7676,6 +7732,11 @@ CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod);
  * latency. Alternatively, `cuFunctionLoad` can be used to explicitly load a function. The returned
  * function handles become invalid when the module is unloaded.
  *
+ * **Parameters:**
+ * - `functions`: Buffer where the function handles are returned to
+ * - `numFunctions`: Maximum number of function handles may be returned to the buffer
+ * - `mod`: Module to query from
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_CONTEXT`,
@@ -7686,10 +7747,6 @@ CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule mod);
  * `cuModuleGetFunctionCount`,
  * `cuFuncIsLoaded`,
  * `cuFuncLoad`
- *
- * \param functions - Buffer where the function handles are returned to
- * \param numFunctions - Maximum number of function handles may be returned to the buffer
- * \param mod - Module to query from
  */
 CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod);
 
@@ -7701,6 +7758,12 @@ CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, unsigned int 
  * exists, `cuModuleGetGlobal(`) returns `CUDA_ERROR_NOT_FOUND`.
  * One of the parameters `dptr` or `bytes` (not both) can be NULL in which
  * case it is ignored.
+ *
+ * **Parameters:**
+ * - `dptr`: Returned global device pointer
+ * - `bytes`: Returned global size in bytes
+ * - `hmod`: Module to retrieve global from
+ * - `name`: Name of global to retrieve
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7720,11 +7783,6 @@ CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, unsigned int 
  * `cuModuleUnload`,
  * `cudaGetSymbolAddress`,
  * `cudaGetSymbolSize`
- *
- * \param dptr - Returned global device pointer
- * \param bytes - Returned global size in bytes
- * \param hmod - Module to retrieve global from
- * \param name - Name of global to retrieve
  *
  * API name `cuModuleGetGlobal`; ABI symbol `cuModuleGetGlobal_v2`.
  */
@@ -7754,6 +7812,12 @@ CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule
  *
  * **Note:** For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be accepted
  *
+ * **Parameters:**
+ * - `numOptions`: Size of options arrays
+ * - `options`: Array of linker and compiler options
+ * - `optionValues`: Array of option values, each cast to void *
+ * - `stateOut`: On success, this will contain a CUlinkState to specify and complete this action
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -7768,11 +7832,6 @@ CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule
  * `cuLinkAddFile`,
  * `cuLinkComplete`,
  * `cuLinkDestroy`
- *
- * \param numOptions - Size of options arrays
- * \param options - Array of linker and compiler options
- * \param optionValues - Array of option values, each cast to void *
- * \param stateOut - On success, this will contain a CUlinkState to specify and complete this action
  *
  * API name `cuLinkCreate`; ABI symbol `cuLinkCreate_v2`.
  */
@@ -7791,6 +7850,16 @@ CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
  *
  * **Note:** For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be accepted
  *
+ * **Parameters:**
+ * - `state`: A pending linker action.
+ * - `type`: The type of the input data.
+ * - `data`: The input data.  PTX must be NULL-terminated.
+ * - `size`: The length of the input data.
+ * - `name`: An optional name for this input in log messages.
+ * - `numOptions`: Size of options.
+ * - `options`: Options to be applied only for this input (overrides options from `cuLinkCreate`).
+ * - `optionValues`: Array of option values, each cast to void *.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`,
@@ -7805,15 +7874,6 @@ CUresult CUDAAPI cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options,
  * `cuLinkAddFile`,
  * `cuLinkComplete`,
  * `cuLinkDestroy`
- *
- * \param state - A pending linker action.
- * \param type - The type of the input data.
- * \param data - The input data.  PTX must be NULL-terminated.
- * \param size - The length of the input data.
- * \param name - An optional name for this input in log messages.
- * \param numOptions - Size of options.
- * \param options - Options to be applied only for this input (overrides options from `cuLinkCreate`).
- * \param optionValues - Array of option values, each cast to void *.
  *
  * API name `cuLinkAddData`; ABI symbol `cuLinkAddData_v2`.
  */
@@ -7834,6 +7894,14 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
  *
  * **Note:** For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be accepted
  *
+ * **Parameters:**
+ * - `state`: A pending linker action
+ * - `type`: The type of the input data
+ * - `path`: Path to the input file
+ * - `numOptions`: Size of options
+ * - `options`: Options to be applied only for this input (overrides options from `cuLinkCreate`)
+ * - `optionValues`: Array of option values, each cast to void *
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_FILE_NOT_FOUND`
@@ -7850,13 +7918,6 @@ CUresult CUDAAPI cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *
  * `cuLinkComplete`,
  * `cuLinkDestroy`
  *
- * \param state - A pending linker action
- * \param type - The type of the input data
- * \param path - Path to the input file
- * \param numOptions - Size of options
- * \param options - Options to be applied only for this input (overrides options from `cuLinkCreate`)
- * \param optionValues - Array of option values, each cast to void *
- *
  * API name `cuLinkAddFile`; ABI symbol `cuLinkAddFile_v2`.
  */
 CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues);
@@ -7869,6 +7930,11 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const 
  * `state`, so it should be loaded before `state` is destroyed via `cuLinkDestroy`.
  * This call does not destroy `state`.
  *
+ * **Parameters:**
+ * - `state`: A pending linker invocation
+ * - `cubinOut`: On success, this will point to the output image
+ * - `sizeOut`: Optional parameter to receive the size of the generated image
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`,
@@ -7879,23 +7945,20 @@ CUresult CUDAAPI cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const 
  * `cuLinkAddFile`,
  * `cuLinkDestroy`,
  * `cuModuleLoadData`
- *
- * \param state - A pending linker invocation
- * \param cubinOut - On success, this will point to the output image
- * \param sizeOut - Optional parameter to receive the size of the generated image
  */
 CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut);
 
 /**
  * Destroys state for a JIT linker invocation.
  *
+ * **Parameters:**
+ * - `state`: State object for the linker invocation
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`
  *
  * **See also:** `cuLinkCreate`
- *
- * \param state - State object for the linker invocation
  */
 CUresult CUDAAPI cuLinkDestroy(CUlinkState state);
 
@@ -7909,6 +7972,11 @@ CUresult CUDAAPI cuLinkDestroy(CUlinkState state);
  * `cuModuleGetTexRef(`) returns `CUDA_ERROR_NOT_FOUND`. This texture reference
  * handle should not be destroyed, since it will be destroyed when the module
  * is unloaded.
+ *
+ * **Parameters:**
+ * - `pTexRef`: Returned texture reference
+ * - `hmod`: Module to retrieve texture reference from
+ * - `name`: Name of texture reference to retrieve
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7928,10 +7996,6 @@ CUresult CUDAAPI cuLinkDestroy(CUlinkState state);
  * `cuModuleLoadDataEx`,
  * `cuModuleLoadFatBinary`,
  * `cuModuleUnload`
- *
- * \param pTexRef - Returned texture reference
- * \param hmod - Module to retrieve texture reference from
- * \param name - Name of texture reference to retrieve
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name);
@@ -7944,6 +8008,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule
  * Returns in `*pSurfRef` the handle of the surface reference of name `name`
  * in the module `hmod`. If no surface reference of that name exists,
  * `cuModuleGetSurfRef(`) returns `CUDA_ERROR_NOT_FOUND`.
+ *
+ * **Parameters:**
+ * - `pSurfRef`: Returned surface reference
+ * - `hmod`: Module to retrieve surface reference from
+ * - `name`: Name of surface reference to retrieve
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -7963,10 +8032,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule
  * `cuModuleLoadDataEx`,
  * `cuModuleLoadFatBinary`,
  * `cuModuleUnload`
- *
- * \param pSurfRef - Returned surface reference
- * \param hmod - Module to retrieve surface reference from
- * \param name - Name of surface reference to retrieve
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name);
@@ -8000,6 +8065,16 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmod
  * **Note:** If the library contains managed variables and no device in the system
  * supports managed variables this call is expected to return `CUDA_ERROR_NOT_SUPPORTED`
  *
+ * **Parameters:**
+ * - `library`: Returned library
+ * - `code`: Code to load
+ * - `jitOptions`: Options for JIT
+ * - `jitOptionsValues`: Option values for JIT
+ * - `numJitOptions`: Number of options
+ * - `libraryOptions`: Options for loading
+ * - `libraryOptionValues`: Option values for loading
+ * - `numLibraryOptions`: Number of options for loading
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8019,15 +8094,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmod
  * `cuModuleLoad`,
  * `cuModuleLoadData`,
  * `cuModuleLoadDataEx`
- *
- * \param library - Returned library
- * \param code - Code to load
- * \param jitOptions - Options for JIT
- * \param jitOptionsValues - Option values for JIT
- * \param numJitOptions - Number of options
- * \param libraryOptions - Options for loading
- * \param libraryOptionValues - Option values for loading
- * \param numLibraryOptions - Number of options for loading
  */
 CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
 
@@ -8060,6 +8126,16 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_o
  * **Note:** If the library contains managed variables and no device in the system
  * supports managed variables this call is expected to return `CUDA_ERROR_NOT_SUPPORTED`
  *
+ * **Parameters:**
+ * - `library`: Returned library
+ * - `fileName`: File to load from
+ * - `jitOptions`: Options for JIT
+ * - `jitOptionsValues`: Option values for JIT
+ * - `numJitOptions`: Number of options
+ * - `libraryOptions`: Options for loading
+ * - `libraryOptionValues`: Option values for loading
+ * - `numLibraryOptions`: Number of options for loading
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8079,15 +8155,6 @@ CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_o
  * `cuModuleLoad`,
  * `cuModuleLoadData`,
  * `cuModuleLoadDataEx`
- *
- * \param library - Returned library
- * \param fileName - File to load from
- * \param jitOptions - Options for JIT
- * \param jitOptionsValues - Option values for JIT
- * \param numJitOptions - Number of options
- * \param libraryOptions - Options for loading
- * \param libraryOptionValues - Option values for loading
- * \param numLibraryOptions - Number of options for loading
  */
 CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions);
 
@@ -8095,6 +8162,9 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
  * Unloads a library
  *
  * Unloads the library specified with `library`
+ *
+ * **Parameters:**
+ * - `library`: Library to unload
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8105,8 +8175,6 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
  * **See also:** `cuLibraryLoadData`,
  * `cuLibraryLoadFromFile`,
  * `cuModuleUnload`
- *
- * \param library - Library to unload
  */
 CUresult CUDAAPI cuLibraryUnload(CUlibrary library);
 
@@ -8115,6 +8183,11 @@ CUresult CUDAAPI cuLibraryUnload(CUlibrary library);
  *
  * Returns in `pKernel` the handle of the kernel with name `name` located in library `library`.
  * If kernel handle is not found, the call returns `CUDA_ERROR_NOT_FOUND`.
+ *
+ * **Parameters:**
+ * - `pKernel`: Returned kernel handle
+ * - `library`: Library to retrieve kernel from
+ * - `name`: Name of kernel to retrieve
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8130,10 +8203,6 @@ CUresult CUDAAPI cuLibraryUnload(CUlibrary library);
  * `cuKernelGetFunction`,
  * `cuLibraryGetModule`,
  * `cuModuleGetFunction`
- *
- * \param pKernel - Returned kernel handle
- * \param library - Library to retrieve kernel from
- * \param name - Name of kernel to retrieve
  */
 CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name);
 
@@ -8142,13 +8211,14 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const 
  *
  * Returns in `count` the number of kernels in `lib`.
  *
+ * **Parameters:**
+ * - `count`: Number of kernels found within the library
+ * - `lib`: Library to query
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`,
  * `CUDA_ERROR_INVALID_VALUE`
- *
- * \param count - Number of kernels found within the library
- * \param lib - Library to query
  */
 CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib);
 
@@ -8158,16 +8228,17 @@ CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib);
  * Returns in `kernels` a maximum number of `numKernels` kernel handles within `lib`.
  * The returned kernel handle becomes invalid when the library is unloaded.
  *
+ * **Parameters:**
+ * - `kernels`: Buffer where the kernel handles are returned to
+ * - `numKernels`: Maximum number of kernel handles may be returned to the buffer
+ * - `lib`: Library to query from
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`,
  * `CUDA_ERROR_INVALID_VALUE`
  *
  * **See also:** `cuLibraryGetKernelCount`
- *
- * \param kernels - Buffer where the kernel handles are returned to
- * \param numKernels - Maximum number of kernel handles may be returned to the buffer
- * \param lib - Library to query from
  */
 CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib);
 
@@ -8176,6 +8247,10 @@ CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKe
  *
  * Returns in `pMod` the module handle associated with the current context located in
  * library `library`. If module handle is not found, the call returns `CUDA_ERROR_NOT_FOUND`.
+ *
+ * **Parameters:**
+ * - `pMod`: Returned module handle
+ * - `library`: Library to retrieve module from
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8191,9 +8266,6 @@ CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKe
  * `cuLibraryLoadFromFile`,
  * `cuLibraryUnload`,
  * `cuModuleGetFunction`
- *
- * \param pMod - Returned module handle
- * \param library - Library to retrieve module from
  */
 CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library);
 
@@ -8202,6 +8274,10 @@ CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library);
  *
  * Returns in `pFunc` the handle of the function for the requested kernel `kernel` and
  * the current context. If function handle is not found, the call returns `CUDA_ERROR_NOT_FOUND`.
+ *
+ * **Parameters:**
+ * - `pFunc`: Returned function handle
+ * - `kernel`: Kernel to retrieve function for the requested context
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8219,9 +8295,6 @@ CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library);
  * `cuLibraryGetKernel`,
  * `cuLibraryGetModule`,
  * `cuModuleGetFunction`
- *
- * \param pFunc - Returned function handle
- * \param kernel - Kernel to retrieve function for the requested context
  */
 CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel);
 
@@ -8229,6 +8302,10 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel);
  * Returns a library handle
  *
  * Returns in `pLib` the handle of the library for the requested kernel `kernel`
+ *
+ * **Parameters:**
+ * - `pLib`: Returned library handle
+ * - `kernel`: Kernel to retrieve library handle
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8242,9 +8319,6 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel);
  * `cuLibraryLoadFromFile`,
  * `cuLibraryUnload`,
  * `cuLibraryGetKernel`
- *
- * \param pLib - Returned library handle
- * \param kernel - Kernel to retrieve library handle
  */
 CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel);
 
@@ -8256,6 +8330,12 @@ CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel);
  * If no global for the requested name `name` exists, the call returns `CUDA_ERROR_NOT_FOUND`.
  * One of the parameters `dptr` or `bytes` (not both) can be NULL in which
  * case it is ignored.
+ *
+ * **Parameters:**
+ * - `dptr`: Returned global device pointer for the requested context
+ * - `bytes`: Returned global size in bytes
+ * - `library`: Library to retrieve global from
+ * - `name`: Name of global to retrieve
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8272,11 +8352,6 @@ CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel);
  * `cuLibraryUnload`,
  * `cuLibraryGetModule`,
  * cuModuleGetGlobal
- *
- * \param dptr - Returned global device pointer for the requested context
- * \param bytes - Returned global size in bytes
- * \param library - Library to retrieve global from
- * \param name - Name of global to retrieve
  */
 CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
 
@@ -8290,6 +8365,12 @@ CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary 
  * Note that managed memory for library `library` is shared across devices and is registered
  * when the library is loaded into atleast one context.
  *
+ * **Parameters:**
+ * - `dptr`: Returned pointer to the managed memory
+ * - `bytes`: Returned memory size in bytes
+ * - `library`: Library to retrieve managed memory from
+ * - `name`: Name of managed memory to retrieve
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8301,11 +8382,6 @@ CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary 
  * **See also:** `cuLibraryLoadData`,
  * `cuLibraryLoadFromFile`,
  * `cuLibraryUnload`
- *
- * \param dptr - Returned pointer to the managed memory
- * \param bytes - Returned memory size in bytes
- * \param library - Library to retrieve managed memory from
- * \param name - Name of managed memory to retrieve
  */
 CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name);
 
@@ -8317,6 +8393,11 @@ CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary
  * If there is no device with attribute `CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS` present in the system,
  * the call may return `CUDA_ERROR_NOT_FOUND`.
  *
+ * **Parameters:**
+ * - `fptr`: Returned pointer to a unified function
+ * - `library`: Library to retrieve function pointer memory from
+ * - `symbol`: Name of function pointer to retrieve
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8328,10 +8409,6 @@ CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary
  * **See also:** `cuLibraryLoadData`,
  * `cuLibraryLoadFromFile`,
  * `cuLibraryUnload`
- *
- * \param fptr - Returned pointer to a unified function
- * \param library - Library to retrieve function pointer memory from
- * \param symbol - Name of function pointer to retrieve
  */
 CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol);
 
@@ -8397,6 +8474,12 @@ CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, con
  * `cuKernelSetAttribute(`) simultaneously, the attribute query will give the old or new
  * value depending on the interleavings chosen by the OS scheduler and memory consistency.
  *
+ * **Parameters:**
+ * - `pi`: Returned attribute value
+ * - `attrib`: Attribute requested
+ * - `kernel`: Kernel to query attribute of
+ * - `dev`: Device to query attribute of
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8415,11 +8498,6 @@ CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, con
  * `cuLibraryGetModule`,
  * `cuModuleGetFunction`,
  * `cuFuncGetAttribute`
- *
- * \param pi - Returned attribute value
- * \param attrib - Attribute requested
- * \param kernel - Kernel to query attribute of
- * \param dev - Device to query attribute of
  */
 CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev);
 
@@ -8477,6 +8555,12 @@ CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUke
  * set the same attribute on the same device simultaneously, the attribute setting will depend
  * on the interleavings chosen by the OS scheduler and memory consistency.
  *
+ * **Parameters:**
+ * - `attrib`: Attribute requested
+ * - `val`: Value to set
+ * - `kernel`: Kernel to set attribute of
+ * - `dev`: Device to set attribute of
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8496,11 +8580,6 @@ CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUke
  * `cuLibraryGetModule`,
  * `cuModuleGetFunction`,
  * `cuFuncSetAttribute`
- *
- * \param attrib - Attribute requested
- * \param val - Value to set
- * \param kernel - Kernel to set attribute of
- * \param dev - Device to set attribute of
  */
 CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev);
 
@@ -8536,6 +8615,11 @@ CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUke
  * set a config on the same device simultaneously, the cache config setting will depend
  * on the interleavings chosen by the OS scheduler and memory consistency.
  *
+ * **Parameters:**
+ * - `kernel`: Kernel to configure cache for
+ * - `config`: Requested cache configuration
+ * - `dev`: Device to set attribute of
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8555,10 +8639,6 @@ CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUke
  * `cuFuncSetCacheConfig`,
  * `cuCtxSetCacheConfig`,
  * `cuLaunchKernel`
- *
- * \param kernel - Kernel to configure cache for
- * \param config - Requested cache configuration
- * \param dev - Device to set attribute of
  */
 CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev);
 
@@ -8572,13 +8652,14 @@ CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CU
  * the function is not declared as having C linkage. If either `**name` or `hfunc`
  * is NULL, `CUDA_ERROR_INVALID_VALUE` is returned.
  *
+ * **Parameters:**
+ * - `name`: The returned name of the function
+ * - `hfunc`: The function handle to retrieve the name for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
  * *Note that this function may also return error codes from previous, asynchronous launches.*
- *
- * \param name - The returned name of the function
- * \param hfunc - The function handle to retrieve the name for
  */
 CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc);
 
@@ -8592,17 +8673,18 @@ CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc);
  * `cudaGraphKernelNodeUpdatesApply(`). `paramIndex` must be less than the number of parameters
  * that `kernel` takes. `paramSize` can be set to NULL if only the parameter offset is desired.
  *
+ * **Parameters:**
+ * - `kernel`: The kernel to query
+ * - `paramIndex`: The parameter index to query
+ * - `paramOffset`: Returns the offset into the device-side parameter layout at which the parameter resides
+ * - `paramSize`: Optionally returns the size of the parameter in the device-side parameter layout
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
  * *Note that this function may also return error codes from previous, asynchronous launches.*
  *
  * **See also:** `cuFuncGetParamInfo`
- *
- * \param kernel - The kernel to query
- * \param paramIndex - The parameter index to query
- * \param paramOffset - Returns the offset into the device-side parameter layout at which the parameter resides
- * \param paramSize - Optionally returns the size of the parameter in the device-side parameter layout
  */
 CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
 
@@ -8624,6 +8706,10 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t
  * CPU allocate or access memory. See Tegra app note on how to calculate
  * total and free memory on Tegra.
  *
+ * **Parameters:**
+ * - `free`: Returned free memory in bytes
+ * - `total`: Returned total memory in bytes
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8644,9 +8730,6 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMemGetInfo`
  *
- * \param free - Returned free memory in bytes
- * \param total - Returned total memory in bytes
- *
  * API name `cuMemGetInfo`; ABI symbol `cuMemGetInfo_v2`.
  */
 CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total);
@@ -8658,6 +8741,10 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total);
  * `*dptr` a pointer to the allocated memory. The allocated memory is suitably
  * aligned for any kind of variable. The memory is not cleared. If `bytesize`
  * is 0, `cuMemAlloc(`) returns `CUDA_ERROR_INVALID_VALUE`.
+ *
+ * **Parameters:**
+ * - `dptr`: Returned device pointer
+ * - `bytesize`: Requested allocation size in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8679,9 +8766,6 @@ CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total);
  * `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMalloc`
- *
- * \param dptr - Returned device pointer
- * \param bytesize - Requested allocation size in bytes
  *
  * API name `cuMemAlloc`; ABI symbol `cuMemAlloc_v2`.
  */
@@ -8720,6 +8804,13 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
  * to match or exceed the alignment requirement for texture binding with
  * `cuTexRefSetAddress2D(`).
  *
+ * **Parameters:**
+ * - `dptr`: Returned device pointer
+ * - `pPitch`: Returned pitch of allocation in bytes
+ * - `WidthInBytes`: Requested allocation width in bytes
+ * - `Height`: Requested allocation height in rows
+ * - `ElementSizeBytes`: Size of largest reads/writes for range
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8741,12 +8832,6 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMallocPitch`
  *
- * \param dptr - Returned device pointer
- * \param pPitch - Returned pitch of allocation in bytes
- * \param WidthInBytes - Requested allocation width in bytes
- * \param Height - Requested allocation height in rows
- * \param ElementSizeBytes - Size of largest reads/writes for range
- *
  * API name `cuMemAllocPitch`; ABI symbol `cuMemAllocPitch_v2`.
  */
 CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes);
@@ -8763,6 +8848,9 @@ CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t Wi
  * pointer have completed before invoking `cuMemFree`. For best performance and memory reuse, users
  * should use `cuMemFreeAsync` to free memory allocated via the stream ordered memory allocator.
  * For all other pointers, this API may perform implicit synchronization.
+ *
+ * **Parameters:**
+ * - `dptr`: Pointer to memory to free
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8784,8 +8872,6 @@ CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t Wi
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaFree`
  *
- * \param dptr - Pointer to memory to free
- *
  * API name `cuMemFree`; ABI symbol `cuMemFree_v2`.
  */
 CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr);
@@ -8797,6 +8883,11 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr);
  * allocation by `cuMemAlloc(`) or `cuMemAllocPitch(`) that contains the input
  * pointer `dptr`. Both parameters `pbase` and `psize` are optional. If one
  * of them is NULL, it is ignored.
+ *
+ * **Parameters:**
+ * - `pbase`: Returned base address
+ * - `psize`: Returned size of device memory allocation
+ * - `dptr`: Device pointer to query
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8817,10 +8908,6 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr);
  * `cuMemGetInfo`, `cuMemHostAlloc`,
  * `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`
- *
- * \param pbase - Returned base address
- * \param psize - Returned size of device memory allocation
- * \param dptr - Device pointer to query
  *
  * API name `cuMemGetAddressRange`; ABI symbol `cuMemGetAddressRange_v2`.
  */
@@ -8851,6 +8938,10 @@ CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUde
  * contexts is always equal to the returned host pointer `*pp`.
  * See `CUDA_UNIFIED` for additional details.
  *
+ * **Parameters:**
+ * - `pp`: Returned pointer to host memory
+ * - `bytesize`: Requested allocation size in bytes
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8872,9 +8963,6 @@ CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUde
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMallocHost`
  *
- * \param pp - Returned pointer to host memory
- * \param bytesize - Requested allocation size in bytes
- *
  * API name `cuMemAllocHost`; ABI symbol `cuMemAllocHost_v2`.
  */
 CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize);
@@ -8884,6 +8972,9 @@ CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize);
  *
  * Frees the memory space pointed to by `p`, which must have been returned by
  * a previous call to `cuMemAllocHost(`).
+ *
+ * **Parameters:**
+ * - `p`: Pointer to memory to free
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -8904,8 +8995,6 @@ CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize);
  * `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaFreeHost`
- *
- * \param p - Pointer to memory to free
  */
 CUresult CUDAAPI cuMemFreeHost(void *p);
 
@@ -8965,6 +9054,11 @@ CUresult CUDAAPI cuMemFreeHost(void *p);
  * to query the device pointer, even if the context supports unified addressing.
  * See `CUDA_UNIFIED` for additional details.
  *
+ * **Parameters:**
+ * - `pp`: Returned pointer to host memory
+ * - `bytesize`: Requested allocation size in bytes
+ * - `Flags`: Flags for allocation request
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -8985,10 +9079,6 @@ CUresult CUDAAPI cuMemFreeHost(void *p);
  * `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaHostAlloc`
- *
- * \param pp - Returned pointer to host memory
- * \param bytesize - Requested allocation size in bytes
- * \param Flags - Flags for allocation request
  */
 CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
 
@@ -9019,6 +9109,11 @@ CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
  *
  * `Flags` provides for future releases. For now, it must be set to 0.
  *
+ * **Parameters:**
+ * - `pdptr`: Returned device pointer
+ * - `p`: Host pointer
+ * - `Flags`: Options (must be 0)
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -9039,10 +9134,6 @@ CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaHostGetDevicePointer`
  *
- * \param pdptr - Returned device pointer
- * \param p - Host pointer
- * \param Flags - Options (must be 0)
- *
  * API name `cuMemHostGetDevicePointer`; ABI symbol `cuMemHostGetDevicePointer_v2`.
  */
 CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags);
@@ -9056,6 +9147,10 @@ CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsig
  * `cuMemHostGetFlags(`) will fail if the pointer does not reside in
  * an allocation performed by `cuMemAllocHost(`) or `cuMemHostAlloc(`).
  *
+ * **Parameters:**
+ * - `pFlags`: Returned flags word
+ * - `p`: Host pointer
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -9068,9 +9163,6 @@ CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsig
  * `cuMemAllocHost`,
  * `cuMemHostAlloc`,
  * `cudaHostGetFlags`
- *
- * \param pFlags - Returned flags word
- * \param p - Host pointer
  */
 CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p);
 
@@ -9155,6 +9247,11 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p);
  * in the CUDA programming guide under the "CUDA environment variables" section.
  * - On ARM, managed memory is not available on discrete gpu with Drive PX-2.
  *
+ * **Parameters:**
+ * - `dptr`: Returned device pointer
+ * - `bytesize`: Requested allocation size in bytes
+ * - `flags`: Must be one of `CU_MEM_ATTACH_GLOBAL` or `CU_MEM_ATTACH_HOST`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -9177,10 +9274,6 @@ CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p);
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cuDeviceGetAttribute`, `cuStreamAttachMemAsync`,
  * `cudaMallocManaged`
- *
- * \param dptr - Returned device pointer
- * \param bytesize - Requested allocation size in bytes
- * \param flags - Must be one of `CU_MEM_ATTACH_GLOBAL` or `CU_MEM_ATTACH_HOST`
  */
 CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
 
@@ -9202,6 +9295,12 @@ CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned 
  *
  * Returns in `*callback` a handle representing the registered callback instance.
  *
+ * **Parameters:**
+ * - `device`: The device on which to register the callback
+ * - `callbackFunc`: The function to register as a callback
+ * - `userData`: A generic pointer to user data. This is passed into the callback function.
+ * - `callback`: A handle representing the registered callback instance
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_SUPPORTED`,
@@ -9213,11 +9312,6 @@ CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned 
  *
  * **See also:**
  * `cuDeviceUnregisterAsyncNotification`
- *
- * \param device - The device on which to register the callback
- * \param callbackFunc - The function to register as a callback
- * \param userData - A generic pointer to user data. This is passed into the callback function.
- * \param callback - A handle representing the registered callback instance
  */
 CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback);
 
@@ -9226,6 +9320,10 @@ CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallb
  *
  * Unregisters `callback` so that the corresponding callback function will stop receiving
  * async notifications.
+ *
+ * **Parameters:**
+ * - `device`: The device from which to remove `callback`.
+ * - `callback`: The callback instance to unregister from receiving async notifications.
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9238,9 +9336,6 @@ CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallb
  *
  * **See also:**
  * `cuDeviceRegisterAsyncNotification`
- *
- * \param device - The device from which to remove `callback`.
- * \param callback - The callback instance to unregister from receiving async notifications.
  */
 CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback);
 
@@ -9248,6 +9343,10 @@ CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCal
  * Returns a handle to a compute device
  *
  * Returns in `*device` a device handle given a PCI bus ID string.
+ *
+ * **Parameters:**
+ * - `dev`: Returned device handle
+ * - `pciBusId`: String in one of the following forms: [domain]:[bus]:[device].[function] [domain]:[bus]:[device] [bus]:[device].[function] where `domain`, `bus`, `device`, and `function` are all hexadecimal values
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9262,9 +9361,6 @@ CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCal
  * `cuDeviceGetAttribute`,
  * `cuDeviceGetPCIBusId`,
  * `cudaDeviceGetByPCIBusId`
- *
- * \param dev - Returned device handle
- * \param pciBusId - String in one of the following forms: [domain]:[bus]:[device].[function] [domain]:[bus]:[device] [bus]:[device].[function] where `domain`, `bus`, `device`, and `function` are all hexadecimal values
  */
 CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
 
@@ -9274,6 +9370,11 @@ CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
  * Returns an ASCII string identifying the device `dev` in the NULL-terminated
  * string pointed to by `pciBusId`. `len` specifies the maximum length of the
  * string that may be returned.
+ *
+ * **Parameters:**
+ * - `pciBusId`: Returned identifier string for the device in the following format [domain]:[bus]:[device].[function] where `domain`, `bus`, `device`, and `function` are all hexadecimal values. pciBusId should be large enough to store 13 characters including the NULL-terminator.
+ * - `len`: Maximum length of string to store in `name`
+ * - `dev`: Device to get identifier string for
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9288,10 +9389,6 @@ CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
  * `cuDeviceGetAttribute`,
  * `cuDeviceGetByPCIBusId`,
  * `cudaDeviceGetPCIBusId`
- *
- * \param pciBusId - Returned identifier string for the device in the following format [domain]:[bus]:[device].[function] where `domain`, `bus`, `device`, and `function` are all hexadecimal values. pciBusId should be large enough to store 13 characters including the NULL-terminator.
- * \param len - Maximum length of string to store in `name`
- * \param dev - Device to get identifier string for
  */
 CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
 
@@ -9317,6 +9414,10 @@ CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
  * Users can test their device for IPC functionality by calling
  * `cuDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
  *
+ * **Parameters:**
+ * - `pHandle`: Pointer to a user allocated CUipcEventHandle in which to return the opaque event handle
+ * - `event`: Event allocated with `CU_EVENT_INTERPROCESS` and `CU_EVENT_DISABLE_TIMING` flags.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`,
@@ -9335,9 +9436,6 @@ CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
  * `cuIpcOpenMemHandle`,
  * `cuIpcCloseMemHandle`,
  * `cudaIpcGetEventHandle`
- *
- * \param pHandle - Pointer to a user allocated CUipcEventHandle in which to return the opaque event handle
- * \param event - Event allocated with `CU_EVENT_INTERPROCESS` and `CU_EVENT_DISABLE_TIMING` flags.
  */
 CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event);
 
@@ -9359,6 +9457,10 @@ CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event);
  * Users can test their device for IPC functionality by calling
  * `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
  *
+ * **Parameters:**
+ * - `phEvent`: Returns the imported event
+ * - `handle`: Interprocess handle to open
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_CONTEXT`,
@@ -9378,9 +9480,6 @@ CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event);
  * `cuIpcOpenMemHandle`,
  * `cuIpcCloseMemHandle`,
  * `cudaIpcOpenEventHandle`
- *
- * \param phEvent - Returns the imported event
- * \param handle - Interprocess handle to open
  */
 CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle);
 
@@ -9405,6 +9504,10 @@ CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
  * Users can test their device for IPC functionality by calling
  * `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
  *
+ * **Parameters:**
+ * - `pHandle`: Pointer to user allocated `CUipcMemHandle` to return the handle in.
+ * - `dptr`: Base pointer to previously allocated device memory
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`,
@@ -9421,9 +9524,6 @@ CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
  * `cuIpcOpenMemHandle`,
  * `cuIpcCloseMemHandle`,
  * `cudaIpcGetMemHandle`
- *
- * \param pHandle - Pointer to user allocated `CUipcMemHandle` to return the handle in.
- * \param dptr - Base pointer to previously allocated device memory
  */
 CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
 
@@ -9460,6 +9560,11 @@ CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
  * Users can test their device for IPC functionality by calling
  * `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
  *
+ * **Parameters:**
+ * - `pdptr`: Returned device pointer
+ * - `handle`: `CUipcMemHandle` to open
+ * - `Flags`: Flags for this operation. Must be specified as `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_CONTEXT`,
@@ -9481,10 +9586,6 @@ CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
  * `cuCtxEnablePeerAccess`,
  * `cuDeviceCanAccessPeer`,
  * `cudaIpcOpenMemHandle`
- *
- * \param pdptr - Returned device pointer
- * \param handle - `CUipcMemHandle` to open
- * \param Flags - Flags for this operation. Must be specified as `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS`
  *
  * API name `cuIpcOpenMemHandle`; ABI symbol `cuIpcOpenMemHandle_v2`.
  */
@@ -9508,6 +9609,9 @@ CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle
  * Users can test their device for IPC functionality by calling
  * `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
  *
+ * **Parameters:**
+ * - `dptr`: Device pointer returned by `cuIpcOpenMemHandle`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_CONTEXT`,
@@ -9522,8 +9626,6 @@ CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle
  * `cuIpcGetMemHandle`,
  * `cuIpcOpenMemHandle`,
  * `cudaIpcCloseMemHandle`
- *
- * \param dptr - Device pointer returned by `cuIpcOpenMemHandle`
  */
 CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr);
 
@@ -9594,6 +9696,11 @@ CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr);
  * The memory page-locked by this function must be unregistered with
  * `cuMemHostUnregister(`).
  *
+ * **Parameters:**
+ * - `p`: Host pointer to memory to page-lock
+ * - `bytesize`: Size in bytes of the address range to page-lock
+ * - `Flags`: Flags for allocation request
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -9612,10 +9719,6 @@ CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr);
  * `cuMemHostGetDevicePointer`,
  * `cudaHostRegister`
  *
- * \param p - Host pointer to memory to page-lock
- * \param bytesize - Size in bytes of the address range to page-lock
- * \param Flags - Flags for allocation request
- *
  * API name `cuMemHostRegister`; ABI symbol `cuMemHostRegister_v2`.
  */
 CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags);
@@ -9627,6 +9730,9 @@ CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Fla
  * it pageable again.
  *
  * The base address must be the same one specified to `cuMemHostRegister(`).
+ *
+ * **Parameters:**
+ * - `p`: Host pointer to memory to unregister
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9641,8 +9747,6 @@ CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Fla
  * **See also:**
  * `cuMemHostRegister`,
  * `cudaHostUnregister`
- *
- * \param p - Host pointer to memory to unregister
  */
 CUresult CUDAAPI cuMemHostUnregister(void *p);
 
@@ -9655,6 +9759,11 @@ CUresult CUDAAPI cuMemHostUnregister(void *p);
  * Note that this function infers the type of the transfer (host to host, host to
  * device, device to device, or device to host) from the pointer values.  This
  * function is only allowed in contexts which support unified addressing.
+ *
+ * **Parameters:**
+ * - `dst`: Destination unified virtual address space pointer
+ * - `src`: Source unified virtual address space pointer
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9679,10 +9788,6 @@ CUresult CUDAAPI cuMemHostUnregister(void *p);
  * `cudaMemcpy`,
  * `cudaMemcpyToSymbol`,
  * `cudaMemcpyFromSymbol`
- *
- * \param dst - Destination unified virtual address space pointer
- * \param src - Source unified virtual address space pointer
- * \param ByteCount - Size of memory copy in bytes
  */
 CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
 
@@ -9694,6 +9799,13 @@ CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
  * and `dstContext` is the destination context.  `srcDevice` is the base
  * device pointer of the source memory and `srcContext` is the source pointer.
  * `ByteCount` specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `dstContext`: Destination context
+ * - `srcDevice`: Source device pointer
+ * - `srcContext`: Source context
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9707,12 +9819,6 @@ CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
  * **See also:** `cuMemcpyDtoD`, `cuMemcpy3DPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
  * `cuMemcpy3DPeerAsync`,
  * `cudaMemcpyPeer`
- *
- * \param dstDevice - Destination device pointer
- * \param dstContext - Destination context
- * \param srcDevice - Source device pointer
- * \param srcContext - Source context
- * \param ByteCount - Size of memory copy in bytes
  */
 CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount);
 
@@ -9722,6 +9828,11 @@ CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdev
  * Copies from host memory to device memory. `dstDevice` and `srcHost` are
  * the base addresses of the destination and source, respectively. `ByteCount`
  * specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `srcHost`: Source host pointer
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9746,10 +9857,6 @@ CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdev
  * `cudaMemcpy`,
  * `cudaMemcpyToSymbol`
  *
- * \param dstDevice - Destination device pointer
- * \param srcHost - Source host pointer
- * \param ByteCount - Size of memory copy in bytes
- *
  * API name `cuMemcpyHtoD`; ABI symbol `cuMemcpyHtoD_v2`.
  */
 CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
@@ -9763,6 +9870,11 @@ CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost
  * Copies from device to host memory. `dstHost` and `srcDevice` specify the
  * base pointers of the destination and source, respectively. `ByteCount`
  * specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstHost`: Destination host pointer
+ * - `srcDevice`: Source device pointer
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9787,10 +9899,6 @@ CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost
  * `cudaMemcpy`,
  * `cudaMemcpyFromSymbol`
  *
- * \param dstHost - Destination host pointer
- * \param srcDevice - Source device pointer
- * \param ByteCount - Size of memory copy in bytes
- *
  * API name `cuMemcpyDtoH`; ABI symbol `cuMemcpyDtoH_v2`.
  */
 CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
@@ -9804,6 +9912,11 @@ CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size
  * Copies from device memory to device memory. `dstDevice` and `srcDevice`
  * are the base pointers of the destination and source, respectively.
  * `ByteCount` specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `srcDevice`: Source device pointer
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9828,10 +9941,6 @@ CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size
  * `cudaMemcpyToSymbol`,
  * `cudaMemcpyFromSymbol`
  *
- * \param dstDevice - Destination device pointer
- * \param srcDevice - Source device pointer
- * \param ByteCount - Size of memory copy in bytes
- *
  * API name `cuMemcpyDtoD`; ABI symbol `cuMemcpyDtoD_v2`.
  */
 CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
@@ -9846,6 +9955,12 @@ CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevi
  * specify the CUDA array handle and starting index of the destination data.
  * `srcDevice` specifies the base pointer of the source. `ByteCount`
  * specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstArray`: Destination array
+ * - `dstOffset`: Offset in bytes of destination array
+ * - `srcDevice`: Source device pointer
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9868,11 +9983,6 @@ CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevi
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMemcpyToArray`
  *
- * \param dstArray - Destination array
- * \param dstOffset - Offset in bytes of destination array
- * \param srcDevice - Source device pointer
- * \param ByteCount - Size of memory copy in bytes
- *
  * API name `cuMemcpyDtoA`; ABI symbol `cuMemcpyDtoA_v2`.
  */
 CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount);
@@ -9889,6 +9999,12 @@ CUresult CUDAAPI cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdevi
  * and the offset in bytes into the array where the copy is to begin.
  * `ByteCount` specifies the number of bytes to copy and must be evenly
  * divisible by the array element size.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `srcArray`: Source array
+ * - `srcOffset`: Offset in bytes of source array
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9911,11 +10027,6 @@ CUresult CUDAAPI cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdevi
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMemcpyFromArray`
  *
- * \param dstDevice - Destination device pointer
- * \param srcArray - Source array
- * \param srcOffset - Offset in bytes of source array
- * \param ByteCount - Size of memory copy in bytes
- *
  * API name `cuMemcpyAtoD`; ABI symbol `cuMemcpyAtoD_v2`.
  */
 CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount);
@@ -9930,6 +10041,12 @@ CUresult CUDAAPI cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, s
  * specify the CUDA array handle and starting offset in bytes of the destination
  * data.  `pSrc` specifies the base address of the source. `ByteCount` specifies
  * the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstArray`: Destination array
+ * - `dstOffset`: Offset in bytes of destination array
+ * - `srcHost`: Source host pointer
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9953,11 +10070,6 @@ CUresult CUDAAPI cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, s
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMemcpyToArray`
  *
- * \param dstArray - Destination array
- * \param dstOffset - Offset in bytes of destination array
- * \param srcHost - Source host pointer
- * \param ByteCount - Size of memory copy in bytes
- *
  * API name `cuMemcpyHtoA`; ABI symbol `cuMemcpyHtoA_v2`.
  */
 CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount);
@@ -9972,6 +10084,12 @@ CUresult CUDAAPI cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const 
  * pointer of the destination. `srcArray` and `srcOffset` specify the CUDA
  * array handle and starting offset in bytes of the source data.
  * `ByteCount` specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstHost`: Destination device pointer
+ * - `srcArray`: Source array
+ * - `srcOffset`: Offset in bytes of source array
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -9995,11 +10113,6 @@ CUresult CUDAAPI cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const 
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMemcpyFromArray`
  *
- * \param dstHost - Destination device pointer
- * \param srcArray - Source array
- * \param srcOffset - Offset in bytes of source array
- * \param ByteCount - Size of memory copy in bytes
- *
  * API name `cuMemcpyAtoH`; ABI symbol `cuMemcpyAtoH_v2`.
  */
 CUresult CUDAAPI cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount);
@@ -10017,6 +10130,13 @@ CUresult CUDAAPI cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray, size_t sr
  * bytes to be copied. The size of the elements in the CUDA arrays need not be
  * the same format, but the elements must be the same size; and count must be
  * evenly divisible by that size.
+ *
+ * **Parameters:**
+ * - `dstArray`: Destination array
+ * - `dstOffset`: Offset in bytes of destination array
+ * - `srcArray`: Source array
+ * - `srcOffset`: Offset in bytes of source array
+ * - `ByteCount`: Size of memory copy in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -10038,12 +10158,6 @@ CUresult CUDAAPI cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray, size_t sr
  * `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMemcpyArrayToArray`
- *
- * \param dstArray - Destination array
- * \param dstOffset - Offset in bytes of destination array
- * \param srcArray - Source array
- * \param srcOffset - Offset in bytes of source array
- * \param ByteCount - Size of memory copy in bytes
  *
  * API name `cuMemcpyAtoA`; ABI symbol `cuMemcpyAtoA_v2`.
  */
@@ -10189,6 +10303,9 @@ CUresult CUDAAPI cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarra
  * significantly slower in the cases where `cuMemcpy2D(`) would have returned
  * an error code.
  *
+ * **Parameters:**
+ * - `pCopy`: Parameters for the memory copy
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -10211,8 +10328,6 @@ CUresult CUDAAPI cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarra
  * `cudaMemcpy2D`,
  * `cudaMemcpy2DToArray`,
  * `cudaMemcpy2DFromArray`
- *
- * \param pCopy - Parameters for the memory copy
  *
  * API name `cuMemcpy2D`; ABI symbol `cuMemcpy2D_v2`.
  */
@@ -10356,6 +10471,9 @@ CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy);
  * significantly slower in the cases where `cuMemcpy2D(`) would have returned
  * an error code.
  *
+ * **Parameters:**
+ * - `pCopy`: Parameters for the memory copy
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -10378,8 +10496,6 @@ CUresult CUDAAPI cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy);
  * `cudaMemcpy2D`,
  * `cudaMemcpy2DToArray`,
  * `cudaMemcpy2DFromArray`
- *
- * \param pCopy - Parameters for the memory copy
  *
  * API name `cuMemcpy2DUnaligned`; ABI symbol `cuMemcpy2DUnaligned_v2`.
  */
@@ -10532,6 +10648,9 @@ CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy);
  * The `srcLOD` and `dstLOD` members of the `CUDA_MEMCPY3D` structure must be
  * set to 0.
  *
+ * **Parameters:**
+ * - `pCopy`: Parameters for the memory copy
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -10553,8 +10672,6 @@ CUresult CUDAAPI cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy);
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMemcpy3D`
  *
- * \param pCopy - Parameters for the memory copy
- *
  * API name `cuMemcpy3D`; ABI symbol `cuMemcpy3D_v2`.
  */
 CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy);
@@ -10569,6 +10686,9 @@ CUresult CUDAAPI cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy);
  * `pCopy`.  See the definition of the `CUDA_MEMCPY3D_PEER` structure
  * for documentation of its parameters.
  *
+ * **Parameters:**
+ * - `pCopy`: Parameters for the memory copy
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -10581,8 +10701,6 @@ CUresult CUDAAPI cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy);
  * **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
  * `cuMemcpy3DPeerAsync`,
  * `cudaMemcpy3DPeer`
- *
- * \param pCopy - Parameters for the memory copy
  */
 CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
 
@@ -10595,6 +10713,12 @@ CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
  * Note that this function infers the type of the transfer (host to host, host to
  * device, device to device, or device to host) from the pointer values.  This
  * function is only allowed in contexts which support unified addressing.
+ *
+ * **Parameters:**
+ * - `dst`: Destination unified virtual address space pointer
+ * - `src`: Source unified virtual address space pointer
+ * - `ByteCount`: Size of memory copy in bytes
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -10623,11 +10747,6 @@ CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
  * `cudaMemcpyAsync`,
  * `cudaMemcpyToSymbolAsync`,
  * `cudaMemcpyFromSymbolAsync`
- *
- * \param dst - Destination unified virtual address space pointer
- * \param src - Source unified virtual address space pointer
- * \param ByteCount - Size of memory copy in bytes
- * \param hStream - Stream identifier
  */
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
 
@@ -10639,6 +10758,14 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCoun
  * and `dstContext` is the destination context.  `srcDevice` is the base
  * device pointer of the source memory and `srcContext` is the source pointer.
  * `ByteCount` specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `dstContext`: Destination context
+ * - `srcDevice`: Source device pointer
+ * - `srcContext`: Source context
+ * - `ByteCount`: Size of memory copy in bytes
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -10654,13 +10781,6 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCoun
  * **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpy3DPeer`, `cuMemcpyDtoDAsync`,
  * `cuMemcpy3DPeerAsync`,
  * `cudaMemcpyPeerAsync`
- *
- * \param dstDevice - Destination device pointer
- * \param dstContext - Destination context
- * \param srcDevice - Source device pointer
- * \param srcContext - Source context
- * \param ByteCount - Size of memory copy in bytes
- * \param hStream - Stream identifier
  */
 CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream);
 
@@ -10670,6 +10790,12 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, 
  * Copies from host memory to device memory. `dstDevice` and `srcHost` are
  * the base addresses of the destination and source, respectively. `ByteCount`
  * specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `srcHost`: Source host pointer
+ * - `ByteCount`: Size of memory copy in bytes
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -10698,11 +10824,6 @@ CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, 
  * `cudaMemcpyAsync`,
  * `cudaMemcpyToSymbolAsync`
  *
- * \param dstDevice - Destination device pointer
- * \param srcHost - Source host pointer
- * \param ByteCount - Size of memory copy in bytes
- * \param hStream - Stream identifier
- *
  * API name `cuMemcpyHtoDAsync`; ABI symbol `cuMemcpyHtoDAsync_v2`.
  */
 CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream);
@@ -10716,6 +10837,12 @@ CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *sr
  * Copies from device to host memory. `dstHost` and `srcDevice` specify the
  * base pointers of the destination and source, respectively. `ByteCount`
  * specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstHost`: Destination host pointer
+ * - `srcDevice`: Source device pointer
+ * - `ByteCount`: Size of memory copy in bytes
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -10744,11 +10871,6 @@ CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *sr
  * `cudaMemcpyAsync`,
  * `cudaMemcpyFromSymbolAsync`
  *
- * \param dstHost - Destination host pointer
- * \param srcDevice - Source device pointer
- * \param ByteCount - Size of memory copy in bytes
- * \param hStream - Stream identifier
- *
  * API name `cuMemcpyDtoHAsync`; ABI symbol `cuMemcpyDtoHAsync_v2`.
  */
 CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
@@ -10762,6 +10884,12 @@ CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice,
  * Copies from device memory to device memory. `dstDevice` and `srcDevice`
  * are the base pointers of the destination and source, respectively.
  * `ByteCount` specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `srcDevice`: Source device pointer
+ * - `ByteCount`: Size of memory copy in bytes
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -10790,11 +10918,6 @@ CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice,
  * `cudaMemcpyToSymbolAsync`,
  * `cudaMemcpyFromSymbolAsync`
  *
- * \param dstDevice - Destination device pointer
- * \param srcDevice - Source device pointer
- * \param ByteCount - Size of memory copy in bytes
- * \param hStream - Stream identifier
- *
  * API name `cuMemcpyDtoDAsync`; ABI symbol `cuMemcpyDtoDAsync_v2`.
  */
 CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream);
@@ -10809,6 +10932,13 @@ CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr sr
  * specify the CUDA array handle and starting offset in bytes of the
  * destination data. `srcHost` specifies the base address of the source.
  * `ByteCount` specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstArray`: Destination array
+ * - `dstOffset`: Offset in bytes of destination array
+ * - `srcHost`: Source host pointer
+ * - `ByteCount`: Size of memory copy in bytes
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -10836,12 +10966,6 @@ CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr sr
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemcpyToArrayAsync`
  *
- * \param dstArray - Destination array
- * \param dstOffset - Offset in bytes of destination array
- * \param srcHost - Source host pointer
- * \param ByteCount - Size of memory copy in bytes
- * \param hStream - Stream identifier
- *
  * API name `cuMemcpyHtoAAsync`; ABI symbol `cuMemcpyHtoAAsync_v2`.
  */
 CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream);
@@ -10856,6 +10980,13 @@ CUresult CUDAAPI cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, c
  * pointer of the destination. `srcArray` and `srcOffset` specify the CUDA
  * array handle and starting offset in bytes of the source data.
  * `ByteCount` specifies the number of bytes to copy.
+ *
+ * **Parameters:**
+ * - `dstHost`: Destination pointer
+ * - `srcArray`: Source array
+ * - `srcOffset`: Offset in bytes of source array
+ * - `ByteCount`: Size of memory copy in bytes
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -10882,12 +11013,6 @@ CUresult CUDAAPI cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, c
  * `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemcpyFromArrayAsync`
- *
- * \param dstHost - Destination pointer
- * \param srcArray - Source array
- * \param srcOffset - Offset in bytes of source array
- * \param ByteCount - Size of memory copy in bytes
- * \param hStream - Stream identifier
  *
  * API name `cuMemcpyAtoHAsync`; ABI symbol `cuMemcpyAtoHAsync_v2`.
  */
@@ -11033,6 +11158,10 @@ CUresult CUDAAPI cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, CUarray srcArray, size
  * (device to device, CUDA array to device, CUDA array to CUDA array),
  * `cuMemcpy2DAsync(`) may fail for pitches not computed by `cuMemAllocPitch(`).
  *
+ * **Parameters:**
+ * - `pCopy`: Parameters for the memory copy
+ * - `hStream`: Stream identifier
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -11059,9 +11188,6 @@ CUresult CUDAAPI cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, CUarray srcArray, size
  * `cudaMemcpy2DAsync`,
  * `cudaMemcpy2DToArrayAsync`,
  * `cudaMemcpy2DFromArrayAsync`
- *
- * \param pCopy - Parameters for the memory copy
- * \param hStream - Stream identifier
  *
  * API name `cuMemcpy2DAsync`; ABI symbol `cuMemcpy2DAsync_v2`.
  */
@@ -11214,6 +11340,10 @@ CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hS
  * The `srcLOD` and `dstLOD` members of the `CUDA_MEMCPY3D` structure must be
  * set to 0.
  *
+ * **Parameters:**
+ * - `pCopy`: Parameters for the memory copy
+ * - `hStream`: Stream identifier
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -11239,9 +11369,6 @@ CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hS
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemcpy3DAsync`
  *
- * \param pCopy - Parameters for the memory copy
- * \param hStream - Stream identifier
- *
  * API name `cuMemcpy3DAsync`; ABI symbol `cuMemcpy3DAsync_v2`.
  */
 CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
@@ -11256,6 +11383,10 @@ CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hS
  * `pCopy`.  See the definition of the `CUDA_MEMCPY3D_PEER` structure
  * for documentation of its parameters.
  *
+ * **Parameters:**
+ * - `pCopy`: Parameters for the memory copy
+ * - `hStream`: Stream identifier
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -11269,9 +11400,6 @@ CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hS
  * **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
  * `cuMemcpy3DPeerAsync`,
  * `cudaMemcpy3DPeerAsync`
- *
- * \param pCopy - Parameters for the memory copy
- * \param hStream - Stream identifier
  */
 CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream);
 
@@ -11324,6 +11452,17 @@ CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream h
  * If any error is encountered while parsing the batch, the index within the batch where the error was encountered
  * will be returned in `failIdx`.
  *
+ * **Parameters:**
+ * - `dsts`: Array of destination pointers.
+ * - `srcs`: Array of memcpy source pointers.
+ * - `sizes`: Array of sizes for memcpy operations.
+ * - `count`: Size of `dsts`, `srcs` and `sizes` arrays
+ * - `attrs`: Array of memcpy attributes.
+ * - `attrsIdxs`: Array of indices to specify which copies each entry in the `attrs` array applies to. The attributes specified in attrs[k] will be applied to copies starting from attrsIdxs[k] through attrsIdxs[k+1] - 1. Also attrs[numAttrs-1] will apply to copies starting from attrsIdxs[numAttrs-1] through count - 1.
+ * - `numAttrs`: Size of `attrs` and `attrsIdxs` arrays.
+ * - `failIdx`: Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
+ * - `hStream`: The stream to enqueue the operations in. Must not be legacy NULL stream.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -11332,16 +11471,6 @@ CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream h
  * *Note that this function may also return error codes from previous, asynchronous launches.*
  * *This function exhibits asynchronous behavior for most use cases.*
  * *Memcpy semantics apply (see the CUDA programming guide).*
- *
- * \param dsts - Array of destination pointers.
- * \param srcs - Array of memcpy source pointers.
- * \param sizes - Array of sizes for memcpy operations.
- * \param count - Size of `dsts`, `srcs` and `sizes` arrays
- * \param attrs - Array of memcpy attributes.
- * \param attrsIdxs - Array of indices to specify which copies each entry in the `attrs` array applies to. The attributes specified in attrs[k] will be applied to copies starting from attrsIdxs[k] through attrsIdxs[k+1] - 1. Also attrs[numAttrs-1] will apply to copies starting from attrsIdxs[numAttrs-1] through count - 1.
- * \param numAttrs - Size of `attrs` and `attrsIdxs` arrays.
- * \param failIdx - Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
- * \param hStream - The stream to enqueue the operations in. Must not be legacy NULL stream.
  */
 CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream);
 
@@ -11400,6 +11529,13 @@ CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, s
  * If any error is encountered while parsing the batch, the index within the batch where the error was encountered
  * will be returned in `failIdx`.
  *
+ * **Parameters:**
+ * - `numOps`: Total number of memcpy operations.
+ * - `opList`: Array of size `numOps` containing the actual memcpy operations.
+ * - `failIdx`: Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
+ * - `flags`: Flags for future use, must be zero now.
+ * - `hStream`: The stream to enqueue the operations in. Must not be default NULL stream.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -11408,12 +11544,6 @@ CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, s
  * *Note that this function may also return error codes from previous, asynchronous launches.*
  * *This function exhibits asynchronous behavior for most use cases.*
  * *Memcpy semantics apply (see the CUDA programming guide).*
- *
- * \param numOps - Total number of memcpy operations.
- * \param opList - Array of size `numOps` containing the actual memcpy operations.
- * \param failIdx - Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
- * \param flags - Flags for future use, must be zero now.
- * \param hStream - The stream to enqueue the operations in. Must not be default NULL stream.
  */
 CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags, CUstream hStream);
 
@@ -11425,6 +11555,11 @@ CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP
  *
  * Sets the memory range of `N` 8-bit values to the specified value
  * `uc`.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `uc`: Value to set
+ * - `N`: Number of elements
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11449,10 +11584,6 @@ CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemset`
  *
- * \param dstDevice - Destination device pointer
- * \param uc - Value to set
- * \param N - Number of elements
- *
  * API name `cuMemsetD8`; ABI symbol `cuMemsetD8_v2`.
  */
 CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N);
@@ -11465,6 +11596,11 @@ CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, siz
  *
  * Sets the memory range of `N` 16-bit values to the specified value
  * `us`. The `dstDevice` pointer must be two byte aligned.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `us`: Value to set
+ * - `N`: Number of elements
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11489,10 +11625,6 @@ CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, siz
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemset`
  *
- * \param dstDevice - Destination device pointer
- * \param us - Value to set
- * \param N - Number of elements
- *
  * API name `cuMemsetD16`; ABI symbol `cuMemsetD16_v2`.
  */
 CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N);
@@ -11505,6 +11637,11 @@ CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, s
  *
  * Sets the memory range of `N` 32-bit values to the specified value
  * `ui`. The `dstDevice` pointer must be four byte aligned.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `ui`: Value to set
+ * - `N`: Number of elements
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11529,10 +11666,6 @@ CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, s
  * `cuMemsetD32Async`,
  * `cudaMemset`
  *
- * \param dstDevice - Destination device pointer
- * \param ui - Value to set
- * \param N - Number of elements
- *
  * API name `cuMemsetD32`; ABI symbol `cuMemsetD32_v2`.
  */
 CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N);
@@ -11548,6 +11681,13 @@ CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, siz
  * specifies the number of bytes between each row. This function performs
  * fastest when the pitch is one that has been passed back by
  * `cuMemAllocPitch(`).
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+ * - `uc`: Value to set
+ * - `Width`: Width of row
+ * - `Height`: Number of rows
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11572,12 +11712,6 @@ CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, siz
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemset2D`
  *
- * \param dstDevice - Destination device pointer
- * \param dstPitch - Pitch of destination device pointer(Unused if `Height` is 1)
- * \param uc - Value to set
- * \param Width - Width of row
- * \param Height - Number of rows
- *
  * API name `cuMemsetD2D8`; ABI symbol `cuMemsetD2D8_v2`.
  */
 CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height);
@@ -11594,6 +11728,13 @@ CUresult CUDAAPI cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, un
  * and `dstPitch` offset must be two byte aligned. This function performs
  * fastest when the pitch is one that has been passed back by
  * `cuMemAllocPitch(`).
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+ * - `us`: Value to set
+ * - `Width`: Width of row
+ * - `Height`: Number of rows
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11618,12 +11759,6 @@ CUresult CUDAAPI cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, un
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemset2D`
  *
- * \param dstDevice - Destination device pointer
- * \param dstPitch - Pitch of destination device pointer(Unused if `Height` is 1)
- * \param us - Value to set
- * \param Width - Width of row
- * \param Height - Number of rows
- *
  * API name `cuMemsetD2D16`; ABI symbol `cuMemsetD2D16_v2`.
  */
 CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height);
@@ -11640,6 +11775,13 @@ CUresult CUDAAPI cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, u
  * and `dstPitch` offset must be four byte aligned. This function performs
  * fastest when the pitch is one that has been passed back by
  * `cuMemAllocPitch(`).
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+ * - `ui`: Value to set
+ * - `Width`: Width of row
+ * - `Height`: Number of rows
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11664,12 +11806,6 @@ CUresult CUDAAPI cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, u
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemset2D`
  *
- * \param dstDevice - Destination device pointer
- * \param dstPitch - Pitch of destination device pointer(Unused if `Height` is 1)
- * \param ui - Value to set
- * \param Width - Width of row
- * \param Height - Number of rows
- *
  * API name `cuMemsetD2D32`; ABI symbol `cuMemsetD2D32_v2`.
  */
 CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height);
@@ -11682,6 +11818,12 @@ CUresult CUDAAPI cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, u
  *
  * Sets the memory range of `N` 8-bit values to the specified value
  * `uc`.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `uc`: Value to set
+ * - `N`: Number of elements
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11706,11 +11848,6 @@ CUresult CUDAAPI cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, u
  * `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD16Async`,
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemsetAsync`
- *
- * \param dstDevice - Destination device pointer
- * \param uc - Value to set
- * \param N - Number of elements
- * \param hStream - Stream identifier
  */
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream);
 
@@ -11719,6 +11856,12 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t
  *
  * Sets the memory range of `N` 16-bit values to the specified value
  * `us`. The `dstDevice` pointer must be two byte aligned.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `us`: Value to set
+ * - `N`: Number of elements
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11743,11 +11886,6 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t
  * `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`,
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemsetAsync`
- *
- * \param dstDevice - Destination device pointer
- * \param us - Value to set
- * \param N - Number of elements
- * \param hStream - Stream identifier
  */
 CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream);
 
@@ -11756,6 +11894,12 @@ CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size
  *
  * Sets the memory range of `N` 32-bit values to the specified value
  * `ui`. The `dstDevice` pointer must be four byte aligned.
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `ui`: Value to set
+ * - `N`: Number of elements
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11779,11 +11923,6 @@ CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size
  * `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
  * `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`, `cuMemsetD32`,
  * `cudaMemsetAsync`
- *
- * \param dstDevice - Destination device pointer
- * \param ui - Value to set
- * \param N - Number of elements
- * \param hStream - Stream identifier
  */
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream);
 
@@ -11795,6 +11934,14 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t
  * specifies the number of bytes between each row. This function performs
  * fastest when the pitch is one that has been passed back by
  * `cuMemAllocPitch(`).
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+ * - `uc`: Value to set
+ * - `Width`: Width of row
+ * - `Height`: Number of rows
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11819,13 +11966,6 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t
  * `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemset2DAsync`
- *
- * \param dstDevice - Destination device pointer
- * \param dstPitch - Pitch of destination device pointer(Unused if `Height` is 1)
- * \param uc - Value to set
- * \param Width - Width of row
- * \param Height - Number of rows
- * \param hStream - Stream identifier
  */
 CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream);
 
@@ -11838,6 +11978,14 @@ CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsig
  * and `dstPitch` offset must be two byte aligned. This function performs
  * fastest when the pitch is one that has been passed back by
  * `cuMemAllocPitch(`).
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+ * - `us`: Value to set
+ * - `Width`: Width of row
+ * - `Height`: Number of rows
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11862,13 +12010,6 @@ CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsig
  * `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemset2DAsync`
- *
- * \param dstDevice - Destination device pointer
- * \param dstPitch - Pitch of destination device pointer(Unused if `Height` is 1)
- * \param us - Value to set
- * \param Width - Width of row
- * \param Height - Number of rows
- * \param hStream - Stream identifier
  */
 CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream);
 
@@ -11881,6 +12022,14 @@ CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsi
  * and `dstPitch` offset must be four byte aligned. This function performs
  * fastest when the pitch is one that has been passed back by
  * `cuMemAllocPitch(`).
+ *
+ * **Parameters:**
+ * - `dstDevice`: Destination device pointer
+ * - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+ * - `ui`: Value to set
+ * - `Width`: Width of row
+ * - `Height`: Number of rows
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -11905,13 +12054,6 @@ CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsi
  * `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
  * `cuMemsetD32`, `cuMemsetD32Async`,
  * `cudaMemset2DAsync`
- *
- * \param dstDevice - Destination device pointer
- * \param dstPitch - Pitch of destination device pointer(Unused if `Height` is 1)
- * \param ui - Value to set
- * \param Width - Width of row
- * \param Height - Number of rows
- * \param hStream - Stream identifier
  */
 CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream);
 
@@ -12035,6 +12177,10 @@ CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsi
  * desc.Height = height;
  * ```
  *
+ * **Parameters:**
+ * - `pHandle`: Returned array
+ * - `pAllocateArray`: Array descriptor
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -12057,9 +12203,6 @@ CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsi
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMallocArray`
  *
- * \param pHandle - Returned array
- * \param pAllocateArray - Array descriptor
- *
  * API name `cuArrayCreate`; ABI symbol `cuArrayCreate_v2`.
  */
 CUresult CUDAAPI cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray);
@@ -12071,6 +12214,10 @@ CUresult CUDAAPI cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR 
  * format and dimensions of the CUDA array `hArray`. It is useful for
  * subroutines that have been passed a CUDA array, but need to know the CUDA
  * array parameters for validation or other purposes.
+ *
+ * **Parameters:**
+ * - `pArrayDescriptor`: Returned array descriptor
+ * - `hArray`: Array to get descriptor of
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -12093,9 +12240,6 @@ CUresult CUDAAPI cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR 
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaArrayGetInfo`
  *
- * \param pArrayDescriptor - Returned array descriptor
- * \param hArray - Array to get descriptor of
- *
  * API name `cuArrayGetDescriptor`; ABI symbol `cuArrayGetDescriptor_v2`.
  */
 CUresult CUDAAPI cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
@@ -12114,14 +12258,15 @@ CUresult CUDAAPI cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor
  * using `cuMipmappedArrayGetLevel`, `CUDA_ERROR_INVALID_VALUE` will be returned. Instead, `cuMipmappedArrayGetSparseProperties`
  * must be used to obtain the sparse properties of the entire CUDA mipmapped array to which `array` belongs to.
  *
+ * **Parameters:**
+ * - `sparseProperties`: [out] Pointer to `CUDA_ARRAY_SPARSE_PROPERTIES`
+ * - `array`: [in] CUDA array to get the sparse properties of
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
  *
  * **See also:** `cuMipmappedArrayGetSparseProperties`, `cuMemMapArrayAsync`
- *
- * \param sparseProperties - [out] Pointer to `CUDA_ARRAY_SPARSE_PROPERTIES`
- * \param array - [in] CUDA array to get the sparse properties of
  */
 CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array);
 
@@ -12140,14 +12285,15 @@ CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparse
  * Otherwise, `CUDA_ARRAY_SPARSE_PROPERTIES::miptailSize` specifies mip tail size per layer.
  * The returned value of `CUDA_ARRAY_SPARSE_PROPERTIES::miptailFirstLevel` is valid only if `CUDA_ARRAY_SPARSE_PROPERTIES::miptailSize` is non-zero.
  *
+ * **Parameters:**
+ * - `sparseProperties`: [out] Pointer to `CUDA_ARRAY_SPARSE_PROPERTIES`
+ * - `mipmap`: [in] CUDA mipmapped array to get the sparse properties of
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
  *
  * **See also:** `cuArrayGetSparseProperties`, `cuMemMapArrayAsync`
- *
- * \param sparseProperties - [out] Pointer to `CUDA_ARRAY_SPARSE_PROPERTIES`
- * \param mipmap - [in] CUDA mipmapped array to get the sparse properties of
  */
 CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap);
 
@@ -12163,15 +12309,16 @@ CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIE
  * The returned value in `CUDA_ARRAY_MEMORY_REQUIREMENTS::alignment`
  * represents the alignment necessary for mapping the CUDA array.
  *
+ * **Parameters:**
+ * - `memoryRequirements`: [out] Pointer to `CUDA_ARRAY_MEMORY_REQUIREMENTS`
+ * - `array`: [in] CUDA array to get the memory requirements of
+ * - `device`: [in] Device to get the memory requirements for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
  *
  * **See also:** `cuMipmappedArrayGetMemoryRequirements`, `cuMemMapArrayAsync`
- *
- * \param memoryRequirements - [out] Pointer to `CUDA_ARRAY_MEMORY_REQUIREMENTS`
- * \param array - [in] CUDA array to get the memory requirements of
- * \param device - [in] Device to get the memory requirements for
  */
 CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device);
 
@@ -12188,15 +12335,16 @@ CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *me
  * represents the alignment necessary for mapping the CUDA mipmapped
  * array.
  *
+ * **Parameters:**
+ * - `memoryRequirements`: [out] Pointer to `CUDA_ARRAY_MEMORY_REQUIREMENTS`
+ * - `mipmap`: [in] CUDA mipmapped array to get the memory requirements of
+ * - `device`: [in] Device to get the memory requirements for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
  *
  * **See also:** `cuArrayGetMemoryRequirements`, `cuMemMapArrayAsync`
- *
- * \param memoryRequirements - [out] Pointer to `CUDA_ARRAY_MEMORY_REQUIREMENTS`
- * \param mipmap - [in] CUDA mipmapped array to get the memory requirements of
- * \param device - [in] Device to get the memory requirements for
  */
 CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device);
 
@@ -12214,6 +12362,11 @@ CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIRE
  * If 1 is passed for `planeIdx`, then the returned CUDA array has half the height and width
  * of `hArray` with two channels and `CU_AD_FORMAT_UNSIGNED_INT8` as its format.
  *
+ * **Parameters:**
+ * - `pPlaneArray`: Returned CUDA array referenced by the `planeIdx`
+ * - `hArray`: Multiplanar CUDA array
+ * - `planeIdx`: Plane index
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -12226,10 +12379,6 @@ CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIRE
  * **See also:**
  * `cuArrayCreate`,
  * `cudaArrayGetPlane`
- *
- * \param pPlaneArray - Returned CUDA array referenced by the `planeIdx`
- * \param hArray - Multiplanar CUDA array
- * \param planeIdx - Plane index
  */
 CUresult CUDAAPI cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx);
 
@@ -12237,6 +12386,9 @@ CUresult CUDAAPI cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned 
  * Destroys a CUDA array
  *
  * Destroys the CUDA array `hArray`.
+ *
+ * **Parameters:**
+ * - `hArray`: Array to destroy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -12259,8 +12411,6 @@ CUresult CUDAAPI cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned 
  * `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaFreeArray`
- *
- * \param hArray - Array to destroy
  */
 CUresult CUDAAPI cuArrayDestroy(CUarray hArray);
 
@@ -12460,6 +12610,10 @@ CUresult CUDAAPI cuArrayDestroy(CUarray hArray);
  * desc.Depth = depth;
  * ```
  *
+ * **Parameters:**
+ * - `pHandle`: Returned array
+ * - `pAllocateArray`: 3D array descriptor
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -12482,9 +12636,6 @@ CUresult CUDAAPI cuArrayDestroy(CUarray hArray);
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaMalloc3DArray`
  *
- * \param pHandle - Returned array
- * \param pAllocateArray - 3D array descriptor
- *
  * API name `cuArray3DCreate`; ABI symbol `cuArray3DCreate_v2`.
  */
 CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray);
@@ -12499,6 +12650,10 @@ CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIP
  *
  * This function may be called on 1D and 2D arrays, in which case the `Height`
  * and/or `Depth` members of the descriptor struct will be set to 0.
+ *
+ * **Parameters:**
+ * - `pArrayDescriptor`: Returned 3D array descriptor
+ * - `hArray`: 3D array to get descriptor of
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -12521,9 +12676,6 @@ CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIP
  * `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
  * `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
  * `cudaArrayGetInfo`
- *
- * \param pArrayDescriptor - Returned 3D array descriptor
- * \param hArray - 3D array to get descriptor of
  *
  * API name `cuArray3DGetDescriptor`; ABI symbol `cuArray3DGetDescriptor_v2`.
  */
@@ -12691,6 +12843,11 @@ CUresult CUDAAPI cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescri
  * (1,SURFACECUBEMAP_LAYERED_LAYERS) }</small></td></tr>
  * </table>
  *
+ * **Parameters:**
+ * - `pHandle`: Returned mipmapped array
+ * - `pMipmappedArrayDesc`: mipmapped array descriptor
+ * - `numMipmapLevels`: Number of mipmap levels
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -12706,10 +12863,6 @@ CUresult CUDAAPI cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescri
  * `cuMipmappedArrayGetLevel`,
  * `cuArrayCreate`,
  * `cudaMallocMipmappedArray`
- *
- * \param pHandle - Returned mipmapped array
- * \param pMipmappedArrayDesc - mipmapped array descriptor
- * \param numMipmapLevels - Number of mipmap levels
  */
 CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels);
 
@@ -12721,6 +12874,11 @@ CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_AR
  *
  * If `level` is greater than the maximum number of levels in this mipmapped array,
  * `CUDA_ERROR_INVALID_VALUE` is returned.
+ *
+ * **Parameters:**
+ * - `pLevelArray`: Returned mipmap level CUDA array
+ * - `hMipmappedArray`: CUDA mipmapped array
+ * - `level`: Mipmap level
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -12736,10 +12894,6 @@ CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_AR
  * `cuMipmappedArrayDestroy`,
  * `cuArrayCreate`,
  * `cudaGetMipmappedArrayLevel`
- *
- * \param pLevelArray - Returned mipmap level CUDA array
- * \param hMipmappedArray - CUDA mipmapped array
- * \param level - Mipmap level
  */
 CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level);
 
@@ -12747,6 +12901,9 @@ CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray
  * Destroys a CUDA mipmapped array
  *
  * Destroys the CUDA mipmapped array `hMipmappedArray`.
+ *
+ * **Parameters:**
+ * - `hMipmappedArray`: Mipmapped array to destroy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -12763,8 +12920,6 @@ CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray
  * `cuMipmappedArrayGetLevel`,
  * `cuArrayCreate`,
  * `cudaFreeMipmappedArray`
- *
- * \param hMipmappedArray - Mipmapped array to destroy
  */
 CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
 
@@ -12795,16 +12950,17 @@ CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
  * supported platform, will give a DMA_BUF handle mapped via PCIE BAR1 or will
  * return an error otherwise.
  *
+ * **Parameters:**
+ * - `handle`: [out] Pointer to the location where the returned handle will be stored.
+ * - `dptr`: [in] Pointer to a valid CUDA device allocation. Must be aligned to host page size.
+ * - `size`: [in] Length of the address range. Must be aligned to host page size.
+ * - `handleType`: [in] Type of handle requested (defines type and size of the `handle` output parameter)
+ * - `flags`: [in] When requesting CUmemRangeHandleType::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD the value could be `CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE`, otherwise 0.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
  * `CUDA_ERROR_NOT_SUPPORTED`
- *
- * \param handle - [out] Pointer to the location where the returned handle will be stored.
- * \param dptr - [in] Pointer to a valid CUDA device allocation. Must be aligned to host page size.
- * \param size - [in] Length of the address range. Must be aligned to host page size.
- * \param handleType - [in] Type of handle requested (defines type and size of the `handle` output parameter)
- * \param flags - [in] When requesting CUmemRangeHandleType::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD the value could be `CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE`, otherwise 0.
  */
 CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags);
 
@@ -12838,6 +12994,13 @@ CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, s
  * For information on how to ensure this, see the documentation for the
  * allocator of interest.
  *
+ * **Parameters:**
+ * - `paramsArray`: [in] The array of structures describing the independent decompression operations.
+ * - `count`: [in] The number of entries in `paramsArray` array.
+ * - `flags`: [in] Must be 0.
+ * - `errorIndex`: [out] The index into `paramsArray` of the decompression operation for which the error returned by this function pertains to. If `index` is SIZE_MAX and the value returned is not `CUDA_SUCCESS`, then the error returned by this function should be considered a general error that does not pertain to a particular decompression operation. May be `NULL`, in which case, no index will be recorded in the event of error.
+ * - `stream`: [in] The stream where the work will be enqueued.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -12850,12 +13013,6 @@ CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, s
  * *This function uses standard default stream semantics.*
  *
  * **See also:** `cuMemAlloc`, `cuMemPoolCreate`, `cuMemAllocFromPoolAsync`
- *
- * \param paramsArray - [in] The array of structures describing the independent decompression operations.
- * \param count - [in] The number of entries in `paramsArray` array.
- * \param flags - [in] Must be 0.
- * \param errorIndex - [out] The index into `paramsArray` of the decompression operation for which the error returned by this function pertains to. If `index` is SIZE_MAX and the value returned is not `CUDA_SUCCESS`, then the error returned by this function should be considered a general error that does not pertain to a particular decompression operation. May be `NULL`, in which case, no index will be recorded in the event of error.
- * \param stream - [in] The stream where the work will be enqueued.
  */
 CUresult CUDAAPI cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream);
 
@@ -12873,6 +13030,13 @@ CUresult CUDAAPI cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams *paramsArr
  * place the start of the reservation whereas when it is non-zero then the driver
  * treats it as a hint about where to place the reservation.
  *
+ * **Parameters:**
+ * - `ptr`: [out] Resulting pointer to start of virtual address range allocated
+ * - `size`: [in] Size of the reserved virtual address range requested
+ * - `alignment`: [in] Alignment of the reserved virtual address range requested
+ * - `addr`: [in] Hint address for the start of the address range
+ * - `flags`: [in] Currently unused, must be zero
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -12883,12 +13047,6 @@ CUresult CUDAAPI cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams *paramsArr
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMemAddressFree`
- *
- * \param ptr - [out] Resulting pointer to start of virtual address range allocated
- * \param size - [in] Size of the reserved virtual address range requested
- * \param alignment - [in] Alignment of the reserved virtual address range requested
- * \param addr - [in] Hint address for the start of the address range
- * \param flags - [in] Currently unused, must be zero
  */
 CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags);
 
@@ -12899,6 +13057,10 @@ CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align
  * must match what was given to memAddressReserve and the ptr given must
  * match what was returned from memAddressReserve.
  *
+ * **Parameters:**
+ * - `ptr`: [in] Starting address of the virtual address range to free
+ * - `size`: [in] Size of the virtual address region to free
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -12908,9 +13070,6 @@ CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMemAddressReserve`
- *
- * \param ptr - [in] Starting address of the virtual address range to free
- * \param size - [in] Size of the virtual address region to free
  */
 CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size);
 
@@ -12956,6 +13115,12 @@ CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size);
  * and sparse CUDA mipmapped arrays.
  * (see `cuMemMapArrayAsync`).
  *
+ * **Parameters:**
+ * - `handle`: [out] Value of handle returned. All operations on this allocation are to be performed using this handle.
+ * - `size`: [in] Size of the allocation requested
+ * - `prop`: [in] Properties of the allocation to create.
+ * - `flags`: [in] flags for future use, must be zero now.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -12968,11 +13133,6 @@ CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size);
  * *Note that this function may also return error codes from previous, asynchronous launches.*
  *
  * **See also:** `cuMemRelease`, `cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle`
- *
- * \param handle - [out] Value of handle returned. All operations on this allocation are to be performed using this handle.
- * \param size - [in] Size of the allocation requested
- * \param prop - [in] Properties of the allocation to create.
- * \param flags - [in] flags for future use, must be zero now.
  */
 CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags);
 
@@ -12989,6 +13149,9 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, 
  * `cuMemRelease` for the handle to be freed.  If `handle` is not a valid handle
  * the behavior is undefined.
  *
+ * **Parameters:**
+ * - `handle`: [in] Value of handle which was returned previously by cuMemCreate.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -12999,8 +13162,6 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, 
  * *Note that this function may also return error codes from previous, asynchronous launches.*
  *
  * **See also:** `cuMemCreate`
- *
- * \param handle - [in] Value of handle which was returned previously by cuMemCreate.
  */
 CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle);
 
@@ -13038,6 +13199,13 @@ CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle);
  * `cuMemMap` can only create mappings on VA range reservations
  * that are not currently mapped.
  *
+ * **Parameters:**
+ * - `ptr`: [in] Address where memory will be mapped.
+ * - `size`: [in] Size of the memory mapping.
+ * - `offset`: [in] Offset into the memory represented by - `handle` from which to start mapping - Note: currently must be zero.
+ * - `handle`: [in] Handle to a shareable memory
+ * - `flags`: [in] flags for future use, must be zero now.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13051,12 +13219,6 @@ CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle);
  * *Note that this function may also return error codes from previous, asynchronous launches.*
  *
  * **See also:** `cuMemUnmap`, `cuMemSetAccess`, `cuMemCreate`, `cuMemAddressReserve`, `cuMemImportFromShareableHandle`
- *
- * \param ptr - [in] Address where memory will be mapped.
- * \param size - [in] Size of the memory mapping.
- * \param offset - [in] Offset into the memory represented by - `handle` from which to start mapping - Note: currently must be zero.
- * \param handle - [in] Handle to a shareable memory
- * \param flags - [in] flags for future use, must be zero now.
  */
 CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags);
 
@@ -13182,16 +13344,17 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGene
  *
  * `CUarrayMapInfo::flags` and `CUarrayMapInfo::reserved[]` are unused and must be set to zero.
  *
+ * **Parameters:**
+ * - `mapInfoList`: [in] List of `CUarrayMapInfo`
+ * - `count`: [in] Count of `CUarrayMapInfo`  in `mapInfoList`
+ * - `hStream`: [in] Stream identifier for the stream to use for map or unmap operations
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
  * `CUDA_ERROR_INVALID_HANDLE`
  *
  * **See also:** `cuMipmappedArrayCreate`, `cuArrayCreate`, `cuArray3DCreate`, `cuMemCreate`, `cuArrayGetSparseProperties`, `cuMipmappedArrayGetSparseProperties`
- *
- * \param mapInfoList - [in] List of `CUarrayMapInfo`
- * \param count - [in] Count of `CUarrayMapInfo`  in `mapInfoList`
- * \param hStream - [in] Stream identifier for the stream to use for map or unmap operations
  */
 CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream);
 
@@ -13208,6 +13371,10 @@ CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int co
  * mapping to this virtual address will need to have access granted through
  * `cuMemSetAccess`, as all mappings start with no accessibility setup.
  *
+ * **Parameters:**
+ * - `ptr`: [in] Starting address for the virtual address range to unmap
+ * - `size`: [in] Size of the virtual address range to unmap
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13219,9 +13386,6 @@ CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int co
  * *This function exhibits synchronous behavior for most use cases.*
  *
  * **See also:** `cuMemCreate`, `cuMemAddressReserve`
- *
- * \param ptr - [in] Starting address for the virtual address range to unmap
- * \param size - [in] Size of the virtual address range to unmap
  */
 CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size);
 
@@ -13242,6 +13406,12 @@ CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size);
  * aligned to the value returned by `cuMulticastGetGranularity` with the flag
  * `CU_MULTICAST_RECOMMENDED_GRANULARITY`.
  *
+ * **Parameters:**
+ * - `ptr`: [in] Starting address for the virtual address range
+ * - `size`: [in] Length of the virtual address range
+ * - `desc`: [in] Array of `CUmemAccessDesc` that describe how to change the - mapping for each location specified
+ * - `count`: [in] Number of `CUmemAccessDesc` in `desc`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13251,16 +13421,16 @@ CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size);
  * *This function exhibits synchronous behavior for most use cases.*
  *
  * **See also:** `cuMemSetAccess`, `cuMemCreate`, :cuMemMap
- *
- * \param ptr - [in] Starting address for the virtual address range
- * \param size - [in] Length of the virtual address range
- * \param desc - [in] Array of `CUmemAccessDesc` that describe how to change the - mapping for each location specified
- * \param count - [in] Number of `CUmemAccessDesc` in `desc`
  */
 CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
 
 /**
  * Get the access `flags` set for the given `location` and `ptr`
+ *
+ * **Parameters:**
+ * - `flags`: [out] Flags set for this location
+ * - `location`: [in] Location in which to check the flags for
+ * - `ptr`: [in] Address in which to check the access flags for
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -13272,10 +13442,6 @@ CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessD
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMemSetAccess`
- *
- * \param flags - [out] Flags set for this location
- * \param location - [in] Location in which to check the flags for
- * \param ptr - [in] Address in which to check the access flags for
  */
 CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr);
 
@@ -13296,6 +13462,12 @@ CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmemLocation *
  * This API can also be used in conjunction with other APIs (e.g. Vulkan, OpenGL)
  * that support importing memory from the shareable type
  *
+ * **Parameters:**
+ * - `shareableHandle`: [out] Pointer to the location in which to store the requested handle type
+ * - `handle`: [in] CUDA handle for the memory allocation
+ * - `handleType`: [in] Type of shareable handle requested (defines type and size of the `shareableHandle` output parameter)
+ * - `flags`: [in] Reserved, must be zero
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13305,11 +13477,6 @@ CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmemLocation *
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMemImportFromShareableHandle`
- *
- * \param shareableHandle - [out] Pointer to the location in which to store the requested handle type
- * \param handle - [in] CUDA handle for the memory allocation
- * \param handleType - [in] Type of shareable handle requested (defines type and size of the `shareableHandle` output parameter)
- * \param flags - [in] Reserved, must be zero
  */
 CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags);
 
@@ -13329,6 +13496,11 @@ CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, CUmemGeneri
  * There is no guarantee that the contents of `handle` will be the same CUDA memory handle
  * for the same given OS shareable handle, or the same underlying allocation.
  *
+ * **Parameters:**
+ * - `handle`: [out] CUDA Memory handle for the memory allocation.
+ * - `osHandle`: [in] Shareable Handle representing the memory allocation that is to be imported.
+ * - `shHandleType`: [in] handle type of the exported handle `CUmemAllocationHandleType`.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13338,10 +13510,6 @@ CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, CUmemGeneri
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMemExportToShareableHandle`, `cuMemMap`, `cuMemRelease`
- *
- * \param handle - [out] CUDA Memory handle for the memory allocation.
- * \param osHandle - [in] Shareable Handle representing the memory allocation that is to be imported.
- * \param shHandleType - [in] handle type of the exported handle `CUmemAllocationHandleType`.
  */
 CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType);
 
@@ -13352,6 +13520,11 @@ CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *ha
  * for a given allocation specification and returns it in granularity.  This
  * granularity can be used as a multiple for alignment, size, or address mapping.
  *
+ * **Parameters:**
+ * - `granularity`: [out] Returned granularity.
+ * - `prop`: [in] Property for which to determine the granularity for
+ * - `option`: [in] Determines which granularity to return
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13361,15 +13534,15 @@ CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *ha
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMemCreate`, `cuMemMap`
- *
- * \param granularity - [out] Returned granularity.
- * \param prop - [in] Property for which to determine the granularity for
- * \param option - [in] Determines which granularity to return
  */
 CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option);
 
 /**
  * Retrieve the contents of the property structure defining properties for this handle
+ *
+ * **Parameters:**
+ * - `prop`: [out] Pointer to a properties structure which will hold the information about this handle
+ * - `handle`: [in] Handle which to perform the query on
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -13380,9 +13553,6 @@ CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemA
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMemCreate`, `cuMemImportFromShareableHandle`
- *
- * \param prop - [out] Pointer to a properties structure which will hold the information about this handle
- * \param handle - [in] Handle which to perform the query on
  */
 CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle);
 
@@ -13396,6 +13566,10 @@ CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pro
  * **Note:** The address `addr`, can be any address in a range previously mapped
  * by `cuMemMap`, and not necessarily the start address.
  *
+ * **Parameters:**
+ * - `handle`: [out] CUDA Memory handle for the backing memory allocation.
+ * - `addr`: [in] Memory address to query, that has been mapped previously.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13405,9 +13579,6 @@ CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pro
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMemCreate`, `cuMemRelease`, `cuMemMap`
- *
- * \param handle - [out] CUDA Memory handle for the backing memory allocation.
- * \param addr - [in] Memory address to query, that has been mapped previously.
  */
 CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr);
 
@@ -13422,15 +13593,16 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handl
  * **Note:** During stream capture, this function results in the creation of a free node and
  * must therefore be passed the address of a graph allocation.
  *
+ * **Parameters:**
+ * - `dptr`: memory to free
+ * - `hStream`: The stream establishing the stream ordering contract.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
  * `CUDA_ERROR_INVALID_CONTEXT` (default stream specified with no current context),
  * `CUDA_ERROR_NOT_SUPPORTED`
- *
- * \param dptr - memory to free
- * \param hStream - The stream establishing the stream ordering contract.
  */
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
 
@@ -13450,6 +13622,11 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
  * the allocation is owned by the graph instead of the memory pool. The memory pool's properties
  * are used to set the node's creation parameters.
  *
+ * **Parameters:**
+ * - `dptr`: [out] Returned device pointer
+ * - `bytesize`: [in] Number of bytes to allocate
+ * - `hStream`: [in] The stream establishing the stream ordering contract and the memory pool to allocate from
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13461,10 +13638,6 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
  * **See also:** `cuMemAllocFromPoolAsync`, `cuMemFreeAsync`, `cuDeviceSetMemPool`,
  * `cuDeviceGetDefaultMemPool`, `cuDeviceGetMemPool`, `cuMemPoolCreate`,
  * `cuMemPoolSetAccess`, `cuMemPoolSetAttribute`
- *
- * \param dptr - [out] Returned device pointer
- * \param bytesize - [in] Number of bytes to allocate
- * \param hStream - [in] The stream establishing the stream ordering contract and the memory pool to allocate from
  */
 CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
 
@@ -13480,6 +13653,10 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hS
  * \note: Allocations that have been asynchronously freed but whose completion has
  * not been observed on the host (eg. by a synchronize) can count as outstanding.
  *
+ * **Parameters:**
+ * - `pool`: [in] The memory pool to trim
+ * - `minBytesToKeep`: [in] If the pool has less than minBytesToKeep reserved, the TrimTo operation is a no-op.  Otherwise the pool will be guaranteed to have at least minBytesToKeep bytes reserved after the operation.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -13487,9 +13664,6 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hS
  *
  * **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
  * `cuDeviceGetMemPool`, `cuMemPoolCreate`
- *
- * \param pool - [in] The memory pool to trim
- * \param minBytesToKeep - [in] If the pool has less than minBytesToKeep reserved, the TrimTo operation is a no-op.  Otherwise the pool will be guaranteed to have at least minBytesToKeep bytes reserved after the operation.
  */
 CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
 
@@ -13523,16 +13697,17 @@ CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
  * Reset the high watermark that tracks the amount of used memory that was
  * allocated for the memory pool.
  *
+ * **Parameters:**
+ * - `pool`: [in] The memory pool to modify
+ * - `attr`: [in] The attribute to modify
+ * - `value`: [in] Pointer to the value to assign
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
  *
  * **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
  * `cuDeviceGetMemPool`, `cuMemPoolCreate`
- *
- * \param pool - [in] The memory pool to modify
- * \param attr - [in] The attribute to modify
- * \param value - [in] Pointer to the value to assign
  */
 CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
 
@@ -13569,6 +13744,11 @@ CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute at
  * - `CU_MEMPOOL_ATTR_USED_MEM_HIGH`: (value type = cuuint64_t)
  * High watermark of the amount of memory from the pool that was in use by the application.
  *
+ * **Parameters:**
+ * - `pool`: [in] The memory pool to get attributes of
+ * - `attr`: [in] The attribute to get
+ * - `value`: [out] Retrieved value
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -13576,16 +13756,17 @@ CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute at
  *
  * **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
  * `cuDeviceGetMemPool`, `cuMemPoolCreate`
- *
- * \param pool - [in] The memory pool to get attributes of
- * \param attr - [in] The attribute to get
- * \param value - [out] Retrieved value
  */
 CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
 
 /**
  * Controls visibility of pools between devices
  *
+ * **Parameters:**
+ * - `pool`: [in] The pool being modified
+ * - `map`: [in] Array of access descriptors. Each descriptor instructs the access to enable for a single gpu.
+ * - `count`: [in] Number of descriptors in the map array.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -13593,10 +13774,6 @@ CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute at
  *
  * **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
  * `cuDeviceGetMemPool`, `cuMemPoolCreate`
- *
- * \param pool - [in] The pool being modified
- * \param map - [in] Array of access descriptors. Each descriptor instructs the access to enable for a single gpu.
- * \param count - [in] Number of descriptors in the map array.
  */
 CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count);
 
@@ -13608,9 +13785,10 @@ CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *ma
  * **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
  * `cuDeviceGetMemPool`, `cuMemPoolCreate`
  *
- * \param flags - [out] the accessibility of the pool from the specified location
- * \param memPool - [in] the pool being queried
- * \param location - [in] the location accessing the pool
+ * **Parameters:**
+ * - `flags`: [out] the accessibility of the pool from the specified location
+ * - `memPool`: [in] the pool being queried
+ * - `location`: [in] the location accessing the pool
  */
 CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location);
 
@@ -13703,6 +13881,12 @@ CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool);
  * the allocation is owned by the graph instead of the memory pool. The memory pool's properties
  * are used to set the node's creation parameters.
  *
+ * **Parameters:**
+ * - `dptr`: [out] Returned device pointer
+ * - `bytesize`: [in] Number of bytes to allocate
+ * - `pool`: [in] The pool to allocate from
+ * - `hStream`: [in] The stream establishing the stream ordering semantic
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13714,11 +13898,6 @@ CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool);
  * **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
  * `cuDeviceGetMemPool`, `cuMemPoolCreate`, `cuMemPoolSetAccess`,
  * `cuMemPoolSetAttribute`
- *
- * \param dptr - [out] Returned device pointer
- * \param bytesize - [in] Number of bytes to allocate
- * \param pool - [in] The pool to allocate from
- * \param hStream - [in] The stream establishing the stream ordering semantic
  */
 CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
 
@@ -13733,6 +13912,12 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUm
  *
  * \note: To create an IPC capable mempool, create a mempool with a CUmemAllocationHandleType other than CU_MEM_HANDLE_TYPE_NONE.
  *
+ * **Parameters:**
+ * - `handle_out`: [out] Returned OS handle
+ * - `pool`: [in] pool to export
+ * - `handleType`: [in] the type of handle to create
+ * - `flags`: [in] must be 0
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13743,11 +13928,6 @@ CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUm
  * `cuMemPoolImportPointer`, `cuMemAllocAsync`, `cuMemFreeAsync`,
  * `cuDeviceGetDefaultMemPool`, `cuDeviceGetMemPool`, `cuMemPoolCreate`,
  * `cuMemPoolSetAccess`, `cuMemPoolSetAttribute`
- *
- * \param handle_out - [out] Returned OS handle
- * \param pool - [in] pool to export
- * \param handleType - [in] the type of handle to create
- * \param flags - [in] must be 0
  */
 CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags);
 
@@ -13764,6 +13944,12 @@ CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool
  * As such imported memory pools may not be used in cuDeviceSetMemPool
  * or `cuMemAllocFromPoolAsync` calls.
  *
+ * **Parameters:**
+ * - `pool_out`: [out] Returned memory pool
+ * - `handle`: [in] OS handle of the pool to open
+ * - `handleType`: [in] The type of handle being imported
+ * - `flags`: [in] must be 0
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13771,11 +13957,6 @@ CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool
  * `CUDA_ERROR_OUT_OF_MEMORY`
  *
  * **See also:** `cuMemPoolExportToShareableHandle`, `cuMemPoolExportPointer`, `cuMemPoolImportPointer`
- *
- * \param pool_out - [out] Returned memory pool
- * \param handle - [in] OS handle of the pool to open
- * \param handleType - [in] The type of handle being imported
- * \param flags - [in] must be 0
  */
 CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags);
 
@@ -13786,6 +13967,10 @@ CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void
  * The recipient process can import the allocation with the `cuMemPoolImportPointer` api.
  * The data is not a handle and may be shared through any IPC mechanism.
  *
+ * **Parameters:**
+ * - `shareData_out`: [out] Returned export data
+ * - `ptr`: [in] pointer to memory being exported
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13793,9 +13978,6 @@ CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void
  * `CUDA_ERROR_OUT_OF_MEMORY`
  *
  * **See also:** `cuMemPoolExportToShareableHandle`, `cuMemPoolImportFromShareableHandle`, `cuMemPoolImportPointer`
- *
- * \param shareData_out - [out] Returned export data
- * \param ptr - [in] pointer to memory being exported
  */
 CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr);
 
@@ -13814,6 +13996,11 @@ CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, C
  * cuMemFreeAsync in the exporting process specifies a stream with
  * a stream dependency on the importing process's cuMemFreeAsync.
  *
+ * **Parameters:**
+ * - `ptr_out`: [out] pointer to imported memory
+ * - `pool`: [in] pool from which to import
+ * - `shareData`: [in] data specifying the memory to import
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13821,10 +14008,6 @@ CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, C
  * `CUDA_ERROR_OUT_OF_MEMORY`
  *
  * **See also:** `cuMemPoolExportToShareableHandle`, `cuMemPoolImportFromShareableHandle`, `cuMemPoolExportPointer`
- *
- * \param ptr_out - [out] pointer to imported memory
- * \param pool - [in] pool from which to import
- * \param shareData - [in] data specifying the memory to import
  */
 CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData);
 
@@ -13853,6 +14036,10 @@ CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
  * Multicast objects can be released using the virtual memory management API
  * `cuMemRelease`.
  *
+ * **Parameters:**
+ * - `mcHandle`: [out] Value of handle returned.
+ * - `prop`: [in] Properties of the multicast object to create.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13865,9 +14052,6 @@ CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
  *
  * **See also:** `cuMulticastAddDevice`, `cuMulticastBindMem`, `cuMulticastBindAddr`, `cuMulticastUnbind`
  * **See also:** `cuMemCreate`, `cuMemRelease`, `cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle`
- *
- * \param mcHandle - [out] Value of handle returned.
- * \param prop - [in] Properties of the multicast object to create.
  */
 CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop);
 
@@ -13886,6 +14070,10 @@ CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const
  * address range can be mapped to the multicast object. A call to `cuMemMap`
  * will block until all devices have been added.
  *
+ * **Parameters:**
+ * - `mcHandle`: [in] Handle representing a multicast object.
+ * - `dev`: [in] Device that will be associated to the multicast object.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13897,9 +14085,6 @@ CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMulticastCreate`, `cuMulticastBindMem`, `cuMulticastBindAddr`
- *
- * \param mcHandle - [in] Handle representing a multicast object.
- * \param dev - [in] Device that will be associated to the multicast object.
  */
 CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev);
 
@@ -13934,6 +14119,14 @@ CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUd
  * that the system configuration is in a valid state and all required driver
  * daemons are running properly.
  *
+ * **Parameters:**
+ * - `mcHandle`: [in] Handle representing a multicast object.
+ * - `mcOffset`: [in] Offset into the multicast object for attachment.
+ * - `memHandle`: [in] Handle representing a memory allocation.
+ * - `memOffset`: [in] Offset into the memory for attachment.
+ * - `size`: [in] Size of the memory that will be bound to the multicast object.
+ * - `flags`: [in] Flags for future use, must be zero for now.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -13947,13 +14140,6 @@ CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUd
  * `CUDA_ERROR_ILLEGAL_STATE`
  *
  * **See also:** `cuMulticastCreate`, `cuMulticastAddDevice`, `cuMemCreate`
- *
- * \param mcHandle - [in] Handle representing a multicast object.
- * \param mcOffset - [in] Offset into the multicast object for attachment.
- * \param memHandle - [in] Handle representing a memory allocation.
- * \param memOffset - [in] Offset into the memory for attachment.
- * \param size - [in] Size of the memory that will be bound to the multicast object.
- * \param flags - [in] Flags for future use, must be zero for now.
  */
 CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags);
 
@@ -13987,6 +14173,13 @@ CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_
  * that the system configuration is in a valid state and all required driver
  * daemons are running properly.
  *
+ * **Parameters:**
+ * - `mcHandle`: [in] Handle representing a multicast object.
+ * - `mcOffset`: [in] Offset into multicast va range for attachment.
+ * - `memptr`: [in] Virtual address of the memory allocation.
+ * - `size`: [in] Size of memory that will be bound to the multicast object.
+ * - `flags`: [in] Flags for future use, must be zero now.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -14000,12 +14193,6 @@ CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_
  * `CUDA_ERROR_ILLEGAL_STATE`
  *
  * **See also:** `cuMulticastCreate`, `cuMulticastAddDevice`, `cuMemCreate`
- *
- * \param mcHandle - [in] Handle representing a multicast object.
- * \param mcOffset - [in] Offset into multicast va range for attachment.
- * \param memptr - [in] Virtual address of the memory allocation.
- * \param size - [in] Size of memory that will be bound to the multicast object.
- * \param flags - [in] Flags for future use, must be zero now.
  */
 CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags);
 
@@ -14025,6 +14212,12 @@ CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size
  * The `mcOffset` and the `size` must match the corresponding values specified
  * during the bind call. Any other values may result in undefined behavior.
  *
+ * **Parameters:**
+ * - `mcHandle`: [in] Handle representing a multicast object.
+ * - `dev`: [in] Device that hosts the memory allocation.
+ * - `mcOffset`: [in] Offset into the multicast object.
+ * - `size`: [in] Desired size to unbind.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -14035,11 +14228,6 @@ CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMulticastBindMem`, `cuMulticastBindAddr`
- *
- * \param mcHandle - [in] Handle representing a multicast object.
- * \param dev - [in] Device that hosts the memory allocation.
- * \param mcOffset - [in] Offset into the multicast object.
- * \param size - [in] Desired size to unbind.
  */
 CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size);
 
@@ -14051,6 +14239,11 @@ CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevi
  * can be used as a multiple for size, bind offsets and address mappings of the
  * multicast object.
  *
+ * **Parameters:**
+ * - `granularity`: [out] Returned granularity.
+ * - `prop`: [in] Properties of the multicast object.
+ * - `option`: [in] Determines which granularity to return.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -14060,10 +14253,6 @@ CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevi
  * `CUDA_ERROR_NOT_SUPPORTED`
  *
  * **See also:** `cuMulticastCreate`, `cuMulticastBindMem`, `cuMulticastBindAddr`, `cuMulticastUnbind`
- *
- * \param granularity - [out] Returned granularity.
- * \param prop - [in] Properties of the multicast object.
- * \param option - [in] Determines which granularity to return.
  */
 CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option);
 
@@ -14236,6 +14425,11 @@ CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity, const CUmulticas
  * and `CU_POINTER_ATTRIBUTE_DEVICE_POINTER` may be used to retrieve the host
  * and device addresses from either address.
  *
+ * **Parameters:**
+ * - `data`: Returned pointer attribute value
+ * - `attribute`: Pointer attribute to query
+ * - `ptr`: Pointer
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -14255,10 +14449,6 @@ CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity, const CUmulticas
  * `cuMemHostRegister`,
  * `cuMemHostUnregister`,
  * `cudaPointerGetAttributes`
- *
- * \param data - Returned pointer attribute value
- * \param attribute - Pointer attribute to query
- * \param ptr - Pointer
  */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
 
@@ -14316,6 +14506,12 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
  * Note that this function is asynchronous with respect to the host and all work
  * on other devices.
  *
+ * **Parameters:**
+ * - `devPtr`: Pointer to be prefetched
+ * - `count`: Size in bytes
+ * - `dstDevice`: Destination device to prefetch to
+ * - `hStream`: Stream to enqueue prefetch operation
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -14327,11 +14523,6 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
  * **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
  * `cuMemcpy3DPeerAsync`, `cuMemAdvise`, `cuMemPrefetchAsync`
  * `cudaMemPrefetchAsync_v2`
- *
- * \param devPtr - Pointer to be prefetched
- * \param count - Size in bytes
- * \param dstDevice - Destination device to prefetch to
- * \param hStream - Stream to enqueue prefetch operation
  */
 CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream);
 
@@ -14392,6 +14583,13 @@ CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice d
  * Note that this function is asynchronous with respect to the host and all work
  * on other devices.
  *
+ * **Parameters:**
+ * - `devPtr`: Pointer to be prefetched
+ * - `count`: Size in bytes
+ * - `location`: Location to prefetch to
+ * - `flags`: flags for future use, must be zero now.
+ * - `hStream`: Stream to enqueue prefetch operation
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -14403,12 +14601,6 @@ CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice d
  * **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
  * `cuMemcpy3DPeerAsync`, `cuMemAdvise`, `cuMemPrefetchAsync`,
  * `cudaMemPrefetchAsync_v2`
- *
- * \param devPtr - Pointer to be prefetched
- * \param count - Size in bytes
- * \param location - Location to prefetch to
- * \param flags - flags for future use, must be zero now.
- * \param hStream - Stream to enqueue prefetch operation
  */
 CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream);
 
@@ -14508,6 +14700,12 @@ CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLo
  * a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`,
  * then this call has no effect.
  *
+ * **Parameters:**
+ * - `devPtr`: Pointer to memory to set the advice for
+ * - `count`: Size in bytes of the memory range
+ * - `advice`: Advice to be applied for the specified memory range
+ * - `device`: Device to apply the advice for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -14519,11 +14717,6 @@ CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLo
  * **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
  * `cuMemcpy3DPeerAsync`, `cuMemPrefetchAsync`, `cuMemAdvise_v2`,
  * `cudaMemAdvise`
- *
- * \param devPtr - Pointer to memory to set the advice for
- * \param count - Size in bytes of the memory range
- * \param advice - Advice to be applied for the specified memory range
- * \param device - Device to apply the advice for
  */
 CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device);
 
@@ -14629,6 +14822,12 @@ CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advi
  * Additionally, if `CUmemLocation::id` has a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`,
  * then this call has no effect.
  *
+ * **Parameters:**
+ * - `devPtr`: Pointer to memory to set the advice for
+ * - `count`: Size in bytes of the memory range
+ * - `advice`: Advice to be applied for the specified memory range
+ * - `location`: location to apply the advice for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -14640,11 +14839,6 @@ CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advi
  * **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
  * `cuMemcpy3DPeerAsync`, `cuMemPrefetchAsync`, `cuMemAdvise`,
  * `cudaMemAdvise`
- *
- * \param devPtr - Pointer to memory to set the advice for
- * \param count - Size in bytes of the memory range
- * \param advice - Advice to be applied for the specified memory range
- * \param location - location to apply the advice for
  */
 CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location);
 
@@ -14708,6 +14902,13 @@ CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise a
  * returns `CU_MEM_LOCATION_TYPE_DEVICE`, it will be a valid device ordinal or if it returns `CU_MEM_LOCATION_TYPE_HOST_NUMA`, it will be a valid host NUMA node ID
  * or if it returns any other location type, the id should be ignored.
  *
+ * **Parameters:**
+ * - `data`: A pointers to a memory location where the result of each attribute query will be written to.
+ * - `dataSize`: Array containing the size of data
+ * - `attribute`: The attribute to query
+ * - `devPtr`: Start of the range to query
+ * - `count`: Size of the range to query
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -14719,12 +14920,6 @@ CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise a
  * **See also:** `cuMemRangeGetAttributes`, `cuMemPrefetchAsync`,
  * `cuMemAdvise`,
  * `cudaMemRangeGetAttribute`
- *
- * \param data - A pointers to a memory location where the result of each attribute query will be written to.
- * \param dataSize - Array containing the size of data
- * \param attribute - The attribute to query
- * \param devPtr - Start of the range to query
- * \param count - Size of the range to query
  */
 CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count);
 
@@ -14749,6 +14944,14 @@ CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range
  * - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE`
  * - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID`
  *
+ * **Parameters:**
+ * - `data`: A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
+ * - `dataSizes`: Array containing the sizes of each result
+ * - `attributes`: An array of attributes to query (numAttributes and the number of attributes in this array should match)
+ * - `numAttributes`: Number of attributes to query
+ * - `devPtr`: Start of the range to query
+ * - `count`: Size of the range to query
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -14760,13 +14963,6 @@ CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range
  * **See also:** `cuMemRangeGetAttribute`, `cuMemAdvise`,
  * `cuMemPrefetchAsync`,
  * `cudaMemRangeGetAttributes`
- *
- * \param data - A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
- * \param dataSizes - Array containing the sizes of each result
- * \param attributes - An array of attributes to query (numAttributes and the number of attributes in this array should match)
- * \param numAttributes - Number of attributes to query
- * \param devPtr - Start of the range to query
- * \param count - Size of the range to query
  */
 CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count);
 
@@ -14787,6 +14983,11 @@ CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_r
  * exhibit asynchronous behavior.
  * `value` will be considered as a pointer to an unsigned integer to which this attribute is to be set.
  *
+ * **Parameters:**
+ * - `value`: Pointer to memory containing the value to be set
+ * - `attribute`: Pointer attribute to set
+ * - `ptr`: Pointer to a memory region allocated using CUDA memory allocation APIs
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -14805,10 +15006,6 @@ CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_r
  * `cuMemHostAlloc`,
  * `cuMemHostRegister`,
  * `cuMemHostUnregister`
- *
- * \param value - Pointer to memory containing the value to be set
- * \param attribute - Pointer attribute to set
- * \param ptr - Pointer to a memory region allocated using CUDA memory allocation APIs
  */
 CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr);
 
@@ -14840,6 +15037,12 @@ CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute at
  * If `ptr` was not allocated by, mapped by, or registered with a `CUcontext` which uses UVA
  * (Unified Virtual Addressing), `CUDA_ERROR_INVALID_CONTEXT` is returned.
  *
+ * **Parameters:**
+ * - `numAttributes`: Number of attributes to query
+ * - `attributes`: An array of attributes to query (numAttributes and the number of attributes in this array should match)
+ * - `data`: A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
+ * - `ptr`: Pointer to query
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -14852,11 +15055,6 @@ CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_attribute at
  * `cuPointerGetAttribute`,
  * `cuPointerSetAttribute`,
  * `cudaPointerGetAttributes`
- *
- * \param numAttributes - Number of attributes to query
- * \param attributes - An array of attributes to query (numAttributes and the number of attributes in this array should match)
- * \param data - A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
- * \param ptr - Pointer to query
  */
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr);
 
@@ -14871,6 +15069,10 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_at
  * - `CU_STREAM_NON_BLOCKING`: Specifies that work running in the created
  * stream may run concurrently with work in stream 0 (the NULL stream), and that
  * the created stream should perform no implicit synchronization with stream 0.
+ *
+ * **Parameters:**
+ * - `phStream`: Returned newly created stream
+ * - `Flags`: Parameters for stream creation
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -14893,9 +15095,6 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_at
  * `cuStreamAddCallback`,
  * `cudaStreamCreate`,
  * `cudaStreamCreateWithFlags`
- *
- * \param phStream - Returned newly created stream
- * \param Flags - Parameters for stream creation
  */
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags);
 
@@ -14913,6 +15112,11 @@ CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags);
  * be queried using `cuCtxGetStreamPriorityRange`. If the specified priority is
  * outside the numerical range returned by `cuCtxGetStreamPriorityRange`,
  * it will automatically be clamped to the lowest or the highest number in the range.
+ *
+ * **Parameters:**
+ * - `phStream`: Returned newly created stream
+ * - `flags`: Flags for stream creation. See `cuStreamCreate` for a list of valid flags
+ * - `priority`: Stream priority. Lower numbers represent higher priorities. See `cuCtxGetStreamPriorityRange` for more information about meaningful stream priorities that can be passed.
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -14942,10 +15146,6 @@ CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags);
  * `cuStreamSynchronize`,
  * `cuStreamAddCallback`,
  * `cudaStreamCreateWithPriority`
- *
- * \param phStream - Returned newly created stream
- * \param flags - Flags for stream creation. See `cuStreamCreate` for a list of valid flags
- * \param priority - Stream priority. Lower numbers represent higher priorities. See `cuCtxGetStreamPriorityRange` for more information about meaningful stream priorities that can be passed.
  */
 CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority);
 
@@ -14957,6 +15157,10 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int fla
  * priority outside the numerical range returned by `cuCtxGetStreamPriorityRange`,
  * this function returns the clamped priority.
  * See `cuStreamCreateWithPriority` for details about priority clamping.
+ *
+ * **Parameters:**
+ * - `hStream`: Handle to the stream to be queried
+ * - `priority`: Pointer to a signed integer in which the stream's priority is returned
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -14976,9 +15180,6 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int fla
  * `cuStreamGetFlags`,
  * `cuStreamGetDevice`,
  * `cudaStreamGetPriority`
- *
- * \param hStream - Handle to the stream to be queried
- * \param priority - Pointer to a signed integer in which the stream's priority is returned
  */
 CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
 
@@ -14986,6 +15187,10 @@ CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
  * Returns the device handle of the stream
  *
  * Returns in `*device` the device handle of the stream
+ *
+ * **Parameters:**
+ * - `hStream`: Handle to the stream to be queried
+ * - `device`: Returns the device to which a stream belongs
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -15002,9 +15207,6 @@ CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
  * `cuStreamCreate`,
  * `cuGreenCtxStreamCreate`,
  * `cuStreamGetFlags`
- *
- * \param hStream - Handle to the stream to be queried
- * \param device - Returns the device to which a stream belongs
  */
 CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
 
@@ -15013,6 +15215,10 @@ CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
  *
  * Query the flags of a stream created using `cuStreamCreate`, `cuStreamCreateWithPriority` or `cuGreenCtxStreamCreate`
  * and return the flags in `flags`.
+ *
+ * **Parameters:**
+ * - `hStream`: Handle to the stream to be queried
+ * - `flags`: Pointer to an unsigned integer in which the stream's flags are returned The value returned in `flags` is a logical 'OR' of all flags that were used while creating this stream. See `cuStreamCreate` for the list of valid flags
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -15030,9 +15236,6 @@ CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
  * `cuStreamGetPriority`,
  * `cudaStreamGetFlags`,
  * `cuStreamGetDevice`
- *
- * \param hStream - Handle to the stream to be queried
- * \param flags - Pointer to an unsigned integer in which the stream's flags are returned The value returned in `flags` is a logical 'OR' of all flags that were used while creating this stream. See `cuStreamCreate` for the list of valid flags
  */
 CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags);
 
@@ -15053,6 +15256,10 @@ CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags);
  * which are NULL, `cudaStreamLegacy` and `cudaStreamPerThread` respectively.</li>
  * </ul>
  *
+ * **Parameters:**
+ * - `hStream`: Handle to the stream to be queried
+ * - `streamId`: Pointer to store the Id of the stream
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -15063,9 +15270,6 @@ CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags);
  * `cuStreamCreate`,
  * `cuStreamGetPriority`,
  * `cudaStreamGetId`
- *
- * \param hStream - Handle to the stream to be queried
- * \param streamId - Pointer to store the Id of the stream
  */
 CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
 
@@ -15093,6 +15297,10 @@ CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
  * `CUDA_ERROR_INVALID_CONTEXT` is returned.</li>
  * </ul>
  *
+ * **Parameters:**
+ * - `hStream`: Handle to the stream to be queried
+ * - `pctx`: Returned context associated with the stream
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15114,9 +15322,6 @@ CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
  * `cudaStreamCreate`,
  * `cuStreamGetCtx_v2`,
  * `cudaStreamCreateWithFlags`
- *
- * \param hStream - Handle to the stream to be queried
- * \param pctx - Returned context associated with the stream
  */
 CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
 
@@ -15150,6 +15355,11 @@ CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
  * If no context is current to the calling thread, `CUDA_ERROR_INVALID_CONTEXT` is returned.</li>
  * </ul>
  *
+ * **Parameters:**
+ * - `hStream`: Handle to the stream to be queried
+ * - `pCtx`: Returned regular context associated with the stream
+ * - `pGreenCtx`: Returned green context if the stream is associated with a green context or NULL if not
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15171,10 +15381,6 @@ CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
  * `cuStreamAddCallback`,
  * `cudaStreamCreate`,
  * `cudaStreamCreateWithFlags`,
- *
- * \param hStream - Handle to the stream to be queried
- * \param pCtx - Returned regular context associated with the stream
- * \param pGreenCtx - Returned green context if the stream is associated with a green context or NULL if not
  */
 CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
 
@@ -15192,6 +15398,11 @@ CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx
  * event node when performing stream capture. This flag is invalid outside
  * of stream capture.
  *
+ * **Parameters:**
+ * - `hStream`: Stream to wait
+ * - `hEvent`: Event to wait on (may not be NULL)
+ * - `Flags`: See `CUevent_capture_flags`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15208,10 +15419,6 @@ CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx
  * `cuStreamAddCallback`,
  * `cuStreamDestroy`,
  * `cudaStreamWaitEvent`
- *
- * \param hStream - Stream to wait
- * \param hEvent - Event to wait on (may not be NULL)
- * \param Flags - See `CUevent_capture_flags`
  */
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags);
 
@@ -15263,6 +15470,12 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
  * end of the stream.</li>
  * </ul>
  *
+ * **Parameters:**
+ * - `hStream`: Stream to add callback to
+ * - `callback`: The function to call once preceding stream operations are complete
+ * - `userData`: User specified data to be passed to the callback function
+ * - `flags`: Reserved for future use, must be 0
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15282,11 +15495,6 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
  * `cuStreamAttachMemAsync`,
  * `cuLaunchHostFunc`,
  * `cudaStreamAddCallback`
- *
- * \param hStream - Stream to add callback to
- * \param callback - The function to call once preceding stream operations are complete
- * \param userData - User specified data to be passed to the callback function
- * \param flags - Reserved for future use, must be 0
  */
 CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags);
 
@@ -15308,6 +15516,10 @@ CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback
  * Reading or writing through any texture or surface reference is undefined
  * behavior. This restriction does not apply to texture and surface objects.
  *
+ * **Parameters:**
+ * - `hStream`: Stream in which to initiate capture
+ * - `mode`: Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see `cuThreadExchangeStreamCaptureMode`.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15320,9 +15532,6 @@ CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback
  * `cuStreamIsCapturing`,
  * `cuStreamEndCapture`,
  * `cuThreadExchangeStreamCaptureMode`
- *
- * \param hStream - Stream in which to initiate capture
- * \param mode - Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see `cuThreadExchangeStreamCaptureMode`.
  *
  * API name `cuStreamBeginCapture`; ABI symbol `cuStreamBeginCapture_v2`.
  */
@@ -15351,6 +15560,14 @@ CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureM
  * Reading or writing through any texture or surface reference is undefined
  * behavior. This restriction does not apply to texture and surface objects.
  *
+ * **Parameters:**
+ * - `hStream`: Stream in which to initiate capture.
+ * - `hGraph`: Graph to capture into.
+ * - `dependencies`: Dependencies of the first node captured in the stream.  Can be NULL if numDependencies is 0.
+ * - `dependencyData`: Optional array of data associated with each dependency.
+ * - `numDependencies`: Number of dependencies.
+ * - `mode`: Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see `cuThreadExchangeStreamCaptureMode`.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15365,13 +15582,6 @@ CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureM
  * `cuStreamEndCapture`,
  * `cuThreadExchangeStreamCaptureMode`,
  * `cuGraphAddNode`
- *
- * \param hStream - Stream in which to initiate capture.
- * \param hGraph - Graph to capture into.
- * \param dependencies - Dependencies of the first node captured in the stream.  Can be NULL if numDependencies is 0.
- * \param dependencyData - Optional array of data associated with each dependency.
- * \param numDependencies - Number of dependencies.
- * \param mode - Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see `cuThreadExchangeStreamCaptureMode`.
  */
 CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode);
 
@@ -15414,6 +15624,9 @@ CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, c
  * necessarily conflict with stream capture, for example, attempting `cuEventQuery`
  * on an event that was last recorded inside a capture sequence.
  *
+ * **Parameters:**
+ * - `mode`: Pointer to mode value to swap with the current mode
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15423,8 +15636,6 @@ CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, c
  *
  * **See also:**
  * `cuStreamBeginCapture`
- *
- * \param mode - Pointer to mode value to swap with the current mode
  */
 CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
 
@@ -15440,6 +15651,10 @@ CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
  * `CU_STREAM_CAPTURE_MODE_RELAXED`, this call must be from the same thread as
  * `cuStreamBeginCapture`.
  *
+ * **Parameters:**
+ * - `hStream`: Stream to query
+ * - `phGraph`: The captured graph
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15453,9 +15668,6 @@ CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
  * `cuStreamBeginCapture`,
  * `cuStreamIsCapturing`,
  * `cuGraphDestroy`
- *
- * \param hStream - Stream to query
- * \param phGraph - The captured graph
  */
 CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
 
@@ -15481,6 +15693,10 @@ CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
  * stream is not supported for stream capture, but attempted use would have an
  * implicit dependency on the capturing stream(s).
  *
+ * **Parameters:**
+ * - `hStream`: Stream to query
+ * - `captureStatus`: Returns the stream's capture status
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15493,9 +15709,6 @@ CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
  * `cuStreamCreate`,
  * `cuStreamBeginCapture`,
  * `cuStreamEndCapture`
- *
- * \param hStream - Stream to query
- * \param captureStatus - Returns the stream's capture status
  */
 CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus);
 
@@ -15511,6 +15724,14 @@ CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *ca
  * - the call returns CUDA_SUCCESS
  * - the returned capture status is `CU_STREAM_CAPTURE_STATUS_ACTIVE`
  *
+ * **Parameters:**
+ * - `hStream`: The stream to query
+ * - `captureStatus_out`: Location to return the capture status of the stream; required
+ * - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+ * - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.
+ * - `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+ * - `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -15523,13 +15744,6 @@ CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *ca
  * `cuStreamBeginCapture`,
  * `cuStreamIsCapturing`,
  * `cuStreamUpdateCaptureDependencies`
- *
- * \param hStream - The stream to query
- * \param captureStatus_out - Location to return the capture status of the stream; required
- * \param id_out - Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
- * \param graph_out - Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.
- * \param dependencies_out - Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
- * \param numDependencies_out - Optional location to store the size of the array returned in dependencies_out.
  */
 CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out);
 
@@ -15553,6 +15767,15 @@ CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptur
  * data for one or more of the current stream dependencies, the call will return
  * `CUDA_ERROR_LOSSY_QUERY`.
  *
+ * **Parameters:**
+ * - `hStream`: The stream to query
+ * - `captureStatus_out`: Location to return the capture status of the stream; required
+ * - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+ * - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.
+ * - `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+ * - `edgeData_out`: Optional location to store a pointer to an array of graph edge data. This array parallels `dependencies_out`; the next node to be added has an edge to `dependencies_out[i]` with annotation `edgeData_out[i]` for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
+ * - `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -15566,14 +15789,6 @@ CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptur
  * `cuStreamBeginCapture`,
  * `cuStreamIsCapturing`,
  * `cuStreamUpdateCaptureDependencies`
- *
- * \param hStream - The stream to query
- * \param captureStatus_out - Location to return the capture status of the stream; required
- * \param id_out - Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
- * \param graph_out - Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.
- * \param dependencies_out - Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
- * \param edgeData_out - Optional location to store a pointer to an array of graph edge data. This array parallels `dependencies_out`; the next node to be added has an edge to `dependencies_out[i]` with annotation `edgeData_out[i]` for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
- * \param numDependencies_out - Optional location to store the size of the array returned in dependencies_out.
  */
 CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out);
 
@@ -15597,6 +15812,12 @@ CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStat
  * This API is new in CUDA 11.3. Developers requiring compatibility across minor
  * versions to CUDA 11.0 should not use this API or provide a fallback.
  *
+ * **Parameters:**
+ * - `hStream`: The stream to update
+ * - `dependencies`: The set of dependencies to add
+ * - `numDependencies`: The size of the dependencies array
+ * - `flags`: See above
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -15605,11 +15826,6 @@ CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStat
  * **See also:**
  * `cuStreamBeginCapture`,
  * `cuStreamGetCaptureInfo`,
- *
- * \param hStream - The stream to update
- * \param dependencies - The set of dependencies to add
- * \param numDependencies - The size of the dependencies array
- * \param flags - See above
  */
 CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags);
 
@@ -15631,6 +15847,13 @@ CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode
  *
  * Returns `CUDA_ERROR_ILLEGAL_STATE` if the stream is not capturing.
  *
+ * **Parameters:**
+ * - `hStream`: The stream to update
+ * - `dependencies`: The set of dependencies to add
+ * - `dependencyData`: Optional array of data associated with each dependency.
+ * - `numDependencies`: The size of the dependencies array
+ * - `flags`: See above
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -15639,12 +15862,6 @@ CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode
  * **See also:**
  * `cuStreamBeginCapture`,
  * `cuStreamGetCaptureInfo`
- *
- * \param hStream - The stream to update
- * \param dependencies - The set of dependencies to add
- * \param dependencyData - Optional array of data associated with each dependency.
- * \param numDependencies - The size of the dependencies array
- * \param flags - See above
  */
 CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
 
@@ -15709,6 +15926,12 @@ CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphN
  * asynchronous operation, and as a result, the change to default association won't
  * happen until all work in the stream has completed.
  *
+ * **Parameters:**
+ * - `hStream`: Stream in which to enqueue the attach operation
+ * - `dptr`: Pointer to memory (must be a pointer to managed memory or to a valid host-accessible region of system-allocated pageable memory)
+ * - `length`: Length of memory
+ * - `flags`: Must be one of `CUmemAttach_flags`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15726,11 +15949,6 @@ CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphN
  * `cuStreamDestroy`,
  * `cuMemAllocManaged`,
  * `cudaStreamAttachMemAsync`
- *
- * \param hStream - Stream in which to enqueue the attach operation
- * \param dptr - Pointer to memory (must be a pointer to managed memory or to a valid host-accessible region of system-allocated pageable memory)
- * \param length - Length of memory
- * \param flags - Must be one of `CUmemAttach_flags`
  */
 CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags);
 
@@ -15742,6 +15960,9 @@ CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size
  *
  * For the purposes of Unified Memory, a return value of `CUDA_SUCCESS`
  * is equivalent to having called `cuStreamSynchronize(`).
+ *
+ * **Parameters:**
+ * - `hStream`: Stream to query status of
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -15759,8 +15980,6 @@ CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size
  * `cuStreamSynchronize`,
  * `cuStreamAddCallback`,
  * `cudaStreamQuery`
- *
- * \param hStream - Stream to query status of
  */
 CUresult CUDAAPI cuStreamQuery(CUstream hStream);
 
@@ -15771,6 +15990,9 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream);
  * by `hStream`. If the context was created with the
  * `CU_CTX_SCHED_BLOCKING_SYNC` flag, the CPU thread will block until the
  * stream is finished with all of its tasks.
+ *
+ * **Parameters:**
+ * - `hStream`: Stream to wait for
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -15788,8 +16010,6 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream);
  * `cuStreamQuery`,
  * `cuStreamAddCallback`,
  * `cudaStreamSynchronize`
- *
- * \param hStream - Stream to wait for
  */
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
 
@@ -15802,6 +16022,9 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
  * when `cuStreamDestroy(`) is called, the function will return immediately
  * and the resources associated with `hStream` will be released automatically
  * once the device has completed all work in `hStream`.
+ *
+ * **Parameters:**
+ * - `hStream`: Stream to destroy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -15819,8 +16042,6 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
  * `cuStreamAddCallback`,
  * `cudaStreamDestroy`
  *
- * \param hStream - Stream to destroy
- *
  * API name `cuStreamDestroy`; ABI symbol `cuStreamDestroy_v2`.
  */
 CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream);
@@ -15831,6 +16052,10 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream);
  * Copies attributes from source stream `src` to destination stream `dst`.
  * Both streams must have the same context.
  *
+ * **Parameters:**
+ * - `dst`: [out] Destination stream
+ * - `src`: [in] Source stream For list of attributes see `CUstreamAttrID`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -15838,9 +16063,6 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream);
  *
  * **See also:**
  * `CUaccessPolicyWindow`
- *
- * \param dst - [out] Destination stream
- * \param src - [in] Source stream For list of attributes see `CUstreamAttrID`
  */
 CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src);
 
@@ -15850,6 +16072,11 @@ CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src);
  * Queries attribute `attr` from `hStream` and stores it in corresponding
  * member of `value_out`.
  *
+ * **Parameters:**
+ * - `hStream`: [in]
+ * - `attr`: [in]
+ * - `value_out`: [out]
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -15858,10 +16085,6 @@ CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src);
  *
  * **See also:**
  * `CUaccessPolicyWindow`
- *
- * \param hStream - [in]
- * \param attr - [in]
- * \param value_out - [out]
  */
 CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out);
 
@@ -15872,6 +16095,11 @@ CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUs
  * `value`. The updated attribute will be applied to subsequent work
  * submitted to the stream. It will not affect previously submitted work.
  *
+ * **Parameters:**
+ * - `hStream`: [out]
+ * - `attr`: [in]
+ * - `value`: [in]
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -15880,10 +16108,6 @@ CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUs
  *
  * **See also:**
  * `CUaccessPolicyWindow`
- *
- * \param hStream - [out]
- * \param attr - [in]
- * \param value - [in]
  */
 CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value);
 
@@ -15905,6 +16129,10 @@ CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, con
  * interprocess event by `cuIpcGetEventHandle(`). `CU_EVENT_INTERPROCESS` must
  * be specified along with `CU_EVENT_DISABLE_TIMING`.
  *
+ * **Parameters:**
+ * - `phEvent`: Returns newly created event
+ * - `Flags`: Event creation flags
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15922,9 +16150,6 @@ CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, con
  * `cuEventElapsedTime`,
  * `cudaEventCreate`,
  * `cudaEventCreateWithFlags`
- *
- * \param phEvent - Returns newly created event
- * \param Flags - Event creation flags
  */
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
 
@@ -15947,6 +16172,10 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
  * event represents an empty set of work, so for example `cuEventQuery(`)
  * would return `CUDA_SUCCESS`.
  *
+ * **Parameters:**
+ * - `hEvent`: Event to record
+ * - `hStream`: Stream to record event for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -15965,9 +16194,6 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
  * `cuEventElapsedTime`,
  * `cudaEventRecord`,
  * `cuEventRecordWithFlags`
- *
- * \param hEvent - Event to record
- * \param hStream - Stream to record event for
  */
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
 
@@ -15996,6 +16222,11 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
  * event node when performing stream capture. This flag is invalid outside
  * of stream capture.
  *
+ * **Parameters:**
+ * - `hEvent`: Event to record
+ * - `hStream`: Stream to record event for
+ * - `flags`: See `CUevent_capture_flags`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -16014,10 +16245,6 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
  * `cuEventElapsedTime`,
  * `cuEventRecord`,
  * `cudaEventRecord`
- *
- * \param hEvent - Event to record
- * \param hStream - Stream to record event for
- * \param flags - See `CUevent_capture_flags`
  */
 CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags);
 
@@ -16032,6 +16259,9 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
  *
  * For the purposes of Unified Memory, a return value of `CUDA_SUCCESS`
  * is equivalent to having called `cuEventSynchronize(`).
+ *
+ * **Parameters:**
+ * - `hEvent`: Event to query
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -16048,8 +16278,6 @@ CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsign
  * `cuEventDestroy`,
  * `cuEventElapsedTime`,
  * `cudaEventQuery`
- *
- * \param hEvent - Event to query
  */
 CUresult CUDAAPI cuEventQuery(CUevent hEvent);
 
@@ -16065,6 +16293,9 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent);
  * not been set, then the CPU thread will busy-wait until the event has
  * been completed by the device.
  *
+ * **Parameters:**
+ * - `hEvent`: Event to wait for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -16079,8 +16310,6 @@ CUresult CUDAAPI cuEventQuery(CUevent hEvent);
  * `cuEventDestroy`,
  * `cuEventElapsedTime`,
  * `cudaEventSynchronize`
- *
- * \param hEvent - Event to wait for
  */
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
 
@@ -16093,6 +16322,9 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
  * `cuEventQuery(`) would return `CUDA_ERROR_NOT_READY`). In this case, the
  * call does not block on completion of the event, and any associated
  * resources will automatically be released asynchronously at completion.
+ *
+ * **Parameters:**
+ * - `hEvent`: Event to destroy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -16108,8 +16340,6 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
  * `cuEventSynchronize`,
  * `cuEventElapsedTime`,
  * `cudaEventDestroy`
- *
- * \param hEvent - Event to destroy
  *
  * API name `cuEventDestroy`; ABI symbol `cuEventDestroy_v2`.
  */
@@ -16140,6 +16370,11 @@ CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent);
  * Note there is a later version of this API, `cuEventElapsedTime_v2`. It will
  * supplant this version in CUDA 13.0, which is retained for minor version compatibility.
  *
+ * **Parameters:**
+ * - `pMilliseconds`: Time between `hStart` and `hEnd` in ms
+ * - `hStart`: Starting event
+ * - `hEnd`: Ending event
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -16156,10 +16391,6 @@ CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent);
  * `cuEventSynchronize`,
  * `cuEventDestroy`,
  * `cudaEventElapsedTime`
- *
- * \param pMilliseconds - Time between `hStart` and `hEnd` in ms
- * \param hStart - Starting event
- * \param hEnd - Ending event
  */
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 
@@ -16188,6 +16419,11 @@ CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeven
  * the `CU_EVENT_DISABLE_TIMING` flag, then this function will return
  * `CUDA_ERROR_INVALID_HANDLE`.
  *
+ * **Parameters:**
+ * - `pMilliseconds`: Time between `hStart` and `hEnd` in ms
+ * - `hStart`: Starting event
+ * - `hEnd`: Ending event
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -16204,10 +16440,6 @@ CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeven
  * `cuEventSynchronize`,
  * `cuEventDestroy`,
  * `cudaEventElapsedTime`
- *
- * \param pMilliseconds - Time between `hStart` and `hEnd` in ms
- * \param hStart - Starting event
- * \param hEnd - Ending event
  */
 CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 
@@ -16352,6 +16584,10 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUe
  * `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE`
  * `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT`
  *
+ * **Parameters:**
+ * - `extMem_out`: Returned handle to an external memory object
+ * - `memHandleDesc`: Memory import handle descriptor
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -16369,9 +16605,6 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUe
  * **See also:** `cuDestroyExternalMemory`,
  * `cuExternalMemoryGetMappedBuffer`,
  * `cuExternalMemoryGetMappedMipmappedArray`
- *
- * \param extMem_out - Returned handle to an external memory object
- * \param memHandleDesc - Memory import handle descriptor
  */
 CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc);
 
@@ -16412,6 +16645,11 @@ CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA
  *
  * The returned pointer `devPtr` must be freed using `cuMemFree`.
  *
+ * **Parameters:**
+ * - `devPtr`: Returned device pointer to buffer
+ * - `extMem`: Handle to external memory object
+ * - `bufferDesc`: Buffer descriptor
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -16422,10 +16660,6 @@ CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA
  * **See also:** `cuImportExternalMemory`,
  * `cuDestroyExternalMemory`,
  * `cuExternalMemoryGetMappedMipmappedArray`
- *
- * \param devPtr - Returned device pointer to buffer
- * \param extMem - Handle to external memory object
- * \param bufferDesc - Buffer descriptor
  */
 CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc);
 
@@ -16465,6 +16699,11 @@ CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternal
  *
  * The returned CUDA mipmapped array must be freed using `cuMipmappedArrayDestroy`.
  *
+ * **Parameters:**
+ * - `mipmap`: Returned CUDA mipmapped array
+ * - `extMem`: Handle to external memory object
+ * - `mipmapDesc`: CUDA array descriptor
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -16475,10 +16714,6 @@ CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternal
  * **See also:** `cuImportExternalMemory`,
  * `cuDestroyExternalMemory`,
  * `cuExternalMemoryGetMappedBuffer`
- *
- * \param mipmap - Returned CUDA mipmapped array
- * \param extMem - Handle to external memory object
- * \param mipmapDesc - CUDA array descriptor
  */
 CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc);
 
@@ -16490,6 +16725,9 @@ CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipma
  * used and must be explicitly freed using `cuMemFree` and
  * `cuMipmappedArrayDestroy` respectively.
  *
+ * **Parameters:**
+ * - `extMem`: External memory object to be destroyed
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -16499,8 +16737,6 @@ CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipma
  * **See also:** `cuImportExternalMemory`,
  * `cuExternalMemoryGetMappedBuffer`,
  * `cuExternalMemoryGetMappedMipmappedArray`
- *
- * \param extMem - External memory object to be destroyed
  */
 CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem);
 
@@ -16645,6 +16881,10 @@ CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem);
  * call. If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name`
  * is not NULL, then it must name a valid synchronization object.
  *
+ * **Parameters:**
+ * - `extSem_out`: Returned handle to an external semaphore
+ * - `semHandleDesc`: Semaphore import handle descriptor
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -16656,9 +16896,6 @@ CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem);
  * **See also:** `cuDestroyExternalSemaphore`,
  * `cuSignalExternalSemaphoresAsync`,
  * `cuWaitExternalSemaphoresAsync`
- *
- * \param extSem_out - Returned handle to an external semaphore
- * \param semHandleDesc - Semaphore import handle descriptor
  */
 CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc);
 
@@ -16726,6 +16963,12 @@ CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, cons
  * then the keyed mutex will be released with the key specified in
  * `CUDA_EXTERNAL_SEMAPHORE_PARAMS::params::keyedmutex::key`.
  *
+ * **Parameters:**
+ * - `extSemArray`: Set of external semaphores to be signaled
+ * - `paramsArray`: Array of semaphore parameters
+ * - `numExtSems`: Number of semaphores to signal
+ * - `stream`: Stream to enqueue the signal operations in
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -16736,11 +16979,6 @@ CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, cons
  * **See also:** `cuImportExternalSemaphore`,
  * `cuDestroyExternalSemaphore`,
  * `cuWaitExternalSemaphoresAsync`
- *
- * \param extSemArray - Set of external semaphores to be signaled
- * \param paramsArray - Array of semaphore parameters
- * \param numExtSems - Number of semaphores to signal
- * \param stream - Stream to enqueue the signal operations in
  */
 CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
 
@@ -16801,6 +17039,12 @@ CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extS
  * value is specified the timeout never elapses. The windows INFINITE
  * macro must be used to specify infinite timeout.
  *
+ * **Parameters:**
+ * - `extSemArray`: External semaphores to be waited on
+ * - `paramsArray`: Array of semaphore parameters
+ * - `numExtSems`: Number of semaphores to wait on
+ * - `stream`: Stream to enqueue the wait operations in
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -16812,11 +17056,6 @@ CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extS
  * **See also:** `cuImportExternalSemaphore`,
  * `cuDestroyExternalSemaphore`,
  * `cuSignalExternalSemaphoresAsync`
- *
- * \param extSemArray - External semaphores to be waited on
- * \param paramsArray - Array of semaphore parameters
- * \param numExtSems - Number of semaphores to wait on
- * \param stream - Stream to enqueue the wait operations in
  */
 CUresult CUDAAPI cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
 
@@ -16827,6 +17066,9 @@ CUresult CUDAAPI cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSem
  * to the underlying resource. Any outstanding signals or waits must
  * have completed before the semaphore is destroyed.
  *
+ * **Parameters:**
+ * - `extSem`: External semaphore to be destroyed
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_NOT_INITIALIZED`,
@@ -16836,8 +17078,6 @@ CUresult CUDAAPI cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSem
  * **See also:** `cuImportExternalSemaphore`,
  * `cuSignalExternalSemaphoresAsync`,
  * `cuWaitExternalSemaphoresAsync`
- *
- * \param extSem - External semaphore to be destroyed
  */
 CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem);
 
@@ -16865,6 +17105,12 @@ CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem);
  * expressed with CUDA-visible dependencies such as events. This ensures that
  * the scheduler does not serialize them in an improper order.
  *
+ * **Parameters:**
+ * - `stream`: The stream to synchronize on the memory location.
+ * - `addr`: The memory location to wait on.
+ * - `value`: The value to compare with the memory location.
+ * - `flags`: See `CUstreamWaitValue_flags`.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -16877,11 +17123,6 @@ CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem);
  * `cuStreamBatchMemOp`,
  * `cuMemHostRegister`,
  * `cuStreamWaitEvent`
- *
- * \param stream - The stream to synchronize on the memory location.
- * \param addr - The memory location to wait on.
- * \param value - The value to compare with the memory location.
- * \param flags - See `CUstreamWaitValue_flags`.
  *
  * API name `cuStreamWaitValue32`; ABI symbol `cuStreamWaitValue32_v2`.
  */
@@ -16913,6 +17154,12 @@ CUresult CUDAAPI cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, 
  * expressed with CUDA-visible dependencies such as events. This ensures that
  * the scheduler does not serialize them in an improper order.
  *
+ * **Parameters:**
+ * - `stream`: The stream to synchronize on the memory location.
+ * - `addr`: The memory location to wait on.
+ * - `value`: The value to compare with the memory location.
+ * - `flags`: See `CUstreamWaitValue_flags`.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -16925,11 +17172,6 @@ CUresult CUDAAPI cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, 
  * `cuStreamBatchMemOp`,
  * `cuMemHostRegister`,
  * `cuStreamWaitEvent`
- *
- * \param stream - The stream to synchronize on the memory location.
- * \param addr - The memory location to wait on.
- * \param value - The value to compare with the memory location.
- * \param flags - See `CUstreamWaitValue_flags`.
  *
  * API name `cuStreamWaitValue64`; ABI symbol `cuStreamWaitValue64_v2`.
  */
@@ -16947,6 +17189,12 @@ CUresult CUDAAPI cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, 
  * should be obtained with `cuMemHostGetDevicePointer(`). This function cannot
  * be used with managed memory (::cuMemAllocManaged).
  *
+ * **Parameters:**
+ * - `stream`: The stream to do the write in.
+ * - `addr`: The device address to write to.
+ * - `value`: The value to write.
+ * - `flags`: See `CUstreamWriteValue_flags`.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -16959,11 +17207,6 @@ CUresult CUDAAPI cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, 
  * `cuStreamBatchMemOp`,
  * `cuMemHostRegister`,
  * `cuEventRecord`
- *
- * \param stream - The stream to do the write in.
- * \param addr - The device address to write to.
- * \param value - The value to write.
- * \param flags - See `CUstreamWriteValue_flags`.
  *
  * API name `cuStreamWriteValue32`; ABI symbol `cuStreamWriteValue32_v2`.
  */
@@ -16983,6 +17226,12 @@ CUresult CUDAAPI cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr,
  * Support for this can be queried with `cuDeviceGetAttribute(`) and
  * `CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS`.
  *
+ * **Parameters:**
+ * - `stream`: The stream to do the write in.
+ * - `addr`: The device address to write to.
+ * - `value`: The value to write.
+ * - `flags`: See `CUstreamWriteValue_flags`.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -16995,11 +17244,6 @@ CUresult CUDAAPI cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr,
  * `cuStreamBatchMemOp`,
  * `cuMemHostRegister`,
  * `cuEventRecord`
- *
- * \param stream - The stream to do the write in.
- * \param addr - The device address to write to.
- * \param value - The value to write.
- * \param flags - See `CUstreamWriteValue_flags`.
  *
  * API name `cuStreamWriteValue64`; ABI symbol `cuStreamWriteValue64_v2`.
  */
@@ -17032,6 +17276,12 @@ CUresult CUDAAPI cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr,
  * information, see the Stream Memory Operations section in the programming
  * guide(https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html).
  *
+ * **Parameters:**
+ * - `stream`: The stream to enqueue the operations in.
+ * - `count`: The number of operations in the array. Must be less than 256.
+ * - `paramArray`: The types and parameters of the individual operations.
+ * - `flags`: Reserved for future expansion; must be 0.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -17043,11 +17293,6 @@ CUresult CUDAAPI cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr,
  * `cuStreamWriteValue32`,
  * `cuStreamWriteValue64`,
  * `cuMemHostRegister`
- *
- * \param stream - The stream to enqueue the operations in.
- * \param count - The number of operations in the array. Must be less than 256.
- * \param paramArray - The types and parameters of the individual operations.
- * \param flags - Reserved for future expansion; must be 0.
  *
  * API name `cuStreamBatchMemOp`; ABI symbol `cuStreamBatchMemOp_v2`.
  */
@@ -17126,6 +17371,11 @@ CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count,
  * - `CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES`
  * - `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
  *
+ * **Parameters:**
+ * - `pi`: Returned attribute value
+ * - `attrib`: Attribute requested
+ * - `hfunc`: Function to query attribute of
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -17145,10 +17395,6 @@ CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count,
  * `cuFuncIsLoaded`,
  * `cuFuncLoad`,
  * `cuKernelGetAttribute`
- *
- * \param pi - Returned attribute value
- * \param attrib - Attribute requested
- * \param hfunc - Function to query attribute of
  */
 CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc);
 
@@ -17196,6 +17442,11 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
  * - `CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`: The block
  * scheduling policy of a function. The value type is CUclusterSchedulingPolicy.
  *
+ * **Parameters:**
+ * - `hfunc`: Function to query attribute of
+ * - `attrib`: Attribute requested
+ * - `value`: The value to set
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -17212,10 +17463,6 @@ CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunc
  * `cudaFuncGetAttributes`,
  * `cudaFuncSetAttribute`,
  * `cuKernelSetAttribute`
- *
- * \param hfunc - Function to query attribute of
- * \param attrib - Attribute requested
- * \param value - The value to set
  */
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value);
 
@@ -17243,6 +17490,10 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
  * - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
  * - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
  *
+ * **Parameters:**
+ * - `hfunc`: Kernel to configure cache for
+ * - `config`: Requested cache configuration
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -17257,9 +17508,6 @@ CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attri
  * `cuLaunchKernel`,
  * `cudaFuncSetCacheConfig`,
  * `cuKernelSetCacheConfig`
- *
- * \param hfunc - Kernel to configure cache for
- * \param config - Requested cache configuration
  */
 CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config);
 
@@ -17274,6 +17522,10 @@ CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config);
  * If the handle returned by this API refers to a module loaded by the CUDA runtime,
  * calling `cuModuleUnload(`) on that module will result in undefined behavior.
  *
+ * **Parameters:**
+ * - `hmod`: Returned module handle
+ * - `hfunc`: Function to retrieve module for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -17282,9 +17534,6 @@ CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config);
  * `CUDA_ERROR_INVALID_VALUE`,
  * `CUDA_ERROR_NOT_FOUND`
  * *Note that this function may also return error codes from previous, asynchronous launches.*
- *
- * \param hmod - Returned module handle
- * \param hfunc - Function to retrieve module for
  */
 CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc);
 
@@ -17298,13 +17547,14 @@ CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc);
  * the function is not declared as having C linkage. If either `**name` or `hfunc`
  * is NULL, `CUDA_ERROR_INVALID_VALUE` is returned.
  *
+ * **Parameters:**
+ * - `name`: The returned name of the function
+ * - `hfunc`: The function handle to retrieve the name for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
  * *Note that this function may also return error codes from previous, asynchronous launches.*
- *
- * \param name - The returned name of the function
- * \param hfunc - The function handle to retrieve the name for
  */
 CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc);
 
@@ -17318,17 +17568,18 @@ CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc);
  * `cudaGraphKernelNodeUpdatesApply(`). `paramIndex` must be less than the number of parameters
  * that `func` takes. `paramSize` can be set to NULL if only the parameter offset is desired.
  *
+ * **Parameters:**
+ * - `func`: The function to query
+ * - `paramIndex`: The parameter index to query
+ * - `paramOffset`: Returns the offset into the device-side parameter layout at which the parameter resides
+ * - `paramSize`: Optionally returns the size of the parameter in the device-side parameter layout
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
  * *Note that this function may also return error codes from previous, asynchronous launches.*
  *
  * **See also:** `cuKernelGetParamInfo`
- *
- * \param func - The function to query
- * \param paramIndex - The parameter index to query
- * \param paramOffset - Returns the offset into the device-side parameter layout at which the parameter resides
- * \param paramSize - Optionally returns the size of the parameter in the device-side parameter layout
  */
 CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize);
 
@@ -17337,6 +17588,10 @@ CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *
  *
  * Returns in `state` the loading state of `function`.
  *
+ * **Parameters:**
+ * - `state`: returned loading state
+ * - `function`: the function to check
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`,
@@ -17344,9 +17599,6 @@ CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *
  *
  * **See also:** `cuFuncLoad`,
  * `cuModuleEnumerateFunctions`
- *
- * \param state - returned loading state
- * \param function - the function to check
  */
 CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function);
 
@@ -17356,6 +17608,9 @@ CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction functi
  * Finalizes function loading for `function`. Calling this API with a
  * fully loaded function has no effect.
  *
+ * **Parameters:**
+ * - `function`: the function to load
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_HANDLE`,
@@ -17363,8 +17618,6 @@ CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction functi
  *
  * **See also:** `cuModuleEnumerateFunctions`,
  * `cuFuncIsLoaded`
- *
- * \param function - the function to load
  */
 CUresult CUDAAPI cuFuncLoad(CUfunction function);
 
@@ -17448,6 +17701,19 @@ CUresult CUDAAPI cuFuncLoad(CUfunction function);
  * the kernel on will either be taken from the specified stream `hStream`
  * or the current context in case of NULL stream.
  *
+ * **Parameters:**
+ * - `f`: Function `CUfunction` or Kernel `CUkernel` to launch
+ * - `gridDimX`: Width of grid in blocks
+ * - `gridDimY`: Height of grid in blocks
+ * - `gridDimZ`: Depth of grid in blocks
+ * - `blockDimX`: X dimension of each thread block
+ * - `blockDimY`: Y dimension of each thread block
+ * - `blockDimZ`: Z dimension of each thread block
+ * - `sharedMemBytes`: Dynamic shared-memory size per thread block in bytes
+ * - `hStream`: Stream identifier
+ * - `kernelParams`: Array of pointers to kernel parameters
+ * - `extra`: Extra options
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -17474,18 +17740,6 @@ CUresult CUDAAPI cuFuncLoad(CUfunction function);
  * `cuKernelSetCacheConfig`,
  * `cuKernelGetAttribute`,
  * `cuKernelSetAttribute`
- *
- * \param f - Function `CUfunction` or Kernel `CUkernel` to launch
- * \param gridDimX - Width of grid in blocks
- * \param gridDimY - Height of grid in blocks
- * \param gridDimZ - Depth of grid in blocks
- * \param blockDimX - X dimension of each thread block
- * \param blockDimY - Y dimension of each thread block
- * \param blockDimZ - Z dimension of each thread block
- * \param sharedMemBytes - Dynamic shared-memory size per thread block in bytes
- * \param hStream - Stream identifier
- * \param kernelParams - Array of pointers to kernel parameters
- * \param extra - Extra options
  */
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra);
 
@@ -17726,6 +17980,12 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
  * the kernel on will either be taken from the specified stream `CUlaunchConfig::hStream`
  * or the current context in case of NULL stream.
  *
+ * **Parameters:**
+ * - `config`: Config to launch
+ * - `f`: Function `CUfunction` or Kernel `CUkernel` to launch
+ * - `kernelParams`: Array of pointers to kernel parameters
+ * - `extra`: Extra options
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -17754,11 +18014,6 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
  * `cuKernelSetCacheConfig`,
  * `cuKernelGetAttribute`,
  * `cuKernelSetAttribute`
- *
- * \param config - Config to launch
- * \param f - Function `CUfunction` or Kernel `CUkernel` to launch
- * \param kernelParams - Array of pointers to kernel parameters
- * \param extra - Extra options
  */
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra);
 
@@ -17810,6 +18065,18 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
  * the kernel on will either be taken from the specified stream `hStream`
  * or the current context in case of NULL stream.
  *
+ * **Parameters:**
+ * - `f`: Function `CUfunction` or Kernel `CUkernel` to launch
+ * - `gridDimX`: Width of grid in blocks
+ * - `gridDimY`: Height of grid in blocks
+ * - `gridDimZ`: Depth of grid in blocks
+ * - `blockDimX`: X dimension of each thread block
+ * - `blockDimY`: Y dimension of each thread block
+ * - `blockDimZ`: Z dimension of each thread block
+ * - `sharedMemBytes`: Dynamic shared-memory size per thread block in bytes
+ * - `hStream`: Stream identifier
+ * - `kernelParams`: Array of pointers to kernel parameters
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -17838,17 +18105,6 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
  * `cuKernelSetCacheConfig`,
  * `cuKernelGetAttribute`,
  * `cuKernelSetAttribute`
- *
- * \param f - Function `CUfunction` or Kernel `CUkernel` to launch
- * \param gridDimX - Width of grid in blocks
- * \param gridDimY - Height of grid in blocks
- * \param gridDimZ - Depth of grid in blocks
- * \param blockDimX - X dimension of each thread block
- * \param blockDimY - Y dimension of each thread block
- * \param blockDimZ - Z dimension of each thread block
- * \param sharedMemBytes - Dynamic shared-memory size per thread block in bytes
- * \param hStream - Stream identifier
- * \param kernelParams - Array of pointers to kernel parameters
  */
 CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams);
 
@@ -17962,6 +18218,11 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, 
  * If either of these conditions is not met, then `cuLaunchCooperativeKernelMultiDevice(`) will
  * return `CUDA_ERROR_INVALID_IMAGE`.
  *
+ * **Parameters:**
+ * - `launchParamsList`: List of launch parameters, one per device
+ * - `numDevices`: Size of the `launchParamsList` array
+ * - `flags`: Flags to control launch behavior
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -17985,10 +18246,6 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, 
  * `cuFuncGetAttribute`,
  * `cuLaunchCooperativeKernel`,
  * `cudaLaunchCooperativeKernelMultiDevice`
- *
- * \param launchParamsList - List of launch parameters, one per device
- * \param numDevices - Size of the `launchParamsList` array
- * \param flags - Flags to control launch behavior
  * \deprecated This function is deprecated as of CUDA 11.3.
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags);
@@ -18033,6 +18290,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(CUDA_LAU
  * Note that, in contrast to `cuStreamAddCallback`, the function will not be
  * called in the event of an error in the CUDA context.
  *
+ * **Parameters:**
+ * - `hStream`: Stream to enqueue function call in
+ * - `fn`: The function to call once preceding stream operations are complete
+ * - `userData`: User-specified data to be passed to the function
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18051,10 +18313,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(CUDA_LAU
  * `cuMemAllocManaged`,
  * `cuStreamAttachMemAsync`,
  * `cuStreamAddCallback`
- *
- * \param hStream - Stream to enqueue function call in
- * \param fn - The function to call once preceding stream operations are complete
- * \param userData - User-specified data to be passed to the function
  */
 CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
 
@@ -18065,6 +18323,12 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
  *
  * Specifies the `x`, `y`, and `z` dimensions of the thread blocks that are
  * created when the kernel given by `hfunc` is launched.
+ *
+ * **Parameters:**
+ * - `hfunc`: Kernel to specify dimensions of
+ * - `x`: X dimension
+ * - `y`: Y dimension
+ * - `z`: Z dimension
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18086,11 +18350,6 @@ CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
  * `cuLaunchGrid`,
  * `cuLaunchGridAsync`,
  * `cuLaunchKernel`
- *
- * \param hfunc - Kernel to specify dimensions of
- * \param x - X dimension
- * \param y - Y dimension
- * \param z - Z dimension
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z);
@@ -18102,6 +18361,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, 
  *
  * Sets through `bytes` the amount of dynamic shared memory that will be
  * available to each thread block when the kernel given by `hfunc` is launched.
+ *
+ * **Parameters:**
+ * - `hfunc`: Kernel to specify dynamic shared-memory size for
+ * - `bytes`: Dynamic shared-memory size per thread in bytes
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18123,9 +18386,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, 
  * `cuLaunchGrid`,
  * `cuLaunchGridAsync`,
  * `cuLaunchKernel`
- *
- * \param hfunc - Kernel to specify dynamic shared-memory size for
- * \param bytes - Dynamic shared-memory size per thread in bytes
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes);
@@ -18138,6 +18398,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigne
  * Sets through `numbytes` the total size in bytes needed by the function
  * parameters of the kernel corresponding to `hfunc`.
  *
+ * **Parameters:**
+ * - `hfunc`: Kernel to set parameter size for
+ * - `numbytes`: Size of parameter list in bytes
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18156,9 +18420,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigne
  * `cuLaunchGrid`,
  * `cuLaunchGridAsync`,
  * `cuLaunchKernel`
- *
- * \param hfunc - Kernel to set parameter size for
- * \param numbytes - Size of parameter list in bytes
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbytes);
@@ -18171,6 +18432,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int
  * Sets an integer parameter that will be specified the next time the
  * kernel corresponding to `hfunc` will be invoked. `offset` is a byte offset.
  *
+ * **Parameters:**
+ * - `hfunc`: Kernel to add parameter to
+ * - `offset`: Offset to add parameter to argument list
+ * - `value`: Value of parameter
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18189,10 +18455,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int
  * `cuLaunchGrid`,
  * `cuLaunchGridAsync`,
  * `cuLaunchKernel`
- *
- * \param hfunc - Kernel to add parameter to
- * \param offset - Offset to add parameter to argument list
- * \param value - Value of parameter
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned int value);
@@ -18204,6 +18466,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, uns
  *
  * Sets a floating-point parameter that will be specified the next time the
  * kernel corresponding to `hfunc` will be invoked. `offset` is a byte offset.
+ *
+ * **Parameters:**
+ * - `hfunc`: Kernel to add parameter to
+ * - `offset`: Offset to add parameter to argument list
+ * - `value`: Value of parameter
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18223,10 +18490,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, uns
  * `cuLaunchGrid`,
  * `cuLaunchGridAsync`,
  * `cuLaunchKernel`
- *
- * \param hfunc - Kernel to add parameter to
- * \param offset - Offset to add parameter to argument list
- * \param value - Value of parameter
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value);
@@ -18240,6 +18503,12 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, flo
  * into the parameter space of the kernel corresponding to `hfunc`. `offset`
  * is a byte offset.
  *
+ * **Parameters:**
+ * - `hfunc`: Kernel to add data to
+ * - `offset`: Offset to add data to argument list
+ * - `ptr`: Pointer to arbitrary data
+ * - `numbytes`: Size of data to copy in bytes
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18258,11 +18527,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, flo
  * `cuLaunchGrid`,
  * `cuLaunchGridAsync`,
  * `cuLaunchKernel`
- *
- * \param hfunc - Kernel to add data to
- * \param offset - Offset to add data to argument list
- * \param ptr - Pointer to arbitrary data
- * \param numbytes - Size of data to copy in bytes
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes);
@@ -18291,6 +18555,9 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, voi
  * launching via cuLaunchKernel, this state must be re-initialized prior to
  * calling this function. Failure to do so results in undefined behavior.
  *
+ * **Parameters:**
+ * - `f`: Kernel to launch
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18314,8 +18581,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, voi
  * `cuLaunchGrid`,
  * `cuLaunchGridAsync`,
  * `cuLaunchKernel`
- *
- * \param f - Kernel to launch
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuLaunch(CUfunction f);
@@ -18344,6 +18609,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuLaunch(CUfunction f);
  * launching via cuLaunchKernel, this state must be re-initialized prior to
  * calling this function. Failure to do so results in undefined behavior.
  *
+ * **Parameters:**
+ * - `f`: Kernel to launch
+ * - `grid_width`: Width of grid in blocks
+ * - `grid_height`: Height of grid in blocks
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18367,10 +18637,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuLaunch(CUfunction f);
  * `cuLaunch`,
  * `cuLaunchGridAsync`,
  * `cuLaunchKernel`
- *
- * \param f - Kernel to launch
- * \param grid_width - Width of grid in blocks
- * \param grid_height - Height of grid in blocks
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_height);
@@ -18398,6 +18664,12 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, in
  * block shape, dynamic shared memory size, and parameter information. After
  * launching via cuLaunchKernel, this state must be re-initialized prior to
  * calling this function. Failure to do so results in undefined behavior.
+ *
+ * **Parameters:**
+ * - `f`: Kernel to launch
+ * - `grid_width`: Width of grid in blocks
+ * - `grid_height`: Height of grid in blocks
+ * - `hStream`: Stream identifier
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18429,11 +18701,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, in
  * `cuLaunch`,
  * `cuLaunchGrid`,
  * `cuLaunchKernel`
- *
- * \param f - Kernel to launch
- * \param grid_width - Width of grid in blocks
- * \param grid_height - Height of grid in blocks
- * \param hStream - Stream identifier
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream);
@@ -18448,6 +18715,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_widt
  * CUDA, the texture-reference must be obtained via `cuModuleGetTexRef(`) and
  * the `texunit` parameter must be set to `CU_PARAM_TR_DEFAULT`.
  *
+ * **Parameters:**
+ * - `hfunc`: Kernel to add texture-reference to
+ * - `texunit`: Texture unit (must be `CU_PARAM_TR_DEFAULT`)
+ * - `hTexRef`: Texture-reference to add to argument list
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18455,10 +18727,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_widt
  * `CUDA_ERROR_INVALID_CONTEXT`,
  * `CUDA_ERROR_INVALID_VALUE`
  * *Note that this function may also return error codes from previous, asynchronous launches.*
- *
- * \param hfunc - Kernel to add texture-reference to
- * \param texunit - Texture unit (must be `CU_PARAM_TR_DEFAULT`)
- * \param hTexRef - Texture-reference to add to argument list
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef);
@@ -18496,6 +18764,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texuni
  * - `CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE`: set shared memory bank width to
  * be natively eight bytes when launching this function.
  *
+ * **Parameters:**
+ * - `hfunc`: kernel to be given a shared memory config
+ * - `config`: requested shared memory configuration
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -18511,9 +18783,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texuni
  * `cuFuncGetAttribute`,
  * `cuLaunchKernel`,
  * `cudaFuncSetSharedMemConfig`
- *
- * \param hfunc - kernel to be given a shared memory config
- * \param config - requested shared memory configuration
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config);
@@ -18522,6 +18791,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CU
  * Creates a graph
  *
  * Creates an empty graph, which is returned via `phGraph`.
+ *
+ * **Parameters:**
+ * - `phGraph`: Returns newly created graph
+ * - `flags`: Graph creation flags, must be 0
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18545,9 +18818,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CU
  * `cuGraphGetRootNodes`,
  * `cuGraphGetEdges`,
  * `cuGraphClone`
- *
- * \param phGraph - Returns newly created graph
- * \param flags - Graph creation flags, must be 0
  */
 CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags);
 
@@ -18624,6 +18894,13 @@ CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags);
  * writing through any texture or surface reference is undefined behavior.
  * This restriction does not apply to texture and surface objects.
  *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `nodeParams`: Parameters for the GPU execution node
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18646,12 +18923,6 @@ CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags);
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
  *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param nodeParams - Parameters for the GPU execution node
- *
  * API name `cuGraphAddKernelNode`; ABI symbol `cuGraphAddKernelNode_v2`.
  */
 CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams);
@@ -18670,6 +18941,10 @@ CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGrap
  * The params will contain either `kernelParams` or `extra`,
  * according to which of these was most recently set on the node.
  *
+ * **Parameters:**
+ * - `hNode`: Node to get the parameters for
+ * - `nodeParams`: Pointer to return the parameters
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18683,9 +18958,6 @@ CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGrap
  * `cuGraphAddKernelNode`,
  * `cuGraphKernelNodeSetParams`
  *
- * \param hNode - Node to get the parameters for
- * \param nodeParams - Pointer to return the parameters
- *
  * API name `cuGraphKernelNodeGetParams`; ABI symbol `cuGraphKernelNodeGetParams_v2`.
  */
 CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams);
@@ -18694,6 +18966,10 @@ CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NO
  * Sets a kernel node's parameters
  *
  * Sets the parameters of kernel node `hNode` to `nodeParams`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to set the parameters for
+ * - `nodeParams`: Parameters to copy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18708,9 +18984,6 @@ CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NO
  * `cuLaunchKernel`,
  * `cuGraphAddKernelNode`,
  * `cuGraphKernelNodeGetParams`
- *
- * \param hNode - Node to set the parameters for
- * \param nodeParams - Parameters to copy
  *
  * API name `cuGraphKernelNodeSetParams`; ABI symbol `cuGraphKernelNodeSetParams_v2`.
  */
@@ -18735,6 +19008,14 @@ CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KER
  * for those operand(s). The managed memory will be treated as residing on either the
  * host or the device, depending on which memory type is specified.
  *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `copyParams`: Parameters for the memory copy
+ * - `ctx`: Context on which to run the node
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -18755,13 +19036,6 @@ CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KER
  * `cuGraphAddKernelNode`,
  * `cuGraphAddHostNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param copyParams - Parameters for the memory copy
- * \param ctx - Context on which to run the node
  */
 CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
 
@@ -18769,6 +19043,10 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
  * Returns a memcpy node's parameters
  *
  * Returns the parameters of memcpy node `hNode` in `nodeParams`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to get the parameters for
+ * - `nodeParams`: Pointer to return the parameters
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18782,9 +19060,6 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
  * `cuMemcpy3D`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphMemcpyNodeSetParams`
- *
- * \param hNode - Node to get the parameters for
- * \param nodeParams - Pointer to return the parameters
  */
 CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams);
 
@@ -18792,6 +19067,10 @@ CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *no
  * Sets a memcpy node's parameters
  *
  * Sets the parameters of memcpy node `hNode` to `nodeParams`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to set the parameters for
+ * - `nodeParams`: Parameters to copy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18806,9 +19085,6 @@ CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *no
  * `cuMemcpy3D`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphMemcpyNodeGetParams`
- *
- * \param hNode - Node to set the parameters for
- * \param nodeParams - Parameters to copy
  */
 CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams);
 
@@ -18823,6 +19099,14 @@ CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY
  *
  * The element size must be 1, 2, or 4 bytes.
  * When the graph is launched, the node will perform the memset described by `memsetParams`.
+ *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `memsetParams`: Parameters for the memory set
+ * - `ctx`: Context on which to run the node
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18845,13 +19129,6 @@ CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY
  * `cuGraphAddKernelNode`,
  * `cuGraphAddHostNode`,
  * `cuGraphAddMemcpyNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param memsetParams - Parameters for the memory set
- * \param ctx - Context on which to run the node
  */
 CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
 
@@ -18859,6 +19136,10 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
  * Returns a memset node's parameters
  *
  * Returns the parameters of memset node `hNode` in `nodeParams`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to get the parameters for
+ * - `nodeParams`: Pointer to return the parameters
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18872,9 +19153,6 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
  * `cuMemsetD2D32`,
  * `cuGraphAddMemsetNode`,
  * `cuGraphMemsetNodeSetParams`
- *
- * \param hNode - Node to get the parameters for
- * \param nodeParams - Pointer to return the parameters
  */
 CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams);
 
@@ -18882,6 +19160,10 @@ CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_
  * Sets a memset node's parameters
  *
  * Sets the parameters of memset node `hNode` to `nodeParams`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to set the parameters for
+ * - `nodeParams`: Parameters to copy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18896,9 +19178,6 @@ CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_
  * `cuMemsetD2D32`,
  * `cuGraphAddMemsetNode`,
  * `cuGraphMemsetNodeGetParams`
- *
- * \param hNode - Node to set the parameters for
- * \param nodeParams - Parameters to copy
  */
 CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams);
 
@@ -18913,6 +19192,13 @@ CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET
  *
  * When the graph is launched, the node will invoke the specified CPU function.
  * Host nodes are not supported under MPS with pre-Volta GPUs.
+ *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `nodeParams`: Parameters for the host node
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18935,12 +19221,6 @@ CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET
  * `cuGraphAddKernelNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param nodeParams - Parameters for the host node
  */
 CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams);
 
@@ -18948,6 +19228,10 @@ CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, co
  * Returns a host node's parameters
  *
  * Returns the parameters of host node `hNode` in `nodeParams`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to get the parameters for
+ * - `nodeParams`: Pointer to return the parameters
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18961,9 +19245,6 @@ CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, co
  * `cuLaunchHostFunc`,
  * `cuGraphAddHostNode`,
  * `cuGraphHostNodeSetParams`
- *
- * \param hNode - Node to get the parameters for
- * \param nodeParams - Pointer to return the parameters
  */
 CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams);
 
@@ -18971,6 +19252,10 @@ CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARA
  * Sets a host node's parameters
  *
  * Sets the parameters of host node `hNode` to `nodeParams`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to set the parameters for
+ * - `nodeParams`: Parameters to copy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -18985,9 +19270,6 @@ CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARA
  * `cuLaunchHostFunc`,
  * `cuGraphAddHostNode`,
  * `cuGraphHostNodeGetParams`
- *
- * \param hNode - Node to set the parameters for
- * \param nodeParams - Parameters to copy
  */
 CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams);
 
@@ -19004,6 +19286,13 @@ CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NOD
  * return an error.
  *
  * The node executes an embedded child graph. The child graph is cloned in this call.
+ *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `childGraph`: The graph to clone into this node
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19024,12 +19313,6 @@ CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NOD
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`,
  * `cuGraphClone`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param childGraph - The graph to clone into this node
  */
 CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph);
 
@@ -19043,6 +19326,10 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGra
  * Allocation and free nodes cannot be added to the returned graph.
  * Attempting to do so will return an error.
  *
+ * **Parameters:**
+ * - `hNode`: Node to get the embedded graph for
+ * - `phGraph`: Location to store a handle to the graph
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -19054,9 +19341,6 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGra
  * **See also:**
  * `cuGraphAddChildGraphNode`,
  * `cuGraphNodeFindInClone`
- *
- * \param hNode - Node to get the embedded graph for
- * \param phGraph - Location to store a handle to the graph
  */
 CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph);
 
@@ -19073,6 +19357,12 @@ CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGra
  * transitive ordering. For example, a phased execution graph with 2 groups of n
  * nodes with a barrier between them can be represented using an empty node and
  * 2*n dependency edges, rather than no empty node and n^2 dependency edges.
+ *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19091,11 +19381,6 @@ CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGra
  * `cuGraphAddHostNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
  */
 CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies);
 
@@ -19110,6 +19395,13 @@ CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
  *
  * Each launch of the graph will record `event` to capture execution of the
  * node's dependencies.
+ *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `event`: Event for the node
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19132,12 +19424,6 @@ CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
  * `cuGraphAddKernelNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param event - Event for the node
  */
 CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event);
 
@@ -19145,6 +19431,10 @@ CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGr
  * Returns the event associated with an event record node
  *
  * Returns the event of event record node `hNode` in `event_out`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to get the event for
+ * - `event_out`: Pointer to return the event
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19160,9 +19450,6 @@ CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGr
  * `cuGraphEventWaitNodeGetEvent`,
  * `cuEventRecordWithFlags`,
  * `cuStreamWaitEvent`
- *
- * \param hNode - Node to get the event for
- * \param event_out - Pointer to return the event
  */
 CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out);
 
@@ -19170,6 +19457,10 @@ CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *even
  * Sets an event record node's event
  *
  * Sets the event of event record node `hNode` to `event`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to set the event for
+ * - `event`: Event to use
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19186,9 +19477,6 @@ CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *even
  * `cuGraphEventWaitNodeSetEvent`,
  * `cuEventRecordWithFlags`,
  * `cuStreamWaitEvent`
- *
- * \param hNode - Node to set the event for
- * \param event - Event to use
  */
 CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event);
 
@@ -19205,6 +19493,13 @@ CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event
  * for details on what is captured by an event. `event` may be from a different context
  * or device than the launch stream.
  *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `event`: Event for the node
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -19226,12 +19521,6 @@ CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event
  * `cuGraphAddKernelNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param event - Event for the node
  */
 CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event);
 
@@ -19239,6 +19528,10 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGrap
  * Returns the event associated with an event wait node
  *
  * Returns the event of event wait node `hNode` in `event_out`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to get the event for
+ * - `event_out`: Pointer to return the event
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19254,9 +19547,6 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGrap
  * `cuGraphEventRecordNodeGetEvent`,
  * `cuEventRecordWithFlags`,
  * `cuStreamWaitEvent`
- *
- * \param hNode - Node to get the event for
- * \param event_out - Pointer to return the event
  */
 CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out);
 
@@ -19264,6 +19554,10 @@ CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_
  * Sets an event wait node's event
  *
  * Sets the event of event wait node `hNode` to `event`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to set the event for
+ * - `event`: Event to use
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19280,9 +19574,6 @@ CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_
  * `cuGraphEventRecordNodeSetEvent`,
  * `cuEventRecordWithFlags`,
  * `cuStreamWaitEvent`
- *
- * \param hNode - Node to set the event for
- * \param event - Event to use
  */
 CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event);
 
@@ -19298,6 +19589,13 @@ CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event);
  * Performs a signal operation on a set of externally allocated semaphore objects
  * when the node is launched.  The operation(s) will occur after all of the node's
  * dependencies have completed.
+ *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `nodeParams`: Parameters for the node
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19326,12 +19624,6 @@ CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event);
  * `cuGraphAddKernelNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param nodeParams - Parameters for the node
  */
 CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
 
@@ -19344,6 +19636,10 @@ CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode
  * parameters are modified, and should not be modified
  * directly. Use `cuGraphExternalSemaphoresSignalNodeSetParams` to update the
  * parameters of this node.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to get the parameters for
+ * - `params_out`: Pointer to return the parameters
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19360,9 +19656,6 @@ CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode
  * `cuGraphAddExternalSemaphoresWaitNode`,
  * `cuSignalExternalSemaphoresAsync`,
  * `cuWaitExternalSemaphoresAsync`
- *
- * \param hNode - Node to get the parameters for
- * \param params_out - Pointer to return the parameters
  */
 CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out);
 
@@ -19370,6 +19663,10 @@ CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode,
  * Sets an external semaphore signal node's parameters
  *
  * Sets the parameters of an external semaphore signal node `hNode` to `nodeParams`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to set the parameters for
+ * - `nodeParams`: Parameters to copy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19386,9 +19683,6 @@ CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode,
  * `cuGraphAddExternalSemaphoresWaitNode`,
  * `cuSignalExternalSemaphoresAsync`,
  * `cuWaitExternalSemaphoresAsync`
- *
- * \param hNode - Node to set the parameters for
- * \param nodeParams - Parameters to copy
  */
 CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
 
@@ -19404,6 +19698,13 @@ CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode,
  * Performs a wait operation on a set of externally allocated semaphore objects
  * when the node is launched.  The node's dependencies will not be launched until
  * the wait operation has completed.
+ *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `nodeParams`: Parameters for the node
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19432,12 +19733,6 @@ CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode,
  * `cuGraphAddKernelNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param nodeParams - Parameters for the node
  */
 CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
 
@@ -19450,6 +19745,10 @@ CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, 
  * parameters are modified, and should not be modified
  * directly. Use `cuGraphExternalSemaphoresSignalNodeSetParams` to update the
  * parameters of this node.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to get the parameters for
+ * - `params_out`: Pointer to return the parameters
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19466,9 +19765,6 @@ CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, 
  * `cuGraphAddExternalSemaphoresWaitNode`,
  * `cuSignalExternalSemaphoresAsync`,
  * `cuWaitExternalSemaphoresAsync`
- *
- * \param hNode - Node to get the parameters for
- * \param params_out - Pointer to return the parameters
  */
 CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out);
 
@@ -19476,6 +19772,10 @@ CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, C
  * Sets an external semaphore wait node's parameters
  *
  * Sets the parameters of an external semaphore wait node `hNode` to `nodeParams`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to set the parameters for
+ * - `nodeParams`: Parameters to copy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19492,9 +19792,6 @@ CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, C
  * `cuGraphAddExternalSemaphoresWaitNode`,
  * `cuSignalExternalSemaphoresAsync`,
  * `cuWaitExternalSemaphoresAsync`
- *
- * \param hNode - Node to set the parameters for
- * \param nodeParams - Parameters to copy
  */
 CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
 
@@ -19519,6 +19816,13 @@ CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, c
  * the scheduler does not serialize them in an improper order. For more
  * information, see the Stream Memory Operations section in the programming
  * guide(https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html).
+ *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `nodeParams`: Parameters for the node
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19545,12 +19849,6 @@ CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, c
  * `cuGraphAddKernelNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param nodeParams - Parameters for the node
  */
 CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 
@@ -19564,6 +19862,10 @@ CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGra
  * directly. Use `cuGraphBatchMemOpNodeSetParams` to update the
  * parameters of this node.
  *
+ * **Parameters:**
+ * - `hNode`: Node to get the parameters for
+ * - `nodeParams_out`: Pointer to return the parameters
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -19576,9 +19878,6 @@ CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGra
  * `cuStreamBatchMemOp`,
  * `cuGraphAddBatchMemOpNode`,
  * `cuGraphBatchMemOpNodeSetParams`
- *
- * \param hNode - Node to get the parameters for
- * \param nodeParams_out - Pointer to return the parameters
  */
 CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out);
 
@@ -19589,6 +19888,10 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_ME
  *
  * The paramArray inside `nodeParams` is copied and therefore it can be
  * freed after the call returns.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to set the parameters for
+ * - `nodeParams`: Parameters to copy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19603,9 +19906,6 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_ME
  * `cuStreamBatchMemOp`,
  * `cuGraphAddBatchMemOpNode`,
  * `cuGraphBatchMemOpNodeGetParams`
- *
- * \param hNode - Node to set the parameters for
- * \param nodeParams - Parameters to copy
  */
 CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 
@@ -19636,6 +19936,11 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BA
  * The paramArray inside `nodeParams` is copied and therefore it can be
  * freed after the call returns.
  *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: Batch mem op node from the graph from which graphExec was instantiated
+ * - `nodeParams`: Updated Parameters to set
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -19649,10 +19954,6 @@ CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BA
  * `cuGraphBatchMemOpNodeGetParams`,
  * `cuGraphBatchMemOpNodeSetParams`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - Batch mem op node from the graph from which graphExec was instantiated
- * \param nodeParams - Updated Parameters to set
  */
 CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams);
 
@@ -19693,6 +19994,13 @@ CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgr
  * - Only one instantiation of the graph may exist at any point in time.
  * - The graph cannot be cloned.
  *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `nodeParams`: Parameters for the node
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -19722,12 +20030,6 @@ CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgr
  * `cuGraphAddKernelNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param nodeParams - Parameters for the node
  */
 CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams);
 
@@ -19738,6 +20040,10 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph
  * The `poolProps` and `accessDescs` returned in `params_out`, are owned by the
  * node.  This memory remains valid until the node is destroyed.  The returned
  * parameters must not be modified.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to get the parameters for
+ * - `params_out`: Pointer to return the parameters
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19750,9 +20056,6 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph
  * **See also:**
  * `cuGraphAddMemAllocNode`,
  * `cuGraphMemFreeNodeGetParams`
- *
- * \param hNode - Node to get the parameters for
- * \param params_out - Pointer to return the parameters
  */
 CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out);
 
@@ -19775,6 +20078,13 @@ CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_
  * - The graph can only be used in a child node if the ownership is moved to the parent.
  * - Only one instantiation of the graph may exist at any point in time.
  * - The graph cannot be cloned.
+ *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `dptr`: Address of memory to free
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19805,12 +20115,6 @@ CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_
  * `cuGraphAddKernelNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param dptr - Address of memory to free
  */
 CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr);
 
@@ -19818,6 +20122,10 @@ CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
  * Returns a memory free node's parameters
  *
  * Returns the address of a memory free node `hNode` in `dptr_out`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to get the parameters for
+ * - `dptr_out`: Pointer to return the device address
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19830,9 +20138,6 @@ CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
  * **See also:**
  * `cuGraphAddMemFreeNode`,
  * `cuGraphMemAllocNodeGetParams`
- *
- * \param hNode - Node to get the parameters for
- * \param dptr_out - Pointer to return the device address
  */
 CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out);
 
@@ -19841,6 +20146,9 @@ CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dpt
  *
  * Blocks which are not in use by a graph that is either currently executing or scheduled to execute are
  * freed back to the operating system.
+ *
+ * **Parameters:**
+ * - `device`: The device for which cached memory should be freed.
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19851,8 +20159,6 @@ CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dpt
  * `cuGraphAddMemFreeNode`,
  * `cuDeviceSetGraphMemAttribute`,
  * `cuDeviceGetGraphMemAttribute`
- *
- * \param device - The device for which cached memory should be freed.
  */
 CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device);
 
@@ -19869,6 +20175,11 @@ CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device);
  * - `CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH`: High watermark of memory, in bytes, currently allocated for use by
  * the CUDA graphs asynchronous allocator.
  *
+ * **Parameters:**
+ * - `device`: Specifies the scope of the query
+ * - `attr`: attribute to get
+ * - `value`: retrieved value
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_DEVICE`
@@ -19877,10 +20188,6 @@ CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device);
  * `cuDeviceSetGraphMemAttribute`,
  * `cuGraphAddMemAllocNode`,
  * `cuGraphAddMemFreeNode`
- *
- * \param device - Specifies the scope of the query
- * \param attr - attribute to get
- * \param value - retrieved value
  */
 CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value);
 
@@ -19894,6 +20201,11 @@ CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attrib
  * - `CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH`: High watermark of memory, in bytes, currently allocated for use by
  * the CUDA graphs asynchronous allocator.
  *
+ * **Parameters:**
+ * - `device`: Specifies the scope of the query
+ * - `attr`: attribute to get
+ * - `value`: pointer to value to set
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_DEVICE`
@@ -19902,10 +20214,6 @@ CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attrib
  * `cuDeviceGetGraphMemAttribute`,
  * `cuGraphAddMemAllocNode`,
  * `cuGraphAddMemFreeNode`
- *
- * \param device - Specifies the scope of the query
- * \param attr - attribute to get
- * \param value - pointer to value to set
  */
 CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value);
 
@@ -19921,6 +20229,10 @@ CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attrib
  * \note: Cloning is not supported for graphs which contain memory allocation nodes,
  * memory free nodes, or conditional nodes.
  *
+ * **Parameters:**
+ * - `phGraphClone`: Returns newly created cloned graph
+ * - `originalGraph`: Graph to clone
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -19931,9 +20243,6 @@ CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attrib
  * **See also:**
  * `cuGraphCreate`,
  * `cuGraphNodeFindInClone`
- *
- * \param phGraphClone - Returns newly created cloned graph
- * \param originalGraph - Graph to clone
  */
 CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph);
 
@@ -19948,6 +20257,11 @@ CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph);
  * `cuGraphClone`, and the corresponding cloned node in `hClonedGraph` must not have
  * been removed. The cloned node is then returned via `phClonedNode`.
  *
+ * **Parameters:**
+ * - `phNode`: Returns handle to the cloned node
+ * - `hOriginalNode`: Handle to the original node
+ * - `hClonedGraph`: Cloned graph to query
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -19956,10 +20270,6 @@ CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph);
  *
  * **See also:**
  * `cuGraphClone`
- *
- * \param phNode - Returns handle to the cloned node
- * \param hOriginalNode - Handle to the original node
- * \param hClonedGraph - Cloned graph to query
  */
 CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph);
 
@@ -19967,6 +20277,10 @@ CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigin
  * Returns a node's type
  *
  * Returns the node type of `hNode` in `type`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to query
+ * - `type`: Pointer to return the node type
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -19988,9 +20302,6 @@ CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigin
  * `cuGraphMemcpyNodeSetParams`,
  * `cuGraphMemsetNodeGetParams`,
  * `cuGraphMemsetNodeSetParams`
- *
- * \param hNode - Node to query
- * \param type - Pointer to return the node type
  */
 CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
 
@@ -20002,6 +20313,11 @@ CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
  * `numNodes` entries will be filled in. If `numNodes` is higher than the actual
  * number of nodes, the remaining entries in `nodes` will be set to NULL, and the
  * number of nodes actually obtained will be returned in `numNodes`.
+ *
+ * **Parameters:**
+ * - `hGraph`: Graph to query
+ * - `nodes`: Pointer to return the nodes
+ * - `numNodes`: See description
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20018,10 +20334,6 @@ CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
  * `cuGraphNodeGetType`,
  * `cuGraphNodeGetDependencies`,
  * `cuGraphNodeGetDependentNodes`
- *
- * \param hGraph - Graph to query
- * \param nodes - Pointer to return the nodes
- * \param numNodes - See description
  */
 CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
 
@@ -20033,6 +20345,11 @@ CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *num
  * `numRootNodes` entries will be filled in. If `numRootNodes` is higher than the actual
  * number of root nodes, the remaining entries in `rootNodes` will be set to NULL, and the
  * number of nodes actually obtained will be returned in `numRootNodes`.
+ *
+ * **Parameters:**
+ * - `hGraph`: Graph to query
+ * - `rootNodes`: Pointer to return the root nodes
+ * - `numRootNodes`: See description
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20049,10 +20366,6 @@ CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *num
  * `cuGraphNodeGetType`,
  * `cuGraphNodeGetDependencies`,
  * `cuGraphNodeGetDependentNodes`
- *
- * \param hGraph - Graph to query
- * \param rootNodes - Pointer to return the root nodes
- * \param numRootNodes - See description
  */
 CUresult CUDAAPI cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes);
 
@@ -20066,6 +20379,12 @@ CUresult CUDAAPI cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, siz
  * `numEdges` entries will be filled in. If `numEdges` is higher than the actual
  * number of edges, the remaining entries in `from` and `to` will be set to NULL, and
  * the number of edges actually returned will be written to `numEdges`.
+ *
+ * **Parameters:**
+ * - `hGraph`: Graph to get the edges from
+ * - `from`: Location to return edge endpoints
+ * - `to`: Location to return edge endpoints
+ * - `numEdges`: See description
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20082,11 +20401,6 @@ CUresult CUDAAPI cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, siz
  * `cuGraphRemoveDependencies`,
  * `cuGraphNodeGetDependencies`,
  * `cuGraphNodeGetDependentNodes`
- *
- * \param hGraph - Graph to get the edges from
- * \param from - Location to return edge endpoints
- * \param to - Location to return edge endpoints
- * \param numEdges - See description
  */
 CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges);
 
@@ -20105,6 +20419,13 @@ CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode 
  * `CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL then `from` and `to` must be
  * as well.
  *
+ * **Parameters:**
+ * - `hGraph`: Graph to get the edges from
+ * - `from`: Location to return edge endpoints
+ * - `to`: Location to return edge endpoints
+ * - `edgeData`: Optional location to return edge data
+ * - `numEdges`: See description
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_LOSSY_QUERY`,
@@ -20121,12 +20442,6 @@ CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode 
  * `cuGraphRemoveDependencies`,
  * `cuGraphNodeGetDependencies`,
  * `cuGraphNodeGetDependentNodes`
- *
- * \param hGraph - Graph to get the edges from
- * \param from - Location to return edge endpoints
- * \param to - Location to return edge endpoints
- * \param edgeData - Optional location to return edge data
- * \param numEdges - See description
  */
 CUresult CUDAAPI cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges);
 
@@ -20138,6 +20453,11 @@ CUresult CUDAAPI cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNo
  * `numDependencies` entries will be filled in. If `numDependencies` is higher than the actual
  * number of dependencies, the remaining entries in `dependencies` will be set to NULL, and the
  * number of nodes actually obtained will be returned in `numDependencies`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to query
+ * - `dependencies`: Pointer to return the dependencies
+ * - `numDependencies`: See description
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20154,10 +20474,6 @@ CUresult CUDAAPI cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNo
  * `cuGraphGetEdges`,
  * `cuGraphAddDependencies`,
  * `cuGraphRemoveDependencies`
- *
- * \param hNode - Node to query
- * \param dependencies - Pointer to return the dependencies
- * \param numDependencies - See description
  */
 CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies);
 
@@ -20173,6 +20489,12 @@ CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *depe
  * Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
  * this API will return `CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL, then
  * `dependencies` must be as well.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to query
+ * - `dependencies`: Pointer to return the dependencies
+ * - `edgeData`: Optional array to return edge data for each dependency
+ * - `numDependencies`: See description
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20190,11 +20512,6 @@ CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *depe
  * `cuGraphGetEdges`,
  * `cuGraphAddDependencies`,
  * `cuGraphRemoveDependencies`
- *
- * \param hNode - Node to query
- * \param dependencies - Pointer to return the dependencies
- * \param edgeData - Optional array to return edge data for each dependency
- * \param numDependencies - See description
  */
 CUresult CUDAAPI cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies);
 
@@ -20207,6 +20524,11 @@ CUresult CUDAAPI cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *d
  * higher than the actual number of dependent nodes, the remaining entries in
  * `dependentNodes` will be set to NULL, and the number of nodes actually obtained will
  * be returned in `numDependentNodes`.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to query
+ * - `dependentNodes`: Pointer to return the dependent nodes
+ * - `numDependentNodes`: See description
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20223,10 +20545,6 @@ CUresult CUDAAPI cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *d
  * `cuGraphGetEdges`,
  * `cuGraphAddDependencies`,
  * `cuGraphRemoveDependencies`
- *
- * \param hNode - Node to query
- * \param dependentNodes - Pointer to return the dependent nodes
- * \param numDependentNodes - See description
  */
 CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes);
 
@@ -20244,6 +20562,12 @@ CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *de
  * this API will return `CUDA_ERROR_LOSSY_QUERY`.  If `edgeData` is non-NULL, then
  * `dependentNodes` must be as well.
  *
+ * **Parameters:**
+ * - `hNode`: Node to query
+ * - `dependentNodes`: Pointer to return the dependent nodes
+ * - `edgeData`: Optional pointer to return edge data for dependent nodes
+ * - `numDependentNodes`: See description
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_LOSSY_QUERY`,
@@ -20260,11 +20584,6 @@ CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *de
  * `cuGraphGetEdges`,
  * `cuGraphAddDependencies`,
  * `cuGraphRemoveDependencies`
- *
- * \param hNode - Node to query
- * \param dependentNodes - Pointer to return the dependent nodes
- * \param edgeData - Optional pointer to return edge data for dependent nodes
- * \param numDependentNodes - See description
  */
 CUresult CUDAAPI cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes);
 
@@ -20278,6 +20597,12 @@ CUresult CUDAAPI cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode 
  * If `numDependencies` is 0, elements in `from` and `to` will be ignored.
  * Specifying an existing dependency will return an error.
  *
+ * **Parameters:**
+ * - `hGraph`: Graph to which dependencies are added
+ * - `from`: Array of nodes that provide the dependencies
+ * - `to`: Array of dependent nodes
+ * - `numDependencies`: Number of dependencies to be added
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -20289,11 +20614,6 @@ CUresult CUDAAPI cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode 
  * `cuGraphGetEdges`,
  * `cuGraphNodeGetDependencies`,
  * `cuGraphNodeGetDependentNodes`
- *
- * \param hGraph - Graph to which dependencies are added
- * \param from - Array of nodes that provide the dependencies
- * \param to - Array of dependent nodes
- * \param numDependencies - Number of dependencies to be added
  */
 CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies);
 
@@ -20307,6 +20627,13 @@ CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from,
  * If `numDependencies` is 0, elements in `from` and `to` will be ignored.
  * Specifying an existing dependency will return an error.
  *
+ * **Parameters:**
+ * - `hGraph`: Graph to which dependencies are added
+ * - `from`: Array of nodes that provide the dependencies
+ * - `to`: Array of dependent nodes
+ * - `edgeData`: Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
+ * - `numDependencies`: Number of dependencies to be added
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -20318,12 +20645,6 @@ CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from,
  * `cuGraphGetEdges`,
  * `cuGraphNodeGetDependencies`,
  * `cuGraphNodeGetDependentNodes`
- *
- * \param hGraph - Graph to which dependencies are added
- * \param from - Array of nodes that provide the dependencies
- * \param to - Array of dependent nodes
- * \param edgeData - Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
- * \param numDependencies - Number of dependencies to be added
  */
 CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies);
 
@@ -20340,6 +20661,12 @@ CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *fr
  * Dependencies cannot be removed from graphs which contain allocation or free nodes.
  * Any attempt to do so will return an error.
  *
+ * **Parameters:**
+ * - `hGraph`: Graph from which to remove dependencies
+ * - `from`: Array of nodes that provide the dependencies
+ * - `to`: Array of dependent nodes
+ * - `numDependencies`: Number of dependencies to be removed
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -20351,11 +20678,6 @@ CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *fr
  * `cuGraphGetEdges`,
  * `cuGraphNodeGetDependencies`,
  * `cuGraphNodeGetDependentNodes`
- *
- * \param hGraph - Graph from which to remove dependencies
- * \param from - Array of nodes that provide the dependencies
- * \param to - Array of dependent nodes
- * \param numDependencies - Number of dependencies to be removed
  */
 CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies);
 
@@ -20374,6 +20696,13 @@ CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *fr
  * Dependencies cannot be removed from graphs which contain allocation or free nodes.
  * Any attempt to do so will return an error.
  *
+ * **Parameters:**
+ * - `hGraph`: Graph from which to remove dependencies
+ * - `from`: Array of nodes that provide the dependencies
+ * - `to`: Array of dependent nodes
+ * - `edgeData`: Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
+ * - `numDependencies`: Number of dependencies to be removed
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -20385,12 +20714,6 @@ CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *fr
  * `cuGraphGetEdges`,
  * `cuGraphNodeGetDependencies`,
  * `cuGraphNodeGetDependentNodes`
- *
- * \param hGraph - Graph from which to remove dependencies
- * \param from - Array of nodes that provide the dependencies
- * \param to - Array of dependent nodes
- * \param edgeData - Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
- * \param numDependencies - Number of dependencies to be removed
  */
 CUresult CUDAAPI cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies);
 
@@ -20402,6 +20725,9 @@ CUresult CUDAAPI cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode 
  *
  * Nodes which belong to a graph which contains allocation or free nodes cannot be destroyed.
  * Any attempt to do so will return an error.
+ *
+ * **Parameters:**
+ * - `hNode`: Node to remove
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20416,8 +20742,6 @@ CUresult CUDAAPI cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode 
  * `cuGraphAddHostNode`,
  * `cuGraphAddMemcpyNode`,
  * `cuGraphAddMemsetNode`
- *
- * \param hNode - Node to remove
  */
 CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode);
 
@@ -20472,6 +20796,11 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode);
  * - Both operands must be accessible from the current context, and the current context must
  * match the context of other nodes in the graph.
  *
+ * **Parameters:**
+ * - `phGraphExec`: Returns instantiated graph
+ * - `hGraph`: Graph to instantiate
+ * - `flags`: Flags to control instantiation.  See `CUgraphInstantiate_flags`.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -20486,10 +20815,6 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode);
  * `cuGraphUpload`,
  * `cuGraphLaunch`,
  * `cuGraphExecDestroy`
- *
- * \param phGraphExec - Returns instantiated graph
- * \param hGraph - Graph to instantiate
- * \param flags - Flags to control instantiation.  See `CUgraphInstantiate_flags`.
  *
  * API name `cuGraphInstantiate`; ABI symbol `cuGraphInstantiateWithFlags`.
  */
@@ -20581,6 +20906,11 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph h
  * If instantiation is successful, `result_out` will be set to `CUDA_GRAPH_INSTANTIATE_SUCCESS`,
  * and `hErrNode_out` will be set to NULL.
  *
+ * **Parameters:**
+ * - `phGraphExec`: Returns instantiated graph
+ * - `hGraph`: Graph to instantiate
+ * - `instantiateParams`: Instantiation parameters
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -20591,10 +20921,6 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph h
  * `cuGraphCreate`,
  * `cuGraphInstantiate`,
  * `cuGraphExecDestroy`
- *
- * \param phGraphExec - Returns instantiated graph
- * \param hGraph - Graph to instantiate
- * \param instantiateParams - Instantiation parameters
  */
 CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
 
@@ -20605,6 +20931,10 @@ CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph 
  * `CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD` will not be returned by this API as it does
  * not affect the resulting executable graph.
  *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph to query
+ * - `flags`: Returns the instantiation flags
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -20614,9 +20944,6 @@ CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph 
  * **See also:**
  * `cuGraphInstantiate`,
  * `cuGraphInstantiateWithParams`
- *
- * \param hGraphExec - The executable graph to query
- * \param flags - Returns the instantiation flags
  */
 CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags);
 
@@ -20650,6 +20977,11 @@ CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags);
  * device-updatable kernel node while it is being updated from the device will result in
  * undefined behavior.
  *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: kernel node from the graph from which graphExec was instantiated
+ * - `nodeParams`: Updated Parameters to set
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -20670,10 +21002,6 @@ CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags);
  * `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - kernel node from the graph from which graphExec was instantiated
- * \param nodeParams - Updated Parameters to set
  *
  * API name `cuGraphExecKernelNodeSetParams`; ABI symbol `cuGraphExecKernelNodeSetParams_v2`.
  */
@@ -20698,6 +21026,12 @@ CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgra
  * Returns CUDA_ERROR_INVALID_VALUE if the memory operands' mappings changed or
  * either the original or new memory operands are multidimensional.
  *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: Memcpy node from the graph which was used to instantiate graphExec
+ * - `copyParams`: The updated parameters to set
+ * - `ctx`: Context on which to run the node
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -20718,11 +21052,6 @@ CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgra
  * `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - Memcpy node from the graph which was used to instantiate graphExec
- * \param copyParams - The updated parameters to set
- * \param ctx - Context on which to run the node
  */
 CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx);
 
@@ -20749,6 +21078,12 @@ CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphN
  * or running launches of `hGraphExec` are not affected by this call.  hNode is also
  * not modified by this call.
  *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: Memset node from the graph which was used to instantiate graphExec
+ * - `memsetParams`: The updated parameters to set
+ * - `ctx`: Context on which to run the node
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -20769,11 +21104,6 @@ CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphN
  * `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - Memset node from the graph which was used to instantiate graphExec
- * \param memsetParams - The updated parameters to set
- * \param ctx - Context on which to run the node
  */
 CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx);
 
@@ -20787,6 +21117,11 @@ CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphN
  * The modifications only affect future launches of `hGraphExec`.  Already enqueued
  * or running launches of `hGraphExec` are not affected by this call.  hNode is also
  * not modified by this call.
+ *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: Host node from the graph which was used to instantiate graphExec
+ * - `nodeParams`: The updated parameters to set
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20808,10 +21143,6 @@ CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphN
  * `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - Host node from the graph which was used to instantiate graphExec
- * \param nodeParams - The updated parameters to set
  */
 CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams);
 
@@ -20831,6 +21162,11 @@ CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNod
  * of the graph contained in `hNode`.  See `cuGraphExecUpdate(`) for a list of restrictions
  * on what can be updated in an instantiated graph.  The update is recursive, so child graph
  * nodes contained within the top level child graph will also be updated.
+ *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: Host node from the graph which was used to instantiate graphExec
+ * - `childGraph`: The graph supplying the updated parameters
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20852,10 +21188,6 @@ CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNod
  * `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - Host node from the graph which was used to instantiate graphExec
- * \param childGraph - The graph supplying the updated parameters
  */
 CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph);
 
@@ -20869,6 +21201,11 @@ CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgr
  * The modifications only affect future launches of `hGraphExec`. Already
  * enqueued or running launches of `hGraphExec` are not affected by this call.
  * `hNode` is also not modified by this call.
+ *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: event record node from the graph from which graphExec was instantiated
+ * - `event`: Updated event to use
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20893,10 +21230,6 @@ CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgr
  * `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - event record node from the graph from which graphExec was instantiated
- * \param event - Updated event to use
  */
 CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
 
@@ -20910,6 +21243,11 @@ CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgr
  * The modifications only affect future launches of `hGraphExec`. Already
  * enqueued or running launches of `hGraphExec` are not affected by this call.
  * `hNode` is also not modified by this call.
+ *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: event wait node from the graph from which graphExec was instantiated
+ * - `event`: Updated event to use
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20934,10 +21272,6 @@ CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgr
  * `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - event wait node from the graph from which graphExec was instantiated
- * \param event - Updated event to use
  */
 CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event);
 
@@ -20955,6 +21289,11 @@ CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgrap
  * `hNode` is also not modified by this call.
  *
  * Changing `nodeParams->numExtSems` is not supported.
+ *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: semaphore signal node from the graph from which graphExec was instantiated
+ * - `nodeParams`: Updated Parameters to set
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -20978,10 +21317,6 @@ CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgrap
  * `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - semaphore signal node from the graph from which graphExec was instantiated
- * \param nodeParams - Updated Parameters to set
  */
 CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams);
 
@@ -20999,6 +21334,11 @@ CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hG
  * `hNode` is also not modified by this call.
  *
  * Changing `nodeParams->numExtSems` is not supported.
+ *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: semaphore wait node from the graph from which graphExec was instantiated
+ * - `nodeParams`: Updated Parameters to set
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -21022,10 +21362,6 @@ CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hG
  * `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - semaphore wait node from the graph from which graphExec was instantiated
- * \param nodeParams - Updated Parameters to set
  */
 CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams);
 
@@ -21052,6 +21388,11 @@ CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGra
  *
  * **Note:** Currently only kernel, memset and memcpy nodes are supported.
  *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: Node from the graph from which graphExec was instantiated
+ * - `isEnabled`: Node is enabled if != 0, otherwise the node is disabled
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -21063,10 +21404,6 @@ CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGra
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
  * `cuGraphLaunch`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - Node from the graph from which graphExec was instantiated
- * \param isEnabled - Node is enabled if != 0, otherwise the node is disabled
  */
 CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled);
 
@@ -21083,6 +21420,11 @@ CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode
  * **Note:** Currently only kernel, memset and memcpy nodes are supported.
  * **Note:** This function will not reflect device-side updates for device-updatable kernel nodes.
  *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to set the specified node
+ * - `hNode`: Node from the graph from which graphExec was instantiated
+ * - `isEnabled`: Location to return the enabled status of the node
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -21094,10 +21436,6 @@ CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
  * `cuGraphLaunch`
- *
- * \param hGraphExec - The executable graph in which to set the specified node
- * \param hNode - Node from the graph from which graphExec was instantiated
- * \param isEnabled - Location to return the enabled status of the node
  */
 CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled);
 
@@ -21108,6 +21446,10 @@ CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode
  * the same `hGraphExec` will be serialized. Each upload is ordered behind both any
  * previous work in `hStream` and any previous launches of `hGraphExec`.
  * Uses memory cached by `stream` to back the allocations owned by `hGraphExec`.
+ *
+ * **Parameters:**
+ * - `hGraphExec`: Executable graph to upload
+ * - `hStream`: Stream in which to upload the graph
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -21121,9 +21463,6 @@ CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode
  * `cuGraphInstantiate`,
  * `cuGraphLaunch`,
  * `cuGraphExecDestroy`
- *
- * \param hGraphExec - Executable graph to upload
- * \param hStream - Stream in which to upload the graph
  */
 CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
 
@@ -21139,6 +21478,10 @@ CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
  * `hGraphExec` was not instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`,
  * the launch will fail with `CUDA_ERROR_INVALID_VALUE`.
  *
+ * **Parameters:**
+ * - `hGraphExec`: Executable graph to launch
+ * - `hStream`: Stream in which to launch the graph
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -21151,9 +21494,6 @@ CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
  * `cuGraphInstantiate`,
  * `cuGraphUpload`,
  * `cuGraphExecDestroy`
- *
- * \param hGraphExec - Executable graph to launch
- * \param hStream - Stream in which to launch the graph
  */
 CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
 
@@ -21164,6 +21504,9 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
  * as all of its executable nodes. If the executable graph is
  * in-flight, it will not be terminated, but rather freed
  * asynchronously on completion.
+ *
+ * **Parameters:**
+ * - `hGraphExec`: Executable graph to destroy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -21177,8 +21520,6 @@ CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
  * `cuGraphInstantiate`,
  * `cuGraphUpload`,
  * `cuGraphLaunch`
- *
- * \param hGraphExec - Executable graph to destroy
  */
 CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec);
 
@@ -21186,6 +21527,9 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec);
  * Destroys a graph
  *
  * Destroys the graph specified by `hGraph`, as well as all of its nodes.
+ *
+ * **Parameters:**
+ * - `hGraph`: Graph to destroy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -21197,8 +21541,6 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec);
  *
  * **See also:**
  * `cuGraphCreate`
- *
- * \param hGraph - Graph to destroy
  */
 CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph);
 
@@ -21279,6 +21621,11 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph);
  * CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE if the graph update was not performed because it included
  * changes which violated constraints specific to instantiated graph update.
  *
+ * **Parameters:**
+ * - `hGraphExec`: The instantiated graph to be updated
+ * - `hGraph`: The graph containing the updated parameters
+ * - `resultInfo`: the error info structure
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`,
@@ -21287,10 +21634,6 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph);
  *
  * **See also:**
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The instantiated graph to be updated
- * \param hGraph - The graph containing the updated parameters
- * \param resultInfo - the error info structure
  *
  * API name `cuGraphExecUpdate`; ABI symbol `cuGraphExecUpdate_v2`.
  */
@@ -21302,6 +21645,10 @@ CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CU
  * Copies attributes from source node `src` to destination node `dst`.
  * Both node must have the same context.
  *
+ * **Parameters:**
+ * - `dst`: [out] Destination node
+ * - `src`: [in] Source node For list of attributes see `CUkernelNodeAttrID`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -21309,9 +21656,6 @@ CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CU
  *
  * **See also:**
  * `CUaccessPolicyWindow`
- *
- * \param dst - [out] Destination node
- * \param src - [in] Source node For list of attributes see `CUkernelNodeAttrID`
  */
 CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src);
 
@@ -21321,6 +21665,11 @@ CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode sr
  * Queries attribute `attr` from node `hNode` and stores it in corresponding
  * member of `value_out`.
  *
+ * **Parameters:**
+ * - `hNode`: [in]
+ * - `attr`: [in]
+ * - `value_out`: [out]
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -21329,10 +21678,6 @@ CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode sr
  *
  * **See also:**
  * `CUaccessPolicyWindow`
- *
- * \param hNode - [in]
- * \param attr - [in]
- * \param value_out - [out]
  */
 CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out);
 
@@ -21342,6 +21687,11 @@ CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAt
  * Sets attribute `attr` on node `hNode` from corresponding attribute of
  * `value`.
  *
+ * **Parameters:**
+ * - `hNode`: [out]
+ * - `attr`: [in]
+ * - `value`: [out]
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -21350,10 +21700,6 @@ CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAt
  *
  * **See also:**
  * `CUaccessPolicyWindow`
- *
- * \param hNode - [out]
- * \param attr - [in]
- * \param value - [out]
  */
 CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value);
 
@@ -21365,14 +21711,15 @@ CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAt
  * `flags` can be specified to write more detailed information about each node type such as
  * parameter values, kernel attributes, node and function handles.
  *
+ * **Parameters:**
+ * - `hGraph`: The graph to create a DOT file from
+ * - `path`: The path to write the DOT file to
+ * - `flags`: Flags from CUgraphDebugDot_flags for specifying which additional node information to write
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
  * `CUDA_ERROR_OPERATING_SYSTEM`
- *
- * \param hGraph - The graph to create a DOT file from
- * \param path - The path to write the DOT file to
- * \param flags - Flags from CUgraphDebugDot_flags for specifying which additional node information to write
  */
 CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags);
 
@@ -21388,6 +21735,13 @@ CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned
  *
  * See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
  *
+ * **Parameters:**
+ * - `object_out`: Location to return the user object handle
+ * - `ptr`: The pointer to pass to the destroy function
+ * - `destroy`: Callback to free the user object when it is no longer in use
+ * - `initialRefcount`: The initial refcount to create the object with, typically 1. The initial references are owned by the calling thread.
+ * - `flags`: Currently it is required to pass `CU_USER_OBJECT_NO_DESTRUCTOR_SYNC`, which is the only defined flag. This indicates that the destroy callback cannot be waited on by any CUDA API. Users requiring synchronization of the callback should signal its completion manually.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -21398,12 +21752,6 @@ CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned
  * `cuGraphRetainUserObject`,
  * `cuGraphReleaseUserObject`,
  * `cuGraphCreate`
- *
- * \param object_out - Location to return the user object handle
- * \param ptr - The pointer to pass to the destroy function
- * \param destroy - Callback to free the user object when it is no longer in use
- * \param initialRefcount - The initial refcount to create the object with, typically 1. The initial references are owned by the calling thread.
- * \param flags - Currently it is required to pass `CU_USER_OBJECT_NO_DESTRUCTOR_SYNC`, which is the only defined flag. This indicates that the destroy callback cannot be waited on by any CUDA API. Users requiring synchronization of the callback should signal its completion manually.
  */
 CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags);
 
@@ -21413,6 +21761,10 @@ CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostF
  * Retains new references to a user object. The new references are owned by the caller.
  *
  * See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
+ *
+ * **Parameters:**
+ * - `object`: The object to retain
+ * - `count`: The number of references to retain, typically 1. Must be nonzero and not larger than INT_MAX.
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -21424,9 +21776,6 @@ CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostF
  * `cuGraphRetainUserObject`,
  * `cuGraphReleaseUserObject`,
  * `cuGraphCreate`
- *
- * \param object - The object to retain
- * \param count - The number of references to retain, typically 1. Must be nonzero and not larger than INT_MAX.
  */
 CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int count);
 
@@ -21441,6 +21790,10 @@ CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int count);
  *
  * See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
  *
+ * **Parameters:**
+ * - `object`: The object to release
+ * - `count`: The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -21451,9 +21804,6 @@ CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int count);
  * `cuGraphRetainUserObject`,
  * `cuGraphReleaseUserObject`,
  * `cuGraphCreate`
- *
- * \param object - The object to release
- * \param count - The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
  */
 CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count);
 
@@ -21464,6 +21814,12 @@ CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count);
  *
  * See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
  *
+ * **Parameters:**
+ * - `graph`: The graph to associate the reference with
+ * - `object`: The user object to retain a reference for
+ * - `count`: The number of references to add to the graph, typically 1. Must be nonzero and not larger than INT_MAX.
+ * - `flags`: The optional flag `CU_GRAPH_USER_OBJECT_MOVE` transfers references from the calling thread, rather than create new references. Pass 0 to create new references.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -21474,11 +21830,6 @@ CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int count);
  * `cuUserObjectRelease`,
  * `cuGraphReleaseUserObject`,
  * `cuGraphCreate`
- *
- * \param graph - The graph to associate the reference with
- * \param object - The user object to retain a reference for
- * \param count - The number of references to add to the graph, typically 1. Must be nonzero and not larger than INT_MAX.
- * \param flags - The optional flag `CU_GRAPH_USER_OBJECT_MOVE` transfers references from the calling thread, rather than create new references. Pass 0 to create new references.
  */
 CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags);
 
@@ -21488,6 +21839,11 @@ CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object, uns
  * Releases user object references owned by a graph.
  *
  * See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
+ *
+ * **Parameters:**
+ * - `graph`: The graph that will release the reference
+ * - `object`: The user object to release a reference for
+ * - `count`: The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -21499,10 +21855,6 @@ CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject object, uns
  * `cuUserObjectRelease`,
  * `cuGraphRetainUserObject`,
  * `cuGraphCreate`
- *
- * \param graph - The graph that will release the reference
- * \param object - The user object to release a reference for
- * \param count - The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
  */
 CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count);
 
@@ -21525,6 +21877,13 @@ CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, un
  *
  * A handle to the new node will be returned in `phGraphNode`.
  *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `numDependencies`: Number of dependencies
+ * - `nodeParams`: Specification of the node
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -21537,12 +21896,6 @@ CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, un
  * `cuGraphCreate`,
  * `cuGraphNodeSetParams`,
  * `cuGraphExecNodeSetParams`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param numDependencies - Number of dependencies
- * \param nodeParams - Specification of the node
  */
 CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams);
 
@@ -21565,6 +21918,14 @@ CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const 
  *
  * A handle to the new node will be returned in `phGraphNode`.
  *
+ * **Parameters:**
+ * - `phGraphNode`: Returns newly created node
+ * - `hGraph`: Graph to which to add the node
+ * - `dependencies`: Dependencies of the node
+ * - `dependencyData`: Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
+ * - `numDependencies`: Number of dependencies
+ * - `nodeParams`: Specification of the node
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -21577,13 +21938,6 @@ CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const 
  * `cuGraphCreate`,
  * `cuGraphNodeSetParams`,
  * `cuGraphExecNodeSetParams`
- *
- * \param phGraphNode - Returns newly created node
- * \param hGraph - Graph to which to add the node
- * \param dependencies - Dependencies of the node
- * \param dependencyData - Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
- * \param numDependencies - Number of dependencies
- * \param nodeParams - Specification of the node
  */
 CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams);
 
@@ -21597,6 +21951,10 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, con
  * Modifying parameters is not supported for node types CU_GRAPH_NODE_TYPE_MEM_ALLOC and
  * CU_GRAPH_NODE_TYPE_MEM_FREE.
  *
+ * **Parameters:**
+ * - `hNode`: Node to set the parameters for
+ * - `nodeParams`: Parameters to copy
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -21607,9 +21965,6 @@ CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, con
  * **See also:**
  * `cuGraphAddNode`,
  * `cuGraphExecNodeSetParams`
- *
- * \param hNode - Node to set the parameters for
- * \param nodeParams - Parameters to copy
  */
 CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams);
 
@@ -21641,6 +21996,11 @@ CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *node
  * <tr><td>batch memops<td>Addresses, values, and operation type for wait operations; see `cuGraphExecBatchMemOpNodeSetParams`
  * </table>
  *
+ * **Parameters:**
+ * - `hGraphExec`: The executable graph in which to update the specified node
+ * - `hNode`: Corresponding node from the graph from which graphExec was instantiated
+ * - `nodeParams`: Updated Parameters to set
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -21653,10 +22013,6 @@ CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *node
  * `cuGraphNodeSetParams`
  * `cuGraphExecUpdate`,
  * `cuGraphInstantiate`
- *
- * \param hGraphExec - The executable graph in which to update the specified node
- * \param hNode - Corresponding node from the graph from which graphExec was instantiated
- * \param nodeParams - Updated Parameters to set
  */
 CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams);
 
@@ -21671,6 +22027,13 @@ CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hN
  *
  * Handles can only be set from the context with which they are associated.
  *
+ * **Parameters:**
+ * - `pHandle_out`: Pointer used to return the handle to the caller.
+ * - `hGraph`: Graph which will contain the conditional node using this handle.
+ * - `ctx`: Context for the handle and associated conditional node.
+ * - `defaultLaunchValue`: Optional initial value for the conditional variable. Applied at the beginning of each graph execution if CU_GRAPH_COND_ASSIGN_DEFAULT is set in `flags`.
+ * - `flags`: Currently must be CU_GRAPH_COND_ASSIGN_DEFAULT or 0.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -21680,12 +22043,6 @@ CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hN
  *
  * **See also:**
  * `cuGraphAddNode`
- *
- * \param pHandle_out - Pointer used to return the handle to the caller.
- * \param hGraph - Graph which will contain the conditional node using this handle.
- * \param ctx - Context for the handle and associated conditional node.
- * \param defaultLaunchValue - Optional initial value for the conditional variable. Applied at the beginning of each graph execution if CU_GRAPH_COND_ASSIGN_DEFAULT is set in `flags`.
- * \param flags - Currently must be CU_GRAPH_COND_ASSIGN_DEFAULT or 0.
  */
 CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags);
 
@@ -21700,6 +22057,12 @@ CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandl
  * to the API by casting to `CUfunction`. Here, the context to use for calculations
  * will be the current context.
  *
+ * **Parameters:**
+ * - `numBlocks`: Returned occupancy
+ * - `func`: Kernel for which occupancy is calculated
+ * - `blockSize`: Block size the kernel is intended to be launched with
+ * - `dynamicSMemSize`: Per-block dynamic shared memory usage intended, in bytes
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -21711,11 +22074,6 @@ CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandl
  *
  * **See also:**
  * `cudaOccupancyMaxActiveBlocksPerMultiprocessor`
- *
- * \param numBlocks - Returned occupancy
- * \param func - Kernel for which occupancy is calculated
- * \param blockSize - Block size the kernel is intended to be launched with
- * \param dynamicSMemSize - Per-block dynamic shared memory usage intended, in bytes
  */
 CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize);
 
@@ -21746,6 +22104,13 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUf
  * to the API by casting to `CUfunction`. Here, the context to use for calculations
  * will be the current context.
  *
+ * **Parameters:**
+ * - `numBlocks`: Returned occupancy
+ * - `func`: Kernel for which occupancy is calculated
+ * - `blockSize`: Block size the kernel is intended to be launched with
+ * - `dynamicSMemSize`: Per-block dynamic shared memory usage intended, in bytes
+ * - `flags`: Requested behavior for the occupancy calculator
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -21757,12 +22122,6 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUf
  *
  * **See also:**
  * `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`
- *
- * \param numBlocks - Returned occupancy
- * \param func - Kernel for which occupancy is calculated
- * \param blockSize - Block size the kernel is intended to be launched with
- * \param dynamicSMemSize - Per-block dynamic shared memory usage intended, in bytes
- * \param flags - Requested behavior for the occupancy calculator
  */
 CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
 
@@ -21802,6 +22161,14 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBl
  * to the API by casting to `CUfunction`. Here, the context to use for calculations
  * will be the current context.
  *
+ * **Parameters:**
+ * - `minGridSize`: Returned minimum grid size needed to achieve the maximum occupancy
+ * - `blockSize`: Returned maximum block size that can achieve the maximum occupancy
+ * - `func`: Kernel for which launch configuration is calculated
+ * - `blockSizeToDynamicSMemSize`: A function that calculates how much per-block dynamic shared memory `func` uses based on the block size
+ * - `dynamicSMemSize`: Dynamic shared memory usage intended, in bytes
+ * - `blockSizeLimit`: The maximum block size `func` is designed to handle
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -21813,13 +22180,6 @@ CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBl
  *
  * **See also:**
  * `cudaOccupancyMaxPotentialBlockSize`
- *
- * \param minGridSize - Returned minimum grid size needed to achieve the maximum occupancy
- * \param blockSize - Returned maximum block size that can achieve the maximum occupancy
- * \param func - Kernel for which launch configuration is calculated
- * \param blockSizeToDynamicSMemSize - A function that calculates how much per-block dynamic shared memory `func` uses based on the block size
- * \param dynamicSMemSize - Dynamic shared memory usage intended, in bytes
- * \param blockSizeLimit - The maximum block size `func` is designed to handle
  */
 CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit);
 
@@ -21852,6 +22212,15 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSi
  * to the API by casting to `CUfunction`. Here, the context to use for calculations
  * will be the current context.
  *
+ * **Parameters:**
+ * - `minGridSize`: Returned minimum grid size needed to achieve the maximum occupancy
+ * - `blockSize`: Returned maximum block size that can achieve the maximum occupancy
+ * - `func`: Kernel for which launch configuration is calculated
+ * - `blockSizeToDynamicSMemSize`: A function that calculates how much per-block dynamic shared memory `func` uses based on the block size
+ * - `dynamicSMemSize`: Dynamic shared memory usage intended, in bytes
+ * - `blockSizeLimit`: The maximum block size `func` is designed to handle
+ * - `flags`: Options
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -21863,14 +22232,6 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSi
  *
  * **See also:**
  * `cudaOccupancyMaxPotentialBlockSizeWithFlags`
- *
- * \param minGridSize - Returned minimum grid size needed to achieve the maximum occupancy
- * \param blockSize - Returned maximum block size that can achieve the maximum occupancy
- * \param func - Kernel for which launch configuration is calculated
- * \param blockSizeToDynamicSMemSize - A function that calculates how much per-block dynamic shared memory `func` uses based on the block size
- * \param dynamicSMemSize - Dynamic shared memory usage intended, in bytes
- * \param blockSizeLimit - The maximum block size `func` is designed to handle
- * \param flags - Options
  */
 CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags);
 
@@ -21884,6 +22245,12 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int
  * to the API by casting to `CUfunction`. Here, the context to use for calculations
  * will be the current context.
  *
+ * **Parameters:**
+ * - `dynamicSmemSize`: Returned maximum dynamic shared memory
+ * - `func`: Kernel function for which occupancy is calculated
+ * - `numBlocks`: Number of blocks to fit on SM
+ * - `blockSize`: Size of the blocks
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -21892,11 +22259,6 @@ CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int
  * `CUDA_ERROR_INVALID_VALUE`,
  * `CUDA_ERROR_UNKNOWN`
  * *Note that this function may also return error codes from previous, asynchronous launches.*
- *
- * \param dynamicSmemSize - Returned maximum dynamic shared memory
- * \param func - Kernel function for which occupancy is calculated
- * \param numBlocks - Number of blocks to fit on SM
- * \param blockSize - Size of the blocks
  */
 CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize);
 
@@ -21920,6 +22282,11 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
  * will either be taken from the specified stream `config->hStream`
  * or the current context in case of NULL stream.
  *
+ * **Parameters:**
+ * - `clusterSize`: Returned maximum cluster size that can be launched for the given kernel function and launch configuration
+ * - `func`: Kernel function for which maximum cluster size is calculated
+ * - `config`: Launch configuration for the given kernel function
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -21932,10 +22299,6 @@ CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize
  * **See also:**
  * `cudaFuncGetAttributes`,
  * `cuFuncGetAttribute`
- *
- * \param clusterSize - Returned maximum cluster size that can be launched for the given kernel function and launch configuration
- * \param func - Kernel function for which maximum cluster size is calculated
- * \param config - Launch configuration for the given kernel function
  */
 CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config);
 
@@ -21960,6 +22323,11 @@ CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction
  * will either be taken from the specified stream `config->hStream`
  * or the current context in case of NULL stream.
  *
+ * **Parameters:**
+ * - `numClusters`: Returned maximum number of clusters that could co-exist on the target device
+ * - `func`: Kernel function for which maximum number of clusters are calculated
+ * - `config`: Launch configuration for the given kernel function
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -21973,10 +22341,6 @@ CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction
  * **See also:**
  * `cudaFuncGetAttributes`,
  * `cuFuncGetAttribute`
- *
- * \param numClusters - Returned maximum number of clusters that could co-exist on the target device
- * \param func - Kernel function for which maximum number of clusters are calculated
- * \param config - Launch configuration for the given kernel function
  */
 CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config);
 
@@ -21991,6 +22355,11 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
  * `CU_TRSA_OVERRIDE_FORMAT`. Any CUDA array previously bound to `hTexRef` is
  * unbound.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference to bind
+ * - `hArray`: Array to bind
+ * - `Flags`: Options (must be `CU_TRSA_OVERRIDE_FORMAT`)
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22004,10 +22373,6 @@ CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func,
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference to bind
- * \param hArray - Array to bind
- * \param Flags - Options (must be `CU_TRSA_OVERRIDE_FORMAT`)
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags);
@@ -22022,6 +22387,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hA
  * is superseded by this function. `Flags` must be set to `CU_TRSA_OVERRIDE_FORMAT`.
  * Any CUDA array previously bound to `hTexRef` is unbound.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference to bind
+ * - `hMipmappedArray`: Mipmapped array to bind
+ * - `Flags`: Options (must be `CU_TRSA_OVERRIDE_FORMAT`)
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22035,10 +22405,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hA
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference to bind
- * \param hMipmappedArray - Mipmapped array to bind
- * \param Flags - Options (must be `CU_TRSA_OVERRIDE_FORMAT`)
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags);
@@ -22069,6 +22435,12 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef, C
  * where bytesPerElement is determined from the data format and number of
  * components set using `cuTexRefSetFormat(`).
  *
+ * **Parameters:**
+ * - `ByteOffset`: Returned byte offset
+ * - `hTexRef`: Texture reference to bind
+ * - `dptr`: Device pointer to bind
+ * - `bytes`: Size of memory to bind in bytes
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22081,11 +22453,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef, C
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param ByteOffset - Returned byte offset
- * \param hTexRef - Texture reference to bind
- * \param dptr - Device pointer to bind
- * \param bytes - Size of memory to bind in bytes
  *
  * API name `cuTexRefSetAddress`; ABI symbol `cuTexRefSetAddress_v2`.
  * \deprecated
@@ -22126,6 +22493,12 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetAddress_v2(size_t *ByteOffset, CUt
  * `Pitch`, which is specified in bytes, cannot exceed
  * `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH`.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference to bind
+ * - `desc`: Descriptor of CUDA array
+ * - `dptr`: Device pointer to bind
+ * - `Pitch`: Line pitch in bytes
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22139,11 +22512,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetAddress_v2(size_t *ByteOffset, CUt
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference to bind
- * \param desc - Descriptor of CUDA array
- * \param dptr - Device pointer to bind
- * \param Pitch - Line pitch in bytes
  *
  * API name `cuTexRefSetAddress2D`; ABI symbol `cuTexRefSetAddress2D_v3`.
  * \deprecated
@@ -22161,6 +22529,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetAddress2D_v3(CUtexref hTexRef, con
  * They specify the format of each component and the number of components per
  * array element.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference
+ * - `fmt`: Format to set
+ * - `NumPackedComponents`: Number of components per array element
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22175,10 +22548,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetAddress2D_v3(CUtexref hTexRef, con
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`,
  * `cudaCreateChannelDesc`
- *
- * \param hTexRef - Texture reference
- * \param fmt - Format to set
- * \param NumPackedComponents - Number of components per array element
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents);
@@ -22206,6 +22575,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_f
  * Also, if the flag, `CU_TRSF_NORMALIZED_COORDINATES`, is not set, the only
  * supported address mode is `CU_TR_ADDRESS_MODE_CLAMP`.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference
+ * - `dim`: Dimension
+ * - `am`: Addressing mode to set
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22219,10 +22593,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_f
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference
- * \param dim - Dimension
- * \param am - Addressing mode to set
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am);
@@ -22244,6 +22614,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int 
  *
  * Note that this call has no effect if `hTexRef` is bound to linear memory.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference
+ * - `fm`: Filtering mode to set
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22257,9 +22631,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int 
  * `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference
- * \param fm - Filtering mode to set
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm);
@@ -22281,6 +22652,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfil
  *
  * Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference
+ * - `fm`: Filtering mode to set
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22294,9 +22669,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfil
  * `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference
- * \param fm - Filtering mode to set
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm);
@@ -22311,6 +22683,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef,
  *
  * Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference
+ * - `bias`: Mipmap level bias
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22324,9 +22700,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef,
  * `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference
- * \param bias - Mipmap level bias
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias);
@@ -22342,6 +22715,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, 
  *
  * Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference
+ * - `minMipmapLevelClamp`: Mipmap min level clamp
+ * - `maxMipmapLevelClamp`: Mipmap max level clamp
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22355,10 +22733,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, 
  * `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference
- * \param minMipmapLevelClamp - Mipmap min level clamp
- * \param maxMipmapLevelClamp - Mipmap max level clamp
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp);
@@ -22373,6 +22747,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef,
  *
  * Note that this call has no effect if `hTexRef` is bound to linear memory.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference
+ * - `maxAniso`: Maximum anisotropy
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22386,9 +22764,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef,
  * `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference
- * \param maxAniso - Maximum anisotropy
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso);
@@ -22410,6 +22785,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef, un
  * CU_TR_ADDRESS_MODE_BORDER using `cuTexRefSetAddressMode`.
  * Applications using integer border color values have to "reinterpret_cast" their values to float.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference
+ * - `pBorderColor`: RGBA color
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22420,9 +22799,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef, un
  * **See also:**
  * `cuTexRefSetAddressMode`,
  * `cuTexRefGetAddressMode`, `cuTexRefGetBorderColor`
- *
- * \param hTexRef - Texture reference
- * \param pBorderColor - RGBA color
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor);
@@ -22450,6 +22826,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, floa
  * performance by allowing bilinear filtering on textures in scenarios where
  * it can closely approximate the expected results.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference
+ * - `Flags`: Optional flags to set
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22463,9 +22843,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, floa
  * `cuTexRefSetFilterMode`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param hTexRef - Texture reference
- * \param Flags - Optional flags to set
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags);
@@ -22479,6 +22856,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned i
  * `hTexRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the texture reference
  * is not bound to any device memory range.
  *
+ * **Parameters:**
+ * - `pdptr`: Returned device address
+ * - `hTexRef`: Texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22491,9 +22872,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned i
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param pdptr - Returned device address
- * \param hTexRef - Texture reference
  *
  * API name `cuTexRefGetAddress`; ABI symbol `cuTexRefGetAddress_v2`.
  * \deprecated
@@ -22509,6 +22887,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUt
  * `hTexRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the texture reference
  * is not bound to any CUDA array.
  *
+ * **Parameters:**
+ * - `phArray`: Returned array
+ * - `hTexRef`: Texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22521,9 +22903,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUt
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param phArray - Returned array
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef);
@@ -22537,6 +22916,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetArray(CUarray *phArray, CUtexref h
  * reference `hTexRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the texture reference
  * is not bound to any CUDA mipmapped array.
  *
+ * **Parameters:**
+ * - `phMipmappedArray`: Returned mipmapped array
+ * - `hTexRef`: Texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22549,9 +22932,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetArray(CUarray *phArray, CUtexref h
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param phMipmappedArray - Returned mipmapped array
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef);
@@ -22565,6 +22945,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmappedArray(CUmipmappedArray *p
  * dimension `dim` of the texture reference `hTexRef`. Currently, the only
  * valid value for `dim` are 0 and 1.
  *
+ * **Parameters:**
+ * - `pam`: Returned addressing mode
+ * - `hTexRef`: Texture reference
+ * - `dim`: Dimension
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22577,10 +22962,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmappedArray(CUmipmappedArray *p
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param pam - Returned addressing mode
- * \param hTexRef - Texture reference
- * \param dim - Dimension
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim);
@@ -22592,6 +22973,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode *pam, C
  *
  * Returns in `*pfm` the filtering mode of the texture reference
  * `hTexRef`.
+ *
+ * **Parameters:**
+ * - `pfm`: Returned filtering mode
+ * - `hTexRef`: Texture reference
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -22605,9 +22990,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode *pam, C
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param pfm - Returned filtering mode
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef);
@@ -22621,6 +23003,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode *pfm, CUt
  * of components of the CUDA array bound to the texture reference `hTexRef`.
  * If `pFormat` or `pNumChannels` is NULL, it will be ignored.
  *
+ * **Parameters:**
+ * - `pFormat`: Returned format
+ * - `pNumChannels`: Returned number of components
+ * - `hTexRef`: Texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22633,10 +23020,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode *pfm, CUt
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`
- *
- * \param pFormat - Returned format
- * \param pNumChannels - Returned number of components
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef);
@@ -22649,6 +23032,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetFormat(CUarray_format *pFormat, in
  * Returns the mipmap filtering mode in `pfm` that's used when reading memory through
  * the texture reference `hTexRef`.
  *
+ * **Parameters:**
+ * - `pfm`: Returned mipmap filtering mode
+ * - `hTexRef`: Texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22661,9 +23048,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetFormat(CUarray_format *pFormat, in
  * `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param pfm - Returned mipmap filtering mode
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef);
@@ -22676,6 +23060,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode *pf
  * Returns the mipmap level bias in `pBias` that's added to the specified mipmap
  * level when reading memory through the texture reference `hTexRef`.
  *
+ * **Parameters:**
+ * - `pbias`: Returned mipmap level bias
+ * - `hTexRef`: Texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22688,9 +23076,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode *pf
  * `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param pbias - Returned mipmap level bias
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef);
@@ -22703,6 +23088,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float *pbias, CUte
  * Returns the min/max mipmap level clamps in `pminMipmapLevelClamp` and `pmaxMipmapLevelClamp`
  * that's used when reading memory through the texture reference `hTexRef`.
  *
+ * **Parameters:**
+ * - `pminMipmapLevelClamp`: Returned mipmap min level clamp
+ * - `pmaxMipmapLevelClamp`: Returned mipmap max level clamp
+ * - `hTexRef`: Texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22715,10 +23105,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float *pbias, CUte
  * `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param pminMipmapLevelClamp - Returned mipmap min level clamp
- * \param pmaxMipmapLevelClamp - Returned mipmap max level clamp
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef);
@@ -22731,6 +23117,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float *pminMipmap
  * Returns the maximum anisotropy in `pmaxAniso` that's used when reading memory through
  * the texture reference `hTexRef`.
  *
+ * **Parameters:**
+ * - `pmaxAniso`: Returned maximum anisotropy
+ * - `hTexRef`: Texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22743,9 +23133,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float *pminMipmap
  * `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
- *
- * \param pmaxAniso - Returned maximum anisotropy
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef);
@@ -22764,6 +23151,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUte
  * pBorderColor[2] holds 'B' component
  * pBorderColor[3] holds 'A' component
  *
+ * **Parameters:**
+ * - `pBorderColor`: Returned Type and Value of RGBA color
+ * - `hTexRef`: Texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22773,9 +23164,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUte
  *
  * **See also:** `cuTexRefSetAddressMode`,
  * `cuTexRefSetAddressMode`, `cuTexRefSetBorderColor`
- *
- * \param pBorderColor - Returned Type and Value of RGBA color
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef);
@@ -22786,6 +23174,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetBorderColor(float *pBorderColor, C
  * **Deprecated:**
  *
  * Returns in `*pFlags` the flags of the texture reference `hTexRef`.
+ *
+ * **Parameters:**
+ * - `pFlags`: Returned flags
+ * - `hTexRef`: Texture reference
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -22799,9 +23191,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetBorderColor(float *pBorderColor, C
  * `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
  * `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
  * `cuTexRefGetFilterMode`, `cuTexRefGetFormat`
- *
- * \param pFlags - Returned flags
- * \param hTexRef - Texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef);
@@ -22818,6 +23207,9 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetFlags(unsigned int *pFlags, CUtexr
  * interpretation (addressing, filtering, etc.) to be used when the memory is
  * read through this texture reference.
  *
+ * **Parameters:**
+ * - `pTexRef`: Returned texture reference
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22826,8 +23218,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefGetFlags(unsigned int *pFlags, CUtexr
  * `CUDA_ERROR_INVALID_VALUE`
  *
  * **See also:** `cuTexRefDestroy`
- *
- * \param pTexRef - Returned texture reference
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefCreate(CUtexref *pTexRef);
@@ -22839,6 +23229,9 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefCreate(CUtexref *pTexRef);
  *
  * Destroys the texture reference specified by `hTexRef`.
  *
+ * **Parameters:**
+ * - `hTexRef`: Texture reference to destroy
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22847,8 +23240,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefCreate(CUtexref *pTexRef);
  * `CUDA_ERROR_INVALID_VALUE`
  *
  * **See also:** `cuTexRefCreate`
- *
- * \param hTexRef - Texture reference to destroy
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefDestroy(CUtexref hTexRef);
@@ -22864,6 +23255,11 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefDestroy(CUtexref hTexRef);
  * The `CUDA_ARRAY3D_SURFACE_LDST` flag must have been set for the CUDA array.
  * Any CUDA array previously bound to `hSurfRef` is unbound.
  *
+ * **Parameters:**
+ * - `hSurfRef`: Surface reference handle
+ * - `hArray`: CUDA array handle
+ * - `Flags`: set to 0
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22874,10 +23270,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuTexRefDestroy(CUtexref hTexRef);
  * **See also:**
  * `cuModuleGetSurfRef`,
  * `cuSurfRefGetArray`
- *
- * \param hSurfRef - Surface reference handle
- * \param hArray - CUDA array handle
- * \param Flags - set to 0
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags);
@@ -22891,6 +23283,10 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray
  * `hSurfRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the surface reference
  * is not bound to any CUDA array.
  *
+ * **Parameters:**
+ * - `phArray`: Surface reference handle
+ * - `hSurfRef`: Surface reference handle
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -22899,9 +23295,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray
  * `CUDA_ERROR_INVALID_VALUE`
  *
  * **See also:** `cuModuleGetSurfRef`, `cuSurfRefSetArray`
- *
- * \param phArray - Surface reference handle
- * \param hSurfRef - Surface reference handle
  * \deprecated
  */
 __CUDA_DEPRECATED CUresult CUDAAPI cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef);
@@ -23111,6 +23504,12 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuSurfRefGetArray(CUarray *phArray, CUsurfref
  * - `CUDA_RESOURCE_VIEW_DESC::lastLayer` specifies the last layer index for layered textures. For non-layered resources,
  * this value has to be zero.
  *
+ * **Parameters:**
+ * - `pTexObject`: Texture object to create
+ * - `pResDesc`: Resource descriptor
+ * - `pTexDesc`: Texture descriptor
+ * - `pResViewDesc`: Resource view descriptor
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -23121,11 +23520,6 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuSurfRefGetArray(CUarray *phArray, CUsurfref
  * **See also:**
  * `cuTexObjectDestroy`,
  * `cudaCreateTextureObject`
- *
- * \param pTexObject - Texture object to create
- * \param pResDesc - Resource descriptor
- * \param pTexDesc - Texture descriptor
- * \param pResViewDesc - Resource view descriptor
  */
 CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc);
 
@@ -23133,6 +23527,9 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_
  * Destroys a texture object
  *
  * Destroys the texture object specified by `texObject`.
+ *
+ * **Parameters:**
+ * - `texObject`: Texture object to destroy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -23144,8 +23541,6 @@ CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_
  * **See also:**
  * `cuTexObjectCreate`,
  * `cudaDestroyTextureObject`
- *
- * \param texObject - Texture object to destroy
  */
 CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject);
 
@@ -23153,6 +23548,10 @@ CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject);
  * Returns a texture object's resource descriptor
  *
  * Returns the resource descriptor for the texture object specified by `texObject`.
+ *
+ * **Parameters:**
+ * - `pResDesc`: Resource descriptor
+ * - `texObject`: Texture object
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -23164,9 +23563,6 @@ CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject);
  * **See also:**
  * `cuTexObjectCreate`,
  * `cudaGetTextureObjectResourceDesc`,
- *
- * \param pResDesc - Resource descriptor
- * \param texObject - Texture object
  */
 CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject);
 
@@ -23174,6 +23570,10 @@ CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexO
  * Returns a texture object's texture descriptor
  *
  * Returns the texture descriptor for the texture object specified by `texObject`.
+ *
+ * **Parameters:**
+ * - `pTexDesc`: Texture descriptor
+ * - `texObject`: Texture object
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -23185,9 +23585,6 @@ CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexO
  * **See also:**
  * `cuTexObjectCreate`,
  * `cudaGetTextureObjectTextureDesc`
- *
- * \param pTexDesc - Texture descriptor
- * \param texObject - Texture object
  */
 CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject);
 
@@ -23196,6 +23593,10 @@ CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObj
  *
  * Returns the resource view descriptor for the texture object specified by `texObject`.
  * If no resource view was set for `texObject`, the `CUDA_ERROR_INVALID_VALUE` is returned.
+ *
+ * **Parameters:**
+ * - `pResViewDesc`: Resource view descriptor
+ * - `texObject`: Texture object
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -23207,9 +23608,6 @@ CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObj
  * **See also:**
  * `cuTexObjectCreate`,
  * `cudaGetTextureObjectResourceViewDesc`
- *
- * \param pResViewDesc - Resource view descriptor
- * \param texObject - Texture object
  */
 CUresult CUDAAPI cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject);
 
@@ -23225,6 +23623,10 @@ CUresult CUDAAPI cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVie
  * Additionally, a surface object is an opaque value, and, as such, should only be
  * accessed through CUDA API calls.
  *
+ * **Parameters:**
+ * - `pSurfObject`: Surface object to create
+ * - `pResDesc`: Resource descriptor
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -23235,9 +23637,6 @@ CUresult CUDAAPI cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVie
  * **See also:**
  * `cuSurfObjectDestroy`,
  * `cudaCreateSurfaceObject`
- *
- * \param pSurfObject - Surface object to create
- * \param pResDesc - Resource descriptor
  */
 CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc);
 
@@ -23245,6 +23644,9 @@ CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOUR
  * Destroys a surface object
  *
  * Destroys the surface object specified by `surfObject`.
+ *
+ * **Parameters:**
+ * - `surfObject`: Surface object to destroy
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -23256,8 +23658,6 @@ CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOUR
  * **See also:**
  * `cuSurfObjectCreate`,
  * `cudaDestroySurfaceObject`
- *
- * \param surfObject - Surface object to destroy
  */
 CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject);
 
@@ -23265,6 +23665,10 @@ CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject);
  * Returns a surface object's resource descriptor
  *
  * Returns the resource descriptor for the surface object specified by `surfObject`.
+ *
+ * **Parameters:**
+ * - `pResDesc`: Resource descriptor
+ * - `surfObject`: Surface object
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -23276,9 +23680,6 @@ CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject);
  * **See also:**
  * `cuSurfObjectCreate`,
  * `cudaGetSurfaceObjectResourceDesc`
- *
- * \param pResDesc - Resource descriptor
- * \param surfObject - Surface object
  */
 CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject);
 
@@ -23424,6 +23825,20 @@ CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsur
  * Note that `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` can only be used when `tensorDataType` represents a floating-point data type,
  * and when `tensorDataType` is not `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, and `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`.
  *
+ * **Parameters:**
+ * - `tensorMap`: Tensor map object to create
+ * - `tensorDataType`: Tensor data type
+ * - `tensorRank`: Dimensionality of tensor
+ * - `globalAddress`: Starting address of memory region described by tensor
+ * - `globalDim`: Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
+ * - `globalStrides`: Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
+ * - `boxDim`: Array containing traversal box size (number of elments) along each of the `tensorRank` dimensions. Specifies how many elements to be traversed along each tensor dimension.
+ * - `elementStrides`: Array containing traversal stride in each of the `tensorRank` dimensions
+ * - `interleave`: Type of interleaved layout the tensor addresses
+ * - `swizzle`: Bank swizzling pattern inside shared memory
+ * - `l2Promotion`: L2 promotion size
+ * - `oobFill`: Indicate whether zero or special NaN constant must be used to fill out-of-bound elements
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -23435,19 +23850,6 @@ CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsur
  * `cuTensorMapEncodeIm2col`,
  * `cuTensorMapEncodeIm2colWide`,
  * `cuTensorMapReplaceAddress`
- *
- * \param tensorMap - Tensor map object to create
- * \param tensorDataType - Tensor data type
- * \param tensorRank - Dimensionality of tensor
- * \param globalAddress - Starting address of memory region described by tensor
- * \param globalDim - Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
- * \param globalStrides - Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
- * \param boxDim - Array containing traversal box size (number of elments) along each of the `tensorRank` dimensions. Specifies how many elements to be traversed along each tensor dimension.
- * \param elementStrides - Array containing traversal stride in each of the `tensorRank` dimensions
- * \param interleave - Type of interleaved layout the tensor addresses
- * \param swizzle - Bank swizzling pattern inside shared memory
- * \param l2Promotion - L2 promotion size
- * \param oobFill - Indicate whether zero or special NaN constant must be used to fill out-of-bound elements
  */
 CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
 
@@ -23606,6 +24008,23 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataT
  * Note that `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` can only be used when `tensorDataType` represents a floating-point data type,
  * and when `tensorDataType` is not `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, and `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`.
  *
+ * **Parameters:**
+ * - `tensorMap`: Tensor map object to create
+ * - `tensorDataType`: Tensor data type
+ * - `tensorRank`: Dimensionality of tensor; must be at least 3
+ * - `globalAddress`: Starting address of memory region described by tensor
+ * - `globalDim`: Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
+ * - `globalStrides`: Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
+ * - `pixelBoxLowerCorner`: Array containing DHW dimensions of lower box corner
+ * - `pixelBoxUpperCorner`: Array containing DHW dimensions of upper box corner
+ * - `channelsPerPixel`: Number of channels per pixel
+ * - `pixelsPerColumn`: Number of pixels per column
+ * - `elementStrides`: Array containing traversal stride in each of the `tensorRank` dimensions
+ * - `interleave`: Type of interleaved layout the tensor addresses
+ * - `swizzle`: Bank swizzling pattern inside shared memory
+ * - `l2Promotion`: L2 promotion size
+ * - `oobFill`: Indicate whether zero or special NaN constant will be used to fill out-of-bound elements
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -23617,22 +24036,6 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataT
  * `cuTensorMapEncodeTiled`,
  * `cuTensorMapEncodeIm2colWide`,
  * `cuTensorMapReplaceAddress`
- *
- * \param tensorMap - Tensor map object to create
- * \param tensorDataType - Tensor data type
- * \param tensorRank - Dimensionality of tensor; must be at least 3
- * \param globalAddress - Starting address of memory region described by tensor
- * \param globalDim - Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
- * \param globalStrides - Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
- * \param pixelBoxLowerCorner - Array containing DHW dimensions of lower box corner
- * \param pixelBoxUpperCorner - Array containing DHW dimensions of upper box corner
- * \param channelsPerPixel - Number of channels per pixel
- * \param pixelsPerColumn - Number of pixels per column
- * \param elementStrides - Array containing traversal stride in each of the `tensorRank` dimensions
- * \param interleave - Type of interleaved layout the tensor addresses
- * \param swizzle - Bank swizzling pattern inside shared memory
- * \param l2Promotion - L2 promotion size
- * \param oobFill - Indicate whether zero or special NaN constant will be used to fill out-of-bound elements
  */
 CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
 
@@ -23789,6 +24192,24 @@ CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapData
  * Note that `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` can only be used when `tensorDataType` represents a floating-point data type,
  * and when `tensorDataType` is not `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, and `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`.
  *
+ * **Parameters:**
+ * - `tensorMap`: Tensor map object to create
+ * - `tensorDataType`: Tensor data type
+ * - `tensorRank`: Dimensionality of tensor; must be at least 3
+ * - `globalAddress`: Starting address of memory region described by tensor
+ * - `globalDim`: Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
+ * - `globalStrides`: Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
+ * - `pixelBoxLowerCornerWidth`: Width offset of left box corner
+ * - `pixelBoxUpperCornerWidth`: Width offset of right box corner
+ * - `channelsPerPixel`: Number of channels per pixel
+ * - `pixelsPerColumn`: Number of pixels per column
+ * - `elementStrides`: Array containing traversal stride in each of the `tensorRank` dimensions
+ * - `interleave`: Type of interleaved layout the tensor addresses
+ * - `mode`: W or W128 mode
+ * - `swizzle`: Bank swizzling pattern inside shared memory
+ * - `l2Promotion`: L2 promotion size
+ * - `oobFill`: Indicate whether zero or special NaN constant will be used to fill out-of-bound elements
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -23800,23 +24221,6 @@ CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapData
  * `cuTensorMapEncodeTiled`,
  * `cuTensorMapEncodeIm2col`,
  * `cuTensorMapReplaceAddress`
- *
- * \param tensorMap - Tensor map object to create
- * \param tensorDataType - Tensor data type
- * \param tensorRank - Dimensionality of tensor; must be at least 3
- * \param globalAddress - Starting address of memory region described by tensor
- * \param globalDim - Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
- * \param globalStrides - Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
- * \param pixelBoxLowerCornerWidth - Width offset of left box corner
- * \param pixelBoxUpperCornerWidth - Width offset of right box corner
- * \param channelsPerPixel - Number of channels per pixel
- * \param pixelsPerColumn - Number of pixels per column
- * \param elementStrides - Array containing traversal stride in each of the `tensorRank` dimensions
- * \param interleave - Type of interleaved layout the tensor addresses
- * \param mode - W or W128 mode
- * \param swizzle - Bank swizzling pattern inside shared memory
- * \param l2Promotion - L2 promotion size
- * \param oobFill - Indicate whether zero or special NaN constant will be used to fill out-of-bound elements
  */
 CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill);
 
@@ -23830,6 +24234,10 @@ CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMap
  * Additionally, a tensor map object is an opaque value, and, as such, should only be
  * accessed through CUDA API calls.
  *
+ * **Parameters:**
+ * - `tensorMap`: Tensor map object to modify
+ * - `globalAddress`: Starting address of memory region described by tensor, must follow previous alignment requirements
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -23841,9 +24249,6 @@ CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMap
  * `cuTensorMapEncodeTiled`,
  * `cuTensorMapEncodeIm2col`,
  * `cuTensorMapEncodeIm2colWide`
- *
- * \param tensorMap - Tensor map object to modify
- * \param globalAddress - Starting address of memory region described by tensor, must follow previous alignment requirements
  */
 CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress);
 
@@ -23854,6 +24259,11 @@ CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalA
  * directly accessing memory from contexts on `peerDev` and 0 otherwise.
  * If direct access of `peerDev` from `dev` is possible, then access may be
  * enabled on two specific contexts by calling `cuCtxEnablePeerAccess(`).
+ *
+ * **Parameters:**
+ * - `canAccessPeer`: Returned access capability
+ * - `dev`: Device from which allocations on `peerDev` are to be directly accessed.
+ * - `peerDev`: Device on which the allocations to be directly accessed by `dev` reside.
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -23866,10 +24276,6 @@ CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalA
  * `cuCtxEnablePeerAccess`,
  * `cuCtxDisablePeerAccess`,
  * `cudaDeviceCanAccessPeer`
- *
- * \param canAccessPeer - Returned access capability
- * \param dev - Device from which allocations on `peerDev` are to be directly accessed.
- * \param peerDev - Device on which the allocations to be directly accessed by `dev` reside.
  */
 CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
 
@@ -23905,6 +24311,10 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevic
  *
  * Returns `CUDA_ERROR_INVALID_VALUE` if `Flags` is not 0.
  *
+ * **Parameters:**
+ * - `peerContext`: Peer context to enable direct access to from the current context
+ * - `Flags`: Reserved for future use and must be set to 0
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -23920,9 +24330,6 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevic
  * `cuDeviceCanAccessPeer`,
  * `cuCtxDisablePeerAccess`,
  * `cudaDeviceEnablePeerAccess`
- *
- * \param peerContext - Peer context to enable direct access to from the current context
- * \param Flags - Reserved for future use and must be set to 0
  */
 CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags);
 
@@ -23936,6 +24343,9 @@ CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags
  * Returns `CUDA_ERROR_INVALID_CONTEXT` if there is no current context, or if
  * `peerContext` is not a valid context.
  *
+ * **Parameters:**
+ * - `peerContext`: Peer context to disable direct access to
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -23948,8 +24358,6 @@ CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags
  * `cuDeviceCanAccessPeer`,
  * `cuCtxEnablePeerAccess`,
  * `cudaDeviceDisablePeerAccess`
- *
- * \param peerContext - Peer context to disable direct access to
  */
 CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext);
 
@@ -23972,6 +24380,12 @@ CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext);
  * Returns `CUDA_ERROR_INVALID_VALUE` if `attrib` is not valid or if `value` is
  * a null pointer.
  *
+ * **Parameters:**
+ * - `value`: Returned value of the requested attribute
+ * - `attrib`: The requested attribute of the link between `srcDevice` and `dstDevice`.
+ * - `srcDevice`: The source device of the target link.
+ * - `dstDevice`: The destination device of the target link.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -23985,11 +24399,6 @@ CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext);
  * `cuCtxDisablePeerAccess`,
  * `cuDeviceCanAccessPeer`,
  * `cudaDeviceGetP2PAttribute`
- *
- * \param value - Returned value of the requested attribute
- * \param attrib - The requested attribute of the link between `srcDevice` and `dstDevice`.
- * \param srcDevice - The source device of the target link.
- * \param dstDevice - The destination device of the target link.
  */
 CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice);
 
@@ -24001,6 +24410,9 @@ CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attri
  *
  * If `resource` is invalid then `CUDA_ERROR_INVALID_HANDLE` is
  * returned.
+ *
+ * **Parameters:**
+ * - `resource`: Resource to unregister
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -24018,8 +24430,6 @@ CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attri
  * `cuGraphicsGLRegisterBuffer`,
  * `cuGraphicsGLRegisterImage`,
  * `cudaGraphicsUnregisterResource`
- *
- * \param resource - Resource to unregister
  */
 CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource);
 
@@ -24039,6 +24449,12 @@ CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource);
  * `CUDA_ERROR_INVALID_VALUE` is returned.
  * If `resource` is not mapped then `CUDA_ERROR_NOT_MAPPED` is returned.
  *
+ * **Parameters:**
+ * - `pArray`: Returned array through which a subresource of `resource` may be accessed
+ * - `resource`: Mapped resource to access
+ * - `arrayIndex`: Array index for array textures or cubemap face index as defined by `CUarray_cubemap_face` for cubemap textures for the subresource to access
+ * - `mipLevel`: Mipmap level for the subresource to access
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24053,11 +24469,6 @@ CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource);
  * **See also:**
  * `cuGraphicsResourceGetMappedPointer`,
  * `cudaGraphicsSubResourceGetMappedArray`
- *
- * \param pArray - Returned array through which a subresource of `resource` may be accessed
- * \param resource - Mapped resource to access
- * \param arrayIndex - Array index for array textures or cubemap face index as defined by `CUarray_cubemap_face` for cubemap textures for the subresource to access
- * \param mipLevel - Mipmap level for the subresource to access
  */
 CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel);
 
@@ -24071,6 +24482,10 @@ CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphics
  * If `resource` is not a texture then it cannot be accessed via a mipmapped array and
  * `CUDA_ERROR_NOT_MAPPED_AS_ARRAY` is returned.
  * If `resource` is not mapped then `CUDA_ERROR_NOT_MAPPED` is returned.
+ *
+ * **Parameters:**
+ * - `pMipmappedArray`: Returned mipmapped array through which `resource` may be accessed
+ * - `resource`: Mapped resource to access
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -24086,9 +24501,6 @@ CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphics
  * **See also:**
  * `cuGraphicsResourceGetMappedPointer`,
  * `cudaGraphicsResourceGetMappedMipmappedArray`
- *
- * \param pMipmappedArray - Returned mipmapped array through which `resource` may be accessed
- * \param resource - Mapped resource to access
  */
 CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource);
 
@@ -24105,6 +24517,11 @@ CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMi
  * If `resource` is not mapped then `CUDA_ERROR_NOT_MAPPED` is returned.
  * *
  *
+ * **Parameters:**
+ * - `pDevPtr`: Returned pointer through which `resource` may be accessed
+ * - `pSize`: Returned size of the buffer accessible starting at `*pPointer`
+ * - `resource`: Mapped resource to access
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24120,10 +24537,6 @@ CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMi
  * `cuGraphicsMapResources`,
  * `cuGraphicsSubResourceGetMappedArray`,
  * `cudaGraphicsResourceGetMappedPointer`
- *
- * \param pDevPtr - Returned pointer through which `resource` may be accessed
- * \param pSize - Returned size of the buffer accessible starting at `*pPointer`
- * \param resource - Mapped resource to access
  *
  * API name `cuGraphicsResourceGetMappedPointer`; ABI symbol `cuGraphicsResourceGetMappedPointer_v2`.
  */
@@ -24151,6 +24564,10 @@ CUresult CUDAAPI cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, siz
  * `CUDA_ERROR_ALREADY_MAPPED` is returned.
  * If `flags` is not one of the above values then `CUDA_ERROR_INVALID_VALUE` is returned.
  *
+ * **Parameters:**
+ * - `resource`: Registered resource to set flags for
+ * - `flags`: Parameters for resource mapping
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24164,9 +24581,6 @@ CUresult CUDAAPI cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, siz
  * **See also:**
  * `cuGraphicsMapResources`,
  * `cudaGraphicsResourceSetMapFlags`
- *
- * \param resource - Registered resource to set flags for
- * \param flags - Parameters for resource mapping
  *
  * API name `cuGraphicsResourceSetMapFlags`; ABI symbol `cuGraphicsResourceSetMapFlags_v2`.
  */
@@ -24189,6 +24603,11 @@ CUresult CUDAAPI cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, u
  * If `resources` includes any duplicate entries then `CUDA_ERROR_INVALID_HANDLE` is returned.
  * If any of `resources` are presently mapped for access by CUDA then `CUDA_ERROR_ALREADY_MAPPED` is returned.
  *
+ * **Parameters:**
+ * - `count`: Number of resources to map
+ * - `resources`: Resources to map for CUDA usage
+ * - `hStream`: Stream with which to synchronize
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24205,10 +24624,6 @@ CUresult CUDAAPI cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, u
  * `cuGraphicsSubResourceGetMappedArray`,
  * `cuGraphicsUnmapResources`,
  * `cudaGraphicsMapResources`
- *
- * \param count - Number of resources to map
- * \param resources - Resources to map for CUDA usage
- * \param hStream - Stream with which to synchronize
  */
 CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
 
@@ -24227,6 +24642,11 @@ CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *
  * If `resources` includes any duplicate entries then `CUDA_ERROR_INVALID_HANDLE` is returned.
  * If any of `resources` are not presently mapped for access by CUDA then `CUDA_ERROR_NOT_MAPPED` is returned.
  *
+ * **Parameters:**
+ * - `count`: Number of resources to unmap
+ * - `resources`: Resources to unmap
+ * - `hStream`: Stream with which to synchronize
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24241,10 +24661,6 @@ CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *
  * **See also:**
  * `cuGraphicsMapResources`,
  * `cudaGraphicsUnmapResources`
- *
- * \param count - Number of resources to unmap
- * \param resources - Resources to unmap
- * \param hStream - Stream with which to synchronize
  */
 CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
 
@@ -24294,6 +24710,13 @@ CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource
  * `symbol` based on `cudaVersion`. See `CUdriverProcAddressQueryResult`
  * for possible values.
  *
+ * **Parameters:**
+ * - `symbol`: The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc and
+ * - `pfn`: Location to return the function pointer to the requested driver function
+ * - `cudaVersion`: The CUDA version to look for the requested driver symbol
+ * - `flags`: Flags to specify search options.
+ * - `symbolStatus`: Optional location to store the status of the search for
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -24302,12 +24725,6 @@ CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource
  *
  * **See also:**
  * `cudaGetDriverEntryPoint`
- *
- * \param symbol - The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc and
- * \param pfn - Location to return the function pointer to the requested driver function
- * \param cudaVersion - The CUDA version to look for the requested driver symbol
- * \param flags - Flags to specify search options.
- * \param symbolStatus - Optional location to store the status of the search for
  *
  * API name `cuGetProcAddress`; ABI symbol `cuGetProcAddress_v2`.
  */
@@ -24363,6 +24780,11 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVer
  * process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
  * behavior.
  *
+ * **Parameters:**
+ * - `attrib`: The enum defining which value to fetch.
+ * - `value`: void* containing the requested data.
+ * - `size`: The size of the memory region `value` points to.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -24376,10 +24798,6 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVer
  * `cuCoredumpGetAttributeGlobal`,
  * `cuCoredumpSetAttribute`,
  * `cuCoredumpSetAttributeGlobal`
- *
- * \param attrib - The enum defining which value to fetch.
- * \param value - void* containing the requested data.
- * \param size - The size of the memory region `value` points to.
  */
 CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size);
 
@@ -24432,6 +24850,11 @@ CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, 
  * process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
  * behavior.
  *
+ * **Parameters:**
+ * - `attrib`: The enum defining which value to fetch.
+ * - `value`: void* containing the requested data.
+ * - `size`: The size of the memory region `value` points to.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
@@ -24440,10 +24863,6 @@ CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, 
  * `cuCoredumpGetAttribute`,
  * `cuCoredumpSetAttribute`,
  * `cuCoredumpSetAttributeGlobal`
- *
- * \param attrib - The enum defining which value to fetch.
- * \param value - void* containing the requested data.
- * \param size - The size of the memory region `value` points to.
  */
 CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size);
 
@@ -24503,6 +24922,11 @@ CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *v
  * process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
  * behavior.
  *
+ * **Parameters:**
+ * - `attrib`: The enum defining which value to set.
+ * - `value`: void* containing the requested data.
+ * - `size`: The size of the memory region `value` points to.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -24517,10 +24941,6 @@ CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *v
  * `cuCoredumpGetAttributeGlobal`,
  * `cuCoredumpGetAttribute`,
  * `cuCoredumpSetAttributeGlobal`
- *
- * \param attrib - The enum defining which value to set.
- * \param value - void* containing the requested data.
- * \param size - The size of the memory region `value` points to.
  */
 CUresult CUDAAPI cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size);
 
@@ -24582,6 +25002,11 @@ CUresult CUDAAPI cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, 
  * process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
  * behavior.
  *
+ * **Parameters:**
+ * - `attrib`: The enum defining which value to set.
+ * - `value`: void* containing the requested data.
+ * - `size`: The size of the memory region `value` points to.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`,
@@ -24591,10 +25016,6 @@ CUresult CUDAAPI cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, 
  * `cuCoredumpGetAttribute`,
  * `cuCoredumpGetAttributeGlobal`,
  * `cuCoredumpSetAttribute`
- *
- * \param attrib - The enum defining which value to set.
- * \param value - void* containing the requested data.
- * \param size - The size of the memory region `value` points to.
  */
 CUresult CUDAAPI cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size);
 
@@ -24620,6 +25041,12 @@ CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExp
  * The supported flags are:
  * - `CU_GREEN_CTX_DEFAULT_STREAM` : Creates a default stream to use inside the green context. Required.
  *
+ * **Parameters:**
+ * - `phCtx`: Pointer for the output handle to the green context
+ * - `desc`: Descriptor generated via `cuDevResourceGenerateDesc` which contains the set of resources to be used
+ * - `dev`: Device on which to create the green context.
+ * - `flags`: One of the supported green context creation flags. `CU_GREEN_CTX_DEFAULT_STREAM` is required.
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24638,11 +25065,6 @@ CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExp
  * `cuDevicePrimaryCtxRetain`,
  * `cuCtxCreate`,
  * `cuCtxCreate_v3`
- *
- * \param phCtx - Pointer for the output handle to the green context
- * \param desc - Descriptor generated via `cuDevResourceGenerateDesc` which contains the set of resources to be used
- * \param dev - Device on which to create the green context.
- * \param flags - One of the supported green context creation flags. `CU_GREEN_CTX_DEFAULT_STREAM` is required.
  */
 CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags);
 
@@ -24652,6 +25074,9 @@ CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUd
  * Destroys the green context, releasing the primary context of the device that this green context was created for.
  * Any resources provisioned for this green context (that were initially available via the resource descriptor)
  * are released as well.
+ *
+ * **Parameters:**
+ * - `hCtx`: Green context to be destroyed
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -24663,8 +25088,6 @@ CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUd
  * **See also:**
  * `cuGreenCtxCreate`,
  * `cuCtxDestroy`
- *
- * \param hCtx - Green context to be destroyed
  */
 CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx);
 
@@ -24680,6 +25103,10 @@ CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx);
  * Users are expected to call this API before calling any CUDA APIs that accept a
  * CUcontext. Failing to do so will result in the APIs returning `CUDA_ERROR_INVALID_CONTEXT`.
  *
+ * **Parameters:**
+ * - `pContext`: Returned primary context with green context resources
+ * - `hCtx`: Green context to convert
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24689,9 +25116,6 @@ CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx);
  *
  * **See also:**
  * `cuGreenCtxCreate`
- *
- * \param pContext - Returned primary context with green context resources
- * \param hCtx - Green context to convert
  */
 CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx);
 
@@ -24703,6 +25127,11 @@ CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx);
  *
  * Note: The API is not supported on 32-bit platforms.
  *
+ * **Parameters:**
+ * - `device`: Device to get resource for
+ * - `resource`: Output pointer to a CUdevResource structure
+ * - `type`: Type of resource to retrieve
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24713,10 +25142,6 @@ CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx);
  *
  * **See also:**
  * `cuDevResourceGenerateDesc`
- *
- * \param device - Device to get resource for
- * \param resource - Output pointer to a CUdevResource structure
- * \param type - Type of resource to retrieve
  */
 CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type);
 
@@ -24726,6 +25151,11 @@ CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource *resource
  * Get the `type` resources available to the context represented by `hCtx`
  *
  * Note: The API is not supported on 32-bit platforms.
+ *
+ * **Parameters:**
+ * - `hCtx`: Context to get resource for
+ * - `resource`: Output pointer to a CUdevResource structure
+ * - `type`: Type of resource to retrieve
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -24737,10 +25167,6 @@ CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource *resource
  *
  * **See also:**
  * `cuDevResourceGenerateDesc`
- *
- * \param hCtx - Context to get resource for
- * \param resource - Output pointer to a CUdevResource structure
- * \param type - Type of resource to retrieve
  */
 CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type);
 
@@ -24748,6 +25174,11 @@ CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CU
  * Get green context resources
  *
  * Get the `type` resources available to the green context represented by `hCtx`
+ *
+ * **Parameters:**
+ * - `hCtx`: Green context to get resource for
+ * - `resource`: Output pointer to a CUdevResource structure
+ * - `type`: Type of resource to retrieve
  *
  * **Returns:**
  * `CUDA_SUCCESS`
@@ -24759,10 +25190,6 @@ CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CU
  *
  * **See also:**
  * `cuDevResourceGenerateDesc`
- *
- * \param hCtx - Green context to get resource for
- * \param resource - Output pointer to a CUdevResource structure
- * \param type - Type of resource to retrieve
  */
 CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type);
 
@@ -24803,6 +25230,14 @@ CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resour
  *
  * Note: The API is not supported on 32-bit platforms.
  *
+ * **Parameters:**
+ * - `result`: Output array of `CUdevResource` resources. Can be NULL to query the number of groups.
+ * - `nbGroups`: This is a pointer, specifying the number of groups that would be or should be created as described below.
+ * - `input`: Input SM resource to be split. Must be a valid `CU_DEV_RESOURCE_TYPE_SM` resource.
+ * - `remaining`: If the input resource cannot be cleanly split among `nbGroups`, the remaining is placed in here. Can be ommitted (NULL) if the user does not need the remaining set.
+ * - `useFlags`: Flags specifying how these partitions are used or which constraints to abide by when splitting the input. Zero is valid for default behavior.
+ * - `minCount`: Minimum number of SMs required
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24816,13 +25251,6 @@ CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resour
  * `cuGreenCtxGetDevResource`,
  * `cuCtxGetDevResource`,
  * `cuDeviceGetDevResource`
- *
- * \param result - Output array of `CUdevResource` resources. Can be NULL to query the number of groups.
- * \param nbGroups - This is a pointer, specifying the number of groups that would be or should be created as described below.
- * \param input - Input SM resource to be split. Must be a valid `CU_DEV_RESOURCE_TYPE_SM` resource.
- * \param remaining - If the input resource cannot be cleanly split among `nbGroups`, the remaining is placed in here. Can be ommitted (NULL) if the user does not need the remaining set.
- * \param useFlags - Flags specifying how these partitions are used or which constraints to abide by when splitting the input. Zero is valid for default behavior.
- * \param minCount - Minimum number of SMs required
  */
 CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount);
 
@@ -24844,6 +25272,11 @@ CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int
  *
  * Note: The API is not supported on 32-bit platforms.
  *
+ * **Parameters:**
+ * - `phDesc`: Output descriptor
+ * - `resources`: Array of resources to be included in the descriptor
+ * - `nbResources`: Number of resources passed in `resources`
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24854,10 +25287,6 @@ CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int
  *
  * **See also:**
  * `cuDevSmResourceSplitByCount`
- *
- * \param phDesc - Output descriptor
- * \param resources - Array of resources to be included in the descriptor
- * \param nbResources - Number of resources passed in `resources`
  */
 CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources);
 
@@ -24875,6 +25304,10 @@ CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResou
  * specified green context `hCtx` has a stream in the capture mode. In such
  * a case, the call will invalidate all the conflicting captures.
  *
+ * **Parameters:**
+ * - `hCtx`: Green context to record event for
+ * - `hEvent`: Event to record
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24888,9 +25321,6 @@ CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResou
  * `cuEventRecord`,
  * `cuCtxRecordEvent`,
  * `cuCtxWaitEvent`
- *
- * \param hCtx - Green context to record event for
- * \param hEvent - Event to record
  */
 CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent);
 
@@ -24909,6 +25339,10 @@ CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent);
  * ongoing capture sequence or if the specified green context `hCtx` has
  * a stream in the capture mode.
  *
+ * **Parameters:**
+ * - `hCtx`: Green context to wait
+ * - `hEvent`: Event to wait on
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24922,9 +25356,6 @@ CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent);
  * `cuStreamWaitEvent`,
  * `cuCtxRecordEvent`,
  * `cuCtxWaitEvent`
- *
- * \param hCtx - Green context to wait
- * \param hEvent - Event to wait on
  */
 CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent);
 
@@ -24953,6 +25384,10 @@ CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent);
  * </ul>
  * Passing an invalid handle will result in undefined behavior.
  *
+ * **Parameters:**
+ * - `hStream`: Handle to the stream to be queried
+ * - `phCtx`: Returned green context associated with the stream
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_DEINITIALIZED`,
@@ -24975,9 +25410,6 @@ CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent);
  * `cuStreamAddCallback`,
  * `cudaStreamCreate`,
  * `cudaStreamCreateWithFlags`
- *
- * \param hStream - Handle to the stream to be queried
- * \param phCtx - Returned green context associated with the stream
  */
 CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx);
 
@@ -25001,6 +25433,12 @@ CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx);
  * be queried using `cuCtxGetStreamPriorityRange`. If the specified priority is
  * outside the numerical range returned by `cuCtxGetStreamPriorityRange`,
  * it will automatically be clamped to the lowest or the highest number in the range.
+ *
+ * **Parameters:**
+ * - `phStream`: Returned newly created stream
+ * - `greenCtx`: Green context for which to create the stream for
+ * - `flags`: Flags for stream creation. `CU_STREAM_NON_BLOCKING` must be specified.
+ * - `priority`: Stream priority. Lower numbers represent higher priorities. See `cuCtxGetStreamPriorityRange` for more information about meaningful stream priorities that can be passed.
  *
  * **Returns:**
  * `CUDA_SUCCESS`,
@@ -25027,47 +25465,45 @@ CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx);
  * `cuStreamSynchronize`,
  * `cuStreamAddCallback`,
  * `cudaStreamCreateWithPriority`
- *
- * \param phStream - Returned newly created stream
- * \param greenCtx - Green context for which to create the stream for
- * \param flags - Flags for stream creation. `CU_STREAM_NON_BLOCKING` must be specified.
- * \param priority - Stream priority. Lower numbers represent higher priorities. See `cuCtxGetStreamPriorityRange` for more information about meaningful stream priorities that can be passed.
  */
 CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority);
 
 /**
  * Register a callback function to receive error log messages
  *
+ * **Parameters:**
+ * - `callbackFunc`: The function to register as a callback
+ * - `userData`: A generic pointer to user data. This is passed into the callback function.
+ * - `callback_out`: Optional location to store the callback handle after it is registered
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
- *
- * \param callbackFunc - The function to register as a callback
- * \param userData - A generic pointer to user data. This is passed into the callback function.
- * \param callback_out - Optional location to store the callback handle after it is registered
  */
 CUresult CUDAAPI cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out);
 
 /**
  * Unregister a log message callback
  *
+ * **Parameters:**
+ * - `callback`: The callback instance to unregister from receiving log messages
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
- *
- * \param callback - The callback instance to unregister from receiving log messages
  */
 CUresult CUDAAPI cuLogsUnregisterCallback(CUlogsCallbackHandle callback);
 
 /**
  * Sets log iterator to point to the end of log buffer, where the next message would be written.
  *
+ * **Parameters:**
+ * - `iterator_out`: Location to store an iterator to the current tail of the logs
+ * - `flags`: Reserved for future use, must be 0
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
- *
- * \param iterator_out - Location to store an iterator to the current tail of the logs
- * \param flags - Reserved for future use, must be 0
  */
 CUresult CUDAAPI cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags);
 
@@ -25085,13 +25521,14 @@ CUresult CUDAAPI cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags);
  * destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this
  * risk.
  *
+ * **Parameters:**
+ * - `iterator`: Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+ * - `pathToFile`: Path to output file for dumping logs
+ * - `flags`: Reserved for future use, must be 0
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
- *
- * \param iterator - Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
- * \param pathToFile - Path to output file for dumping logs
- * \param flags - Reserved for future use, must be 0
  */
 CUresult CUDAAPI cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags);
 
@@ -25120,14 +25557,15 @@ CUresult CUDAAPI cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFil
  * it is able to store in `buffer` and writes it out. The final message in `buffer` will always be
  * the most recent log message as of when the API is called.
  *
+ * **Parameters:**
+ * - `iterator`: Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+ * - `buffer`: Pointer to dump logs
+ * - `size`: See description
+ * - `flags`: Reserved for future use, must be 0
+ *
  * **Returns:**
  * `CUDA_SUCCESS`,
  * `CUDA_ERROR_INVALID_VALUE`
- *
- * \param iterator - Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
- * \param buffer - Pointer to dump logs
- * \param size - See description
- * \param flags - Reserved for future use, must be 0
  */
 CUresult CUDAAPI cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags);
 
@@ -25137,14 +25575,15 @@ CUresult CUDAAPI cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_
  * Returns in `*tid` the thread ID of the CUDA restore thread for the process
  * specified by `pid`.
  *
+ * **Parameters:**
+ * - `pid`: The process ID of the CUDA process
+ * - `tid`: Returned restore thread ID
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
  * `CUDA_ERROR_NOT_INITIALIZED`
  * `CUDA_ERROR_NOT_SUPPORTED`
- *
- * \param pid - The process ID of the CUDA process
- * \param tid - Returned restore thread ID
  */
 CUresult CUDAAPI cuCheckpointProcessGetRestoreThreadId(int pid, int *tid);
 
@@ -25153,14 +25592,15 @@ CUresult CUDAAPI cuCheckpointProcessGetRestoreThreadId(int pid, int *tid);
  *
  * Returns in `*state` the current state of the CUDA process specified by `pid`.
  *
+ * **Parameters:**
+ * - `pid`: The process ID of the CUDA process
+ * - `state`: Returned CUDA process state
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
  * `CUDA_ERROR_NOT_INITIALIZED`
  * `CUDA_ERROR_NOT_SUPPORTED`
- *
- * \param pid - The process ID of the CUDA process
- * \param state - Returned CUDA process state
  */
 CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState *state);
 
@@ -25175,6 +25615,10 @@ CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState *state);
  * If timeoutMs is specified and the timeout is reached the process will be left
  * in the RUNNING state upon return.
  *
+ * **Parameters:**
+ * - `pid`: The process ID of the CUDA process
+ * - `args`: Optional lock operation arguments
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
@@ -25182,9 +25626,6 @@ CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState *state);
  * `CUDA_ERROR_ILLEGAL_STATE`
  * `CUDA_ERROR_NOT_SUPPORTED`
  * `CUDA_ERROR_NOT_READY`
- *
- * \param pid - The process ID of the CUDA process
- * \param args - Optional lock operation arguments
  */
 CUresult CUDAAPI cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args);
 
@@ -25198,15 +25639,16 @@ CUresult CUDAAPI cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args);
  *
  * Upon successful return the process will be in the CHECKPOINTED state.
  *
+ * **Parameters:**
+ * - `pid`: The process ID of the CUDA process
+ * - `args`: Optional checkpoint operation arguments
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
  * `CUDA_ERROR_NOT_INITIALIZED`
  * `CUDA_ERROR_ILLEGAL_STATE`
  * `CUDA_ERROR_NOT_SUPPORTED`
- *
- * \param pid - The process ID of the CUDA process
- * \param args - Optional checkpoint operation arguments
  */
 CUresult CUDAAPI cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args);
 
@@ -25221,6 +25663,10 @@ CUresult CUDAAPI cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointAr
  * CUDA process restore requires persistence mode to be enabled or `cuInit` to
  * have been called before execution.
  *
+ * **Parameters:**
+ * - `pid`: The process ID of the CUDA process
+ * - `args`: Optional restore operation arguments
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
@@ -25230,9 +25676,6 @@ CUresult CUDAAPI cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointAr
  *
  * **See also:**
  * `cuInit`
- *
- * \param pid - The process ID of the CUDA process
- * \param args - Optional restore operation arguments
  */
 CUresult CUDAAPI cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args);
 
@@ -25244,15 +25687,16 @@ CUresult CUDAAPI cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *ar
  *
  * Upon successful return the process will be in the RUNNING state.
  *
+ * **Parameters:**
+ * - `pid`: The process ID of the CUDA process
+ * - `args`: Optional unlock operation arguments
+ *
  * **Returns:**
  * `CUDA_SUCCESS`
  * `CUDA_ERROR_INVALID_VALUE`
  * `CUDA_ERROR_NOT_INITIALIZED`
  * `CUDA_ERROR_ILLEGAL_STATE`
  * `CUDA_ERROR_NOT_SUPPORTED`
- *
- * \param pid - The process ID of the CUDA process
- * \param args - Optional unlock operation arguments
  */
 CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args);
 

@@ -110,9 +110,10 @@ typedef struct _nvrtcProgram *nvrtcProgram;
  * For unrecognized enumeration values, it returns
  * `"NVRTC_ERROR` unknown".
  *
- * **Returns:** Message string for the given #nvrtcResult code.
+ * **Parameters:**
+ * - `result`: [in] CUDA Runtime Compilation API result code.
  *
- * \param result - [in] CUDA Runtime Compilation API result code.
+ * **Returns:** Message string for the given #nvrtcResult code.
  */
 const char * nvrtcGetErrorString(nvrtcResult result);
 
@@ -121,12 +122,13 @@ const char * nvrtcGetErrorString(nvrtcResult result);
  * nvrtcVersion sets the output parameters `major` and `minor`
  * with the CUDA Runtime Compilation version number.
  *
+ * **Parameters:**
+ * - `major`: [out] CUDA Runtime Compilation major version number.
+ * - `minor`: [out] CUDA Runtime Compilation minor version number.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
- *
- * \param major - [out] CUDA Runtime Compilation major version number.
- * \param minor - [out] CUDA Runtime Compilation minor version number.
  */
 nvrtcResult nvrtcVersion(int *major, int *minor);
 
@@ -137,13 +139,14 @@ nvrtcResult nvrtcVersion(int *major, int *minor);
  * then be used to pass an array to `nvrtcGetSupportedArchs` to
  * get the supported architectures.
  *
+ * **Parameters:**
+ * - `numArchs`: [out] number of supported architectures.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  *
  * see    `nvrtcGetSupportedArchs`
- *
- * \param numArchs - [out] number of supported architectures.
  */
 nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs);
 
@@ -154,13 +157,14 @@ nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs);
  * sorted in the ascending order. The size of the array to be passed can be
  * determined using `nvrtcGetNumSupportedArchs`.
  *
+ * **Parameters:**
+ * - `supportedArchs`: [out] sorted array of supported architectures.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  *
  * see    `nvrtcGetNumSupportedArchs`
- *
- * \param supportedArchs - [out] sorted array of supported architectures.
  */
 nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs);
 
@@ -187,12 +191,13 @@ nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs);
  *
  * **See also:** `nvrtcDestroyProgram`
  *
- * \param prog - [out] CUDA Runtime Compilation program.
- * \param src - [in] CUDA program source.
- * \param name - [in] CUDA program name.\n
- * \param numHeaders - [in] Number of headers used.\n
- * \param headers - [in] Sources of the headers.\n
- * \param includeNames - [in] Name of each header by which they can be included in the CUDA program source.\n
+ * **Parameters:**
+ * - `prog`: [out] CUDA Runtime Compilation program.
+ * - `src`: [in] CUDA program source.
+ * - `name`: [in] CUDA program name.\n
+ * - `numHeaders`: [in] Number of headers used.\n
+ * - `headers`: [in] Sources of the headers.\n
+ * - `includeNames`: [in] Name of each header by which they can be included in the CUDA program source.\n
  */
 nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *name, int numHeaders, const char *const *headers, const char *const *includeNames);
 
@@ -200,13 +205,14 @@ nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, const char *
  * compilation
  * nvrtcDestroyProgram destroys the given program.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcCreateProgram`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
  */
 nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog);
 
@@ -215,6 +221,11 @@ nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog);
  * nvrtcCompileProgram compiles the given program.
  *
  * `options` can be `NULL` when `numOptions` is 0.
+ *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `numOptions`: [in] Number of compiler options passed.
+ * - `options`: [in] Compiler options in the form of C string array.\n
  *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
@@ -228,10 +239,6 @@ nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog);
  * - `#nvrtcResult` NVRTC_ERROR_CANCELLED
  *
  * It supports compile options listed in `options`.
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param numOptions - [in] Number of compiler options passed.
- * \param options - [in] Compiler options in the form of C string array.\n
  */
 nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *const *options);
 
@@ -249,8 +256,9 @@ nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions, const char *c
  *
  * **See also:** `nvrtcGetPTX`
  *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param ptxSizeRet - [out] Size of the generated PTX (including the trailing
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `ptxSizeRet`: [out] Size of the generated PTX (including the trailing
  */
 nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet);
 
@@ -259,15 +267,16 @@ nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet);
  * nvrtcGetPTX stores the PTX generated by the previous compilation
  * of `prog` in the memory pointed by `ptx`.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `ptx`: [out] Compiled result.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcGetPTXSize`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param ptx - [out] Compiled result.
  */
 nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx);
 
@@ -278,15 +287,16 @@ nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx);
  * cubinSizeRet is set to 0 if the value specified to `-arch` is a
  * virtual architecture instead of an actual architecture.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `cubinSizeRet`: [out] Size of the generated cubin.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcGetCUBIN`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param cubinSizeRet - [out] Size of the generated cubin.
  */
 nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet);
 
@@ -297,15 +307,16 @@ nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet);
  * if the value specified to `-arch` is a virtual architecture instead
  * of an actual architecture.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `cubin`: [out] Compiled and assembled result.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcGetCUBINSize`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param cubin - [out] Compiled and assembled result.
  */
 nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin);
 
@@ -334,15 +345,16 @@ __CUDA_DEPRECATED nvrtcResult nvrtcGetNVVM(nvrtcProgram prog, char *nvvm);
  * LTOIRSizeRet is set to 0 if the program was not compiled with
  * `-dlto`.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `LTOIRSizeRet`: [out] Size of the generated LTO IR.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcGetLTOIR`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param LTOIRSizeRet - [out] Size of the generated LTO IR.
  */
 nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet);
 
@@ -352,15 +364,16 @@ nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet);
  * of `prog` in the memory pointed by `LTOIR`. No LTO IR is available
  * if the program was compiled without `-dlto`.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `LTOIR`: [out] Compiled result.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcGetLTOIRSize`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param LTOIR - [out] Compiled result.
  */
 nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR);
 
@@ -371,15 +384,16 @@ nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR);
  * nvrtcGetOptiXIRSize is set to 0 if the program was compiled with
  * options incompatible with OptiX IR generation.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `optixirSizeRet`: [out] Size of the generated LTO IR.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcGetOptiXIR`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param optixirSizeRet - [out] Size of the generated LTO IR.
  */
 nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet);
 
@@ -389,15 +403,16 @@ nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet);
  * of `prog` in the memory pointed by `optixir`. No OptiX IR is available
  * if the program was compiled with options incompatible with OptiX IR generation.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `optixir`: [out] Optix IR Compiled result.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcGetOptiXIRSize`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param optixir - [out] Optix IR Compiled result.
  */
 nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir);
 
@@ -410,15 +425,16 @@ nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir);
  * Note that compilation log may be generated with warnings and informative
  * messages, even when the compilation of `prog` succeeds.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `logSizeRet`: [out] Size of the compilation log (including the trailing `NULL`).
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcGetProgramLog`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param logSizeRet - [out] Size of the compilation log (including the trailing `NULL`).
  */
 nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet);
 
@@ -427,15 +443,16 @@ nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRet);
  * nvrtcGetProgramLog stores the log generated by the previous
  * compilation of `prog` in the memory pointed by `log`.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `log`: [out] Compilation log.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  *
  * **See also:** `nvrtcGetProgramLogSize`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param log - [out] Compilation log.
  */
 nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log);
 
@@ -455,8 +472,9 @@ nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log);
  *
  * **See also:** `nvrtcGetLoweredName`
  *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param name_expression - [in] constant expression denoting the address of a __global__ function or __device__/__constant__ variable.
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `name_expression`: [in] constant expression denoting the address of a __global__ function or __device__/__constant__ variable.
  */
 nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *name_expression);
 
@@ -470,6 +488,11 @@ nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *name_expressio
  * The identical name expression must have been previously
  * provided to nvrtcAddNameExpression.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `name_expression`: [in] constant expression denoting the address of a __global__ function or __device__/__constant__ variable.
+ * - `lowered_name`: [out] initialized by the function to point to a C string containing the lowered (mangled) name corresponding to the provided name expression.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION
@@ -478,10 +501,6 @@ nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog, const char *name_expressio
  * - `#nvrtcResult` NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID
  *
  * **See also:** `nvrtcAddNameExpression`
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param name_expression - [in] constant expression denoting the address of a __global__ function or __device__/__constant__ variable.
- * \param lowered_name - [out] initialized by the function to point to a C string containing the lowered (mangled) name corresponding to the provided name expression.
  */
 nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *name_expression, const char **lowered_name);
 
@@ -489,11 +508,12 @@ nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *name_expression, 
  * precompiled_header
  * retrieve the current size of the PCH Heap.
  *
+ * **Parameters:**
+ * - `ret`: [out] pointer to location where the size of the PCH Heap will be stored
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
- *
- * \param ret - [out] pointer to location where the size of the PCH Heap will be stored
  */
 nvrtcResult nvrtcGetPCHHeapSize(size_t *ret);
 
@@ -501,20 +521,24 @@ nvrtcResult nvrtcGetPCHHeapSize(size_t *ret);
  * precompiled_header
  * set the size of the PCH Heap.
  *
+ * **Parameters:**
+ * - `size`: [in] requested size of the PCH Heap, in bytes
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  *
  * The requested size may be rounded up to a platform dependent
  * alignment (e.g. page size). If the PCH Heap has already been allocated,
  * the heap memory will be freed and a new PCH Heap will be allocated.
- *
- * \param size - [in] requested size of the PCH Heap, in bytes
  */
 nvrtcResult nvrtcSetPCHHeapSize(size_t size);
 
 /**
  * precompiled_header
  * returns the PCH creation status.
+ *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
  *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
@@ -536,8 +560,6 @@ nvrtcResult nvrtcSetPCHHeapSize(size_t size);
  * nvrtcCompileProgram() with a new NVRTC program instance.
  * NVRTC_ERROR_PCH_CREATE indicates that an error condition prevented the
  * PCH file from being created.
- *
- * \param prog - [in] CUDA Runtime Compilation program.
  */
 nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog);
 
@@ -546,15 +568,16 @@ nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog);
  * retrieve the required size of the PCH heap required to compile
  * the given program.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `size`: [out] pointer to location where the required size of the PCH Heap will be stored
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
  * The size retrieved using this function is only valid if nvrtcGetPCHCreateStatus()
  * returned NVRTC_SUCCESS or NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param size - [out] pointer to location where the required size of the PCH Heap will be stored
  */
 nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size);
 
@@ -586,14 +609,15 @@ nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size);
  *
  * (5) It must not invoke any nvrtc/libnvvm/ptx APIs.
  *
+ * **Parameters:**
+ * - `prog`: [in] CUDA Runtime Compilation program.
+ * - `callback`: [in] the callback that issues cancellation signal.
+ * - `payload`: [in] to be passed as a parameter when invoking the callback.
+ *
  * **Returns:**
  * - `#nvrtcResult` NVRTC_SUCCESS
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
  * - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
- *
- * \param prog - [in] CUDA Runtime Compilation program.
- * \param callback - [in] the callback that issues cancellation signal.
- * \param payload - [in] to be passed as a parameter when invoking the callback.
  */
 nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
 

@@ -446,19 +446,8 @@ pub(super) fn params(f: &Function) -> String {
 }
 
 fn function_doc(f: &Function) -> Vec<String> {
+    // The docs pass already lists the parameters in the Markdown.
     let mut doc = comment(&f.doc.markdown);
-    let params: Vec<String> = f
-        .params
-        .iter()
-        .filter(|p| !p.doc.trim().is_empty())
-        .flat_map(|p| comment(&format!("\\param {} - {}", p.name, p.doc.trim())))
-        .collect();
-    if !params.is_empty() {
-        if !doc.is_empty() {
-            doc.push(String::new());
-        }
-        doc.extend(params);
-    }
     if f.name != f.symbol {
         if !doc.is_empty() {
             doc.push(String::new());
