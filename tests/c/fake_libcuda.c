@@ -10,6 +10,8 @@ typedef int CUresult;
 
 int cuDriverGetVersion(int *v) { *v = 12090; return 0; }
 static CUresult ctx_get_current(void **ctx) { *ctx = (void *)0x1234; return 0; }
+/* An ABI of cuCtxGetCurrent newer than the shim's header knows (as from a future CUDA). */
+static CUresult ctx_get_current_future(void **ctx) { *ctx = (void *)0x5678; return 0; }
 static CUresult ctx_create_v2(void **c, unsigned f, int d) { (void)f; (void)d; *c = 0; return 2; }
 static CUresult ctx_create_v3(void **c, void *p, int n, unsigned f, int d) { (void)p; (void)n; (void)f; (void)d; *c = 0; return 3; }
 static CUresult ctx_create_v4(void **c, void *p, unsigned f, int d) { (void)p; (void)f; (void)d; *c = 0; return 4; }
@@ -22,6 +24,7 @@ static CUresult get_proc(const char *sym, void **pfn, int ver, uint64_t flags, i
 {
     void *p = 0;
     if (strcmp(sym, "cuGetProcAddress") == 0 && ver >= 12000) p = (void *)get_proc;
+    else if (strcmp(sym, "cuCtxGetCurrent") == 0 && ver >= 13000) p = (void *)ctx_get_current_future;
     else if (strcmp(sym, "cuCtxGetCurrent") == 0 && ver >= 4000) p = (void *)ctx_get_current;
     else if (strcmp(sym, "cuCtxCreate") == 0 && ver >= 12050) p = (void *)ctx_create_v4;
     else if (strcmp(sym, "cuCtxCreate") == 0 && ver >= 11040) p = (void *)ctx_create_v3;

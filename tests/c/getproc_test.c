@@ -54,6 +54,10 @@ int main(void)
     p = lookup("cuGetProcAddress", 12000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
     expect(r == CUDA_SUCCESS && p == (void *)cuGetProcAddress_v2, "cuGetProcAddress@12000 -> shim cuGetProcAddress_v2");
 
+    p = lookup("cuCtxGetCurrent", 13000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p != (void *)cuCtxGetCurrent && p != NULL && ((CUresult(*)(CUcontext *))p)(&ctx) == 0
+               && ctx == (CUcontext)0x5678,
+           "driver's ABI newer than the header -> the driver's pointer, not a mismatched export");
     p = lookup("cuInternalThing", 12000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
     expect(r == CUDA_SUCCESS && p != NULL && ((internal_t)p)() == 99, "unknown name -> the driver's pointer, unchanged");
     p = lookup("cuNoSuchThing", 12000, CU_GET_PROC_ADDRESS_DEFAULT, &r);

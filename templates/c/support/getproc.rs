@@ -5,9 +5,10 @@
 //! driver's: when it says "not found", so do we. On success the shim's export for the same ABI
 //! replaces the real pointer: the newest ABI of that name whose version is at most the requested
 //! one (and the installed driver's), its `_ptds`/`_ptsz` export when the per-thread default stream
-//! was asked for (`CU_GET_PROC_ADDRESS_DEFAULT` follows the real driver's choice). Names the shim
-//! does not export (internal entries, ABIs older than the header's) keep the real pointer; with
-//! tracing on, a `cuGetProcAddress(passthrough)` line records each.
+//! was asked for (`CU_GET_PROC_ADDRESS_DEFAULT` follows the real driver's choice), provided the
+//! driver resolves that ABI to the very pointer it returned. Names the shim does not export
+//! (internal entries, ABIs older or newer than the header's) keep the real pointer; with tracing
+//! on, a `cuGetProcAddress(passthrough)` line records each.
 
 use crate::guard::guard;
 use crate::proc_table::PROCS;
@@ -76,7 +77,11 @@ pub unsafe extern "C" fn cuGetProcAddress(
     guard(|| unsafe { get_proc_address(symbol, pfn, cudaVersion, flags, null_mut()) }, CUresult(CUDA_ERROR_UNKNOWN))
 }
 
-/// The shim's export for `name` at `version`/`flags`, given the driver's own answer `real`.
+/// The shim's export for `name` at `version`/`flags`, given the driver's own answer `real`:
+/// the newest ABI the shim has at or below the requested version (and the driver's), its
+/// per-thread export if that is what the flags ask for, and only if the driver resolves that
+/// very ABI to `real` (a newer driver may have a newer ABI of the name than this header: then
+/// the driver's pointer is kept rather than handing out an export with another prototype).
 fn choose(name: &[u8], version: c_int, flags: u64, real: *mut c_void) -> Option<*const c_void> {
     let lo = PROCS.partition_point(|p| p.name < name);
     let n = PROCS[lo..].iter().take_while(|p| p.name == name).count();
@@ -87,15 +92,15 @@ fn choose(name: &[u8], version: c_int, flags: u64, real: *mut c_void) -> Option<
         _ => requested,
     };
     let base = candidates.iter().rev().find(|p| p.version <= limit)?;
-    let per_thread = !base.pt.is_null()
-        && base.pt_version <= limit
-        && match flags & (LEGACY | PER_THREAD) {
-            PER_THREAD => true,
-            LEGACY => false,
-            // CU_GET_PROC_ADDRESS_DEFAULT: whichever the driver picked.
-            _ => real_lookup(name, version, PER_THREAD) == Some(real),
-        };
-    Some(if per_thread { base.pt } else { base.f })
+    let has_pt = !base.pt.is_null() && base.pt_version <= limit;
+    let same = |v: u32, f: u64| real_lookup(name, v as c_int, f) == Some(real);
+    match flags & (LEGACY | PER_THREAD) {
+        PER_THREAD if has_pt => same(base.pt_version, PER_THREAD).then_some(base.pt),
+        PER_THREAD | LEGACY => same(base.version, LEGACY).then_some(base.f),
+        // CU_GET_PROC_ADDRESS_DEFAULT: whichever of the two the driver picked.
+        _ if has_pt && same(base.pt_version, PER_THREAD) => Some(base.pt),
+        _ => same(base.version, LEGACY).then_some(base.f),
+    }
 }
 
 /// The real `cuGetProcAddress_v2`, fetched once (from the driver itself) for untraced look-ups.
