@@ -122,7 +122,12 @@ if [ -n "$bench_shim" ] && [ -n "$bench_cuda" ]; then
 import sys
 d = sys.argv[1]
 def load(f):
-    return {l.split()[1]: float(l.split()[2]) for l in open(f"{d}/{f}") if l.startswith("BENCH ") and len(l.split()) >= 5}
+    rows = {}
+    for l in open(f"{d}/{f}"):
+        w = l.split()
+        if len(w) == 5 and w[0] == "BENCH" and w[1] not in ("SKIP", "FAIL"):
+            rows[w[1]] = float(w[2])
+    return rows
 c, s, t = load("bench-libcuda.txt"), load("bench-shim.txt"), load("bench-trace.txt")
 print("| function | libcuda ns/call | libcudagen ns/call | added | traced ns/call | added |")
 print("| --- | ---: | ---: | ---: | ---: | ---: |")
