@@ -3364,9 +3364,12 @@ typedef struct CUlogsCallbackEntry_st *CUlogsCallbackHandle;
 typedef void (CUDA_CB *CUlogsCallback)(void *data, CUlogLevel logLevel, char *message, size_t length);
 typedef unsigned int CUlogIterator;
 
+#ifndef CU_UUID_HAS_BEEN_DEFINED
+#define CU_UUID_HAS_BEEN_DEFINED
 struct CUuuid_st {
     char bytes[16];
 };
+#endif
 
 /**
  * Fabric handle - An opaque handle representing a memory allocation
@@ -25807,6 +25810,19 @@ CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args
 #define cuStreamWriteValue32 cuStreamWriteValue32_v2
 #define cuStreamWriteValue64 cuStreamWriteValue64_v2
 #define cuStreamBatchMemOp cuStreamBatchMemOp_v2
+#endif
+
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+/** As in NVIDIA's header: per-thread code asking with CU_GET_PROC_ADDRESS_DEFAULT gets per-thread entries. */
+static inline CUresult cuGetProcAddress_v2_ptsz(const char *symbol, void **funcPtr, int driverVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
+{
+    const int procAddressMask = (CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    if ((flags & procAddressMask) == 0) {
+        flags |= CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+    }
+    return cuGetProcAddress_v2(symbol, funcPtr, driverVersion, flags, symbolStatus);
+}
+#define cuGetProcAddress_v2 cuGetProcAddress_v2_ptsz
 #endif
 
 

@@ -44,6 +44,9 @@ pub(super) struct HeaderView {
     pub per_thread_defines: Vec<DefineView>,
     /// API name -> ABI symbol otherwise (only for functions that have a per-thread variant).
     pub legacy_defines: Vec<DefineView>,
+    /// `cuGetProcAddress_v2` is declared: per-thread mode gets NVIDIA's inline `_ptsz` wrapper that
+    /// turns `CU_GET_PROC_ADDRESS_DEFAULT` into the per-thread flag (a caller-side rule).
+    pub get_proc_ptsz: bool,
 }
 
 #[derive(Serialize)]
@@ -83,10 +86,14 @@ pub(super) struct RecordView {
     /// Tag of a top-level record; empty for an inline anonymous one.
     pub tag: String,
     pub fields: Vec<FieldView>,
-    /// `sizeof` check emitted as a static assertion (0: unknown).
-    pub size: u64,
     pub name: String,
+    /// Macro guarding the definition, shared with NVIDIA's runtime headers (`CU_UUID_HAS_BEEN_DEFINED`).
+    pub guard: Option<String>,
 }
+
+/// Records that NVIDIA's runtime headers (`driver_types.h`) define too, behind a shared guard
+/// macro, so that a program may include this `cuda.h` together with `cuda_runtime.h`.
+const RECORD_GUARDS: &[(&str, &str)] = &[("CUuuid_st", "CU_UUID_HAS_BEEN_DEFINED")];
 
 #[derive(Serialize)]
 pub(super) struct FieldView {
@@ -174,7 +181,11 @@ pub(super) fn view(lib: &Library, cuda_version: &str) -> Result<HeaderView> {
             None => {}
         }
     }
+    let get_proc_ptsz = lib.kind == LibraryKind::Driver
+        && lib.function("cuGetProcAddress").is_some_and(|f| f.symbol == "cuGetProcAddress_v2" && f.variants.is_empty())
+        && lib.enum_named("CUdriverProcAddressQueryResult").is_some();
     Ok(HeaderView {
+        get_proc_ptsz,
         file,
         guard: guard.into(),
         marker: marker.into(),
@@ -374,8 +385,12 @@ fn record_view(r: &Record, anon: &BTreeMap<&str, &Record>, depth: usize) -> Resu
         keyword: keyword(r.kind),
         tag: if r.anonymous { String::new() } else { tag(r).to_string() },
         fields,
-        size: r.size,
         name: r.name.clone(),
+        guard: if r.anonymous {
+            None
+        } else {
+            RECORD_GUARDS.iter().find(|(t, _)| *t == tag(r)).map(|(_, g)| g.to_string())
+        },
     })
 }
 
