@@ -118,6 +118,13 @@ impl<const N: usize> Table<N> {
         self.get_slow(index)
     }
 
+    /// The entry's pointer if it is already resolved; never resolves (the raw layer's fast path).
+    #[inline(always)]
+    pub fn peek(&self, index: usize) -> Option<*const c_void> {
+        let p = self.slots.get(index)?.load(Ordering::Acquire);
+        (p as usize > SENTINEL_MAX).then_some(p as *const c_void)
+    }
+
     /// Whether entry `index` is available (resolves it if needed).
     pub fn available(&self, index: usize) -> bool {
         self.get(index).is_ok()

@@ -36,6 +36,13 @@ pub fn active() -> bool {
     }
 }
 
+/// True once tracing is known to be off (false before the first [`active`] call decided it):
+/// the raw layer's fast path uses it to jump straight to the driver.
+#[inline(always)]
+pub fn known_off() -> bool {
+    STATE.load(Ordering::Relaxed) == OFF
+}
+
 #[cold]
 #[inline(never)]
 fn init() -> bool {

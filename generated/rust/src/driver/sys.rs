@@ -5,7 +5,9 @@
 // Regenerate with `cargo xtask regen`.
 //! `cuda.h`: raw entry points with their C names and exact C signatures.
 //!
-//! Each function fetches its pointer from one lazily filled table ([`crate::loader`]); a missing
+//! Each function fetches its pointer from one lazily filled table ([`crate::loader`]); once the
+//! entry is resolved and tracing is known to be off, a call is one load, one compare and a tail
+//! call (everything else lives in a cold `slow_*` function). A missing
 //! library or entry point returns `CUresult(34)` / `CUresult(500)`
 //! instead of aborting. Per-thread-stream variants (`_ptds`, `_ptsz`) are separate functions.
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
@@ -556,6 +558,18 @@ unsafe fn trace_cuGetErrorString(__f: Fn_cuGetErrorString, error: CUresult, pStr
 /// `cuGetErrorString`. Typed: [`get_error_string`](super::get_error_string).
 #[inline]
 pub unsafe fn cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(0) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGetErrorString>(__p)(error, pStr);
+        }
+    }
+    slow_cuGetErrorString(error, pStr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUresult {
     match call_cuGetErrorString(error, pStr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -594,6 +608,18 @@ unsafe fn trace_cuGetErrorName(__f: Fn_cuGetErrorName, error: CUresult, pStr: *m
 /// `cuGetErrorName`. Typed: [`get_error_name`](super::get_error_name).
 #[inline]
 pub unsafe fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(1) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGetErrorName>(__p)(error, pStr);
+        }
+    }
+    slow_cuGetErrorName(error, pStr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult {
     match call_cuGetErrorName(error, pStr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -631,6 +657,18 @@ unsafe fn trace_cuInit(__f: Fn_cuInit, Flags: c_uint) -> CUresult {
 /// `cuInit`. Typed: [`init`](super::init).
 #[inline]
 pub unsafe fn cuInit(Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(2) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuInit>(__p)(Flags);
+        }
+    }
+    slow_cuInit(Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuInit(Flags: c_uint) -> CUresult {
     match call_cuInit(Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -668,6 +706,18 @@ unsafe fn trace_cuDriverGetVersion(__f: Fn_cuDriverGetVersion, driverVersion: *m
 /// `cuDriverGetVersion`. Typed: [`driver_get_version`](super::driver_get_version).
 #[inline]
 pub unsafe fn cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(3) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDriverGetVersion>(__p)(driverVersion);
+        }
+    }
+    slow_cuDriverGetVersion(driverVersion)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult {
     match call_cuDriverGetVersion(driverVersion) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -706,6 +756,18 @@ unsafe fn trace_cuDeviceGet(__f: Fn_cuDeviceGet, device: *mut CUdevice, ordinal:
 /// `cuDeviceGet`. Typed: [`device_get`](super::device_get).
 #[inline]
 pub unsafe fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(4) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGet>(__p)(device, ordinal);
+        }
+    }
+    slow_cuDeviceGet(device, ordinal)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
     match call_cuDeviceGet(device, ordinal) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -743,6 +805,18 @@ unsafe fn trace_cuDeviceGetCount(__f: Fn_cuDeviceGetCount, count: *mut c_int) ->
 /// `cuDeviceGetCount`. Typed: [`device_get_count`](super::device_get_count).
 #[inline]
 pub unsafe fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(5) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetCount>(__p)(count);
+        }
+    }
+    slow_cuDeviceGetCount(count)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetCount(count: *mut c_int) -> CUresult {
     match call_cuDeviceGetCount(count) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -782,6 +856,18 @@ unsafe fn trace_cuDeviceGetName(__f: Fn_cuDeviceGetName, name: *mut c_char, len:
 /// `cuDeviceGetName`. Typed: [`device_get_name`](super::device_get_name).
 #[inline]
 pub unsafe fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(6) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetName>(__p)(name, len, dev);
+        }
+    }
+    slow_cuDeviceGetName(name, len, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetName(name, len, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -820,6 +906,18 @@ unsafe fn trace_cuDeviceGetUuid(__f: Fn_cuDeviceGetUuid, uuid: *mut CUuuid, dev:
 /// `cuDeviceGetUuid`. Typed: [`device_get_uuid`](super::device_get_uuid).
 #[inline]
 pub unsafe fn cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(7) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetUuid>(__p)(uuid, dev);
+        }
+    }
+    slow_cuDeviceGetUuid(uuid, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetUuid(uuid, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -858,6 +956,18 @@ unsafe fn trace_cuDeviceGetUuid_v2(__f: Fn_cuDeviceGetUuid_v2, uuid: *mut CUuuid
 /// `cuDeviceGetUuid_v2`. Typed: [`device_get_uuid_v2`](super::device_get_uuid_v2).
 #[inline]
 pub unsafe fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(8) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetUuid_v2>(__p)(uuid, dev);
+        }
+    }
+    slow_cuDeviceGetUuid_v2(uuid, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetUuid_v2(uuid, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -897,6 +1007,18 @@ unsafe fn trace_cuDeviceGetLuid(__f: Fn_cuDeviceGetLuid, luid: *mut c_char, devi
 /// `cuDeviceGetLuid`. Typed: [`device_get_luid`](super::device_get_luid).
 #[inline]
 pub unsafe fn cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mut c_uint, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(9) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetLuid>(__p)(luid, deviceNodeMask, dev);
+        }
+    }
+    slow_cuDeviceGetLuid(luid, deviceNodeMask, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mut c_uint, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetLuid(luid, deviceNodeMask, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -935,6 +1057,18 @@ unsafe fn trace_cuDeviceTotalMem_v2(__f: Fn_cuDeviceTotalMem_v2, bytes: *mut usi
 /// `cuDeviceTotalMem_v2` (`cuDeviceTotalMem`). Typed: [`device_total_mem`](super::device_total_mem).
 #[inline]
 pub unsafe fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(10) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceTotalMem_v2>(__p)(bytes, dev);
+        }
+    }
+    slow_cuDeviceTotalMem_v2(bytes, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
     match call_cuDeviceTotalMem_v2(bytes, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -975,6 +1109,18 @@ unsafe fn trace_cuDeviceGetTexture1DLinearMaxWidth(__f: Fn_cuDeviceGetTexture1DL
 /// `cuDeviceGetTexture1DLinearMaxWidth`. Typed: [`device_get_texture1_d_linear_max_width`](super::device_get_texture1_d_linear_max_width).
 #[inline]
 pub unsafe fn cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: c_uint, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(11) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetTexture1DLinearMaxWidth>(__p)(maxWidthInElements, format, numChannels, dev);
+        }
+    }
+    slow_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: c_uint, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1014,6 +1160,18 @@ unsafe fn trace_cuDeviceGetAttribute(__f: Fn_cuDeviceGetAttribute, pi: *mut c_in
 /// `cuDeviceGetAttribute`. Typed: [`device_get_attribute`](super::device_get_attribute).
 #[inline]
 pub unsafe fn cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(12) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetAttribute>(__p)(pi, attrib, dev);
+        }
+    }
+    slow_cuDeviceGetAttribute(pi, attrib, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetAttribute(pi, attrib, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1053,6 +1211,18 @@ unsafe fn trace_cuDeviceGetNvSciSyncAttributes(__f: Fn_cuDeviceGetNvSciSyncAttri
 /// `cuDeviceGetNvSciSyncAttributes`. Typed: [`device_get_nv_sci_sync_attributes`](super::device_get_nv_sci_sync_attributes).
 #[inline]
 pub unsafe fn cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut c_void, dev: CUdevice, flags: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(13) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetNvSciSyncAttributes>(__p)(nvSciSyncAttrList, dev, flags);
+        }
+    }
+    slow_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut c_void, dev: CUdevice, flags: c_int) -> CUresult {
     match call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1091,6 +1261,18 @@ unsafe fn trace_cuDeviceSetMemPool(__f: Fn_cuDeviceSetMemPool, dev: CUdevice, po
 /// `cuDeviceSetMemPool`. Typed: [`device_set_mem_pool`](super::device_set_mem_pool).
 #[inline]
 pub unsafe fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
+    if let Some(__p) = TABLE.peek(14) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceSetMemPool>(__p)(dev, pool);
+        }
+    }
+    slow_cuDeviceSetMemPool(dev, pool)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
     match call_cuDeviceSetMemPool(dev, pool) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1129,6 +1311,18 @@ unsafe fn trace_cuDeviceGetMemPool(__f: Fn_cuDeviceGetMemPool, pool: *mut CUmemo
 /// `cuDeviceGetMemPool`. Typed: [`device_get_mem_pool`](super::device_get_mem_pool).
 #[inline]
 pub unsafe fn cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(15) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetMemPool>(__p)(pool, dev);
+        }
+    }
+    slow_cuDeviceGetMemPool(pool, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetMemPool(pool, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1167,6 +1361,18 @@ unsafe fn trace_cuDeviceGetDefaultMemPool(__f: Fn_cuDeviceGetDefaultMemPool, poo
 /// `cuDeviceGetDefaultMemPool`. Typed: [`device_get_default_mem_pool`](super::device_get_default_mem_pool).
 #[inline]
 pub unsafe fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(16) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetDefaultMemPool>(__p)(pool_out, dev);
+        }
+    }
+    slow_cuDeviceGetDefaultMemPool(pool_out, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetDefaultMemPool(pool_out, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1206,6 +1412,18 @@ unsafe fn trace_cuDeviceGetExecAffinitySupport(__f: Fn_cuDeviceGetExecAffinitySu
 /// `cuDeviceGetExecAffinitySupport`. Typed: [`device_get_exec_affinity_support`](super::device_get_exec_affinity_support).
 #[inline]
 pub unsafe fn cuDeviceGetExecAffinitySupport(pi: *mut c_int, r#type: CUexecAffinityType, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(17) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetExecAffinitySupport>(__p)(pi, r#type, dev);
+        }
+    }
+    slow_cuDeviceGetExecAffinitySupport(pi, r#type, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetExecAffinitySupport(pi: *mut c_int, r#type: CUexecAffinityType, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetExecAffinitySupport(pi, r#type, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1244,6 +1462,18 @@ unsafe fn trace_cuFlushGPUDirectRDMAWrites(__f: Fn_cuFlushGPUDirectRDMAWrites, t
 /// `cuFlushGPUDirectRDMAWrites`. Typed: [`flush_gpu_direct_rdma_writes`](super::flush_gpu_direct_rdma_writes).
 #[inline]
 pub unsafe fn cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult {
+    if let Some(__p) = TABLE.peek(18) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFlushGPUDirectRDMAWrites>(__p)(target, scope);
+        }
+    }
+    slow_cuFlushGPUDirectRDMAWrites(target, scope)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult {
     match call_cuFlushGPUDirectRDMAWrites(target, scope) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1283,6 +1513,18 @@ unsafe fn trace_cuDeviceGetProperties(__f: Fn_cuDeviceGetProperties, prop: *mut 
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(19) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetProperties>(__p)(prop, dev);
+        }
+    }
+    slow_cuDeviceGetProperties(prop, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetProperties(prop, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1323,6 +1565,18 @@ unsafe fn trace_cuDeviceComputeCapability(__f: Fn_cuDeviceComputeCapability, maj
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(20) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceComputeCapability>(__p)(major, minor, dev);
+        }
+    }
+    slow_cuDeviceComputeCapability(major, minor, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult {
     match call_cuDeviceComputeCapability(major, minor, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1361,6 +1615,18 @@ unsafe fn trace_cuDevicePrimaryCtxRetain(__f: Fn_cuDevicePrimaryCtxRetain, pctx:
 /// `cuDevicePrimaryCtxRetain`. Typed: [`device_primary_ctx_retain`](super::device_primary_ctx_retain).
 #[inline]
 pub unsafe fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(21) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDevicePrimaryCtxRetain>(__p)(pctx, dev);
+        }
+    }
+    slow_cuDevicePrimaryCtxRetain(pctx, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult {
     match call_cuDevicePrimaryCtxRetain(pctx, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1398,6 +1664,18 @@ unsafe fn trace_cuDevicePrimaryCtxRelease_v2(__f: Fn_cuDevicePrimaryCtxRelease_v
 /// `cuDevicePrimaryCtxRelease_v2` (`cuDevicePrimaryCtxRelease`). Typed: [`device_primary_ctx_release`](super::device_primary_ctx_release).
 #[inline]
 pub unsafe fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(22) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDevicePrimaryCtxRelease_v2>(__p)(dev);
+        }
+    }
+    slow_cuDevicePrimaryCtxRelease_v2(dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
     match call_cuDevicePrimaryCtxRelease_v2(dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1436,6 +1714,18 @@ unsafe fn trace_cuDevicePrimaryCtxSetFlags_v2(__f: Fn_cuDevicePrimaryCtxSetFlags
 /// `cuDevicePrimaryCtxSetFlags_v2` (`cuDevicePrimaryCtxSetFlags`). Typed: [`device_primary_ctx_set_flags`](super::device_primary_ctx_set_flags).
 #[inline]
 pub unsafe fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(23) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDevicePrimaryCtxSetFlags_v2>(__p)(dev, flags);
+        }
+    }
+    slow_cuDevicePrimaryCtxSetFlags_v2(dev, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) -> CUresult {
     match call_cuDevicePrimaryCtxSetFlags_v2(dev, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1475,6 +1765,18 @@ unsafe fn trace_cuDevicePrimaryCtxGetState(__f: Fn_cuDevicePrimaryCtxGetState, d
 /// `cuDevicePrimaryCtxGetState`. Typed: [`device_primary_ctx_get_state`](super::device_primary_ctx_get_state).
 #[inline]
 pub unsafe fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(24) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDevicePrimaryCtxGetState>(__p)(dev, flags, active);
+        }
+    }
+    slow_cuDevicePrimaryCtxGetState(dev, flags, active)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult {
     match call_cuDevicePrimaryCtxGetState(dev, flags, active) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1512,6 +1814,18 @@ unsafe fn trace_cuDevicePrimaryCtxReset_v2(__f: Fn_cuDevicePrimaryCtxReset_v2, d
 /// `cuDevicePrimaryCtxReset_v2` (`cuDevicePrimaryCtxReset`). Typed: [`device_primary_ctx_reset`](super::device_primary_ctx_reset).
 #[inline]
 pub unsafe fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(25) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDevicePrimaryCtxReset_v2>(__p)(dev);
+        }
+    }
+    slow_cuDevicePrimaryCtxReset_v2(dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
     match call_cuDevicePrimaryCtxReset_v2(dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1551,6 +1865,18 @@ unsafe fn trace_cuCtxCreate_v2(__f: Fn_cuCtxCreate_v2, pctx: *mut CUcontext, fla
 /// `cuCtxCreate_v2` (`cuCtxCreate`). Typed: [`ctx_create`](super::ctx_create).
 #[inline]
 pub unsafe fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(26) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxCreate_v2>(__p)(pctx, flags, dev);
+        }
+    }
+    slow_cuCtxCreate_v2(pctx, flags, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult {
     match call_cuCtxCreate_v2(pctx, flags, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1592,6 +1918,18 @@ unsafe fn trace_cuCtxCreate_v3(__f: Fn_cuCtxCreate_v3, pctx: *mut CUcontext, par
 /// `cuCtxCreate_v3`. Typed: [`ctx_create_v3`](super::ctx_create_v3).
 #[inline]
 pub unsafe fn cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: c_int, flags: c_uint, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(27) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxCreate_v3>(__p)(pctx, paramsArray, numParams, flags, dev);
+        }
+    }
+    slow_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: c_int, flags: c_uint, dev: CUdevice) -> CUresult {
     match call_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1632,6 +1970,18 @@ unsafe fn trace_cuCtxCreate_v4(__f: Fn_cuCtxCreate_v4, pctx: *mut CUcontext, ctx
 /// `cuCtxCreate_v4`. Typed: [`ctx_create_v4`](super::ctx_create_v4).
 #[inline]
 pub unsafe fn cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(28) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxCreate_v4>(__p)(pctx, ctxCreateParams, flags, dev);
+        }
+    }
+    slow_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> CUresult {
     match call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1669,6 +2019,18 @@ unsafe fn trace_cuCtxDestroy_v2(__f: Fn_cuCtxDestroy_v2, ctx: CUcontext) -> CUre
 /// `cuCtxDestroy_v2` (`cuCtxDestroy`). Typed: [`ctx_destroy`](super::ctx_destroy).
 #[inline]
 pub unsafe fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(29) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxDestroy_v2>(__p)(ctx);
+        }
+    }
+    slow_cuCtxDestroy_v2(ctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
     match call_cuCtxDestroy_v2(ctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1706,6 +2068,18 @@ unsafe fn trace_cuCtxPushCurrent_v2(__f: Fn_cuCtxPushCurrent_v2, ctx: CUcontext)
 /// `cuCtxPushCurrent_v2` (`cuCtxPushCurrent`). Typed: [`ctx_push_current`](super::ctx_push_current).
 #[inline]
 pub unsafe fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(30) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxPushCurrent_v2>(__p)(ctx);
+        }
+    }
+    slow_cuCtxPushCurrent_v2(ctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
     match call_cuCtxPushCurrent_v2(ctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1743,6 +2117,18 @@ unsafe fn trace_cuCtxPopCurrent_v2(__f: Fn_cuCtxPopCurrent_v2, pctx: *mut CUcont
 /// `cuCtxPopCurrent_v2` (`cuCtxPopCurrent`). Typed: [`ctx_pop_current`](super::ctx_pop_current).
 #[inline]
 pub unsafe fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(31) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxPopCurrent_v2>(__p)(pctx);
+        }
+    }
+    slow_cuCtxPopCurrent_v2(pctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
     match call_cuCtxPopCurrent_v2(pctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1780,6 +2166,18 @@ unsafe fn trace_cuCtxSetCurrent(__f: Fn_cuCtxSetCurrent, ctx: CUcontext) -> CUre
 /// `cuCtxSetCurrent`. Typed: [`ctx_set_current`](super::ctx_set_current).
 #[inline]
 pub unsafe fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(32) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxSetCurrent>(__p)(ctx);
+        }
+    }
+    slow_cuCtxSetCurrent(ctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
     match call_cuCtxSetCurrent(ctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1817,6 +2215,18 @@ unsafe fn trace_cuCtxGetCurrent(__f: Fn_cuCtxGetCurrent, pctx: *mut CUcontext) -
 /// `cuCtxGetCurrent`. Typed: [`ctx_get_current`](super::ctx_get_current).
 #[inline]
 pub unsafe fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(33) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetCurrent>(__p)(pctx);
+        }
+    }
+    slow_cuCtxGetCurrent(pctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
     match call_cuCtxGetCurrent(pctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1854,6 +2264,18 @@ unsafe fn trace_cuCtxGetDevice(__f: Fn_cuCtxGetDevice, device: *mut CUdevice) ->
 /// `cuCtxGetDevice`. Typed: [`ctx_get_device`](super::ctx_get_device).
 #[inline]
 pub unsafe fn cuCtxGetDevice(device: *mut CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(34) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetDevice>(__p)(device);
+        }
+    }
+    slow_cuCtxGetDevice(device)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetDevice(device: *mut CUdevice) -> CUresult {
     match call_cuCtxGetDevice(device) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1891,6 +2313,18 @@ unsafe fn trace_cuCtxGetFlags(__f: Fn_cuCtxGetFlags, flags: *mut c_uint) -> CUre
 /// `cuCtxGetFlags`. Typed: [`ctx_get_flags`](super::ctx_get_flags).
 #[inline]
 pub unsafe fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(35) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetFlags>(__p)(flags);
+        }
+    }
+    slow_cuCtxGetFlags(flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
     match call_cuCtxGetFlags(flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1928,6 +2362,18 @@ unsafe fn trace_cuCtxSetFlags(__f: Fn_cuCtxSetFlags, flags: c_uint) -> CUresult 
 /// `cuCtxSetFlags`. Typed: [`ctx_set_flags`](super::ctx_set_flags).
 #[inline]
 pub unsafe fn cuCtxSetFlags(flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(36) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxSetFlags>(__p)(flags);
+        }
+    }
+    slow_cuCtxSetFlags(flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxSetFlags(flags: c_uint) -> CUresult {
     match call_cuCtxSetFlags(flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1966,6 +2412,18 @@ unsafe fn trace_cuCtxGetId(__f: Fn_cuCtxGetId, ctx: CUcontext, ctxId: *mut c_ulo
 /// `cuCtxGetId`. Typed: [`ctx_get_id`](super::ctx_get_id).
 #[inline]
 pub unsafe fn cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(37) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetId>(__p)(ctx, ctxId);
+        }
+    }
+    slow_cuCtxGetId(ctx, ctxId)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult {
     match call_cuCtxGetId(ctx, ctxId) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2002,6 +2460,18 @@ unsafe fn trace_cuCtxSynchronize(__f: Fn_cuCtxSynchronize) -> CUresult {
 /// `cuCtxSynchronize`. Typed: [`ctx_synchronize`](super::ctx_synchronize).
 #[inline]
 pub unsafe fn cuCtxSynchronize() -> CUresult {
+    if let Some(__p) = TABLE.peek(38) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxSynchronize>(__p)();
+        }
+    }
+    slow_cuCtxSynchronize()
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxSynchronize() -> CUresult {
     match call_cuCtxSynchronize() {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2040,6 +2510,18 @@ unsafe fn trace_cuCtxSetLimit(__f: Fn_cuCtxSetLimit, limit: CUlimit, value: usiz
 /// `cuCtxSetLimit`. Typed: [`ctx_set_limit`](super::ctx_set_limit).
 #[inline]
 pub unsafe fn cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(39) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxSetLimit>(__p)(limit, value);
+        }
+    }
+    slow_cuCtxSetLimit(limit, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult {
     match call_cuCtxSetLimit(limit, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2078,6 +2560,18 @@ unsafe fn trace_cuCtxGetLimit(__f: Fn_cuCtxGetLimit, pvalue: *mut usize, limit: 
 /// `cuCtxGetLimit`. Typed: [`ctx_get_limit`](super::ctx_get_limit).
 #[inline]
 pub unsafe fn cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult {
+    if let Some(__p) = TABLE.peek(40) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetLimit>(__p)(pvalue, limit);
+        }
+    }
+    slow_cuCtxGetLimit(pvalue, limit)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult {
     match call_cuCtxGetLimit(pvalue, limit) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2115,6 +2609,18 @@ unsafe fn trace_cuCtxGetCacheConfig(__f: Fn_cuCtxGetCacheConfig, pconfig: *mut C
 /// `cuCtxGetCacheConfig`. Typed: [`ctx_get_cache_config`](super::ctx_get_cache_config).
 #[inline]
 pub unsafe fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
+    if let Some(__p) = TABLE.peek(41) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetCacheConfig>(__p)(pconfig);
+        }
+    }
+    slow_cuCtxGetCacheConfig(pconfig)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
     match call_cuCtxGetCacheConfig(pconfig) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2152,6 +2658,18 @@ unsafe fn trace_cuCtxSetCacheConfig(__f: Fn_cuCtxSetCacheConfig, config: CUfunc_
 /// `cuCtxSetCacheConfig`. Typed: [`ctx_set_cache_config`](super::ctx_set_cache_config).
 #[inline]
 pub unsafe fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
+    if let Some(__p) = TABLE.peek(42) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxSetCacheConfig>(__p)(config);
+        }
+    }
+    slow_cuCtxSetCacheConfig(config)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
     match call_cuCtxSetCacheConfig(config) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2190,6 +2708,18 @@ unsafe fn trace_cuCtxGetApiVersion(__f: Fn_cuCtxGetApiVersion, ctx: CUcontext, v
 /// `cuCtxGetApiVersion`. Typed: [`ctx_get_api_version`](super::ctx_get_api_version).
 #[inline]
 pub unsafe fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(43) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetApiVersion>(__p)(ctx, version);
+        }
+    }
+    slow_cuCtxGetApiVersion(ctx, version)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUresult {
     match call_cuCtxGetApiVersion(ctx, version) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2228,6 +2758,18 @@ unsafe fn trace_cuCtxGetStreamPriorityRange(__f: Fn_cuCtxGetStreamPriorityRange,
 /// `cuCtxGetStreamPriorityRange`. Typed: [`ctx_get_stream_priority_range`](super::ctx_get_stream_priority_range).
 #[inline]
 pub unsafe fn cuCtxGetStreamPriorityRange(leastPriority: *mut c_int, greatestPriority: *mut c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(44) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetStreamPriorityRange>(__p)(leastPriority, greatestPriority);
+        }
+    }
+    slow_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetStreamPriorityRange(leastPriority: *mut c_int, greatestPriority: *mut c_int) -> CUresult {
     match call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2264,6 +2806,18 @@ unsafe fn trace_cuCtxResetPersistingL2Cache(__f: Fn_cuCtxResetPersistingL2Cache)
 /// `cuCtxResetPersistingL2Cache`. Typed: [`ctx_reset_persisting_l2_cache`](super::ctx_reset_persisting_l2_cache).
 #[inline]
 pub unsafe fn cuCtxResetPersistingL2Cache() -> CUresult {
+    if let Some(__p) = TABLE.peek(45) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxResetPersistingL2Cache>(__p)();
+        }
+    }
+    slow_cuCtxResetPersistingL2Cache()
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxResetPersistingL2Cache() -> CUresult {
     match call_cuCtxResetPersistingL2Cache() {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2302,6 +2856,18 @@ unsafe fn trace_cuCtxGetExecAffinity(__f: Fn_cuCtxGetExecAffinity, pExecAffinity
 /// `cuCtxGetExecAffinity`. Typed: [`ctx_get_exec_affinity`](super::ctx_get_exec_affinity).
 #[inline]
 pub unsafe fn cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType) -> CUresult {
+    if let Some(__p) = TABLE.peek(46) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetExecAffinity>(__p)(pExecAffinity, r#type);
+        }
+    }
+    slow_cuCtxGetExecAffinity(pExecAffinity, r#type)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType) -> CUresult {
     match call_cuCtxGetExecAffinity(pExecAffinity, r#type) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2340,6 +2906,18 @@ unsafe fn trace_cuCtxRecordEvent(__f: Fn_cuCtxRecordEvent, hCtx: CUcontext, hEve
 /// `cuCtxRecordEvent`. Typed: [`ctx_record_event`](super::ctx_record_event).
 #[inline]
 pub unsafe fn cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(47) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxRecordEvent>(__p)(hCtx, hEvent);
+        }
+    }
+    slow_cuCtxRecordEvent(hCtx, hEvent)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
     match call_cuCtxRecordEvent(hCtx, hEvent) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2378,6 +2956,18 @@ unsafe fn trace_cuCtxWaitEvent(__f: Fn_cuCtxWaitEvent, hCtx: CUcontext, hEvent: 
 /// `cuCtxWaitEvent`. Typed: [`ctx_wait_event`](super::ctx_wait_event).
 #[inline]
 pub unsafe fn cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(48) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxWaitEvent>(__p)(hCtx, hEvent);
+        }
+    }
+    slow_cuCtxWaitEvent(hCtx, hEvent)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
     match call_cuCtxWaitEvent(hCtx, hEvent) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2417,6 +3007,18 @@ unsafe fn trace_cuCtxAttach(__f: Fn_cuCtxAttach, pctx: *mut CUcontext, flags: c_
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(49) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxAttach>(__p)(pctx, flags);
+        }
+    }
+    slow_cuCtxAttach(pctx, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> CUresult {
     match call_cuCtxAttach(pctx, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2455,6 +3057,18 @@ unsafe fn trace_cuCtxDetach(__f: Fn_cuCtxDetach, ctx: CUcontext) -> CUresult {
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuCtxDetach(ctx: CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(50) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxDetach>(__p)(ctx);
+        }
+    }
+    slow_cuCtxDetach(ctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxDetach(ctx: CUcontext) -> CUresult {
     match call_cuCtxDetach(ctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2493,6 +3107,18 @@ unsafe fn trace_cuCtxGetSharedMemConfig(__f: Fn_cuCtxGetSharedMemConfig, pConfig
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult {
+    if let Some(__p) = TABLE.peek(51) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetSharedMemConfig>(__p)(pConfig);
+        }
+    }
+    slow_cuCtxGetSharedMemConfig(pConfig)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult {
     match call_cuCtxGetSharedMemConfig(pConfig) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2531,6 +3157,18 @@ unsafe fn trace_cuCtxSetSharedMemConfig(__f: Fn_cuCtxSetSharedMemConfig, config:
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult {
+    if let Some(__p) = TABLE.peek(52) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxSetSharedMemConfig>(__p)(config);
+        }
+    }
+    slow_cuCtxSetSharedMemConfig(config)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult {
     match call_cuCtxSetSharedMemConfig(config) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2569,6 +3207,18 @@ unsafe fn trace_cuModuleLoad(__f: Fn_cuModuleLoad, module: *mut CUmodule, fname:
 /// `cuModuleLoad`. Typed: [`module_load`](super::module_load).
 #[inline]
 pub unsafe fn cuModuleLoad(module: *mut CUmodule, fname: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(53) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleLoad>(__p)(module, fname);
+        }
+    }
+    slow_cuModuleLoad(module, fname)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleLoad(module: *mut CUmodule, fname: *const c_char) -> CUresult {
     match call_cuModuleLoad(module, fname) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2607,6 +3257,18 @@ unsafe fn trace_cuModuleLoadData(__f: Fn_cuModuleLoadData, module: *mut CUmodule
 /// `cuModuleLoadData`. Typed: [`module_load_data`](super::module_load_data).
 #[inline]
 pub unsafe fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(54) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleLoadData>(__p)(module, image);
+        }
+    }
+    slow_cuModuleLoadData(module, image)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> CUresult {
     match call_cuModuleLoadData(module, image) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2648,6 +3310,18 @@ unsafe fn trace_cuModuleLoadDataEx(__f: Fn_cuModuleLoadDataEx, module: *mut CUmo
 /// `cuModuleLoadDataEx`. Typed: [`module_load_data_ex`](super::module_load_data_ex).
 #[inline]
 pub unsafe fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(55) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleLoadDataEx>(__p)(module, image, numOptions, options, optionValues);
+        }
+    }
+    slow_cuModuleLoadDataEx(module, image, numOptions, options, optionValues)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
     match call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2686,6 +3360,18 @@ unsafe fn trace_cuModuleLoadFatBinary(__f: Fn_cuModuleLoadFatBinary, module: *mu
 /// `cuModuleLoadFatBinary`. Typed: [`module_load_fat_binary`](super::module_load_fat_binary).
 #[inline]
 pub unsafe fn cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(56) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleLoadFatBinary>(__p)(module, fatCubin);
+        }
+    }
+    slow_cuModuleLoadFatBinary(module, fatCubin)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_void) -> CUresult {
     match call_cuModuleLoadFatBinary(module, fatCubin) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2723,6 +3409,18 @@ unsafe fn trace_cuModuleUnload(__f: Fn_cuModuleUnload, hmod: CUmodule) -> CUresu
 /// `cuModuleUnload`. Typed: [`module_unload`](super::module_unload).
 #[inline]
 pub unsafe fn cuModuleUnload(hmod: CUmodule) -> CUresult {
+    if let Some(__p) = TABLE.peek(57) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleUnload>(__p)(hmod);
+        }
+    }
+    slow_cuModuleUnload(hmod)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleUnload(hmod: CUmodule) -> CUresult {
     match call_cuModuleUnload(hmod) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2760,6 +3458,18 @@ unsafe fn trace_cuModuleGetLoadingMode(__f: Fn_cuModuleGetLoadingMode, mode: *mu
 /// `cuModuleGetLoadingMode`. Typed: [`module_get_loading_mode`](super::module_get_loading_mode).
 #[inline]
 pub unsafe fn cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode) -> CUresult {
+    if let Some(__p) = TABLE.peek(58) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleGetLoadingMode>(__p)(mode);
+        }
+    }
+    slow_cuModuleGetLoadingMode(mode)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode) -> CUresult {
     match call_cuModuleGetLoadingMode(mode) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2799,6 +3509,18 @@ unsafe fn trace_cuModuleGetFunction(__f: Fn_cuModuleGetFunction, hfunc: *mut CUf
 /// `cuModuleGetFunction`. Typed: [`module_get_function`](super::module_get_function).
 #[inline]
 pub unsafe fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(59) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleGetFunction>(__p)(hfunc, hmod, name);
+        }
+    }
+    slow_cuModuleGetFunction(hfunc, hmod, name)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const c_char) -> CUresult {
     match call_cuModuleGetFunction(hfunc, hmod, name) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2837,6 +3559,18 @@ unsafe fn trace_cuModuleGetFunctionCount(__f: Fn_cuModuleGetFunctionCount, count
 /// `cuModuleGetFunctionCount`. Typed: [`module_get_function_count`](super::module_get_function_count).
 #[inline]
 pub unsafe fn cuModuleGetFunctionCount(count: *mut c_uint, r#mod: CUmodule) -> CUresult {
+    if let Some(__p) = TABLE.peek(60) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleGetFunctionCount>(__p)(count, r#mod);
+        }
+    }
+    slow_cuModuleGetFunctionCount(count, r#mod)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleGetFunctionCount(count: *mut c_uint, r#mod: CUmodule) -> CUresult {
     match call_cuModuleGetFunctionCount(count, r#mod) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2876,6 +3610,18 @@ unsafe fn trace_cuModuleEnumerateFunctions(__f: Fn_cuModuleEnumerateFunctions, f
 /// `cuModuleEnumerateFunctions`. Typed: [`module_enumerate_functions`](super::module_enumerate_functions).
 #[inline]
 pub unsafe fn cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunctions: c_uint, r#mod: CUmodule) -> CUresult {
+    if let Some(__p) = TABLE.peek(61) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleEnumerateFunctions>(__p)(functions, numFunctions, r#mod);
+        }
+    }
+    slow_cuModuleEnumerateFunctions(functions, numFunctions, r#mod)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunctions: c_uint, r#mod: CUmodule) -> CUresult {
     match call_cuModuleEnumerateFunctions(functions, numFunctions, r#mod) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2916,6 +3662,18 @@ unsafe fn trace_cuModuleGetGlobal_v2(__f: Fn_cuModuleGetGlobal_v2, dptr: *mut CU
 /// `cuModuleGetGlobal_v2` (`cuModuleGetGlobal`). Typed: [`module_get_global`](super::module_get_global).
 #[inline]
 pub unsafe fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(62) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleGetGlobal_v2>(__p)(dptr, bytes, hmod, name);
+        }
+    }
+    slow_cuModuleGetGlobal_v2(dptr, bytes, hmod, name)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const c_char) -> CUresult {
     match call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -2956,6 +3714,18 @@ unsafe fn trace_cuLinkCreate_v2(__f: Fn_cuLinkCreate_v2, numOptions: c_uint, opt
 /// `cuLinkCreate_v2` (`cuLinkCreate`). Typed: [`link_create`](super::link_create).
 #[inline]
 pub unsafe fn cuLinkCreate_v2(numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, stateOut: *mut CUlinkState) -> CUresult {
+    if let Some(__p) = TABLE.peek(63) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLinkCreate_v2>(__p)(numOptions, options, optionValues, stateOut);
+        }
+    }
+    slow_cuLinkCreate_v2(numOptions, options, optionValues, stateOut)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLinkCreate_v2(numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, stateOut: *mut CUlinkState) -> CUresult {
     match call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3000,6 +3770,18 @@ unsafe fn trace_cuLinkAddData_v2(__f: Fn_cuLinkAddData_v2, state: CUlinkState, r
 /// `cuLinkAddData_v2` (`cuLinkAddData`). Typed: [`link_add_data`](super::link_add_data).
 #[inline]
 pub unsafe fn cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(64) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLinkAddData_v2>(__p)(state, r#type, data, size, name, numOptions, options, optionValues);
+        }
+    }
+    slow_cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
     match call_cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3042,6 +3824,18 @@ unsafe fn trace_cuLinkAddFile_v2(__f: Fn_cuLinkAddFile_v2, state: CUlinkState, r
 /// `cuLinkAddFile_v2` (`cuLinkAddFile`). Typed: [`link_add_file`](super::link_add_file).
 #[inline]
 pub unsafe fn cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(65) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLinkAddFile_v2>(__p)(state, r#type, path, numOptions, options, optionValues);
+        }
+    }
+    slow_cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
     match call_cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3081,6 +3875,18 @@ unsafe fn trace_cuLinkComplete(__f: Fn_cuLinkComplete, state: CUlinkState, cubin
 /// `cuLinkComplete`. Typed: [`link_complete`](super::link_complete).
 #[inline]
 pub unsafe fn cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut c_void, sizeOut: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(66) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLinkComplete>(__p)(state, cubinOut, sizeOut);
+        }
+    }
+    slow_cuLinkComplete(state, cubinOut, sizeOut)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut c_void, sizeOut: *mut usize) -> CUresult {
     match call_cuLinkComplete(state, cubinOut, sizeOut) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3118,6 +3924,18 @@ unsafe fn trace_cuLinkDestroy(__f: Fn_cuLinkDestroy, state: CUlinkState) -> CUre
 /// `cuLinkDestroy`. Typed: [`link_destroy`](super::link_destroy).
 #[inline]
 pub unsafe fn cuLinkDestroy(state: CUlinkState) -> CUresult {
+    if let Some(__p) = TABLE.peek(67) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLinkDestroy>(__p)(state);
+        }
+    }
+    slow_cuLinkDestroy(state)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLinkDestroy(state: CUlinkState) -> CUresult {
     match call_cuLinkDestroy(state) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3158,6 +3976,18 @@ unsafe fn trace_cuModuleGetTexRef(__f: Fn_cuModuleGetTexRef, pTexRef: *mut CUtex
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(68) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleGetTexRef>(__p)(pTexRef, hmod, name);
+        }
+    }
+    slow_cuModuleGetTexRef(pTexRef, hmod, name)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const c_char) -> CUresult {
     match call_cuModuleGetTexRef(pTexRef, hmod, name) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3198,6 +4028,18 @@ unsafe fn trace_cuModuleGetSurfRef(__f: Fn_cuModuleGetSurfRef, pSurfRef: *mut CU
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(69) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuModuleGetSurfRef>(__p)(pSurfRef, hmod, name);
+        }
+    }
+    slow_cuModuleGetSurfRef(pSurfRef, hmod, name)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const c_char) -> CUresult {
     match call_cuModuleGetSurfRef(pSurfRef, hmod, name) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3242,6 +4084,18 @@ unsafe fn trace_cuLibraryLoadData(__f: Fn_cuLibraryLoadData, library: *mut CUlib
 /// `cuLibraryLoadData`. Typed: [`library_load_data`](super::library_load_data).
 #[inline]
 pub unsafe fn cuLibraryLoadData(library: *mut CUlibrary, code: *const c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(70) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryLoadData>(__p)(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        }
+    }
+    slow_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryLoadData(library: *mut CUlibrary, code: *const c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult {
     match call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3286,6 +4140,18 @@ unsafe fn trace_cuLibraryLoadFromFile(__f: Fn_cuLibraryLoadFromFile, library: *m
 /// `cuLibraryLoadFromFile`. Typed: [`library_load_from_file`](super::library_load_from_file).
 #[inline]
 pub unsafe fn cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(71) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryLoadFromFile>(__p)(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        }
+    }
+    slow_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult {
     match call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3323,6 +4189,18 @@ unsafe fn trace_cuLibraryUnload(__f: Fn_cuLibraryUnload, library: CUlibrary) -> 
 /// `cuLibraryUnload`. Typed: [`library_unload`](super::library_unload).
 #[inline]
 pub unsafe fn cuLibraryUnload(library: CUlibrary) -> CUresult {
+    if let Some(__p) = TABLE.peek(72) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryUnload>(__p)(library);
+        }
+    }
+    slow_cuLibraryUnload(library)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryUnload(library: CUlibrary) -> CUresult {
     match call_cuLibraryUnload(library) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3362,6 +4240,18 @@ unsafe fn trace_cuLibraryGetKernel(__f: Fn_cuLibraryGetKernel, pKernel: *mut CUk
 /// `cuLibraryGetKernel`. Typed: [`library_get_kernel`](super::library_get_kernel).
 #[inline]
 pub unsafe fn cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, name: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(73) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryGetKernel>(__p)(pKernel, library, name);
+        }
+    }
+    slow_cuLibraryGetKernel(pKernel, library, name)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, name: *const c_char) -> CUresult {
     match call_cuLibraryGetKernel(pKernel, library, name) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3400,6 +4290,18 @@ unsafe fn trace_cuLibraryGetKernelCount(__f: Fn_cuLibraryGetKernelCount, count: 
 /// `cuLibraryGetKernelCount`. Typed: [`library_get_kernel_count`](super::library_get_kernel_count).
 #[inline]
 pub unsafe fn cuLibraryGetKernelCount(count: *mut c_uint, lib: CUlibrary) -> CUresult {
+    if let Some(__p) = TABLE.peek(74) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryGetKernelCount>(__p)(count, lib);
+        }
+    }
+    slow_cuLibraryGetKernelCount(count, lib)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryGetKernelCount(count: *mut c_uint, lib: CUlibrary) -> CUresult {
     match call_cuLibraryGetKernelCount(count, lib) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3439,6 +4341,18 @@ unsafe fn trace_cuLibraryEnumerateKernels(__f: Fn_cuLibraryEnumerateKernels, ker
 /// `cuLibraryEnumerateKernels`. Typed: [`library_enumerate_kernels`](super::library_enumerate_kernels).
 #[inline]
 pub unsafe fn cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: c_uint, lib: CUlibrary) -> CUresult {
+    if let Some(__p) = TABLE.peek(75) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryEnumerateKernels>(__p)(kernels, numKernels, lib);
+        }
+    }
+    slow_cuLibraryEnumerateKernels(kernels, numKernels, lib)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: c_uint, lib: CUlibrary) -> CUresult {
     match call_cuLibraryEnumerateKernels(kernels, numKernels, lib) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3477,6 +4391,18 @@ unsafe fn trace_cuLibraryGetModule(__f: Fn_cuLibraryGetModule, pMod: *mut CUmodu
 /// `cuLibraryGetModule`. Typed: [`library_get_module`](super::library_get_module).
 #[inline]
 pub unsafe fn cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CUresult {
+    if let Some(__p) = TABLE.peek(76) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryGetModule>(__p)(pMod, library);
+        }
+    }
+    slow_cuLibraryGetModule(pMod, library)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CUresult {
     match call_cuLibraryGetModule(pMod, library) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3515,6 +4441,18 @@ unsafe fn trace_cuKernelGetFunction(__f: Fn_cuKernelGetFunction, pFunc: *mut CUf
 /// `cuKernelGetFunction`. Typed: [`kernel_get_function`](super::kernel_get_function).
 #[inline]
 pub unsafe fn cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult {
+    if let Some(__p) = TABLE.peek(77) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuKernelGetFunction>(__p)(pFunc, kernel);
+        }
+    }
+    slow_cuKernelGetFunction(pFunc, kernel)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult {
     match call_cuKernelGetFunction(pFunc, kernel) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3553,6 +4491,18 @@ unsafe fn trace_cuKernelGetLibrary(__f: Fn_cuKernelGetLibrary, pLib: *mut CUlibr
 /// `cuKernelGetLibrary`. Typed: [`kernel_get_library`](super::kernel_get_library).
 #[inline]
 pub unsafe fn cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult {
+    if let Some(__p) = TABLE.peek(78) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuKernelGetLibrary>(__p)(pLib, kernel);
+        }
+    }
+    slow_cuKernelGetLibrary(pLib, kernel)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult {
     match call_cuKernelGetLibrary(pLib, kernel) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3593,6 +4543,18 @@ unsafe fn trace_cuLibraryGetGlobal(__f: Fn_cuLibraryGetGlobal, dptr: *mut CUdevi
 /// `cuLibraryGetGlobal`. Typed: [`library_get_global`](super::library_get_global).
 #[inline]
 pub unsafe fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(79) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryGetGlobal>(__p)(dptr, bytes, library, name);
+        }
+    }
+    slow_cuLibraryGetGlobal(dptr, bytes, library, name)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult {
     match call_cuLibraryGetGlobal(dptr, bytes, library, name) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3633,6 +4595,18 @@ unsafe fn trace_cuLibraryGetManaged(__f: Fn_cuLibraryGetManaged, dptr: *mut CUde
 /// `cuLibraryGetManaged`. Typed: [`library_get_managed`](super::library_get_managed).
 #[inline]
 pub unsafe fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(80) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryGetManaged>(__p)(dptr, bytes, library, name);
+        }
+    }
+    slow_cuLibraryGetManaged(dptr, bytes, library, name)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult {
     match call_cuLibraryGetManaged(dptr, bytes, library, name) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3672,6 +4646,18 @@ unsafe fn trace_cuLibraryGetUnifiedFunction(__f: Fn_cuLibraryGetUnifiedFunction,
 /// `cuLibraryGetUnifiedFunction`. Typed: [`library_get_unified_function`](super::library_get_unified_function).
 #[inline]
 pub unsafe fn cuLibraryGetUnifiedFunction(fptr: *mut *mut c_void, library: CUlibrary, symbol: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(81) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLibraryGetUnifiedFunction>(__p)(fptr, library, symbol);
+        }
+    }
+    slow_cuLibraryGetUnifiedFunction(fptr, library, symbol)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLibraryGetUnifiedFunction(fptr: *mut *mut c_void, library: CUlibrary, symbol: *const c_char) -> CUresult {
     match call_cuLibraryGetUnifiedFunction(fptr, library, symbol) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3712,6 +4698,18 @@ unsafe fn trace_cuKernelGetAttribute(__f: Fn_cuKernelGetAttribute, pi: *mut c_in
 /// `cuKernelGetAttribute`. Typed: [`kernel_get_attribute`](super::kernel_get_attribute).
 #[inline]
 pub unsafe fn cuKernelGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(82) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuKernelGetAttribute>(__p)(pi, attrib, kernel, dev);
+        }
+    }
+    slow_cuKernelGetAttribute(pi, attrib, kernel, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuKernelGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) -> CUresult {
     match call_cuKernelGetAttribute(pi, attrib, kernel, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3752,6 +4750,18 @@ unsafe fn trace_cuKernelSetAttribute(__f: Fn_cuKernelSetAttribute, attrib: CUfun
 /// `cuKernelSetAttribute`. Typed: [`kernel_set_attribute`](super::kernel_set_attribute).
 #[inline]
 pub unsafe fn cuKernelSetAttribute(attrib: CUfunction_attribute, val: c_int, kernel: CUkernel, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(83) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuKernelSetAttribute>(__p)(attrib, val, kernel, dev);
+        }
+    }
+    slow_cuKernelSetAttribute(attrib, val, kernel, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuKernelSetAttribute(attrib: CUfunction_attribute, val: c_int, kernel: CUkernel, dev: CUdevice) -> CUresult {
     match call_cuKernelSetAttribute(attrib, val, kernel, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3791,6 +4801,18 @@ unsafe fn trace_cuKernelSetCacheConfig(__f: Fn_cuKernelSetCacheConfig, kernel: C
 /// `cuKernelSetCacheConfig`. Typed: [`kernel_set_cache_config`](super::kernel_set_cache_config).
 #[inline]
 pub unsafe fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(84) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuKernelSetCacheConfig>(__p)(kernel, config, dev);
+        }
+    }
+    slow_cuKernelSetCacheConfig(kernel, config, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult {
     match call_cuKernelSetCacheConfig(kernel, config, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3829,6 +4851,18 @@ unsafe fn trace_cuKernelGetName(__f: Fn_cuKernelGetName, name: *mut *const c_cha
 /// `cuKernelGetName`. Typed: [`kernel_get_name`](super::kernel_get_name).
 #[inline]
 pub unsafe fn cuKernelGetName(name: *mut *const c_char, hfunc: CUkernel) -> CUresult {
+    if let Some(__p) = TABLE.peek(85) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuKernelGetName>(__p)(name, hfunc);
+        }
+    }
+    slow_cuKernelGetName(name, hfunc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuKernelGetName(name: *mut *const c_char, hfunc: CUkernel) -> CUresult {
     match call_cuKernelGetName(name, hfunc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3869,6 +4903,18 @@ unsafe fn trace_cuKernelGetParamInfo(__f: Fn_cuKernelGetParamInfo, kernel: CUker
 /// `cuKernelGetParamInfo`. Typed: [`kernel_get_param_info`](super::kernel_get_param_info).
 #[inline]
 pub unsafe fn cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(86) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuKernelGetParamInfo>(__p)(kernel, paramIndex, paramOffset, paramSize);
+        }
+    }
+    slow_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
     match call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3907,6 +4953,18 @@ unsafe fn trace_cuMemGetInfo_v2(__f: Fn_cuMemGetInfo_v2, free: *mut usize, total
 /// `cuMemGetInfo_v2` (`cuMemGetInfo`). Typed: [`mem_get_info`](super::mem_get_info).
 #[inline]
 pub unsafe fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(87) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemGetInfo_v2>(__p)(free, total);
+        }
+    }
+    slow_cuMemGetInfo_v2(free, total)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
     match call_cuMemGetInfo_v2(free, total) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3945,6 +5003,18 @@ unsafe fn trace_cuMemAlloc_v2(__f: Fn_cuMemAlloc_v2, dptr: *mut CUdeviceptr, byt
 /// `cuMemAlloc_v2` (`cuMemAlloc`). Typed: [`mem_alloc`](super::mem_alloc).
 #[inline]
 pub unsafe fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(88) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAlloc_v2>(__p)(dptr, bytesize);
+        }
+    }
+    slow_cuMemAlloc_v2(dptr, bytesize)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
     match call_cuMemAlloc_v2(dptr, bytesize) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -3986,6 +5056,18 @@ unsafe fn trace_cuMemAllocPitch_v2(__f: Fn_cuMemAllocPitch_v2, dptr: *mut CUdevi
 /// `cuMemAllocPitch_v2` (`cuMemAllocPitch`). Typed: [`mem_alloc_pitch`](super::mem_alloc_pitch).
 #[inline]
 pub unsafe fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(89) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAllocPitch_v2>(__p)(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+        }
+    }
+    slow_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: c_uint) -> CUresult {
     match call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4023,6 +5105,18 @@ unsafe fn trace_cuMemFree_v2(__f: Fn_cuMemFree_v2, dptr: CUdeviceptr) -> CUresul
 /// `cuMemFree_v2` (`cuMemFree`). Typed: [`mem_free`](super::mem_free).
 #[inline]
 pub unsafe fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(90) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemFree_v2>(__p)(dptr);
+        }
+    }
+    slow_cuMemFree_v2(dptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
     match call_cuMemFree_v2(dptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4062,6 +5156,18 @@ unsafe fn trace_cuMemGetAddressRange_v2(__f: Fn_cuMemGetAddressRange_v2, pbase: 
 /// `cuMemGetAddressRange_v2` (`cuMemGetAddressRange`). Typed: [`mem_get_address_range`](super::mem_get_address_range).
 #[inline]
 pub unsafe fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(91) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemGetAddressRange_v2>(__p)(pbase, psize, dptr);
+        }
+    }
+    slow_cuMemGetAddressRange_v2(pbase, psize, dptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
     match call_cuMemGetAddressRange_v2(pbase, psize, dptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4100,6 +5206,18 @@ unsafe fn trace_cuMemAllocHost_v2(__f: Fn_cuMemAllocHost_v2, pp: *mut *mut c_voi
 /// `cuMemAllocHost_v2` (`cuMemAllocHost`). Typed: [`mem_alloc_host`](super::mem_alloc_host).
 #[inline]
 pub unsafe fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(92) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAllocHost_v2>(__p)(pp, bytesize);
+        }
+    }
+    slow_cuMemAllocHost_v2(pp, bytesize)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: usize) -> CUresult {
     match call_cuMemAllocHost_v2(pp, bytesize) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4137,6 +5255,18 @@ unsafe fn trace_cuMemFreeHost(__f: Fn_cuMemFreeHost, p: *mut c_void) -> CUresult
 /// `cuMemFreeHost`. Typed: [`mem_free_host`](super::mem_free_host).
 #[inline]
 pub unsafe fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(93) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemFreeHost>(__p)(p);
+        }
+    }
+    slow_cuMemFreeHost(p)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemFreeHost(p: *mut c_void) -> CUresult {
     match call_cuMemFreeHost(p) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4176,6 +5306,18 @@ unsafe fn trace_cuMemHostAlloc(__f: Fn_cuMemHostAlloc, pp: *mut *mut c_void, byt
 /// `cuMemHostAlloc`. Typed: [`mem_host_alloc`](super::mem_host_alloc).
 #[inline]
 pub unsafe fn cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(94) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemHostAlloc>(__p)(pp, bytesize, Flags);
+        }
+    }
+    slow_cuMemHostAlloc(pp, bytesize, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult {
     match call_cuMemHostAlloc(pp, bytesize, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4215,6 +5357,18 @@ unsafe fn trace_cuMemHostGetDevicePointer_v2(__f: Fn_cuMemHostGetDevicePointer_v
 /// `cuMemHostGetDevicePointer_v2` (`cuMemHostGetDevicePointer`). Typed: [`mem_host_get_device_pointer`](super::mem_host_get_device_pointer).
 #[inline]
 pub unsafe fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_void, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(95) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemHostGetDevicePointer_v2>(__p)(pdptr, p, Flags);
+        }
+    }
+    slow_cuMemHostGetDevicePointer_v2(pdptr, p, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_void, Flags: c_uint) -> CUresult {
     match call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4253,6 +5407,18 @@ unsafe fn trace_cuMemHostGetFlags(__f: Fn_cuMemHostGetFlags, pFlags: *mut c_uint
 /// `cuMemHostGetFlags`. Typed: [`mem_host_get_flags`](super::mem_host_get_flags).
 #[inline]
 pub unsafe fn cuMemHostGetFlags(pFlags: *mut c_uint, p: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(96) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemHostGetFlags>(__p)(pFlags, p);
+        }
+    }
+    slow_cuMemHostGetFlags(pFlags, p)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemHostGetFlags(pFlags: *mut c_uint, p: *mut c_void) -> CUresult {
     match call_cuMemHostGetFlags(pFlags, p) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4292,6 +5458,18 @@ unsafe fn trace_cuMemAllocManaged(__f: Fn_cuMemAllocManaged, dptr: *mut CUdevice
 /// `cuMemAllocManaged`. Typed: [`mem_alloc_managed`](super::mem_alloc_managed).
 #[inline]
 pub unsafe fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(97) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAllocManaged>(__p)(dptr, bytesize, flags);
+        }
+    }
+    slow_cuMemAllocManaged(dptr, bytesize, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) -> CUresult {
     match call_cuMemAllocManaged(dptr, bytesize, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4332,6 +5510,18 @@ unsafe fn trace_cuDeviceRegisterAsyncNotification(__f: Fn_cuDeviceRegisterAsyncN
 /// `cuDeviceRegisterAsyncNotification`. Typed: [`device_register_async_notification`](super::device_register_async_notification).
 #[inline]
 pub unsafe fn cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut c_void, callback: *mut CUasyncCallbackHandle) -> CUresult {
+    if let Some(__p) = TABLE.peek(98) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceRegisterAsyncNotification>(__p)(device, callbackFunc, userData, callback);
+        }
+    }
+    slow_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut c_void, callback: *mut CUasyncCallbackHandle) -> CUresult {
     match call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4370,6 +5560,18 @@ unsafe fn trace_cuDeviceUnregisterAsyncNotification(__f: Fn_cuDeviceUnregisterAs
 /// `cuDeviceUnregisterAsyncNotification`. Typed: [`device_unregister_async_notification`](super::device_unregister_async_notification).
 #[inline]
 pub unsafe fn cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult {
+    if let Some(__p) = TABLE.peek(99) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceUnregisterAsyncNotification>(__p)(device, callback);
+        }
+    }
+    slow_cuDeviceUnregisterAsyncNotification(device, callback)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult {
     match call_cuDeviceUnregisterAsyncNotification(device, callback) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4408,6 +5610,18 @@ unsafe fn trace_cuDeviceGetByPCIBusId(__f: Fn_cuDeviceGetByPCIBusId, dev: *mut C
 /// `cuDeviceGetByPCIBusId`. Typed: [`device_get_by_pci_bus_id`](super::device_get_by_pci_bus_id).
 #[inline]
 pub unsafe fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const c_char) -> CUresult {
+    if let Some(__p) = TABLE.peek(100) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetByPCIBusId>(__p)(dev, pciBusId);
+        }
+    }
+    slow_cuDeviceGetByPCIBusId(dev, pciBusId)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const c_char) -> CUresult {
     match call_cuDeviceGetByPCIBusId(dev, pciBusId) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4447,6 +5661,18 @@ unsafe fn trace_cuDeviceGetPCIBusId(__f: Fn_cuDeviceGetPCIBusId, pciBusId: *mut 
 /// `cuDeviceGetPCIBusId`. Typed: [`device_get_pci_bus_id`](super::device_get_pci_bus_id).
 #[inline]
 pub unsafe fn cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(101) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetPCIBusId>(__p)(pciBusId, len, dev);
+        }
+    }
+    slow_cuDeviceGetPCIBusId(pciBusId, len, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
     match call_cuDeviceGetPCIBusId(pciBusId, len, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4485,6 +5711,18 @@ unsafe fn trace_cuIpcGetEventHandle(__f: Fn_cuIpcGetEventHandle, pHandle: *mut C
 /// `cuIpcGetEventHandle`. Typed: [`ipc_get_event_handle`](super::ipc_get_event_handle).
 #[inline]
 pub unsafe fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(102) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuIpcGetEventHandle>(__p)(pHandle, event);
+        }
+    }
+    slow_cuIpcGetEventHandle(pHandle, event)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult {
     match call_cuIpcGetEventHandle(pHandle, event) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4523,6 +5761,18 @@ unsafe fn trace_cuIpcOpenEventHandle(__f: Fn_cuIpcOpenEventHandle, phEvent: *mut
 /// `cuIpcOpenEventHandle`. Typed: [`ipc_open_event_handle`](super::ipc_open_event_handle).
 #[inline]
 pub unsafe fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult {
+    if let Some(__p) = TABLE.peek(103) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuIpcOpenEventHandle>(__p)(phEvent, handle);
+        }
+    }
+    slow_cuIpcOpenEventHandle(phEvent, handle)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult {
     match call_cuIpcOpenEventHandle(phEvent, handle) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4561,6 +5811,18 @@ unsafe fn trace_cuIpcGetMemHandle(__f: Fn_cuIpcGetMemHandle, pHandle: *mut CUipc
 /// `cuIpcGetMemHandle`. Typed: [`ipc_get_mem_handle`](super::ipc_get_mem_handle).
 #[inline]
 pub unsafe fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(104) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuIpcGetMemHandle>(__p)(pHandle, dptr);
+        }
+    }
+    slow_cuIpcGetMemHandle(pHandle, dptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult {
     match call_cuIpcGetMemHandle(pHandle, dptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4600,6 +5862,18 @@ unsafe fn trace_cuIpcOpenMemHandle_v2(__f: Fn_cuIpcOpenMemHandle_v2, pdptr: *mut
 /// `cuIpcOpenMemHandle_v2` (`cuIpcOpenMemHandle`). Typed: [`ipc_open_mem_handle`](super::ipc_open_mem_handle).
 #[inline]
 pub unsafe fn cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(105) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuIpcOpenMemHandle_v2>(__p)(pdptr, handle, Flags);
+        }
+    }
+    slow_cuIpcOpenMemHandle_v2(pdptr, handle, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint) -> CUresult {
     match call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4637,6 +5911,18 @@ unsafe fn trace_cuIpcCloseMemHandle(__f: Fn_cuIpcCloseMemHandle, dptr: CUdevicep
 /// `cuIpcCloseMemHandle`. Typed: [`ipc_close_mem_handle`](super::ipc_close_mem_handle).
 #[inline]
 pub unsafe fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(106) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuIpcCloseMemHandle>(__p)(dptr);
+        }
+    }
+    slow_cuIpcCloseMemHandle(dptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
     match call_cuIpcCloseMemHandle(dptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4676,6 +5962,18 @@ unsafe fn trace_cuMemHostRegister_v2(__f: Fn_cuMemHostRegister_v2, p: *mut c_voi
 /// `cuMemHostRegister_v2` (`cuMemHostRegister`). Typed: [`mem_host_register`](super::mem_host_register).
 #[inline]
 pub unsafe fn cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(107) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemHostRegister_v2>(__p)(p, bytesize, Flags);
+        }
+    }
+    slow_cuMemHostRegister_v2(p, bytesize, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult {
     match call_cuMemHostRegister_v2(p, bytesize, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4713,6 +6011,18 @@ unsafe fn trace_cuMemHostUnregister(__f: Fn_cuMemHostUnregister, p: *mut c_void)
 /// `cuMemHostUnregister`. Typed: [`mem_host_unregister`](super::mem_host_unregister).
 #[inline]
 pub unsafe fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(108) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemHostUnregister>(__p)(p);
+        }
+    }
+    slow_cuMemHostUnregister(p)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemHostUnregister(p: *mut c_void) -> CUresult {
     match call_cuMemHostUnregister(p) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4752,6 +6062,18 @@ unsafe fn trace_cuMemcpy(__f: Fn_cuMemcpy, dst: CUdeviceptr, src: CUdeviceptr, B
 /// `cuMemcpy`. Typed: [`memcpy`](super::memcpy).
 #[inline]
 pub unsafe fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(109) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy>(__p)(dst, src, ByteCount);
+        }
+    }
+    slow_cuMemcpy(dst, src, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
     match call_cuMemcpy(dst, src, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4793,6 +6115,18 @@ unsafe fn trace_cuMemcpyPeer(__f: Fn_cuMemcpyPeer, dstDevice: CUdeviceptr, dstCo
 /// `cuMemcpyPeer`. Typed: [`memcpy_peer`](super::memcpy_peer).
 #[inline]
 pub unsafe fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(110) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyPeer>(__p)(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+        }
+    }
+    slow_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
     match call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4832,6 +6166,18 @@ unsafe fn trace_cuMemcpyHtoD_v2(__f: Fn_cuMemcpyHtoD_v2, dstDevice: CUdeviceptr,
 /// `cuMemcpyHtoD_v2` (`cuMemcpyHtoD`). Typed: [`memcpy_htod`](super::memcpy_htod).
 #[inline]
 pub unsafe fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(111) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoD_v2>(__p)(dstDevice, srcHost, ByteCount);
+        }
+    }
+    slow_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
     match call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4871,6 +6217,18 @@ unsafe fn trace_cuMemcpyHtoD_v2_ptds(__f: Fn_cuMemcpyHtoD_v2_ptds, dstDevice: CU
 /// `cuMemcpyHtoD_v2_ptds` (`cuMemcpyHtoD`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(112) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoD_v2_ptds>(__p)(dstDevice, srcHost, ByteCount);
+        }
+    }
+    slow_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
     match call_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4910,6 +6268,18 @@ unsafe fn trace_cuMemcpyDtoH_v2(__f: Fn_cuMemcpyDtoH_v2, dstHost: *mut c_void, s
 /// `cuMemcpyDtoH_v2` (`cuMemcpyDtoH`). Typed: [`memcpy_dtoh`](super::memcpy_dtoh).
 #[inline]
 pub unsafe fn cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(113) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoH_v2>(__p)(dstHost, srcDevice, ByteCount);
+        }
+    }
+    slow_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     match call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4949,6 +6319,18 @@ unsafe fn trace_cuMemcpyDtoH_v2_ptds(__f: Fn_cuMemcpyDtoH_v2_ptds, dstHost: *mut
 /// `cuMemcpyDtoH_v2_ptds` (`cuMemcpyDtoH`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(114) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoH_v2_ptds>(__p)(dstHost, srcDevice, ByteCount);
+        }
+    }
+    slow_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     match call_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -4988,6 +6370,18 @@ unsafe fn trace_cuMemcpyDtoD_v2(__f: Fn_cuMemcpyDtoD_v2, dstDevice: CUdeviceptr,
 /// `cuMemcpyDtoD_v2` (`cuMemcpyDtoD`). Typed: [`memcpy_dtod`](super::memcpy_dtod).
 #[inline]
 pub unsafe fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(115) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoD_v2>(__p)(dstDevice, srcDevice, ByteCount);
+        }
+    }
+    slow_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     match call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5027,6 +6421,18 @@ unsafe fn trace_cuMemcpyDtoD_v2_ptds(__f: Fn_cuMemcpyDtoD_v2_ptds, dstDevice: CU
 /// `cuMemcpyDtoD_v2_ptds` (`cuMemcpyDtoD`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(116) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoD_v2_ptds>(__p)(dstDevice, srcDevice, ByteCount);
+        }
+    }
+    slow_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     match call_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5067,6 +6473,18 @@ unsafe fn trace_cuMemcpyDtoA_v2(__f: Fn_cuMemcpyDtoA_v2, dstArray: CUarray, dstO
 /// `cuMemcpyDtoA_v2` (`cuMemcpyDtoA`). Typed: [`memcpy_dtoa`](super::memcpy_dtoa).
 #[inline]
 pub unsafe fn cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(117) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoA_v2>(__p)(dstArray, dstOffset, srcDevice, ByteCount);
+        }
+    }
+    slow_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     match call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5107,6 +6525,18 @@ unsafe fn trace_cuMemcpyDtoA_v2_ptds(__f: Fn_cuMemcpyDtoA_v2_ptds, dstArray: CUa
 /// `cuMemcpyDtoA_v2_ptds` (`cuMemcpyDtoA`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(118) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoA_v2_ptds>(__p)(dstArray, dstOffset, srcDevice, ByteCount);
+        }
+    }
+    slow_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     match call_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5147,6 +6577,18 @@ unsafe fn trace_cuMemcpyAtoD_v2(__f: Fn_cuMemcpyAtoD_v2, dstDevice: CUdeviceptr,
 /// `cuMemcpyAtoD_v2` (`cuMemcpyAtoD`). Typed: [`memcpy_atod`](super::memcpy_atod).
 #[inline]
 pub unsafe fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(119) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoD_v2>(__p)(dstDevice, srcArray, srcOffset, ByteCount);
+        }
+    }
+    slow_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
     match call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5187,6 +6629,18 @@ unsafe fn trace_cuMemcpyAtoD_v2_ptds(__f: Fn_cuMemcpyAtoD_v2_ptds, dstDevice: CU
 /// `cuMemcpyAtoD_v2_ptds` (`cuMemcpyAtoD`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(120) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoD_v2_ptds>(__p)(dstDevice, srcArray, srcOffset, ByteCount);
+        }
+    }
+    slow_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
     match call_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5227,6 +6681,18 @@ unsafe fn trace_cuMemcpyHtoA_v2(__f: Fn_cuMemcpyHtoA_v2, dstArray: CUarray, dstO
 /// `cuMemcpyHtoA_v2` (`cuMemcpyHtoA`). Typed: [`memcpy_htoa`](super::memcpy_htoa).
 #[inline]
 pub unsafe fn cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(121) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoA_v2>(__p)(dstArray, dstOffset, srcHost, ByteCount);
+        }
+    }
+    slow_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
     match call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5267,6 +6733,18 @@ unsafe fn trace_cuMemcpyHtoA_v2_ptds(__f: Fn_cuMemcpyHtoA_v2_ptds, dstArray: CUa
 /// `cuMemcpyHtoA_v2_ptds` (`cuMemcpyHtoA`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(122) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoA_v2_ptds>(__p)(dstArray, dstOffset, srcHost, ByteCount);
+        }
+    }
+    slow_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
     match call_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5307,6 +6785,18 @@ unsafe fn trace_cuMemcpyAtoH_v2(__f: Fn_cuMemcpyAtoH_v2, dstHost: *mut c_void, s
 /// `cuMemcpyAtoH_v2` (`cuMemcpyAtoH`). Typed: [`memcpy_atoh`](super::memcpy_atoh).
 #[inline]
 pub unsafe fn cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(123) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoH_v2>(__p)(dstHost, srcArray, srcOffset, ByteCount);
+        }
+    }
+    slow_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
     match call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5347,6 +6837,18 @@ unsafe fn trace_cuMemcpyAtoH_v2_ptds(__f: Fn_cuMemcpyAtoH_v2_ptds, dstHost: *mut
 /// `cuMemcpyAtoH_v2_ptds` (`cuMemcpyAtoH`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(124) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoH_v2_ptds>(__p)(dstHost, srcArray, srcOffset, ByteCount);
+        }
+    }
+    slow_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
     match call_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5388,6 +6890,18 @@ unsafe fn trace_cuMemcpyAtoA_v2(__f: Fn_cuMemcpyAtoA_v2, dstArray: CUarray, dstO
 /// `cuMemcpyAtoA_v2` (`cuMemcpyAtoA`). Typed: [`memcpy_atoa`](super::memcpy_atoa).
 #[inline]
 pub unsafe fn cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(125) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoA_v2>(__p)(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+        }
+    }
+    slow_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
     match call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5429,6 +6943,18 @@ unsafe fn trace_cuMemcpyAtoA_v2_ptds(__f: Fn_cuMemcpyAtoA_v2_ptds, dstArray: CUa
 /// `cuMemcpyAtoA_v2_ptds` (`cuMemcpyAtoA`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(126) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoA_v2_ptds>(__p)(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+        }
+    }
+    slow_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
     match call_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5466,6 +6992,18 @@ unsafe fn trace_cuMemcpy2D_v2(__f: Fn_cuMemcpy2D_v2, pCopy: *const CUDA_MEMCPY2D
 /// `cuMemcpy2D_v2` (`cuMemcpy2D`). Typed: [`memcpy2d`](super::memcpy2d).
 #[inline]
 pub unsafe fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
+    if let Some(__p) = TABLE.peek(127) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy2D_v2>(__p)(pCopy);
+        }
+    }
+    slow_cuMemcpy2D_v2(pCopy)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     match call_cuMemcpy2D_v2(pCopy) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5503,6 +7041,18 @@ unsafe fn trace_cuMemcpy2D_v2_ptds(__f: Fn_cuMemcpy2D_v2_ptds, pCopy: *const CUD
 /// `cuMemcpy2D_v2_ptds` (`cuMemcpy2D`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
+    if let Some(__p) = TABLE.peek(128) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy2D_v2_ptds>(__p)(pCopy);
+        }
+    }
+    slow_cuMemcpy2D_v2_ptds(pCopy)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     match call_cuMemcpy2D_v2_ptds(pCopy) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5540,6 +7090,18 @@ unsafe fn trace_cuMemcpy2DUnaligned_v2(__f: Fn_cuMemcpy2DUnaligned_v2, pCopy: *c
 /// `cuMemcpy2DUnaligned_v2` (`cuMemcpy2DUnaligned`). Typed: [`memcpy2d_unaligned`](super::memcpy2d_unaligned).
 #[inline]
 pub unsafe fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
+    if let Some(__p) = TABLE.peek(129) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy2DUnaligned_v2>(__p)(pCopy);
+        }
+    }
+    slow_cuMemcpy2DUnaligned_v2(pCopy)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     match call_cuMemcpy2DUnaligned_v2(pCopy) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5577,6 +7139,18 @@ unsafe fn trace_cuMemcpy2DUnaligned_v2_ptds(__f: Fn_cuMemcpy2DUnaligned_v2_ptds,
 /// `cuMemcpy2DUnaligned_v2_ptds` (`cuMemcpy2DUnaligned`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
+    if let Some(__p) = TABLE.peek(130) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy2DUnaligned_v2_ptds>(__p)(pCopy);
+        }
+    }
+    slow_cuMemcpy2DUnaligned_v2_ptds(pCopy)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     match call_cuMemcpy2DUnaligned_v2_ptds(pCopy) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5614,6 +7188,18 @@ unsafe fn trace_cuMemcpy3D_v2(__f: Fn_cuMemcpy3D_v2, pCopy: *const CUDA_MEMCPY3D
 /// `cuMemcpy3D_v2` (`cuMemcpy3D`). Typed: [`memcpy3d`](super::memcpy3d).
 #[inline]
 pub unsafe fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
+    if let Some(__p) = TABLE.peek(131) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3D_v2>(__p)(pCopy);
+        }
+    }
+    slow_cuMemcpy3D_v2(pCopy)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
     match call_cuMemcpy3D_v2(pCopy) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5651,6 +7237,18 @@ unsafe fn trace_cuMemcpy3D_v2_ptds(__f: Fn_cuMemcpy3D_v2_ptds, pCopy: *const CUD
 /// `cuMemcpy3D_v2_ptds` (`cuMemcpy3D`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
+    if let Some(__p) = TABLE.peek(132) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3D_v2_ptds>(__p)(pCopy);
+        }
+    }
+    slow_cuMemcpy3D_v2_ptds(pCopy)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
     match call_cuMemcpy3D_v2_ptds(pCopy) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5688,6 +7286,18 @@ unsafe fn trace_cuMemcpy3DPeer(__f: Fn_cuMemcpy3DPeer, pCopy: *const CUDA_MEMCPY
 /// `cuMemcpy3DPeer`. Typed: [`memcpy3d_peer`](super::memcpy3d_peer).
 #[inline]
 pub unsafe fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
+    if let Some(__p) = TABLE.peek(133) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeer>(__p)(pCopy);
+        }
+    }
+    slow_cuMemcpy3DPeer(pCopy)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
     match call_cuMemcpy3DPeer(pCopy) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5728,6 +7338,18 @@ unsafe fn trace_cuMemcpyAsync(__f: Fn_cuMemcpyAsync, dst: CUdeviceptr, src: CUde
 /// `cuMemcpyAsync`. Typed: [`memcpy_async`](super::memcpy_async).
 #[inline]
 pub unsafe fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(134) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAsync>(__p)(dst, src, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyAsync(dst, src, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyAsync(dst, src, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5770,6 +7392,18 @@ unsafe fn trace_cuMemcpyPeerAsync(__f: Fn_cuMemcpyPeerAsync, dstDevice: CUdevice
 /// `cuMemcpyPeerAsync`. Typed: [`memcpy_peer_async`](super::memcpy_peer_async).
 #[inline]
 pub unsafe fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(135) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyPeerAsync>(__p)(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5810,6 +7444,18 @@ unsafe fn trace_cuMemcpyHtoDAsync_v2(__f: Fn_cuMemcpyHtoDAsync_v2, dstDevice: CU
 /// `cuMemcpyHtoDAsync_v2` (`cuMemcpyHtoDAsync`). Typed: [`memcpy_htod_async`](super::memcpy_htod_async).
 #[inline]
 pub unsafe fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(136) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoDAsync_v2>(__p)(dstDevice, srcHost, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5850,6 +7496,18 @@ unsafe fn trace_cuMemcpyHtoDAsync_v2_ptsz(__f: Fn_cuMemcpyHtoDAsync_v2_ptsz, dst
 /// `cuMemcpyHtoDAsync_v2_ptsz` (`cuMemcpyHtoDAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(137) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoDAsync_v2_ptsz>(__p)(dstDevice, srcHost, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5890,6 +7548,18 @@ unsafe fn trace_cuMemcpyDtoHAsync_v2(__f: Fn_cuMemcpyDtoHAsync_v2, dstHost: *mut
 /// `cuMemcpyDtoHAsync_v2` (`cuMemcpyDtoHAsync`). Typed: [`memcpy_dtoh_async`](super::memcpy_dtoh_async).
 #[inline]
 pub unsafe fn cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(138) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoHAsync_v2>(__p)(dstHost, srcDevice, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5930,6 +7600,18 @@ unsafe fn trace_cuMemcpyDtoHAsync_v2_ptsz(__f: Fn_cuMemcpyDtoHAsync_v2_ptsz, dst
 /// `cuMemcpyDtoHAsync_v2_ptsz` (`cuMemcpyDtoHAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(139) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoHAsync_v2_ptsz>(__p)(dstHost, srcDevice, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -5970,6 +7652,18 @@ unsafe fn trace_cuMemcpyDtoDAsync_v2(__f: Fn_cuMemcpyDtoDAsync_v2, dstDevice: CU
 /// `cuMemcpyDtoDAsync_v2` (`cuMemcpyDtoDAsync`). Typed: [`memcpy_dtod_async`](super::memcpy_dtod_async).
 #[inline]
 pub unsafe fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(140) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoDAsync_v2>(__p)(dstDevice, srcDevice, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6010,6 +7704,18 @@ unsafe fn trace_cuMemcpyDtoDAsync_v2_ptsz(__f: Fn_cuMemcpyDtoDAsync_v2_ptsz, dst
 /// `cuMemcpyDtoDAsync_v2_ptsz` (`cuMemcpyDtoDAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(141) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoDAsync_v2_ptsz>(__p)(dstDevice, srcDevice, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6051,6 +7757,18 @@ unsafe fn trace_cuMemcpyHtoAAsync_v2(__f: Fn_cuMemcpyHtoAAsync_v2, dstArray: CUa
 /// `cuMemcpyHtoAAsync_v2` (`cuMemcpyHtoAAsync`). Typed: [`memcpy_htoa_async`](super::memcpy_htoa_async).
 #[inline]
 pub unsafe fn cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(142) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoAAsync_v2>(__p)(dstArray, dstOffset, srcHost, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6092,6 +7810,18 @@ unsafe fn trace_cuMemcpyHtoAAsync_v2_ptsz(__f: Fn_cuMemcpyHtoAAsync_v2_ptsz, dst
 /// `cuMemcpyHtoAAsync_v2_ptsz` (`cuMemcpyHtoAAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(143) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoAAsync_v2_ptsz>(__p)(dstArray, dstOffset, srcHost, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6133,6 +7863,18 @@ unsafe fn trace_cuMemcpyAtoHAsync_v2(__f: Fn_cuMemcpyAtoHAsync_v2, dstHost: *mut
 /// `cuMemcpyAtoHAsync_v2` (`cuMemcpyAtoHAsync`). Typed: [`memcpy_atoh_async`](super::memcpy_atoh_async).
 #[inline]
 pub unsafe fn cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(144) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoHAsync_v2>(__p)(dstHost, srcArray, srcOffset, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6174,6 +7916,18 @@ unsafe fn trace_cuMemcpyAtoHAsync_v2_ptsz(__f: Fn_cuMemcpyAtoHAsync_v2_ptsz, dst
 /// `cuMemcpyAtoHAsync_v2_ptsz` (`cuMemcpyAtoHAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(145) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoHAsync_v2_ptsz>(__p)(dstHost, srcArray, srcOffset, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6212,6 +7966,18 @@ unsafe fn trace_cuMemcpy2DAsync_v2(__f: Fn_cuMemcpy2DAsync_v2, pCopy: *const CUD
 /// `cuMemcpy2DAsync_v2` (`cuMemcpy2DAsync`). Typed: [`memcpy2d_async`](super::memcpy2d_async).
 #[inline]
 pub unsafe fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(146) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy2DAsync_v2>(__p)(pCopy, hStream);
+        }
+    }
+    slow_cuMemcpy2DAsync_v2(pCopy, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
     match call_cuMemcpy2DAsync_v2(pCopy, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6250,6 +8016,18 @@ unsafe fn trace_cuMemcpy2DAsync_v2_ptsz(__f: Fn_cuMemcpy2DAsync_v2_ptsz, pCopy: 
 /// `cuMemcpy2DAsync_v2_ptsz` (`cuMemcpy2DAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(147) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy2DAsync_v2_ptsz>(__p)(pCopy, hStream);
+        }
+    }
+    slow_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
     match call_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6288,6 +8066,18 @@ unsafe fn trace_cuMemcpy3DAsync_v2(__f: Fn_cuMemcpy3DAsync_v2, pCopy: *const CUD
 /// `cuMemcpy3DAsync_v2` (`cuMemcpy3DAsync`). Typed: [`memcpy3d_async`](super::memcpy3d_async).
 #[inline]
 pub unsafe fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(148) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DAsync_v2>(__p)(pCopy, hStream);
+        }
+    }
+    slow_cuMemcpy3DAsync_v2(pCopy, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
     match call_cuMemcpy3DAsync_v2(pCopy, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6326,6 +8116,18 @@ unsafe fn trace_cuMemcpy3DAsync_v2_ptsz(__f: Fn_cuMemcpy3DAsync_v2_ptsz, pCopy: 
 /// `cuMemcpy3DAsync_v2_ptsz` (`cuMemcpy3DAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(149) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DAsync_v2_ptsz>(__p)(pCopy, hStream);
+        }
+    }
+    slow_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
     match call_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6364,6 +8166,18 @@ unsafe fn trace_cuMemcpy3DPeerAsync(__f: Fn_cuMemcpy3DPeerAsync, pCopy: *const C
 /// `cuMemcpy3DPeerAsync`. Typed: [`memcpy3d_peer_async`](super::memcpy3d_peer_async).
 #[inline]
 pub unsafe fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(150) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeerAsync>(__p)(pCopy, hStream);
+        }
+    }
+    slow_cuMemcpy3DPeerAsync(pCopy, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
     match call_cuMemcpy3DPeerAsync(pCopy, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6409,6 +8223,18 @@ unsafe fn trace_cuMemcpyBatchAsync(__f: Fn_cuMemcpyBatchAsync, dsts: *mut CUdevi
 /// `cuMemcpyBatchAsync`. Typed: [`memcpy_batch_async`](super::memcpy_batch_async).
 #[inline]
 pub unsafe fn cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(151) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyBatchAsync>(__p)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+        }
+    }
+    slow_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6454,6 +8280,18 @@ unsafe fn trace_cuMemcpyBatchAsync_ptsz(__f: Fn_cuMemcpyBatchAsync_ptsz, dsts: *
 /// `cuMemcpyBatchAsync_ptsz` (`cuMemcpyBatchAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(152) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyBatchAsync_ptsz>(__p)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+        }
+    }
+    slow_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
     match call_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6495,6 +8333,18 @@ unsafe fn trace_cuMemcpy3DBatchAsync(__f: Fn_cuMemcpy3DBatchAsync, numOps: usize
 /// `cuMemcpy3DBatchAsync`. Typed: [`memcpy3d_batch_async`](super::memcpy3d_batch_async).
 #[inline]
 pub unsafe fn cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(153) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DBatchAsync>(__p)(numOps, opList, failIdx, flags, hStream);
+        }
+    }
+    slow_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
     match call_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6536,6 +8386,18 @@ unsafe fn trace_cuMemcpy3DBatchAsync_ptsz(__f: Fn_cuMemcpy3DBatchAsync_ptsz, num
 /// `cuMemcpy3DBatchAsync_ptsz` (`cuMemcpy3DBatchAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(154) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DBatchAsync_ptsz>(__p)(numOps, opList, failIdx, flags, hStream);
+        }
+    }
+    slow_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
     match call_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6575,6 +8437,18 @@ unsafe fn trace_cuMemsetD8_v2(__f: Fn_cuMemsetD8_v2, dstDevice: CUdeviceptr, uc:
 /// `cuMemsetD8_v2` (`cuMemsetD8`). Typed: [`memset_d8`](super::memset_d8).
 #[inline]
 pub unsafe fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(155) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD8_v2>(__p)(dstDevice, uc, N);
+        }
+    }
+    slow_cuMemsetD8_v2(dstDevice, uc, N)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
     match call_cuMemsetD8_v2(dstDevice, uc, N) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6614,6 +8488,18 @@ unsafe fn trace_cuMemsetD8_v2_ptds(__f: Fn_cuMemsetD8_v2_ptds, dstDevice: CUdevi
 /// `cuMemsetD8_v2_ptds` (`cuMemsetD8`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(156) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD8_v2_ptds>(__p)(dstDevice, uc, N);
+        }
+    }
+    slow_cuMemsetD8_v2_ptds(dstDevice, uc, N)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
     match call_cuMemsetD8_v2_ptds(dstDevice, uc, N) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6653,6 +8539,18 @@ unsafe fn trace_cuMemsetD16_v2(__f: Fn_cuMemsetD16_v2, dstDevice: CUdeviceptr, u
 /// `cuMemsetD16_v2` (`cuMemsetD16`). Typed: [`memset_d16`](super::memset_d16).
 #[inline]
 pub unsafe fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(157) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD16_v2>(__p)(dstDevice, us, N);
+        }
+    }
+    slow_cuMemsetD16_v2(dstDevice, us, N)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
     match call_cuMemsetD16_v2(dstDevice, us, N) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6692,6 +8590,18 @@ unsafe fn trace_cuMemsetD16_v2_ptds(__f: Fn_cuMemsetD16_v2_ptds, dstDevice: CUde
 /// `cuMemsetD16_v2_ptds` (`cuMemsetD16`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(158) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD16_v2_ptds>(__p)(dstDevice, us, N);
+        }
+    }
+    slow_cuMemsetD16_v2_ptds(dstDevice, us, N)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
     match call_cuMemsetD16_v2_ptds(dstDevice, us, N) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6731,6 +8641,18 @@ unsafe fn trace_cuMemsetD32_v2(__f: Fn_cuMemsetD32_v2, dstDevice: CUdeviceptr, u
 /// `cuMemsetD32_v2` (`cuMemsetD32`). Typed: [`memset_d32`](super::memset_d32).
 #[inline]
 pub unsafe fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(159) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD32_v2>(__p)(dstDevice, ui, N);
+        }
+    }
+    slow_cuMemsetD32_v2(dstDevice, ui, N)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
     match call_cuMemsetD32_v2(dstDevice, ui, N) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6770,6 +8692,18 @@ unsafe fn trace_cuMemsetD32_v2_ptds(__f: Fn_cuMemsetD32_v2_ptds, dstDevice: CUde
 /// `cuMemsetD32_v2_ptds` (`cuMemsetD32`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(160) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD32_v2_ptds>(__p)(dstDevice, ui, N);
+        }
+    }
+    slow_cuMemsetD32_v2_ptds(dstDevice, ui, N)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
     match call_cuMemsetD32_v2_ptds(dstDevice, ui, N) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6811,6 +8745,18 @@ unsafe fn trace_cuMemsetD2D8_v2(__f: Fn_cuMemsetD2D8_v2, dstDevice: CUdeviceptr,
 /// `cuMemsetD2D8_v2` (`cuMemsetD2D8`). Typed: [`memset_d2d8`](super::memset_d2d8).
 #[inline]
 pub unsafe fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(161) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8_v2>(__p)(dstDevice, dstPitch, uc, Width, Height);
+        }
+    }
+    slow_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
     match call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6852,6 +8798,18 @@ unsafe fn trace_cuMemsetD2D8_v2_ptds(__f: Fn_cuMemsetD2D8_v2_ptds, dstDevice: CU
 /// `cuMemsetD2D8_v2_ptds` (`cuMemsetD2D8`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(162) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8_v2_ptds>(__p)(dstDevice, dstPitch, uc, Width, Height);
+        }
+    }
+    slow_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
     match call_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6893,6 +8851,18 @@ unsafe fn trace_cuMemsetD2D16_v2(__f: Fn_cuMemsetD2D16_v2, dstDevice: CUdevicept
 /// `cuMemsetD2D16_v2` (`cuMemsetD2D16`). Typed: [`memset_d2d16`](super::memset_d2d16).
 #[inline]
 pub unsafe fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(163) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16_v2>(__p)(dstDevice, dstPitch, us, Width, Height);
+        }
+    }
+    slow_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
     match call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6934,6 +8904,18 @@ unsafe fn trace_cuMemsetD2D16_v2_ptds(__f: Fn_cuMemsetD2D16_v2_ptds, dstDevice: 
 /// `cuMemsetD2D16_v2_ptds` (`cuMemsetD2D16`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(164) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16_v2_ptds>(__p)(dstDevice, dstPitch, us, Width, Height);
+        }
+    }
+    slow_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
     match call_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -6975,6 +8957,18 @@ unsafe fn trace_cuMemsetD2D32_v2(__f: Fn_cuMemsetD2D32_v2, dstDevice: CUdevicept
 /// `cuMemsetD2D32_v2` (`cuMemsetD2D32`). Typed: [`memset_d2d32`](super::memset_d2d32).
 #[inline]
 pub unsafe fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(165) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32_v2>(__p)(dstDevice, dstPitch, ui, Width, Height);
+        }
+    }
+    slow_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
     match call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7016,6 +9010,18 @@ unsafe fn trace_cuMemsetD2D32_v2_ptds(__f: Fn_cuMemsetD2D32_v2_ptds, dstDevice: 
 /// `cuMemsetD2D32_v2_ptds` (`cuMemsetD2D32`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(166) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32_v2_ptds>(__p)(dstDevice, dstPitch, ui, Width, Height);
+        }
+    }
+    slow_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
     match call_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7056,6 +9062,18 @@ unsafe fn trace_cuMemsetD8Async(__f: Fn_cuMemsetD8Async, dstDevice: CUdeviceptr,
 /// `cuMemsetD8Async`. Typed: [`memset_d8_async`](super::memset_d8_async).
 #[inline]
 pub unsafe fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(167) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD8Async>(__p)(dstDevice, uc, N, hStream);
+        }
+    }
+    slow_cuMemsetD8Async(dstDevice, uc, N, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult {
     match call_cuMemsetD8Async(dstDevice, uc, N, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7096,6 +9114,18 @@ unsafe fn trace_cuMemsetD16Async(__f: Fn_cuMemsetD16Async, dstDevice: CUdevicept
 /// `cuMemsetD16Async`. Typed: [`memset_d16_async`](super::memset_d16_async).
 #[inline]
 pub unsafe fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(168) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD16Async>(__p)(dstDevice, us, N, hStream);
+        }
+    }
+    slow_cuMemsetD16Async(dstDevice, us, N, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult {
     match call_cuMemsetD16Async(dstDevice, us, N, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7136,6 +9166,18 @@ unsafe fn trace_cuMemsetD32Async(__f: Fn_cuMemsetD32Async, dstDevice: CUdevicept
 /// `cuMemsetD32Async`. Typed: [`memset_d32_async`](super::memset_d32_async).
 #[inline]
 pub unsafe fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(169) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD32Async>(__p)(dstDevice, ui, N, hStream);
+        }
+    }
+    slow_cuMemsetD32Async(dstDevice, ui, N, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult {
     match call_cuMemsetD32Async(dstDevice, ui, N, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7178,6 +9220,18 @@ unsafe fn trace_cuMemsetD2D8Async(__f: Fn_cuMemsetD2D8Async, dstDevice: CUdevice
 /// `cuMemsetD2D8Async`. Typed: [`memset_d2d8_async`](super::memset_d2d8_async).
 #[inline]
 pub unsafe fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(170) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8Async>(__p)(dstDevice, dstPitch, uc, Width, Height, hStream);
+        }
+    }
+    slow_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
     match call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7220,6 +9274,18 @@ unsafe fn trace_cuMemsetD2D16Async(__f: Fn_cuMemsetD2D16Async, dstDevice: CUdevi
 /// `cuMemsetD2D16Async`. Typed: [`memset_d2d16_async`](super::memset_d2d16_async).
 #[inline]
 pub unsafe fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(171) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16Async>(__p)(dstDevice, dstPitch, us, Width, Height, hStream);
+        }
+    }
+    slow_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
     match call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7262,6 +9328,18 @@ unsafe fn trace_cuMemsetD2D32Async(__f: Fn_cuMemsetD2D32Async, dstDevice: CUdevi
 /// `cuMemsetD2D32Async`. Typed: [`memset_d2d32_async`](super::memset_d2d32_async).
 #[inline]
 pub unsafe fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(172) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32Async>(__p)(dstDevice, dstPitch, ui, Width, Height, hStream);
+        }
+    }
+    slow_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
     match call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7300,6 +9378,18 @@ unsafe fn trace_cuArrayCreate_v2(__f: Fn_cuArrayCreate_v2, pHandle: *mut CUarray
 /// `cuArrayCreate_v2` (`cuArrayCreate`). Typed: [`array_create`](super::array_create).
 #[inline]
 pub unsafe fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult {
+    if let Some(__p) = TABLE.peek(173) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuArrayCreate_v2>(__p)(pHandle, pAllocateArray);
+        }
+    }
+    slow_cuArrayCreate_v2(pHandle, pAllocateArray)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult {
     match call_cuArrayCreate_v2(pHandle, pAllocateArray) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7338,6 +9428,18 @@ unsafe fn trace_cuArrayGetDescriptor_v2(__f: Fn_cuArrayGetDescriptor_v2, pArrayD
 /// `cuArrayGetDescriptor_v2` (`cuArrayGetDescriptor`). Typed: [`array_get_descriptor`](super::array_get_descriptor).
 #[inline]
 pub unsafe fn cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult {
+    if let Some(__p) = TABLE.peek(174) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuArrayGetDescriptor_v2>(__p)(pArrayDescriptor, hArray);
+        }
+    }
+    slow_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult {
     match call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7376,6 +9478,18 @@ unsafe fn trace_cuArrayGetSparseProperties(__f: Fn_cuArrayGetSparseProperties, s
 /// `cuArrayGetSparseProperties`. Typed: [`array_get_sparse_properties`](super::array_get_sparse_properties).
 #[inline]
 pub unsafe fn cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult {
+    if let Some(__p) = TABLE.peek(175) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuArrayGetSparseProperties>(__p)(sparseProperties, array);
+        }
+    }
+    slow_cuArrayGetSparseProperties(sparseProperties, array)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult {
     match call_cuArrayGetSparseProperties(sparseProperties, array) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7414,6 +9528,18 @@ unsafe fn trace_cuMipmappedArrayGetSparseProperties(__f: Fn_cuMipmappedArrayGetS
 /// `cuMipmappedArrayGetSparseProperties`. Typed: [`mipmapped_array_get_sparse_properties`](super::mipmapped_array_get_sparse_properties).
 #[inline]
 pub unsafe fn cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult {
+    if let Some(__p) = TABLE.peek(176) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetSparseProperties>(__p)(sparseProperties, mipmap);
+        }
+    }
+    slow_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult {
     match call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7453,6 +9579,18 @@ unsafe fn trace_cuArrayGetMemoryRequirements(__f: Fn_cuArrayGetMemoryRequirement
 /// `cuArrayGetMemoryRequirements`. Typed: [`array_get_memory_requirements`](super::array_get_memory_requirements).
 #[inline]
 pub unsafe fn cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(177) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuArrayGetMemoryRequirements>(__p)(memoryRequirements, array, device);
+        }
+    }
+    slow_cuArrayGetMemoryRequirements(memoryRequirements, array, device)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult {
     match call_cuArrayGetMemoryRequirements(memoryRequirements, array, device) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7492,6 +9630,18 @@ unsafe fn trace_cuMipmappedArrayGetMemoryRequirements(__f: Fn_cuMipmappedArrayGe
 /// `cuMipmappedArrayGetMemoryRequirements`. Typed: [`mipmapped_array_get_memory_requirements`](super::mipmapped_array_get_memory_requirements).
 #[inline]
 pub unsafe fn cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(178) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetMemoryRequirements>(__p)(memoryRequirements, mipmap, device);
+        }
+    }
+    slow_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult {
     match call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7531,6 +9681,18 @@ unsafe fn trace_cuArrayGetPlane(__f: Fn_cuArrayGetPlane, pPlaneArray: *mut CUarr
 /// `cuArrayGetPlane`. Typed: [`array_get_plane`](super::array_get_plane).
 #[inline]
 pub unsafe fn cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(179) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuArrayGetPlane>(__p)(pPlaneArray, hArray, planeIdx);
+        }
+    }
+    slow_cuArrayGetPlane(pPlaneArray, hArray, planeIdx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint) -> CUresult {
     match call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7568,6 +9730,18 @@ unsafe fn trace_cuArrayDestroy(__f: Fn_cuArrayDestroy, hArray: CUarray) -> CUres
 /// `cuArrayDestroy`. Typed: [`array_destroy`](super::array_destroy).
 #[inline]
 pub unsafe fn cuArrayDestroy(hArray: CUarray) -> CUresult {
+    if let Some(__p) = TABLE.peek(180) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuArrayDestroy>(__p)(hArray);
+        }
+    }
+    slow_cuArrayDestroy(hArray)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuArrayDestroy(hArray: CUarray) -> CUresult {
     match call_cuArrayDestroy(hArray) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7606,6 +9780,18 @@ unsafe fn trace_cuArray3DCreate_v2(__f: Fn_cuArray3DCreate_v2, pHandle: *mut CUa
 /// `cuArray3DCreate_v2` (`cuArray3DCreate`). Typed: [`array3d_create`](super::array3d_create).
 #[inline]
 pub unsafe fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult {
+    if let Some(__p) = TABLE.peek(181) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuArray3DCreate_v2>(__p)(pHandle, pAllocateArray);
+        }
+    }
+    slow_cuArray3DCreate_v2(pHandle, pAllocateArray)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult {
     match call_cuArray3DCreate_v2(pHandle, pAllocateArray) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7644,6 +9830,18 @@ unsafe fn trace_cuArray3DGetDescriptor_v2(__f: Fn_cuArray3DGetDescriptor_v2, pAr
 /// `cuArray3DGetDescriptor_v2` (`cuArray3DGetDescriptor`). Typed: [`array3d_get_descriptor`](super::array3d_get_descriptor).
 #[inline]
 pub unsafe fn cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult {
+    if let Some(__p) = TABLE.peek(182) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuArray3DGetDescriptor_v2>(__p)(pArrayDescriptor, hArray);
+        }
+    }
+    slow_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult {
     match call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7683,6 +9881,18 @@ unsafe fn trace_cuMipmappedArrayCreate(__f: Fn_cuMipmappedArrayCreate, pHandle: 
 /// `cuMipmappedArrayCreate`. Typed: [`mipmapped_array_create`](super::mipmapped_array_create).
 #[inline]
 pub unsafe fn cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(183) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayCreate>(__p)(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+        }
+    }
+    slow_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint) -> CUresult {
     match call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7722,6 +9932,18 @@ unsafe fn trace_cuMipmappedArrayGetLevel(__f: Fn_cuMipmappedArrayGetLevel, pLeve
 /// `cuMipmappedArrayGetLevel`. Typed: [`mipmapped_array_get_level`](super::mipmapped_array_get_level).
 #[inline]
 pub unsafe fn cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(184) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetLevel>(__p)(pLevelArray, hMipmappedArray, level);
+        }
+    }
+    slow_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint) -> CUresult {
     match call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7759,6 +9981,18 @@ unsafe fn trace_cuMipmappedArrayDestroy(__f: Fn_cuMipmappedArrayDestroy, hMipmap
 /// `cuMipmappedArrayDestroy`. Typed: [`mipmapped_array_destroy`](super::mipmapped_array_destroy).
 #[inline]
 pub unsafe fn cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUresult {
+    if let Some(__p) = TABLE.peek(185) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayDestroy>(__p)(hMipmappedArray);
+        }
+    }
+    slow_cuMipmappedArrayDestroy(hMipmappedArray)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUresult {
     match call_cuMipmappedArrayDestroy(hMipmappedArray) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7800,6 +10034,18 @@ unsafe fn trace_cuMemGetHandleForAddressRange(__f: Fn_cuMemGetHandleForAddressRa
 /// `cuMemGetHandleForAddressRange`. Typed: [`mem_get_handle_for_address_range`](super::mem_get_handle_for_address_range).
 #[inline]
 pub unsafe fn cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(186) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemGetHandleForAddressRange>(__p)(handle, dptr, size, handleType, flags);
+        }
+    }
+    slow_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong) -> CUresult {
     match call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7841,6 +10087,18 @@ unsafe fn trace_cuMemBatchDecompressAsync(__f: Fn_cuMemBatchDecompressAsync, par
 /// `cuMemBatchDecompressAsync`. Typed: [`mem_batch_decompress_async`](super::mem_batch_decompress_async).
 #[inline]
 pub unsafe fn cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(187) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemBatchDecompressAsync>(__p)(paramsArray, count, flags, errorIndex, stream);
+        }
+    }
+    slow_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
     match call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7882,6 +10140,18 @@ unsafe fn trace_cuMemBatchDecompressAsync_ptsz(__f: Fn_cuMemBatchDecompressAsync
 /// `cuMemBatchDecompressAsync_ptsz` (`cuMemBatchDecompressAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(188) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemBatchDecompressAsync_ptsz>(__p)(paramsArray, count, flags, errorIndex, stream);
+        }
+    }
+    slow_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
     match call_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7923,6 +10193,18 @@ unsafe fn trace_cuMemAddressReserve(__f: Fn_cuMemAddressReserve, ptr: *mut CUdev
 /// `cuMemAddressReserve`. Typed: [`mem_address_reserve`](super::mem_address_reserve).
 #[inline]
 pub unsafe fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(189) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAddressReserve>(__p)(ptr, size, alignment, addr, flags);
+        }
+    }
+    slow_cuMemAddressReserve(ptr, size, alignment, addr, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> CUresult {
     match call_cuMemAddressReserve(ptr, size, alignment, addr, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -7961,6 +10243,18 @@ unsafe fn trace_cuMemAddressFree(__f: Fn_cuMemAddressFree, ptr: CUdeviceptr, siz
 /// `cuMemAddressFree`. Typed: [`mem_address_free`](super::mem_address_free).
 #[inline]
 pub unsafe fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(190) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAddressFree>(__p)(ptr, size);
+        }
+    }
+    slow_cuMemAddressFree(ptr, size)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
     match call_cuMemAddressFree(ptr, size) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8001,6 +10295,18 @@ unsafe fn trace_cuMemCreate(__f: Fn_cuMemCreate, handle: *mut CUmemGenericAlloca
 /// `cuMemCreate`. Typed: [`mem_create`](super::mem_create).
 #[inline]
 pub unsafe fn cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(191) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemCreate>(__p)(handle, size, prop, flags);
+        }
+    }
+    slow_cuMemCreate(handle, size, prop, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong) -> CUresult {
     match call_cuMemCreate(handle, size, prop, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8038,6 +10344,18 @@ unsafe fn trace_cuMemRelease(__f: Fn_cuMemRelease, handle: CUmemGenericAllocatio
 /// `cuMemRelease`. Typed: [`mem_release`](super::mem_release).
 #[inline]
 pub unsafe fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
+    if let Some(__p) = TABLE.peek(192) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemRelease>(__p)(handle);
+        }
+    }
+    slow_cuMemRelease(handle)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
     match call_cuMemRelease(handle) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8079,6 +10397,18 @@ unsafe fn trace_cuMemMap(__f: Fn_cuMemMap, ptr: CUdeviceptr, size: usize, offset
 /// `cuMemMap`. Typed: [`mem_map`](super::mem_map).
 #[inline]
 pub unsafe fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(193) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemMap>(__p)(ptr, size, offset, handle, flags);
+        }
+    }
+    slow_cuMemMap(ptr, size, offset, handle, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> CUresult {
     match call_cuMemMap(ptr, size, offset, handle, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8118,6 +10448,18 @@ unsafe fn trace_cuMemMapArrayAsync(__f: Fn_cuMemMapArrayAsync, mapInfoList: *mut
 /// `cuMemMapArrayAsync`. Typed: [`mem_map_array_async`](super::mem_map_array_async).
 #[inline]
 pub unsafe fn cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(194) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemMapArrayAsync>(__p)(mapInfoList, count, hStream);
+        }
+    }
+    slow_cuMemMapArrayAsync(mapInfoList, count, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult {
     match call_cuMemMapArrayAsync(mapInfoList, count, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8156,6 +10498,18 @@ unsafe fn trace_cuMemUnmap(__f: Fn_cuMemUnmap, ptr: CUdeviceptr, size: usize) ->
 /// `cuMemUnmap`. Typed: [`mem_unmap`](super::mem_unmap).
 #[inline]
 pub unsafe fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(195) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemUnmap>(__p)(ptr, size);
+        }
+    }
+    slow_cuMemUnmap(ptr, size)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
     match call_cuMemUnmap(ptr, size) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8196,6 +10550,18 @@ unsafe fn trace_cuMemSetAccess(__f: Fn_cuMemSetAccess, ptr: CUdeviceptr, size: u
 /// `cuMemSetAccess`. Typed: [`mem_set_access`](super::mem_set_access).
 #[inline]
 pub unsafe fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(196) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemSetAccess>(__p)(ptr, size, desc, count);
+        }
+    }
+    slow_cuMemSetAccess(ptr, size, desc, count)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult {
     match call_cuMemSetAccess(ptr, size, desc, count) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8235,6 +10601,18 @@ unsafe fn trace_cuMemGetAccess(__f: Fn_cuMemGetAccess, flags: *mut c_ulonglong, 
 /// `cuMemGetAccess`. Typed: [`mem_get_access`](super::mem_get_access).
 #[inline]
 pub unsafe fn cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(197) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemGetAccess>(__p)(flags, location, ptr);
+        }
+    }
+    slow_cuMemGetAccess(flags, location, ptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
     match call_cuMemGetAccess(flags, location, ptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8275,6 +10653,18 @@ unsafe fn trace_cuMemExportToShareableHandle(__f: Fn_cuMemExportToShareableHandl
 /// `cuMemExportToShareableHandle`. Typed: [`mem_export_to_shareable_handle`](super::mem_export_to_shareable_handle).
 #[inline]
 pub unsafe fn cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(198) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemExportToShareableHandle>(__p)(shareableHandle, handle, handleType, flags);
+        }
+    }
+    slow_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
     match call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8314,6 +10704,18 @@ unsafe fn trace_cuMemImportFromShareableHandle(__f: Fn_cuMemImportFromShareableH
 /// `cuMemImportFromShareableHandle`. Typed: [`mem_import_from_shareable_handle`](super::mem_import_from_shareable_handle).
 #[inline]
 pub unsafe fn cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult {
+    if let Some(__p) = TABLE.peek(199) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemImportFromShareableHandle>(__p)(handle, osHandle, shHandleType);
+        }
+    }
+    slow_cuMemImportFromShareableHandle(handle, osHandle, shHandleType)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult {
     match call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8353,6 +10755,18 @@ unsafe fn trace_cuMemGetAllocationGranularity(__f: Fn_cuMemGetAllocationGranular
 /// `cuMemGetAllocationGranularity`. Typed: [`mem_get_allocation_granularity`](super::mem_get_allocation_granularity).
 #[inline]
 pub unsafe fn cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult {
+    if let Some(__p) = TABLE.peek(200) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemGetAllocationGranularity>(__p)(granularity, prop, option);
+        }
+    }
+    slow_cuMemGetAllocationGranularity(granularity, prop, option)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult {
     match call_cuMemGetAllocationGranularity(granularity, prop, option) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8391,6 +10805,18 @@ unsafe fn trace_cuMemGetAllocationPropertiesFromHandle(__f: Fn_cuMemGetAllocatio
 /// `cuMemGetAllocationPropertiesFromHandle`. Typed: [`mem_get_allocation_properties_from_handle`](super::mem_get_allocation_properties_from_handle).
 #[inline]
 pub unsafe fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult {
+    if let Some(__p) = TABLE.peek(201) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemGetAllocationPropertiesFromHandle>(__p)(prop, handle);
+        }
+    }
+    slow_cuMemGetAllocationPropertiesFromHandle(prop, handle)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult {
     match call_cuMemGetAllocationPropertiesFromHandle(prop, handle) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8429,6 +10855,18 @@ unsafe fn trace_cuMemRetainAllocationHandle(__f: Fn_cuMemRetainAllocationHandle,
 /// `cuMemRetainAllocationHandle`. Typed: [`mem_retain_allocation_handle`](super::mem_retain_allocation_handle).
 #[inline]
 pub unsafe fn cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(202) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemRetainAllocationHandle>(__p)(handle, addr);
+        }
+    }
+    slow_cuMemRetainAllocationHandle(handle, addr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult {
     match call_cuMemRetainAllocationHandle(handle, addr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8467,6 +10905,18 @@ unsafe fn trace_cuMemFreeAsync(__f: Fn_cuMemFreeAsync, dptr: CUdeviceptr, hStrea
 /// `cuMemFreeAsync`. Typed: [`mem_free_async`](super::mem_free_async).
 #[inline]
 pub unsafe fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(203) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemFreeAsync>(__p)(dptr, hStream);
+        }
+    }
+    slow_cuMemFreeAsync(dptr, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
     match call_cuMemFreeAsync(dptr, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8506,6 +10956,18 @@ unsafe fn trace_cuMemAllocAsync(__f: Fn_cuMemAllocAsync, dptr: *mut CUdeviceptr,
 /// `cuMemAllocAsync`. Typed: [`mem_alloc_async`](super::mem_alloc_async).
 #[inline]
 pub unsafe fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(204) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAllocAsync>(__p)(dptr, bytesize, hStream);
+        }
+    }
+    slow_cuMemAllocAsync(dptr, bytesize, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
     match call_cuMemAllocAsync(dptr, bytesize, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8544,6 +11006,18 @@ unsafe fn trace_cuMemPoolTrimTo(__f: Fn_cuMemPoolTrimTo, pool: CUmemoryPool, min
 /// `cuMemPoolTrimTo`. Typed: [`mem_pool_trim_to`](super::mem_pool_trim_to).
 #[inline]
 pub unsafe fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(205) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolTrimTo>(__p)(pool, minBytesToKeep);
+        }
+    }
+    slow_cuMemPoolTrimTo(pool, minBytesToKeep)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
     match call_cuMemPoolTrimTo(pool, minBytesToKeep) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8583,6 +11057,18 @@ unsafe fn trace_cuMemPoolSetAttribute(__f: Fn_cuMemPoolSetAttribute, pool: CUmem
 /// `cuMemPoolSetAttribute`. Typed: [`mem_pool_set_attribute`](super::mem_pool_set_attribute).
 #[inline]
 pub unsafe fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(206) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolSetAttribute>(__p)(pool, attr, value);
+        }
+    }
+    slow_cuMemPoolSetAttribute(pool, attr, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
     match call_cuMemPoolSetAttribute(pool, attr, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8622,6 +11108,18 @@ unsafe fn trace_cuMemPoolGetAttribute(__f: Fn_cuMemPoolGetAttribute, pool: CUmem
 /// `cuMemPoolGetAttribute`. Typed: [`mem_pool_get_attribute`](super::mem_pool_get_attribute).
 #[inline]
 pub unsafe fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(207) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolGetAttribute>(__p)(pool, attr, value);
+        }
+    }
+    slow_cuMemPoolGetAttribute(pool, attr, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
     match call_cuMemPoolGetAttribute(pool, attr, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8661,6 +11159,18 @@ unsafe fn trace_cuMemPoolSetAccess(__f: Fn_cuMemPoolSetAccess, pool: CUmemoryPoo
 /// `cuMemPoolSetAccess`. Typed: [`mem_pool_set_access`](super::mem_pool_set_access).
 #[inline]
 pub unsafe fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(208) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolSetAccess>(__p)(pool, map, count);
+        }
+    }
+    slow_cuMemPoolSetAccess(pool, map, count)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
     match call_cuMemPoolSetAccess(pool, map, count) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8700,6 +11210,18 @@ unsafe fn trace_cuMemPoolGetAccess(__f: Fn_cuMemPoolGetAccess, flags: *mut CUmem
 /// `cuMemPoolGetAccess`. Typed: [`mem_pool_get_access`](super::mem_pool_get_access).
 #[inline]
 pub unsafe fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
+    if let Some(__p) = TABLE.peek(209) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolGetAccess>(__p)(flags, memPool, location);
+        }
+    }
+    slow_cuMemPoolGetAccess(flags, memPool, location)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
     match call_cuMemPoolGetAccess(flags, memPool, location) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8738,6 +11260,18 @@ unsafe fn trace_cuMemPoolCreate(__f: Fn_cuMemPoolCreate, pool: *mut CUmemoryPool
 /// `cuMemPoolCreate`. Typed: [`mem_pool_create`](super::mem_pool_create).
 #[inline]
 pub unsafe fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
+    if let Some(__p) = TABLE.peek(210) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolCreate>(__p)(pool, poolProps);
+        }
+    }
+    slow_cuMemPoolCreate(pool, poolProps)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
     match call_cuMemPoolCreate(pool, poolProps) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8775,6 +11309,18 @@ unsafe fn trace_cuMemPoolDestroy(__f: Fn_cuMemPoolDestroy, pool: CUmemoryPool) -
 /// `cuMemPoolDestroy`. Typed: [`mem_pool_destroy`](super::mem_pool_destroy).
 #[inline]
 pub unsafe fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
+    if let Some(__p) = TABLE.peek(211) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolDestroy>(__p)(pool);
+        }
+    }
+    slow_cuMemPoolDestroy(pool)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
     match call_cuMemPoolDestroy(pool) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8815,6 +11361,18 @@ unsafe fn trace_cuMemAllocFromPoolAsync(__f: Fn_cuMemAllocFromPoolAsync, dptr: *
 /// `cuMemAllocFromPoolAsync`. Typed: [`mem_alloc_from_pool_async`](super::mem_alloc_from_pool_async).
 #[inline]
 pub unsafe fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(212) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAllocFromPoolAsync>(__p)(dptr, bytesize, pool, hStream);
+        }
+    }
+    slow_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
     match call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8855,6 +11413,18 @@ unsafe fn trace_cuMemPoolExportToShareableHandle(__f: Fn_cuMemPoolExportToSharea
 /// `cuMemPoolExportToShareableHandle`. Typed: [`mem_pool_export_to_shareable_handle`](super::mem_pool_export_to_shareable_handle).
 #[inline]
 pub unsafe fn cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(213) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolExportToShareableHandle>(__p)(handle_out, pool, handleType, flags);
+        }
+    }
+    slow_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
     match call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8895,6 +11465,18 @@ unsafe fn trace_cuMemPoolImportFromShareableHandle(__f: Fn_cuMemPoolImportFromSh
 /// `cuMemPoolImportFromShareableHandle`. Typed: [`mem_pool_import_from_shareable_handle`](super::mem_pool_import_from_shareable_handle).
 #[inline]
 pub unsafe fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(214) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolImportFromShareableHandle>(__p)(pool_out, handle, handleType, flags);
+        }
+    }
+    slow_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
     match call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8933,6 +11515,18 @@ unsafe fn trace_cuMemPoolExportPointer(__f: Fn_cuMemPoolExportPointer, shareData
 /// `cuMemPoolExportPointer`. Typed: [`mem_pool_export_pointer`](super::mem_pool_export_pointer).
 #[inline]
 pub unsafe fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(215) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolExportPointer>(__p)(shareData_out, ptr);
+        }
+    }
+    slow_cuMemPoolExportPointer(shareData_out, ptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
     match call_cuMemPoolExportPointer(shareData_out, ptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -8972,6 +11566,18 @@ unsafe fn trace_cuMemPoolImportPointer(__f: Fn_cuMemPoolImportPointer, ptr_out: 
 /// `cuMemPoolImportPointer`. Typed: [`mem_pool_import_pointer`](super::mem_pool_import_pointer).
 #[inline]
 pub unsafe fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
+    if let Some(__p) = TABLE.peek(216) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPoolImportPointer>(__p)(ptr_out, pool, shareData);
+        }
+    }
+    slow_cuMemPoolImportPointer(ptr_out, pool, shareData)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
     match call_cuMemPoolImportPointer(ptr_out, pool, shareData) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9010,6 +11616,18 @@ unsafe fn trace_cuMulticastCreate(__f: Fn_cuMulticastCreate, mcHandle: *mut CUme
 /// `cuMulticastCreate`. Typed: [`multicast_create`](super::multicast_create).
 #[inline]
 pub unsafe fn cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult {
+    if let Some(__p) = TABLE.peek(217) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMulticastCreate>(__p)(mcHandle, prop);
+        }
+    }
+    slow_cuMulticastCreate(mcHandle, prop)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult {
     match call_cuMulticastCreate(mcHandle, prop) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9048,6 +11666,18 @@ unsafe fn trace_cuMulticastAddDevice(__f: Fn_cuMulticastAddDevice, mcHandle: CUm
 /// `cuMulticastAddDevice`. Typed: [`multicast_add_device`](super::multicast_add_device).
 #[inline]
 pub unsafe fn cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(218) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMulticastAddDevice>(__p)(mcHandle, dev);
+        }
+    }
+    slow_cuMulticastAddDevice(mcHandle, dev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult {
     match call_cuMulticastAddDevice(mcHandle, dev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9090,6 +11720,18 @@ unsafe fn trace_cuMulticastBindMem(__f: Fn_cuMulticastBindMem, mcHandle: CUmemGe
 /// `cuMulticastBindMem`. Typed: [`multicast_bind_mem`](super::multicast_bind_mem).
 #[inline]
 pub unsafe fn cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(219) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMulticastBindMem>(__p)(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+        }
+    }
+    slow_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong) -> CUresult {
     match call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9131,6 +11773,18 @@ unsafe fn trace_cuMulticastBindAddr(__f: Fn_cuMulticastBindAddr, mcHandle: CUmem
 /// `cuMulticastBindAddr`. Typed: [`multicast_bind_addr`](super::multicast_bind_addr).
 #[inline]
 pub unsafe fn cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(220) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMulticastBindAddr>(__p)(mcHandle, mcOffset, memptr, size, flags);
+        }
+    }
+    slow_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> CUresult {
     match call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9171,6 +11825,18 @@ unsafe fn trace_cuMulticastUnbind(__f: Fn_cuMulticastUnbind, mcHandle: CUmemGene
 /// `cuMulticastUnbind`. Typed: [`multicast_unbind`](super::multicast_unbind).
 #[inline]
 pub unsafe fn cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(221) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMulticastUnbind>(__p)(mcHandle, dev, mcOffset, size);
+        }
+    }
+    slow_cuMulticastUnbind(mcHandle, dev, mcOffset, size)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult {
     match call_cuMulticastUnbind(mcHandle, dev, mcOffset, size) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9210,6 +11876,18 @@ unsafe fn trace_cuMulticastGetGranularity(__f: Fn_cuMulticastGetGranularity, gra
 /// `cuMulticastGetGranularity`. Typed: [`multicast_get_granularity`](super::multicast_get_granularity).
 #[inline]
 pub unsafe fn cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult {
+    if let Some(__p) = TABLE.peek(222) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMulticastGetGranularity>(__p)(granularity, prop, option);
+        }
+    }
+    slow_cuMulticastGetGranularity(granularity, prop, option)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult {
     match call_cuMulticastGetGranularity(granularity, prop, option) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9249,6 +11927,18 @@ unsafe fn trace_cuPointerGetAttribute(__f: Fn_cuPointerGetAttribute, data: *mut 
 /// `cuPointerGetAttribute`. Typed: [`pointer_get_attribute`](super::pointer_get_attribute).
 #[inline]
 pub unsafe fn cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(223) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuPointerGetAttribute>(__p)(data, attribute, ptr);
+        }
+    }
+    slow_cuPointerGetAttribute(data, attribute, ptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
     match call_cuPointerGetAttribute(data, attribute, ptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9289,6 +11979,18 @@ unsafe fn trace_cuMemPrefetchAsync(__f: Fn_cuMemPrefetchAsync, devPtr: CUdevicep
 /// `cuMemPrefetchAsync`. Typed: [`mem_prefetch_async`](super::mem_prefetch_async).
 #[inline]
 pub unsafe fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(224) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync>(__p)(devPtr, count, dstDevice, hStream);
+        }
+    }
+    slow_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
     match call_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9330,6 +12032,18 @@ unsafe fn trace_cuMemPrefetchAsync_v2(__f: Fn_cuMemPrefetchAsync_v2, devPtr: CUd
 /// `cuMemPrefetchAsync_v2`. Typed: [`mem_prefetch_async_v2`](super::mem_prefetch_async_v2).
 #[inline]
 pub unsafe fn cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(225) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync_v2>(__p)(devPtr, count, location, flags, hStream);
+        }
+    }
+    slow_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult {
     match call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9370,6 +12084,18 @@ unsafe fn trace_cuMemAdvise(__f: Fn_cuMemAdvise, devPtr: CUdeviceptr, count: usi
 /// `cuMemAdvise`. Typed: [`mem_advise`](super::mem_advise).
 #[inline]
 pub unsafe fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(226) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAdvise>(__p)(devPtr, count, advice, device);
+        }
+    }
+    slow_cuMemAdvise(devPtr, count, advice, device)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult {
     match call_cuMemAdvise(devPtr, count, advice, device) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9410,6 +12136,18 @@ unsafe fn trace_cuMemAdvise_v2(__f: Fn_cuMemAdvise_v2, devPtr: CUdeviceptr, coun
 /// `cuMemAdvise_v2`. Typed: [`mem_advise_v2`](super::mem_advise_v2).
 #[inline]
 pub unsafe fn cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult {
+    if let Some(__p) = TABLE.peek(227) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAdvise_v2>(__p)(devPtr, count, advice, location);
+        }
+    }
+    slow_cuMemAdvise_v2(devPtr, count, advice, location)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult {
     match call_cuMemAdvise_v2(devPtr, count, advice, location) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9451,6 +12189,18 @@ unsafe fn trace_cuMemRangeGetAttribute(__f: Fn_cuMemRangeGetAttribute, data: *mu
 /// `cuMemRangeGetAttribute`. Typed: [`mem_range_get_attribute`](super::mem_range_get_attribute).
 #[inline]
 pub unsafe fn cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(228) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemRangeGetAttribute>(__p)(data, dataSize, attribute, devPtr, count);
+        }
+    }
+    slow_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult {
     match call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9493,6 +12243,18 @@ unsafe fn trace_cuMemRangeGetAttributes(__f: Fn_cuMemRangeGetAttributes, data: *
 /// `cuMemRangeGetAttributes`. Typed: [`mem_range_get_attributes`](super::mem_range_get_attributes).
 #[inline]
 pub unsafe fn cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(229) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemRangeGetAttributes>(__p)(data, dataSizes, attributes, numAttributes, devPtr, count);
+        }
+    }
+    slow_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult {
     match call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9532,6 +12294,18 @@ unsafe fn trace_cuPointerSetAttribute(__f: Fn_cuPointerSetAttribute, value: *con
 /// `cuPointerSetAttribute`. Typed: [`pointer_set_attribute`](super::pointer_set_attribute).
 #[inline]
 pub unsafe fn cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(230) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuPointerSetAttribute>(__p)(value, attribute, ptr);
+        }
+    }
+    slow_cuPointerSetAttribute(value, attribute, ptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
     match call_cuPointerSetAttribute(value, attribute, ptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9572,6 +12346,18 @@ unsafe fn trace_cuPointerGetAttributes(__f: Fn_cuPointerGetAttributes, numAttrib
 /// `cuPointerGetAttributes`. Typed: [`pointer_get_attributes`](super::pointer_get_attributes).
 #[inline]
 pub unsafe fn cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(231) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuPointerGetAttributes>(__p)(numAttributes, attributes, data, ptr);
+        }
+    }
+    slow_cuPointerGetAttributes(numAttributes, attributes, data, ptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) -> CUresult {
     match call_cuPointerGetAttributes(numAttributes, attributes, data, ptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9610,6 +12396,18 @@ unsafe fn trace_cuStreamCreate(__f: Fn_cuStreamCreate, phStream: *mut CUstream, 
 /// `cuStreamCreate`. Typed: [`stream_create`](super::stream_create).
 #[inline]
 pub unsafe fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(232) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamCreate>(__p)(phStream, Flags);
+        }
+    }
+    slow_cuStreamCreate(phStream, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult {
     match call_cuStreamCreate(phStream, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9649,6 +12447,18 @@ unsafe fn trace_cuStreamCreateWithPriority(__f: Fn_cuStreamCreateWithPriority, p
 /// `cuStreamCreateWithPriority`. Typed: [`stream_create_with_priority`](super::stream_create_with_priority).
 #[inline]
 pub unsafe fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint, priority: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(233) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamCreateWithPriority>(__p)(phStream, flags, priority);
+        }
+    }
+    slow_cuStreamCreateWithPriority(phStream, flags, priority)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint, priority: c_int) -> CUresult {
     match call_cuStreamCreateWithPriority(phStream, flags, priority) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9687,6 +12497,18 @@ unsafe fn trace_cuStreamGetPriority(__f: Fn_cuStreamGetPriority, hStream: CUstre
 /// `cuStreamGetPriority`. Typed: [`stream_get_priority`](super::stream_get_priority).
 #[inline]
 pub unsafe fn cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(234) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetPriority>(__p)(hStream, priority);
+        }
+    }
+    slow_cuStreamGetPriority(hStream, priority)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> CUresult {
     match call_cuStreamGetPriority(hStream, priority) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9725,6 +12547,18 @@ unsafe fn trace_cuStreamGetDevice(__f: Fn_cuStreamGetDevice, hStream: CUstream, 
 /// `cuStreamGetDevice`. Typed: [`stream_get_device`](super::stream_get_device).
 #[inline]
 pub unsafe fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(235) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetDevice>(__p)(hStream, device);
+        }
+    }
+    slow_cuStreamGetDevice(hStream, device)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult {
     match call_cuStreamGetDevice(hStream, device) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9763,6 +12597,18 @@ unsafe fn trace_cuStreamGetFlags(__f: Fn_cuStreamGetFlags, hStream: CUstream, fl
 /// `cuStreamGetFlags`. Typed: [`stream_get_flags`](super::stream_get_flags).
 #[inline]
 pub unsafe fn cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(236) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetFlags>(__p)(hStream, flags);
+        }
+    }
+    slow_cuStreamGetFlags(hStream, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresult {
     match call_cuStreamGetFlags(hStream, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9801,6 +12647,18 @@ unsafe fn trace_cuStreamGetId(__f: Fn_cuStreamGetId, hStream: CUstream, streamId
 /// `cuStreamGetId`. Typed: [`stream_get_id`](super::stream_get_id).
 #[inline]
 pub unsafe fn cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(237) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetId>(__p)(hStream, streamId);
+        }
+    }
+    slow_cuStreamGetId(hStream, streamId)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult {
     match call_cuStreamGetId(hStream, streamId) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9839,6 +12697,18 @@ unsafe fn trace_cuStreamGetCtx(__f: Fn_cuStreamGetCtx, hStream: CUstream, pctx: 
 /// `cuStreamGetCtx`. Typed: [`stream_get_ctx`](super::stream_get_ctx).
 #[inline]
 pub unsafe fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(238) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx>(__p)(hStream, pctx);
+        }
+    }
+    slow_cuStreamGetCtx(hStream, pctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
     match call_cuStreamGetCtx(hStream, pctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9878,6 +12748,18 @@ unsafe fn trace_cuStreamGetCtx_v2(__f: Fn_cuStreamGetCtx_v2, hStream: CUstream, 
 /// `cuStreamGetCtx_v2`. Typed: [`stream_get_ctx_v2`](super::stream_get_ctx_v2).
 #[inline]
 pub unsafe fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
+    if let Some(__p) = TABLE.peek(239) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx_v2>(__p)(hStream, pCtx, pGreenCtx);
+        }
+    }
+    slow_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
     match call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9917,6 +12799,18 @@ unsafe fn trace_cuStreamWaitEvent(__f: Fn_cuStreamWaitEvent, hStream: CUstream, 
 /// `cuStreamWaitEvent`. Typed: [`stream_wait_event`](super::stream_wait_event).
 #[inline]
 pub unsafe fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(240) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWaitEvent>(__p)(hStream, hEvent, Flags);
+        }
+    }
+    slow_cuStreamWaitEvent(hStream, hEvent, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult {
     match call_cuStreamWaitEvent(hStream, hEvent, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9957,6 +12851,18 @@ unsafe fn trace_cuStreamAddCallback(__f: Fn_cuStreamAddCallback, hStream: CUstre
 /// `cuStreamAddCallback`. Typed: [`stream_add_callback`](super::stream_add_callback).
 #[inline]
 pub unsafe fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(241) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamAddCallback>(__p)(hStream, callback, userData, flags);
+        }
+    }
+    slow_cuStreamAddCallback(hStream, callback, userData, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult {
     match call_cuStreamAddCallback(hStream, callback, userData, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -9995,6 +12901,18 @@ unsafe fn trace_cuStreamBeginCapture_v2(__f: Fn_cuStreamBeginCapture_v2, hStream
 /// `cuStreamBeginCapture_v2` (`cuStreamBeginCapture`). Typed: [`stream_begin_capture`](super::stream_begin_capture).
 #[inline]
 pub unsafe fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
+    if let Some(__p) = TABLE.peek(242) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamBeginCapture_v2>(__p)(hStream, mode);
+        }
+    }
+    slow_cuStreamBeginCapture_v2(hStream, mode)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
     match call_cuStreamBeginCapture_v2(hStream, mode) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10033,6 +12951,18 @@ unsafe fn trace_cuStreamBeginCapture_v2_ptsz(__f: Fn_cuStreamBeginCapture_v2_pts
 /// `cuStreamBeginCapture_v2_ptsz` (`cuStreamBeginCapture`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
+    if let Some(__p) = TABLE.peek(243) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamBeginCapture_v2_ptsz>(__p)(hStream, mode);
+        }
+    }
+    slow_cuStreamBeginCapture_v2_ptsz(hStream, mode)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
     match call_cuStreamBeginCapture_v2_ptsz(hStream, mode) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10075,6 +13005,18 @@ unsafe fn trace_cuStreamBeginCaptureToGraph(__f: Fn_cuStreamBeginCaptureToGraph,
 /// `cuStreamBeginCaptureToGraph`. Typed: [`stream_begin_capture_to_graph`](super::stream_begin_capture_to_graph).
 #[inline]
 pub unsafe fn cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
+    if let Some(__p) = TABLE.peek(244) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamBeginCaptureToGraph>(__p)(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+        }
+    }
+    slow_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
     match call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10112,6 +13054,18 @@ unsafe fn trace_cuThreadExchangeStreamCaptureMode(__f: Fn_cuThreadExchangeStream
 /// `cuThreadExchangeStreamCaptureMode`. Typed: [`thread_exchange_stream_capture_mode`](super::thread_exchange_stream_capture_mode).
 #[inline]
 pub unsafe fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult {
+    if let Some(__p) = TABLE.peek(245) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuThreadExchangeStreamCaptureMode>(__p)(mode);
+        }
+    }
+    slow_cuThreadExchangeStreamCaptureMode(mode)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult {
     match call_cuThreadExchangeStreamCaptureMode(mode) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10150,6 +13104,18 @@ unsafe fn trace_cuStreamEndCapture(__f: Fn_cuStreamEndCapture, hStream: CUstream
 /// `cuStreamEndCapture`. Typed: [`stream_end_capture`](super::stream_end_capture).
 #[inline]
 pub unsafe fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
+    if let Some(__p) = TABLE.peek(246) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamEndCapture>(__p)(hStream, phGraph);
+        }
+    }
+    slow_cuStreamEndCapture(hStream, phGraph)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
     match call_cuStreamEndCapture(hStream, phGraph) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10188,6 +13154,18 @@ unsafe fn trace_cuStreamIsCapturing(__f: Fn_cuStreamIsCapturing, hStream: CUstre
 /// `cuStreamIsCapturing`. Typed: [`stream_is_capturing`](super::stream_is_capturing).
 #[inline]
 pub unsafe fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
+    if let Some(__p) = TABLE.peek(247) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamIsCapturing>(__p)(hStream, captureStatus);
+        }
+    }
+    slow_cuStreamIsCapturing(hStream, captureStatus)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
     match call_cuStreamIsCapturing(hStream, captureStatus) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10230,6 +13208,18 @@ unsafe fn trace_cuStreamGetCaptureInfo_v2(__f: Fn_cuStreamGetCaptureInfo_v2, hSt
 /// `cuStreamGetCaptureInfo_v2`. Typed: [`stream_get_capture_info_v2`](super::stream_get_capture_info_v2).
 #[inline]
 pub unsafe fn cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(248) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v2>(__p)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+        }
+    }
+    slow_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
     match call_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10272,6 +13262,18 @@ unsafe fn trace_cuStreamGetCaptureInfo_v2_ptsz(__f: Fn_cuStreamGetCaptureInfo_v2
 /// `cuStreamGetCaptureInfo_v2_ptsz` (`cuStreamGetCaptureInfo_v2`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(249) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v2_ptsz>(__p)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+        }
+    }
+    slow_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
     match call_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10315,6 +13317,18 @@ unsafe fn trace_cuStreamGetCaptureInfo_v3(__f: Fn_cuStreamGetCaptureInfo_v3, hSt
 /// `cuStreamGetCaptureInfo_v3`. Typed: [`stream_get_capture_info_v3`](super::stream_get_capture_info_v3).
 #[inline]
 pub unsafe fn cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(250) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v3>(__p)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+        }
+    }
+    slow_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
     match call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10355,6 +13369,18 @@ unsafe fn trace_cuStreamUpdateCaptureDependencies(__f: Fn_cuStreamUpdateCaptureD
 /// `cuStreamUpdateCaptureDependencies`. Typed: [`stream_update_capture_dependencies`](super::stream_update_capture_dependencies).
 #[inline]
 pub unsafe fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(251) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies>(__p)(hStream, dependencies, numDependencies, flags);
+        }
+    }
+    slow_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult {
     match call_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10396,6 +13422,18 @@ unsafe fn trace_cuStreamUpdateCaptureDependencies_v2(__f: Fn_cuStreamUpdateCaptu
 /// `cuStreamUpdateCaptureDependencies_v2`. Typed: [`stream_update_capture_dependencies_v2`](super::stream_update_capture_dependencies_v2).
 #[inline]
 pub unsafe fn cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(252) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies_v2>(__p)(hStream, dependencies, dependencyData, numDependencies, flags);
+        }
+    }
+    slow_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult {
     match call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10436,6 +13474,18 @@ unsafe fn trace_cuStreamAttachMemAsync(__f: Fn_cuStreamAttachMemAsync, hStream: 
 /// `cuStreamAttachMemAsync`. Typed: [`stream_attach_mem_async`](super::stream_attach_mem_async).
 #[inline]
 pub unsafe fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(253) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamAttachMemAsync>(__p)(hStream, dptr, length, flags);
+        }
+    }
+    slow_cuStreamAttachMemAsync(hStream, dptr, length, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
     match call_cuStreamAttachMemAsync(hStream, dptr, length, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10473,6 +13523,18 @@ unsafe fn trace_cuStreamQuery(__f: Fn_cuStreamQuery, hStream: CUstream) -> CUres
 /// `cuStreamQuery`. Typed: [`stream_query`](super::stream_query).
 #[inline]
 pub unsafe fn cuStreamQuery(hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(254) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamQuery>(__p)(hStream);
+        }
+    }
+    slow_cuStreamQuery(hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamQuery(hStream: CUstream) -> CUresult {
     match call_cuStreamQuery(hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10510,6 +13572,18 @@ unsafe fn trace_cuStreamSynchronize(__f: Fn_cuStreamSynchronize, hStream: CUstre
 /// `cuStreamSynchronize`. Typed: [`stream_synchronize`](super::stream_synchronize).
 #[inline]
 pub unsafe fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(255) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamSynchronize>(__p)(hStream);
+        }
+    }
+    slow_cuStreamSynchronize(hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamSynchronize(hStream: CUstream) -> CUresult {
     match call_cuStreamSynchronize(hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10547,6 +13621,18 @@ unsafe fn trace_cuStreamDestroy_v2(__f: Fn_cuStreamDestroy_v2, hStream: CUstream
 /// `cuStreamDestroy_v2` (`cuStreamDestroy`). Typed: [`stream_destroy`](super::stream_destroy).
 #[inline]
 pub unsafe fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(256) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamDestroy_v2>(__p)(hStream);
+        }
+    }
+    slow_cuStreamDestroy_v2(hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
     match call_cuStreamDestroy_v2(hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10585,6 +13671,18 @@ unsafe fn trace_cuStreamCopyAttributes(__f: Fn_cuStreamCopyAttributes, dst: CUst
 /// `cuStreamCopyAttributes`. Typed: [`stream_copy_attributes`](super::stream_copy_attributes).
 #[inline]
 pub unsafe fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(257) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamCopyAttributes>(__p)(dst, src);
+        }
+    }
+    slow_cuStreamCopyAttributes(dst, src)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult {
     match call_cuStreamCopyAttributes(dst, src) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10624,6 +13722,18 @@ unsafe fn trace_cuStreamGetAttribute(__f: Fn_cuStreamGetAttribute, hStream: CUst
 /// `cuStreamGetAttribute`. Typed: [`stream_get_attribute`](super::stream_get_attribute).
 #[inline]
 pub unsafe fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
+    if let Some(__p) = TABLE.peek(258) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetAttribute>(__p)(hStream, attr, value_out);
+        }
+    }
+    slow_cuStreamGetAttribute(hStream, attr, value_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
     match call_cuStreamGetAttribute(hStream, attr, value_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10663,6 +13773,18 @@ unsafe fn trace_cuStreamSetAttribute(__f: Fn_cuStreamSetAttribute, hStream: CUst
 /// `cuStreamSetAttribute`. Typed: [`stream_set_attribute`](super::stream_set_attribute).
 #[inline]
 pub unsafe fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
+    if let Some(__p) = TABLE.peek(259) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamSetAttribute>(__p)(hStream, attr, value);
+        }
+    }
+    slow_cuStreamSetAttribute(hStream, attr, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
     match call_cuStreamSetAttribute(hStream, attr, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10701,6 +13823,18 @@ unsafe fn trace_cuEventCreate(__f: Fn_cuEventCreate, phEvent: *mut CUevent, Flag
 /// `cuEventCreate`. Typed: [`event_create`](super::event_create).
 #[inline]
 pub unsafe fn cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(260) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventCreate>(__p)(phEvent, Flags);
+        }
+    }
+    slow_cuEventCreate(phEvent, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult {
     match call_cuEventCreate(phEvent, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10739,6 +13873,18 @@ unsafe fn trace_cuEventRecord(__f: Fn_cuEventRecord, hEvent: CUevent, hStream: C
 /// `cuEventRecord`. Typed: [`event_record`](super::event_record).
 #[inline]
 pub unsafe fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(261) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventRecord>(__p)(hEvent, hStream);
+        }
+    }
+    slow_cuEventRecord(hEvent, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
     match call_cuEventRecord(hEvent, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10778,6 +13924,18 @@ unsafe fn trace_cuEventRecordWithFlags(__f: Fn_cuEventRecordWithFlags, hEvent: C
 /// `cuEventRecordWithFlags`. Typed: [`event_record_with_flags`](super::event_record_with_flags).
 #[inline]
 pub unsafe fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(262) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventRecordWithFlags>(__p)(hEvent, hStream, flags);
+        }
+    }
+    slow_cuEventRecordWithFlags(hEvent, hStream, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult {
     match call_cuEventRecordWithFlags(hEvent, hStream, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10815,6 +13973,18 @@ unsafe fn trace_cuEventQuery(__f: Fn_cuEventQuery, hEvent: CUevent) -> CUresult 
 /// `cuEventQuery`. Typed: [`event_query`](super::event_query).
 #[inline]
 pub unsafe fn cuEventQuery(hEvent: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(263) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventQuery>(__p)(hEvent);
+        }
+    }
+    slow_cuEventQuery(hEvent)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventQuery(hEvent: CUevent) -> CUresult {
     match call_cuEventQuery(hEvent) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10852,6 +14022,18 @@ unsafe fn trace_cuEventSynchronize(__f: Fn_cuEventSynchronize, hEvent: CUevent) 
 /// `cuEventSynchronize`. Typed: [`event_synchronize`](super::event_synchronize).
 #[inline]
 pub unsafe fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(264) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventSynchronize>(__p)(hEvent);
+        }
+    }
+    slow_cuEventSynchronize(hEvent)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventSynchronize(hEvent: CUevent) -> CUresult {
     match call_cuEventSynchronize(hEvent) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10889,6 +14071,18 @@ unsafe fn trace_cuEventDestroy_v2(__f: Fn_cuEventDestroy_v2, hEvent: CUevent) ->
 /// `cuEventDestroy_v2` (`cuEventDestroy`). Typed: [`event_destroy`](super::event_destroy).
 #[inline]
 pub unsafe fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(265) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventDestroy_v2>(__p)(hEvent);
+        }
+    }
+    slow_cuEventDestroy_v2(hEvent)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
     match call_cuEventDestroy_v2(hEvent) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10928,6 +14122,18 @@ unsafe fn trace_cuEventElapsedTime(__f: Fn_cuEventElapsedTime, pMilliseconds: *m
 /// `cuEventElapsedTime`. Typed: [`event_elapsed_time`](super::event_elapsed_time).
 #[inline]
 pub unsafe fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(266) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventElapsedTime>(__p)(pMilliseconds, hStart, hEnd);
+        }
+    }
+    slow_cuEventElapsedTime(pMilliseconds, hStart, hEnd)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
     match call_cuEventElapsedTime(pMilliseconds, hStart, hEnd) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -10967,6 +14173,18 @@ unsafe fn trace_cuEventElapsedTime_v2(__f: Fn_cuEventElapsedTime_v2, pMillisecon
 /// `cuEventElapsedTime_v2`. Typed: [`event_elapsed_time_v2`](super::event_elapsed_time_v2).
 #[inline]
 pub unsafe fn cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(267) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventElapsedTime_v2>(__p)(pMilliseconds, hStart, hEnd);
+        }
+    }
+    slow_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
     match call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11005,6 +14223,18 @@ unsafe fn trace_cuImportExternalMemory(__f: Fn_cuImportExternalMemory, extMem_ou
 /// `cuImportExternalMemory`. Typed: [`import_external_memory`](super::import_external_memory).
 #[inline]
 pub unsafe fn cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult {
+    if let Some(__p) = TABLE.peek(268) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuImportExternalMemory>(__p)(extMem_out, memHandleDesc);
+        }
+    }
+    slow_cuImportExternalMemory(extMem_out, memHandleDesc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult {
     match call_cuImportExternalMemory(extMem_out, memHandleDesc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11044,6 +14274,18 @@ unsafe fn trace_cuExternalMemoryGetMappedBuffer(__f: Fn_cuExternalMemoryGetMappe
 /// `cuExternalMemoryGetMappedBuffer`. Typed: [`external_memory_get_mapped_buffer`](super::external_memory_get_mapped_buffer).
 #[inline]
 pub unsafe fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult {
+    if let Some(__p) = TABLE.peek(269) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuExternalMemoryGetMappedBuffer>(__p)(devPtr, extMem, bufferDesc);
+        }
+    }
+    slow_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult {
     match call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11083,6 +14325,18 @@ unsafe fn trace_cuExternalMemoryGetMappedMipmappedArray(__f: Fn_cuExternalMemory
 /// `cuExternalMemoryGetMappedMipmappedArray`. Typed: [`external_memory_get_mapped_mipmapped_array`](super::external_memory_get_mapped_mipmapped_array).
 #[inline]
 pub unsafe fn cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult {
+    if let Some(__p) = TABLE.peek(270) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuExternalMemoryGetMappedMipmappedArray>(__p)(mipmap, extMem, mipmapDesc);
+        }
+    }
+    slow_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult {
     match call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11120,6 +14374,18 @@ unsafe fn trace_cuDestroyExternalMemory(__f: Fn_cuDestroyExternalMemory, extMem:
 /// `cuDestroyExternalMemory`. Typed: [`destroy_external_memory`](super::destroy_external_memory).
 #[inline]
 pub unsafe fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
+    if let Some(__p) = TABLE.peek(271) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDestroyExternalMemory>(__p)(extMem);
+        }
+    }
+    slow_cuDestroyExternalMemory(extMem)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
     match call_cuDestroyExternalMemory(extMem) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11158,6 +14424,18 @@ unsafe fn trace_cuImportExternalSemaphore(__f: Fn_cuImportExternalSemaphore, ext
 /// `cuImportExternalSemaphore`. Typed: [`import_external_semaphore`](super::import_external_semaphore).
 #[inline]
 pub unsafe fn cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult {
+    if let Some(__p) = TABLE.peek(272) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuImportExternalSemaphore>(__p)(extSem_out, semHandleDesc);
+        }
+    }
+    slow_cuImportExternalSemaphore(extSem_out, semHandleDesc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult {
     match call_cuImportExternalSemaphore(extSem_out, semHandleDesc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11198,6 +14476,18 @@ unsafe fn trace_cuSignalExternalSemaphoresAsync(__f: Fn_cuSignalExternalSemaphor
 /// `cuSignalExternalSemaphoresAsync`. Typed: [`signal_external_semaphores_async`](super::signal_external_semaphores_async).
 #[inline]
 pub unsafe fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(273) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuSignalExternalSemaphoresAsync>(__p)(extSemArray, paramsArray, numExtSems, stream);
+        }
+    }
+    slow_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
     match call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11238,6 +14528,18 @@ unsafe fn trace_cuWaitExternalSemaphoresAsync(__f: Fn_cuWaitExternalSemaphoresAs
 /// `cuWaitExternalSemaphoresAsync`. Typed: [`wait_external_semaphores_async`](super::wait_external_semaphores_async).
 #[inline]
 pub unsafe fn cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(274) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuWaitExternalSemaphoresAsync>(__p)(extSemArray, paramsArray, numExtSems, stream);
+        }
+    }
+    slow_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
     match call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11275,6 +14577,18 @@ unsafe fn trace_cuDestroyExternalSemaphore(__f: Fn_cuDestroyExternalSemaphore, e
 /// `cuDestroyExternalSemaphore`. Typed: [`destroy_external_semaphore`](super::destroy_external_semaphore).
 #[inline]
 pub unsafe fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresult {
+    if let Some(__p) = TABLE.peek(275) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDestroyExternalSemaphore>(__p)(extSem);
+        }
+    }
+    slow_cuDestroyExternalSemaphore(extSem)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresult {
     match call_cuDestroyExternalSemaphore(extSem) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11303,7 +14617,7 @@ unsafe fn trace_cuStreamWaitValue32_v2(__f: Fn_cuStreamWaitValue32_v2, stream: C
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
             ("addr", crate::trace::Value::Hex(addr.0 as u64)),
-            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("value", crate::trace::Value::U64(value as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -11315,6 +14629,18 @@ unsafe fn trace_cuStreamWaitValue32_v2(__f: Fn_cuStreamWaitValue32_v2, stream: C
 /// `cuStreamWaitValue32_v2` (`cuStreamWaitValue32`). Typed: [`stream_wait_value32`](super::stream_wait_value32).
 #[inline]
 pub unsafe fn cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(276) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue32_v2>(__p)(stream, addr, value, flags);
+        }
+    }
+    slow_cuStreamWaitValue32_v2(stream, addr, value, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
     match call_cuStreamWaitValue32_v2(stream, addr, value, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11343,7 +14669,7 @@ unsafe fn trace_cuStreamWaitValue32_v2_ptsz(__f: Fn_cuStreamWaitValue32_v2_ptsz,
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
             ("addr", crate::trace::Value::Hex(addr.0 as u64)),
-            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("value", crate::trace::Value::U64(value as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -11355,6 +14681,18 @@ unsafe fn trace_cuStreamWaitValue32_v2_ptsz(__f: Fn_cuStreamWaitValue32_v2_ptsz,
 /// `cuStreamWaitValue32_v2_ptsz` (`cuStreamWaitValue32`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(277) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue32_v2_ptsz>(__p)(stream, addr, value, flags);
+        }
+    }
+    slow_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
     match call_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11383,7 +14721,7 @@ unsafe fn trace_cuStreamWaitValue64_v2(__f: Fn_cuStreamWaitValue64_v2, stream: C
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
             ("addr", crate::trace::Value::Hex(addr.0 as u64)),
-            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("value", crate::trace::Value::U64(value as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -11395,6 +14733,18 @@ unsafe fn trace_cuStreamWaitValue64_v2(__f: Fn_cuStreamWaitValue64_v2, stream: C
 /// `cuStreamWaitValue64_v2` (`cuStreamWaitValue64`). Typed: [`stream_wait_value64`](super::stream_wait_value64).
 #[inline]
 pub unsafe fn cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(278) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue64_v2>(__p)(stream, addr, value, flags);
+        }
+    }
+    slow_cuStreamWaitValue64_v2(stream, addr, value, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
     match call_cuStreamWaitValue64_v2(stream, addr, value, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11423,7 +14773,7 @@ unsafe fn trace_cuStreamWaitValue64_v2_ptsz(__f: Fn_cuStreamWaitValue64_v2_ptsz,
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
             ("addr", crate::trace::Value::Hex(addr.0 as u64)),
-            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("value", crate::trace::Value::U64(value as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -11435,6 +14785,18 @@ unsafe fn trace_cuStreamWaitValue64_v2_ptsz(__f: Fn_cuStreamWaitValue64_v2_ptsz,
 /// `cuStreamWaitValue64_v2_ptsz` (`cuStreamWaitValue64`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(279) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue64_v2_ptsz>(__p)(stream, addr, value, flags);
+        }
+    }
+    slow_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
     match call_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11463,7 +14825,7 @@ unsafe fn trace_cuStreamWriteValue32_v2(__f: Fn_cuStreamWriteValue32_v2, stream:
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
             ("addr", crate::trace::Value::Hex(addr.0 as u64)),
-            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("value", crate::trace::Value::U64(value as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -11475,6 +14837,18 @@ unsafe fn trace_cuStreamWriteValue32_v2(__f: Fn_cuStreamWriteValue32_v2, stream:
 /// `cuStreamWriteValue32_v2` (`cuStreamWriteValue32`). Typed: [`stream_write_value32`](super::stream_write_value32).
 #[inline]
 pub unsafe fn cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(280) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue32_v2>(__p)(stream, addr, value, flags);
+        }
+    }
+    slow_cuStreamWriteValue32_v2(stream, addr, value, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
     match call_cuStreamWriteValue32_v2(stream, addr, value, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11503,7 +14877,7 @@ unsafe fn trace_cuStreamWriteValue32_v2_ptsz(__f: Fn_cuStreamWriteValue32_v2_pts
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
             ("addr", crate::trace::Value::Hex(addr.0 as u64)),
-            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("value", crate::trace::Value::U64(value as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -11515,6 +14889,18 @@ unsafe fn trace_cuStreamWriteValue32_v2_ptsz(__f: Fn_cuStreamWriteValue32_v2_pts
 /// `cuStreamWriteValue32_v2_ptsz` (`cuStreamWriteValue32`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(281) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue32_v2_ptsz>(__p)(stream, addr, value, flags);
+        }
+    }
+    slow_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
     match call_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11543,7 +14929,7 @@ unsafe fn trace_cuStreamWriteValue64_v2(__f: Fn_cuStreamWriteValue64_v2, stream:
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
             ("addr", crate::trace::Value::Hex(addr.0 as u64)),
-            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("value", crate::trace::Value::U64(value as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -11555,6 +14941,18 @@ unsafe fn trace_cuStreamWriteValue64_v2(__f: Fn_cuStreamWriteValue64_v2, stream:
 /// `cuStreamWriteValue64_v2` (`cuStreamWriteValue64`). Typed: [`stream_write_value64`](super::stream_write_value64).
 #[inline]
 pub unsafe fn cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(282) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue64_v2>(__p)(stream, addr, value, flags);
+        }
+    }
+    slow_cuStreamWriteValue64_v2(stream, addr, value, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
     match call_cuStreamWriteValue64_v2(stream, addr, value, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11583,7 +14981,7 @@ unsafe fn trace_cuStreamWriteValue64_v2_ptsz(__f: Fn_cuStreamWriteValue64_v2_pts
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
             ("addr", crate::trace::Value::Hex(addr.0 as u64)),
-            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("value", crate::trace::Value::U64(value as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -11595,6 +14993,18 @@ unsafe fn trace_cuStreamWriteValue64_v2_ptsz(__f: Fn_cuStreamWriteValue64_v2_pts
 /// `cuStreamWriteValue64_v2_ptsz` (`cuStreamWriteValue64`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(283) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue64_v2_ptsz>(__p)(stream, addr, value, flags);
+        }
+    }
+    slow_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
     match call_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11635,6 +15045,18 @@ unsafe fn trace_cuStreamBatchMemOp_v2(__f: Fn_cuStreamBatchMemOp_v2, stream: CUs
 /// `cuStreamBatchMemOp_v2` (`cuStreamBatchMemOp`). Typed: [`stream_batch_mem_op`](super::stream_batch_mem_op).
 #[inline]
 pub unsafe fn cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(284) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamBatchMemOp_v2>(__p)(stream, count, paramArray, flags);
+        }
+    }
+    slow_cuStreamBatchMemOp_v2(stream, count, paramArray, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
     match call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11675,6 +15097,18 @@ unsafe fn trace_cuStreamBatchMemOp_v2_ptsz(__f: Fn_cuStreamBatchMemOp_v2_ptsz, s
 /// `cuStreamBatchMemOp_v2_ptsz` (`cuStreamBatchMemOp`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(285) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamBatchMemOp_v2_ptsz>(__p)(stream, count, paramArray, flags);
+        }
+    }
+    slow_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
     match call_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11714,6 +15148,18 @@ unsafe fn trace_cuFuncGetAttribute(__f: Fn_cuFuncGetAttribute, pi: *mut c_int, a
 /// `cuFuncGetAttribute`. Typed: [`func_get_attribute`](super::func_get_attribute).
 #[inline]
 pub unsafe fn cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult {
+    if let Some(__p) = TABLE.peek(286) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncGetAttribute>(__p)(pi, attrib, hfunc);
+        }
+    }
+    slow_cuFuncGetAttribute(pi, attrib, hfunc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult {
     match call_cuFuncGetAttribute(pi, attrib, hfunc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11753,6 +15199,18 @@ unsafe fn trace_cuFuncSetAttribute(__f: Fn_cuFuncSetAttribute, hfunc: CUfunction
 /// `cuFuncSetAttribute`. Typed: [`func_set_attribute`](super::func_set_attribute).
 #[inline]
 pub unsafe fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(287) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncSetAttribute>(__p)(hfunc, attrib, value);
+        }
+    }
+    slow_cuFuncSetAttribute(hfunc, attrib, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> CUresult {
     match call_cuFuncSetAttribute(hfunc, attrib, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11791,6 +15249,18 @@ unsafe fn trace_cuFuncSetCacheConfig(__f: Fn_cuFuncSetCacheConfig, hfunc: CUfunc
 /// `cuFuncSetCacheConfig`. Typed: [`func_set_cache_config`](super::func_set_cache_config).
 #[inline]
 pub unsafe fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult {
+    if let Some(__p) = TABLE.peek(288) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncSetCacheConfig>(__p)(hfunc, config);
+        }
+    }
+    slow_cuFuncSetCacheConfig(hfunc, config)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult {
     match call_cuFuncSetCacheConfig(hfunc, config) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11829,6 +15299,18 @@ unsafe fn trace_cuFuncGetModule(__f: Fn_cuFuncGetModule, hmod: *mut CUmodule, hf
 /// `cuFuncGetModule`. Typed: [`func_get_module`](super::func_get_module).
 #[inline]
 pub unsafe fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult {
+    if let Some(__p) = TABLE.peek(289) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncGetModule>(__p)(hmod, hfunc);
+        }
+    }
+    slow_cuFuncGetModule(hmod, hfunc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult {
     match call_cuFuncGetModule(hmod, hfunc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11867,6 +15349,18 @@ unsafe fn trace_cuFuncGetName(__f: Fn_cuFuncGetName, name: *mut *const c_char, h
 /// `cuFuncGetName`. Typed: [`func_get_name`](super::func_get_name).
 #[inline]
 pub unsafe fn cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction) -> CUresult {
+    if let Some(__p) = TABLE.peek(290) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncGetName>(__p)(name, hfunc);
+        }
+    }
+    slow_cuFuncGetName(name, hfunc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction) -> CUresult {
     match call_cuFuncGetName(name, hfunc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11907,6 +15401,18 @@ unsafe fn trace_cuFuncGetParamInfo(__f: Fn_cuFuncGetParamInfo, func: CUfunction,
 /// `cuFuncGetParamInfo`. Typed: [`func_get_param_info`](super::func_get_param_info).
 #[inline]
 pub unsafe fn cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(291) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncGetParamInfo>(__p)(func, paramIndex, paramOffset, paramSize);
+        }
+    }
+    slow_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
     match call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11945,6 +15451,18 @@ unsafe fn trace_cuFuncIsLoaded(__f: Fn_cuFuncIsLoaded, state: *mut CUfunctionLoa
 /// `cuFuncIsLoaded`. Typed: [`func_is_loaded`](super::func_is_loaded).
 #[inline]
 pub unsafe fn cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult {
+    if let Some(__p) = TABLE.peek(292) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncIsLoaded>(__p)(state, function);
+        }
+    }
+    slow_cuFuncIsLoaded(state, function)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult {
     match call_cuFuncIsLoaded(state, function) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -11982,6 +15500,18 @@ unsafe fn trace_cuFuncLoad(__f: Fn_cuFuncLoad, function: CUfunction) -> CUresult
 /// `cuFuncLoad`. Typed: [`func_load`](super::func_load).
 #[inline]
 pub unsafe fn cuFuncLoad(function: CUfunction) -> CUresult {
+    if let Some(__p) = TABLE.peek(293) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncLoad>(__p)(function);
+        }
+    }
+    slow_cuFuncLoad(function)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncLoad(function: CUfunction) -> CUresult {
     match call_cuFuncLoad(function) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12029,6 +15559,18 @@ unsafe fn trace_cuLaunchKernel(__f: Fn_cuLaunchKernel, f: CUfunction, gridDimX: 
 /// `cuLaunchKernel`. Typed: [`launch_kernel`](super::launch_kernel).
 #[inline]
 pub unsafe fn cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(294) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchKernel>(__p)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+        }
+    }
+    slow_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
     match call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12069,6 +15611,18 @@ unsafe fn trace_cuLaunchKernelEx(__f: Fn_cuLaunchKernelEx, config: *const CUlaun
 /// `cuLaunchKernelEx`. Typed: [`launch_kernel_ex`](super::launch_kernel_ex).
 #[inline]
 pub unsafe fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(295) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchKernelEx>(__p)(config, f, kernelParams, extra);
+        }
+    }
+    slow_cuLaunchKernelEx(config, f, kernelParams, extra)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
     match call_cuLaunchKernelEx(config, f, kernelParams, extra) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12115,6 +15669,18 @@ unsafe fn trace_cuLaunchCooperativeKernel(__f: Fn_cuLaunchCooperativeKernel, f: 
 /// `cuLaunchCooperativeKernel`. Typed: [`launch_cooperative_kernel`](super::launch_cooperative_kernel).
 #[inline]
 pub unsafe fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(296) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernel>(__p)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+        }
+    }
+    slow_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult {
     match call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12155,6 +15721,18 @@ unsafe fn trace_cuLaunchCooperativeKernelMultiDevice(__f: Fn_cuLaunchCooperative
 #[deprecated(note = "This function is deprecated as of CUDA 11.3.")]
 #[inline]
 pub unsafe fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(297) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernelMultiDevice>(__p)(launchParamsList, numDevices, flags);
+        }
+    }
+    slow_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult {
     match call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12194,6 +15772,18 @@ unsafe fn trace_cuLaunchHostFunc(__f: Fn_cuLaunchHostFunc, hStream: CUstream, r#
 /// `cuLaunchHostFunc`. Typed: [`launch_host_func`](super::launch_host_func).
 #[inline]
 pub unsafe fn cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(298) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchHostFunc>(__p)(hStream, r#fn, userData);
+        }
+    }
+    slow_cuLaunchHostFunc(hStream, r#fn, userData)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult {
     match call_cuLaunchHostFunc(hStream, r#fn, userData) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12235,6 +15825,18 @@ unsafe fn trace_cuFuncSetBlockShape(__f: Fn_cuFuncSetBlockShape, hfunc: CUfuncti
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(299) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncSetBlockShape>(__p)(hfunc, x, y, z);
+        }
+    }
+    slow_cuFuncSetBlockShape(hfunc, x, y, z)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult {
     match call_cuFuncSetBlockShape(hfunc, x, y, z) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12274,6 +15876,18 @@ unsafe fn trace_cuFuncSetSharedSize(__f: Fn_cuFuncSetSharedSize, hfunc: CUfuncti
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(300) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncSetSharedSize>(__p)(hfunc, bytes);
+        }
+    }
+    slow_cuFuncSetSharedSize(hfunc, bytes)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> CUresult {
     match call_cuFuncSetSharedSize(hfunc, bytes) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12313,6 +15927,18 @@ unsafe fn trace_cuParamSetSize(__f: Fn_cuParamSetSize, hfunc: CUfunction, numbyt
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(301) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuParamSetSize>(__p)(hfunc, numbytes);
+        }
+    }
+    slow_cuParamSetSize(hfunc, numbytes)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> CUresult {
     match call_cuParamSetSize(hfunc, numbytes) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12353,6 +15979,18 @@ unsafe fn trace_cuParamSeti(__f: Fn_cuParamSeti, hfunc: CUfunction, offset: c_in
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(302) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuParamSeti>(__p)(hfunc, offset, value);
+        }
+    }
+    slow_cuParamSeti(hfunc, offset, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult {
     match call_cuParamSeti(hfunc, offset, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12393,6 +16031,18 @@ unsafe fn trace_cuParamSetf(__f: Fn_cuParamSetf, hfunc: CUfunction, offset: c_in
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> CUresult {
+    if let Some(__p) = TABLE.peek(303) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuParamSetf>(__p)(hfunc, offset, value);
+        }
+    }
+    slow_cuParamSetf(hfunc, offset, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> CUresult {
     match call_cuParamSetf(hfunc, offset, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12434,6 +16084,18 @@ unsafe fn trace_cuParamSetv(__f: Fn_cuParamSetv, hfunc: CUfunction, offset: c_in
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(304) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuParamSetv>(__p)(hfunc, offset, ptr, numbytes);
+        }
+    }
+    slow_cuParamSetv(hfunc, offset, ptr, numbytes)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> CUresult {
     match call_cuParamSetv(hfunc, offset, ptr, numbytes) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12472,6 +16134,18 @@ unsafe fn trace_cuLaunch(__f: Fn_cuLaunch, f: CUfunction) -> CUresult {
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuLaunch(f: CUfunction) -> CUresult {
+    if let Some(__p) = TABLE.peek(305) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunch>(__p)(f);
+        }
+    }
+    slow_cuLaunch(f)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunch(f: CUfunction) -> CUresult {
     match call_cuLaunch(f) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12512,6 +16186,18 @@ unsafe fn trace_cuLaunchGrid(__f: Fn_cuLaunchGrid, f: CUfunction, grid_width: c_
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(306) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchGrid>(__p)(f, grid_width, grid_height);
+        }
+    }
+    slow_cuLaunchGrid(f, grid_width, grid_height)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult {
     match call_cuLaunchGrid(f, grid_width, grid_height) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12553,6 +16239,18 @@ unsafe fn trace_cuLaunchGridAsync(__f: Fn_cuLaunchGridAsync, f: CUfunction, grid
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(307) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchGridAsync>(__p)(f, grid_width, grid_height, hStream);
+        }
+    }
+    slow_cuLaunchGridAsync(f, grid_width, grid_height, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> CUresult {
     match call_cuLaunchGridAsync(f, grid_width, grid_height, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12593,6 +16291,18 @@ unsafe fn trace_cuParamSetTexRef(__f: Fn_cuParamSetTexRef, hfunc: CUfunction, te
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(308) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuParamSetTexRef>(__p)(hfunc, texunit, hTexRef);
+        }
+    }
+    slow_cuParamSetTexRef(hfunc, texunit, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult {
     match call_cuParamSetTexRef(hfunc, texunit, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12632,6 +16342,18 @@ unsafe fn trace_cuFuncSetSharedMemConfig(__f: Fn_cuFuncSetSharedMemConfig, hfunc
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> CUresult {
+    if let Some(__p) = TABLE.peek(309) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuFuncSetSharedMemConfig>(__p)(hfunc, config);
+        }
+    }
+    slow_cuFuncSetSharedMemConfig(hfunc, config)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> CUresult {
     match call_cuFuncSetSharedMemConfig(hfunc, config) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12670,6 +16392,18 @@ unsafe fn trace_cuGraphCreate(__f: Fn_cuGraphCreate, phGraph: *mut CUgraph, flag
 /// `cuGraphCreate`. Typed: [`graph_create`](super::graph_create).
 #[inline]
 pub unsafe fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(310) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphCreate>(__p)(phGraph, flags);
+        }
+    }
+    slow_cuGraphCreate(phGraph, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult {
     match call_cuGraphCreate(phGraph, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12711,6 +16445,18 @@ unsafe fn trace_cuGraphAddKernelNode_v2(__f: Fn_cuGraphAddKernelNode_v2, phGraph
 /// `cuGraphAddKernelNode_v2` (`cuGraphAddKernelNode`). Typed: [`graph_add_kernel_node`](super::graph_add_kernel_node).
 #[inline]
 pub unsafe fn cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(311) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddKernelNode_v2>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        }
+    }
+    slow_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
     match call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12749,6 +16495,18 @@ unsafe fn trace_cuGraphKernelNodeGetParams_v2(__f: Fn_cuGraphKernelNodeGetParams
 /// `cuGraphKernelNodeGetParams_v2` (`cuGraphKernelNodeGetParams`). Typed: [`graph_kernel_node_get_params`](super::graph_kernel_node_get_params).
 #[inline]
 pub unsafe fn cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(312) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeGetParams_v2>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphKernelNodeGetParams_v2(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult {
     match call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12787,6 +16545,18 @@ unsafe fn trace_cuGraphKernelNodeSetParams_v2(__f: Fn_cuGraphKernelNodeSetParams
 /// `cuGraphKernelNodeSetParams_v2` (`cuGraphKernelNodeSetParams`). Typed: [`graph_kernel_node_set_params`](super::graph_kernel_node_set_params).
 #[inline]
 pub unsafe fn cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(313) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeSetParams_v2>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphKernelNodeSetParams_v2(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
     match call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12829,6 +16599,18 @@ unsafe fn trace_cuGraphAddMemcpyNode(__f: Fn_cuGraphAddMemcpyNode, phGraphNode: 
 /// `cuGraphAddMemcpyNode`. Typed: [`graph_add_memcpy_node`](super::graph_add_memcpy_node).
 #[inline]
 pub unsafe fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(314) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddMemcpyNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+        }
+    }
+    slow_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
     match call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12867,6 +16649,18 @@ unsafe fn trace_cuGraphMemcpyNodeGetParams(__f: Fn_cuGraphMemcpyNodeGetParams, h
 /// `cuGraphMemcpyNodeGetParams`. Typed: [`graph_memcpy_node_get_params`](super::graph_memcpy_node_get_params).
 #[inline]
 pub unsafe fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult {
+    if let Some(__p) = TABLE.peek(315) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphMemcpyNodeGetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphMemcpyNodeGetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult {
     match call_cuGraphMemcpyNodeGetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12905,6 +16699,18 @@ unsafe fn trace_cuGraphMemcpyNodeSetParams(__f: Fn_cuGraphMemcpyNodeSetParams, h
 /// `cuGraphMemcpyNodeSetParams`. Typed: [`graph_memcpy_node_set_params`](super::graph_memcpy_node_set_params).
 #[inline]
 pub unsafe fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult {
+    if let Some(__p) = TABLE.peek(316) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphMemcpyNodeSetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphMemcpyNodeSetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult {
     match call_cuGraphMemcpyNodeSetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12947,6 +16753,18 @@ unsafe fn trace_cuGraphAddMemsetNode(__f: Fn_cuGraphAddMemsetNode, phGraphNode: 
 /// `cuGraphAddMemsetNode`. Typed: [`graph_add_memset_node`](super::graph_add_memset_node).
 #[inline]
 pub unsafe fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(317) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddMemsetNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+        }
+    }
+    slow_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
     match call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -12985,6 +16803,18 @@ unsafe fn trace_cuGraphMemsetNodeGetParams(__f: Fn_cuGraphMemsetNodeGetParams, h
 /// `cuGraphMemsetNodeGetParams`. Typed: [`graph_memset_node_get_params`](super::graph_memset_node_get_params).
 #[inline]
 pub unsafe fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(318) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphMemsetNodeGetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphMemsetNodeGetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult {
     match call_cuGraphMemsetNodeGetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13023,6 +16853,18 @@ unsafe fn trace_cuGraphMemsetNodeSetParams(__f: Fn_cuGraphMemsetNodeSetParams, h
 /// `cuGraphMemsetNodeSetParams`. Typed: [`graph_memset_node_set_params`](super::graph_memset_node_set_params).
 #[inline]
 pub unsafe fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(319) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphMemsetNodeSetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphMemsetNodeSetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult {
     match call_cuGraphMemsetNodeSetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13064,6 +16906,18 @@ unsafe fn trace_cuGraphAddHostNode(__f: Fn_cuGraphAddHostNode, phGraphNode: *mut
 /// `cuGraphAddHostNode`. Typed: [`graph_add_host_node`](super::graph_add_host_node).
 #[inline]
 pub unsafe fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(320) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddHostNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        }
+    }
+    slow_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
     match call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13102,6 +16956,18 @@ unsafe fn trace_cuGraphHostNodeGetParams(__f: Fn_cuGraphHostNodeGetParams, hNode
 /// `cuGraphHostNodeGetParams`. Typed: [`graph_host_node_get_params`](super::graph_host_node_get_params).
 #[inline]
 pub unsafe fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(321) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphHostNodeGetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphHostNodeGetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult {
     match call_cuGraphHostNodeGetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13140,6 +17006,18 @@ unsafe fn trace_cuGraphHostNodeSetParams(__f: Fn_cuGraphHostNodeSetParams, hNode
 /// `cuGraphHostNodeSetParams`. Typed: [`graph_host_node_set_params`](super::graph_host_node_set_params).
 #[inline]
 pub unsafe fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(322) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphHostNodeSetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphHostNodeSetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
     match call_cuGraphHostNodeSetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13181,6 +17059,18 @@ unsafe fn trace_cuGraphAddChildGraphNode(__f: Fn_cuGraphAddChildGraphNode, phGra
 /// `cuGraphAddChildGraphNode`. Typed: [`graph_add_child_graph_node`](super::graph_add_child_graph_node).
 #[inline]
 pub unsafe fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult {
+    if let Some(__p) = TABLE.peek(323) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddChildGraphNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+        }
+    }
+    slow_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult {
     match call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13219,6 +17109,18 @@ unsafe fn trace_cuGraphChildGraphNodeGetGraph(__f: Fn_cuGraphChildGraphNodeGetGr
 /// `cuGraphChildGraphNodeGetGraph`. Typed: [`graph_child_graph_node_get_graph`](super::graph_child_graph_node_get_graph).
 #[inline]
 pub unsafe fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult {
+    if let Some(__p) = TABLE.peek(324) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphChildGraphNodeGetGraph>(__p)(hNode, phGraph);
+        }
+    }
+    slow_cuGraphChildGraphNodeGetGraph(hNode, phGraph)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult {
     match call_cuGraphChildGraphNodeGetGraph(hNode, phGraph) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13259,6 +17161,18 @@ unsafe fn trace_cuGraphAddEmptyNode(__f: Fn_cuGraphAddEmptyNode, phGraphNode: *m
 /// `cuGraphAddEmptyNode`. Typed: [`graph_add_empty_node`](super::graph_add_empty_node).
 #[inline]
 pub unsafe fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(325) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddEmptyNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies);
+        }
+    }
+    slow_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult {
     match call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13300,6 +17214,18 @@ unsafe fn trace_cuGraphAddEventRecordNode(__f: Fn_cuGraphAddEventRecordNode, phG
 /// `cuGraphAddEventRecordNode`. Typed: [`graph_add_event_record_node`](super::graph_add_event_record_node).
 #[inline]
 pub unsafe fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(326) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddEventRecordNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, event);
+        }
+    }
+    slow_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
     match call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13338,6 +17264,18 @@ unsafe fn trace_cuGraphEventRecordNodeGetEvent(__f: Fn_cuGraphEventRecordNodeGet
 /// `cuGraphEventRecordNodeGetEvent`. Typed: [`graph_event_record_node_get_event`](super::graph_event_record_node_get_event).
 #[inline]
 pub unsafe fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(327) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphEventRecordNodeGetEvent>(__p)(hNode, event_out);
+        }
+    }
+    slow_cuGraphEventRecordNodeGetEvent(hNode, event_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
     match call_cuGraphEventRecordNodeGetEvent(hNode, event_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13376,6 +17314,18 @@ unsafe fn trace_cuGraphEventRecordNodeSetEvent(__f: Fn_cuGraphEventRecordNodeSet
 /// `cuGraphEventRecordNodeSetEvent`. Typed: [`graph_event_record_node_set_event`](super::graph_event_record_node_set_event).
 #[inline]
 pub unsafe fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(328) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphEventRecordNodeSetEvent>(__p)(hNode, event);
+        }
+    }
+    slow_cuGraphEventRecordNodeSetEvent(hNode, event)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
     match call_cuGraphEventRecordNodeSetEvent(hNode, event) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13417,6 +17367,18 @@ unsafe fn trace_cuGraphAddEventWaitNode(__f: Fn_cuGraphAddEventWaitNode, phGraph
 /// `cuGraphAddEventWaitNode`. Typed: [`graph_add_event_wait_node`](super::graph_add_event_wait_node).
 #[inline]
 pub unsafe fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(329) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddEventWaitNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, event);
+        }
+    }
+    slow_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
     match call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13455,6 +17417,18 @@ unsafe fn trace_cuGraphEventWaitNodeGetEvent(__f: Fn_cuGraphEventWaitNodeGetEven
 /// `cuGraphEventWaitNodeGetEvent`. Typed: [`graph_event_wait_node_get_event`](super::graph_event_wait_node_get_event).
 #[inline]
 pub unsafe fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(330) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphEventWaitNodeGetEvent>(__p)(hNode, event_out);
+        }
+    }
+    slow_cuGraphEventWaitNodeGetEvent(hNode, event_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
     match call_cuGraphEventWaitNodeGetEvent(hNode, event_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13493,6 +17467,18 @@ unsafe fn trace_cuGraphEventWaitNodeSetEvent(__f: Fn_cuGraphEventWaitNodeSetEven
 /// `cuGraphEventWaitNodeSetEvent`. Typed: [`graph_event_wait_node_set_event`](super::graph_event_wait_node_set_event).
 #[inline]
 pub unsafe fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(331) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphEventWaitNodeSetEvent>(__p)(hNode, event);
+        }
+    }
+    slow_cuGraphEventWaitNodeSetEvent(hNode, event)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
     match call_cuGraphEventWaitNodeSetEvent(hNode, event) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13534,6 +17520,18 @@ unsafe fn trace_cuGraphAddExternalSemaphoresSignalNode(__f: Fn_cuGraphAddExterna
 /// `cuGraphAddExternalSemaphoresSignalNode`. Typed: [`graph_add_external_semaphores_signal_node`](super::graph_add_external_semaphores_signal_node).
 #[inline]
 pub unsafe fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(332) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddExternalSemaphoresSignalNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        }
+    }
+    slow_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
     match call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13572,6 +17570,18 @@ unsafe fn trace_cuGraphExternalSemaphoresSignalNodeGetParams(__f: Fn_cuGraphExte
 /// `cuGraphExternalSemaphoresSignalNodeGetParams`. Typed: [`graph_external_semaphores_signal_node_get_params`](super::graph_external_semaphores_signal_node_get_params).
 #[inline]
 pub unsafe fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(333) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresSignalNodeGetParams>(__p)(hNode, params_out);
+        }
+    }
+    slow_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
     match call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13610,6 +17620,18 @@ unsafe fn trace_cuGraphExternalSemaphoresSignalNodeSetParams(__f: Fn_cuGraphExte
 /// `cuGraphExternalSemaphoresSignalNodeSetParams`. Typed: [`graph_external_semaphores_signal_node_set_params`](super::graph_external_semaphores_signal_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(334) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresSignalNodeSetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
     match call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13651,6 +17673,18 @@ unsafe fn trace_cuGraphAddExternalSemaphoresWaitNode(__f: Fn_cuGraphAddExternalS
 /// `cuGraphAddExternalSemaphoresWaitNode`. Typed: [`graph_add_external_semaphores_wait_node`](super::graph_add_external_semaphores_wait_node).
 #[inline]
 pub unsafe fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(335) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddExternalSemaphoresWaitNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        }
+    }
+    slow_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
     match call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13689,6 +17723,18 @@ unsafe fn trace_cuGraphExternalSemaphoresWaitNodeGetParams(__f: Fn_cuGraphExtern
 /// `cuGraphExternalSemaphoresWaitNodeGetParams`. Typed: [`graph_external_semaphores_wait_node_get_params`](super::graph_external_semaphores_wait_node_get_params).
 #[inline]
 pub unsafe fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(336) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresWaitNodeGetParams>(__p)(hNode, params_out);
+        }
+    }
+    slow_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
     match call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13727,6 +17773,18 @@ unsafe fn trace_cuGraphExternalSemaphoresWaitNodeSetParams(__f: Fn_cuGraphExtern
 /// `cuGraphExternalSemaphoresWaitNodeSetParams`. Typed: [`graph_external_semaphores_wait_node_set_params`](super::graph_external_semaphores_wait_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(337) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresWaitNodeSetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
     match call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13768,6 +17826,18 @@ unsafe fn trace_cuGraphAddBatchMemOpNode(__f: Fn_cuGraphAddBatchMemOpNode, phGra
 /// `cuGraphAddBatchMemOpNode`. Typed: [`graph_add_batch_mem_op_node`](super::graph_add_batch_mem_op_node).
 #[inline]
 pub unsafe fn cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(338) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddBatchMemOpNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        }
+    }
+    slow_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
     match call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13806,6 +17876,18 @@ unsafe fn trace_cuGraphBatchMemOpNodeGetParams(__f: Fn_cuGraphBatchMemOpNodeGetP
 /// `cuGraphBatchMemOpNodeGetParams`. Typed: [`graph_batch_mem_op_node_get_params`](super::graph_batch_mem_op_node_get_params).
 #[inline]
 pub unsafe fn cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(339) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphBatchMemOpNodeGetParams>(__p)(hNode, nodeParams_out);
+        }
+    }
+    slow_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
     match call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13844,6 +17926,18 @@ unsafe fn trace_cuGraphBatchMemOpNodeSetParams(__f: Fn_cuGraphBatchMemOpNodeSetP
 /// `cuGraphBatchMemOpNodeSetParams`. Typed: [`graph_batch_mem_op_node_set_params`](super::graph_batch_mem_op_node_set_params).
 #[inline]
 pub unsafe fn cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(340) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphBatchMemOpNodeSetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
     match call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13883,6 +17977,18 @@ unsafe fn trace_cuGraphExecBatchMemOpNodeSetParams(__f: Fn_cuGraphExecBatchMemOp
 /// `cuGraphExecBatchMemOpNodeSetParams`. Typed: [`graph_exec_batch_mem_op_node_set_params`](super::graph_exec_batch_mem_op_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(341) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecBatchMemOpNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
+        }
+    }
+    slow_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
     match call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13924,6 +18030,18 @@ unsafe fn trace_cuGraphAddMemAllocNode(__f: Fn_cuGraphAddMemAllocNode, phGraphNo
 /// `cuGraphAddMemAllocNode`. Typed: [`graph_add_mem_alloc_node`](super::graph_add_mem_alloc_node).
 #[inline]
 pub unsafe fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(342) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddMemAllocNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        }
+    }
+    slow_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
     match call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -13962,6 +18080,18 @@ unsafe fn trace_cuGraphMemAllocNodeGetParams(__f: Fn_cuGraphMemAllocNodeGetParam
 /// `cuGraphMemAllocNodeGetParams`. Typed: [`graph_mem_alloc_node_get_params`](super::graph_mem_alloc_node_get_params).
 #[inline]
 pub unsafe fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(343) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphMemAllocNodeGetParams>(__p)(hNode, params_out);
+        }
+    }
+    slow_cuGraphMemAllocNodeGetParams(hNode, params_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
     match call_cuGraphMemAllocNodeGetParams(hNode, params_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14003,6 +18133,18 @@ unsafe fn trace_cuGraphAddMemFreeNode(__f: Fn_cuGraphAddMemFreeNode, phGraphNode
 /// `cuGraphAddMemFreeNode`. Typed: [`graph_add_mem_free_node`](super::graph_add_mem_free_node).
 #[inline]
 pub unsafe fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(344) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddMemFreeNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+        }
+    }
+    slow_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult {
     match call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14041,6 +18183,18 @@ unsafe fn trace_cuGraphMemFreeNodeGetParams(__f: Fn_cuGraphMemFreeNodeGetParams,
 /// `cuGraphMemFreeNodeGetParams`. Typed: [`graph_mem_free_node_get_params`](super::graph_mem_free_node_get_params).
 #[inline]
 pub unsafe fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult {
+    if let Some(__p) = TABLE.peek(345) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphMemFreeNodeGetParams>(__p)(hNode, dptr_out);
+        }
+    }
+    slow_cuGraphMemFreeNodeGetParams(hNode, dptr_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult {
     match call_cuGraphMemFreeNodeGetParams(hNode, dptr_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14078,6 +18232,18 @@ unsafe fn trace_cuDeviceGraphMemTrim(__f: Fn_cuDeviceGraphMemTrim, device: CUdev
 /// `cuDeviceGraphMemTrim`. Typed: [`device_graph_mem_trim`](super::device_graph_mem_trim).
 #[inline]
 pub unsafe fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(346) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGraphMemTrim>(__p)(device);
+        }
+    }
+    slow_cuDeviceGraphMemTrim(device)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
     match call_cuDeviceGraphMemTrim(device) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14117,6 +18283,18 @@ unsafe fn trace_cuDeviceGetGraphMemAttribute(__f: Fn_cuDeviceGetGraphMemAttribut
 /// `cuDeviceGetGraphMemAttribute`. Typed: [`device_get_graph_mem_attribute`](super::device_get_graph_mem_attribute).
 #[inline]
 pub unsafe fn cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(347) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetGraphMemAttribute>(__p)(device, attr, value);
+        }
+    }
+    slow_cuDeviceGetGraphMemAttribute(device, attr, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
     match call_cuDeviceGetGraphMemAttribute(device, attr, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14156,6 +18334,18 @@ unsafe fn trace_cuDeviceSetGraphMemAttribute(__f: Fn_cuDeviceSetGraphMemAttribut
 /// `cuDeviceSetGraphMemAttribute`. Typed: [`device_set_graph_mem_attribute`](super::device_set_graph_mem_attribute).
 #[inline]
 pub unsafe fn cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(348) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceSetGraphMemAttribute>(__p)(device, attr, value);
+        }
+    }
+    slow_cuDeviceSetGraphMemAttribute(device, attr, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
     match call_cuDeviceSetGraphMemAttribute(device, attr, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14194,6 +18384,18 @@ unsafe fn trace_cuGraphClone(__f: Fn_cuGraphClone, phGraphClone: *mut CUgraph, o
 /// `cuGraphClone`. Typed: [`graph_clone`](super::graph_clone).
 #[inline]
 pub unsafe fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult {
+    if let Some(__p) = TABLE.peek(349) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphClone>(__p)(phGraphClone, originalGraph);
+        }
+    }
+    slow_cuGraphClone(phGraphClone, originalGraph)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult {
     match call_cuGraphClone(phGraphClone, originalGraph) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14233,6 +18435,18 @@ unsafe fn trace_cuGraphNodeFindInClone(__f: Fn_cuGraphNodeFindInClone, phNode: *
 /// `cuGraphNodeFindInClone`. Typed: [`graph_node_find_in_clone`](super::graph_node_find_in_clone).
 #[inline]
 pub unsafe fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult {
+    if let Some(__p) = TABLE.peek(350) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphNodeFindInClone>(__p)(phNode, hOriginalNode, hClonedGraph);
+        }
+    }
+    slow_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult {
     match call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14271,6 +18485,18 @@ unsafe fn trace_cuGraphNodeGetType(__f: Fn_cuGraphNodeGetType, hNode: CUgraphNod
 /// `cuGraphNodeGetType`. Typed: [`graph_node_get_type`](super::graph_node_get_type).
 #[inline]
 pub unsafe fn cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult {
+    if let Some(__p) = TABLE.peek(351) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetType>(__p)(hNode, r#type);
+        }
+    }
+    slow_cuGraphNodeGetType(hNode, r#type)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult {
     match call_cuGraphNodeGetType(hNode, r#type) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14310,6 +18536,18 @@ unsafe fn trace_cuGraphGetNodes(__f: Fn_cuGraphGetNodes, hGraph: CUgraph, nodes:
 /// `cuGraphGetNodes`. Typed: [`graph_get_nodes`](super::graph_get_nodes).
 #[inline]
 pub unsafe fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(352) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphGetNodes>(__p)(hGraph, nodes, numNodes);
+        }
+    }
+    slow_cuGraphGetNodes(hGraph, nodes, numNodes)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult {
     match call_cuGraphGetNodes(hGraph, nodes, numNodes) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14349,6 +18587,18 @@ unsafe fn trace_cuGraphGetRootNodes(__f: Fn_cuGraphGetRootNodes, hGraph: CUgraph
 /// `cuGraphGetRootNodes`. Typed: [`graph_get_root_nodes`](super::graph_get_root_nodes).
 #[inline]
 pub unsafe fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(353) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphGetRootNodes>(__p)(hGraph, rootNodes, numRootNodes);
+        }
+    }
+    slow_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult {
     match call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14389,6 +18639,18 @@ unsafe fn trace_cuGraphGetEdges(__f: Fn_cuGraphGetEdges, hGraph: CUgraph, from: 
 /// `cuGraphGetEdges`. Typed: [`graph_get_edges`](super::graph_get_edges).
 #[inline]
 pub unsafe fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(354) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphGetEdges>(__p)(hGraph, from, to, numEdges);
+        }
+    }
+    slow_cuGraphGetEdges(hGraph, from, to, numEdges)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult {
     match call_cuGraphGetEdges(hGraph, from, to, numEdges) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14430,6 +18692,18 @@ unsafe fn trace_cuGraphGetEdges_v2(__f: Fn_cuGraphGetEdges_v2, hGraph: CUgraph, 
 /// `cuGraphGetEdges_v2`. Typed: [`graph_get_edges_v2`](super::graph_get_edges_v2).
 #[inline]
 pub unsafe fn cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(355) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphGetEdges_v2>(__p)(hGraph, from, to, edgeData, numEdges);
+        }
+    }
+    slow_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult {
     match call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14469,6 +18743,18 @@ unsafe fn trace_cuGraphNodeGetDependencies(__f: Fn_cuGraphNodeGetDependencies, h
 /// `cuGraphNodeGetDependencies`. Typed: [`graph_node_get_dependencies`](super::graph_node_get_dependencies).
 #[inline]
 pub unsafe fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(356) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependencies>(__p)(hNode, dependencies, numDependencies);
+        }
+    }
+    slow_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult {
     match call_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14509,6 +18795,18 @@ unsafe fn trace_cuGraphNodeGetDependencies_v2(__f: Fn_cuGraphNodeGetDependencies
 /// `cuGraphNodeGetDependencies_v2`. Typed: [`graph_node_get_dependencies_v2`](super::graph_node_get_dependencies_v2).
 #[inline]
 pub unsafe fn cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(357) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependencies_v2>(__p)(hNode, dependencies, edgeData, numDependencies);
+        }
+    }
+    slow_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult {
     match call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14548,6 +18846,18 @@ unsafe fn trace_cuGraphNodeGetDependentNodes(__f: Fn_cuGraphNodeGetDependentNode
 /// `cuGraphNodeGetDependentNodes`. Typed: [`graph_node_get_dependent_nodes`](super::graph_node_get_dependent_nodes).
 #[inline]
 pub unsafe fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(358) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependentNodes>(__p)(hNode, dependentNodes, numDependentNodes);
+        }
+    }
+    slow_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult {
     match call_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14588,6 +18898,18 @@ unsafe fn trace_cuGraphNodeGetDependentNodes_v2(__f: Fn_cuGraphNodeGetDependentN
 /// `cuGraphNodeGetDependentNodes_v2`. Typed: [`graph_node_get_dependent_nodes_v2`](super::graph_node_get_dependent_nodes_v2).
 #[inline]
 pub unsafe fn cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(359) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependentNodes_v2>(__p)(hNode, dependentNodes, edgeData, numDependentNodes);
+        }
+    }
+    slow_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult {
     match call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14628,6 +18950,18 @@ unsafe fn trace_cuGraphAddDependencies(__f: Fn_cuGraphAddDependencies, hGraph: C
 /// `cuGraphAddDependencies`. Typed: [`graph_add_dependencies`](super::graph_add_dependencies).
 #[inline]
 pub unsafe fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(360) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddDependencies>(__p)(hGraph, from, to, numDependencies);
+        }
+    }
+    slow_cuGraphAddDependencies(hGraph, from, to, numDependencies)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
     match call_cuGraphAddDependencies(hGraph, from, to, numDependencies) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14669,6 +19003,18 @@ unsafe fn trace_cuGraphAddDependencies_v2(__f: Fn_cuGraphAddDependencies_v2, hGr
 /// `cuGraphAddDependencies_v2`. Typed: [`graph_add_dependencies_v2`](super::graph_add_dependencies_v2).
 #[inline]
 pub unsafe fn cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(361) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddDependencies_v2>(__p)(hGraph, from, to, edgeData, numDependencies);
+        }
+    }
+    slow_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
     match call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14709,6 +19055,18 @@ unsafe fn trace_cuGraphRemoveDependencies(__f: Fn_cuGraphRemoveDependencies, hGr
 /// `cuGraphRemoveDependencies`. Typed: [`graph_remove_dependencies`](super::graph_remove_dependencies).
 #[inline]
 pub unsafe fn cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(362) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphRemoveDependencies>(__p)(hGraph, from, to, numDependencies);
+        }
+    }
+    slow_cuGraphRemoveDependencies(hGraph, from, to, numDependencies)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
     match call_cuGraphRemoveDependencies(hGraph, from, to, numDependencies) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14750,6 +19108,18 @@ unsafe fn trace_cuGraphRemoveDependencies_v2(__f: Fn_cuGraphRemoveDependencies_v
 /// `cuGraphRemoveDependencies_v2`. Typed: [`graph_remove_dependencies_v2`](super::graph_remove_dependencies_v2).
 #[inline]
 pub unsafe fn cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(363) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphRemoveDependencies_v2>(__p)(hGraph, from, to, edgeData, numDependencies);
+        }
+    }
+    slow_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
     match call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14787,6 +19157,18 @@ unsafe fn trace_cuGraphDestroyNode(__f: Fn_cuGraphDestroyNode, hNode: CUgraphNod
 /// `cuGraphDestroyNode`. Typed: [`graph_destroy_node`](super::graph_destroy_node).
 #[inline]
 pub unsafe fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
+    if let Some(__p) = TABLE.peek(364) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphDestroyNode>(__p)(hNode);
+        }
+    }
+    slow_cuGraphDestroyNode(hNode)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
     match call_cuGraphDestroyNode(hNode) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14826,6 +19208,18 @@ unsafe fn trace_cuGraphInstantiateWithFlags(__f: Fn_cuGraphInstantiateWithFlags,
 /// `cuGraphInstantiateWithFlags` (`cuGraphInstantiate`). Typed: [`graph_instantiate`](super::graph_instantiate).
 #[inline]
 pub unsafe fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(365) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithFlags>(__p)(phGraphExec, hGraph, flags);
+        }
+    }
+    slow_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> CUresult {
     match call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14865,6 +19259,18 @@ unsafe fn trace_cuGraphInstantiateWithParams(__f: Fn_cuGraphInstantiateWithParam
 /// `cuGraphInstantiateWithParams`. Typed: [`graph_instantiate_with_params`](super::graph_instantiate_with_params).
 #[inline]
 pub unsafe fn cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(366) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithParams>(__p)(phGraphExec, hGraph, instantiateParams);
+        }
+    }
+    slow_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
     match call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14903,6 +19309,18 @@ unsafe fn trace_cuGraphExecGetFlags(__f: Fn_cuGraphExecGetFlags, hGraphExec: CUg
 /// `cuGraphExecGetFlags`. Typed: [`graph_exec_get_flags`](super::graph_exec_get_flags).
 #[inline]
 pub unsafe fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult {
+    if let Some(__p) = TABLE.peek(367) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecGetFlags>(__p)(hGraphExec, flags);
+        }
+    }
+    slow_cuGraphExecGetFlags(hGraphExec, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult {
     match call_cuGraphExecGetFlags(hGraphExec, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14942,6 +19360,18 @@ unsafe fn trace_cuGraphExecKernelNodeSetParams_v2(__f: Fn_cuGraphExecKernelNodeS
 /// `cuGraphExecKernelNodeSetParams_v2` (`cuGraphExecKernelNodeSetParams`). Typed: [`graph_exec_kernel_node_set_params`](super::graph_exec_kernel_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(368) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecKernelNodeSetParams_v2>(__p)(hGraphExec, hNode, nodeParams);
+        }
+    }
+    slow_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
     match call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -14982,6 +19412,18 @@ unsafe fn trace_cuGraphExecMemcpyNodeSetParams(__f: Fn_cuGraphExecMemcpyNodeSetP
 /// `cuGraphExecMemcpyNodeSetParams`. Typed: [`graph_exec_memcpy_node_set_params`](super::graph_exec_memcpy_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(369) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecMemcpyNodeSetParams>(__p)(hGraphExec, hNode, copyParams, ctx);
+        }
+    }
+    slow_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
     match call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15022,6 +19464,18 @@ unsafe fn trace_cuGraphExecMemsetNodeSetParams(__f: Fn_cuGraphExecMemsetNodeSetP
 /// `cuGraphExecMemsetNodeSetParams`. Typed: [`graph_exec_memset_node_set_params`](super::graph_exec_memset_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(370) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecMemsetNodeSetParams>(__p)(hGraphExec, hNode, memsetParams, ctx);
+        }
+    }
+    slow_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
     match call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15061,6 +19515,18 @@ unsafe fn trace_cuGraphExecHostNodeSetParams(__f: Fn_cuGraphExecHostNodeSetParam
 /// `cuGraphExecHostNodeSetParams`. Typed: [`graph_exec_host_node_set_params`](super::graph_exec_host_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(371) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecHostNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
+        }
+    }
+    slow_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
     match call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15100,6 +19566,18 @@ unsafe fn trace_cuGraphExecChildGraphNodeSetParams(__f: Fn_cuGraphExecChildGraph
 /// `cuGraphExecChildGraphNodeSetParams`. Typed: [`graph_exec_child_graph_node_set_params`](super::graph_exec_child_graph_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult {
+    if let Some(__p) = TABLE.peek(372) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecChildGraphNodeSetParams>(__p)(hGraphExec, hNode, childGraph);
+        }
+    }
+    slow_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult {
     match call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15139,6 +19617,18 @@ unsafe fn trace_cuGraphExecEventRecordNodeSetEvent(__f: Fn_cuGraphExecEventRecor
 /// `cuGraphExecEventRecordNodeSetEvent`. Typed: [`graph_exec_event_record_node_set_event`](super::graph_exec_event_record_node_set_event).
 #[inline]
 pub unsafe fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(373) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecEventRecordNodeSetEvent>(__p)(hGraphExec, hNode, event);
+        }
+    }
+    slow_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
     match call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15178,6 +19668,18 @@ unsafe fn trace_cuGraphExecEventWaitNodeSetEvent(__f: Fn_cuGraphExecEventWaitNod
 /// `cuGraphExecEventWaitNodeSetEvent`. Typed: [`graph_exec_event_wait_node_set_event`](super::graph_exec_event_wait_node_set_event).
 #[inline]
 pub unsafe fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(374) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecEventWaitNodeSetEvent>(__p)(hGraphExec, hNode, event);
+        }
+    }
+    slow_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
     match call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15217,6 +19719,18 @@ unsafe fn trace_cuGraphExecExternalSemaphoresSignalNodeSetParams(__f: Fn_cuGraph
 /// `cuGraphExecExternalSemaphoresSignalNodeSetParams`. Typed: [`graph_exec_external_semaphores_signal_node_set_params`](super::graph_exec_external_semaphores_signal_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(375) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecExternalSemaphoresSignalNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
+        }
+    }
+    slow_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
     match call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15256,6 +19770,18 @@ unsafe fn trace_cuGraphExecExternalSemaphoresWaitNodeSetParams(__f: Fn_cuGraphEx
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`. Typed: [`graph_exec_external_semaphores_wait_node_set_params`](super::graph_exec_external_semaphores_wait_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(376) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecExternalSemaphoresWaitNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
+        }
+    }
+    slow_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
     match call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15295,6 +19821,18 @@ unsafe fn trace_cuGraphNodeSetEnabled(__f: Fn_cuGraphNodeSetEnabled, hGraphExec:
 /// `cuGraphNodeSetEnabled`. Typed: [`graph_node_set_enabled`](super::graph_node_set_enabled).
 #[inline]
 pub unsafe fn cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(377) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphNodeSetEnabled>(__p)(hGraphExec, hNode, isEnabled);
+        }
+    }
+    slow_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> CUresult {
     match call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15334,6 +19872,18 @@ unsafe fn trace_cuGraphNodeGetEnabled(__f: Fn_cuGraphNodeGetEnabled, hGraphExec:
 /// `cuGraphNodeGetEnabled`. Typed: [`graph_node_get_enabled`](super::graph_node_get_enabled).
 #[inline]
 pub unsafe fn cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(378) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetEnabled>(__p)(hGraphExec, hNode, isEnabled);
+        }
+    }
+    slow_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> CUresult {
     match call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15372,6 +19922,18 @@ unsafe fn trace_cuGraphUpload(__f: Fn_cuGraphUpload, hGraphExec: CUgraphExec, hS
 /// `cuGraphUpload`. Typed: [`graph_upload`](super::graph_upload).
 #[inline]
 pub unsafe fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(379) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphUpload>(__p)(hGraphExec, hStream);
+        }
+    }
+    slow_cuGraphUpload(hGraphExec, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     match call_cuGraphUpload(hGraphExec, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15410,6 +19972,18 @@ unsafe fn trace_cuGraphLaunch(__f: Fn_cuGraphLaunch, hGraphExec: CUgraphExec, hS
 /// `cuGraphLaunch`. Typed: [`graph_launch`](super::graph_launch).
 #[inline]
 pub unsafe fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(380) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphLaunch>(__p)(hGraphExec, hStream);
+        }
+    }
+    slow_cuGraphLaunch(hGraphExec, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     match call_cuGraphLaunch(hGraphExec, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15447,6 +20021,18 @@ unsafe fn trace_cuGraphExecDestroy(__f: Fn_cuGraphExecDestroy, hGraphExec: CUgra
 /// `cuGraphExecDestroy`. Typed: [`graph_exec_destroy`](super::graph_exec_destroy).
 #[inline]
 pub unsafe fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
+    if let Some(__p) = TABLE.peek(381) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecDestroy>(__p)(hGraphExec);
+        }
+    }
+    slow_cuGraphExecDestroy(hGraphExec)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
     match call_cuGraphExecDestroy(hGraphExec) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15484,6 +20070,18 @@ unsafe fn trace_cuGraphDestroy(__f: Fn_cuGraphDestroy, hGraph: CUgraph) -> CUres
 /// `cuGraphDestroy`. Typed: [`graph_destroy`](super::graph_destroy).
 #[inline]
 pub unsafe fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
+    if let Some(__p) = TABLE.peek(382) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphDestroy>(__p)(hGraph);
+        }
+    }
+    slow_cuGraphDestroy(hGraph)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphDestroy(hGraph: CUgraph) -> CUresult {
     match call_cuGraphDestroy(hGraph) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15523,6 +20121,18 @@ unsafe fn trace_cuGraphExecUpdate_v2(__f: Fn_cuGraphExecUpdate_v2, hGraphExec: C
 /// `cuGraphExecUpdate_v2` (`cuGraphExecUpdate`). Typed: [`graph_exec_update`](super::graph_exec_update).
 #[inline]
 pub unsafe fn cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult {
+    if let Some(__p) = TABLE.peek(383) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecUpdate_v2>(__p)(hGraphExec, hGraph, resultInfo);
+        }
+    }
+    slow_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult {
     match call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15561,6 +20171,18 @@ unsafe fn trace_cuGraphKernelNodeCopyAttributes(__f: Fn_cuGraphKernelNodeCopyAtt
 /// `cuGraphKernelNodeCopyAttributes`. Typed: [`graph_kernel_node_copy_attributes`](super::graph_kernel_node_copy_attributes).
 #[inline]
 pub unsafe fn cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> CUresult {
+    if let Some(__p) = TABLE.peek(384) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeCopyAttributes>(__p)(dst, src);
+        }
+    }
+    slow_cuGraphKernelNodeCopyAttributes(dst, src)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> CUresult {
     match call_cuGraphKernelNodeCopyAttributes(dst, src) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15600,6 +20222,18 @@ unsafe fn trace_cuGraphKernelNodeGetAttribute(__f: Fn_cuGraphKernelNodeGetAttrib
 /// `cuGraphKernelNodeGetAttribute`. Typed: [`graph_kernel_node_get_attribute`](super::graph_kernel_node_get_attribute).
 #[inline]
 pub unsafe fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult {
+    if let Some(__p) = TABLE.peek(385) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeGetAttribute>(__p)(hNode, attr, value_out);
+        }
+    }
+    slow_cuGraphKernelNodeGetAttribute(hNode, attr, value_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult {
     match call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15639,6 +20273,18 @@ unsafe fn trace_cuGraphKernelNodeSetAttribute(__f: Fn_cuGraphKernelNodeSetAttrib
 /// `cuGraphKernelNodeSetAttribute`. Typed: [`graph_kernel_node_set_attribute`](super::graph_kernel_node_set_attribute).
 #[inline]
 pub unsafe fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult {
+    if let Some(__p) = TABLE.peek(386) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeSetAttribute>(__p)(hNode, attr, value);
+        }
+    }
+    slow_cuGraphKernelNodeSetAttribute(hNode, attr, value)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult {
     match call_cuGraphKernelNodeSetAttribute(hNode, attr, value) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15678,6 +20324,18 @@ unsafe fn trace_cuGraphDebugDotPrint(__f: Fn_cuGraphDebugDotPrint, hGraph: CUgra
 /// `cuGraphDebugDotPrint`. Typed: [`graph_debug_dot_print`](super::graph_debug_dot_print).
 #[inline]
 pub unsafe fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(387) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphDebugDotPrint>(__p)(hGraph, path, flags);
+        }
+    }
+    slow_cuGraphDebugDotPrint(hGraph, path, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult {
     match call_cuGraphDebugDotPrint(hGraph, path, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15719,6 +20377,18 @@ unsafe fn trace_cuUserObjectCreate(__f: Fn_cuUserObjectCreate, object_out: *mut 
 /// `cuUserObjectCreate`. Typed: [`user_object_create`](super::user_object_create).
 #[inline]
 pub unsafe fn cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(388) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuUserObjectCreate>(__p)(object_out, ptr, destroy, initialRefcount, flags);
+        }
+    }
+    slow_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint) -> CUresult {
     match call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15757,6 +20427,18 @@ unsafe fn trace_cuUserObjectRetain(__f: Fn_cuUserObjectRetain, object: CUuserObj
 /// `cuUserObjectRetain`. Typed: [`user_object_retain`](super::user_object_retain).
 #[inline]
 pub unsafe fn cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(389) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuUserObjectRetain>(__p)(object, count);
+        }
+    }
+    slow_cuUserObjectRetain(object, count)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresult {
     match call_cuUserObjectRetain(object, count) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15795,6 +20477,18 @@ unsafe fn trace_cuUserObjectRelease(__f: Fn_cuUserObjectRelease, object: CUuserO
 /// `cuUserObjectRelease`. Typed: [`user_object_release`](super::user_object_release).
 #[inline]
 pub unsafe fn cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(390) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuUserObjectRelease>(__p)(object, count);
+        }
+    }
+    slow_cuUserObjectRelease(object, count)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUresult {
     match call_cuUserObjectRelease(object, count) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15835,6 +20529,18 @@ unsafe fn trace_cuGraphRetainUserObject(__f: Fn_cuGraphRetainUserObject, graph: 
 /// `cuGraphRetainUserObject`. Typed: [`graph_retain_user_object`](super::graph_retain_user_object).
 #[inline]
 pub unsafe fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(391) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphRetainUserObject>(__p)(graph, object, count, flags);
+        }
+    }
+    slow_cuGraphRetainUserObject(graph, object, count, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> CUresult {
     match call_cuGraphRetainUserObject(graph, object, count, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15874,6 +20580,18 @@ unsafe fn trace_cuGraphReleaseUserObject(__f: Fn_cuGraphReleaseUserObject, graph
 /// `cuGraphReleaseUserObject`. Typed: [`graph_release_user_object`](super::graph_release_user_object).
 #[inline]
 pub unsafe fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(392) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphReleaseUserObject>(__p)(graph, object, count);
+        }
+    }
+    slow_cuGraphReleaseUserObject(graph, object, count)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult {
     match call_cuGraphReleaseUserObject(graph, object, count) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15915,6 +20633,18 @@ unsafe fn trace_cuGraphAddNode(__f: Fn_cuGraphAddNode, phGraphNode: *mut CUgraph
 /// `cuGraphAddNode`. Typed: [`graph_add_node`](super::graph_add_node).
 #[inline]
 pub unsafe fn cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
+    if let Some(__p) = TABLE.peek(393) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        }
+    }
+    slow_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
     match call_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15957,6 +20687,18 @@ unsafe fn trace_cuGraphAddNode_v2(__f: Fn_cuGraphAddNode_v2, phGraphNode: *mut C
 /// `cuGraphAddNode_v2`. Typed: [`graph_add_node_v2`](super::graph_add_node_v2).
 #[inline]
 pub unsafe fn cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
+    if let Some(__p) = TABLE.peek(394) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphAddNode_v2>(__p)(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+        }
+    }
+    slow_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
     match call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -15995,6 +20737,18 @@ unsafe fn trace_cuGraphNodeSetParams(__f: Fn_cuGraphNodeSetParams, hNode: CUgrap
 /// `cuGraphNodeSetParams`. Typed: [`graph_node_set_params`](super::graph_node_set_params).
 #[inline]
 pub unsafe fn cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
+    if let Some(__p) = TABLE.peek(395) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphNodeSetParams>(__p)(hNode, nodeParams);
+        }
+    }
+    slow_cuGraphNodeSetParams(hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
     match call_cuGraphNodeSetParams(hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16034,6 +20788,18 @@ unsafe fn trace_cuGraphExecNodeSetParams(__f: Fn_cuGraphExecNodeSetParams, hGrap
 /// `cuGraphExecNodeSetParams`. Typed: [`graph_exec_node_set_params`](super::graph_exec_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
+    if let Some(__p) = TABLE.peek(396) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphExecNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
+        }
+    }
+    slow_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
     match call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16075,6 +20841,18 @@ unsafe fn trace_cuGraphConditionalHandleCreate(__f: Fn_cuGraphConditionalHandleC
 /// `cuGraphConditionalHandleCreate`. Typed: [`graph_conditional_handle_create`](super::graph_conditional_handle_create).
 #[inline]
 pub unsafe fn cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(397) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphConditionalHandleCreate>(__p)(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+        }
+    }
+    slow_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> CUresult {
     match call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16115,6 +20893,18 @@ unsafe fn trace_cuOccupancyMaxActiveBlocksPerMultiprocessor(__f: Fn_cuOccupancyM
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`. Typed: [`occupancy_max_active_blocks_per_multiprocessor`](super::occupancy_max_active_blocks_per_multiprocessor).
 #[inline]
 pub unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(398) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveBlocksPerMultiprocessor>(__p)(numBlocks, func, blockSize, dynamicSMemSize);
+        }
+    }
+    slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize) -> CUresult {
     match call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16156,6 +20946,18 @@ unsafe fn trace_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(__f: Fn_cuO
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`. Typed: [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](super::occupancy_max_active_blocks_per_multiprocessor_with_flags).
 #[inline]
 pub unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(399) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags>(__p)(numBlocks, func, blockSize, dynamicSMemSize, flags);
+        }
+    }
+    slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint) -> CUresult {
     match call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16198,6 +21000,18 @@ unsafe fn trace_cuOccupancyMaxPotentialBlockSize(__f: Fn_cuOccupancyMaxPotential
 /// `cuOccupancyMaxPotentialBlockSize`. Typed: [`occupancy_max_potential_block_size`](super::occupancy_max_potential_block_size).
 #[inline]
 pub unsafe fn cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(400) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialBlockSize>(__p)(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+        }
+    }
+    slow_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int) -> CUresult {
     match call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16241,6 +21055,18 @@ unsafe fn trace_cuOccupancyMaxPotentialBlockSizeWithFlags(__f: Fn_cuOccupancyMax
 /// `cuOccupancyMaxPotentialBlockSizeWithFlags`. Typed: [`occupancy_max_potential_block_size_with_flags`](super::occupancy_max_potential_block_size_with_flags).
 #[inline]
 pub unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(401) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialBlockSizeWithFlags>(__p)(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+        }
+    }
+    slow_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint) -> CUresult {
     match call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16281,6 +21107,18 @@ unsafe fn trace_cuOccupancyAvailableDynamicSMemPerBlock(__f: Fn_cuOccupancyAvail
 /// `cuOccupancyAvailableDynamicSMemPerBlock`. Typed: [`occupancy_available_dynamic_s_mem_per_block`](super::occupancy_available_dynamic_s_mem_per_block).
 #[inline]
 pub unsafe fn cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(402) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuOccupancyAvailableDynamicSMemPerBlock>(__p)(dynamicSmemSize, func, numBlocks, blockSize);
+        }
+    }
+    slow_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int) -> CUresult {
     match call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16320,6 +21158,18 @@ unsafe fn trace_cuOccupancyMaxPotentialClusterSize(__f: Fn_cuOccupancyMaxPotenti
 /// `cuOccupancyMaxPotentialClusterSize`. Typed: [`occupancy_max_potential_cluster_size`](super::occupancy_max_potential_cluster_size).
 #[inline]
 pub unsafe fn cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
+    if let Some(__p) = TABLE.peek(403) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialClusterSize>(__p)(clusterSize, func, config);
+        }
+    }
+    slow_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
     match call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16359,6 +21209,18 @@ unsafe fn trace_cuOccupancyMaxActiveClusters(__f: Fn_cuOccupancyMaxActiveCluster
 /// `cuOccupancyMaxActiveClusters`. Typed: [`occupancy_max_active_clusters`](super::occupancy_max_active_clusters).
 #[inline]
 pub unsafe fn cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
+    if let Some(__p) = TABLE.peek(404) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveClusters>(__p)(numClusters, func, config);
+        }
+    }
+    slow_cuOccupancyMaxActiveClusters(numClusters, func, config)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
     match call_cuOccupancyMaxActiveClusters(numClusters, func, config) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16399,6 +21261,18 @@ unsafe fn trace_cuTexRefSetArray(__f: Fn_cuTexRefSetArray, hTexRef: CUtexref, hA
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(405) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetArray>(__p)(hTexRef, hArray, Flags);
+        }
+    }
+    slow_cuTexRefSetArray(hTexRef, hArray, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> CUresult {
     match call_cuTexRefSetArray(hTexRef, hArray, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16439,6 +21313,18 @@ unsafe fn trace_cuTexRefSetMipmappedArray(__f: Fn_cuTexRefSetMipmappedArray, hTe
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(406) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmappedArray>(__p)(hTexRef, hMipmappedArray, Flags);
+        }
+    }
+    slow_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint) -> CUresult {
     match call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16480,6 +21366,18 @@ unsafe fn trace_cuTexRefSetAddress_v2(__f: Fn_cuTexRefSetAddress_v2, ByteOffset:
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(407) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddress_v2>(__p)(ByteOffset, hTexRef, dptr, bytes);
+        }
+    }
+    slow_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult {
     match call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16521,6 +21419,18 @@ unsafe fn trace_cuTexRefSetAddress2D_v3(__f: Fn_cuTexRefSetAddress2D_v3, hTexRef
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(408) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddress2D_v3>(__p)(hTexRef, desc, dptr, Pitch);
+        }
+    }
+    slow_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult {
     match call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16561,6 +21471,18 @@ unsafe fn trace_cuTexRefSetFormat(__f: Fn_cuTexRefSetFormat, hTexRef: CUtexref, 
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(409) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetFormat>(__p)(hTexRef, fmt, NumPackedComponents);
+        }
+    }
+    slow_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int) -> CUresult {
     match call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16601,6 +21523,18 @@ unsafe fn trace_cuTexRefSetAddressMode(__f: Fn_cuTexRefSetAddressMode, hTexRef: 
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> CUresult {
+    if let Some(__p) = TABLE.peek(410) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddressMode>(__p)(hTexRef, dim, am);
+        }
+    }
+    slow_cuTexRefSetAddressMode(hTexRef, dim, am)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> CUresult {
     match call_cuTexRefSetAddressMode(hTexRef, dim, am) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16640,6 +21574,18 @@ unsafe fn trace_cuTexRefSetFilterMode(__f: Fn_cuTexRefSetFilterMode, hTexRef: CU
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
+    if let Some(__p) = TABLE.peek(411) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetFilterMode>(__p)(hTexRef, fm);
+        }
+    }
+    slow_cuTexRefSetFilterMode(hTexRef, fm)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
     match call_cuTexRefSetFilterMode(hTexRef, fm) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16679,6 +21625,18 @@ unsafe fn trace_cuTexRefSetMipmapFilterMode(__f: Fn_cuTexRefSetMipmapFilterMode,
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
+    if let Some(__p) = TABLE.peek(412) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapFilterMode>(__p)(hTexRef, fm);
+        }
+    }
+    slow_cuTexRefSetMipmapFilterMode(hTexRef, fm)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
     match call_cuTexRefSetMipmapFilterMode(hTexRef, fm) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16718,6 +21676,18 @@ unsafe fn trace_cuTexRefSetMipmapLevelBias(__f: Fn_cuTexRefSetMipmapLevelBias, h
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUresult {
+    if let Some(__p) = TABLE.peek(413) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapLevelBias>(__p)(hTexRef, bias);
+        }
+    }
+    slow_cuTexRefSetMipmapLevelBias(hTexRef, bias)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUresult {
     match call_cuTexRefSetMipmapLevelBias(hTexRef, bias) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16758,6 +21728,18 @@ unsafe fn trace_cuTexRefSetMipmapLevelClamp(__f: Fn_cuTexRefSetMipmapLevelClamp,
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult {
+    if let Some(__p) = TABLE.peek(414) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapLevelClamp>(__p)(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+        }
+    }
+    slow_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult {
     match call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16797,6 +21779,18 @@ unsafe fn trace_cuTexRefSetMaxAnisotropy(__f: Fn_cuTexRefSetMaxAnisotropy, hTexR
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(415) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMaxAnisotropy>(__p)(hTexRef, maxAniso);
+        }
+    }
+    slow_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult {
     match call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16836,6 +21830,18 @@ unsafe fn trace_cuTexRefSetBorderColor(__f: Fn_cuTexRefSetBorderColor, hTexRef: 
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult {
+    if let Some(__p) = TABLE.peek(416) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetBorderColor>(__p)(hTexRef, pBorderColor);
+        }
+    }
+    slow_cuTexRefSetBorderColor(hTexRef, pBorderColor)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult {
     match call_cuTexRefSetBorderColor(hTexRef, pBorderColor) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16875,6 +21881,18 @@ unsafe fn trace_cuTexRefSetFlags(__f: Fn_cuTexRefSetFlags, hTexRef: CUtexref, Fl
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(417) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefSetFlags>(__p)(hTexRef, Flags);
+        }
+    }
+    slow_cuTexRefSetFlags(hTexRef, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> CUresult {
     match call_cuTexRefSetFlags(hTexRef, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16914,6 +21932,18 @@ unsafe fn trace_cuTexRefGetAddress_v2(__f: Fn_cuTexRefGetAddress_v2, pdptr: *mut
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(418) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetAddress_v2>(__p)(pdptr, hTexRef);
+        }
+    }
+    slow_cuTexRefGetAddress_v2(pdptr, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetAddress_v2(pdptr, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16953,6 +21983,18 @@ unsafe fn trace_cuTexRefGetArray(__f: Fn_cuTexRefGetArray, phArray: *mut CUarray
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(419) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetArray>(__p)(phArray, hTexRef);
+        }
+    }
+    slow_cuTexRefGetArray(phArray, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetArray(phArray, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -16992,6 +22034,18 @@ unsafe fn trace_cuTexRefGetMipmappedArray(__f: Fn_cuTexRefGetMipmappedArray, phM
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(420) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmappedArray>(__p)(phMipmappedArray, hTexRef);
+        }
+    }
+    slow_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17032,6 +22086,18 @@ unsafe fn trace_cuTexRefGetAddressMode(__f: Fn_cuTexRefGetAddressMode, pam: *mut
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(421) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetAddressMode>(__p)(pam, hTexRef, dim);
+        }
+    }
+    slow_cuTexRefGetAddressMode(pam, hTexRef, dim)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int) -> CUresult {
     match call_cuTexRefGetAddressMode(pam, hTexRef, dim) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17071,6 +22137,18 @@ unsafe fn trace_cuTexRefGetFilterMode(__f: Fn_cuTexRefGetFilterMode, pfm: *mut C
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(422) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetFilterMode>(__p)(pfm, hTexRef);
+        }
+    }
+    slow_cuTexRefGetFilterMode(pfm, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetFilterMode(pfm, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17111,6 +22189,18 @@ unsafe fn trace_cuTexRefGetFormat(__f: Fn_cuTexRefGetFormat, pFormat: *mut CUarr
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(423) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetFormat>(__p)(pFormat, pNumChannels, hTexRef);
+        }
+    }
+    slow_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17150,6 +22240,18 @@ unsafe fn trace_cuTexRefGetMipmapFilterMode(__f: Fn_cuTexRefGetMipmapFilterMode,
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(424) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapFilterMode>(__p)(pfm, hTexRef);
+        }
+    }
+    slow_cuTexRefGetMipmapFilterMode(pfm, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetMipmapFilterMode(pfm, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17189,6 +22291,18 @@ unsafe fn trace_cuTexRefGetMipmapLevelBias(__f: Fn_cuTexRefGetMipmapLevelBias, p
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(425) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapLevelBias>(__p)(pbias, hTexRef);
+        }
+    }
+    slow_cuTexRefGetMipmapLevelBias(pbias, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetMipmapLevelBias(pbias, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17229,6 +22343,18 @@ unsafe fn trace_cuTexRefGetMipmapLevelClamp(__f: Fn_cuTexRefGetMipmapLevelClamp,
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(426) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapLevelClamp>(__p)(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+        }
+    }
+    slow_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17268,6 +22394,18 @@ unsafe fn trace_cuTexRefGetMaxAnisotropy(__f: Fn_cuTexRefGetMaxAnisotropy, pmaxA
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(427) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMaxAnisotropy>(__p)(pmaxAniso, hTexRef);
+        }
+    }
+    slow_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17307,6 +22445,18 @@ unsafe fn trace_cuTexRefGetBorderColor(__f: Fn_cuTexRefGetBorderColor, pBorderCo
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(428) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetBorderColor>(__p)(pBorderColor, hTexRef);
+        }
+    }
+    slow_cuTexRefGetBorderColor(pBorderColor, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetBorderColor(pBorderColor, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17346,6 +22496,18 @@ unsafe fn trace_cuTexRefGetFlags(__f: Fn_cuTexRefGetFlags, pFlags: *mut c_uint, 
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(429) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefGetFlags>(__p)(pFlags, hTexRef);
+        }
+    }
+    slow_cuTexRefGetFlags(pFlags, hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefGetFlags(pFlags, hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17384,6 +22546,18 @@ unsafe fn trace_cuTexRefCreate(__f: Fn_cuTexRefCreate, pTexRef: *mut CUtexref) -
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(430) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefCreate>(__p)(pTexRef);
+        }
+    }
+    slow_cuTexRefCreate(pTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
     match call_cuTexRefCreate(pTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17422,6 +22596,18 @@ unsafe fn trace_cuTexRefDestroy(__f: Fn_cuTexRefDestroy, hTexRef: CUtexref) -> C
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
+    if let Some(__p) = TABLE.peek(431) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexRefDestroy>(__p)(hTexRef);
+        }
+    }
+    slow_cuTexRefDestroy(hTexRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
     match call_cuTexRefDestroy(hTexRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17462,6 +22648,18 @@ unsafe fn trace_cuSurfRefSetArray(__f: Fn_cuSurfRefSetArray, hSurfRef: CUsurfref
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(432) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuSurfRefSetArray>(__p)(hSurfRef, hArray, Flags);
+        }
+    }
+    slow_cuSurfRefSetArray(hSurfRef, hArray, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> CUresult {
     match call_cuSurfRefSetArray(hSurfRef, hArray, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17501,6 +22699,18 @@ unsafe fn trace_cuSurfRefGetArray(__f: Fn_cuSurfRefGetArray, phArray: *mut CUarr
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult {
+    if let Some(__p) = TABLE.peek(433) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuSurfRefGetArray>(__p)(phArray, hSurfRef);
+        }
+    }
+    slow_cuSurfRefGetArray(phArray, hSurfRef)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult {
     match call_cuSurfRefGetArray(phArray, hSurfRef) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17541,6 +22751,18 @@ unsafe fn trace_cuTexObjectCreate(__f: Fn_cuTexObjectCreate, pTexObject: *mut CU
 /// `cuTexObjectCreate`. Typed: [`tex_object_create`](super::tex_object_create).
 #[inline]
 pub unsafe fn cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult {
+    if let Some(__p) = TABLE.peek(434) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexObjectCreate>(__p)(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+        }
+    }
+    slow_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult {
     match call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17578,6 +22800,18 @@ unsafe fn trace_cuTexObjectDestroy(__f: Fn_cuTexObjectDestroy, texObject: CUtexO
 /// `cuTexObjectDestroy`. Typed: [`tex_object_destroy`](super::tex_object_destroy).
 #[inline]
 pub unsafe fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult {
+    if let Some(__p) = TABLE.peek(435) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexObjectDestroy>(__p)(texObject);
+        }
+    }
+    slow_cuTexObjectDestroy(texObject)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexObjectDestroy(texObject: CUtexObject) -> CUresult {
     match call_cuTexObjectDestroy(texObject) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17616,6 +22850,18 @@ unsafe fn trace_cuTexObjectGetResourceDesc(__f: Fn_cuTexObjectGetResourceDesc, p
 /// `cuTexObjectGetResourceDesc`. Typed: [`tex_object_get_resource_desc`](super::tex_object_get_resource_desc).
 #[inline]
 pub unsafe fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult {
+    if let Some(__p) = TABLE.peek(436) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexObjectGetResourceDesc>(__p)(pResDesc, texObject);
+        }
+    }
+    slow_cuTexObjectGetResourceDesc(pResDesc, texObject)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult {
     match call_cuTexObjectGetResourceDesc(pResDesc, texObject) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17654,6 +22900,18 @@ unsafe fn trace_cuTexObjectGetTextureDesc(__f: Fn_cuTexObjectGetTextureDesc, pTe
 /// `cuTexObjectGetTextureDesc`. Typed: [`tex_object_get_texture_desc`](super::tex_object_get_texture_desc).
 #[inline]
 pub unsafe fn cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult {
+    if let Some(__p) = TABLE.peek(437) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexObjectGetTextureDesc>(__p)(pTexDesc, texObject);
+        }
+    }
+    slow_cuTexObjectGetTextureDesc(pTexDesc, texObject)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult {
     match call_cuTexObjectGetTextureDesc(pTexDesc, texObject) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17692,6 +22950,18 @@ unsafe fn trace_cuTexObjectGetResourceViewDesc(__f: Fn_cuTexObjectGetResourceVie
 /// `cuTexObjectGetResourceViewDesc`. Typed: [`tex_object_get_resource_view_desc`](super::tex_object_get_resource_view_desc).
 #[inline]
 pub unsafe fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult {
+    if let Some(__p) = TABLE.peek(438) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTexObjectGetResourceViewDesc>(__p)(pResViewDesc, texObject);
+        }
+    }
+    slow_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult {
     match call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17730,6 +23000,18 @@ unsafe fn trace_cuSurfObjectCreate(__f: Fn_cuSurfObjectCreate, pSurfObject: *mut
 /// `cuSurfObjectCreate`. Typed: [`surf_object_create`](super::surf_object_create).
 #[inline]
 pub unsafe fn cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult {
+    if let Some(__p) = TABLE.peek(439) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuSurfObjectCreate>(__p)(pSurfObject, pResDesc);
+        }
+    }
+    slow_cuSurfObjectCreate(pSurfObject, pResDesc)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult {
     match call_cuSurfObjectCreate(pSurfObject, pResDesc) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17767,6 +23049,18 @@ unsafe fn trace_cuSurfObjectDestroy(__f: Fn_cuSurfObjectDestroy, surfObject: CUs
 /// `cuSurfObjectDestroy`. Typed: [`surf_object_destroy`](super::surf_object_destroy).
 #[inline]
 pub unsafe fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult {
+    if let Some(__p) = TABLE.peek(440) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuSurfObjectDestroy>(__p)(surfObject);
+        }
+    }
+    slow_cuSurfObjectDestroy(surfObject)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult {
     match call_cuSurfObjectDestroy(surfObject) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17805,6 +23099,18 @@ unsafe fn trace_cuSurfObjectGetResourceDesc(__f: Fn_cuSurfObjectGetResourceDesc,
 /// `cuSurfObjectGetResourceDesc`. Typed: [`surf_object_get_resource_desc`](super::surf_object_get_resource_desc).
 #[inline]
 pub unsafe fn cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult {
+    if let Some(__p) = TABLE.peek(441) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuSurfObjectGetResourceDesc>(__p)(pResDesc, surfObject);
+        }
+    }
+    slow_cuSurfObjectGetResourceDesc(pResDesc, surfObject)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult {
     match call_cuSurfObjectGetResourceDesc(pResDesc, surfObject) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17833,7 +23139,7 @@ unsafe fn trace_cuTensorMapEncodeTiled(__f: Fn_cuTensorMapEncodeTiled, tensorMap
         &[
             ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
             ("tensorDataType", crate::trace::Value::Enum { name: tensorDataType.name(), value: tensorDataType.0 as i64 }),
-            ("tensorRank", crate::trace::Value::Ptr(tensorRank as *const c_void)),
+            ("tensorRank", crate::trace::Value::U64(tensorRank as u64)),
             ("globalAddress", crate::trace::Value::Ptr(globalAddress as *const c_void)),
             ("globalDim", crate::trace::Value::Ptr(globalDim as *const c_void)),
             ("globalStrides", crate::trace::Value::Ptr(globalStrides as *const c_void)),
@@ -17853,6 +23159,18 @@ unsafe fn trace_cuTensorMapEncodeTiled(__f: Fn_cuTensorMapEncodeTiled, tensorMap
 /// `cuTensorMapEncodeTiled`. Typed: [`tensor_map_encode_tiled`](super::tensor_map_encode_tiled).
 #[inline]
 pub unsafe fn cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
+    if let Some(__p) = TABLE.peek(442) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeTiled>(__p)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        }
+    }
+    slow_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
     match call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17881,14 +23199,14 @@ unsafe fn trace_cuTensorMapEncodeIm2col(__f: Fn_cuTensorMapEncodeIm2col, tensorM
         &[
             ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
             ("tensorDataType", crate::trace::Value::Enum { name: tensorDataType.name(), value: tensorDataType.0 as i64 }),
-            ("tensorRank", crate::trace::Value::Ptr(tensorRank as *const c_void)),
+            ("tensorRank", crate::trace::Value::U64(tensorRank as u64)),
             ("globalAddress", crate::trace::Value::Ptr(globalAddress as *const c_void)),
             ("globalDim", crate::trace::Value::Ptr(globalDim as *const c_void)),
             ("globalStrides", crate::trace::Value::Ptr(globalStrides as *const c_void)),
             ("pixelBoxLowerCorner", crate::trace::Value::Ptr(pixelBoxLowerCorner as *const c_void)),
             ("pixelBoxUpperCorner", crate::trace::Value::Ptr(pixelBoxUpperCorner as *const c_void)),
-            ("channelsPerPixel", crate::trace::Value::Ptr(channelsPerPixel as *const c_void)),
-            ("pixelsPerColumn", crate::trace::Value::Ptr(pixelsPerColumn as *const c_void)),
+            ("channelsPerPixel", crate::trace::Value::U64(channelsPerPixel as u64)),
+            ("pixelsPerColumn", crate::trace::Value::U64(pixelsPerColumn as u64)),
             ("elementStrides", crate::trace::Value::Ptr(elementStrides as *const c_void)),
             ("interleave", crate::trace::Value::Enum { name: interleave.name(), value: interleave.0 as i64 }),
             ("swizzle", crate::trace::Value::Enum { name: swizzle.name(), value: swizzle.0 as i64 }),
@@ -17904,6 +23222,18 @@ unsafe fn trace_cuTensorMapEncodeIm2col(__f: Fn_cuTensorMapEncodeIm2col, tensorM
 /// `cuTensorMapEncodeIm2col`. Typed: [`tensor_map_encode_im2col`](super::tensor_map_encode_im2col).
 #[inline]
 pub unsafe fn cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
+    if let Some(__p) = TABLE.peek(443) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeIm2col>(__p)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        }
+    }
+    slow_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
     match call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17932,14 +23262,14 @@ unsafe fn trace_cuTensorMapEncodeIm2colWide(__f: Fn_cuTensorMapEncodeIm2colWide,
         &[
             ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
             ("tensorDataType", crate::trace::Value::Enum { name: tensorDataType.name(), value: tensorDataType.0 as i64 }),
-            ("tensorRank", crate::trace::Value::Ptr(tensorRank as *const c_void)),
+            ("tensorRank", crate::trace::Value::U64(tensorRank as u64)),
             ("globalAddress", crate::trace::Value::Ptr(globalAddress as *const c_void)),
             ("globalDim", crate::trace::Value::Ptr(globalDim as *const c_void)),
             ("globalStrides", crate::trace::Value::Ptr(globalStrides as *const c_void)),
             ("pixelBoxLowerCornerWidth", crate::trace::Value::I64(pixelBoxLowerCornerWidth as i64)),
             ("pixelBoxUpperCornerWidth", crate::trace::Value::I64(pixelBoxUpperCornerWidth as i64)),
-            ("channelsPerPixel", crate::trace::Value::Ptr(channelsPerPixel as *const c_void)),
-            ("pixelsPerColumn", crate::trace::Value::Ptr(pixelsPerColumn as *const c_void)),
+            ("channelsPerPixel", crate::trace::Value::U64(channelsPerPixel as u64)),
+            ("pixelsPerColumn", crate::trace::Value::U64(pixelsPerColumn as u64)),
             ("elementStrides", crate::trace::Value::Ptr(elementStrides as *const c_void)),
             ("interleave", crate::trace::Value::Enum { name: interleave.name(), value: interleave.0 as i64 }),
             ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
@@ -17956,6 +23286,18 @@ unsafe fn trace_cuTensorMapEncodeIm2colWide(__f: Fn_cuTensorMapEncodeIm2colWide,
 /// `cuTensorMapEncodeIm2colWide`. Typed: [`tensor_map_encode_im2col_wide`](super::tensor_map_encode_im2col_wide).
 #[inline]
 pub unsafe fn cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
+    if let Some(__p) = TABLE.peek(444) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeIm2colWide>(__p)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+        }
+    }
+    slow_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
     match call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -17994,6 +23336,18 @@ unsafe fn trace_cuTensorMapReplaceAddress(__f: Fn_cuTensorMapReplaceAddress, ten
 /// `cuTensorMapReplaceAddress`. Typed: [`tensor_map_replace_address`](super::tensor_map_replace_address).
 #[inline]
 pub unsafe fn cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(445) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuTensorMapReplaceAddress>(__p)(tensorMap, globalAddress);
+        }
+    }
+    slow_cuTensorMapReplaceAddress(tensorMap, globalAddress)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> CUresult {
     match call_cuTensorMapReplaceAddress(tensorMap, globalAddress) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18033,6 +23387,18 @@ unsafe fn trace_cuDeviceCanAccessPeer(__f: Fn_cuDeviceCanAccessPeer, canAccessPe
 /// `cuDeviceCanAccessPeer`. Typed: [`device_can_access_peer`](super::device_can_access_peer).
 #[inline]
 pub unsafe fn cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(446) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceCanAccessPeer>(__p)(canAccessPeer, dev, peerDev);
+        }
+    }
+    slow_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult {
     match call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18071,6 +23437,18 @@ unsafe fn trace_cuCtxEnablePeerAccess(__f: Fn_cuCtxEnablePeerAccess, peerContext
 /// `cuCtxEnablePeerAccess`. Typed: [`ctx_enable_peer_access`](super::ctx_enable_peer_access).
 #[inline]
 pub unsafe fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(447) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxEnablePeerAccess>(__p)(peerContext, Flags);
+        }
+    }
+    slow_cuCtxEnablePeerAccess(peerContext, Flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> CUresult {
     match call_cuCtxEnablePeerAccess(peerContext, Flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18108,6 +23486,18 @@ unsafe fn trace_cuCtxDisablePeerAccess(__f: Fn_cuCtxDisablePeerAccess, peerConte
 /// `cuCtxDisablePeerAccess`. Typed: [`ctx_disable_peer_access`](super::ctx_disable_peer_access).
 #[inline]
 pub unsafe fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(448) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxDisablePeerAccess>(__p)(peerContext);
+        }
+    }
+    slow_cuCtxDisablePeerAccess(peerContext)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult {
     match call_cuCtxDisablePeerAccess(peerContext) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18148,6 +23538,18 @@ unsafe fn trace_cuDeviceGetP2PAttribute(__f: Fn_cuDeviceGetP2PAttribute, value: 
 /// `cuDeviceGetP2PAttribute`. Typed: [`device_get_p2p_attribute`](super::device_get_p2p_attribute).
 #[inline]
 pub unsafe fn cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(449) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetP2PAttribute>(__p)(value, attrib, srcDevice, dstDevice);
+        }
+    }
+    slow_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult {
     match call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18185,6 +23587,18 @@ unsafe fn trace_cuGraphicsUnregisterResource(__f: Fn_cuGraphicsUnregisterResourc
 /// `cuGraphicsUnregisterResource`. Typed: [`graphics_unregister_resource`](super::graphics_unregister_resource).
 #[inline]
 pub unsafe fn cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUresult {
+    if let Some(__p) = TABLE.peek(450) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphicsUnregisterResource>(__p)(resource);
+        }
+    }
+    slow_cuGraphicsUnregisterResource(resource)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUresult {
     match call_cuGraphicsUnregisterResource(resource) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18225,6 +23639,18 @@ unsafe fn trace_cuGraphicsSubResourceGetMappedArray(__f: Fn_cuGraphicsSubResourc
 /// `cuGraphicsSubResourceGetMappedArray`. Typed: [`graphics_sub_resource_get_mapped_array`](super::graphics_sub_resource_get_mapped_array).
 #[inline]
 pub unsafe fn cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(451) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphicsSubResourceGetMappedArray>(__p)(pArray, resource, arrayIndex, mipLevel);
+        }
+    }
+    slow_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint) -> CUresult {
     match call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18263,6 +23689,18 @@ unsafe fn trace_cuGraphicsResourceGetMappedMipmappedArray(__f: Fn_cuGraphicsReso
 /// `cuGraphicsResourceGetMappedMipmappedArray`. Typed: [`graphics_resource_get_mapped_mipmapped_array`](super::graphics_resource_get_mapped_mipmapped_array).
 #[inline]
 pub unsafe fn cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult {
+    if let Some(__p) = TABLE.peek(452) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceGetMappedMipmappedArray>(__p)(pMipmappedArray, resource);
+        }
+    }
+    slow_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult {
     match call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18302,6 +23740,18 @@ unsafe fn trace_cuGraphicsResourceGetMappedPointer_v2(__f: Fn_cuGraphicsResource
 /// `cuGraphicsResourceGetMappedPointer_v2` (`cuGraphicsResourceGetMappedPointer`). Typed: [`graphics_resource_get_mapped_pointer`](super::graphics_resource_get_mapped_pointer).
 #[inline]
 pub unsafe fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult {
+    if let Some(__p) = TABLE.peek(453) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceGetMappedPointer_v2>(__p)(pDevPtr, pSize, resource);
+        }
+    }
+    slow_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult {
     match call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18340,6 +23790,18 @@ unsafe fn trace_cuGraphicsResourceSetMapFlags_v2(__f: Fn_cuGraphicsResourceSetMa
 /// `cuGraphicsResourceSetMapFlags_v2` (`cuGraphicsResourceSetMapFlags`). Typed: [`graphics_resource_set_map_flags`](super::graphics_resource_set_map_flags).
 #[inline]
 pub unsafe fn cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(454) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceSetMapFlags_v2>(__p)(resource, flags);
+        }
+    }
+    slow_cuGraphicsResourceSetMapFlags_v2(resource, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: c_uint) -> CUresult {
     match call_cuGraphicsResourceSetMapFlags_v2(resource, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18379,6 +23841,18 @@ unsafe fn trace_cuGraphicsMapResources(__f: Fn_cuGraphicsMapResources, count: c_
 /// `cuGraphicsMapResources`. Typed: [`graphics_map_resources`](super::graphics_map_resources).
 #[inline]
 pub unsafe fn cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(455) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphicsMapResources>(__p)(count, resources, hStream);
+        }
+    }
+    slow_cuGraphicsMapResources(count, resources, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
     match call_cuGraphicsMapResources(count, resources, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18418,6 +23892,18 @@ unsafe fn trace_cuGraphicsUnmapResources(__f: Fn_cuGraphicsUnmapResources, count
 /// `cuGraphicsUnmapResources`. Typed: [`graphics_unmap_resources`](super::graphics_unmap_resources).
 #[inline]
 pub unsafe fn cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(456) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphicsUnmapResources>(__p)(count, resources, hStream);
+        }
+    }
+    slow_cuGraphicsUnmapResources(count, resources, hStream)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
     match call_cuGraphicsUnmapResources(count, resources, hStream) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18447,7 +23933,7 @@ unsafe fn trace_cuGetProcAddress_v2(__f: Fn_cuGetProcAddress_v2, symbol: *const 
             ("symbol", crate::trace::Value::Str(crate::util::opt_cstr(symbol as *const c_char))),
             ("pfn", crate::trace::Value::Ptr(pfn as *const c_void)),
             ("cudaVersion", crate::trace::Value::I64(cudaVersion as i64)),
-            ("flags", crate::trace::Value::Ptr(flags as *const c_void)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
             ("symbolStatus", crate::trace::Value::Ptr(symbolStatus as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -18459,6 +23945,18 @@ unsafe fn trace_cuGetProcAddress_v2(__f: Fn_cuGetProcAddress_v2, symbol: *const 
 /// `cuGetProcAddress_v2` (`cuGetProcAddress`). Typed: [`get_proc_address`](super::get_proc_address).
 #[inline]
 pub unsafe fn cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult {
+    if let Some(__p) = TABLE.peek(457) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGetProcAddress_v2>(__p)(symbol, pfn, cudaVersion, flags, symbolStatus);
+        }
+    }
+    slow_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult {
     match call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18498,6 +23996,18 @@ unsafe fn trace_cuCoredumpGetAttribute(__f: Fn_cuCoredumpGetAttribute, attrib: C
 /// `cuCoredumpGetAttribute`. Typed: [`coredump_get_attribute`](super::coredump_get_attribute).
 #[inline]
 pub unsafe fn cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(458) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCoredumpGetAttribute>(__p)(attrib, value, size);
+        }
+    }
+    slow_cuCoredumpGetAttribute(attrib, value, size)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
     match call_cuCoredumpGetAttribute(attrib, value, size) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18537,6 +24047,18 @@ unsafe fn trace_cuCoredumpGetAttributeGlobal(__f: Fn_cuCoredumpGetAttributeGloba
 /// `cuCoredumpGetAttributeGlobal`. Typed: [`coredump_get_attribute_global`](super::coredump_get_attribute_global).
 #[inline]
 pub unsafe fn cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(459) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCoredumpGetAttributeGlobal>(__p)(attrib, value, size);
+        }
+    }
+    slow_cuCoredumpGetAttributeGlobal(attrib, value, size)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
     match call_cuCoredumpGetAttributeGlobal(attrib, value, size) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18576,6 +24098,18 @@ unsafe fn trace_cuCoredumpSetAttribute(__f: Fn_cuCoredumpSetAttribute, attrib: C
 /// `cuCoredumpSetAttribute`. Typed: [`coredump_set_attribute`](super::coredump_set_attribute).
 #[inline]
 pub unsafe fn cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(460) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCoredumpSetAttribute>(__p)(attrib, value, size);
+        }
+    }
+    slow_cuCoredumpSetAttribute(attrib, value, size)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
     match call_cuCoredumpSetAttribute(attrib, value, size) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18615,6 +24149,18 @@ unsafe fn trace_cuCoredumpSetAttributeGlobal(__f: Fn_cuCoredumpSetAttributeGloba
 /// `cuCoredumpSetAttributeGlobal`. Typed: [`coredump_set_attribute_global`](super::coredump_set_attribute_global).
 #[inline]
 pub unsafe fn cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(461) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCoredumpSetAttributeGlobal>(__p)(attrib, value, size);
+        }
+    }
+    slow_cuCoredumpSetAttributeGlobal(attrib, value, size)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
     match call_cuCoredumpSetAttributeGlobal(attrib, value, size) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18653,6 +24199,18 @@ unsafe fn trace_cuGetExportTable(__f: Fn_cuGetExportTable, ppExportTable: *mut *
 /// `cuGetExportTable`. Typed: [`get_export_table`](super::get_export_table).
 #[inline]
 pub unsafe fn cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid) -> CUresult {
+    if let Some(__p) = TABLE.peek(462) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGetExportTable>(__p)(ppExportTable, pExportTableId);
+        }
+    }
+    slow_cuGetExportTable(ppExportTable, pExportTableId)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid) -> CUresult {
     match call_cuGetExportTable(ppExportTable, pExportTableId) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18693,6 +24251,18 @@ unsafe fn trace_cuGreenCtxCreate(__f: Fn_cuGreenCtxCreate, phCtx: *mut CUgreenCt
 /// `cuGreenCtxCreate`. Typed: [`green_ctx_create`](super::green_ctx_create).
 #[inline]
 pub unsafe fn cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(463) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGreenCtxCreate>(__p)(phCtx, desc, dev, flags);
+        }
+    }
+    slow_cuGreenCtxCreate(phCtx, desc, dev, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> CUresult {
     match call_cuGreenCtxCreate(phCtx, desc, dev, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18730,6 +24300,18 @@ unsafe fn trace_cuGreenCtxDestroy(__f: Fn_cuGreenCtxDestroy, hCtx: CUgreenCtx) -
 /// `cuGreenCtxDestroy`. Typed: [`green_ctx_destroy`](super::green_ctx_destroy).
 #[inline]
 pub unsafe fn cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
+    if let Some(__p) = TABLE.peek(464) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGreenCtxDestroy>(__p)(hCtx);
+        }
+    }
+    slow_cuGreenCtxDestroy(hCtx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
     match call_cuGreenCtxDestroy(hCtx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18768,6 +24350,18 @@ unsafe fn trace_cuCtxFromGreenCtx(__f: Fn_cuCtxFromGreenCtx, pContext: *mut CUco
 /// `cuCtxFromGreenCtx`. Typed: [`ctx_from_green_ctx`](super::ctx_from_green_ctx).
 #[inline]
 pub unsafe fn cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult {
+    if let Some(__p) = TABLE.peek(465) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxFromGreenCtx>(__p)(pContext, hCtx);
+        }
+    }
+    slow_cuCtxFromGreenCtx(pContext, hCtx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult {
     match call_cuCtxFromGreenCtx(pContext, hCtx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18807,6 +24401,18 @@ unsafe fn trace_cuDeviceGetDevResource(__f: Fn_cuDeviceGetDevResource, device: C
 /// `cuDeviceGetDevResource`. Typed: [`device_get_dev_resource`](super::device_get_dev_resource).
 #[inline]
 pub unsafe fn cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
+    if let Some(__p) = TABLE.peek(466) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDeviceGetDevResource>(__p)(device, resource, r#type);
+        }
+    }
+    slow_cuDeviceGetDevResource(device, resource, r#type)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
     match call_cuDeviceGetDevResource(device, resource, r#type) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18846,6 +24452,18 @@ unsafe fn trace_cuCtxGetDevResource(__f: Fn_cuCtxGetDevResource, hCtx: CUcontext
 /// `cuCtxGetDevResource`. Typed: [`ctx_get_dev_resource`](super::ctx_get_dev_resource).
 #[inline]
 pub unsafe fn cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
+    if let Some(__p) = TABLE.peek(467) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCtxGetDevResource>(__p)(hCtx, resource, r#type);
+        }
+    }
+    slow_cuCtxGetDevResource(hCtx, resource, r#type)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
     match call_cuCtxGetDevResource(hCtx, resource, r#type) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18885,6 +24503,18 @@ unsafe fn trace_cuGreenCtxGetDevResource(__f: Fn_cuGreenCtxGetDevResource, hCtx:
 /// `cuGreenCtxGetDevResource`. Typed: [`green_ctx_get_dev_resource`](super::green_ctx_get_dev_resource).
 #[inline]
 pub unsafe fn cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
+    if let Some(__p) = TABLE.peek(468) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGreenCtxGetDevResource>(__p)(hCtx, resource, r#type);
+        }
+    }
+    slow_cuGreenCtxGetDevResource(hCtx, resource, r#type)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
     match call_cuGreenCtxGetDevResource(hCtx, resource, r#type) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18927,6 +24557,18 @@ unsafe fn trace_cuDevSmResourceSplitByCount(__f: Fn_cuDevSmResourceSplitByCount,
 /// `cuDevSmResourceSplitByCount`. Typed: [`dev_sm_resource_split_by_count`](super::dev_sm_resource_split_by_count).
 #[inline]
 pub unsafe fn cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(469) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDevSmResourceSplitByCount>(__p)(result, nbGroups, input, remaining, useFlags, minCount);
+        }
+    }
+    slow_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> CUresult {
     match call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -18966,6 +24608,18 @@ unsafe fn trace_cuDevResourceGenerateDesc(__f: Fn_cuDevResourceGenerateDesc, phD
 /// `cuDevResourceGenerateDesc`. Typed: [`dev_resource_generate_desc`](super::dev_resource_generate_desc).
 #[inline]
 pub unsafe fn cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(470) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuDevResourceGenerateDesc>(__p)(phDesc, resources, nbResources);
+        }
+    }
+    slow_cuDevResourceGenerateDesc(phDesc, resources, nbResources)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> CUresult {
     match call_cuDevResourceGenerateDesc(phDesc, resources, nbResources) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19004,6 +24658,18 @@ unsafe fn trace_cuGreenCtxRecordEvent(__f: Fn_cuGreenCtxRecordEvent, hCtx: CUgre
 /// `cuGreenCtxRecordEvent`. Typed: [`green_ctx_record_event`](super::green_ctx_record_event).
 #[inline]
 pub unsafe fn cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(471) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGreenCtxRecordEvent>(__p)(hCtx, hEvent);
+        }
+    }
+    slow_cuGreenCtxRecordEvent(hCtx, hEvent)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
     match call_cuGreenCtxRecordEvent(hCtx, hEvent) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19042,6 +24708,18 @@ unsafe fn trace_cuGreenCtxWaitEvent(__f: Fn_cuGreenCtxWaitEvent, hCtx: CUgreenCt
 /// `cuGreenCtxWaitEvent`. Typed: [`green_ctx_wait_event`](super::green_ctx_wait_event).
 #[inline]
 pub unsafe fn cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
+    if let Some(__p) = TABLE.peek(472) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGreenCtxWaitEvent>(__p)(hCtx, hEvent);
+        }
+    }
+    slow_cuGreenCtxWaitEvent(hCtx, hEvent)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
     match call_cuGreenCtxWaitEvent(hCtx, hEvent) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19080,6 +24758,18 @@ unsafe fn trace_cuStreamGetGreenCtx(__f: Fn_cuStreamGetGreenCtx, hStream: CUstre
 /// `cuStreamGetGreenCtx`. Typed: [`stream_get_green_ctx`](super::stream_get_green_ctx).
 #[inline]
 pub unsafe fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult {
+    if let Some(__p) = TABLE.peek(473) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetGreenCtx>(__p)(hStream, phCtx);
+        }
+    }
+    slow_cuStreamGetGreenCtx(hStream, phCtx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult {
     match call_cuStreamGetGreenCtx(hStream, phCtx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19120,6 +24810,18 @@ unsafe fn trace_cuGreenCtxStreamCreate(__f: Fn_cuGreenCtxStreamCreate, phStream:
 /// `cuGreenCtxStreamCreate`. Typed: [`green_ctx_stream_create`](super::green_ctx_stream_create).
 #[inline]
 pub unsafe fn cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(474) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGreenCtxStreamCreate>(__p)(phStream, greenCtx, flags, priority);
+        }
+    }
+    slow_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult {
     match call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19159,6 +24861,18 @@ unsafe fn trace_cuLogsRegisterCallback(__f: Fn_cuLogsRegisterCallback, callbackF
 /// `cuLogsRegisterCallback`. Typed: [`logs_register_callback`](super::logs_register_callback).
 #[inline]
 pub unsafe fn cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult {
+    if let Some(__p) = TABLE.peek(475) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLogsRegisterCallback>(__p)(callbackFunc, userData, callback_out);
+        }
+    }
+    slow_cuLogsRegisterCallback(callbackFunc, userData, callback_out)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult {
     match call_cuLogsRegisterCallback(callbackFunc, userData, callback_out) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19196,6 +24910,18 @@ unsafe fn trace_cuLogsUnregisterCallback(__f: Fn_cuLogsUnregisterCallback, callb
 /// `cuLogsUnregisterCallback`. Typed: [`logs_unregister_callback`](super::logs_unregister_callback).
 #[inline]
 pub unsafe fn cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUresult {
+    if let Some(__p) = TABLE.peek(476) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLogsUnregisterCallback>(__p)(callback);
+        }
+    }
+    slow_cuLogsUnregisterCallback(callback)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUresult {
     match call_cuLogsUnregisterCallback(callback) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19234,6 +24960,18 @@ unsafe fn trace_cuLogsCurrent(__f: Fn_cuLogsCurrent, iterator_out: *mut CUlogIte
 /// `cuLogsCurrent`. Typed: [`logs_current`](super::logs_current).
 #[inline]
 pub unsafe fn cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(477) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLogsCurrent>(__p)(iterator_out, flags);
+        }
+    }
+    slow_cuLogsCurrent(iterator_out, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint) -> CUresult {
     match call_cuLogsCurrent(iterator_out, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19273,6 +25011,18 @@ unsafe fn trace_cuLogsDumpToFile(__f: Fn_cuLogsDumpToFile, iterator: *mut CUlogI
 /// `cuLogsDumpToFile`. Typed: [`logs_dump_to_file`](super::logs_dump_to_file).
 #[inline]
 pub unsafe fn cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(478) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLogsDumpToFile>(__p)(iterator, pathToFile, flags);
+        }
+    }
+    slow_cuLogsDumpToFile(iterator, pathToFile, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint) -> CUresult {
     match call_cuLogsDumpToFile(iterator, pathToFile, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19313,6 +25063,18 @@ unsafe fn trace_cuLogsDumpToMemory(__f: Fn_cuLogsDumpToMemory, iterator: *mut CU
 /// `cuLogsDumpToMemory`. Typed: [`logs_dump_to_memory`](super::logs_dump_to_memory).
 #[inline]
 pub unsafe fn cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(479) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLogsDumpToMemory>(__p)(iterator, buffer, size, flags);
+        }
+    }
+    slow_cuLogsDumpToMemory(iterator, buffer, size, flags)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint) -> CUresult {
     match call_cuLogsDumpToMemory(iterator, buffer, size, flags) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19351,6 +25113,18 @@ unsafe fn trace_cuCheckpointProcessGetRestoreThreadId(__f: Fn_cuCheckpointProces
 /// `cuCheckpointProcessGetRestoreThreadId`. Typed: [`checkpoint_process_get_restore_thread_id`](super::checkpoint_process_get_restore_thread_id).
 #[inline]
 pub unsafe fn cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(480) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessGetRestoreThreadId>(__p)(pid, tid);
+        }
+    }
+    slow_cuCheckpointProcessGetRestoreThreadId(pid, tid)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int) -> CUresult {
     match call_cuCheckpointProcessGetRestoreThreadId(pid, tid) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19389,6 +25163,18 @@ unsafe fn trace_cuCheckpointProcessGetState(__f: Fn_cuCheckpointProcessGetState,
 /// `cuCheckpointProcessGetState`. Typed: [`checkpoint_process_get_state`](super::checkpoint_process_get_state).
 #[inline]
 pub unsafe fn cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessState) -> CUresult {
+    if let Some(__p) = TABLE.peek(481) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessGetState>(__p)(pid, state);
+        }
+    }
+    slow_cuCheckpointProcessGetState(pid, state)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessState) -> CUresult {
     match call_cuCheckpointProcessGetState(pid, state) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19427,6 +25213,18 @@ unsafe fn trace_cuCheckpointProcessLock(__f: Fn_cuCheckpointProcessLock, pid: c_
 /// `cuCheckpointProcessLock`. Typed: [`checkpoint_process_lock`](super::checkpoint_process_lock).
 #[inline]
 pub unsafe fn cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult {
+    if let Some(__p) = TABLE.peek(482) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessLock>(__p)(pid, args);
+        }
+    }
+    slow_cuCheckpointProcessLock(pid, args)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult {
     match call_cuCheckpointProcessLock(pid, args) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19465,6 +25263,18 @@ unsafe fn trace_cuCheckpointProcessCheckpoint(__f: Fn_cuCheckpointProcessCheckpo
 /// `cuCheckpointProcessCheckpoint`. Typed: [`checkpoint_process_checkpoint`](super::checkpoint_process_checkpoint).
 #[inline]
 pub unsafe fn cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult {
+    if let Some(__p) = TABLE.peek(483) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessCheckpoint>(__p)(pid, args);
+        }
+    }
+    slow_cuCheckpointProcessCheckpoint(pid, args)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult {
     match call_cuCheckpointProcessCheckpoint(pid, args) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19503,6 +25313,18 @@ unsafe fn trace_cuCheckpointProcessRestore(__f: Fn_cuCheckpointProcessRestore, p
 /// `cuCheckpointProcessRestore`. Typed: [`checkpoint_process_restore`](super::checkpoint_process_restore).
 #[inline]
 pub unsafe fn cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult {
+    if let Some(__p) = TABLE.peek(484) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessRestore>(__p)(pid, args);
+        }
+    }
+    slow_cuCheckpointProcessRestore(pid, args)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult {
     match call_cuCheckpointProcessRestore(pid, args) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -19541,6 +25363,18 @@ unsafe fn trace_cuCheckpointProcessUnlock(__f: Fn_cuCheckpointProcessUnlock, pid
 /// `cuCheckpointProcessUnlock`. Typed: [`checkpoint_process_unlock`](super::checkpoint_process_unlock).
 #[inline]
 pub unsafe fn cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult {
+    if let Some(__p) = TABLE.peek(485) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessUnlock>(__p)(pid, args);
+        }
+    }
+    slow_cuCheckpointProcessUnlock(pid, args)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult {
     match call_cuCheckpointProcessUnlock(pid, args) {
         Ok(r) => r,
         Err(e) => load_status(&e),

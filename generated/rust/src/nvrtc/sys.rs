@@ -5,7 +5,9 @@
 // Regenerate with `cargo xtask regen`.
 //! `nvrtc.h`: raw entry points with their C names and exact C signatures.
 //!
-//! Each function fetches its pointer from one lazily filled table ([`crate::loader`]); a missing
+//! Each function fetches its pointer from one lazily filled table ([`crate::loader`]); once the
+//! entry is resolved and tracing is known to be off, a call is one load, one compare and a tail
+//! call (everything else lives in a cold `slow_*` function). A missing
 //! library or entry point returns `nvrtcResult(11)` / `nvrtcResult(11)`
 //! instead of aborting. Per-thread-stream variants (`_ptds`, `_ptsz`) are separate functions.
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
@@ -95,6 +97,18 @@ unsafe fn trace_nvrtcGetErrorString(__f: Fn_nvrtcGetErrorString, result: nvrtcRe
 /// `nvrtcGetErrorString`. Typed: [`get_error_string`](super::get_error_string).
 #[inline]
 pub unsafe fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char {
+    if let Some(__p) = TABLE.peek(0) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetErrorString>(__p)(result);
+        }
+    }
+    slow_nvrtcGetErrorString(result)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetErrorString(result: nvrtcResult) -> *const c_char {
     match call_nvrtcGetErrorString(result) {
         Ok(r) => r,
         Err(e) => { let _ = e; c"(library not loaded)".as_ptr() },
@@ -133,6 +147,18 @@ unsafe fn trace_nvrtcVersion(__f: Fn_nvrtcVersion, major: *mut c_int, minor: *mu
 /// `nvrtcVersion`. Typed: [`version`](super::version).
 #[inline]
 pub unsafe fn nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(1) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcVersion>(__p)(major, minor);
+        }
+    }
+    slow_nvrtcVersion(major, minor)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
     match call_nvrtcVersion(major, minor) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -170,6 +196,18 @@ unsafe fn trace_nvrtcGetNumSupportedArchs(__f: Fn_nvrtcGetNumSupportedArchs, num
 /// `nvrtcGetNumSupportedArchs`. Typed: [`get_num_supported_archs`](super::get_num_supported_archs).
 #[inline]
 pub unsafe fn nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(2) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetNumSupportedArchs>(__p)(numArchs);
+        }
+    }
+    slow_nvrtcGetNumSupportedArchs(numArchs)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult {
     match call_nvrtcGetNumSupportedArchs(numArchs) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -207,6 +245,18 @@ unsafe fn trace_nvrtcGetSupportedArchs(__f: Fn_nvrtcGetSupportedArchs, supported
 /// `nvrtcGetSupportedArchs`. Typed: [`get_supported_archs`](super::get_supported_archs).
 #[inline]
 pub unsafe fn nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(3) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetSupportedArchs>(__p)(supportedArchs);
+        }
+    }
+    slow_nvrtcGetSupportedArchs(supportedArchs)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult {
     match call_nvrtcGetSupportedArchs(supportedArchs) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -249,6 +299,18 @@ unsafe fn trace_nvrtcCreateProgram(__f: Fn_nvrtcCreateProgram, prog: *mut nvrtcP
 /// `nvrtcCreateProgram`. Typed: [`create_program`](super::create_program).
 #[inline]
 pub unsafe fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(4) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcCreateProgram>(__p)(prog, src, name, numHeaders, headers, includeNames);
+        }
+    }
+    slow_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult {
     match call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -286,6 +348,18 @@ unsafe fn trace_nvrtcDestroyProgram(__f: Fn_nvrtcDestroyProgram, prog: *mut nvrt
 /// `nvrtcDestroyProgram`. Typed: [`destroy_program`](super::destroy_program).
 #[inline]
 pub unsafe fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(5) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcDestroyProgram>(__p)(prog);
+        }
+    }
+    slow_nvrtcDestroyProgram(prog)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
     match call_nvrtcDestroyProgram(prog) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -325,6 +399,18 @@ unsafe fn trace_nvrtcCompileProgram(__f: Fn_nvrtcCompileProgram, prog: nvrtcProg
 /// `nvrtcCompileProgram`. Typed: [`compile_program`](super::compile_program).
 #[inline]
 pub unsafe fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(6) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcCompileProgram>(__p)(prog, numOptions, options);
+        }
+    }
+    slow_nvrtcCompileProgram(prog, numOptions, options)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
     match call_nvrtcCompileProgram(prog, numOptions, options) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -363,6 +449,18 @@ unsafe fn trace_nvrtcGetPTXSize(__f: Fn_nvrtcGetPTXSize, prog: nvrtcProgram, ptx
 /// `nvrtcGetPTXSize`. Typed: [`get_ptx_size`](super::get_ptx_size).
 #[inline]
 pub unsafe fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(7) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPTXSize>(__p)(prog, ptxSizeRet);
+        }
+    }
+    slow_nvrtcGetPTXSize(prog, ptxSizeRet)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
     match call_nvrtcGetPTXSize(prog, ptxSizeRet) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -401,6 +499,18 @@ unsafe fn trace_nvrtcGetPTX(__f: Fn_nvrtcGetPTX, prog: nvrtcProgram, ptx: *mut c
 /// `nvrtcGetPTX`. Typed: [`get_ptx`](super::get_ptx).
 #[inline]
 pub unsafe fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(8) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPTX>(__p)(prog, ptx);
+        }
+    }
+    slow_nvrtcGetPTX(prog, ptx)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
     match call_nvrtcGetPTX(prog, ptx) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -439,6 +549,18 @@ unsafe fn trace_nvrtcGetCUBINSize(__f: Fn_nvrtcGetCUBINSize, prog: nvrtcProgram,
 /// `nvrtcGetCUBINSize`. Typed: [`get_cubin_size`](super::get_cubin_size).
 #[inline]
 pub unsafe fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(9) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetCUBINSize>(__p)(prog, cubinSizeRet);
+        }
+    }
+    slow_nvrtcGetCUBINSize(prog, cubinSizeRet)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
     match call_nvrtcGetCUBINSize(prog, cubinSizeRet) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -477,6 +599,18 @@ unsafe fn trace_nvrtcGetCUBIN(__f: Fn_nvrtcGetCUBIN, prog: nvrtcProgram, cubin: 
 /// `nvrtcGetCUBIN`. Typed: [`get_cubin`](super::get_cubin).
 #[inline]
 pub unsafe fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(10) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetCUBIN>(__p)(prog, cubin);
+        }
+    }
+    slow_nvrtcGetCUBIN(prog, cubin)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
     match call_nvrtcGetCUBIN(prog, cubin) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -516,6 +650,18 @@ unsafe fn trace_nvrtcGetNVVMSize(__f: Fn_nvrtcGetNVVMSize, prog: nvrtcProgram, n
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(11) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetNVVMSize>(__p)(prog, nvvmSizeRet);
+        }
+    }
+    slow_nvrtcGetNVVMSize(prog, nvvmSizeRet)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
     match call_nvrtcGetNVVMSize(prog, nvvmSizeRet) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -555,6 +701,18 @@ unsafe fn trace_nvrtcGetNVVM(__f: Fn_nvrtcGetNVVM, prog: nvrtcProgram, nvvm: *mu
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(12) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetNVVM>(__p)(prog, nvvm);
+        }
+    }
+    slow_nvrtcGetNVVM(prog, nvvm)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult {
     match call_nvrtcGetNVVM(prog, nvvm) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -593,6 +751,18 @@ unsafe fn trace_nvrtcGetLTOIRSize(__f: Fn_nvrtcGetLTOIRSize, prog: nvrtcProgram,
 /// `nvrtcGetLTOIRSize`. Typed: [`get_ltoir_size`](super::get_ltoir_size).
 #[inline]
 pub unsafe fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(13) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetLTOIRSize>(__p)(prog, LTOIRSizeRet);
+        }
+    }
+    slow_nvrtcGetLTOIRSize(prog, LTOIRSizeRet)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
     match call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -631,6 +801,18 @@ unsafe fn trace_nvrtcGetLTOIR(__f: Fn_nvrtcGetLTOIR, prog: nvrtcProgram, LTOIR: 
 /// `nvrtcGetLTOIR`. Typed: [`get_ltoir`](super::get_ltoir).
 #[inline]
 pub unsafe fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(14) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetLTOIR>(__p)(prog, LTOIR);
+        }
+    }
+    slow_nvrtcGetLTOIR(prog, LTOIR)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
     match call_nvrtcGetLTOIR(prog, LTOIR) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -669,6 +851,18 @@ unsafe fn trace_nvrtcGetOptiXIRSize(__f: Fn_nvrtcGetOptiXIRSize, prog: nvrtcProg
 /// `nvrtcGetOptiXIRSize`. Typed: [`get_optixir_size`](super::get_optixir_size).
 #[inline]
 pub unsafe fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(15) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetOptiXIRSize>(__p)(prog, optixirSizeRet);
+        }
+    }
+    slow_nvrtcGetOptiXIRSize(prog, optixirSizeRet)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
     match call_nvrtcGetOptiXIRSize(prog, optixirSizeRet) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -707,6 +901,18 @@ unsafe fn trace_nvrtcGetOptiXIR(__f: Fn_nvrtcGetOptiXIR, prog: nvrtcProgram, opt
 /// `nvrtcGetOptiXIR`. Typed: [`get_optixir`](super::get_optixir).
 #[inline]
 pub unsafe fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(16) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetOptiXIR>(__p)(prog, optixir);
+        }
+    }
+    slow_nvrtcGetOptiXIR(prog, optixir)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult {
     match call_nvrtcGetOptiXIR(prog, optixir) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -745,6 +951,18 @@ unsafe fn trace_nvrtcGetProgramLogSize(__f: Fn_nvrtcGetProgramLogSize, prog: nvr
 /// `nvrtcGetProgramLogSize`. Typed: [`get_program_log_size`](super::get_program_log_size).
 #[inline]
 pub unsafe fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(17) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetProgramLogSize>(__p)(prog, logSizeRet);
+        }
+    }
+    slow_nvrtcGetProgramLogSize(prog, logSizeRet)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
     match call_nvrtcGetProgramLogSize(prog, logSizeRet) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -783,6 +1001,18 @@ unsafe fn trace_nvrtcGetProgramLog(__f: Fn_nvrtcGetProgramLog, prog: nvrtcProgra
 /// `nvrtcGetProgramLog`. Typed: [`get_program_log`](super::get_program_log).
 #[inline]
 pub unsafe fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(18) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetProgramLog>(__p)(prog, log);
+        }
+    }
+    slow_nvrtcGetProgramLog(prog, log)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
     match call_nvrtcGetProgramLog(prog, log) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -821,6 +1051,18 @@ unsafe fn trace_nvrtcAddNameExpression(__f: Fn_nvrtcAddNameExpression, prog: nvr
 /// `nvrtcAddNameExpression`. Typed: [`add_name_expression`](super::add_name_expression).
 #[inline]
 pub unsafe fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(19) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcAddNameExpression>(__p)(prog, name_expression);
+        }
+    }
+    slow_nvrtcAddNameExpression(prog, name_expression)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
     match call_nvrtcAddNameExpression(prog, name_expression) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -860,6 +1102,18 @@ unsafe fn trace_nvrtcGetLoweredName(__f: Fn_nvrtcGetLoweredName, prog: nvrtcProg
 /// `nvrtcGetLoweredName`. Typed: [`get_lowered_name`](super::get_lowered_name).
 #[inline]
 pub unsafe fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(20) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetLoweredName>(__p)(prog, name_expression, lowered_name);
+        }
+    }
+    slow_nvrtcGetLoweredName(prog, name_expression, lowered_name)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult {
     match call_nvrtcGetLoweredName(prog, name_expression, lowered_name) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -897,6 +1151,18 @@ unsafe fn trace_nvrtcGetPCHHeapSize(__f: Fn_nvrtcGetPCHHeapSize, ret: *mut usize
 /// `nvrtcGetPCHHeapSize`. Typed: [`get_pch_heap_size`](super::get_pch_heap_size).
 #[inline]
 pub unsafe fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(21) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPCHHeapSize>(__p)(ret);
+        }
+    }
+    slow_nvrtcGetPCHHeapSize(ret)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
     match call_nvrtcGetPCHHeapSize(ret) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -934,6 +1200,18 @@ unsafe fn trace_nvrtcSetPCHHeapSize(__f: Fn_nvrtcSetPCHHeapSize, size: usize) ->
 /// `nvrtcSetPCHHeapSize`. Typed: [`set_pch_heap_size`](super::set_pch_heap_size).
 #[inline]
 pub unsafe fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(22) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcSetPCHHeapSize>(__p)(size);
+        }
+    }
+    slow_nvrtcSetPCHHeapSize(size)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
     match call_nvrtcSetPCHHeapSize(size) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -971,6 +1249,18 @@ unsafe fn trace_nvrtcGetPCHCreateStatus(__f: Fn_nvrtcGetPCHCreateStatus, prog: n
 /// `nvrtcGetPCHCreateStatus`. Typed: [`get_pch_create_status`](super::get_pch_create_status).
 #[inline]
 pub unsafe fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(23) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPCHCreateStatus>(__p)(prog);
+        }
+    }
+    slow_nvrtcGetPCHCreateStatus(prog)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
     match call_nvrtcGetPCHCreateStatus(prog) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1009,6 +1299,18 @@ unsafe fn trace_nvrtcGetPCHHeapSizeRequired(__f: Fn_nvrtcGetPCHHeapSizeRequired,
 /// `nvrtcGetPCHHeapSizeRequired`. Typed: [`get_pch_heap_size_required`](super::get_pch_heap_size_required).
 #[inline]
 pub unsafe fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(24) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPCHHeapSizeRequired>(__p)(prog, size);
+        }
+    }
+    slow_nvrtcGetPCHHeapSizeRequired(prog, size)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
     match call_nvrtcGetPCHHeapSizeRequired(prog, size) {
         Ok(r) => r,
         Err(e) => load_status(&e),
@@ -1048,6 +1350,18 @@ unsafe fn trace_nvrtcSetFlowCallback(__f: Fn_nvrtcSetFlowCallback, prog: nvrtcPr
 /// `nvrtcSetFlowCallback`. Typed: [`set_flow_callback`](super::set_flow_callback).
 #[inline]
 pub unsafe fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult {
+    if let Some(__p) = TABLE.peek(25) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_nvrtcSetFlowCallback>(__p)(prog, callback, payload);
+        }
+    }
+    slow_nvrtcSetFlowCallback(prog, callback, payload)
+}
+
+/// First call, tracing on, or a load failure.
+#[cold]
+#[inline(never)]
+unsafe fn slow_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult {
     match call_nvrtcSetFlowCallback(prog, callback, payload) {
         Ok(r) => r,
         Err(e) => load_status(&e),

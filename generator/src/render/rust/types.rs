@@ -175,7 +175,14 @@ impl<'a> Ctx<'a> {
                     TypedefKind::Callback { .. } => TraceKind::FnPtr,
                     _ => self.trace_kind(&t.target),
                 },
-                None => TraceKind::Ptr,
+                // An alias chain that ends in a primitive (`cuuint64_t`): trace as that primitive.
+                None => match ty {
+                    Type::Named { name } => match self.item(name) {
+                        Some(Item::Typedef(t)) => self.trace_kind(&t.target),
+                        _ => TraceKind::Ptr,
+                    },
+                    _ => TraceKind::Ptr,
+                },
             },
         }
     }
