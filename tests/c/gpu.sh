@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # GPU-machine tests of the C shim. Builds nothing with cargo: it receives a folder holding
-# libcudagen.so, libcudagen.a and include/ (bundle.sh copies them to .carry/c), and optionally
-# prebuilt saxpy / bench binaries (tests/c/bundle.sh adds them); anything missing is compiled
-# here with gcc / nvcc, which that machine has.
+# libcudagen.so, libcudagen.a and include/ (tests/gpu/bundle.sh copies them to .carry/c); the C
+# programs are compiled there with gcc / nvcc, which that machine has.
 #   bash tests/c/gpu.sh .carry/c
 # Suites (a PASS/FAIL table is printed at the end; exit status 0 only when all pass):
 #   linked      saxpy.c linked -lcudagen: passes; its trace holds every driver/NVRTC call
@@ -10,7 +9,7 @@
 #               LD_PRELOAD=libcudagen.so: passes; its trace holds every driver/NVRTC call
 #   as-libcuda  runtime_saxpy.cu (nvcc -cudart shared) with the shim installed as libcuda.so.1 on
 #               LD_LIBRARY_PATH: passes; its driver calls (through cuGetProcAddress) are traced
-#   bench       bench.c via libcudagen vs libcuda, and via libcudagen with tracing to /dev/null
+#   bench       bench_pair.c: libcuda vs libcudagen in one process, then traced to /dev/null
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 carry=$(cd "${1:-$here/../../.carry/c}" && pwd) || { echo "usage: gpu.sh <folder with libcudagen.so>"; exit 2; }
@@ -109,39 +108,19 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
-echo; echo "== bench: ns/call, libcuda vs libcudagen (tracing off), libcudagen + trace to /dev/null"
-bench_shim="$carry/bench"; bench_cuda="$carry/bench-libcuda"
-[ -x "$bench_shim" ] || { bench_shim="$work/bench"; $CC -std=c99 -O2 -Wall -Werror -I "$carry/include" "$here/bench.c" -o "$bench_shim" -L "$carry" -lcudagen || bench_shim=; }
-[ -x "$bench_cuda" ] || { bench_cuda="$work/bench-libcuda"; $CC -std=c99 -O2 -Wall -Werror -I "$carry/include" "$here/bench.c" -o "$bench_cuda" -L "$cuda_lib/stubs" -lcuda || bench_cuda=; }
-if [ -n "$bench_shim" ] && [ -n "$bench_cuda" ]; then
-    env LD_LIBRARY_PATH="$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bench_cuda" | tee "$out/bench-libcuda.txt"
-    env LD_LIBRARY_PATH="$carry:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bench_shim" | tee "$out/bench-shim.txt"
-    env LD_LIBRARY_PATH="$carry:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUDAGEN_TRACE=1 CUDAGEN_TRACE_FILE=/dev/null \
-        "$bench_shim" | tee "$out/bench-trace.txt"
-    python3 - "$out" <<'EOF'
-import sys
-d = sys.argv[1]
-def load(f):
-    rows = {}
-    for l in open(f"{d}/{f}"):
-        w = l.split()
-        if len(w) == 5 and w[0] == "BENCH" and w[1] not in ("SKIP", "FAIL"):
-            rows[w[1]] = float(w[2])
-    return rows
-c, s, t = load("bench-libcuda.txt"), load("bench-shim.txt"), load("bench-trace.txt")
-print("| function | libcuda ns/call | libcudagen ns/call | added | traced ns/call | added |")
-print("| --- | ---: | ---: | ---: | ---: | ---: |")
-ok = bool(c)
-for f in c:
-    if f in s and f in t:
-        print(f"| {f} | {c[f]:.2f} | {s[f]:.2f} | {s[f]-c[f]:+.2f} | {t[f]:.2f} | {t[f]-c[f]:+.2f} |")
-    else:
-        ok = False
-sys.exit(0 if ok else 1)
-EOF
-    if [ $? = 0 ]; then row "bench (3 builds)" PASS "see table"; else row "bench (3 builds)" FAIL; fi
+# One process links libcuda and dlopens the shim; samples alternate, so both paths see the same
+# context, clocks and layout (separate builds differed by several ns from run to run).
+echo; echo "== bench: libcuda vs libcudagen in one process, tracing off, then traced to /dev/null"
+if $CC -std=c11 -O2 -Wall -I "$carry/include" "$here/bench_pair.c" -o "$work/bench_pair" -L "$cuda_lib/stubs" -lcuda -ldl; then
+    export LD_LIBRARY_PATH="$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    if "$work/bench_pair" "$carry/libcudagen.so" | tee "$out/bench.txt" \
+        && CUDAGEN_TRACE_FILE=/dev/null "$work/bench_pair" "$carry/libcudagen.so" | tee -a "$out/bench.txt"; then
+        row "bench (one process)" PASS "see table"
+    else
+        row "bench (one process)" FAIL
+    fi
 else
-    row "bench (3 builds)" FAIL "build"
+    row "bench (one process)" FAIL "build"
 fi
 
 echo
