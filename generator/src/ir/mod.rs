@@ -24,6 +24,14 @@ impl Api {
     pub fn library(&self, kind: LibraryKind) -> Option<&Library> {
         self.libraries.iter().find(|l| l.kind == kind)
     }
+
+    /// `CUDA_VERSION` from `cuda.h` (e.g. 12090), if the driver header was parsed.
+    pub fn cuda_version_macro(&self) -> Option<u32> {
+        self.libraries.iter().flat_map(|l| &l.macros).find(|m| m.name == "CUDA_VERSION").and_then(|m| match m.value {
+            MacroValue::Int { value, .. } => u32::try_from(value).ok(),
+            _ => None,
+        })
+    }
 }
 
 /// Which NVIDIA library a header describes.

@@ -10,7 +10,7 @@ pub mod shape;
 use crate::annotations::Annotations;
 use crate::diag::Result;
 use crate::annotations::parse_version;
-use crate::ir::{Api, LibraryKind, MacroValue};
+use crate::ir::{Api, LibraryKind};
 
 pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
     docs::run(api);
@@ -30,9 +30,5 @@ pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
 
 /// `CUDA_VERSION` from `cuda.h` (e.g. 12090), else the version the headers were fetched as.
 fn header_cuda_version(api: &Api) -> Option<u32> {
-    let from_macro = api.libraries.iter().flat_map(|l| &l.macros).find(|m| m.name == "CUDA_VERSION").and_then(|m| match m.value {
-        MacroValue::Int { value, .. } => u32::try_from(value).ok(),
-        _ => None,
-    });
-    from_macro.or_else(|| parse_version(&api.cuda_version))
+    api.cuda_version_macro().or_else(|| parse_version(&api.cuda_version))
 }

@@ -28,6 +28,28 @@ pub struct Output {
     pub coverage: Coverage,
 }
 
+/// Copies the verbatim support files under `templates/<from>` to `<to>` in the output, except
+/// those `skip` names; an empty folder is an error naming what is missing.
+pub(crate) fn copy_support(
+    templates: &Templates,
+    out: &mut Output,
+    from: &str,
+    to: &str,
+    skip: impl Fn(&str) -> bool,
+) -> Result<()> {
+    let mut copied = 0;
+    for (rel, text) in templates.support_under(from) {
+        if !skip(rel) {
+            out.files.insert(format!("{to}{rel}"), text.to_string());
+            copied += 1;
+        }
+    }
+    if copied == 0 {
+        return Err(crate::diag::Error::new(format!("templates/{from} is empty: the hand-written support modules are missing")));
+    }
+    Ok(())
+}
+
 /// Renders every surface.
 pub fn render_all(api: &Api, templates_dir: &Path) -> Result<Output> {
     let templates = Templates::load(templates_dir)?;

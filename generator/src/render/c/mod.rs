@@ -21,7 +21,7 @@ mod probe;
 
 use super::{Output, Templates};
 use crate::diag::{Error, Result};
-use crate::ir::{Api, LibraryKind, MacroValue};
+use crate::ir::{Api, LibraryKind};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -44,7 +44,7 @@ struct SymbolsView {
 }
 
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
-    let default_version = cuda_version_macro(api);
+    let default_version = api.cuda_version_macro().unwrap_or(0);
     let mut modules = Vec::new();
     let mut headers = Vec::new();
     let mut symbols = BTreeSet::new();
@@ -102,30 +102,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     out.files.insert("c/tests/abi_probe.c".into(), templates.render("c/abi_probe.c.tera", &probe::view(&libs))?);
     let symbols = SymbolsView { symbols: symbols.into_iter().collect() };
     out.files.insert("c/symbols.txt".into(), templates.render("c/symbols.txt.tera", &symbols)?);
-    let mut support = 0;
-    for (rel, text) in templates.support_under("c/support/") {
-        if rel == "getproc.rs" && !intercept {
-            continue;
-        }
-        out.files.insert(format!("c/src/{rel}"), text.to_string());
-        support += 1;
-    }
-    if support == 0 {
-        return Err(Error::new("templates/c/support/ is empty: the shim's hand-written modules are missing"));
-    }
-    Ok(())
+    super::copy_support(templates, out, "c/support/", "c/src/", |rel| rel == "getproc.rs" && !intercept)
 }
 
-/// `CUDA_VERSION` from the driver header: the ABI version of entries the header does not version.
-fn cuda_version_macro(api: &Api) -> u32 {
-    api.libraries
-        .iter()
-        .flat_map(|l| &l.macros)
-        .find(|m| m.name == "CUDA_VERSION")
-        .and_then(|m| match m.value {
-            MacroValue::Int { value, .. } => u32::try_from(value).ok(),
-            _ => None,
-        })
-        .unwrap_or(0)
-}
 

@@ -13,8 +13,8 @@ mod typedefs;
 mod types;
 
 use super::{Output, Templates};
-use crate::diag::{Error, Result};
-use crate::ir::{Api, Library, LibraryKind, MacroValue};
+use crate::diag::Result;
+use crate::ir::{Api, Library, LibraryKind};
 use functions::StatusCodes;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -61,7 +61,7 @@ struct CodesView {
 }
 
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
-    let default_version = cuda_version_macro(api);
+    let default_version = api.cuda_version_macro().unwrap_or(0);
     let mut summaries = Vec::new();
     for lib in &api.libraries {
         let view = module_view(lib, default_version, out);
@@ -82,29 +82,9 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
-    let mut support = 0;
-    for (rel, text) in templates.support_under("rust/support/") {
-        out.files.insert(format!("rust/src/{rel}"), text.to_string());
-        support += 1;
-    }
-    if support == 0 {
-        return Err(Error::new("templates/rust/support/ is empty: the loader and trace modules are missing"));
-    }
-    Ok(())
+    super::copy_support(templates, out, "rust/support/", "rust/src/", |_| false)
 }
 
-/// `CUDA_VERSION` from the driver header: the ABI version of entries the header does not version.
-fn cuda_version_macro(api: &Api) -> u32 {
-    api.libraries
-        .iter()
-        .flat_map(|l| &l.macros)
-        .find(|m| m.name == "CUDA_VERSION")
-        .and_then(|m| match m.value {
-            MacroValue::Int { value, .. } => u32::try_from(value).ok(),
-            _ => None,
-        })
-        .unwrap_or(0)
-}
 
 fn status_codes(lib: &Library) -> Option<StatusCodes> {
     let status = lib.status_enum.clone()?;
