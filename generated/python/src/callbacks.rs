@@ -36,7 +36,14 @@ impl Drop for Pending {
 }
 
 fn is_ctypes_fn(o: &Bound<'_, PyAny>) -> bool {
-    o.get_type().mro().iter().any(|t| t.name().map(|n| n == "_CFuncPtr" || n == "CFuncPtr").unwrap_or(false))
+    use pyo3::types::PyTypeMethods;
+    o.get_type().mro().iter().any(|t| {
+        t.cast::<pyo3::types::PyType>()
+            .ok()
+            .and_then(|t| t.name().ok())
+            .map(|n| n.to_string() == "_CFuncPtr" || n.to_string() == "CFuncPtr")
+            .unwrap_or(false)
+    })
 }
 
 /// A C function pointer: ctypes CFUNCTYPE object, int address or None.

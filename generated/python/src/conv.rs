@@ -319,12 +319,17 @@ impl<const W: usize> Out<W> {
         Out([0; W])
     }
     #[inline(always)]
-    pub fn addr(&self) -> usize {
-        self.0.as_ptr() as usize
+    pub fn addr(&mut self) -> usize {
+        self.0.as_mut_ptr() as usize
     }
     #[inline(always)]
     pub fn u64(&self) -> u64 {
-        self.0[0]
+        // the callee wrote through a raw pointer: read without assuming the old value
+        unsafe { std::ptr::read_volatile(self.0.as_ptr()) }
+    }
+    #[inline(always)]
+    pub fn ptr(&self) -> usize {
+        self.0.as_ptr() as usize
     }
 }
 

@@ -357,9 +357,9 @@ fn cuDriverGetVersion<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
 fn cuDeviceGet<'py>(py: Python<'py>, ordinal: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGet";
+        let a1: u64 = conv::int(ordinal, 32, true, &Ctx { func: F, param: "ordinal", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(ordinal, 32, true, &Ctx { func: F, param: "ordinal", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGet(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -392,11 +392,11 @@ fn cuDeviceGetCount<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
 fn cuDeviceGetName<'py>(py: Python<'py>, len: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetName";
+        let a1: u64 = conv::int(len, 32, true, &Ctx { func: F, param: "len", expected: "int" })?;
+        let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let n0: usize = conv::count(a1 as u64)?;
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
-        let a1: u64 = conv::int(len, 32, true, &Ctx { func: F, param: "len", expected: "int" })?;
-        let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetName(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -412,16 +412,16 @@ fn cuDeviceGetName<'py>(py: Python<'py>, len: &Bound<'py, PyAny>, dev: &Bound<'p
 fn cuDeviceGetUuid<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetUuid";
+        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<2>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetUuid(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUuuid.from_ptr(py, o0.addr(), 16)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUuuid.from_ptr(py, o0.ptr(), 16)?])
     })
 }
 
@@ -430,16 +430,16 @@ fn cuDeviceGetUuid<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py
 fn cuDeviceGetUuid_v2<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetUuid_v2";
+        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<2>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetUuid_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUuuid.from_ptr(py, o0.addr(), 16)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUuuid.from_ptr(py, o0.ptr(), 16)?])
     })
 }
 
@@ -448,12 +448,12 @@ fn cuDeviceGetUuid_v2<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult
 fn cuDeviceGetLuid<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetLuid";
+        let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let n0: usize = 8;
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetLuid(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -469,9 +469,9 @@ fn cuDeviceGetLuid<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py
 fn cuDeviceTotalMem<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceTotalMem";
+        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceTotalMem_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -487,11 +487,11 @@ fn cuDeviceTotalMem<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<P
 fn cuDeviceGetTexture1DLinearMaxWidth<'py>(py: Python<'py>, format: &Bound<'py, PyAny>, numChannels: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetTexture1DLinearMaxWidth";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(format, 32, false, &Ctx { func: F, param: "format", expected: "int" })?;
         let a2: u64 = conv::int(numChannels, 32, false, &Ctx { func: F, param: "numChannels", expected: "int" })?;
         let a3: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetTexture1DLinearMaxWidth(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -507,10 +507,10 @@ fn cuDeviceGetTexture1DLinearMaxWidth<'py>(py: Python<'py>, format: &Bound<'py, 
 fn cuDeviceGetAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetAttribute";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -561,9 +561,9 @@ fn cuDeviceSetMemPool<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>, pool: &Boun
 fn cuDeviceGetMemPool<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetMemPool";
+        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetMemPool(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -579,9 +579,9 @@ fn cuDeviceGetMemPool<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult
 fn cuDeviceGetDefaultMemPool<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetDefaultMemPool";
+        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetDefaultMemPool(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -597,10 +597,10 @@ fn cuDeviceGetDefaultMemPool<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> P
 fn cuDeviceGetExecAffinitySupport<'py>(py: Python<'py>, r#type: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetExecAffinitySupport";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
         let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetExecAffinitySupport(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -633,16 +633,16 @@ fn cuFlushGPUDirectRDMAWrites<'py>(py: Python<'py>, target: &Bound<'py, PyAny>, 
 fn cuDeviceGetProperties<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetProperties";
+        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<7>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetProperties(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevprop_v1.from_ptr(py, o0.addr(), 56)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevprop_v1.from_ptr(py, o0.ptr(), 56)?])
     })
 }
 
@@ -651,11 +651,11 @@ fn cuDeviceGetProperties<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyRes
 fn cuDeviceComputeCapability<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceComputeCapability";
+        let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceComputeCapability(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -671,9 +671,9 @@ fn cuDeviceComputeCapability<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> P
 fn cuDevicePrimaryCtxRetain<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDevicePrimaryCtxRetain";
+        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDevicePrimaryCtxRetain(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -758,10 +758,10 @@ fn cuDevicePrimaryCtxReset<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyR
 fn cuCtxCreate<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuCtxCreate";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuCtxCreate_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -777,13 +777,13 @@ fn cuCtxCreate<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>, dev: &Bound<'py,
 fn cuCtxCreate_v3<'py>(py: Python<'py>, paramsArray: &Bound<'py, PyAny>, numParams: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuCtxCreate_v3";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let arr1 = InArray::records(paramsArray, 8, &Ctx { func: F, param: "paramsArray", expected: "sequence of CUexecAffinityParam_v1" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numParams, 32, true, &Ctx { func: F, param: "numParams", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuCtxCreate_v3(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -799,11 +799,11 @@ fn cuCtxCreate_v3<'py>(py: Python<'py>, paramsArray: &Bound<'py, PyAny>, numPara
 fn cuCtxCreate_v4<'py>(py: Python<'py>, ctxCreateParams: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuCtxCreate_v4";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::record(ctxCreateParams, 24, false, &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a3: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuCtxCreate_v4(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -1001,9 +1001,9 @@ fn cuCtxSetLimit<'py>(py: Python<'py>, limit: &Bound<'py, PyAny>, value: &Bound<
 fn cuCtxGetLimit<'py>(py: Python<'py>, limit: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuCtxGetLimit";
+        let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuCtxGetLimit(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -1104,16 +1104,16 @@ fn cuCtxResetPersistingL2Cache<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
 fn cuCtxGetExecAffinity<'py>(py: Python<'py>, r#type: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuCtxGetExecAffinity";
+        let a1: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuCtxGetExecAffinity(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUexecAffinityParam_v1.from_ptr(py, o0.addr(), 8)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUexecAffinityParam_v1.from_ptr(py, o0.ptr(), 8)?])
     })
 }
 
@@ -1156,9 +1156,9 @@ fn cuCtxWaitEvent<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>, hEvent: &Bound
 fn cuCtxAttach<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuCtxAttach";
+        let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuCtxAttach(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -1223,9 +1223,9 @@ fn cuCtxSetSharedMemConfig<'py>(py: Python<'py>, config: &Bound<'py, PyAny>) -> 
 fn cuModuleLoad<'py>(py: Python<'py>, fname: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleLoad";
+        let (a1, _k1) = conv::cstr(fname, false, &Ctx { func: F, param: "fname", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let (a1, _k1) = conv::cstr(fname, false, &Ctx { func: F, param: "fname", expected: "bytes" })?;
 
         let r = py.detach(move || unsafe { sys::cuModuleLoad(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -1241,9 +1241,9 @@ fn cuModuleLoad<'py>(py: Python<'py>, fname: &Bound<'py, PyAny>) -> PyResult<Py<
 fn cuModuleLoadData<'py>(py: Python<'py>, image: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleLoadData";
+        let a1: usize = conv::addr(image, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::addr(image, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
 
         let r = py.detach(move || unsafe { sys::cuModuleLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -1259,14 +1259,14 @@ fn cuModuleLoadData<'py>(py: Python<'py>, image: &Bound<'py, PyAny>) -> PyResult
 fn cuModuleLoadDataEx<'py>(py: Python<'py>, image: &Bound<'py, PyAny>, numOptions: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>, optionValues: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleLoadDataEx";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::addr(image, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a2: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
         let arr3 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
         let a3: usize = arr3.addr();
         let arr4 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a4: usize = arr4.addr();
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuModuleLoadDataEx(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), ) });
         let code = r.0 as i64;
@@ -1282,9 +1282,9 @@ fn cuModuleLoadDataEx<'py>(py: Python<'py>, image: &Bound<'py, PyAny>, numOption
 fn cuModuleLoadFatBinary<'py>(py: Python<'py>, fatCubin: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleLoadFatBinary";
+        let a1: usize = conv::addr(fatCubin, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::addr(fatCubin, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
 
         let r = py.detach(move || unsafe { sys::cuModuleLoadFatBinary(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -1333,10 +1333,10 @@ fn cuModuleGetLoadingMode<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
 fn cuModuleGetFunction<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleGetFunction";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUmodule>(hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
         let (a2, _k2) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuModuleGetFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -1352,9 +1352,9 @@ fn cuModuleGetFunction<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Bo
 fn cuModuleGetFunctionCount<'py>(py: Python<'py>, r#mod: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleGetFunctionCount";
+        let a1: u64 = conv::handle::<CUmodule>(r#mod, &Ctx { func: F, param: "mod", expected: "CUmodule or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUmodule>(r#mod, &Ctx { func: F, param: "mod", expected: "CUmodule or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuModuleGetFunctionCount(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -1370,11 +1370,11 @@ fn cuModuleGetFunctionCount<'py>(py: Python<'py>, r#mod: &Bound<'py, PyAny>) -> 
 fn cuModuleEnumerateFunctions<'py>(py: Python<'py>, numFunctions: &Bound<'py, PyAny>, r#mod: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleEnumerateFunctions";
+        let a1: u64 = conv::int(numFunctions, 32, false, &Ctx { func: F, param: "numFunctions", expected: "int" })?;
+        let a2: u64 = conv::handle::<CUmodule>(r#mod, &Ctx { func: F, param: "mod", expected: "CUmodule or int" })?;
         let n0: usize = conv::count(a1 as u64)?;
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
-        let a1: u64 = conv::int(numFunctions, 32, false, &Ctx { func: F, param: "numFunctions", expected: "int" })?;
-        let a2: u64 = conv::handle::<CUmodule>(r#mod, &Ctx { func: F, param: "mod", expected: "CUmodule or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuModuleEnumerateFunctions(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -1390,12 +1390,12 @@ fn cuModuleEnumerateFunctions<'py>(py: Python<'py>, numFunctions: &Bound<'py, Py
 fn cuModuleGetGlobal<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleGetGlobal";
+        let a2: u64 = conv::handle::<CUmodule>(hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
+        let (a3, _k3) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUmodule>(hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
-        let (a3, _k3) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
 
         let r = py.detach(move || unsafe { sys::cuModuleGetGlobal_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), ) });
         let code = r.0 as i64;
@@ -1517,10 +1517,10 @@ fn cuLinkDestroy<'py>(py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<Py
 fn cuModuleGetTexRef<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleGetTexRef";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUmodule>(hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
         let (a2, _k2) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuModuleGetTexRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -1536,10 +1536,10 @@ fn cuModuleGetTexRef<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Boun
 fn cuModuleGetSurfRef<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuModuleGetSurfRef";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUmodule>(hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
         let (a2, _k2) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuModuleGetSurfRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -1555,8 +1555,6 @@ fn cuModuleGetSurfRef<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Bou
 fn cuLibraryLoadData<'py>(py: Python<'py>, code: &Bound<'py, PyAny>, jitOptions: &Bound<'py, PyAny>, jitOptionsValues: &Bound<'py, PyAny>, numJitOptions: &Bound<'py, PyAny>, libraryOptions: &Bound<'py, PyAny>, libraryOptionValues: &Bound<'py, PyAny>, numLibraryOptions: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLibraryLoadData";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::addr(code, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
         let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
         let a2: usize = arr2.addr();
@@ -1568,6 +1566,8 @@ fn cuLibraryLoadData<'py>(py: Python<'py>, code: &Bound<'py, PyAny>, jitOptions:
         let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuLibraryLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), ) });
         let code = r.0 as i64;
@@ -1583,8 +1583,6 @@ fn cuLibraryLoadData<'py>(py: Python<'py>, code: &Bound<'py, PyAny>, jitOptions:
 fn cuLibraryLoadFromFile<'py>(py: Python<'py>, fileName: &Bound<'py, PyAny>, jitOptions: &Bound<'py, PyAny>, jitOptionsValues: &Bound<'py, PyAny>, numJitOptions: &Bound<'py, PyAny>, libraryOptions: &Bound<'py, PyAny>, libraryOptionValues: &Bound<'py, PyAny>, numLibraryOptions: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLibraryLoadFromFile";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let (a1, _k1) = conv::cstr(fileName, false, &Ctx { func: F, param: "fileName", expected: "bytes" })?;
         let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
         let a2: usize = arr2.addr();
@@ -1596,6 +1594,8 @@ fn cuLibraryLoadFromFile<'py>(py: Python<'py>, fileName: &Bound<'py, PyAny>, jit
         let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuLibraryLoadFromFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), ) });
         let code = r.0 as i64;
@@ -1627,10 +1627,10 @@ fn cuLibraryUnload<'py>(py: Python<'py>, library: &Bound<'py, PyAny>) -> PyResul
 fn cuLibraryGetKernel<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, name: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLibraryGetKernel";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUlibrary>(library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
         let (a2, _k2) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuLibraryGetKernel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -1646,9 +1646,9 @@ fn cuLibraryGetKernel<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, name: &
 fn cuLibraryGetKernelCount<'py>(py: Python<'py>, lib: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLibraryGetKernelCount";
+        let a1: u64 = conv::handle::<CUlibrary>(lib, &Ctx { func: F, param: "lib", expected: "CUlibrary or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUlibrary>(lib, &Ctx { func: F, param: "lib", expected: "CUlibrary or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuLibraryGetKernelCount(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -1664,11 +1664,11 @@ fn cuLibraryGetKernelCount<'py>(py: Python<'py>, lib: &Bound<'py, PyAny>) -> PyR
 fn cuLibraryEnumerateKernels<'py>(py: Python<'py>, numKernels: &Bound<'py, PyAny>, lib: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLibraryEnumerateKernels";
+        let a1: u64 = conv::int(numKernels, 32, false, &Ctx { func: F, param: "numKernels", expected: "int" })?;
+        let a2: u64 = conv::handle::<CUlibrary>(lib, &Ctx { func: F, param: "lib", expected: "CUlibrary or int" })?;
         let n0: usize = conv::count(a1 as u64)?;
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
-        let a1: u64 = conv::int(numKernels, 32, false, &Ctx { func: F, param: "numKernels", expected: "int" })?;
-        let a2: u64 = conv::handle::<CUlibrary>(lib, &Ctx { func: F, param: "lib", expected: "CUlibrary or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -1684,9 +1684,9 @@ fn cuLibraryEnumerateKernels<'py>(py: Python<'py>, numKernels: &Bound<'py, PyAny
 fn cuLibraryGetModule<'py>(py: Python<'py>, library: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLibraryGetModule";
+        let a1: u64 = conv::handle::<CUlibrary>(library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUlibrary>(library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuLibraryGetModule(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -1702,9 +1702,9 @@ fn cuLibraryGetModule<'py>(py: Python<'py>, library: &Bound<'py, PyAny>) -> PyRe
 fn cuKernelGetFunction<'py>(py: Python<'py>, kernel: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuKernelGetFunction";
+        let a1: u64 = conv::handle::<CUkernel>(kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUkernel>(kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuKernelGetFunction(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -1720,9 +1720,9 @@ fn cuKernelGetFunction<'py>(py: Python<'py>, kernel: &Bound<'py, PyAny>) -> PyRe
 fn cuKernelGetLibrary<'py>(py: Python<'py>, kernel: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuKernelGetLibrary";
+        let a1: u64 = conv::handle::<CUkernel>(kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUkernel>(kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuKernelGetLibrary(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -1738,12 +1738,12 @@ fn cuKernelGetLibrary<'py>(py: Python<'py>, kernel: &Bound<'py, PyAny>) -> PyRes
 fn cuLibraryGetGlobal<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, name: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLibraryGetGlobal";
+        let a2: u64 = conv::handle::<CUlibrary>(library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
+        let (a3, _k3) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUlibrary>(library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
-        let (a3, _k3) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
 
         let r = py.detach(move || unsafe { sys::cuLibraryGetGlobal(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), ) });
         let code = r.0 as i64;
@@ -1759,12 +1759,12 @@ fn cuLibraryGetGlobal<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, name: &
 fn cuLibraryGetManaged<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, name: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLibraryGetManaged";
+        let a2: u64 = conv::handle::<CUlibrary>(library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
+        let (a3, _k3) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUlibrary>(library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
-        let (a3, _k3) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
 
         let r = py.detach(move || unsafe { sys::cuLibraryGetManaged(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), ) });
         let code = r.0 as i64;
@@ -1780,10 +1780,10 @@ fn cuLibraryGetManaged<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, name: 
 fn cuLibraryGetUnifiedFunction<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, symbol: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLibraryGetUnifiedFunction";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUlibrary>(library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
         let (a2, _k2) = conv::cstr(symbol, false, &Ctx { func: F, param: "symbol", expected: "bytes" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuLibraryGetUnifiedFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -1799,11 +1799,11 @@ fn cuLibraryGetUnifiedFunction<'py>(py: Python<'py>, library: &Bound<'py, PyAny>
 fn cuKernelGetAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, kernel: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuKernelGetAttribute";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let a2: u64 = conv::handle::<CUkernel>(kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let a3: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuKernelGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -1856,9 +1856,9 @@ fn cuKernelSetCacheConfig<'py>(py: Python<'py>, kernel: &Bound<'py, PyAny>, conf
 fn cuKernelGetName<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuKernelGetName";
+        let a1: u64 = conv::handle::<CUkernel>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUkernel or int" })?;
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
-        let a1: u64 = conv::handle::<CUkernel>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUkernel or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuKernelGetName(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -1914,9 +1914,9 @@ fn cuMemGetInfo<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
 fn cuMemAlloc<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemAlloc";
+        let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemAlloc_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -1932,13 +1932,13 @@ fn cuMemAlloc<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>) -> PyResult<Py
 fn cuMemAllocPitch<'py>(py: Python<'py>, WidthInBytes: &Bound<'py, PyAny>, Height: &Bound<'py, PyAny>, ElementSizeBytes: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemAllocPitch";
+        let a2: u64 = conv::int(WidthInBytes, 64, false, &Ctx { func: F, param: "WidthInBytes", expected: "int" })?;
+        let a3: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
+        let a4: u64 = conv::int(ElementSizeBytes, 32, false, &Ctx { func: F, param: "ElementSizeBytes", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::int(WidthInBytes, 64, false, &Ctx { func: F, param: "WidthInBytes", expected: "int" })?;
-        let a3: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
-        let a4: u64 = conv::int(ElementSizeBytes, 32, false, &Ctx { func: F, param: "ElementSizeBytes", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemAllocPitch_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -1970,11 +1970,11 @@ fn cuMemFree<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>) -> PyResult<Py<PyAn
 fn cuMemGetAddressRange<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemGetAddressRange";
+        let a2: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemGetAddressRange_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -1990,9 +1990,9 @@ fn cuMemGetAddressRange<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>) -> PyRes
 fn cuMemAllocHost<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemAllocHost";
+        let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemAllocHost_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -2024,10 +2024,10 @@ fn cuMemFreeHost<'py>(py: Python<'py>, p: &Bound<'py, PyAny>) -> PyResult<Py<PyA
 fn cuMemHostAlloc<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>, Flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemHostAlloc";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemHostAlloc(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -2043,10 +2043,10 @@ fn cuMemHostAlloc<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>, Flags: &Bo
 fn cuMemHostGetDevicePointer<'py>(py: Python<'py>, p: &Bound<'py, PyAny>, Flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemHostGetDevicePointer";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemHostGetDevicePointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -2062,9 +2062,9 @@ fn cuMemHostGetDevicePointer<'py>(py: Python<'py>, p: &Bound<'py, PyAny>, Flags:
 fn cuMemHostGetFlags<'py>(py: Python<'py>, p: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemHostGetFlags";
+        let a1: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemHostGetFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -2080,10 +2080,10 @@ fn cuMemHostGetFlags<'py>(py: Python<'py>, p: &Bound<'py, PyAny>) -> PyResult<Py
 fn cuMemAllocManaged<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemAllocManaged";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemAllocManaged(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -2136,9 +2136,9 @@ fn cuDeviceUnregisterAsyncNotification<'py>(py: Python<'py>, device: &Bound<'py,
 fn cuDeviceGetByPCIBusId<'py>(py: Python<'py>, pciBusId: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetByPCIBusId";
+        let (a1, _k1) = conv::cstr(pciBusId, false, &Ctx { func: F, param: "pciBusId", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let (a1, _k1) = conv::cstr(pciBusId, false, &Ctx { func: F, param: "pciBusId", expected: "bytes" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetByPCIBusId(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -2154,11 +2154,11 @@ fn cuDeviceGetByPCIBusId<'py>(py: Python<'py>, pciBusId: &Bound<'py, PyAny>) -> 
 fn cuDeviceGetPCIBusId<'py>(py: Python<'py>, len: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetPCIBusId";
+        let a1: u64 = conv::int(len, 32, true, &Ctx { func: F, param: "len", expected: "int" })?;
+        let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let n0: usize = conv::count(a1 as u64)?;
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
-        let a1: u64 = conv::int(len, 32, true, &Ctx { func: F, param: "len", expected: "int" })?;
-        let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetPCIBusId(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -2174,16 +2174,16 @@ fn cuDeviceGetPCIBusId<'py>(py: Python<'py>, len: &Bound<'py, PyAny>, dev: &Boun
 fn cuIpcGetEventHandle<'py>(py: Python<'py>, event: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuIpcGetEventHandle";
+        let a1: u64 = conv::handle::<CUevent>(event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUevent>(event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuIpcGetEventHandle(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUipcEventHandle_v1.from_ptr(py, o0.addr(), 64)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUipcEventHandle_v1.from_ptr(py, o0.ptr(), 64)?])
     })
 }
 
@@ -2192,9 +2192,9 @@ fn cuIpcGetEventHandle<'py>(py: Python<'py>, event: &Bound<'py, PyAny>) -> PyRes
 fn cuIpcOpenEventHandle<'py>(py: Python<'py>, handle: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuIpcOpenEventHandle";
+        let a1: usize = conv::record(handle, 64, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::record(handle, 64, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
 
         let r = py.detach(move || unsafe { sys::cuIpcOpenEventHandle(conv::bits(a0 as u64), conv::read(a1), ) });
         let code = r.0 as i64;
@@ -2210,16 +2210,16 @@ fn cuIpcOpenEventHandle<'py>(py: Python<'py>, handle: &Bound<'py, PyAny>) -> PyR
 fn cuIpcGetMemHandle<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuIpcGetMemHandle";
+        let a1: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuIpcGetMemHandle(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUipcMemHandle_v1.from_ptr(py, o0.addr(), 64)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUipcMemHandle_v1.from_ptr(py, o0.ptr(), 64)?])
     })
 }
 
@@ -2228,10 +2228,10 @@ fn cuIpcGetMemHandle<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>) -> PyResult
 fn cuIpcOpenMemHandle<'py>(py: Python<'py>, handle: &Bound<'py, PyAny>, Flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuIpcOpenMemHandle";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::record(handle, 64, false, &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuIpcOpenMemHandle_v2(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -2749,9 +2749,9 @@ fn cuMemcpyBatchAsync<'py>(py: Python<'py>, dsts: &Bound<'py, PyAny>, srcs: &Bou
         let arr5 = InArray::scalars(attrsIdxs, 8, &Ctx { func: F, param: "attrsIdxs", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "attrsIdxs", expected: "int" }))?;
         let a5: usize = arr5.addr();
         let a6: u64 = conv::int(numAttrs, 64, false, &Ctx { func: F, param: "numAttrs", expected: "int" })?;
+        let a8: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o7 = Out::<1>::new();
         let a7: usize = o7.addr();
-        let a8: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemcpyBatchAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7 as u64), conv::bits(a8), ) });
         let code = r.0 as i64;
@@ -2770,10 +2770,10 @@ fn cuMemcpy3DBatchAsync<'py>(py: Python<'py>, numOps: &Bound<'py, PyAny>, opList
         let a0: u64 = conv::int(numOps, 64, false, &Ctx { func: F, param: "numOps", expected: "int" })?;
         let arr1 = InArray::records(opList, 112, &Ctx { func: F, param: "opList", expected: "sequence of CUDA_MEMCPY3D_BATCH_OP_v1" })?;
         let a1: usize = arr1.addr();
-        let mut o2 = Out::<1>::new();
-        let a2: usize = o2.addr();
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        let mut o2 = Out::<1>::new();
+        let a2: usize = o2.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemcpy3DBatchAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -3023,9 +3023,9 @@ fn cuMemsetD2D32Async<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, dstPi
 fn cuArrayCreate<'py>(py: Python<'py>, pAllocateArray: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuArrayCreate";
+        let a1: usize = conv::record(pAllocateArray, 24, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::record(pAllocateArray, 24, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
 
         let r = py.detach(move || unsafe { sys::cuArrayCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -3041,16 +3041,16 @@ fn cuArrayCreate<'py>(py: Python<'py>, pAllocateArray: &Bound<'py, PyAny>) -> Py
 fn cuArrayGetDescriptor<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuArrayGetDescriptor";
+        let a1: u64 = conv::handle::<CUarray>(hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let mut o0 = Out::<3>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUarray>(hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuArrayGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_DESCRIPTOR_v2.from_ptr(py, o0.addr(), 24)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_DESCRIPTOR_v2.from_ptr(py, o0.ptr(), 24)?])
     })
 }
 
@@ -3059,16 +3059,16 @@ fn cuArrayGetDescriptor<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>) -> PyR
 fn cuArrayGetSparseProperties<'py>(py: Python<'py>, array: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuArrayGetSparseProperties";
+        let a1: u64 = conv::handle::<CUarray>(array, &Ctx { func: F, param: "array", expected: "CUarray or int" })?;
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUarray>(array, &Ctx { func: F, param: "array", expected: "CUarray or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_SPARSE_PROPERTIES_v1.from_ptr(py, o0.addr(), 48)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_SPARSE_PROPERTIES_v1.from_ptr(py, o0.ptr(), 48)?])
     })
 }
 
@@ -3077,16 +3077,16 @@ fn cuArrayGetSparseProperties<'py>(py: Python<'py>, array: &Bound<'py, PyAny>) -
 fn cuMipmappedArrayGetSparseProperties<'py>(py: Python<'py>, mipmap: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMipmappedArrayGetSparseProperties";
+        let a1: u64 = conv::handle::<CUmipmappedArray>(mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUmipmappedArray>(mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuMipmappedArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_SPARSE_PROPERTIES_v1.from_ptr(py, o0.addr(), 48)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_SPARSE_PROPERTIES_v1.from_ptr(py, o0.ptr(), 48)?])
     })
 }
 
@@ -3095,17 +3095,17 @@ fn cuMipmappedArrayGetSparseProperties<'py>(py: Python<'py>, mipmap: &Bound<'py,
 fn cuArrayGetMemoryRequirements<'py>(py: Python<'py>, array: &Bound<'py, PyAny>, device: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuArrayGetMemoryRequirements";
-        let mut o0 = Out::<4>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUarray>(array, &Ctx { func: F, param: "array", expected: "CUarray or int" })?;
         let a2: u64 = conv::handle::<CUdevice>(device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<4>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1.from_ptr(py, o0.addr(), 32)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1.from_ptr(py, o0.ptr(), 32)?])
     })
 }
 
@@ -3114,17 +3114,17 @@ fn cuArrayGetMemoryRequirements<'py>(py: Python<'py>, array: &Bound<'py, PyAny>,
 fn cuMipmappedArrayGetMemoryRequirements<'py>(py: Python<'py>, mipmap: &Bound<'py, PyAny>, device: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMipmappedArrayGetMemoryRequirements";
-        let mut o0 = Out::<4>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUmipmappedArray>(mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
         let a2: u64 = conv::handle::<CUdevice>(device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<4>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMipmappedArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1.from_ptr(py, o0.addr(), 32)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1.from_ptr(py, o0.ptr(), 32)?])
     })
 }
 
@@ -3133,10 +3133,10 @@ fn cuMipmappedArrayGetMemoryRequirements<'py>(py: Python<'py>, mipmap: &Bound<'p
 fn cuArrayGetPlane<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>, planeIdx: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuArrayGetPlane";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUarray>(hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(planeIdx, 32, false, &Ctx { func: F, param: "planeIdx", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuArrayGetPlane(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -3168,9 +3168,9 @@ fn cuArrayDestroy<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>) -> PyResult<
 fn cuArray3DCreate<'py>(py: Python<'py>, pAllocateArray: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuArray3DCreate";
+        let a1: usize = conv::record(pAllocateArray, 40, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::record(pAllocateArray, 40, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
 
         let r = py.detach(move || unsafe { sys::cuArray3DCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -3186,16 +3186,16 @@ fn cuArray3DCreate<'py>(py: Python<'py>, pAllocateArray: &Bound<'py, PyAny>) -> 
 fn cuArray3DGetDescriptor<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuArray3DGetDescriptor";
+        let a1: u64 = conv::handle::<CUarray>(hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let mut o0 = Out::<5>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUarray>(hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuArray3DGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY3D_DESCRIPTOR_v2.from_ptr(py, o0.addr(), 40)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY3D_DESCRIPTOR_v2.from_ptr(py, o0.ptr(), 40)?])
     })
 }
 
@@ -3204,10 +3204,10 @@ fn cuArray3DGetDescriptor<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>) -> P
 fn cuMipmappedArrayCreate<'py>(py: Python<'py>, pMipmappedArrayDesc: &Bound<'py, PyAny>, numMipmapLevels: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMipmappedArrayCreate";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::record(pMipmappedArrayDesc, 40, false, &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
         let a2: u64 = conv::int(numMipmapLevels, 32, false, &Ctx { func: F, param: "numMipmapLevels", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMipmappedArrayCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -3223,10 +3223,10 @@ fn cuMipmappedArrayCreate<'py>(py: Python<'py>, pMipmappedArrayDesc: &Bound<'py,
 fn cuMipmappedArrayGetLevel<'py>(py: Python<'py>, hMipmappedArray: &Bound<'py, PyAny>, level: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMipmappedArrayGetLevel";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUmipmappedArray>(hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
         let a2: u64 = conv::int(level, 32, false, &Ctx { func: F, param: "level", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMipmappedArrayGetLevel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -3282,9 +3282,9 @@ fn cuMemBatchDecompressAsync<'py>(py: Python<'py>, paramsArray: &Bound<'py, PyAn
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let a4: u64 = conv::handle::<CUstream>(stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
-        let a4: u64 = conv::handle::<CUstream>(stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemBatchDecompressAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -3300,12 +3300,12 @@ fn cuMemBatchDecompressAsync<'py>(py: Python<'py>, paramsArray: &Bound<'py, PyAn
 fn cuMemAddressReserve<'py>(py: Python<'py>, size: &Bound<'py, PyAny>, alignment: &Bound<'py, PyAny>, addr: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemAddressReserve";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a2: u64 = conv::int(alignment, 64, false, &Ctx { func: F, param: "alignment", expected: "int" })?;
         let a3: u64 = conv::handle::<CUdeviceptr>(addr, &Ctx { func: F, param: "addr", expected: "CUdeviceptr or int" })?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemAddressReserve(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -3338,11 +3338,11 @@ fn cuMemAddressFree<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>, size: &Bound<
 fn cuMemCreate<'py>(py: Python<'py>, size: &Bound<'py, PyAny>, prop: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemCreate";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a2: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -3450,10 +3450,10 @@ fn cuMemSetAccess<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>, size: &Bound<'p
 fn cuMemGetAccess<'py>(py: Python<'py>, location: &Bound<'py, PyAny>, ptr: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemGetAccess";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a2: u64 = conv::handle::<CUdeviceptr>(ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemGetAccess(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -3488,10 +3488,10 @@ fn cuMemExportToShareableHandle<'py>(py: Python<'py>, shareableHandle: &Bound<'p
 fn cuMemImportFromShareableHandle<'py>(py: Python<'py>, osHandle: &Bound<'py, PyAny>, shHandleType: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemImportFromShareableHandle";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::addr(osHandle, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
         let a2: u64 = conv::int(shHandleType, 32, false, &Ctx { func: F, param: "shHandleType", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -3507,10 +3507,10 @@ fn cuMemImportFromShareableHandle<'py>(py: Python<'py>, osHandle: &Bound<'py, Py
 fn cuMemGetAllocationGranularity<'py>(py: Python<'py>, prop: &Bound<'py, PyAny>, option: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemGetAllocationGranularity";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
         let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemGetAllocationGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -3526,16 +3526,16 @@ fn cuMemGetAllocationGranularity<'py>(py: Python<'py>, prop: &Bound<'py, PyAny>,
 fn cuMemGetAllocationPropertiesFromHandle<'py>(py: Python<'py>, handle: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemGetAllocationPropertiesFromHandle";
+        let a1: u64 = conv::handle::<CUmemGenericAllocationHandle>(handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUmemGenericAllocationHandle>(handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemGetAllocationPropertiesFromHandle(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUmemAllocationProp_v1.from_ptr(py, o0.addr(), 32)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUmemAllocationProp_v1.from_ptr(py, o0.ptr(), 32)?])
     })
 }
 
@@ -3544,9 +3544,9 @@ fn cuMemGetAllocationPropertiesFromHandle<'py>(py: Python<'py>, handle: &Bound<'
 fn cuMemRetainAllocationHandle<'py>(py: Python<'py>, addr: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemRetainAllocationHandle";
+        let a1: usize = conv::addr(addr, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::addr(addr, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemRetainAllocationHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -3579,10 +3579,10 @@ fn cuMemFreeAsync<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>, hStream: &Boun
 fn cuMemAllocAsync<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>, hStream: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemAllocAsync";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let a2: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemAllocAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -3670,10 +3670,10 @@ fn cuMemPoolSetAccess<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>, map: &Boun
 fn cuMemPoolGetAccess<'py>(py: Python<'py>, memPool: &Bound<'py, PyAny>, location: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemPoolGetAccess";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUmemoryPool>(memPool, &Ctx { func: F, param: "memPool", expected: "CUmemoryPool or int" })?;
         let a2: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemPoolGetAccess(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -3689,9 +3689,9 @@ fn cuMemPoolGetAccess<'py>(py: Python<'py>, memPool: &Bound<'py, PyAny>, locatio
 fn cuMemPoolCreate<'py>(py: Python<'py>, poolProps: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemPoolCreate";
+        let a1: usize = conv::record(poolProps, 88, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::record(poolProps, 88, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemPoolCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -3723,11 +3723,11 @@ fn cuMemPoolDestroy<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>) -> PyResult<
 fn cuMemAllocFromPoolAsync<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>, pool: &Bound<'py, PyAny>, hStream: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemAllocFromPoolAsync";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let a2: u64 = conv::handle::<CUmemoryPool>(pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemAllocFromPoolAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -3762,11 +3762,11 @@ fn cuMemPoolExportToShareableHandle<'py>(py: Python<'py>, handle_out: &Bound<'py
 fn cuMemPoolImportFromShareableHandle<'py>(py: Python<'py>, handle: &Bound<'py, PyAny>, handleType: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemPoolImportFromShareableHandle";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::addr(handle, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemPoolImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -3782,16 +3782,16 @@ fn cuMemPoolImportFromShareableHandle<'py>(py: Python<'py>, handle: &Bound<'py, 
 fn cuMemPoolExportPointer<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemPoolExportPointer";
+        let a1: u64 = conv::handle::<CUdeviceptr>(ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUdeviceptr>(ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuMemPoolExportPointer(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUmemPoolPtrExportData_v1.from_ptr(py, o0.addr(), 64)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUmemPoolPtrExportData_v1.from_ptr(py, o0.ptr(), 64)?])
     })
 }
 
@@ -3800,10 +3800,10 @@ fn cuMemPoolExportPointer<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>) -> PyRe
 fn cuMemPoolImportPointer<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>, shareData: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMemPoolImportPointer";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUmemoryPool>(pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a2: usize = conv::record(shareData, 64, false, &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMemPoolImportPointer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -3819,9 +3819,9 @@ fn cuMemPoolImportPointer<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>, shareD
 fn cuMulticastCreate<'py>(py: Python<'py>, prop: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMulticastCreate";
+        let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
 
         let r = py.detach(move || unsafe { sys::cuMulticastCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -3914,10 +3914,10 @@ fn cuMulticastUnbind<'py>(py: Python<'py>, mcHandle: &Bound<'py, PyAny>, dev: &B
 fn cuMulticastGetGranularity<'py>(py: Python<'py>, prop: &Bound<'py, PyAny>, option: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuMulticastGetGranularity";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
         let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuMulticastGetGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -4109,9 +4109,9 @@ fn cuPointerGetAttributes<'py>(py: Python<'py>, numAttributes: &Bound<'py, PyAny
 fn cuStreamCreate<'py>(py: Python<'py>, Flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuStreamCreate";
+        let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuStreamCreate(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -4127,10 +4127,10 @@ fn cuStreamCreate<'py>(py: Python<'py>, Flags: &Bound<'py, PyAny>) -> PyResult<P
 fn cuStreamCreateWithPriority<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>, priority: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuStreamCreateWithPriority";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a2: u64 = conv::int(priority, 32, true, &Ctx { func: F, param: "priority", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuStreamCreateWithPriority(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -4388,13 +4388,13 @@ fn cuStreamGetCaptureInfo_v2<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, 
     conv::guard(|| {
         const F: &str = "cuStreamGetCaptureInfo_v2";
         let a0: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        let a4: usize = conv::addr(dependencies_out, &Ctx { func: F, param: "dependencies_out", expected: "int, buffer or None" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
-        let a4: usize = conv::addr(dependencies_out, &Ctx { func: F, param: "dependencies_out", expected: "int, buffer or None" })?;
         let mut o5 = Out::<1>::new();
         let a5: usize = o5.addr();
 
@@ -4413,14 +4413,14 @@ fn cuStreamGetCaptureInfo_v3<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, 
     conv::guard(|| {
         const F: &str = "cuStreamGetCaptureInfo_v3";
         let a0: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        let a4: usize = conv::addr(dependencies_out, &Ctx { func: F, param: "dependencies_out", expected: "int, buffer or None" })?;
+        let a5: usize = conv::addr(edgeData_out, &Ctx { func: F, param: "edgeData_out", expected: "int, buffer or None" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
-        let a4: usize = conv::addr(dependencies_out, &Ctx { func: F, param: "dependencies_out", expected: "int, buffer or None" })?;
-        let a5: usize = conv::addr(edgeData_out, &Ctx { func: F, param: "edgeData_out", expected: "int, buffer or None" })?;
         let mut o6 = Out::<1>::new();
         let a6: usize = o6.addr();
 
@@ -4574,7 +4574,7 @@ fn cuStreamGetAttribute<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, attr:
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.addr(), 64)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.ptr(), 64)?])
     })
 }
 
@@ -4601,9 +4601,9 @@ fn cuStreamSetAttribute<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, attr:
 fn cuEventCreate<'py>(py: Python<'py>, Flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuEventCreate";
+        let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuEventCreate(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -4702,10 +4702,10 @@ fn cuEventDestroy<'py>(py: Python<'py>, hEvent: &Bound<'py, PyAny>) -> PyResult<
 fn cuEventElapsedTime<'py>(py: Python<'py>, hStart: &Bound<'py, PyAny>, hEnd: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuEventElapsedTime";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUevent>(hStart, &Ctx { func: F, param: "hStart", expected: "CUevent or int" })?;
         let a2: u64 = conv::handle::<CUevent>(hEnd, &Ctx { func: F, param: "hEnd", expected: "CUevent or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuEventElapsedTime(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -4721,10 +4721,10 @@ fn cuEventElapsedTime<'py>(py: Python<'py>, hStart: &Bound<'py, PyAny>, hEnd: &B
 fn cuEventElapsedTime_v2<'py>(py: Python<'py>, hStart: &Bound<'py, PyAny>, hEnd: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuEventElapsedTime_v2";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUevent>(hStart, &Ctx { func: F, param: "hStart", expected: "CUevent or int" })?;
         let a2: u64 = conv::handle::<CUevent>(hEnd, &Ctx { func: F, param: "hEnd", expected: "CUevent or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuEventElapsedTime_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -4740,9 +4740,9 @@ fn cuEventElapsedTime_v2<'py>(py: Python<'py>, hStart: &Bound<'py, PyAny>, hEnd:
 fn cuImportExternalMemory<'py>(py: Python<'py>, memHandleDesc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuImportExternalMemory";
+        let a1: usize = conv::record(memHandleDesc, 104, false, &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::record(memHandleDesc, 104, false, &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" })?;
 
         let r = py.detach(move || unsafe { sys::cuImportExternalMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -4758,10 +4758,10 @@ fn cuImportExternalMemory<'py>(py: Python<'py>, memHandleDesc: &Bound<'py, PyAny
 fn cuExternalMemoryGetMappedBuffer<'py>(py: Python<'py>, extMem: &Bound<'py, PyAny>, bufferDesc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuExternalMemoryGetMappedBuffer";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUexternalMemory>(extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
         let a2: usize = conv::record(bufferDesc, 88, false, &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuExternalMemoryGetMappedBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -4777,10 +4777,10 @@ fn cuExternalMemoryGetMappedBuffer<'py>(py: Python<'py>, extMem: &Bound<'py, PyA
 fn cuExternalMemoryGetMappedMipmappedArray<'py>(py: Python<'py>, extMem: &Bound<'py, PyAny>, mipmapDesc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuExternalMemoryGetMappedMipmappedArray";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUexternalMemory>(extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
         let a2: usize = conv::record(mipmapDesc, 120, false, &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuExternalMemoryGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -4812,9 +4812,9 @@ fn cuDestroyExternalMemory<'py>(py: Python<'py>, extMem: &Bound<'py, PyAny>) -> 
 fn cuImportExternalSemaphore<'py>(py: Python<'py>, semHandleDesc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuImportExternalSemaphore";
+        let a1: usize = conv::record(semHandleDesc, 96, false, &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::record(semHandleDesc, 96, false, &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" })?;
 
         let r = py.detach(move || unsafe { sys::cuImportExternalSemaphore(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -4984,10 +4984,10 @@ fn cuStreamBatchMemOp<'py>(py: Python<'py>, stream: &Bound<'py, PyAny>, count: &
 fn cuFuncGetAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, hfunc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuFuncGetAttribute";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let a2: u64 = conv::handle::<CUfunction>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuFuncGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -5038,9 +5038,9 @@ fn cuFuncSetCacheConfig<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, config:
 fn cuFuncGetModule<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuFuncGetModule";
+        let a1: u64 = conv::handle::<CUfunction>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUfunction>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuFuncGetModule(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -5056,9 +5056,9 @@ fn cuFuncGetModule<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>) -> PyResult<
 fn cuFuncGetName<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuFuncGetName";
+        let a1: u64 = conv::handle::<CUfunction>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
-        let a1: u64 = conv::handle::<CUfunction>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuFuncGetName(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -5095,9 +5095,9 @@ fn cuFuncGetParamInfo<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, paramIndex
 fn cuFuncIsLoaded<'py>(py: Python<'py>, function: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuFuncIsLoaded";
+        let a1: u64 = conv::handle::<CUfunction>(function, &Ctx { func: F, param: "function", expected: "CUfunction or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUfunction>(function, &Ctx { func: F, param: "function", expected: "CUfunction or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuFuncIsLoaded(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -5436,9 +5436,9 @@ fn cuFuncSetSharedMemConfig<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, con
 fn cuGraphCreate<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphCreate";
+        let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuGraphCreate(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -5454,13 +5454,13 @@ fn cuGraphCreate<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>) -> PyResult<Py
 fn cuGraphAddKernelNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, nodeParams: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddKernelNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: usize = conv::record(nodeParams, 72, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddKernelNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
         let code = r.0 as i64;
@@ -5485,7 +5485,7 @@ fn cuGraphKernelNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_KERNEL_NODE_PARAMS_v2.from_ptr(py, o1.addr(), 72)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_KERNEL_NODE_PARAMS_v2.from_ptr(py, o1.ptr(), 72)?])
     })
 }
 
@@ -5511,14 +5511,14 @@ fn cuGraphKernelNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, n
 fn cuGraphAddMemcpyNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, copyParams: &Bound<'py, PyAny>, ctx: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddMemcpyNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: usize = conv::record(copyParams, 200, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
         let a5: u64 = conv::handle::<CUcontext>(ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddMemcpyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), ) });
         let code = r.0 as i64;
@@ -5543,7 +5543,7 @@ fn cuGraphMemcpyNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_MEMCPY3D_v2.from_ptr(py, o1.addr(), 200)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_MEMCPY3D_v2.from_ptr(py, o1.ptr(), 200)?])
     })
 }
 
@@ -5569,14 +5569,14 @@ fn cuGraphMemcpyNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, n
 fn cuGraphAddMemsetNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, memsetParams: &Bound<'py, PyAny>, ctx: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddMemsetNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: usize = conv::record(memsetParams, 40, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
         let a5: u64 = conv::handle::<CUcontext>(ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddMemsetNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), ) });
         let code = r.0 as i64;
@@ -5601,7 +5601,7 @@ fn cuGraphMemsetNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_MEMSET_NODE_PARAMS_v1.from_ptr(py, o1.addr(), 40)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_MEMSET_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 40)?])
     })
 }
 
@@ -5627,13 +5627,13 @@ fn cuGraphMemsetNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, n
 fn cuGraphAddHostNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, nodeParams: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddHostNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: usize = conv::record(nodeParams, 16, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddHostNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
         let code = r.0 as i64;
@@ -5658,7 +5658,7 @@ fn cuGraphHostNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -> 
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_HOST_NODE_PARAMS_v1.from_ptr(py, o1.addr(), 16)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_HOST_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 16)?])
     })
 }
 
@@ -5684,13 +5684,13 @@ fn cuGraphHostNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, nod
 fn cuGraphAddChildGraphNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, childGraph: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddChildGraphNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle::<CUgraph>(childGraph, &Ctx { func: F, param: "childGraph", expected: "CUgraph or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddChildGraphNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -5724,12 +5724,12 @@ fn cuGraphChildGraphNodeGetGraph<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>
 fn cuGraphAddEmptyNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddEmptyNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -5745,13 +5745,13 @@ fn cuGraphAddEmptyNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, depende
 fn cuGraphAddEventRecordNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, event: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddEventRecordNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle::<CUevent>(event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddEventRecordNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -5802,13 +5802,13 @@ fn cuGraphEventRecordNodeSetEvent<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny
 fn cuGraphAddEventWaitNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, event: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddEventWaitNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle::<CUevent>(event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddEventWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -5859,13 +5859,13 @@ fn cuGraphEventWaitNodeSetEvent<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>,
 fn cuGraphAddExternalSemaphoresSignalNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, nodeParams: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddExternalSemaphoresSignalNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddExternalSemaphoresSignalNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
         let code = r.0 as i64;
@@ -5890,7 +5890,7 @@ fn cuGraphExternalSemaphoresSignalNodeGetParams<'py>(py: Python<'py>, hNode: &Bo
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1.from_ptr(py, o1.addr(), 24)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 24)?])
     })
 }
 
@@ -5916,13 +5916,13 @@ fn cuGraphExternalSemaphoresSignalNodeSetParams<'py>(py: Python<'py>, hNode: &Bo
 fn cuGraphAddExternalSemaphoresWaitNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, nodeParams: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddExternalSemaphoresWaitNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddExternalSemaphoresWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
         let code = r.0 as i64;
@@ -5947,7 +5947,7 @@ fn cuGraphExternalSemaphoresWaitNodeGetParams<'py>(py: Python<'py>, hNode: &Boun
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1.from_ptr(py, o1.addr(), 24)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 24)?])
     })
 }
 
@@ -5973,13 +5973,13 @@ fn cuGraphExternalSemaphoresWaitNodeSetParams<'py>(py: Python<'py>, hNode: &Boun
 fn cuGraphAddBatchMemOpNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, nodeParams: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddBatchMemOpNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: usize = conv::record(nodeParams, 32, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddBatchMemOpNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
         let code = r.0 as i64;
@@ -6004,7 +6004,7 @@ fn cuGraphBatchMemOpNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_BATCH_MEM_OP_NODE_PARAMS_v1.from_ptr(py, o1.addr(), 32)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_BATCH_MEM_OP_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 32)?])
     })
 }
 
@@ -6048,13 +6048,13 @@ fn cuGraphExecBatchMemOpNodeSetParams<'py>(py: Python<'py>, hGraphExec: &Bound<'
 fn cuGraphAddMemAllocNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, nodeParams: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddMemAllocNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: usize = conv::record(nodeParams, 120, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddMemAllocNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
         let code = r.0 as i64;
@@ -6079,7 +6079,7 @@ fn cuGraphMemAllocNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>)
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_MEM_ALLOC_NODE_PARAMS_v1.from_ptr(py, o1.addr(), 120)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_MEM_ALLOC_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 120)?])
     })
 }
 
@@ -6088,13 +6088,13 @@ fn cuGraphMemAllocNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>)
 fn cuGraphAddMemFreeNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, dptr: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddMemFreeNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddMemFreeNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -6180,9 +6180,9 @@ fn cuDeviceSetGraphMemAttribute<'py>(py: Python<'py>, device: &Bound<'py, PyAny>
 fn cuGraphClone<'py>(py: Python<'py>, originalGraph: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphClone";
+        let a1: u64 = conv::handle::<CUgraph>(originalGraph, &Ctx { func: F, param: "originalGraph", expected: "CUgraph or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUgraph>(originalGraph, &Ctx { func: F, param: "originalGraph", expected: "CUgraph or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuGraphClone(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -6198,10 +6198,10 @@ fn cuGraphClone<'py>(py: Python<'py>, originalGraph: &Bound<'py, PyAny>) -> PyRe
 fn cuGraphNodeFindInClone<'py>(py: Python<'py>, hOriginalNode: &Bound<'py, PyAny>, hClonedGraph: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphNodeFindInClone";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraphNode>(hOriginalNode, &Ctx { func: F, param: "hOriginalNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle::<CUgraph>(hClonedGraph, &Ctx { func: F, param: "hClonedGraph", expected: "CUgraph or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphNodeFindInClone(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -6236,11 +6236,11 @@ fn cuGraphGetNodes<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, numNodes: &
     conv::guard(|| {
         const F: &str = "cuGraphGetNodes";
         let a0: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
+        let mut o2: u64 = conv::int(numNodes, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" })?;
+        let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2 as u64)?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let mut o2: u64 = conv::int(numNodes, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" })?;
-        let a2: usize = &mut o2 as *mut u64 as usize;
 
         let r = py.detach(move || unsafe { sys::cuGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -6257,11 +6257,11 @@ fn cuGraphGetRootNodes<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, numRoot
     conv::guard(|| {
         const F: &str = "cuGraphGetRootNodes";
         let a0: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
+        let mut o2: u64 = conv::int(numRootNodes, 64, false, &Ctx { func: F, param: "numRootNodes", expected: "int" })?;
+        let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2 as u64)?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let mut o2: u64 = conv::int(numRootNodes, 64, false, &Ctx { func: F, param: "numRootNodes", expected: "int" })?;
-        let a2: usize = &mut o2 as *mut u64 as usize;
 
         let r = py.detach(move || unsafe { sys::cuGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -6278,14 +6278,14 @@ fn cuGraphGetEdges<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, numEdges: &
     conv::guard(|| {
         const F: &str = "cuGraphGetEdges";
         let a0: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
+        let mut o3: u64 = conv::int(numEdges, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" })?;
+        let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3 as u64)?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
         let n2: usize = conv::count(o3 as u64)?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
-        let mut o3: u64 = conv::int(numEdges, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" })?;
-        let a3: usize = &mut o3 as *mut u64 as usize;
 
         let r = py.detach(move || unsafe { sys::cuGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
         let code = r.0 as i64;
@@ -6302,6 +6302,8 @@ fn cuGraphGetEdges_v2<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, numEdges
     conv::guard(|| {
         const F: &str = "cuGraphGetEdges_v2";
         let a0: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
+        let mut o4: u64 = conv::int(numEdges, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" })?;
+        let a4: usize = &mut o4 as *mut u64 as usize;
         let n1: usize = conv::count(o4 as u64)?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
@@ -6311,8 +6313,6 @@ fn cuGraphGetEdges_v2<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, numEdges
         let n3: usize = conv::count(o4 as u64)?;
         let mut o3 = conv::zeroed_words(n3, 8);
         let a3: usize = o3.as_mut_ptr() as usize;
-        let mut o4: u64 = conv::int(numEdges, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" })?;
-        let a4: usize = &mut o4 as *mut u64 as usize;
 
         let r = py.detach(move || unsafe { sys::cuGraphGetEdges_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), ) });
         let code = r.0 as i64;
@@ -6329,11 +6329,11 @@ fn cuGraphNodeGetDependencies<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, n
     conv::guard(|| {
         const F: &str = "cuGraphNodeGetDependencies";
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
+        let mut o2: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2 as u64)?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let mut o2: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a2: usize = &mut o2 as *mut u64 as usize;
 
         let r = py.detach(move || unsafe { sys::cuGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -6350,14 +6350,14 @@ fn cuGraphNodeGetDependencies_v2<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>
     conv::guard(|| {
         const F: &str = "cuGraphNodeGetDependencies_v2";
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
+        let mut o3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3 as u64)?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
         let n2: usize = conv::count(o3 as u64)?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
-        let mut o3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a3: usize = &mut o3 as *mut u64 as usize;
 
         let r = py.detach(move || unsafe { sys::cuGraphNodeGetDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
         let code = r.0 as i64;
@@ -6374,11 +6374,11 @@ fn cuGraphNodeGetDependentNodes<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>,
     conv::guard(|| {
         const F: &str = "cuGraphNodeGetDependentNodes";
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
+        let mut o2: u64 = conv::int(numDependentNodes, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" })?;
+        let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2 as u64)?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let mut o2: u64 = conv::int(numDependentNodes, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" })?;
-        let a2: usize = &mut o2 as *mut u64 as usize;
 
         let r = py.detach(move || unsafe { sys::cuGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -6395,14 +6395,14 @@ fn cuGraphNodeGetDependentNodes_v2<'py>(py: Python<'py>, hNode: &Bound<'py, PyAn
     conv::guard(|| {
         const F: &str = "cuGraphNodeGetDependentNodes_v2";
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
+        let mut o3: u64 = conv::int(numDependentNodes, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" })?;
+        let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3 as u64)?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
         let n2: usize = conv::count(o3 as u64)?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
-        let mut o3: u64 = conv::int(numDependentNodes, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" })?;
-        let a3: usize = &mut o3 as *mut u64 as usize;
 
         let r = py.detach(move || unsafe { sys::cuGraphNodeGetDependentNodes_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
         let code = r.0 as i64;
@@ -6522,10 +6522,10 @@ fn cuGraphDestroyNode<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -> PyResu
 fn cuGraphInstantiate<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphInstantiate";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let a2: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphInstantiateWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -6541,10 +6541,10 @@ fn cuGraphInstantiate<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, flags: &
 fn cuGraphInstantiateWithParams<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, instantiateParams: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphInstantiateWithParams";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let a2: usize = conv::record(instantiateParams, 32, false, &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphInstantiateWithParams(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -6890,7 +6890,7 @@ fn cuGraphKernelNodeGetAttribute<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.addr(), 64)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.ptr(), 64)?])
     })
 }
 
@@ -6909,7 +6909,7 @@ fn cuGraphKernelNodeSetAttribute<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.addr(), 64)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.ptr(), 64)?])
     })
 }
 
@@ -6936,12 +6936,12 @@ fn cuGraphDebugDotPrint<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, path: 
 fn cuUserObjectCreate<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>, destroy: &Bound<'py, PyAny>, initialRefcount: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuUserObjectCreate";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::addr(ptr, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a2: usize = crate::callbacks::raw(destroy, &Ctx { func: F, param: "destroy", expected: "ctypes function pointer or int" })?;
         let a3: u64 = conv::int(initialRefcount, 32, false, &Ctx { func: F, param: "initialRefcount", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuUserObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -7028,13 +7028,13 @@ fn cuGraphReleaseUserObject<'py>(py: Python<'py>, graph: &Bound<'py, PyAny>, obj
 fn cuGraphAddNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, nodeParams: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddNode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
         let code = r.0 as i64;
@@ -7050,8 +7050,6 @@ fn cuGraphAddNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies
 fn cuGraphAddNode_v2<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies: &Bound<'py, PyAny>, dependencyData: &Bound<'py, PyAny>, numDependencies: &Bound<'py, PyAny>, nodeParams: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphAddNode_v2";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle::<CUgraphNode>(it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
@@ -7059,6 +7057,8 @@ fn cuGraphAddNode_v2<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependenc
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a5: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphAddNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), ) });
         let code = r.0 as i64;
@@ -7109,12 +7109,12 @@ fn cuGraphExecNodeSetParams<'py>(py: Python<'py>, hGraphExec: &Bound<'py, PyAny>
 fn cuGraphConditionalHandleCreate<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, ctx: &Bound<'py, PyAny>, defaultLaunchValue: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphConditionalHandleCreate";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let a2: u64 = conv::handle::<CUcontext>(ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let a3: u64 = conv::int(defaultLaunchValue, 32, false, &Ctx { func: F, param: "defaultLaunchValue", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphConditionalHandleCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -7130,11 +7130,11 @@ fn cuGraphConditionalHandleCreate<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAn
 fn cuOccupancyMaxActiveBlocksPerMultiprocessor<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, blockSize: &Bound<'py, PyAny>, dynamicSMemSize: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuOccupancyMaxActiveBlocksPerMultiprocessor";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUfunction>(func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
         let a2: u64 = conv::int(blockSize, 32, true, &Ctx { func: F, param: "blockSize", expected: "int" })?;
         let a3: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -7150,12 +7150,12 @@ fn cuOccupancyMaxActiveBlocksPerMultiprocessor<'py>(py: Python<'py>, func: &Boun
 fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, blockSize: &Bound<'py, PyAny>, dynamicSMemSize: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUfunction>(func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
         let a2: u64 = conv::int(blockSize, 32, true, &Ctx { func: F, param: "blockSize", expected: "int" })?;
         let a3: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
         let code = r.0 as i64;
@@ -7171,14 +7171,14 @@ fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<'py>(py: Python<'py>, fu
 fn cuOccupancyMaxPotentialBlockSize<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, blockSizeToDynamicSMemSize: &Bound<'py, PyAny>, dynamicSMemSize: &Bound<'py, PyAny>, blockSizeLimit: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuOccupancyMaxPotentialBlockSize";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
-        let mut o1 = Out::<1>::new();
-        let a1: usize = o1.addr();
         let a2: u64 = conv::handle::<CUfunction>(func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
         let a3: usize = crate::callbacks::raw(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "ctypes function pointer or int" })?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+        let mut o1 = Out::<1>::new();
+        let a1: usize = o1.addr();
 
         let r = py.detach(move || unsafe { sys::cuOccupancyMaxPotentialBlockSize(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), ) });
         let code = r.0 as i64;
@@ -7194,15 +7194,15 @@ fn cuOccupancyMaxPotentialBlockSize<'py>(py: Python<'py>, func: &Bound<'py, PyAn
 fn cuOccupancyMaxPotentialBlockSizeWithFlags<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, blockSizeToDynamicSMemSize: &Bound<'py, PyAny>, dynamicSMemSize: &Bound<'py, PyAny>, blockSizeLimit: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuOccupancyMaxPotentialBlockSizeWithFlags";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
-        let mut o1 = Out::<1>::new();
-        let a1: usize = o1.addr();
         let a2: u64 = conv::handle::<CUfunction>(func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
         let a3: usize = crate::callbacks::raw(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "ctypes function pointer or int" })?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
         let a6: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+        let mut o1 = Out::<1>::new();
+        let a1: usize = o1.addr();
 
         let r = py.detach(move || unsafe { sys::cuOccupancyMaxPotentialBlockSizeWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), ) });
         let code = r.0 as i64;
@@ -7218,11 +7218,11 @@ fn cuOccupancyMaxPotentialBlockSizeWithFlags<'py>(py: Python<'py>, func: &Bound<
 fn cuOccupancyAvailableDynamicSMemPerBlock<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, numBlocks: &Bound<'py, PyAny>, blockSize: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuOccupancyAvailableDynamicSMemPerBlock";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUfunction>(func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
         let a2: u64 = conv::int(numBlocks, 32, true, &Ctx { func: F, param: "numBlocks", expected: "int" })?;
         let a3: u64 = conv::int(blockSize, 32, true, &Ctx { func: F, param: "blockSize", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuOccupancyAvailableDynamicSMemPerBlock(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -7238,10 +7238,10 @@ fn cuOccupancyAvailableDynamicSMemPerBlock<'py>(py: Python<'py>, func: &Bound<'p
 fn cuOccupancyMaxPotentialClusterSize<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, config: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuOccupancyMaxPotentialClusterSize";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUfunction>(func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
         let a2: usize = conv::record(config, 56, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuOccupancyMaxPotentialClusterSize(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -7257,10 +7257,10 @@ fn cuOccupancyMaxPotentialClusterSize<'py>(py: Python<'py>, func: &Bound<'py, Py
 fn cuOccupancyMaxActiveClusters<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, config: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuOccupancyMaxActiveClusters";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUfunction>(func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
         let a2: usize = conv::record(config, 56, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuOccupancyMaxActiveClusters(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
         let code = r.0 as i64;
@@ -7312,11 +7312,11 @@ fn cuTexRefSetMipmappedArray<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, 
 fn cuTexRefSetAddress<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, dptr: &Bound<'py, PyAny>, bytes: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefSetAddress";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a2: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(bytes, 64, false, &Ctx { func: F, param: "bytes", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuTexRefSetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -7508,9 +7508,9 @@ fn cuTexRefSetFlags<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, Flags: &B
 fn cuTexRefGetAddress<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetAddress";
+        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7526,9 +7526,9 @@ fn cuTexRefGetAddress<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyRe
 fn cuTexRefGetArray<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetArray";
+        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetArray(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7544,9 +7544,9 @@ fn cuTexRefGetArray<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResu
 fn cuTexRefGetMipmappedArray<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetMipmappedArray";
+        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7562,10 +7562,10 @@ fn cuTexRefGetMipmappedArray<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) 
 fn cuTexRefGetAddressMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, dim: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetAddressMode";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a2: u64 = conv::int(dim, 32, true, &Ctx { func: F, param: "dim", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetAddressMode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -7581,9 +7581,9 @@ fn cuTexRefGetAddressMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, dim
 fn cuTexRefGetFilterMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetFilterMode";
+        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetFilterMode(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7599,11 +7599,11 @@ fn cuTexRefGetFilterMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> P
 fn cuTexRefGetFormat<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetFormat";
+        let a2: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetFormat(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -7619,9 +7619,9 @@ fn cuTexRefGetFormat<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyRes
 fn cuTexRefGetMipmapFilterMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetMipmapFilterMode";
+        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetMipmapFilterMode(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7637,9 +7637,9 @@ fn cuTexRefGetMipmapFilterMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>
 fn cuTexRefGetMipmapLevelBias<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetMipmapLevelBias";
+        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetMipmapLevelBias(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7655,11 +7655,11 @@ fn cuTexRefGetMipmapLevelBias<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>)
 fn cuTexRefGetMipmapLevelClamp<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetMipmapLevelClamp";
+        let a2: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetMipmapLevelClamp(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -7675,9 +7675,9 @@ fn cuTexRefGetMipmapLevelClamp<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>
 fn cuTexRefGetMaxAnisotropy<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetMaxAnisotropy";
+        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetMaxAnisotropy(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7693,9 +7693,9 @@ fn cuTexRefGetMaxAnisotropy<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -
 fn cuTexRefGetBorderColor<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetBorderColor";
+        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetBorderColor(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7711,9 +7711,9 @@ fn cuTexRefGetBorderColor<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> 
 fn cuTexRefGetFlags<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexRefGetFlags";
+        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuTexRefGetFlags(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7780,9 +7780,9 @@ fn cuSurfRefSetArray<'py>(py: Python<'py>, hSurfRef: &Bound<'py, PyAny>, hArray:
 fn cuSurfRefGetArray<'py>(py: Python<'py>, hSurfRef: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuSurfRefGetArray";
+        let a1: u64 = conv::handle::<CUsurfref>(hSurfRef, &Ctx { func: F, param: "hSurfRef", expected: "CUsurfref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUsurfref>(hSurfRef, &Ctx { func: F, param: "hSurfRef", expected: "CUsurfref or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuSurfRefGetArray(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -7798,11 +7798,11 @@ fn cuSurfRefGetArray<'py>(py: Python<'py>, hSurfRef: &Bound<'py, PyAny>) -> PyRe
 fn cuTexObjectCreate<'py>(py: Python<'py>, pResDesc: &Bound<'py, PyAny>, pTexDesc: &Bound<'py, PyAny>, pResViewDesc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuTexObjectCreate";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
         let a2: usize = conv::record(pTexDesc, 104, false, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
         let a3: usize = conv::record(pResViewDesc, 112, false, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuTexObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
         let code = r.0 as i64;
@@ -7885,9 +7885,9 @@ fn cuTexObjectGetResourceViewDesc<'py>(py: Python<'py>, pResViewDesc: &Bound<'py
 fn cuSurfObjectCreate<'py>(py: Python<'py>, pResDesc: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuSurfObjectCreate";
+        let a1: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
 
         let r = py.detach(move || unsafe { sys::cuSurfObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
         let code = r.0 as i64;
@@ -8053,10 +8053,10 @@ fn cuTensorMapReplaceAddress<'py>(py: Python<'py>, tensorMap: &Bound<'py, PyAny>
 fn cuDeviceCanAccessPeer<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>, peerDev: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceCanAccessPeer";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a2: u64 = conv::handle::<CUdevice>(peerDev, &Ctx { func: F, param: "peerDev", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuDeviceCanAccessPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -8105,11 +8105,11 @@ fn cuCtxDisablePeerAccess<'py>(py: Python<'py>, peerContext: &Bound<'py, PyAny>)
 fn cuDeviceGetP2PAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, srcDevice: &Bound<'py, PyAny>, dstDevice: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDeviceGetP2PAttribute";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let a2: u64 = conv::handle::<CUdevice>(srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdevice or int" })?;
         let a3: u64 = conv::handle::<CUdevice>(dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdevice or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetP2PAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -8141,11 +8141,11 @@ fn cuGraphicsUnregisterResource<'py>(py: Python<'py>, resource: &Bound<'py, PyAn
 fn cuGraphicsSubResourceGetMappedArray<'py>(py: Python<'py>, resource: &Bound<'py, PyAny>, arrayIndex: &Bound<'py, PyAny>, mipLevel: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphicsSubResourceGetMappedArray";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgraphicsResource>(resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let a2: u64 = conv::int(arrayIndex, 32, false, &Ctx { func: F, param: "arrayIndex", expected: "int" })?;
         let a3: u64 = conv::int(mipLevel, 32, false, &Ctx { func: F, param: "mipLevel", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGraphicsSubResourceGetMappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -8161,9 +8161,9 @@ fn cuGraphicsSubResourceGetMappedArray<'py>(py: Python<'py>, resource: &Bound<'p
 fn cuGraphicsResourceGetMappedMipmappedArray<'py>(py: Python<'py>, resource: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphicsResourceGetMappedMipmappedArray";
+        let a1: u64 = conv::handle::<CUgraphicsResource>(resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUgraphicsResource>(resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuGraphicsResourceGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -8179,11 +8179,11 @@ fn cuGraphicsResourceGetMappedMipmappedArray<'py>(py: Python<'py>, resource: &Bo
 fn cuGraphicsResourceGetMappedPointer<'py>(py: Python<'py>, resource: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGraphicsResourceGetMappedPointer";
+        let a2: u64 = conv::handle::<CUgraphicsResource>(resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUgraphicsResource>(resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuGraphicsResourceGetMappedPointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -8217,9 +8217,9 @@ fn cuGraphicsMapResources<'py>(py: Python<'py>, count: &Bound<'py, PyAny>, hStre
     conv::guard(|| {
         const F: &str = "cuGraphicsMapResources";
         let a0: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
+        let a2: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -8236,9 +8236,9 @@ fn cuGraphicsUnmapResources<'py>(py: Python<'py>, count: &Bound<'py, PyAny>, hSt
     conv::guard(|| {
         const F: &str = "cuGraphicsUnmapResources";
         let a0: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
+        let a2: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -8255,10 +8255,10 @@ fn cuGetProcAddress<'py>(py: Python<'py>, symbol: &Bound<'py, PyAny>, cudaVersio
     conv::guard(|| {
         const F: &str = "cuGetProcAddress";
         let (a0, _k0) = conv::cstr(symbol, false, &Ctx { func: F, param: "symbol", expected: "bytes" })?;
-        let mut o1 = Out::<1>::new();
-        let a1: usize = o1.addr();
         let a2: u64 = conv::int(cudaVersion, 32, true, &Ctx { func: F, param: "cudaVersion", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o1 = Out::<1>::new();
+        let a1: usize = o1.addr();
         let mut o4 = Out::<1>::new();
         let a4: usize = o4.addr();
 
@@ -8369,11 +8369,11 @@ fn cuGetExportTable<'py>(py: Python<'py>, ppExportTable: &Bound<'py, PyAny>, pEx
 fn cuGreenCtxCreate<'py>(py: Python<'py>, desc: &Bound<'py, PyAny>, dev: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGreenCtxCreate";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUdevResourceDesc>(desc, &Ctx { func: F, param: "desc", expected: "CUdevResourceDesc or int" })?;
         let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGreenCtxCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -8405,9 +8405,9 @@ fn cuGreenCtxDestroy<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>) -> PyResult
 fn cuCtxFromGreenCtx<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuCtxFromGreenCtx";
+        let a1: u64 = conv::handle::<CUgreenCtx>(hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::handle::<CUgreenCtx>(hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
 
         let r = py.detach(move || unsafe { sys::cuCtxFromGreenCtx(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -8424,16 +8424,16 @@ fn cuDeviceGetDevResource<'py>(py: Python<'py>, device: &Bound<'py, PyAny>, r#ty
     conv::guard(|| {
         const F: &str = "cuDeviceGetDevResource";
         let a0: u64 = conv::handle::<CUdevice>(device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
+        let a2: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuDeviceGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.addr(), 144)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.ptr(), 144)?])
     })
 }
 
@@ -8443,16 +8443,16 @@ fn cuCtxGetDevResource<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>, r#type: &
     conv::guard(|| {
         const F: &str = "cuCtxGetDevResource";
         let a0: u64 = conv::handle::<CUcontext>(hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
+        let a2: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.addr(), 144)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.ptr(), 144)?])
     })
 }
 
@@ -8462,16 +8462,16 @@ fn cuGreenCtxGetDevResource<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>, r#ty
     conv::guard(|| {
         const F: &str = "cuGreenCtxGetDevResource";
         let a0: u64 = conv::handle::<CUgreenCtx>(hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
+        let a2: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
-        let a2: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuGreenCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.addr(), 144)?])
+        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.ptr(), 144)?])
     })
 }
 
@@ -8481,12 +8481,12 @@ fn cuDevSmResourceSplitByCount<'py>(py: Python<'py>, result: &Bound<'py, PyAny>,
     conv::guard(|| {
         const F: &str = "cuDevSmResourceSplitByCount";
         let a0: usize = conv::addr(result, &Ctx { func: F, param: "result", expected: "int, buffer or None" })?;
-        let mut o1 = Out::<1>::new();
-        let a1: usize = o1.addr();
         let a2: usize = conv::record(input, 144, false, &Ctx { func: F, param: "input", expected: "CUdevResource_v1" })?;
         let a3: usize = conv::record(remaining, 144, false, &Ctx { func: F, param: "remaining", expected: "CUdevResource_v1" })?;
         let a4: u64 = conv::int(useFlags, 32, false, &Ctx { func: F, param: "useFlags", expected: "int" })?;
         let a5: u64 = conv::int(minCount, 32, false, &Ctx { func: F, param: "minCount", expected: "int" })?;
+        let mut o1 = Out::<1>::new();
+        let a1: usize = o1.addr();
 
         let r = py.detach(move || unsafe { sys::cuDevSmResourceSplitByCount(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), ) });
         let code = r.0 as i64;
@@ -8502,11 +8502,11 @@ fn cuDevSmResourceSplitByCount<'py>(py: Python<'py>, result: &Bound<'py, PyAny>,
 fn cuDevResourceGenerateDesc<'py>(py: Python<'py>, resources: &Bound<'py, PyAny>, nbResources: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuDevResourceGenerateDesc";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let arr1 = InArray::records(resources, 144, &Ctx { func: F, param: "resources", expected: "sequence of CUdevResource_v1" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(nbResources, 32, false, &Ctx { func: F, param: "nbResources", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuDevResourceGenerateDesc(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -8574,11 +8574,11 @@ fn cuStreamGetGreenCtx<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyR
 fn cuGreenCtxStreamCreate<'py>(py: Python<'py>, greenCtx: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>, priority: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuGreenCtxStreamCreate";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let a1: u64 = conv::handle::<CUgreenCtx>(greenCtx, &Ctx { func: F, param: "greenCtx", expected: "CUgreenCtx or int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a3: u64 = conv::int(priority, 32, true, &Ctx { func: F, param: "priority", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuGreenCtxStreamCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
         let code = r.0 as i64;
@@ -8629,9 +8629,9 @@ fn cuLogsUnregisterCallback<'py>(py: Python<'py>, callback: &Bound<'py, PyAny>) 
 fn cuLogsCurrent<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLogsCurrent";
+        let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuLogsCurrent(conv::bits(a0 as u64), conv::bits(a1), ) });
         let code = r.0 as i64;
@@ -8647,10 +8647,10 @@ fn cuLogsCurrent<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>) -> PyResult<Py
 fn cuLogsDumpToFile<'py>(py: Python<'py>, pathToFile: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLogsDumpToFile";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let (a1, _k1) = conv::cstr(pathToFile, false, &Ctx { func: F, param: "pathToFile", expected: "bytes" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::cuLogsDumpToFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
         let code = r.0 as i64;
@@ -8666,12 +8666,12 @@ fn cuLogsDumpToFile<'py>(py: Python<'py>, pathToFile: &Bound<'py, PyAny>, flags:
 fn cuLogsDumpToMemory<'py>(py: Python<'py>, buffer: &Bound<'py, PyAny>, flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuLogsDumpToMemory";
+        let (a1, _k1) = conv::cstr(buffer, false, &Ctx { func: F, param: "buffer", expected: "bytes" })?;
+        let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let (a1, _k1) = conv::cstr(buffer, false, &Ctx { func: F, param: "buffer", expected: "bytes" })?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
-        let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
         let r = py.detach(move || unsafe { sys::cuLogsDumpToMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), ) });
         let code = r.0 as i64;

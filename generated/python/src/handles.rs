@@ -7,7 +7,7 @@
 //! handle typedef, holding the C value in place so `getPtr()` is the address of the C object.
 
 /// Implemented by every handle class.
-pub trait HandleClass: pyo3::PyClass + Sync {
+pub trait HandleClass: pyo3::PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Sync {
     const BITS: u32;
     const SIGNED: bool;
     const POINTER: bool;

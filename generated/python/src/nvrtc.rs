@@ -30,7 +30,7 @@ fn nvrtcGetErrorString<'py>(py: Python<'py>, result: &Bound<'py, PyAny>) -> PyRe
         const F: &str = "nvrtcGetErrorString";
         let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetErrorString(conv::bits(a0), ) });
+        let r = py.detach(move || unsafe { sys::nvrtcGetErrorString(conv::bits(a0), ) as usize });
         conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_cstr(py, r as usize)?])
     })
 }
@@ -94,8 +94,6 @@ fn nvrtcGetSupportedArchs<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
 fn nvrtcCreateProgram<'py>(py: Python<'py>, src: &Bound<'py, PyAny>, name: &Bound<'py, PyAny>, numHeaders: &Bound<'py, PyAny>, headers: &Bound<'py, PyAny>, includeNames: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "nvrtcCreateProgram";
-        let mut o0 = Out::<1>::new();
-        let a0: usize = o0.addr();
         let (a1, _k1) = conv::cstr(src, false, &Ctx { func: F, param: "src", expected: "bytes" })?;
         let (a2, _k2) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let a3: u64 = conv::int(numHeaders, 32, true, &Ctx { func: F, param: "numHeaders", expected: "int" })?;
@@ -103,6 +101,8 @@ fn nvrtcCreateProgram<'py>(py: Python<'py>, src: &Bound<'py, PyAny>, name: &Boun
         let a4: usize = arr4.addr();
         let arr5 = InArray::cstrs(includeNames, &Ctx { func: F, param: "includeNames", expected: "sequence of bytes" })?;
         let a5: usize = arr5.addr();
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
 
         let r = py.detach(move || unsafe { sys::nvrtcCreateProgram(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), ) });
         let code = r.0 as i64;

@@ -253,6 +253,63 @@ _RECORDS = {
     "CUdevResource_v1": (False, 144, (("type", "e:CUdevResourceType:c_uint", False, None), ("_internal_padding", "a:92:c_ubyte", False, None), ("anon0", "r:CUdevResource_v1_anon0", True, None), )),
 }
 
+# typedef names of enums and records
+_ALIASES = {
+    "CUmemFabricHandle": "CUmemFabricHandle_v1",
+    "CUipcEventHandle": "CUipcEventHandle_v1",
+    "CUipcMemHandle": "CUipcMemHandle_v1",
+    "CUstreamBatchMemOpParams": "CUstreamBatchMemOpParams_v1",
+    "CUDA_BATCH_MEM_OP_NODE_PARAMS": "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1",
+    "CUdevprop": "CUdevprop_v1",
+    "CUaccessPolicyWindow": "CUaccessPolicyWindow_v1",
+    "CUDA_KERNEL_NODE_PARAMS": "CUDA_KERNEL_NODE_PARAMS_v2",
+    "CUDA_MEMSET_NODE_PARAMS": "CUDA_MEMSET_NODE_PARAMS_v1",
+    "CUDA_HOST_NODE_PARAMS": "CUDA_HOST_NODE_PARAMS_v1",
+    "CUkernelNodeAttrID": "CUlaunchAttributeID",
+    "CUkernelNodeAttrValue_v1": "CUlaunchAttributeValue",
+    "CUkernelNodeAttrValue": "CUlaunchAttributeValue",
+    "CUstreamAttrID": "CUlaunchAttributeID",
+    "CUstreamAttrValue_v1": "CUlaunchAttributeValue",
+    "CUstreamAttrValue": "CUlaunchAttributeValue",
+    "CUexecAffinitySmCount": "CUexecAffinitySmCount_v1",
+    "CUexecAffinityParam": "CUexecAffinityParam_v1",
+    "CUDA_MEMCPY2D": "CUDA_MEMCPY2D_v2",
+    "CUDA_MEMCPY3D": "CUDA_MEMCPY3D_v2",
+    "CUDA_MEMCPY3D_PEER": "CUDA_MEMCPY3D_PEER_v1",
+    "CUDA_ARRAY_DESCRIPTOR": "CUDA_ARRAY_DESCRIPTOR_v2",
+    "CUDA_ARRAY3D_DESCRIPTOR": "CUDA_ARRAY3D_DESCRIPTOR_v2",
+    "CUDA_ARRAY_SPARSE_PROPERTIES": "CUDA_ARRAY_SPARSE_PROPERTIES_v1",
+    "CUDA_ARRAY_MEMORY_REQUIREMENTS": "CUDA_ARRAY_MEMORY_REQUIREMENTS_v1",
+    "CUDA_RESOURCE_DESC": "CUDA_RESOURCE_DESC_v1",
+    "CUDA_TEXTURE_DESC": "CUDA_TEXTURE_DESC_v1",
+    "CUDA_RESOURCE_VIEW_DESC": "CUDA_RESOURCE_VIEW_DESC_v1",
+    "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS": "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1",
+    "CUDA_LAUNCH_PARAMS": "CUDA_LAUNCH_PARAMS_v1",
+    "CUDA_EXTERNAL_MEMORY_HANDLE_DESC": "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1",
+    "CUDA_EXTERNAL_MEMORY_BUFFER_DESC": "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1",
+    "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC": "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1",
+    "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC": "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1",
+    "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS": "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1",
+    "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS": "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1",
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS": "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1",
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS": "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1",
+    "CUarrayMapInfo": "CUarrayMapInfo_v1",
+    "CUmemLocation": "CUmemLocation_v1",
+    "CUmemAllocationProp": "CUmemAllocationProp_v1",
+    "CUmulticastObjectProp": "CUmulticastObjectProp_v1",
+    "CUmemAccessDesc": "CUmemAccessDesc_v1",
+    "CUgraphExecUpdateResultInfo": "CUgraphExecUpdateResultInfo_v1",
+    "CUmemPoolProps": "CUmemPoolProps_v1",
+    "CUmemPoolPtrExportData": "CUmemPoolPtrExportData_v1",
+    "CUmemcpyAttributes": "CUmemcpyAttributes_v1",
+    "CUoffset3D": "CUoffset3D_v1",
+    "CUextent3D": "CUextent3D_v1",
+    "CUmemcpy3DOperand": "CUmemcpy3DOperand_v1",
+    "CUDA_MEMCPY3D_BATCH_OP": "CUDA_MEMCPY3D_BATCH_OP_v1",
+    "CUDA_MEM_ALLOC_NODE_PARAMS": "CUDA_MEM_ALLOC_NODE_PARAMS_v1",
+    "CUdevResource": "CUdevResource_v1",
+}
+
 CUDA_VERSION = 12090
 CU_IPC_HANDLE_SIZE = 64
 CU_STREAM_LEGACY = CUstream(1)
@@ -321,15 +378,19 @@ CU_LAUNCH_PARAM_BUFFER_POINTER = 1
 CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT = 2
 CU_LAUNCH_PARAM_BUFFER_SIZE = 2
 CU_PARAM_TR_DEFAULT = -1
-CU_DEVICE_CPU = CUdevice(18446744073709551615)
-CU_DEVICE_INVALID = CUdevice(18446744073709551614)
+CU_DEVICE_CPU = CUdevice(-1)
+CU_DEVICE_INVALID = CUdevice(-2)
 RESOURCE_ABI_VERSION = 1
 RESOURCE_ABI_EXTERNAL_BYTES = 48
 
 
 def __getattr__(name):
+    target = _ALIASES.get(name)
+    if target is not None:
+        value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
+        return value
     return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS)
 
 
 def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS))
+    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES))

@@ -24,11 +24,19 @@ _ENUMS = {
 _RECORDS = {
 }
 
+# typedef names of enums and records
+_ALIASES = {
+}
+
 
 
 def __getattr__(name):
+    target = _ALIASES.get(name)
+    if target is not None:
+        value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
+        return value
     return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS)
 
 
 def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS))
+    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES))

@@ -37,6 +37,7 @@ struct ModuleView {
     records: Vec<types::RecordView>,
     handles: Vec<types::HandleView>,
     consts: Vec<types::ConstView>,
+    aliases: Vec<(String, String)>,
 }
 
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
@@ -68,6 +69,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             records: lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect(),
             handles,
             consts: types::consts(lib),
+            aliases: types::aliases(lib),
         };
         out.files.insert(format!("python/src/{m}.rs"), templates.render("python/module.rs.tera", &view)?);
         out.files.insert(format!("python/python/cudagen/{m}.py"), templates.render("python/module.py.tera", &view)?);

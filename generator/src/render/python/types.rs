@@ -183,7 +183,16 @@ pub fn consts(lib: &Library) -> Vec<ConstView> {
             MacroValue::Float { value } => (format!("{value:?}"), "float".to_string()),
             MacroValue::Cast { ty, value } => match lib.resolve(ty) {
                 Resolved::OpaqueHandle(t) | Resolved::ScalarHandle(t, _) => match handle_class(&handles(lib), &t.name) {
-                    Some(h) => (format!("{}({})", h.name, value & 0xffff_ffff_ffff_ffff), h.name.clone()),
+                    Some(h) => {
+                        let v = *value as u64;
+                        let v: i128 = match (h.signed, h.bits) {
+                            (true, 32) => v as u32 as i32 as i128,
+                            (true, _) => v as i64 as i128,
+                            (false, 32) => (v as u32) as i128,
+                            _ => v as i128,
+                        };
+                        (format!("{}({v})", h.name), h.name.clone())
+                    }
                     None => continue,
                 },
                 _ => (format!("{}", value & 0xffff_ffff_ffff_ffff), "int".to_string()),
@@ -191,6 +200,26 @@ pub fn consts(lib: &Library) -> Vec<ConstView> {
             MacroValue::Str { .. } => continue,
         };
         out.push(ConstView { name: m.name.clone(), value, stub });
+    }
+    out
+}
+
+/// Typedef names of enums and records that differ from the IR name (`CUDA_MEMCPY2D` ->
+/// `CUDA_MEMCPY2D_v2`): (alias, target).
+pub fn aliases(lib: &Library) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for t in &lib.typedefs {
+        if !matches!(t.kind, TypedefKind::Alias | TypedefKind::RecordAlias { .. } | TypedefKind::EnumAlias { .. }) {
+            continue;
+        }
+        let target = match lib.resolve(&Type::named(&t.name)) {
+            Resolved::Enum(e) => e.name.clone(),
+            Resolved::Record(r) if r.complete => r.name.clone(),
+            _ => continue,
+        };
+        if target != t.name {
+            out.push((t.name.clone(), target));
+        }
     }
     out
 }
