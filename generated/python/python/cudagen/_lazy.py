@@ -94,6 +94,25 @@ class _ListField:
             arr[i] = int(v) if self.conv else v
 
 
+class _BytesField:
+    """A `char[N]` field: bytes of length N (NULs kept), set from bytes."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        return bytes(self.raw.__get__(obj, cls))
+
+    def __set__(self, obj, value):
+        arr = self.raw.__get__(obj, type(obj))
+        value = bytes(value)[: len(arr)]
+        ctypes.memmove(ctypes.addressof(arr), value, len(value))
+
+
 def resolve(g, module, name, enums, records):
     """Module ``__getattr__``: builds and caches the enum or record ``name``."""
     if name in enums:
@@ -108,6 +127,8 @@ def resolve(g, module, name, enums, records):
 
 def _ctype(g, module, spec, records):
     """(ctypes type, converter or None) of a field spec."""
+    if spec.startswith("a:") and spec.endswith(":c_char") and spec.count(":") == 2:
+        return ctypes.c_ubyte * int(spec.split(":")[1]), "bytes"
     if spec.startswith("a:"):
         _, n, rest = spec.split(":", 2)
         t, conv = _ctype(g, module, rest, records)
@@ -139,7 +160,7 @@ def _make_record(g, module, name, records):
     for fname, spec, anonymous, bits in fields:
         t, conv = _ctype(g, module, spec, records)
         raw = fname
-        if spec.startswith("a:") and not spec.endswith(":c_char") or conv is not None:
+        if spec.startswith("a:") or conv is not None:
             raw = "_cg_" + fname
             wrap.append((fname, raw, conv, spec.startswith("a:")))
         cfields.append((raw, t) if bits is None else (raw, t, bits))
@@ -152,7 +173,10 @@ def _make_record(g, module, name, records):
     cls._fields_ = cfields
     for fname, raw, conv, is_array in wrap:
         d = getattr(cls, raw)
-        setattr(cls, fname, _ListField(d, conv, fname) if is_array else _Wrapped(d, conv, fname))
+        if conv == "bytes":
+            setattr(cls, fname, _BytesField(d))
+        else:
+            setattr(cls, fname, _ListField(d, conv, fname) if is_array else _Wrapped(d, conv, fname))
     # fields of anonymous members, reachable on the parent: also wrap the promoted raw names
     for a in anon:
         inner = dict(cfields)[a]
