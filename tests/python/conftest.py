@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-os.environ.setdefault("CUDAGEN_NVRTC_PATH", "/tmp/nvrtc129/nvidia/cuda_nvrtc/lib/libnvrtc.so.12") if os.path.exists(
+if not os.environ.get("CUDAGEN_TEST_WHEEL_LOOKUP"): os.environ.setdefault("CUDAGEN_NVRTC_PATH", "/tmp/nvrtc129/nvidia/cuda_nvrtc/lib/libnvrtc.so.12") if os.path.exists(
     "/tmp/nvrtc129/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"
 ) else None
 

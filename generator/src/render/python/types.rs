@@ -29,6 +29,8 @@ pub struct RecordView {
     pub union: bool,
     pub size: u64,
     pub fields: Vec<FieldView>,
+    /// Fields of anonymous members, reachable on this record (stubs).
+    pub promoted: Vec<FieldView>,
 }
 
 #[derive(Serialize)]
@@ -170,6 +172,16 @@ pub fn record_view(lib: &Library, r: &Record, handles: &[HandleView]) -> RecordV
                 let (spec, stub) = spec(lib, &f.ty, handles);
                 FieldView { name: f.name.clone(), spec, stub, anonymous: f.anonymous, bits: f.bit_width }
             })
+            .collect(),
+        promoted: r
+            .fields
+            .iter()
+            .filter(|f| f.anonymous)
+            .filter_map(|f| match lib.resolve(&f.ty) {
+                Resolved::Record(inner) => Some(record_view(lib, inner, handles)),
+                _ => None,
+            })
+            .flat_map(|v| v.fields.into_iter().chain(v.promoted))
             .collect(),
     }
 }

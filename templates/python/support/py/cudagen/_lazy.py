@@ -169,9 +169,10 @@ def _make_record(g, module, name, records):
     for fname, raw, conv, is_array in wrap:
         d = getattr(cls, raw)
         if conv == "bytes":
-            setattr(cls, fname, _BytesField(d))
+            desc = _BytesField(d)
         else:
-            setattr(cls, fname, _ListField(d, conv, fname) if is_array else _Wrapped(d, conv, fname))
+            desc = _ListField(d, conv, fname) if is_array else _Wrapped(d, conv, fname)
+        setattr(cls, fname, property(desc.__get__, desc.__set__))
     # fields of anonymous members, reachable on the parent: also wrap the promoted raw names
     for a in anon:
         inner = dict(cfields)[a]
