@@ -1,9 +1,114 @@
-//! The python surface.
+//! The python surface: crate `cudagen-python` (PyO3, maturin) under `generated/python/`,
+//! building the package `cudagen` (`cudagen.driver`, `cudagen.nvrtc`, alias `cudagen.cuda`).
+//!
+//! Files: `Cargo.toml`, `pyproject.toml`, `src/lib.rs`, `src/<module>.rs` (one `#[pyfunction]`
+//! per C function + the handle classes), `python/cudagen/<module>.py` (compact enum and record
+//! tables, built lazily into `IntEnum`s and `ctypes` structures on first attribute access) and
+//! `<module>.pyi` stubs. `templates/python/support/rs/*` is copied to `src/`,
+//! `templates/python/support/py/**` to `python/`. View models: `functions` (parameters ->
+//! conversion kinds), `types` (enums, records, handles, constants).
+
+mod functions;
+mod types;
 
 use super::{Output, Templates};
-use crate::diag::Result;
-use crate::ir::Api;
+use crate::diag::{Error, Result};
+use crate::ir::{Api, LibraryKind};
+use serde::Serialize;
 
-pub fn render(_api: &Api, _templates: &Templates, _out: &mut Output) -> Result<()> {
+const SURFACE: &str = "python";
+
+#[derive(Serialize)]
+struct CrateView {
+    cuda_version: String,
+    modules: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ModuleView {
+    module: String,
+    /// `cudagen.driver`.
+    qualname: String,
+    status: Option<String>,
+    /// Status code the sys layer returns when the library could not be loaded.
+    library_missing: i64,
+    functions: Vec<functions::FnView>,
+    enums: Vec<types::EnumView>,
+    records: Vec<types::RecordView>,
+    handles: Vec<types::HandleView>,
+    consts: Vec<types::ConstView>,
+    aliases: Vec<(String, String)>,
+}
+
+pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
+    let mut modules = Vec::new();
+    for lib in &api.libraries {
+        let m = lib.kind.module().to_string();
+        let qualname = format!("cudagen.{m}");
+        let handles = types::handles(lib);
+        let mut fns = Vec::new();
+        for f in &lib.functions {
+            match functions::view(lib, f, &handles) {
+                Ok(v) => {
+                    out.coverage.emitted(lib.kind, SURFACE, &f.name);
+                    fns.push(v);
+                }
+                Err(why) => out.coverage.skipped(lib.kind, SURFACE, &f.name, why),
+            }
+        }
+        let view = ModuleView {
+            module: m.clone(),
+            qualname,
+            status: lib.status_enum.clone(),
+            library_missing: match lib.kind {
+                LibraryKind::Driver => 34,
+                LibraryKind::Nvrtc => 11,
+            },
+            functions: fns,
+            enums: lib.enums.iter().map(types::enum_view).collect(),
+            records: lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect(),
+            handles,
+            consts: types::consts(lib),
+            aliases: types::aliases(lib),
+        };
+        out.files.insert(format!("python/src/{m}.rs"), templates.render("python/module.rs.tera", &view)?);
+        out.files.insert(format!("python/python/cudagen/{m}.py"), templates.render("python/module.py.tera", &view)?);
+        out.files.insert(format!("python/python/cudagen/{m}.pyi"), templates.render("python/module.pyi.tera", &view)?);
+        modules.push(m);
+    }
+    let view = CrateView { cuda_version: api.cuda_version.clone(), modules };
+    out.files.insert("python/Cargo.toml".into(), templates.render("python/Cargo.toml.tera", &view)?);
+    out.files.insert("python/pyproject.toml".into(), templates.render("python/pyproject.toml.tera", &view)?);
+    out.files.insert("python/src/lib.rs".into(), templates.render("python/lib.rs.tera", &view)?);
+    let mut n = 0;
+    for (rel, text) in templates.support_under("python/support/rs/") {
+        out.files.insert(format!("python/src/{rel}"), text.to_string());
+        n += 1;
+    }
+    for (rel, text) in templates.support_under("python/support/py/") {
+        out.files.insert(format!("python/python/{rel}"), text.to_string());
+        n += 1;
+    }
+    if n == 0 {
+        return Err(Error::new("templates/python/support/ is empty"));
+    }
     Ok(())
+}
+
+/// Rust keywords that need `r#` (PyO3 strips it for the Python argument name).
+const KEYWORDS: &[&str] = &[
+    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
+    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true",
+    "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
+    "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+];
+
+pub(super) fn rust_ident(name: &str) -> String {
+    if KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else if matches!(name, "self" | "Self" | "super" | "crate" | "py") {
+        format!("{name}_")
+    } else {
+        name.to_string()
+    }
 }

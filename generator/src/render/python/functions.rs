@@ -1,0 +1,340 @@
+//! Function view models: every parameter becomes a conversion kind the templates switch on.
+
+use super::rust_ident;
+use super::types::{handle_class, HandleView};
+use crate::ir::{Function, Library, Prim, Resolved, ReturnShape, Role, Type};
+use serde::Serialize;
+
+#[derive(Serialize)]
+pub struct FnView {
+    pub name: String,
+    pub symbol: String,
+    /// `cstr` (returns `const char*`) or `status`.
+    pub ret: &'static str,
+    pub params: Vec<ParamView>,
+    /// Python arguments in order (index into `params`).
+    pub args: Vec<usize>,
+    /// Outputs in order (index into `params`).
+    pub outs: Vec<usize>,
+    pub stub_ret: String,
+    pub brief: String,
+}
+
+/// A scalar the Rust support code converts (argument, output or array element).
+#[derive(Serialize, Clone, Default)]
+pub struct Scalar {
+    /// `int`, `float`, `enum`, `handle`, `record`, `ptr`, `cstr`.
+    pub kind: &'static str,
+    pub bits: u32,
+    pub signed: bool,
+    /// Handle class / enum / record name.
+    pub class: String,
+    /// Size in bytes.
+    pub size: u64,
+    pub stub: String,
+}
+
+#[derive(Serialize)]
+pub struct ParamView {
+    pub index: usize,
+    pub cname: String,
+    pub py: String,
+    pub rust: String,
+    /// Conversion kind: `int`, `float`, `handle`, `record_val`, `record_ref`, `ptr`, `inout_int`,
+    /// `cstr`, `in_array`, `callback`, `userdata_paired`, `kernel_params`, `out`, `cstr_out`,
+    /// `out_array`, `out_buffer`.
+    pub kind: &'static str,
+    pub scalar: Scalar,
+    pub nullable: bool,
+    /// Variable holding a length (`a3` / `o3`) for arrays and buffers; empty when none.
+    pub len_var: String,
+    /// Fixed capacity for buffers and arrays without a length parameter.
+    pub capacity: u64,
+    /// Buffer contents are a NUL-terminated string.
+    pub string: bool,
+    /// For `callback`: `stream`, `host` or `raw`; the paired user-data parameter index.
+    pub callback: &'static str,
+    pub user_data: Option<usize>,
+    /// Rust identifier of the paired user-data argument.
+    pub user_data_rust: String,
+    pub stub: String,
+    /// A Python argument / part of the returned tuple.
+    pub is_arg: bool,
+    pub is_out: bool,
+    /// Words of `u64` storage for an `out` value.
+    pub words: u64,
+}
+
+fn int_scalar(p: Prim) -> Scalar {
+    match p {
+        Prim::Float => Scalar { kind: "float", bits: 32, stub: "float".into(), size: 4, ..Default::default() },
+        Prim::Double => Scalar { kind: "float", bits: 64, stub: "float".into(), size: 8, ..Default::default() },
+        _ => Scalar {
+            kind: "int",
+            bits: (p.size().max(1) * 8) as u32,
+            signed: p.is_signed(),
+            stub: "int".into(),
+            size: p.size().max(1),
+            ..Default::default()
+        },
+    }
+}
+
+/// How a value of type `ty` crosses the boundary.
+fn scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
+    match lib.resolve(ty) {
+        Resolved::Prim(p) => int_scalar(p),
+        Resolved::Enum(e) => Scalar {
+            kind: "enum",
+            bits: (e.repr.size() * 8) as u32,
+            signed: e.repr.is_signed(),
+            class: e.name.clone(),
+            size: e.repr.size(),
+            stub: e.name.clone(),
+        },
+        Resolved::OpaqueHandle(t) | Resolved::ScalarHandle(t, _) => match handle_class(handles, &t.name) {
+            Some(h) => Scalar {
+                kind: "handle",
+                bits: h.bits,
+                signed: h.signed,
+                class: h.name.clone(),
+                size: (h.bits / 8) as u64,
+                stub: h.name.clone(),
+            },
+            None => ptr_scalar(),
+        },
+        Resolved::Record(r) if r.complete => {
+            Scalar { kind: "record", class: r.name.clone(), size: r.size, stub: r.name.clone(), ..Default::default() }
+        }
+        Resolved::Pointer { pointee, .. } if matches!(lib.resolve(pointee), Resolved::Prim(Prim::Char)) => {
+            Scalar { kind: "cstr", bits: 64, size: 8, stub: "bytes | None".into(), ..Default::default() }
+        }
+        _ => ptr_scalar(),
+    }
+}
+
+fn ptr_scalar() -> Scalar {
+    Scalar { kind: "ptr", bits: 64, size: 8, stub: "int".into(), ..Default::default() }
+}
+
+pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnView, String> {
+    let ret = match f.returns {
+        ReturnShape::Status => "status",
+        ReturnShape::Value => match lib.resolve(&f.ret) {
+            Resolved::Pointer { pointee, .. } if matches!(lib.resolve(pointee), Resolved::Prim(Prim::Char)) => "cstr",
+            _ => return Err("returns a value that is not a C string".into()),
+        },
+        ReturnShape::Void => return Err("returns void".into()),
+    };
+    let callback_idx = f.params.iter().position(|p| matches!(p.role, Role::Callback));
+    let user_idx = f.params.iter().position(|p| matches!(p.role, Role::UserData));
+    let mut params = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let py = p.names.python.clone();
+        let mut v = ParamView {
+            index: i,
+            cname: p.name.clone(),
+            rust: rust_ident(&py),
+            py,
+            kind: "ptr",
+            scalar: ptr_scalar(),
+            nullable: p.nullable,
+            len_var: String::new(),
+            capacity: 0,
+            string: false,
+            callback: "",
+            user_data: None,
+            user_data_rust: String::new(),
+            stub: "Any".into(),
+            is_arg: false,
+            is_out: false,
+            words: 1,
+        };
+        let pointee = p.ty.pointee().map(|(t, _)| t);
+        match &p.role {
+            Role::Value | Role::Length { .. } => {
+                let s = scalar(lib, &p.ty, handles);
+                v.kind = match s.kind {
+                    "int" | "enum" => "int",
+                    "float" => "float",
+                    "handle" => "handle",
+                    "record" => "record_val",
+                    _ => "ptr",
+                };
+                v.stub = match s.kind {
+                    "handle" => format!("{} | int", s.class),
+                    "enum" => format!("{} | int", s.class),
+                    "ptr" => "Any".into(),
+                    _ => s.stub.clone(),
+                };
+                v.scalar = s;
+            }
+            Role::InRef | Role::InOutRef => {
+                let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
+                match s.kind {
+                    "record" => {
+                        v.kind = "record_ref";
+                        v.stub = if p.nullable { format!("{} | None", s.class) } else { s.class.clone() };
+                    }
+                    "int" | "enum" if matches!(p.role, Role::InOutRef) => {
+                        v.kind = "inout_int";
+                        v.stub = "int".into();
+                    }
+                    _ => v.kind = "ptr",
+                }
+                v.scalar = s;
+            }
+            Role::OutValue => {
+                let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
+                v.kind = "out";
+                v.stub = s.stub.clone();
+                v.scalar = s;
+            }
+            Role::CStrIn => {
+                v.kind = "cstr";
+                v.stub = if p.nullable { "bytes | None".into() } else { "bytes".into() };
+            }
+            Role::CStrOut => {
+                v.kind = "cstr_out";
+                v.stub = "bytes | None".into();
+            }
+            Role::InArray { .. } => {
+                let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
+                v.kind = "in_array";
+                v.stub = format!("Sequence[{}] | None", arg_stub(&s));
+                v.scalar = s;
+            }
+            Role::OutArray { len } => {
+                let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
+                if matches!(p.direction, crate::ir::Direction::InOut) {
+                    v.kind = "in_array";
+                    v.stub = format!("Sequence[{}] | None", arg_stub(&s));
+                } else {
+                    v.kind = "out_array";
+                    v.stub = format!("list[{}]", s.stub);
+                    match len {
+                        Some(l) => v.len_var = len_var(f, l)?,
+                        None => v.capacity = 1024,
+                    }
+                }
+                v.scalar = s;
+            }
+            Role::OutBuffer { len, string, size_from, capacity } => {
+                v.string = *string;
+                if size_from.is_some() {
+                    // Two-call pattern: the caller sizes and passes the buffer (cuda.bindings style).
+                    v.kind = "ptr";
+                    v.stub = "bytes | bytearray | Any".into();
+                } else {
+                    v.kind = "out_buffer";
+                    v.stub = "bytes".into();
+                    match (len, capacity) {
+                        (Some(l), _) => v.len_var = len_var(f, l)?,
+                        (None, Some(c)) => v.capacity = u64::from(*c),
+                        (None, None) => return Err(format!("{}: buffer without a size", p.name)),
+                    }
+                }
+            }
+            Role::HostPtr | Role::Opaque => {
+                v.kind = if p.name == "kernelParams" { "kernel_params" } else { "ptr" };
+                if matches!(p.direction, crate::ir::Direction::Out) && p.name != "kernelParams" {
+                    // caller-provided memory the callee writes: still an address argument
+                    v.kind = "ptr";
+                }
+            }
+            Role::UserData => {
+                v.kind = if callback_idx.is_some() { "userdata_paired" } else { "ptr" };
+            }
+            Role::Callback => {
+                v.kind = "callback";
+                v.callback = match &p.ty {
+                    Type::Named { name } if name == "CUstreamCallback" => "stream",
+                    Type::Named { name } if name == "CUhostFn" => "host",
+                    _ => "raw",
+                };
+                if v.callback != "raw" {
+                    v.user_data = user_idx;
+                    if user_idx.is_none() {
+                        v.callback = "raw";
+                    }
+                }
+            }
+        }
+        params.push(v);
+    }
+    // A user-data parameter whose callback is raw is an ordinary address.
+    let raw_cb = params.iter().any(|p| p.kind == "callback" && p.callback == "raw");
+    if raw_cb {
+        for p in &mut params {
+            if p.kind == "userdata_paired" {
+                p.kind = "ptr";
+            }
+        }
+    }
+    let ud_rust = user_idx.map(|u| params[u].rust.clone()).unwrap_or_default();
+    for p in &mut params {
+        if p.kind == "callback" && p.callback != "raw" {
+            p.user_data_rust = ud_rust.clone();
+        }
+    }
+    let is_out = |k: &str| matches!(k, "out" | "cstr_out" | "out_array" | "out_buffer");
+    let args: Vec<usize> = params.iter().filter(|p| !is_out(p.kind)).map(|p| p.index).collect();
+    let outs: Vec<usize> =
+        params.iter().filter(|p| is_out(p.kind) || p.kind == "inout_int").map(|p| p.index).collect();
+    for p in &mut params {
+        p.is_arg = args.contains(&p.index);
+        p.is_out = outs.contains(&p.index);
+        p.words = p.scalar.size.div_ceil(8).max(1);
+    }
+    let status = lib.status_enum.clone().unwrap_or_else(|| "int".into());
+    let mut ret_items = vec![status];
+    for &o in &outs {
+        ret_items.push(format!("{} | None", out_stub(&params[o])));
+    }
+    if ret == "cstr" {
+        ret_items.push("bytes | None".into());
+    }
+    Ok(FnView {
+        name: f.name.clone(),
+        symbol: f.symbol.clone(),
+        ret,
+        params,
+        args,
+        outs,
+        stub_ret: format!("tuple[{}]", ret_items.join(", ")),
+        brief: f.doc.brief.replace('\\', "\\\\").replace("\"\"\"", "'''"),
+    })
+}
+
+fn arg_stub(s: &Scalar) -> String {
+    match s.kind {
+        "handle" | "enum" => format!("{} | int", s.class),
+        "cstr" => "bytes".into(),
+        "ptr" => "Any".into(),
+        _ => s.stub.clone(),
+    }
+}
+
+fn out_stub(p: &ParamView) -> String {
+    match p.kind {
+        "inout_int" => "int".into(),
+        "cstr_out" | "out_buffer" => "bytes".into(),
+        "out_array" => format!("list[{}]", p.scalar.stub),
+        _ => {
+            if p.scalar.kind == "cstr" {
+                "bytes".into()
+            } else {
+                p.scalar.stub.clone()
+            }
+        }
+    }
+}
+
+/// `a{i}` for a Length argument, `o{i}` for an in/out count.
+fn len_var(f: &Function, name: &str) -> Result<String, String> {
+    let (i, p) = f.params.iter().enumerate().find(|(_, p)| p.name == name).ok_or_else(|| format!("no parameter {name}"))?;
+    Ok(match p.role {
+        Role::InOutRef => format!("o{i}"),
+        _ => format!("a{i}"),
+    })
+}

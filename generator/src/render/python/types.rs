@@ -1,0 +1,237 @@
+//! View models of enums, records, handle classes and constants.
+
+use crate::ir::{Enum, Library, MacroValue, Prim, Record, RecordKind, Resolved, Type, TypedefKind};
+use serde::Serialize;
+
+#[derive(Serialize, Clone)]
+pub struct HandleView {
+    /// Python class name (`CUdevice`; the `_vN`-free alias when the header has one).
+    pub name: String,
+    /// The typedef the IR calls a handle (`CUdevice_v1`).
+    pub ir_name: String,
+    /// Other names of the same class (`CUdevice_v1`).
+    pub aliases: Vec<String>,
+    /// Pointer handle (`CUcontext`, repr in hex) or integer handle (`CUdevice`).
+    pub pointer: bool,
+    pub bits: u32,
+    pub signed: bool,
+}
+
+#[derive(Serialize)]
+pub struct EnumView {
+    pub name: String,
+    pub members: Vec<(String, i64)>,
+}
+
+#[derive(Serialize)]
+pub struct RecordView {
+    pub name: String,
+    pub union: bool,
+    pub size: u64,
+    pub fields: Vec<FieldView>,
+    /// Fields of anonymous members, reachable on this record (stubs).
+    pub promoted: Vec<FieldView>,
+}
+
+#[derive(Serialize)]
+pub struct FieldView {
+    pub name: String,
+    /// Python literal of the field's type spec, decoded by `cudagen._lazy`.
+    pub spec: String,
+    /// Type in the `.pyi` stub.
+    pub stub: String,
+    pub anonymous: bool,
+    pub bits: Option<u32>,
+}
+
+#[derive(Serialize)]
+pub struct ConstView {
+    pub name: String,
+    /// Python expression.
+    pub value: String,
+    pub stub: String,
+}
+
+fn has_version_suffix(name: &str) -> bool {
+    match name.rsplit_once("_v") {
+        Some((_, n)) => !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()),
+        None => false,
+    }
+}
+
+/// Every opaque and scalar handle typedef, with its aliases.
+pub fn handles(lib: &Library) -> Vec<HandleView> {
+    let mut out = Vec::new();
+    for t in &lib.typedefs {
+        let (pointer, prim) = match &t.kind {
+            TypedefKind::OpaqueHandle { .. } => (true, Prim::UIntPtr),
+            TypedefKind::ScalarHandle { prim } => (false, *prim),
+            _ => continue,
+        };
+        let mut names = vec![t.name.clone()];
+        for a in &lib.typedefs {
+            if matches!(a.kind, TypedefKind::Alias) && a.target == Type::named(&t.name) {
+                names.push(a.name.clone());
+            }
+        }
+        let primary = names.iter().position(|n| !has_version_suffix(n)).unwrap_or(0);
+        let name = names.remove(primary);
+        out.push(HandleView {
+            name,
+            ir_name: t.name.clone(),
+            aliases: names,
+            pointer,
+            bits: (prim.size() * 8) as u32,
+            signed: prim.is_signed() && !pointer,
+        });
+    }
+    out
+}
+
+/// The Python class of a handle typedef (by its IR name).
+pub fn handle_class<'a>(handles: &'a [HandleView], ir_name: &str) -> Option<&'a HandleView> {
+    handles.iter().find(|h| h.ir_name == ir_name)
+}
+
+pub fn enum_view(e: &Enum) -> EnumView {
+    EnumView { name: e.name.clone(), members: e.variants.iter().map(|v| (v.name.clone(), v.value)).collect() }
+}
+
+pub fn ctypes_prim(p: Prim) -> &'static str {
+    match p {
+        Prim::Void | Prim::UChar | Prim::U8 => "c_ubyte",
+        Prim::Bool => "c_bool",
+        Prim::Char => "c_char",
+        Prim::SChar | Prim::I8 => "c_byte",
+        Prim::Short | Prim::I16 => "c_short",
+        Prim::UShort | Prim::U16 => "c_ushort",
+        Prim::Int | Prim::I32 => "c_int",
+        Prim::UInt | Prim::U32 => "c_uint",
+        Prim::Long => "c_long",
+        Prim::ULong => "c_ulong",
+        Prim::LongLong | Prim::I64 => "c_longlong",
+        Prim::ULongLong | Prim::U64 => "c_ulonglong",
+        Prim::Float => "c_float",
+        Prim::Double => "c_double",
+        Prim::SizeT | Prim::UIntPtr => "c_size_t",
+        Prim::IntPtr => "c_ssize_t",
+    }
+}
+
+/// (spec, stub type) of a record field type.
+fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
+    match lib.resolve(ty) {
+        Resolved::Prim(p) => {
+            let stub = match p {
+                Prim::Float | Prim::Double => "float",
+                Prim::Bool => "bool",
+                Prim::Char => "bytes",
+                _ => "int",
+            };
+            (ctypes_prim(p).into(), stub.into())
+        }
+        Resolved::Enum(e) => (format!("e:{}:{}", e.name, ctypes_prim(e.repr)), e.name.clone()),
+        Resolved::Record(r) if r.complete => (format!("r:{}", r.name), r.name.clone()),
+        Resolved::OpaqueHandle(t) | Resolved::ScalarHandle(t, _) => match handle_class(handles, &t.name) {
+            Some(h) => {
+                let c = if h.pointer {
+                    "c_void_p".to_string()
+                } else {
+                    ctypes_prim(match (h.bits, h.signed) {
+                        (32, true) => Prim::Int,
+                        (32, false) => Prim::UInt,
+                        (64, true) => Prim::LongLong,
+                        _ => Prim::ULongLong,
+                    })
+                    .to_string()
+                };
+                (format!("h:{}:{c}", h.name), h.name.clone())
+            }
+            None => ("c_void_p".into(), "int".into()),
+        },
+        Resolved::Array { elem, len } => {
+            let (s, stub) = spec(lib, elem, handles);
+            if s == "c_char" {
+                return (format!("a:{len}:{s}"), "bytes".into());
+            }
+            (format!("a:{len}:{s}"), format!("list[{stub}]"))
+        }
+        _ => ("c_void_p".into(), "int | None".into()),
+    }
+}
+
+pub fn record_view(lib: &Library, r: &Record, handles: &[HandleView]) -> RecordView {
+    RecordView {
+        name: r.name.clone(),
+        union: r.kind == RecordKind::Union,
+        size: r.size,
+        fields: r
+            .fields
+            .iter()
+            .map(|f| {
+                let (spec, stub) = spec(lib, &f.ty, handles);
+                FieldView { name: f.name.clone(), spec, stub, anonymous: f.anonymous, bits: f.bit_width }
+            })
+            .collect(),
+        promoted: r
+            .fields
+            .iter()
+            .filter(|f| f.anonymous)
+            .filter_map(|f| match lib.resolve(&f.ty) {
+                Resolved::Record(inner) => Some(record_view(lib, inner, handles)),
+                _ => None,
+            })
+            .flat_map(|v| v.fields.into_iter().chain(v.promoted))
+            .collect(),
+    }
+}
+
+pub fn consts(lib: &Library) -> Vec<ConstView> {
+    let mut out = Vec::new();
+    for m in &lib.macros {
+        let (value, stub) = match &m.value {
+            MacroValue::Int { value, .. } => (value.to_string(), "int".to_string()),
+            MacroValue::EnumConst { value, .. } => (value.to_string(), "int".to_string()),
+            MacroValue::Float { value } => (format!("{value:?}"), "float".to_string()),
+            MacroValue::Cast { ty, value } => match lib.resolve(ty) {
+                Resolved::OpaqueHandle(t) | Resolved::ScalarHandle(t, _) => match handle_class(&handles(lib), &t.name) {
+                    Some(h) => {
+                        let v = *value as u64;
+                        let v: i128 = match (h.signed, h.bits) {
+                            (true, 32) => v as u32 as i32 as i128,
+                            (true, _) => v as i64 as i128,
+                            (false, 32) => (v as u32) as i128,
+                            _ => v as i128,
+                        };
+                        (format!("{}({v})", h.name), h.name.clone())
+                    }
+                    None => continue,
+                },
+                _ => (format!("{}", value & 0xffff_ffff_ffff_ffff), "int".to_string()),
+            },
+            MacroValue::Str { .. } => continue,
+        };
+        out.push(ConstView { name: m.name.clone(), value, stub });
+    }
+    out
+}
+
+/// Typedef names of enums and records that differ from the IR name (`CUDA_MEMCPY2D` ->
+/// `CUDA_MEMCPY2D_v2`): (alias, target).
+pub fn aliases(lib: &Library) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for t in &lib.typedefs {
+        if !matches!(t.kind, TypedefKind::Alias | TypedefKind::RecordAlias { .. } | TypedefKind::EnumAlias { .. }) {
+            continue;
+        }
+        let target = match lib.resolve(&Type::named(&t.name)) {
+            Resolved::Enum(e) => e.name.clone(),
+            Resolved::Record(r) if r.complete => r.name.clone(),
+            _ => continue,
+        };
+        if target != t.name {
+            out.push((t.name.clone(), target));
+        }
+    }
+    out
+}

@@ -1,0 +1,458 @@
+//! Argument and result conversions shared by every generated function (hand-written, copied
+//! verbatim). Arguments become plain integers before the GIL is released; nothing here panics.
+
+use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::mem::{size_of, MaybeUninit};
+
+pub use crate::enums::{ClassCache, EnumCache};
+
+pyo3::create_exception!(
+    cudagen,
+    LoaderError,
+    pyo3::exceptions::PyRuntimeError,
+    "A CUDA library (libcuda / libnvrtc) or one of its entry points could not be loaded."
+);
+
+/// Where a conversion happens, for error messages (no allocation unless an error is raised).
+pub struct Ctx {
+    pub func: &'static str,
+    pub param: &'static str,
+    pub expected: &'static str,
+}
+
+impl Ctx {
+    pub fn type_error(&self, o: &Bound<'_, PyAny>) -> PyErr {
+        let tn = o.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+        PyTypeError::new_err(format!(
+            "{}() argument '{}' must be {}, not {}",
+            self.func, self.param, self.expected, tn
+        ))
+    }
+    pub fn overflow(&self, bits: u32, signed: bool) -> PyErr {
+        PyOverflowError::new_err(format!(
+            "{}() argument '{}' does not fit a {}-bit {} integer",
+            self.func,
+            self.param,
+            bits,
+            if signed { "signed" } else { "unsigned" }
+        ))
+    }
+    pub fn value_error(&self, what: &str) -> PyErr {
+        PyValueError::new_err(format!("{}() argument '{}': {}", self.func, self.param, what))
+    }
+}
+
+/// Runs a binding body; a Rust panic becomes a RuntimeError, never PanicException.
+#[inline(always)]
+pub fn guard<F: FnOnce() -> PyResult<Py<PyAny>>>(f: F) -> PyResult<Py<PyAny>> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(PyRuntimeError::new_err(format!("internal error in cudagen: {msg}")))
+        }
+    }
+}
+
+fn index<'py>(o: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+    if o.is_instance_of::<PyFloat>() || o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
+        return None;
+    }
+    unsafe {
+        let r = ffi::PyNumber_Index(o.as_ptr());
+        if r.is_null() {
+            ffi::PyErr_Clear();
+            None
+        } else {
+            Some(Bound::from_owned_ptr(o.py(), r))
+        }
+    }
+}
+
+fn check_range(v: i128, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
+    let (lo, hi): (i128, i128) = if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    if v < lo || v > hi {
+        return Err(c.overflow(bits, signed));
+    }
+    Ok(v as i64 as u64 & if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 })
+}
+
+/// An integer argument (int, IntEnum, numpy integer, our handles via `__index__`).
+#[inline]
+pub fn int(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
+    if o.is_instance_of::<PyInt>() {
+        let v: i128 = match o.extract::<i64>() {
+            Ok(v) => v as i128,
+            Err(_) => match o.extract::<u64>() {
+                Ok(v) => v as i128,
+                Err(_) => return Err(c.overflow(bits, signed)),
+            },
+        };
+        return check_range(v, bits, signed, c);
+    }
+    match index(o) {
+        Some(i) => int(&i, bits, signed, c),
+        None => Err(c.type_error(o)),
+    }
+}
+
+/// A float argument: the bits of an f32 or f64.
+pub fn float(o: &Bound<'_, PyAny>, bits: u32, c: &Ctx) -> PyResult<u64> {
+    if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
+        return Err(c.type_error(o));
+    }
+    let v: f64 = o.extract().map_err(|_| c.type_error(o))?;
+    Ok(if bits == 32 { (v as f32).to_bits() as u64 } else { v.to_bits() })
+}
+
+/// A handle argument: an instance of the handle class, an int, or None (NULL).
+#[inline]
+pub fn handle<H: crate::handles::HandleClass>(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
+    if let Ok(h) = o.cast::<H>() {
+        return Ok(h.get().raw());
+    }
+    if o.is_none() {
+        return Ok(0);
+    }
+    if H::POINTER {
+        // Pointer handles: any 64-bit pattern (two's complement for negatives).
+        return int(o, 64, o.lt(0).unwrap_or(false), c);
+    }
+    int(o, H::BITS, H::SIGNED, c)
+}
+
+/// Pointer and length of an object's buffer (PyBUF_SIMPLE), or None.
+pub fn buffer(o: &Bound<'_, PyAny>, writable: bool) -> Option<(usize, usize)> {
+    unsafe {
+        let mut view = MaybeUninit::<ffi::Py_buffer>::zeroed();
+        let flags = if writable { ffi::PyBUF_WRITABLE } else { ffi::PyBUF_SIMPLE };
+        if ffi::PyObject_GetBuffer(o.as_ptr(), view.as_mut_ptr(), flags) == 0 {
+            let v = view.assume_init_mut();
+            let r = (v.buf as usize, v.len as usize);
+            ffi::PyBuffer_Release(v);
+            Some(r)
+        } else {
+            ffi::PyErr_Clear();
+            None
+        }
+    }
+}
+
+/// An address argument: int, None, a buffer-protocol object (bytes, bytearray, numpy array,
+/// ctypes object), an object with `getPtr()` (our handles and structs), or `__index__`.
+pub fn addr(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
+    if o.is_instance_of::<PyInt>() {
+        return int(o, 64, o.lt(0).unwrap_or(false), c).map(|v| v as usize);
+    }
+    if o.is_none() {
+        return Ok(0);
+    }
+    if let Some((p, _)) = buffer(o, false) {
+        return Ok(p);
+    }
+    if let Ok(f) = o.getattr("getPtr") {
+        let r = f.call0()?;
+        return int(&r, 64, false, c).map(|v| v as usize);
+    }
+    match index(o) {
+        Some(i) => int(&i, 64, false, c).map(|v| v as usize),
+        None => Err(c.type_error(o)),
+    }
+}
+
+/// A record argument: its memory (ctypes structure or any buffer of at least `size` bytes), an
+/// int address, or None when `nullable`.
+pub fn record(o: &Bound<'_, PyAny>, size: u64, nullable: bool, c: &Ctx) -> PyResult<usize> {
+    if o.is_none() {
+        return if nullable { Ok(0) } else { Err(c.type_error(o)) };
+    }
+    if o.is_instance_of::<PyInt>() {
+        return int(o, 64, false, c).map(|v| v as usize);
+    }
+    if let Some((p, len)) = buffer(o, false) {
+        if (len as u64) < size {
+            return Err(c.type_error(o));
+        }
+        return Ok(p);
+    }
+    if let Ok(f) = o.getattr("getPtr") {
+        let r = f.call0()?;
+        return int(&r, 64, false, c).map(|v| v as usize);
+    }
+    Err(c.type_error(o))
+}
+
+/// A `const char*` argument: bytes (used in place; CPython keeps them NUL-terminated), str
+/// (UTF-8), other buffers (copied), or None when `nullable`.
+pub fn cstr<'py>(o: &Bound<'py, PyAny>, nullable: bool, c: &Ctx) -> PyResult<(usize, Option<Bound<'py, PyAny>>)> {
+    if o.is_none() {
+        return if nullable { Ok((0, None)) } else { Err(c.type_error(o)) };
+    }
+    let b: Bound<'py, PyBytes> = if let Ok(b) = o.cast::<PyBytes>() {
+        b.clone()
+    } else if let Ok(s) = o.cast::<PyString>() {
+        PyBytes::new(o.py(), s.to_str()?.as_bytes())
+    } else if let Some((p, len)) = buffer(o, false) {
+        PyBytes::new(o.py(), unsafe { std::slice::from_raw_parts(p as *const u8, len) })
+    } else {
+        return Err(c.type_error(o));
+    };
+    let bytes = b.as_bytes();
+    if bytes.contains(&0) {
+        return Err(c.value_error("embedded NUL byte"));
+    }
+    Ok((bytes.as_ptr() as usize, Some(b.into_any())))
+}
+
+/// An input array packed into owned memory (or a raw address the caller passed).
+pub struct InArray<'py> {
+    words: Vec<u64>,
+    raw: usize,
+    len: usize,
+    _keep: Vec<Bound<'py, PyAny>>,
+}
+
+impl<'py> InArray<'py> {
+    fn items(o: &Bound<'py, PyAny>, c: &Ctx) -> PyResult<Option<Vec<Bound<'py, PyAny>>>> {
+        if o.is_instance_of::<PyList>() || o.is_instance_of::<PyTuple>() {
+            return Ok(Some(o.try_iter()?.collect::<PyResult<Vec<_>>>()?));
+        }
+        if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
+            return Err(c.type_error(o));
+        }
+        if let Ok(it) = o.try_iter() {
+            if !o.is_instance_of::<PyInt>() && buffer(o, false).is_none() {
+                return Ok(Some(it.collect::<PyResult<Vec<_>>>()?));
+            }
+        }
+        Ok(None)
+    }
+
+    fn raw(o: &Bound<'py, PyAny>, c: &Ctx) -> PyResult<Self> {
+        let raw = addr(o, c)?;
+        Ok(InArray { words: Vec::new(), raw, len: 0, _keep: Vec::new() })
+    }
+
+    fn pack(n: usize, size: u64) -> Vec<u64> {
+        vec![0u64; ((n as u64 * size).div_ceil(8)).max(1) as usize]
+    }
+
+    fn put(words: &mut [u64], k: usize, size: u64, src: *const u8) {
+        unsafe {
+            let dst = (words.as_mut_ptr() as *mut u8).add(k * size as usize);
+            std::ptr::copy_nonoverlapping(src, dst, size as usize);
+        }
+    }
+
+    /// Elements converted by `f` to the bits of a scalar of `size` bytes.
+    pub fn scalars(
+        o: &Bound<'py, PyAny>,
+        size: u64,
+        c: &Ctx,
+        f: impl Fn(&Bound<'py, PyAny>) -> PyResult<u64>,
+    ) -> PyResult<Self> {
+        let Some(items) = Self::items(o, c)? else { return Self::raw(o, c) };
+        let mut words = Self::pack(items.len(), size);
+        for (k, it) in items.iter().enumerate() {
+            let v = f(it)?.to_le_bytes();
+            Self::put(&mut words, k, size.min(8), v.as_ptr());
+        }
+        Ok(InArray { words, raw: 0, len: items.len(), _keep: Vec::new() })
+    }
+
+    /// Records copied by value.
+    pub fn records(o: &Bound<'py, PyAny>, size: u64, c: &Ctx) -> PyResult<Self> {
+        let Some(items) = Self::items(o, c)? else { return Self::raw(o, c) };
+        let mut words = Self::pack(items.len(), size);
+        for (k, it) in items.iter().enumerate() {
+            let p = record(it, size, false, c)?;
+            Self::put(&mut words, k, size, p as *const u8);
+        }
+        Ok(InArray { words, raw: 0, len: items.len(), _keep: items })
+    }
+
+    /// `const char*` elements (bytes/str), kept alive until after the call.
+    pub fn cstrs(o: &Bound<'py, PyAny>, c: &Ctx) -> PyResult<Self> {
+        let Some(items) = Self::items(o, c)? else { return Self::raw(o, c) };
+        let mut words = Self::pack(items.len(), 8);
+        let mut keep = Vec::with_capacity(items.len());
+        for (k, it) in items.iter().enumerate() {
+            let (p, h) = cstr(it, true, c)?;
+            words[k] = p as u64;
+            keep.extend(h);
+        }
+        Ok(InArray { words, raw: 0, len: items.len(), _keep: keep })
+    }
+
+    pub fn addr(&self) -> usize {
+        if self.len == 0 {
+            self.raw
+        } else {
+            self.words.as_ptr() as usize
+        }
+    }
+}
+
+/// Storage for one output value, aligned for any CUDA record.
+#[repr(C, align(16))]
+pub struct Out<const W: usize>([u64; W]);
+
+impl<const W: usize> Out<W> {
+    #[inline(always)]
+    pub fn new() -> Self {
+        Out([0; W])
+    }
+    #[inline(always)]
+    pub fn addr(&mut self) -> usize {
+        self.0.as_mut_ptr() as usize
+    }
+    #[inline(always)]
+    pub fn u64(&self) -> u64 {
+        // the callee wrote through a raw pointer: read without assuming the old value
+        unsafe { std::ptr::read_volatile(self.0.as_ptr()) }
+    }
+    #[inline(always)]
+    pub fn ptr(&self) -> usize {
+        self.0.as_ptr() as usize
+    }
+}
+
+/// A count argument used to size an output.
+pub fn count(v: u64) -> PyResult<usize> {
+    if v > (1 << 28) {
+        return Err(PyValueError::new_err(format!("count {v} is too large")));
+    }
+    Ok(v as usize)
+}
+
+pub fn zeroed_words(n: usize, size: u64) -> Vec<u64> {
+    vec![0u64; ((n as u64 * size).div_ceil(8)).max(1) as usize]
+}
+
+/// Output array without a length: filled with all-ones, read up to the first untouched slot.
+pub fn sentinel_words(n: usize, size: u64) -> Vec<u64> {
+    vec![u64::MAX; ((n as u64 * size).div_ceil(8)).max(1) as usize]
+}
+
+fn mask(size: u64) -> u64 {
+    if size >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (size * 8)) - 1
+    }
+}
+
+pub fn elem(w: &[u64], k: usize, size: u64) -> u64 {
+    if size > 8 {
+        return 0;
+    }
+    let mut v = [0u8; 8];
+    unsafe {
+        std::ptr::copy_nonoverlapping((w.as_ptr() as *const u8).add(k * size as usize), v.as_mut_ptr(), size as usize)
+    };
+    u64::from_le_bytes(v) & mask(size)
+}
+
+pub fn elem_addr(w: &[u64], k: usize, size: u64) -> usize {
+    w.as_ptr() as usize + k * size as usize
+}
+
+/// How many elements of an output array to return.
+pub fn used(w: &[u64], n: usize, size: u64, sentinel: bool) -> usize {
+    if !sentinel {
+        return n;
+    }
+    (0..n).find(|&k| elem(w, k, size) == mask(size)).unwrap_or(n)
+}
+
+/// The bits of a scalar reinterpreted as the C type the sys function expects.
+#[inline(always)]
+pub unsafe fn bits<T: Copy>(v: u64) -> T {
+    let mut out = MaybeUninit::<T>::zeroed();
+    let n = size_of::<T>().min(8);
+    std::ptr::copy_nonoverlapping(&v as *const u64 as *const u8, out.as_mut_ptr() as *mut u8, n);
+    out.assume_init()
+}
+
+/// A record passed by value, read from the caller's memory.
+#[inline(always)]
+pub unsafe fn read<T: Copy>(addr: usize) -> T {
+    std::ptr::read_unaligned(addr as *const T)
+}
+
+pub fn sext(v: u64, bits: u32, signed: bool) -> i64 {
+    if bits >= 64 {
+        return v as i64;
+    }
+    let v = v & ((1u64 << bits) - 1);
+    if signed && v >> (bits - 1) & 1 == 1 {
+        (v | !((1u64 << bits) - 1)) as i64
+    } else {
+        v as i64
+    }
+}
+
+#[inline]
+pub fn py_int(py: Python<'_>, v: u64, bits: u32, signed: bool) -> PyResult<Py<PyAny>> {
+    Ok(if signed {
+        sext(v, bits, true).into_pyobject(py)?.into_any().unbind()
+    } else {
+        (v & if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }).into_pyobject(py)?.into_any().unbind()
+    })
+}
+
+pub fn py_float(py: Python<'_>, v: u64, bits: u32) -> PyResult<Py<PyAny>> {
+    let f = if bits == 32 { f32::from_bits(v as u32) as f64 } else { f64::from_bits(v) };
+    Ok(f.into_pyobject(py)?.into_any().unbind())
+}
+
+/// A C string the library owns (copied), or None for NULL.
+pub fn py_cstr(py: Python<'_>, p: usize) -> PyResult<Py<PyAny>> {
+    if p == 0 {
+        return Ok(py.None());
+    }
+    let s = unsafe { std::ffi::CStr::from_ptr(p as *const std::ffi::c_char) };
+    Ok(PyBytes::new(py, s.to_bytes()).into_any().unbind())
+}
+
+pub fn py_buffer(py: Python<'_>, b: &[u8], string: bool) -> Py<PyAny> {
+    let b = if string { b.split(|&c| c == 0).next().unwrap_or(b) } else { b };
+    PyBytes::new(py, b).into_any().unbind()
+}
+
+pub fn list(py: Python<'_>, n: usize, f: impl Fn(usize) -> PyResult<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    let items = (0..n).map(f).collect::<PyResult<Vec<_>>>()?;
+    Ok(PyList::new(py, items)?.into_any().unbind())
+}
+
+#[inline]
+pub fn tuple(py: Python<'_>, items: Vec<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    Ok(PyTuple::new(py, items)?.into_any().unbind())
+}
+
+/// A failed call: `(status, None, ...)`, or LoaderError when the library could not be loaded.
+#[cold]
+pub fn fail(py: Python<'_>, status: &EnumCache, code: i64, library_missing: i64, outs: usize) -> PyResult<Py<PyAny>> {
+    if code == library_missing {
+        if let Some(msg) = cudagen::loader::last_error_message() {
+            return Err(LoaderError::new_err(msg));
+        }
+    }
+    let mut items = Vec::with_capacity(outs + 1);
+    items.push(status.get(py, code)?);
+    for _ in 0..outs {
+        items.push(py.None());
+    }
+    tuple(py, items)
+}

@@ -1,0 +1,97 @@
+//! Cached Python objects looked up by name in the `cudagen.<module>` package modules: enum
+//! members (so returning a status allocates nothing) and record classes.
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use std::collections::HashMap;
+
+struct EnumTable {
+    cls: Py<PyAny>,
+    min: i64,
+    dense: Vec<Option<Py<PyAny>>>,
+    sparse: HashMap<i64, Py<PyAny>>,
+}
+
+/// Members of one enum class, by value.
+pub struct EnumCache {
+    module: &'static str,
+    name: &'static str,
+    cell: PyOnceLock<EnumTable>,
+}
+
+impl EnumCache {
+    pub const fn new(module: &'static str, name: &'static str) -> Self {
+        EnumCache { module, name, cell: PyOnceLock::new() }
+    }
+
+    fn build(&self, py: Python<'_>) -> PyResult<EnumTable> {
+        let cls = py.import(self.module)?.getattr(self.name)?;
+        let mut members = Vec::new();
+        for m in cls.getattr("__members__")?.call_method0("values")?.try_iter()? {
+            let m = m?;
+            let v: i64 = m.extract()?;
+            members.push((v, m.unbind()));
+        }
+        let min = members.iter().map(|m| m.0).min().unwrap_or(0);
+        let max = members.iter().map(|m| m.0).max().unwrap_or(0);
+        let mut t = EnumTable { cls: cls.unbind(), min, dense: Vec::new(), sparse: HashMap::new() };
+        if max.saturating_sub(min) < 4096 {
+            t.dense = (min..=max).map(|_| None).collect();
+            for (v, m) in members {
+                let slot = &mut t.dense[(v - min) as usize];
+                if slot.is_none() {
+                    *slot = Some(m);
+                }
+            }
+        } else {
+            for (v, m) in members {
+                t.sparse.entry(v).or_insert(m);
+            }
+        }
+        Ok(t)
+    }
+
+    /// The member for `v`; an unknown value (newer driver) becomes a pseudo-member.
+    #[inline]
+    pub fn get(&self, py: Python<'_>, v: i64) -> PyResult<Py<PyAny>> {
+        let t = self.cell.get_or_try_init(py, || self.build(py))?;
+        let hit = if t.dense.is_empty() {
+            t.sparse.get(&v)
+        } else {
+            v.checked_sub(t.min).and_then(|i| usize::try_from(i).ok()).and_then(|i| t.dense.get(i)).and_then(|m| m.as_ref())
+        };
+        match hit {
+            Some(m) => Ok(m.clone_ref(py)),
+            None => Ok(t.cls.call1(py, (v,))?),
+        }
+    }
+}
+
+/// A record class (`ctypes.Structure` subclass built by `cudagen._lazy`).
+pub struct ClassCache {
+    module: &'static str,
+    name: &'static str,
+    cell: PyOnceLock<Py<PyAny>>,
+}
+
+impl ClassCache {
+    pub const fn new(module: &'static str, name: &'static str) -> Self {
+        ClassCache { module, name, cell: PyOnceLock::new() }
+    }
+
+    pub fn class<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyAny>> {
+        Ok(self.cell.get_or_try_init(py, || py.import(self.module)?.getattr(self.name).map(Bound::unbind))?.bind(py))
+    }
+
+    /// A new instance holding a copy of `size` bytes at `ptr`.
+    pub fn from_ptr(&self, py: Python<'_>, ptr: usize, size: u64) -> PyResult<Py<PyAny>> {
+        let obj = self.class(py)?.call0()?;
+        match crate::conv::buffer(&obj, true) {
+            Some((dst, len)) if len as u64 >= size => {
+                unsafe { std::ptr::copy_nonoverlapping(ptr as *const u8, dst as *mut u8, size as usize) };
+                Ok(obj.unbind())
+            }
+            _ => Err(pyo3::exceptions::PyRuntimeError::new_err(format!("{}: record buffer too small", self.name))),
+        }
+    }
+}

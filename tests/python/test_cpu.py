@@ -1,0 +1,116 @@
+"""Tests that need no GPU: import, enums, handles, records, argument errors, missing driver."""
+
+import ctypes
+import os
+import subprocess
+import sys
+
+import pytest
+
+import cudagen
+from cudagen import cuda, driver, nvrtc
+import cudagen.driver as driver2
+
+
+def test_import_forms():
+    assert cuda is driver is driver2
+    from cudagen import LoaderError
+
+    assert issubclass(LoaderError, RuntimeError)
+    assert len([n for n in dir(driver) if n.startswith("cu") and callable(getattr(driver, n))]) >= 452
+
+
+def test_enums():
+    r = driver.CUresult.CUDA_ERROR_INVALID_VALUE
+    assert r == 1 and r.value == 1 and r.name == "CUDA_ERROR_INVALID_VALUE"
+    assert isinstance(r, driver.CUresult) and isinstance(r, int)
+    assert hash(r) == hash(1)
+    assert driver.CUresult(1) is r
+    assert "CUDA_ERROR_INVALID_VALUE" in repr(r)
+    u = driver.CUresult(123456)
+    assert u == 123456 and isinstance(u, driver.CUresult) and "UNKNOWN" in u.name
+    assert driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR == 75
+    assert nvrtc.nvrtcResult.NVRTC_SUCCESS == 0
+
+
+def test_handles():
+    d = driver.CUdevice(3)
+    assert int(d) == 3 and d.__index__() == 3 and repr(d) == "<CUdevice 3>"
+    assert d == driver.CUdevice(3) and d != driver.CUdevice(4) and hash(d) == hash(driver.CUdevice(3))
+    assert ctypes.c_int.from_address(d.getPtr()).value == 3
+    assert repr(driver.CUcontext()) == "<CUcontext 0x0>" and int(driver.CUstream()) == 0
+    assert int(driver.CUdeviceptr(2**64 - 1)) == 2**64 - 1
+    assert driver.CUdevice_v1 is driver.CUdevice
+    assert int(nvrtc.nvrtcProgram(0)) == 0
+    with pytest.raises(OverflowError):
+        driver.CUdevice(2**40)
+    with pytest.raises(TypeError):
+        driver.CUdevice("x")
+
+
+def test_records():
+    m = driver.CUDA_MEMCPY2D()
+    m.srcXInBytes = 5
+    m.srcMemoryType = driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    m.srcDevice = driver.CUdeviceptr(0x1000)
+    assert m.srcXInBytes == 5
+    assert m.srcMemoryType is driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    assert int(m.srcDevice) == 0x1000 and isinstance(m.srcDevice, driver.CUdeviceptr)
+    assert ctypes.c_size_t.from_address(m.getPtr()).value == 5
+    u = driver.CUuuid()
+    assert isinstance(u.bytes, bytes) and len(u.bytes) == 16
+    # every record builds and has the header's size
+    for name in driver._RECORDS:
+        cls = getattr(driver, name)
+        assert ctypes.sizeof(cls) == driver._RECORDS[name][1], name
+    # anonymous members: fields reachable on the parent
+    lp = driver.CUlaunchAttributeValue()
+    lp.priority = 3
+    assert lp.priority == 3
+
+
+def test_argument_errors():
+    with pytest.raises(TypeError, match=r"cuDeviceGetAttribute\(\) argument 'attrib' must be int"):
+        driver.cuDeviceGetAttribute("x", 0)
+    with pytest.raises(TypeError, match=r"cuStreamQuery\(\) argument 'hStream' must be CUstream"):
+        driver.cuStreamQuery("nope")
+    with pytest.raises(OverflowError, match="cuInit"):
+        driver.cuInit(2**40)
+    with pytest.raises(OverflowError):
+        driver.cuMemAlloc(-1)
+    with pytest.raises(TypeError):
+        driver.cuInit(1.5)
+
+
+def test_numpy_scalars():
+    np = pytest.importorskip("numpy")
+    # numpy ints reach the library (here: NVRTC, no GPU needed) through __index__
+    err, n = nvrtc.nvrtcGetNumSupportedArchs()
+    assert err == 0 and n > 0
+    assert int(driver.CUdevice(np.int32(2))) == 2
+
+
+def test_missing_driver_raises_loader_error():
+    code = (
+        "import cudagen\n"
+        "from cudagen import driver\n"
+        "try:\n"
+        "    driver.cuInit(0)\n"
+        "except cudagen.LoaderError as e:\n"
+        "    print('LOADER', e)\n"
+        "else:\n"
+        "    print('NOERROR')\n"
+    )
+    env = dict(os.environ, CUDAGEN_LIBCUDA="/nonexistent/libcuda.so.1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    if "NOERROR" in out.stdout:
+        pytest.skip("a driver is installed")
+    assert "LOADER" in out.stdout and "libcuda" in out.stdout, out.stdout + out.stderr
+
+
+def test_import_time():
+    code = "import time; t=time.perf_counter(); import cudagen.driver; print(time.perf_counter()-t)"
+    times = sorted(
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout) for _ in range(5)
+    )
+    assert times[2] < 0.05, times

@@ -1,0 +1,62 @@
+"""NVRTC for real (no GPU needed): compile the seed SAXPY to PTX."""
+
+from cudagen import nvrtc
+
+SAXPY = """\
+extern "C" __global__
+void saxpy(float a, float *x, float *y, float *out, size_t n)
+{
+ size_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+ if (tid < n) {
+   out[tid] = a * x[tid] + y[tid];
+ }
+}
+"""
+
+
+def test_version():
+    err, major, minor = nvrtc.nvrtcVersion()
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS and major >= 12
+
+
+def test_error_string():
+    err, s = nvrtc.nvrtcGetErrorString(nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_INPUT)
+    assert err == 0 and s == b"NVRTC_ERROR_INVALID_INPUT"
+
+
+def test_saxpy_ptx():
+    err, prog = nvrtc.nvrtcCreateProgram(str.encode(SAXPY), b"saxpy.cu", 0, [], [])
+    assert err == 0 and int(prog) != 0 and isinstance(prog, nvrtc.nvrtcProgram)
+    opts = [b"--fmad=false", b"--gpu-architecture=compute_75"]
+    err, = nvrtc.nvrtcCompileProgram(prog, 2, opts)
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    err, logSize = nvrtc.nvrtcGetProgramLogSize(prog)
+    assert err == 0
+    log = b" " * logSize
+    err, = nvrtc.nvrtcGetProgramLog(prog, log)
+    assert err == 0
+    err, ptxSize = nvrtc.nvrtcGetPTXSize(prog)
+    ptx = b" " * ptxSize
+    err, = nvrtc.nvrtcGetPTX(prog, ptx)  # caller buffer written in place (cuda.bindings style)
+    assert err == 0 and b".entry saxpy" in ptx
+    buf = bytearray(ptxSize)
+    err, = nvrtc.nvrtcGetPTX(prog, buf)
+    assert err == 0 and bytes(buf) == ptx
+    err, = nvrtc.nvrtcDestroyProgram(prog)
+    assert err == 0 and int(prog) == 0
+
+
+def test_compile_error_log():
+    err, prog = nvrtc.nvrtcCreateProgram(b"this is not cuda", b"bad.cu", 0, None, None)
+    err, = nvrtc.nvrtcCompileProgram(prog, 0, [])
+    assert err == nvrtc.nvrtcResult.NVRTC_ERROR_COMPILATION
+    err, n = nvrtc.nvrtcGetProgramLogSize(prog)
+    log = bytearray(n)
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    assert b"error" in bytes(log)
+
+
+def test_supported_archs():
+    err, n = nvrtc.nvrtcGetNumSupportedArchs()
+    err2, archs = nvrtc.nvrtcGetSupportedArchs()
+    assert err == err2 == 0 and len(archs) == n and 75 in archs
