@@ -1,6 +1,11 @@
-"""Per-call cost of cudagen vs NVIDIA's cuda.bindings (GPU machine; not a test).
+"""Per-call cost of cudagen vs NVIDIA's cuda.bindings, side by side (GPU machine; not a test).
 
-python tests/python/bench_python.py
+Both modules drive the same device in one process; every case alternates between the two in
+each of 15 rounds and reports the medians. Launches go in batches of 256, then a synchronize.
+Contexts come from cuDevicePrimaryCtxRetain, whose signature is the same in cuda.bindings 12.x
+and 13.x.
+
+    python tests/python/bench_python.py
 """
 
 import ctypes
@@ -11,42 +16,46 @@ import time
 
 import numpy as np
 
+ROUNDS = 15
+KERNEL = b'extern "C" __global__ void k(int a, float *b, float *c, unsigned long long d, double e) {}'
 
-def per_call(f, n=20000, reps=7):
-    out = []
-    for _ in range(reps):
-        t = time.perf_counter_ns()
-        for _ in range(n):
-            f()
-        out.append((time.perf_counter_ns() - t) / n)
-    return statistics.median(out)
+
+def timed(f, n):
+    t = time.perf_counter_ns()
+    for _ in range(n):
+        f()
+    return (time.perf_counter_ns() - t) / n
 
 
 def import_time(mod):
     code = f"import time; t=time.perf_counter(); import {mod}; print(time.perf_counter()-t)"
-    return statistics.median(float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout) * 1e9 for _ in range(7))
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout) for _ in range(7)]
+    return statistics.median(runs) * 1e9
 
 
-def suite(driver, nvrtc):
-    res = {}
-    driver.cuInit(0)
-    err, dev = driver.cuDeviceGet(0)
-    err, ctx = driver.cuCtxCreate(0, dev)
-    err, stream = driver.cuStreamCreate(0)
+def check(result):
+    """The outputs of an `(err, out...)` tuple; raises unless err is success."""
+    if int(result[0]) != 0:
+        raise RuntimeError(f"CUDA call failed: {result[0]!r}")
+    outs = result[1:]
+    return outs[0] if len(outs) == 1 else (outs or None)
+
+
+def cases(driver, nvrtc):
+    """name -> (callable, calls per sample, divisor) for one binding module."""
+    check(driver.cuInit(0))
+    dev = check(driver.cuDeviceGet(0))
+    ctx = check(driver.cuDevicePrimaryCtxRetain(dev))
+    check(driver.cuCtxSetCurrent(ctx))
+    stream = check(driver.cuStreamCreate(0))
     attr = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
-    res["cuCtxGetCurrent"] = per_call(lambda: driver.cuCtxGetCurrent())
-    res["cuDeviceGetAttribute"] = per_call(lambda: driver.cuDeviceGetAttribute(attr, dev))
-    res["cuStreamQuery"] = per_call(lambda: driver.cuStreamQuery(stream))
-    res["nvrtcVersion"] = per_call(lambda: nvrtc.nvrtcVersion())
-    src = b'extern "C" __global__ void k(int a, float *b, float *c, unsigned long long d, double e) {}'
-    err, prog = nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], [])
-    nvrtc.nvrtcCompileProgram(prog, 0, [])
-    err, n = nvrtc.nvrtcGetPTXSize(prog)
-    ptx = b" " * n
-    nvrtc.nvrtcGetPTX(prog, ptx)
-    err, module = driver.cuModuleLoadData(ptx)
-    err, k = driver.cuModuleGetFunction(module, b"k")
-    err, d = driver.cuMemAlloc(64)
+    prog = check(nvrtc.nvrtcCreateProgram(KERNEL, b"k.cu", 0, [], []))
+    check(nvrtc.nvrtcCompileProgram(prog, 0, []))
+    ptx = b" " * check(nvrtc.nvrtcGetPTXSize(prog))
+    check(nvrtc.nvrtcGetPTX(prog, ptx))
+    module = check(driver.cuModuleLoadData(ptx))
+    kernel = check(driver.cuModuleGetFunction(module, b"k"))
+    d = check(driver.cuMemAlloc(64))
     vals = (np.array(1, dtype=np.int32), np.array([int(d)], dtype=np.uint64), np.array([int(d)], dtype=np.uint64),
             np.array(5, dtype=np.uint64), np.array(2.0, dtype=np.float64))
     arr = np.array([v.ctypes.data for v in vals], dtype=np.uint64)
@@ -55,33 +64,42 @@ def suite(driver, nvrtc):
     def batch(params):
         def run():
             for _ in range(256):
-                driver.cuLaunchKernel(k, 1, 1, 1, 1, 1, 1, 0, stream, params, 0)
+                driver.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, params, 0)
             driver.cuStreamSynchronize(stream)
-        return per_call(run, n=20) / 256
+        return run
 
-    res["cuLaunchKernel numpy"] = batch(arr)
-    res["cuLaunchKernel ctypes"] = batch(pair)
-    driver.cuMemFree(d)
-    driver.cuModuleUnload(module)
-    driver.cuStreamDestroy(stream)
-    driver.cuCtxDestroy(ctx)
-    return res
+    check(driver.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, arr, 0))
+    check(driver.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, pair, 0))
+    check(driver.cuStreamSynchronize(stream))
+    keep = (vals, arr, pair, ptx)
+    return keep, {
+        "cuCtxGetCurrent": (lambda: driver.cuCtxGetCurrent(), 20000, 1),
+        "cuDeviceGetAttribute": (lambda: driver.cuDeviceGetAttribute(attr, dev), 20000, 1),
+        "cuStreamQuery": (lambda: driver.cuStreamQuery(stream), 20000, 1),
+        "nvrtcVersion": (lambda: nvrtc.nvrtcVersion(), 20000, 1),
+        "cuLaunchKernel numpy array": (batch(arr), 20, 256),
+        "cuLaunchKernel ctypes pair": (batch(pair), 20, 256),
+    }
 
 
 def main():
     from cudagen import driver as d1, nvrtc as n1
-    ours = suite(d1, n1)
-    ours["import driver"] = import_time("cudagen.driver")
-    try:
-        from cuda.bindings import driver as d2, nvrtc as n2
-        theirs = suite(d2, n2)
-        theirs["import driver"] = import_time("cuda.bindings.driver")
-    except ImportError:
-        theirs = {}
-    print(f"{'call':28} {'cudagen ns':>12} {'cuda.bindings ns':>17} {'ratio':>7}")
-    for key, v in ours.items():
-        t = theirs.get(key)
-        print(f"{key:28} {v:12.0f} {t if t is None else round(t):>17} {'' if not t else f'{v / t:7.2f}'}")
+    from cuda.bindings import driver as d2, nvrtc as n2
+
+    keep1, ours = cases(d1, n1)
+    keep2, theirs = cases(d2, n2)
+    samples = {name: ([], []) for name in ours}
+    for _ in range(ROUNDS):
+        for name in ours:
+            for side, table in ((0, ours), (1, theirs)):
+                f, n, div = table[name]
+                samples[name][side].append(timed(f, n) / div)
+    rows = {name: (statistics.median(a), statistics.median(b)) for name, (a, b) in samples.items()}
+    rows["import driver module"] = (import_time("cudagen.driver"), import_time("cuda.bindings.driver"))
+    print("| call | cudagen ns | cuda.bindings ns | ratio |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, (a, b) in rows.items():
+        print(f"| {name} | {a:.0f} | {b:.0f} | {a / b:.2f}x |")
 
 
 if __name__ == "__main__":
