@@ -2,26 +2,10 @@
 //! cuGetProcAddress table, and (where gcc is installed) the rendered headers compile as C99 with
 //! -Wall -Werror. Review changes with `cargo insta review`.
 
-use cudagen_generator::annotations::Annotations;
-use cudagen_generator::ir::{Api, LibraryKind};
-use cudagen_generator::{emit, parse, passes};
-use std::path::{Path, PathBuf};
+use cudagen_generator::emit;
+use cudagen_generator::ir::LibraryKind;
+use cudagen_tests::{fixture, root};
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn fixture(name: &str, kind: LibraryKind) -> Api {
-    let dir = root().join("tests/fixtures");
-    let header = dir.join(format!("{name}.h"));
-    let typedefs = dir.join(format!("{name}_typedefs.h"));
-    let lib = parse::parse_library(kind, &header, typedefs.exists().then_some(typedefs.as_path()))
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let mut api = Api { cuda_version: "fixture".into(), libraries: vec![lib] };
-    passes::run_all(&mut api, &Annotations::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    api
-}
 
 /// Renders the C surface; checks the headers with gcc; returns the rendered (not verbatim) files.
 fn c_surface(name: &str, kind: LibraryKind) -> String {

@@ -4,23 +4,7 @@
 use cudagen_generator::annotations::Annotations;
 use cudagen_generator::ir::{Api, LibraryKind};
 use cudagen_generator::{emit, parse, passes};
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-/// Parses `tests/fixtures/<name>.h` (with `<name>_typedefs.h` when present) and runs every pass.
-fn fixture(name: &str, kind: LibraryKind) -> Api {
-    let dir = root().join("tests/fixtures");
-    let header = dir.join(format!("{name}.h"));
-    let typedefs = dir.join(format!("{name}_typedefs.h"));
-    let lib = parse::parse_library(kind, &header, typedefs.exists().then_some(typedefs.as_path()))
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let mut api = Api { cuda_version: "fixture".into(), libraries: vec![lib] };
-    passes::run_all(&mut api, &Annotations::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    api
-}
+use cudagen_tests::{fixture, root};
 
 /// All rendered files of one surface, concatenated with path headers.
 fn rendered(api: &Api, surface: &str) -> String {

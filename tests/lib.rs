@@ -1,8 +1,29 @@
-//! Shared helpers of the integration tests: the seed's SAXPY kernel, NVRTC compilation through the
-//! typed API, and the "no driver" check every GPU test starts with.
+//! Shared helpers of the integration tests: fixture parsing, the seed's SAXPY kernel, NVRTC
+//! compilation through the typed API, and the "no driver" check every GPU test starts with.
 
 use cudagen::{driver, nvrtc};
+use cudagen_generator::annotations::Annotations;
+use cudagen_generator::ir::{Api, LibraryKind};
+use cudagen_generator::{parse, passes};
 use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ lives in the repository").to_path_buf()
+}
+
+/// Parses `tests/fixtures/<name>.h` (with `<name>_typedefs.h` when present) and runs every pass.
+pub fn fixture(name: &str, kind: LibraryKind) -> Api {
+    let dir = root().join("tests/fixtures");
+    let header = dir.join(format!("{name}.h"));
+    let typedefs = dir.join(format!("{name}_typedefs.h"));
+    let lib = parse::parse_library(kind, &header, typedefs.exists().then_some(typedefs.as_path()))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut api = Api { cuda_version: "fixture".into(), libraries: vec![lib] };
+    passes::run_all(&mut api, &Annotations::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    api
+}
 
 /// The SAXPY kernel of the seed walkthrough.
 pub const SAXPY: &CStr = c"extern \"C\" __global__
