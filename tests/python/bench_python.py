@@ -1,7 +1,9 @@
 """Per-call cost of cudagen vs NVIDIA's cuda.bindings, side by side (GPU machine; not a test).
 
 Both modules drive the same device in one process; every case alternates between the two in
-each of 15 rounds and reports the medians. Launches go in batches of 256, then a synchronize.
+each of 15 rounds and reports the medians. Each call is timed as a statement in timeit's compiled
+loop (no lambda around it, so the harness adds as little as possible to both sides). Launches go
+in batches of 256, then a synchronize.
 Contexts come from cuDevicePrimaryCtxRetain, whose signature is the same in cuda.bindings 12.x
 and 13.x.
 
@@ -12,7 +14,7 @@ import ctypes
 import statistics
 import subprocess
 import sys
-import time
+import timeit
 
 import numpy as np
 
@@ -20,11 +22,8 @@ ROUNDS = 15
 KERNEL = b'extern "C" __global__ void k(int a, float *b, float *c, unsigned long long d, double e) {}'
 
 
-def timed(f, n):
-    t = time.perf_counter_ns()
-    for _ in range(n):
-        f()
-    return (time.perf_counter_ns() - t) / n
+def timed(timer, n):
+    return timer.timeit(n) * 1e9 / n
 
 
 def import_time(mod):
@@ -72,13 +71,21 @@ def cases(driver, nvrtc):
     check(driver.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, pair, 0))
     check(driver.cuStreamSynchronize(stream))
     keep = (vals, arr, pair, ptx)
+    names = {"driver": driver, "nvrtc": nvrtc, "attr": attr, "dev": dev, "stream": stream,
+             "ctx_get": driver.cuCtxGetCurrent, "get_attr": driver.cuDeviceGetAttribute,
+             "query": driver.cuStreamQuery, "version": nvrtc.nvrtcVersion,
+             "launch_arr": batch(arr), "launch_pair": batch(pair)}
+
+    def case(stmt, n, div=1):
+        return timeit.Timer(stmt, globals=names), n, div
+
     return keep, {
-        "cuCtxGetCurrent": (lambda: driver.cuCtxGetCurrent(), 20000, 1),
-        "cuDeviceGetAttribute": (lambda: driver.cuDeviceGetAttribute(attr, dev), 20000, 1),
-        "cuStreamQuery": (lambda: driver.cuStreamQuery(stream), 20000, 1),
-        "nvrtcVersion": (lambda: nvrtc.nvrtcVersion(), 20000, 1),
-        "cuLaunchKernel numpy array": (batch(arr), 20, 256),
-        "cuLaunchKernel ctypes pair": (batch(pair), 20, 256),
+        "cuCtxGetCurrent": case("ctx_get()", 20000),
+        "cuDeviceGetAttribute": case("get_attr(attr, dev)", 20000),
+        "cuStreamQuery": case("query(stream)", 20000),
+        "nvrtcVersion": case("version()", 20000),
+        "cuLaunchKernel numpy array": case("launch_arr()", 20, 256),
+        "cuLaunchKernel ctypes pair": case("launch_pair()", 20, 256),
     }
 
 

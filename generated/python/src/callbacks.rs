@@ -9,6 +9,7 @@
 //! exception with `sys.unraisablehook`, and frees the kept references.
 
 use crate::conv::{self, Ctx};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 use std::ffi::c_void;
@@ -94,17 +95,26 @@ pub fn stream(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c:
 }
 
 fn call_once(ud: *mut c_void, args: impl FnOnce(Python<'_>, Py<PyAny>) -> PyResult<Vec<Py<PyAny>>>) {
+    // Attach with PyGILState_Ensure rather than Python::attach: the calling thread may be one
+    // whose GIL `conv::nogil` released (a library that calls back synchronously).
+    struct Attached(ffi::PyGILState_STATE);
+    impl Drop for Attached {
+        fn drop(&mut self) {
+            unsafe { ffi::PyGILState_Release(self.0) }
+        }
+    }
+    let _attached = Attached(unsafe { ffi::PyGILState_Ensure() });
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        Python::attach(|py| {
-            let h = unsafe { Box::from_raw(ud as *mut Holder) };
-            let r = args(py, h.user.clone_ref(py))
-                .and_then(|a| pyo3::types::PyTuple::new(py, a))
-                .and_then(|a| h.func.call1(py, a));
-            if let Err(e) = r {
-                e.write_unraisable(py, Some(h.func.bind(py)));
-            }
-            drop(h);
-        })
+        // SAFETY: PyGILState_Ensure above attached this thread.
+        let py = unsafe { Python::assume_attached() };
+        let h = unsafe { Box::from_raw(ud as *mut Holder) };
+        let r = args(py, h.user.clone_ref(py))
+            .and_then(|a| pyo3::types::PyTuple::new(py, a))
+            .and_then(|a| h.func.call1(py, a));
+        if let Err(e) = r {
+            e.write_unraisable(py, Some(h.func.bind(py)));
+        }
+        drop(h);
     }));
 }
 

@@ -292,12 +292,12 @@ fn cuGetErrorString<'py>(py: Python<'py>, error: &Bound<'py, PyAny>) -> PyResult
         let mut o1: usize = 0;
         let a1: usize = &mut o1 as *mut usize as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGetErrorString(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGetErrorString(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_cstr(py, o1)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_cstr(py, o1)?])
     })
 }
 
@@ -310,12 +310,12 @@ fn cuGetErrorName<'py>(py: Python<'py>, error: &Bound<'py, PyAny>) -> PyResult<P
         let mut o1: usize = 0;
         let a1: usize = &mut o1 as *mut usize as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGetErrorName(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGetErrorName(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_cstr(py, o1)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_cstr(py, o1)?])
     })
 }
 
@@ -326,12 +326,12 @@ fn cuInit<'py>(py: Python<'py>, Flags: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>
         const F: &str = "cuInit";
         let a0: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuInit(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuInit(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -343,12 +343,12 @@ fn cuDriverGetVersion<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDriverGetVersion(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDriverGetVersion(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -361,12 +361,12 @@ fn cuDeviceGet<'py>(py: Python<'py>, ordinal: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGet(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGet(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdevice::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdevice::wrap(py, o0.u64())?])
     })
 }
 
@@ -378,12 +378,12 @@ fn cuDeviceGetCount<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetCount(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetCount(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -398,12 +398,12 @@ fn cuDeviceGetName<'py>(py: Python<'py>, len: &Bound<'py, PyAny>, dev: &Bound<'p
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetName(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetName(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_buffer(py, &o0, true)])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_buffer(py, &o0, true)])
     })
 }
 
@@ -416,12 +416,12 @@ fn cuDeviceGetUuid<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o0 = Out::<2>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetUuid(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUuuid.from_ptr(py, o0.ptr(), 16)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUuuid.from_ptr(py, o0.ptr(), 16)?])
     })
 }
 
@@ -434,12 +434,12 @@ fn cuDeviceGetUuid_v2<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult
         let mut o0 = Out::<2>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetUuid_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUuuid.from_ptr(py, o0.ptr(), 16)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUuuid.from_ptr(py, o0.ptr(), 16)?])
     })
 }
 
@@ -455,12 +455,12 @@ fn cuDeviceGetLuid<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetLuid(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetLuid(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_buffer(py, &o0, false), conv::py_int(py, o1.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_buffer(py, &o0, false), conv::py_int(py, o1.u64(), 32, false)?])
     })
 }
 
@@ -473,12 +473,12 @@ fn cuDeviceTotalMem<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult<P
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceTotalMem_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceTotalMem_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -493,12 +493,12 @@ fn cuDeviceGetTexture1DLinearMaxWidth<'py>(py: Python<'py>, format: &Bound<'py, 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetTexture1DLinearMaxWidth(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetTexture1DLinearMaxWidth(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -512,12 +512,12 @@ fn cuDeviceGetAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, dev: &
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -530,12 +530,12 @@ fn cuDeviceGetNvSciSyncAttributes<'py>(py: Python<'py>, nvSciSyncAttrList: &Boun
         let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a2: u64 = conv::int(flags, 32, true, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetNvSciSyncAttributes(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetNvSciSyncAttributes(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -547,12 +547,12 @@ fn cuDeviceSetMemPool<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>, pool: &Boun
         let a0: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a1: u64 = conv::handle::<CUmemoryPool>(pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDeviceSetMemPool(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceSetMemPool(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -565,12 +565,12 @@ fn cuDeviceGetMemPool<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyResult
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetMemPool(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetMemPool(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmemoryPool::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmemoryPool::wrap(py, o0.u64())?])
     })
 }
 
@@ -583,12 +583,12 @@ fn cuDeviceGetDefaultMemPool<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> P
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetDefaultMemPool(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetDefaultMemPool(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmemoryPool::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmemoryPool::wrap(py, o0.u64())?])
     })
 }
 
@@ -602,12 +602,12 @@ fn cuDeviceGetExecAffinitySupport<'py>(py: Python<'py>, r#type: &Bound<'py, PyAn
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetExecAffinitySupport(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetExecAffinitySupport(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -619,12 +619,12 @@ fn cuFlushGPUDirectRDMAWrites<'py>(py: Python<'py>, target: &Bound<'py, PyAny>, 
         let a0: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
         let a1: u64 = conv::int(scope, 32, false, &Ctx { func: F, param: "scope", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -637,12 +637,12 @@ fn cuDeviceGetProperties<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyRes
         let mut o0 = Out::<7>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetProperties(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevprop_v1.from_ptr(py, o0.ptr(), 56)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUdevprop_v1.from_ptr(py, o0.ptr(), 56)?])
     })
 }
 
@@ -657,12 +657,12 @@ fn cuDeviceComputeCapability<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> P
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceComputeCapability(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceComputeCapability(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
     })
 }
 
@@ -675,12 +675,12 @@ fn cuDevicePrimaryCtxRetain<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDevicePrimaryCtxRetain(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRetain(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
     })
 }
 
@@ -691,12 +691,12 @@ fn cuDevicePrimaryCtxRelease<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> P
         const F: &str = "cuDevicePrimaryCtxRelease";
         let a0: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDevicePrimaryCtxRelease_v2(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRelease_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -708,12 +708,12 @@ fn cuDevicePrimaryCtxSetFlags<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>, fla
         let a0: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDevicePrimaryCtxSetFlags_v2(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxSetFlags_v2(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -728,12 +728,12 @@ fn cuDevicePrimaryCtxGetState<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> 
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDevicePrimaryCtxGetState(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxGetState(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, false)?, conv::py_int(py, o2.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, false)?, conv::py_int(py, o2.u64(), 32, true)?])
     })
 }
 
@@ -744,12 +744,12 @@ fn cuDevicePrimaryCtxReset<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>) -> PyR
         const F: &str = "cuDevicePrimaryCtxReset";
         let a0: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDevicePrimaryCtxReset_v2(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxReset_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -763,12 +763,12 @@ fn cuCtxCreate<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>, dev: &Bound<'py,
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxCreate_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
     })
 }
 
@@ -785,12 +785,12 @@ fn cuCtxCreate_v3<'py>(py: Python<'py>, paramsArray: &Bound<'py, PyAny>, numPara
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxCreate_v3(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v3(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
     })
 }
 
@@ -805,12 +805,12 @@ fn cuCtxCreate_v4<'py>(py: Python<'py>, ctxCreateParams: &Bound<'py, PyAny>, fla
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxCreate_v4(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v4(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
     })
 }
 
@@ -821,12 +821,12 @@ fn cuCtxDestroy<'py>(py: Python<'py>, ctx: &Bound<'py, PyAny>) -> PyResult<Py<Py
         const F: &str = "cuCtxDestroy";
         let a0: u64 = conv::handle::<CUcontext>(ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxDestroy_v2(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxDestroy_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -837,12 +837,12 @@ fn cuCtxPushCurrent<'py>(py: Python<'py>, ctx: &Bound<'py, PyAny>) -> PyResult<P
         const F: &str = "cuCtxPushCurrent";
         let a0: u64 = conv::handle::<CUcontext>(ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxPushCurrent_v2(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxPushCurrent_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -854,12 +854,12 @@ fn cuCtxPopCurrent<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxPopCurrent_v2(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxPopCurrent_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
     })
 }
 
@@ -870,12 +870,12 @@ fn cuCtxSetCurrent<'py>(py: Python<'py>, ctx: &Bound<'py, PyAny>) -> PyResult<Py
         const F: &str = "cuCtxSetCurrent";
         let a0: u64 = conv::handle::<CUcontext>(ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxSetCurrent(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetCurrent(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -887,12 +887,12 @@ fn cuCtxGetCurrent<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetCurrent(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetCurrent(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
     })
 }
 
@@ -904,12 +904,12 @@ fn cuCtxGetDevice<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetDevice(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevice(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdevice::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdevice::wrap(py, o0.u64())?])
     })
 }
 
@@ -921,12 +921,12 @@ fn cuCtxGetFlags<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetFlags(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetFlags(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
     })
 }
 
@@ -937,12 +937,12 @@ fn cuCtxSetFlags<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>) -> PyResult<Py
         const F: &str = "cuCtxSetFlags";
         let a0: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxSetFlags(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetFlags(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -955,12 +955,12 @@ fn cuCtxGetId<'py>(py: Python<'py>, ctx: &Bound<'py, PyAny>) -> PyResult<Py<PyAn
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetId(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetId(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -970,12 +970,12 @@ fn cuCtxSynchronize<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuCtxSynchronize";
 
-        let r = py.detach(move || unsafe { sys::cuCtxSynchronize() });
+        let r = unsafe { conv::nogil(move || sys::cuCtxSynchronize()) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -987,12 +987,12 @@ fn cuCtxSetLimit<'py>(py: Python<'py>, limit: &Bound<'py, PyAny>, value: &Bound<
         let a0: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let a1: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxSetLimit(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetLimit(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1005,12 +1005,12 @@ fn cuCtxGetLimit<'py>(py: Python<'py>, limit: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetLimit(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetLimit(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -1022,12 +1022,12 @@ fn cuCtxGetCacheConfig<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetCacheConfig(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetCacheConfig(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUfunc_cache.get(py, conv::sext(o0.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUfunc_cache.get(py, conv::sext(o0.u64(), 32, false))?])
     })
 }
 
@@ -1038,12 +1038,12 @@ fn cuCtxSetCacheConfig<'py>(py: Python<'py>, config: &Bound<'py, PyAny>) -> PyRe
         const F: &str = "cuCtxSetCacheConfig";
         let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxSetCacheConfig(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetCacheConfig(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1056,12 +1056,12 @@ fn cuCtxGetApiVersion<'py>(py: Python<'py>, ctx: &Bound<'py, PyAny>) -> PyResult
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetApiVersion(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetApiVersion(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, false)?])
     })
 }
 
@@ -1075,12 +1075,12 @@ fn cuCtxGetStreamPriorityRange<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetStreamPriorityRange(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetStreamPriorityRange(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
     })
 }
 
@@ -1090,12 +1090,12 @@ fn cuCtxResetPersistingL2Cache<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
     conv::guard(|| {
         const F: &str = "cuCtxResetPersistingL2Cache";
 
-        let r = py.detach(move || unsafe { sys::cuCtxResetPersistingL2Cache() });
+        let r = unsafe { conv::nogil(move || sys::cuCtxResetPersistingL2Cache()) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1108,12 +1108,12 @@ fn cuCtxGetExecAffinity<'py>(py: Python<'py>, r#type: &Bound<'py, PyAny>) -> PyR
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetExecAffinity(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetExecAffinity(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUexecAffinityParam_v1.from_ptr(py, o0.ptr(), 8)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUexecAffinityParam_v1.from_ptr(py, o0.ptr(), 8)?])
     })
 }
 
@@ -1125,12 +1125,12 @@ fn cuCtxRecordEvent<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>, hEvent: &Bou
         let a0: u64 = conv::handle::<CUcontext>(hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
         let a1: u64 = conv::handle::<CUevent>(hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxRecordEvent(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxRecordEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1142,12 +1142,12 @@ fn cuCtxWaitEvent<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>, hEvent: &Bound
         let a0: u64 = conv::handle::<CUcontext>(hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
         let a1: u64 = conv::handle::<CUevent>(hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxWaitEvent(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxWaitEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1160,12 +1160,12 @@ fn cuCtxAttach<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>) -> PyResult<Py<P
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxAttach(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxAttach(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
     })
 }
 
@@ -1176,12 +1176,12 @@ fn cuCtxDetach<'py>(py: Python<'py>, ctx: &Bound<'py, PyAny>) -> PyResult<Py<PyA
         const F: &str = "cuCtxDetach";
         let a0: u64 = conv::handle::<CUcontext>(ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxDetach(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxDetach(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1193,12 +1193,12 @@ fn cuCtxGetSharedMemConfig<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetSharedMemConfig(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetSharedMemConfig(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUsharedconfig.get(py, conv::sext(o0.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUsharedconfig.get(py, conv::sext(o0.u64(), 32, false))?])
     })
 }
 
@@ -1209,12 +1209,12 @@ fn cuCtxSetSharedMemConfig<'py>(py: Python<'py>, config: &Bound<'py, PyAny>) -> 
         const F: &str = "cuCtxSetSharedMemConfig";
         let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxSetSharedMemConfig(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetSharedMemConfig(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1227,12 +1227,12 @@ fn cuModuleLoad<'py>(py: Python<'py>, fname: &Bound<'py, PyAny>) -> PyResult<Py<
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleLoad(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoad(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
     })
 }
 
@@ -1245,12 +1245,12 @@ fn cuModuleLoadData<'py>(py: Python<'py>, image: &Bound<'py, PyAny>) -> PyResult
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
     })
 }
 
@@ -1268,12 +1268,12 @@ fn cuModuleLoadDataEx<'py>(py: Python<'py>, image: &Bound<'py, PyAny>, numOption
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleLoadDataEx(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoadDataEx(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
     })
 }
 
@@ -1286,12 +1286,12 @@ fn cuModuleLoadFatBinary<'py>(py: Python<'py>, fatCubin: &Bound<'py, PyAny>) -> 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleLoadFatBinary(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoadFatBinary(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
     })
 }
 
@@ -1302,12 +1302,12 @@ fn cuModuleUnload<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>) -> PyResult<Py
         const F: &str = "cuModuleUnload";
         let a0: u64 = conv::handle::<CUmodule>(hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuModuleUnload(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleUnload(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1319,12 +1319,12 @@ fn cuModuleGetLoadingMode<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleGetLoadingMode(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetLoadingMode(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUmoduleLoadingMode.get(py, conv::sext(o0.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUmoduleLoadingMode.get(py, conv::sext(o0.u64(), 32, false))?])
     })
 }
 
@@ -1338,12 +1338,12 @@ fn cuModuleGetFunction<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Bo
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleGetFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUfunction::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUfunction::wrap(py, o0.u64())?])
     })
 }
 
@@ -1356,12 +1356,12 @@ fn cuModuleGetFunctionCount<'py>(py: Python<'py>, r#mod: &Bound<'py, PyAny>) -> 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleGetFunctionCount(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetFunctionCount(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
     })
 }
 
@@ -1376,12 +1376,12 @@ fn cuModuleEnumerateFunctions<'py>(py: Python<'py>, numFunctions: &Bound<'py, Py
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuModuleEnumerateFunctions(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleEnumerateFunctions(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUfunction::wrap(py, conv::elem(&o0, k, 8))?))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUfunction::wrap(py, conv::elem(&o0, k, 8))?))?])
     })
 }
 
@@ -1397,12 +1397,12 @@ fn cuModuleGetGlobal<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Boun
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleGetGlobal_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetGlobal_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -1419,12 +1419,12 @@ fn cuLinkCreate<'py>(py: Python<'py>, numOptions: &Bound<'py, PyAny>, options: &
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLinkCreate_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLinkCreate_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUlinkState::wrap(py, o3.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUlinkState::wrap(py, o3.u64())?])
     })
 }
 
@@ -1444,12 +1444,12 @@ fn cuLinkAddData<'py>(py: Python<'py>, state: &Bound<'py, PyAny>, r#type: &Bound
         let arr7 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a7: usize = arr7.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLinkAddData_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), conv::bits(a6 as u64), conv::bits(a7 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLinkAddData_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), conv::bits(a6 as u64), conv::bits(a7 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1467,12 +1467,12 @@ fn cuLinkAddFile<'py>(py: Python<'py>, state: &Bound<'py, PyAny>, r#type: &Bound
         let arr5 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a5: usize = arr5.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLinkAddFile_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLinkAddFile_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1487,12 +1487,12 @@ fn cuLinkComplete<'py>(py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<P
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLinkComplete(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLinkComplete(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?, conv::py_int(py, o2.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?, conv::py_int(py, o2.u64(), 64, false)?])
     })
 }
 
@@ -1503,12 +1503,12 @@ fn cuLinkDestroy<'py>(py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<Py
         const F: &str = "cuLinkDestroy";
         let a0: u64 = conv::handle::<CUlinkState>(state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLinkDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLinkDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1522,12 +1522,12 @@ fn cuModuleGetTexRef<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Boun
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleGetTexRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetTexRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUtexref::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUtexref::wrap(py, o0.u64())?])
     })
 }
 
@@ -1541,12 +1541,12 @@ fn cuModuleGetSurfRef<'py>(py: Python<'py>, hmod: &Bound<'py, PyAny>, name: &Bou
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuModuleGetSurfRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetSurfRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUsurfref::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUsurfref::wrap(py, o0.u64())?])
     })
 }
 
@@ -1569,12 +1569,12 @@ fn cuLibraryLoadData<'py>(py: Python<'py>, code: &Bound<'py, PyAny>, jitOptions:
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLibraryLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUlibrary::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUlibrary::wrap(py, o0.u64())?])
     })
 }
 
@@ -1597,12 +1597,12 @@ fn cuLibraryLoadFromFile<'py>(py: Python<'py>, fileName: &Bound<'py, PyAny>, jit
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLibraryLoadFromFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryLoadFromFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUlibrary::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUlibrary::wrap(py, o0.u64())?])
     })
 }
 
@@ -1613,12 +1613,12 @@ fn cuLibraryUnload<'py>(py: Python<'py>, library: &Bound<'py, PyAny>) -> PyResul
         const F: &str = "cuLibraryUnload";
         let a0: u64 = conv::handle::<CUlibrary>(library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLibraryUnload(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryUnload(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1632,12 +1632,12 @@ fn cuLibraryGetKernel<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, name: &
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLibraryGetKernel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetKernel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUkernel::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUkernel::wrap(py, o0.u64())?])
     })
 }
 
@@ -1650,12 +1650,12 @@ fn cuLibraryGetKernelCount<'py>(py: Python<'py>, lib: &Bound<'py, PyAny>) -> PyR
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLibraryGetKernelCount(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetKernelCount(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
     })
 }
 
@@ -1670,12 +1670,12 @@ fn cuLibraryEnumerateKernels<'py>(py: Python<'py>, numKernels: &Bound<'py, PyAny
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUkernel::wrap(py, conv::elem(&o0, k, 8))?))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUkernel::wrap(py, conv::elem(&o0, k, 8))?))?])
     })
 }
 
@@ -1688,12 +1688,12 @@ fn cuLibraryGetModule<'py>(py: Python<'py>, library: &Bound<'py, PyAny>) -> PyRe
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLibraryGetModule(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetModule(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
     })
 }
 
@@ -1706,12 +1706,12 @@ fn cuKernelGetFunction<'py>(py: Python<'py>, kernel: &Bound<'py, PyAny>) -> PyRe
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuKernelGetFunction(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetFunction(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUfunction::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUfunction::wrap(py, o0.u64())?])
     })
 }
 
@@ -1724,12 +1724,12 @@ fn cuKernelGetLibrary<'py>(py: Python<'py>, kernel: &Bound<'py, PyAny>) -> PyRes
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuKernelGetLibrary(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetLibrary(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUlibrary::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUlibrary::wrap(py, o0.u64())?])
     })
 }
 
@@ -1745,12 +1745,12 @@ fn cuLibraryGetGlobal<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, name: &
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLibraryGetGlobal(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetGlobal(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -1766,12 +1766,12 @@ fn cuLibraryGetManaged<'py>(py: Python<'py>, library: &Bound<'py, PyAny>, name: 
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLibraryGetManaged(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetManaged(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -1785,12 +1785,12 @@ fn cuLibraryGetUnifiedFunction<'py>(py: Python<'py>, library: &Bound<'py, PyAny>
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLibraryGetUnifiedFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetUnifiedFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -1805,12 +1805,12 @@ fn cuKernelGetAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, kernel
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuKernelGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -1824,12 +1824,12 @@ fn cuKernelSetAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, val: &
         let a2: u64 = conv::handle::<CUkernel>(kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let a3: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuKernelSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuKernelSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1842,12 +1842,12 @@ fn cuKernelSetCacheConfig<'py>(py: Python<'py>, kernel: &Bound<'py, PyAny>, conf
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
         let a2: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuKernelSetCacheConfig(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuKernelSetCacheConfig(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1860,12 +1860,12 @@ fn cuKernelGetName<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>) -> PyResult<
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
 
-        let r = py.detach(move || unsafe { sys::cuKernelGetName(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetName(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_cstr(py, o0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_cstr(py, o0)?])
     })
 }
 
@@ -1881,12 +1881,12 @@ fn cuKernelGetParamInfo<'py>(py: Python<'py>, kernel: &Bound<'py, PyAny>, paramI
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = py.detach(move || unsafe { sys::cuKernelGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?, conv::py_int(py, o3.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?, conv::py_int(py, o3.u64(), 64, false)?])
     })
 }
 
@@ -1900,12 +1900,12 @@ fn cuMemGetInfo<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemGetInfo_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemGetInfo_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -1918,12 +1918,12 @@ fn cuMemAlloc<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemAlloc_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAlloc_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -1940,12 +1940,12 @@ fn cuMemAllocPitch<'py>(py: Python<'py>, WidthInBytes: &Bound<'py, PyAny>, Heigh
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemAllocPitch_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocPitch_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -1956,12 +1956,12 @@ fn cuMemFree<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>) -> PyResult<Py<PyAn
         const F: &str = "cuMemFree";
         let a0: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemFree_v2(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemFree_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -1976,12 +1976,12 @@ fn cuMemGetAddressRange<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>) -> PyRes
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemGetAddressRange_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemGetAddressRange_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -1994,12 +1994,12 @@ fn cuMemAllocHost<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>) -> PyResul
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemAllocHost_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocHost_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -2010,12 +2010,12 @@ fn cuMemFreeHost<'py>(py: Python<'py>, p: &Bound<'py, PyAny>) -> PyResult<Py<PyA
         const F: &str = "cuMemFreeHost";
         let a0: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemFreeHost(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemFreeHost(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2029,12 +2029,12 @@ fn cuMemHostAlloc<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>, Flags: &Bo
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemHostAlloc(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemHostAlloc(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -2048,12 +2048,12 @@ fn cuMemHostGetDevicePointer<'py>(py: Python<'py>, p: &Bound<'py, PyAny>, Flags:
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemHostGetDevicePointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemHostGetDevicePointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -2066,12 +2066,12 @@ fn cuMemHostGetFlags<'py>(py: Python<'py>, p: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemHostGetFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemHostGetFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
     })
 }
 
@@ -2085,12 +2085,12 @@ fn cuMemAllocManaged<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>, flags: 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemAllocManaged(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocManaged(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -2105,12 +2105,12 @@ fn cuDeviceRegisterAsyncNotification<'py>(py: Python<'py>, device: &Bound<'py, P
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceRegisterAsyncNotification(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceRegisterAsyncNotification(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUasyncCallbackHandle::wrap(py, o3.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUasyncCallbackHandle::wrap(py, o3.u64())?])
     })
 }
 
@@ -2122,12 +2122,12 @@ fn cuDeviceUnregisterAsyncNotification<'py>(py: Python<'py>, device: &Bound<'py,
         let a0: u64 = conv::handle::<CUdevice>(device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a1: u64 = conv::handle::<CUasyncCallbackHandle>(callback, &Ctx { func: F, param: "callback", expected: "CUasyncCallbackHandle or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDeviceUnregisterAsyncNotification(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceUnregisterAsyncNotification(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2140,12 +2140,12 @@ fn cuDeviceGetByPCIBusId<'py>(py: Python<'py>, pciBusId: &Bound<'py, PyAny>) -> 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetByPCIBusId(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetByPCIBusId(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdevice::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdevice::wrap(py, o0.u64())?])
     })
 }
 
@@ -2160,12 +2160,12 @@ fn cuDeviceGetPCIBusId<'py>(py: Python<'py>, len: &Bound<'py, PyAny>, dev: &Boun
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetPCIBusId(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetPCIBusId(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_buffer(py, &o0, true)])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_buffer(py, &o0, true)])
     })
 }
 
@@ -2178,12 +2178,12 @@ fn cuIpcGetEventHandle<'py>(py: Python<'py>, event: &Bound<'py, PyAny>) -> PyRes
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuIpcGetEventHandle(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuIpcGetEventHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUipcEventHandle_v1.from_ptr(py, o0.ptr(), 64)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUipcEventHandle_v1.from_ptr(py, o0.ptr(), 64)?])
     })
 }
 
@@ -2196,12 +2196,12 @@ fn cuIpcOpenEventHandle<'py>(py: Python<'py>, handle: &Bound<'py, PyAny>) -> PyR
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuIpcOpenEventHandle(conv::bits(a0 as u64), conv::read(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuIpcOpenEventHandle(conv::bits(a0 as u64), conv::read(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUevent::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUevent::wrap(py, o0.u64())?])
     })
 }
 
@@ -2214,12 +2214,12 @@ fn cuIpcGetMemHandle<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>) -> PyResult
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuIpcGetMemHandle(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuIpcGetMemHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUipcMemHandle_v1.from_ptr(py, o0.ptr(), 64)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUipcMemHandle_v1.from_ptr(py, o0.ptr(), 64)?])
     })
 }
 
@@ -2233,12 +2233,12 @@ fn cuIpcOpenMemHandle<'py>(py: Python<'py>, handle: &Bound<'py, PyAny>, Flags: &
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuIpcOpenMemHandle_v2(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuIpcOpenMemHandle_v2(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -2249,12 +2249,12 @@ fn cuIpcCloseMemHandle<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>) -> PyResu
         const F: &str = "cuIpcCloseMemHandle";
         let a0: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuIpcCloseMemHandle(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuIpcCloseMemHandle(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2267,12 +2267,12 @@ fn cuMemHostRegister<'py>(py: Python<'py>, p: &Bound<'py, PyAny>, bytesize: &Bou
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemHostRegister_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemHostRegister_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2283,12 +2283,12 @@ fn cuMemHostUnregister<'py>(py: Python<'py>, p: &Bound<'py, PyAny>) -> PyResult<
         const F: &str = "cuMemHostUnregister";
         let a0: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemHostUnregister(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemHostUnregister(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2301,12 +2301,12 @@ fn cuMemcpy<'py>(py: Python<'py>, dst: &Bound<'py, PyAny>, src: &Bound<'py, PyAn
         let a1: u64 = conv::handle::<CUdeviceptr>(src, &Ctx { func: F, param: "src", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpy(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2321,12 +2321,12 @@ fn cuMemcpyPeer<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, dstContext:
         let a3: u64 = conv::handle::<CUcontext>(srcContext, &Ctx { func: F, param: "srcContext", expected: "CUcontext or int" })?;
         let a4: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyPeer(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyPeer(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2339,12 +2339,12 @@ fn cuMemcpyHtoD<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, srcHost: &B
         let a1: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyHtoD_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoD_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2357,12 +2357,12 @@ fn cuMemcpyDtoH<'py>(py: Python<'py>, dstHost: &Bound<'py, PyAny>, srcDevice: &B
         let a1: u64 = conv::handle::<CUdeviceptr>(srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyDtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2375,12 +2375,12 @@ fn cuMemcpyDtoD<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, srcDevice: 
         let a1: u64 = conv::handle::<CUdeviceptr>(srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyDtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2394,12 +2394,12 @@ fn cuMemcpyDtoA<'py>(py: Python<'py>, dstArray: &Bound<'py, PyAny>, dstOffset: &
         let a2: u64 = conv::handle::<CUdeviceptr>(srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyDtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2413,12 +2413,12 @@ fn cuMemcpyAtoD<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, srcArray: &
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyAtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2432,12 +2432,12 @@ fn cuMemcpyHtoA<'py>(py: Python<'py>, dstArray: &Bound<'py, PyAny>, dstOffset: &
         let a2: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyHtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2451,12 +2451,12 @@ fn cuMemcpyAtoH<'py>(py: Python<'py>, dstHost: &Bound<'py, PyAny>, srcArray: &Bo
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyAtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2471,12 +2471,12 @@ fn cuMemcpyAtoA<'py>(py: Python<'py>, dstArray: &Bound<'py, PyAny>, dstOffset: &
         let a3: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a4: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyAtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2487,12 +2487,12 @@ fn cuMemcpy2D<'py>(py: Python<'py>, pCopy: &Bound<'py, PyAny>) -> PyResult<Py<Py
         const F: &str = "cuMemcpy2D";
         let a0: usize = conv::record(pCopy, 128, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpy2D_v2(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy2D_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2503,12 +2503,12 @@ fn cuMemcpy2DUnaligned<'py>(py: Python<'py>, pCopy: &Bound<'py, PyAny>) -> PyRes
         const F: &str = "cuMemcpy2DUnaligned";
         let a0: usize = conv::record(pCopy, 128, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2519,12 +2519,12 @@ fn cuMemcpy3D<'py>(py: Python<'py>, pCopy: &Bound<'py, PyAny>) -> PyResult<Py<Py
         const F: &str = "cuMemcpy3D";
         let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpy3D_v2(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3D_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2535,12 +2535,12 @@ fn cuMemcpy3DPeer<'py>(py: Python<'py>, pCopy: &Bound<'py, PyAny>) -> PyResult<P
         const F: &str = "cuMemcpy3DPeer";
         let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpy3DPeer(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeer(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2554,12 +2554,12 @@ fn cuMemcpyAsync<'py>(py: Python<'py>, dst: &Bound<'py, PyAny>, src: &Bound<'py,
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2575,12 +2575,12 @@ fn cuMemcpyPeerAsync<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, dstCon
         let a4: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a5: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyPeerAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyPeerAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2594,12 +2594,12 @@ fn cuMemcpyHtoDAsync<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, srcHos
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyHtoDAsync_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoDAsync_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2613,12 +2613,12 @@ fn cuMemcpyDtoHAsync<'py>(py: Python<'py>, dstHost: &Bound<'py, PyAny>, srcDevic
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyDtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2632,12 +2632,12 @@ fn cuMemcpyDtoDAsync<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, srcDev
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyDtoDAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoDAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2652,12 +2652,12 @@ fn cuMemcpyHtoAAsync<'py>(py: Python<'py>, dstArray: &Bound<'py, PyAny>, dstOffs
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a4: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyHtoAAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoAAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2672,12 +2672,12 @@ fn cuMemcpyAtoHAsync<'py>(py: Python<'py>, dstHost: &Bound<'py, PyAny>, srcArray
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a4: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyAtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2689,12 +2689,12 @@ fn cuMemcpy2DAsync<'py>(py: Python<'py>, pCopy: &Bound<'py, PyAny>, hStream: &Bo
         let a0: usize = conv::record(pCopy, 128, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
         let a1: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpy2DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2706,12 +2706,12 @@ fn cuMemcpy3DAsync<'py>(py: Python<'py>, pCopy: &Bound<'py, PyAny>, hStream: &Bo
         let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
         let a1: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpy3DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2723,12 +2723,12 @@ fn cuMemcpy3DPeerAsync<'py>(py: Python<'py>, pCopy: &Bound<'py, PyAny>, hStream:
         let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
         let a1: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2753,12 +2753,12 @@ fn cuMemcpyBatchAsync<'py>(py: Python<'py>, dsts: &Bound<'py, PyAny>, srcs: &Bou
         let mut o7 = Out::<1>::new();
         let a7: usize = o7.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemcpyBatchAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7 as u64), conv::bits(a8), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyBatchAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7 as u64), conv::bits(a8), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o7.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o7.u64(), 64, false)?])
     })
 }
 
@@ -2775,12 +2775,12 @@ fn cuMemcpy3DBatchAsync<'py>(py: Python<'py>, numOps: &Bound<'py, PyAny>, opList
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemcpy3DBatchAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DBatchAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
     })
 }
 
@@ -2793,12 +2793,12 @@ fn cuMemsetD8<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, uc: &Bound<'p
         let a1: u64 = conv::int(uc, 8, false, &Ctx { func: F, param: "uc", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2811,12 +2811,12 @@ fn cuMemsetD16<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, us: &Bound<'
         let a1: u64 = conv::int(us, 16, false, &Ctx { func: F, param: "us", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2829,12 +2829,12 @@ fn cuMemsetD32<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, ui: &Bound<'
         let a1: u64 = conv::int(ui, 32, false, &Ctx { func: F, param: "ui", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2849,12 +2849,12 @@ fn cuMemsetD2D8<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, dstPitch: &
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD2D8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2869,12 +2869,12 @@ fn cuMemsetD2D16<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, dstPitch: 
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD2D16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2889,12 +2889,12 @@ fn cuMemsetD2D32<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, dstPitch: 
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD2D32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2908,12 +2908,12 @@ fn cuMemsetD8Async<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, uc: &Bou
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2927,12 +2927,12 @@ fn cuMemsetD16Async<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, us: &Bo
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2946,12 +2946,12 @@ fn cuMemsetD32Async<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, ui: &Bo
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2967,12 +2967,12 @@ fn cuMemsetD2D8Async<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, dstPit
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
         let a5: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD2D8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -2988,12 +2988,12 @@ fn cuMemsetD2D16Async<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, dstPi
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
         let a5: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD2D16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3009,12 +3009,12 @@ fn cuMemsetD2D32Async<'py>(py: Python<'py>, dstDevice: &Bound<'py, PyAny>, dstPi
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
         let a5: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemsetD2D32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3027,12 +3027,12 @@ fn cuArrayCreate<'py>(py: Python<'py>, pAllocateArray: &Bound<'py, PyAny>) -> Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuArrayCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuArrayCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
     })
 }
 
@@ -3045,12 +3045,12 @@ fn cuArrayGetDescriptor<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>) -> PyR
         let mut o0 = Out::<3>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuArrayGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_DESCRIPTOR_v2.from_ptr(py, o0.ptr(), 24)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_ARRAY_DESCRIPTOR_v2.from_ptr(py, o0.ptr(), 24)?])
     })
 }
 
@@ -3063,12 +3063,12 @@ fn cuArrayGetSparseProperties<'py>(py: Python<'py>, array: &Bound<'py, PyAny>) -
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_SPARSE_PROPERTIES_v1.from_ptr(py, o0.ptr(), 48)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_ARRAY_SPARSE_PROPERTIES_v1.from_ptr(py, o0.ptr(), 48)?])
     })
 }
 
@@ -3081,12 +3081,12 @@ fn cuMipmappedArrayGetSparseProperties<'py>(py: Python<'py>, mipmap: &Bound<'py,
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMipmappedArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_SPARSE_PROPERTIES_v1.from_ptr(py, o0.ptr(), 48)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_ARRAY_SPARSE_PROPERTIES_v1.from_ptr(py, o0.ptr(), 48)?])
     })
 }
 
@@ -3100,12 +3100,12 @@ fn cuArrayGetMemoryRequirements<'py>(py: Python<'py>, array: &Bound<'py, PyAny>,
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1.from_ptr(py, o0.ptr(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1.from_ptr(py, o0.ptr(), 32)?])
     })
 }
 
@@ -3119,12 +3119,12 @@ fn cuMipmappedArrayGetMemoryRequirements<'py>(py: Python<'py>, mipmap: &Bound<'p
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMipmappedArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1.from_ptr(py, o0.ptr(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1.from_ptr(py, o0.ptr(), 32)?])
     })
 }
 
@@ -3138,12 +3138,12 @@ fn cuArrayGetPlane<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>, planeIdx: &
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuArrayGetPlane(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetPlane(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
     })
 }
 
@@ -3154,12 +3154,12 @@ fn cuArrayDestroy<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>) -> PyResult<
         const F: &str = "cuArrayDestroy";
         let a0: u64 = conv::handle::<CUarray>(hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuArrayDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuArrayDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3172,12 +3172,12 @@ fn cuArray3DCreate<'py>(py: Python<'py>, pAllocateArray: &Bound<'py, PyAny>) -> 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuArray3DCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuArray3DCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
     })
 }
 
@@ -3190,12 +3190,12 @@ fn cuArray3DGetDescriptor<'py>(py: Python<'py>, hArray: &Bound<'py, PyAny>) -> P
         let mut o0 = Out::<5>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuArray3DGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuArray3DGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_ARRAY3D_DESCRIPTOR_v2.from_ptr(py, o0.ptr(), 40)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_ARRAY3D_DESCRIPTOR_v2.from_ptr(py, o0.ptr(), 40)?])
     })
 }
 
@@ -3209,12 +3209,12 @@ fn cuMipmappedArrayCreate<'py>(py: Python<'py>, pMipmappedArrayDesc: &Bound<'py,
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMipmappedArrayCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmipmappedArray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmipmappedArray::wrap(py, o0.u64())?])
     })
 }
 
@@ -3228,12 +3228,12 @@ fn cuMipmappedArrayGetLevel<'py>(py: Python<'py>, hMipmappedArray: &Bound<'py, P
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMipmappedArrayGetLevel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetLevel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
     })
 }
 
@@ -3244,12 +3244,12 @@ fn cuMipmappedArrayDestroy<'py>(py: Python<'py>, hMipmappedArray: &Bound<'py, Py
         const F: &str = "cuMipmappedArrayDestroy";
         let a0: u64 = conv::handle::<CUmipmappedArray>(hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMipmappedArrayDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3264,12 +3264,12 @@ fn cuMemGetHandleForAddressRange<'py>(py: Python<'py>, handle: &Bound<'py, PyAny
         let a3: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemGetHandleForAddressRange(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemGetHandleForAddressRange(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3286,12 +3286,12 @@ fn cuMemBatchDecompressAsync<'py>(py: Python<'py>, paramsArray: &Bound<'py, PyAn
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemBatchDecompressAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemBatchDecompressAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o3.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o3.u64(), 64, false)?])
     })
 }
 
@@ -3307,12 +3307,12 @@ fn cuMemAddressReserve<'py>(py: Python<'py>, size: &Bound<'py, PyAny>, alignment
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemAddressReserve(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAddressReserve(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -3324,12 +3324,12 @@ fn cuMemAddressFree<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>, size: &Bound<
         let a0: u64 = conv::handle::<CUdeviceptr>(ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemAddressFree(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAddressFree(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3344,12 +3344,12 @@ fn cuMemCreate<'py>(py: Python<'py>, size: &Bound<'py, PyAny>, prop: &Bound<'py,
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmemGenericAllocationHandle::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmemGenericAllocationHandle::wrap(py, o0.u64())?])
     })
 }
 
@@ -3360,12 +3360,12 @@ fn cuMemRelease<'py>(py: Python<'py>, handle: &Bound<'py, PyAny>) -> PyResult<Py
         const F: &str = "cuMemRelease";
         let a0: u64 = conv::handle::<CUmemGenericAllocationHandle>(handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemRelease(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemRelease(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3380,12 +3380,12 @@ fn cuMemMap<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>, size: &Bound<'py, PyA
         let a3: u64 = conv::handle::<CUmemGenericAllocationHandle>(handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemMap(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemMap(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3399,12 +3399,12 @@ fn cuMemMapArrayAsync<'py>(py: Python<'py>, mapInfoList: &Bound<'py, PyAny>, cou
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemMapArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemMapArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3416,12 +3416,12 @@ fn cuMemUnmap<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>, size: &Bound<'py, P
         let a0: u64 = conv::handle::<CUdeviceptr>(ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemUnmap(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemUnmap(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3436,12 +3436,12 @@ fn cuMemSetAccess<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>, size: &Bound<'p
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemSetAccess(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemSetAccess(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3455,12 +3455,12 @@ fn cuMemGetAccess<'py>(py: Python<'py>, location: &Bound<'py, PyAny>, ptr: &Boun
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemGetAccess(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemGetAccess(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -3474,12 +3474,12 @@ fn cuMemExportToShareableHandle<'py>(py: Python<'py>, shareableHandle: &Bound<'p
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3493,12 +3493,12 @@ fn cuMemImportFromShareableHandle<'py>(py: Python<'py>, osHandle: &Bound<'py, Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmemGenericAllocationHandle::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmemGenericAllocationHandle::wrap(py, o0.u64())?])
     })
 }
 
@@ -3512,12 +3512,12 @@ fn cuMemGetAllocationGranularity<'py>(py: Python<'py>, prop: &Bound<'py, PyAny>,
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemGetAllocationGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemGetAllocationGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -3530,12 +3530,12 @@ fn cuMemGetAllocationPropertiesFromHandle<'py>(py: Python<'py>, handle: &Bound<'
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemGetAllocationPropertiesFromHandle(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemGetAllocationPropertiesFromHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUmemAllocationProp_v1.from_ptr(py, o0.ptr(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUmemAllocationProp_v1.from_ptr(py, o0.ptr(), 32)?])
     })
 }
 
@@ -3548,12 +3548,12 @@ fn cuMemRetainAllocationHandle<'py>(py: Python<'py>, addr: &Bound<'py, PyAny>) -
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemRetainAllocationHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemRetainAllocationHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmemGenericAllocationHandle::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmemGenericAllocationHandle::wrap(py, o0.u64())?])
     })
 }
 
@@ -3565,12 +3565,12 @@ fn cuMemFreeAsync<'py>(py: Python<'py>, dptr: &Bound<'py, PyAny>, hStream: &Boun
         let a0: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemFreeAsync(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemFreeAsync(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3584,12 +3584,12 @@ fn cuMemAllocAsync<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>, hStream: 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemAllocAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -3601,12 +3601,12 @@ fn cuMemPoolTrimTo<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>, minBytesToKee
         let a0: u64 = conv::handle::<CUmemoryPool>(pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a1: u64 = conv::int(minBytesToKeep, 64, false, &Ctx { func: F, param: "minBytesToKeep", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolTrimTo(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolTrimTo(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3619,12 +3619,12 @@ fn cuMemPoolSetAttribute<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>, attr: &
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let a2: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3637,12 +3637,12 @@ fn cuMemPoolGetAttribute<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>, attr: &
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let a2: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3656,12 +3656,12 @@ fn cuMemPoolSetAccess<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>, map: &Boun
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3675,12 +3675,12 @@ fn cuMemPoolGetAccess<'py>(py: Python<'py>, memPool: &Bound<'py, PyAny>, locatio
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolGetAccess(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolGetAccess(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUmemAccess_flags.get(py, conv::sext(o0.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUmemAccess_flags.get(py, conv::sext(o0.u64(), 32, false))?])
     })
 }
 
@@ -3693,12 +3693,12 @@ fn cuMemPoolCreate<'py>(py: Python<'py>, poolProps: &Bound<'py, PyAny>) -> PyRes
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmemoryPool::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmemoryPool::wrap(py, o0.u64())?])
     })
 }
 
@@ -3709,12 +3709,12 @@ fn cuMemPoolDestroy<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>) -> PyResult<
         const F: &str = "cuMemPoolDestroy";
         let a0: u64 = conv::handle::<CUmemoryPool>(pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3729,12 +3729,12 @@ fn cuMemAllocFromPoolAsync<'py>(py: Python<'py>, bytesize: &Bound<'py, PyAny>, p
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemAllocFromPoolAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocFromPoolAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -3748,12 +3748,12 @@ fn cuMemPoolExportToShareableHandle<'py>(py: Python<'py>, handle_out: &Bound<'py
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3768,12 +3768,12 @@ fn cuMemPoolImportFromShareableHandle<'py>(py: Python<'py>, handle: &Bound<'py, 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmemoryPool::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmemoryPool::wrap(py, o0.u64())?])
     })
 }
 
@@ -3786,12 +3786,12 @@ fn cuMemPoolExportPointer<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>) -> PyRe
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolExportPointer(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolExportPointer(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUmemPoolPtrExportData_v1.from_ptr(py, o0.ptr(), 64)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUmemPoolPtrExportData_v1.from_ptr(py, o0.ptr(), 64)?])
     })
 }
 
@@ -3805,12 +3805,12 @@ fn cuMemPoolImportPointer<'py>(py: Python<'py>, pool: &Bound<'py, PyAny>, shareD
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMemPoolImportPointer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolImportPointer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -3823,12 +3823,12 @@ fn cuMulticastCreate<'py>(py: Python<'py>, prop: &Bound<'py, PyAny>) -> PyResult
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMulticastCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMulticastCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmemGenericAllocationHandle::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmemGenericAllocationHandle::wrap(py, o0.u64())?])
     })
 }
 
@@ -3840,12 +3840,12 @@ fn cuMulticastAddDevice<'py>(py: Python<'py>, mcHandle: &Bound<'py, PyAny>, dev:
         let a0: u64 = conv::handle::<CUmemGenericAllocationHandle>(mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a1: u64 = conv::handle::<CUdevice>(dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMulticastAddDevice(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMulticastAddDevice(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3861,12 +3861,12 @@ fn cuMulticastBindMem<'py>(py: Python<'py>, mcHandle: &Bound<'py, PyAny>, mcOffs
         let a4: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a5: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMulticastBindMem(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMulticastBindMem(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3881,12 +3881,12 @@ fn cuMulticastBindAddr<'py>(py: Python<'py>, mcHandle: &Bound<'py, PyAny>, mcOff
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMulticastBindAddr(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMulticastBindAddr(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3900,12 +3900,12 @@ fn cuMulticastUnbind<'py>(py: Python<'py>, mcHandle: &Bound<'py, PyAny>, dev: &B
         let a2: u64 = conv::int(mcOffset, 64, false, &Ctx { func: F, param: "mcOffset", expected: "int" })?;
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMulticastUnbind(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMulticastUnbind(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3919,12 +3919,12 @@ fn cuMulticastGetGranularity<'py>(py: Python<'py>, prop: &Bound<'py, PyAny>, opt
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuMulticastGetGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMulticastGetGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -3937,12 +3937,12 @@ fn cuPointerGetAttribute<'py>(py: Python<'py>, data: &Bound<'py, PyAny>, attribu
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle::<CUdeviceptr>(ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuPointerGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuPointerGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3956,12 +3956,12 @@ fn cuMemPrefetchAsync<'py>(py: Python<'py>, devPtr: &Bound<'py, PyAny>, count: &
         let a2: u64 = conv::handle::<CUdevice>(dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdevice or int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemPrefetchAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPrefetchAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3976,12 +3976,12 @@ fn cuMemPrefetchAsync_v2<'py>(py: Python<'py>, devPtr: &Bound<'py, PyAny>, count
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemPrefetchAsync_v2(conv::bits(a0), conv::bits(a1), conv::read(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemPrefetchAsync_v2(conv::bits(a0), conv::bits(a1), conv::read(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -3995,12 +3995,12 @@ fn cuMemAdvise<'py>(py: Python<'py>, devPtr: &Bound<'py, PyAny>, count: &Bound<'
         let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
         let a3: u64 = conv::handle::<CUdevice>(device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemAdvise(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAdvise(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4014,12 +4014,12 @@ fn cuMemAdvise_v2<'py>(py: Python<'py>, devPtr: &Bound<'py, PyAny>, count: &Boun
         let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
         let a3: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemAdvise_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::read(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemAdvise_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::read(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4034,12 +4034,12 @@ fn cuMemRangeGetAttribute<'py>(py: Python<'py>, data: &Bound<'py, PyAny>, dataSi
         let a3: u64 = conv::handle::<CUdeviceptr>(devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemRangeGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemRangeGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4057,12 +4057,12 @@ fn cuMemRangeGetAttributes<'py>(py: Python<'py>, data: &Bound<'py, PyAny>, dataS
         let a4: u64 = conv::handle::<CUdeviceptr>(devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a5: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuMemRangeGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuMemRangeGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4075,12 +4075,12 @@ fn cuPointerSetAttribute<'py>(py: Python<'py>, value: &Bound<'py, PyAny>, attrib
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle::<CUdeviceptr>(ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuPointerSetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuPointerSetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4095,12 +4095,12 @@ fn cuPointerGetAttributes<'py>(py: Python<'py>, numAttributes: &Bound<'py, PyAny
         let a2: usize = conv::addr(data, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
         let a3: u64 = conv::handle::<CUdeviceptr>(ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuPointerGetAttributes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuPointerGetAttributes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4113,12 +4113,12 @@ fn cuStreamCreate<'py>(py: Python<'py>, Flags: &Bound<'py, PyAny>) -> PyResult<P
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamCreate(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUstream::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUstream::wrap(py, o0.u64())?])
     })
 }
 
@@ -4132,12 +4132,12 @@ fn cuStreamCreateWithPriority<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>, p
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamCreateWithPriority(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamCreateWithPriority(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUstream::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUstream::wrap(py, o0.u64())?])
     })
 }
 
@@ -4150,12 +4150,12 @@ fn cuStreamGetPriority<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyR
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetPriority(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetPriority(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, true)?])
     })
 }
 
@@ -4168,12 +4168,12 @@ fn cuStreamGetDevice<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyRes
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetDevice(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetDevice(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdevice::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdevice::wrap(py, o1.u64())?])
     })
 }
 
@@ -4186,12 +4186,12 @@ fn cuStreamGetFlags<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyResu
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetFlags(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetFlags(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, false)?])
     })
 }
 
@@ -4204,12 +4204,12 @@ fn cuStreamGetId<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyResult<
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetId(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetId(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -4222,12 +4222,12 @@ fn cuStreamGetCtx<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyResult
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetCtx(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetCtx(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o1.u64())?])
     })
 }
 
@@ -4242,12 +4242,12 @@ fn cuStreamGetCtx_v2<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyRes
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetCtx_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetCtx_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o1.u64())?, CUgreenCtx::wrap(py, o2.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o1.u64())?, CUgreenCtx::wrap(py, o2.u64())?])
     })
 }
 
@@ -4260,12 +4260,12 @@ fn cuStreamWaitEvent<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, hEvent: 
         let a1: u64 = conv::handle::<CUevent>(hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamWaitEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamWaitEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4279,13 +4279,13 @@ fn cuStreamAddCallback<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, callba
         let (a1, a2, cb1) = crate::callbacks::stream(py, callback, ud1, &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamAddCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamAddCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
         cb1.commit();
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4297,12 +4297,12 @@ fn cuStreamBeginCapture<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, mode:
         let a0: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a1: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamBeginCapture_v2(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamBeginCapture_v2(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4320,12 +4320,12 @@ fn cuStreamBeginCaptureToGraph<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a5: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamBeginCaptureToGraph(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamBeginCaptureToGraph(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4337,12 +4337,12 @@ fn cuThreadExchangeStreamCaptureMode<'py>(py: Python<'py>) -> PyResult<Py<PyAny>
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuThreadExchangeStreamCaptureMode(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuThreadExchangeStreamCaptureMode(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUstreamCaptureMode.get(py, conv::sext(o0.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureMode.get(py, conv::sext(o0.u64(), 32, false))?])
     })
 }
 
@@ -4355,12 +4355,12 @@ fn cuStreamEndCapture<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyRe
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamEndCapture(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamEndCapture(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraph::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraph::wrap(py, o1.u64())?])
     })
 }
 
@@ -4373,12 +4373,12 @@ fn cuStreamIsCapturing<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyR
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamIsCapturing(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamIsCapturing(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?])
     })
 }
 
@@ -4398,12 +4398,12 @@ fn cuStreamGetCaptureInfo_v2<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, 
         let mut o5 = Out::<1>::new();
         let a5: usize = o5.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetCaptureInfo_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetCaptureInfo_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 4);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, conv::py_int(py, o2.u64(), 64, false)?, CUgraph::wrap(py, o3.u64())?, conv::py_int(py, o5.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, conv::py_int(py, o2.u64(), 64, false)?, CUgraph::wrap(py, o3.u64())?, conv::py_int(py, o5.u64(), 64, false)?])
     })
 }
 
@@ -4424,12 +4424,12 @@ fn cuStreamGetCaptureInfo_v3<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, 
         let mut o6 = Out::<1>::new();
         let a6: usize = o6.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetCaptureInfo_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetCaptureInfo_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 4);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, conv::py_int(py, o2.u64(), 64, false)?, CUgraph::wrap(py, o3.u64())?, conv::py_int(py, o6.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, conv::py_int(py, o2.u64(), 64, false)?, CUgraph::wrap(py, o3.u64())?, conv::py_int(py, o6.u64(), 64, false)?])
     })
 }
 
@@ -4444,12 +4444,12 @@ fn cuStreamUpdateCaptureDependencies<'py>(py: Python<'py>, hStream: &Bound<'py, 
         let a2: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4466,12 +4466,12 @@ fn cuStreamUpdateCaptureDependencies_v2<'py>(py: Python<'py>, hStream: &Bound<'p
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamUpdateCaptureDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4485,12 +4485,12 @@ fn cuStreamAttachMemAsync<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, dpt
         let a2: u64 = conv::int(length, 64, false, &Ctx { func: F, param: "length", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamAttachMemAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamAttachMemAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4501,12 +4501,12 @@ fn cuStreamQuery<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyResult<
         const F: &str = "cuStreamQuery";
         let a0: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamQuery(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamQuery(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4517,12 +4517,12 @@ fn cuStreamSynchronize<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyR
         const F: &str = "cuStreamSynchronize";
         let a0: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamSynchronize(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamSynchronize(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4533,12 +4533,12 @@ fn cuStreamDestroy<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyResul
         const F: &str = "cuStreamDestroy";
         let a0: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamDestroy_v2(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamDestroy_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4550,12 +4550,12 @@ fn cuStreamCopyAttributes<'py>(py: Python<'py>, dst: &Bound<'py, PyAny>, src: &B
         let a0: u64 = conv::handle::<CUstream>(dst, &Ctx { func: F, param: "dst", expected: "CUstream or int" })?;
         let a1: u64 = conv::handle::<CUstream>(src, &Ctx { func: F, param: "src", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamCopyAttributes(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamCopyAttributes(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4569,12 +4569,12 @@ fn cuStreamGetAttribute<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, attr:
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.ptr(), 64)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.ptr(), 64)?])
     })
 }
 
@@ -4587,12 +4587,12 @@ fn cuStreamSetAttribute<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, attr:
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let a2: usize = conv::record(value, 64, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4605,12 +4605,12 @@ fn cuEventCreate<'py>(py: Python<'py>, Flags: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuEventCreate(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuEventCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUevent::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUevent::wrap(py, o0.u64())?])
     })
 }
 
@@ -4622,12 +4622,12 @@ fn cuEventRecord<'py>(py: Python<'py>, hEvent: &Bound<'py, PyAny>, hStream: &Bou
         let a0: u64 = conv::handle::<CUevent>(hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
         let a1: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuEventRecord(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuEventRecord(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4640,12 +4640,12 @@ fn cuEventRecordWithFlags<'py>(py: Python<'py>, hEvent: &Bound<'py, PyAny>, hStr
         let a1: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuEventRecordWithFlags(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuEventRecordWithFlags(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4656,12 +4656,12 @@ fn cuEventQuery<'py>(py: Python<'py>, hEvent: &Bound<'py, PyAny>) -> PyResult<Py
         const F: &str = "cuEventQuery";
         let a0: u64 = conv::handle::<CUevent>(hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuEventQuery(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuEventQuery(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4672,12 +4672,12 @@ fn cuEventSynchronize<'py>(py: Python<'py>, hEvent: &Bound<'py, PyAny>) -> PyRes
         const F: &str = "cuEventSynchronize";
         let a0: u64 = conv::handle::<CUevent>(hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuEventSynchronize(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuEventSynchronize(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4688,12 +4688,12 @@ fn cuEventDestroy<'py>(py: Python<'py>, hEvent: &Bound<'py, PyAny>) -> PyResult<
         const F: &str = "cuEventDestroy";
         let a0: u64 = conv::handle::<CUevent>(hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuEventDestroy_v2(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuEventDestroy_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4707,12 +4707,12 @@ fn cuEventElapsedTime<'py>(py: Python<'py>, hStart: &Bound<'py, PyAny>, hEnd: &B
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuEventElapsedTime(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?])
     })
 }
 
@@ -4726,12 +4726,12 @@ fn cuEventElapsedTime_v2<'py>(py: Python<'py>, hStart: &Bound<'py, PyAny>, hEnd:
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuEventElapsedTime_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?])
     })
 }
 
@@ -4744,12 +4744,12 @@ fn cuImportExternalMemory<'py>(py: Python<'py>, memHandleDesc: &Bound<'py, PyAny
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuImportExternalMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuImportExternalMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUexternalMemory::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUexternalMemory::wrap(py, o0.u64())?])
     })
 }
 
@@ -4763,12 +4763,12 @@ fn cuExternalMemoryGetMappedBuffer<'py>(py: Python<'py>, extMem: &Bound<'py, PyA
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuExternalMemoryGetMappedBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuExternalMemoryGetMappedBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -4782,12 +4782,12 @@ fn cuExternalMemoryGetMappedMipmappedArray<'py>(py: Python<'py>, extMem: &Bound<
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuExternalMemoryGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuExternalMemoryGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmipmappedArray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmipmappedArray::wrap(py, o0.u64())?])
     })
 }
 
@@ -4798,12 +4798,12 @@ fn cuDestroyExternalMemory<'py>(py: Python<'py>, extMem: &Bound<'py, PyAny>) -> 
         const F: &str = "cuDestroyExternalMemory";
         let a0: u64 = conv::handle::<CUexternalMemory>(extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDestroyExternalMemory(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalMemory(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4816,12 +4816,12 @@ fn cuImportExternalSemaphore<'py>(py: Python<'py>, semHandleDesc: &Bound<'py, Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuImportExternalSemaphore(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuImportExternalSemaphore(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUexternalSemaphore::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUexternalSemaphore::wrap(py, o0.u64())?])
     })
 }
 
@@ -4837,12 +4837,12 @@ fn cuSignalExternalSemaphoresAsync<'py>(py: Python<'py>, extSemArray: &Bound<'py
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuSignalExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuSignalExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4858,12 +4858,12 @@ fn cuWaitExternalSemaphoresAsync<'py>(py: Python<'py>, extSemArray: &Bound<'py, 
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuWaitExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuWaitExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4874,12 +4874,12 @@ fn cuDestroyExternalSemaphore<'py>(py: Python<'py>, extSem: &Bound<'py, PyAny>) 
         const F: &str = "cuDestroyExternalSemaphore";
         let a0: u64 = conv::handle::<CUexternalSemaphore>(extSem, &Ctx { func: F, param: "extSem", expected: "CUexternalSemaphore or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDestroyExternalSemaphore(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalSemaphore(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4893,12 +4893,12 @@ fn cuStreamWaitValue32<'py>(py: Python<'py>, stream: &Bound<'py, PyAny>, addr: &
         let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamWaitValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamWaitValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4912,12 +4912,12 @@ fn cuStreamWaitValue64<'py>(py: Python<'py>, stream: &Bound<'py, PyAny>, addr: &
         let a2: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamWaitValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamWaitValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4931,12 +4931,12 @@ fn cuStreamWriteValue32<'py>(py: Python<'py>, stream: &Bound<'py, PyAny>, addr: 
         let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamWriteValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamWriteValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4950,12 +4950,12 @@ fn cuStreamWriteValue64<'py>(py: Python<'py>, stream: &Bound<'py, PyAny>, addr: 
         let a2: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamWriteValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamWriteValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4970,12 +4970,12 @@ fn cuStreamBatchMemOp<'py>(py: Python<'py>, stream: &Bound<'py, PyAny>, count: &
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuStreamBatchMemOp_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamBatchMemOp_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -4989,12 +4989,12 @@ fn cuFuncGetAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, hfunc: &
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuFuncGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -5007,12 +5007,12 @@ fn cuFuncSetAttribute<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, attrib: &
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuFuncSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5024,12 +5024,12 @@ fn cuFuncSetCacheConfig<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, config:
         let a0: u64 = conv::handle::<CUfunction>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuFuncSetCacheConfig(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetCacheConfig(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5042,12 +5042,12 @@ fn cuFuncGetModule<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>) -> PyResult<
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuFuncGetModule(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetModule(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmodule::wrap(py, o0.u64())?])
     })
 }
 
@@ -5060,12 +5060,12 @@ fn cuFuncGetName<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
 
-        let r = py.detach(move || unsafe { sys::cuFuncGetName(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetName(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_cstr(py, o0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_cstr(py, o0)?])
     })
 }
 
@@ -5081,12 +5081,12 @@ fn cuFuncGetParamInfo<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, paramIndex
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = py.detach(move || unsafe { sys::cuFuncGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?, conv::py_int(py, o3.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?, conv::py_int(py, o3.u64(), 64, false)?])
     })
 }
 
@@ -5099,12 +5099,12 @@ fn cuFuncIsLoaded<'py>(py: Python<'py>, function: &Bound<'py, PyAny>) -> PyResul
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuFuncIsLoaded(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncIsLoaded(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUfunctionLoadingState.get(py, conv::sext(o0.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUfunctionLoadingState.get(py, conv::sext(o0.u64(), 32, false))?])
     })
 }
 
@@ -5115,12 +5115,12 @@ fn cuFuncLoad<'py>(py: Python<'py>, function: &Bound<'py, PyAny>) -> PyResult<Py
         const F: &str = "cuFuncLoad";
         let a0: u64 = conv::handle::<CUfunction>(function, &Ctx { func: F, param: "function", expected: "CUfunction or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuFuncLoad(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncLoad(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5142,12 +5142,12 @@ fn cuLaunchKernel<'py>(py: Python<'py>, f: &Bound<'py, PyAny>, gridDimX: &Bound<
         let a9: usize = kp9.addr();
         let a10: usize = conv::addr(extra, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLaunchKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), conv::bits(a10 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLaunchKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), conv::bits(a10 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5162,12 +5162,12 @@ fn cuLaunchKernelEx<'py>(py: Python<'py>, config: &Bound<'py, PyAny>, f: &Bound<
         let a2: usize = kp2.addr();
         let a3: usize = conv::addr(extra, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLaunchKernelEx(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLaunchKernelEx(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5188,12 +5188,12 @@ fn cuLaunchCooperativeKernel<'py>(py: Python<'py>, f: &Bound<'py, PyAny>, gridDi
         let kp9 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
         let a9: usize = kp9.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLaunchCooperativeKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLaunchCooperativeKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5207,12 +5207,12 @@ fn cuLaunchCooperativeKernelMultiDevice<'py>(py: Python<'py>, launchParamsList: 
         let a1: u64 = conv::int(numDevices, 32, false, &Ctx { func: F, param: "numDevices", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5225,13 +5225,13 @@ fn cuLaunchHostFunc<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>, r#fn: &Bo
         let ud1 = userData;
         let (a1, a2, cb1) = crate::callbacks::host(py, r#fn, ud1, &Ctx { func: F, param: "fn", expected: "callable or ctypes function pointer" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLaunchHostFunc(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLaunchHostFunc(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
         cb1.commit();
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5245,12 +5245,12 @@ fn cuFuncSetBlockShape<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, x: &Boun
         let a2: u64 = conv::int(y, 32, true, &Ctx { func: F, param: "y", expected: "int" })?;
         let a3: u64 = conv::int(z, 32, true, &Ctx { func: F, param: "z", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuFuncSetBlockShape(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetBlockShape(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5262,12 +5262,12 @@ fn cuFuncSetSharedSize<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, bytes: &
         let a0: u64 = conv::handle::<CUfunction>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(bytes, 32, false, &Ctx { func: F, param: "bytes", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuFuncSetSharedSize(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedSize(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5279,12 +5279,12 @@ fn cuParamSetSize<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, numbytes: &Bo
         let a0: u64 = conv::handle::<CUfunction>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuParamSetSize(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuParamSetSize(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5297,12 +5297,12 @@ fn cuParamSeti<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, offset: &Bound<'
         let a1: u64 = conv::int(offset, 32, true, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuParamSeti(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuParamSeti(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5315,12 +5315,12 @@ fn cuParamSetf<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, offset: &Bound<'
         let a1: u64 = conv::int(offset, 32, true, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a2: u64 = conv::float(value, 32, &Ctx { func: F, param: "value", expected: "float" })?;
 
-        let r = py.detach(move || unsafe { sys::cuParamSetf(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuParamSetf(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5334,12 +5334,12 @@ fn cuParamSetv<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, offset: &Bound<'
         let a2: usize = conv::addr(ptr, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a3: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuParamSetv(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuParamSetv(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5350,12 +5350,12 @@ fn cuLaunch<'py>(py: Python<'py>, f: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> 
         const F: &str = "cuLaunch";
         let a0: u64 = conv::handle::<CUfunction>(f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLaunch(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLaunch(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5368,12 +5368,12 @@ fn cuLaunchGrid<'py>(py: Python<'py>, f: &Bound<'py, PyAny>, grid_width: &Bound<
         let a1: u64 = conv::int(grid_width, 32, true, &Ctx { func: F, param: "grid_width", expected: "int" })?;
         let a2: u64 = conv::int(grid_height, 32, true, &Ctx { func: F, param: "grid_height", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLaunchGrid(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLaunchGrid(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5387,12 +5387,12 @@ fn cuLaunchGridAsync<'py>(py: Python<'py>, f: &Bound<'py, PyAny>, grid_width: &B
         let a2: u64 = conv::int(grid_height, 32, true, &Ctx { func: F, param: "grid_height", expected: "int" })?;
         let a3: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLaunchGridAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLaunchGridAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5405,12 +5405,12 @@ fn cuParamSetTexRef<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, texunit: &B
         let a1: u64 = conv::int(texunit, 32, true, &Ctx { func: F, param: "texunit", expected: "int" })?;
         let a2: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuParamSetTexRef(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuParamSetTexRef(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5422,12 +5422,12 @@ fn cuFuncSetSharedMemConfig<'py>(py: Python<'py>, hfunc: &Bound<'py, PyAny>, con
         let a0: u64 = conv::handle::<CUfunction>(hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuFuncSetSharedMemConfig(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedMemConfig(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5440,12 +5440,12 @@ fn cuGraphCreate<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphCreate(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraph::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraph::wrap(py, o0.u64())?])
     })
 }
 
@@ -5462,12 +5462,12 @@ fn cuGraphAddKernelNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, depend
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddKernelNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddKernelNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5480,12 +5480,12 @@ fn cuGraphKernelNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -
         let mut o1 = Out::<9>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphKernelNodeGetParams_v2(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeGetParams_v2(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_KERNEL_NODE_PARAMS_v2.from_ptr(py, o1.ptr(), 72)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_KERNEL_NODE_PARAMS_v2.from_ptr(py, o1.ptr(), 72)?])
     })
 }
 
@@ -5497,12 +5497,12 @@ fn cuGraphKernelNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, n
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: usize = conv::record(nodeParams, 72, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5520,12 +5520,12 @@ fn cuGraphAddMemcpyNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, depend
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddMemcpyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemcpyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5538,12 +5538,12 @@ fn cuGraphMemcpyNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -
         let mut o1 = Out::<25>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphMemcpyNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_MEMCPY3D_v2.from_ptr(py, o1.ptr(), 200)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_MEMCPY3D_v2.from_ptr(py, o1.ptr(), 200)?])
     })
 }
 
@@ -5555,12 +5555,12 @@ fn cuGraphMemcpyNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, n
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: usize = conv::record(nodeParams, 200, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5578,12 +5578,12 @@ fn cuGraphAddMemsetNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, depend
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddMemsetNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemsetNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5596,12 +5596,12 @@ fn cuGraphMemsetNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -
         let mut o1 = Out::<5>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphMemsetNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_MEMSET_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 40)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_MEMSET_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 40)?])
     })
 }
 
@@ -5613,12 +5613,12 @@ fn cuGraphMemsetNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, n
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: usize = conv::record(nodeParams, 40, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5635,12 +5635,12 @@ fn cuGraphAddHostNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependen
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddHostNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddHostNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5653,12 +5653,12 @@ fn cuGraphHostNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -> 
         let mut o1 = Out::<2>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphHostNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_HOST_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 16)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_HOST_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 16)?])
     })
 }
 
@@ -5670,12 +5670,12 @@ fn cuGraphHostNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, nod
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: usize = conv::record(nodeParams, 16, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5692,12 +5692,12 @@ fn cuGraphAddChildGraphNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, de
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddChildGraphNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddChildGraphNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5710,12 +5710,12 @@ fn cuGraphChildGraphNodeGetGraph<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphChildGraphNodeGetGraph(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphChildGraphNodeGetGraph(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraph::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraph::wrap(py, o1.u64())?])
     })
 }
 
@@ -5731,12 +5731,12 @@ fn cuGraphAddEmptyNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, depende
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5753,12 +5753,12 @@ fn cuGraphAddEventRecordNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, d
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddEventRecordNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddEventRecordNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5771,12 +5771,12 @@ fn cuGraphEventRecordNodeGetEvent<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphEventRecordNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUevent::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUevent::wrap(py, o1.u64())?])
     })
 }
 
@@ -5788,12 +5788,12 @@ fn cuGraphEventRecordNodeSetEvent<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::handle::<CUevent>(event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5810,12 +5810,12 @@ fn cuGraphAddEventWaitNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dep
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddEventWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddEventWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5828,12 +5828,12 @@ fn cuGraphEventWaitNodeGetEvent<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>)
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphEventWaitNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUevent::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUevent::wrap(py, o1.u64())?])
     })
 }
 
@@ -5845,12 +5845,12 @@ fn cuGraphEventWaitNodeSetEvent<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>,
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::handle::<CUevent>(event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5867,12 +5867,12 @@ fn cuGraphAddExternalSemaphoresSignalNode<'py>(py: Python<'py>, hGraph: &Bound<'
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddExternalSemaphoresSignalNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresSignalNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5885,12 +5885,12 @@ fn cuGraphExternalSemaphoresSignalNodeGetParams<'py>(py: Python<'py>, hNode: &Bo
         let mut o1 = Out::<3>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphExternalSemaphoresSignalNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 24)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 24)?])
     })
 }
 
@@ -5902,12 +5902,12 @@ fn cuGraphExternalSemaphoresSignalNodeSetParams<'py>(py: Python<'py>, hNode: &Bo
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5924,12 +5924,12 @@ fn cuGraphAddExternalSemaphoresWaitNode<'py>(py: Python<'py>, hGraph: &Bound<'py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddExternalSemaphoresWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5942,12 +5942,12 @@ fn cuGraphExternalSemaphoresWaitNodeGetParams<'py>(py: Python<'py>, hNode: &Boun
         let mut o1 = Out::<3>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphExternalSemaphoresWaitNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 24)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 24)?])
     })
 }
 
@@ -5959,12 +5959,12 @@ fn cuGraphExternalSemaphoresWaitNodeSetParams<'py>(py: Python<'py>, hNode: &Boun
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -5981,12 +5981,12 @@ fn cuGraphAddBatchMemOpNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, de
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddBatchMemOpNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddBatchMemOpNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -5999,12 +5999,12 @@ fn cuGraphBatchMemOpNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny
         let mut o1 = Out::<4>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphBatchMemOpNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_BATCH_MEM_OP_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_BATCH_MEM_OP_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 32)?])
     })
 }
 
@@ -6016,12 +6016,12 @@ fn cuGraphBatchMemOpNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: usize = conv::record(nodeParams, 32, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6034,12 +6034,12 @@ fn cuGraphExecBatchMemOpNodeSetParams<'py>(py: Python<'py>, hGraphExec: &Bound<'
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: usize = conv::record(nodeParams, 32, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6056,12 +6056,12 @@ fn cuGraphAddMemAllocNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, depe
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddMemAllocNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemAllocNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -6074,12 +6074,12 @@ fn cuGraphMemAllocNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>)
         let mut o1 = Out::<15>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphMemAllocNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemAllocNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUDA_MEM_ALLOC_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 120)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUDA_MEM_ALLOC_NODE_PARAMS_v1.from_ptr(py, o1.ptr(), 120)?])
     })
 }
 
@@ -6096,12 +6096,12 @@ fn cuGraphAddMemFreeNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, depen
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddMemFreeNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemFreeNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -6114,12 +6114,12 @@ fn cuGraphMemFreeNodeGetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) 
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o1.u64())?])
     })
 }
 
@@ -6130,12 +6130,12 @@ fn cuDeviceGraphMemTrim<'py>(py: Python<'py>, device: &Bound<'py, PyAny>) -> PyR
         const F: &str = "cuDeviceGraphMemTrim";
         let a0: u64 = conv::handle::<CUdevice>(device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGraphMemTrim(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGraphMemTrim(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6148,12 +6148,12 @@ fn cuDeviceGetGraphMemAttribute<'py>(py: Python<'py>, device: &Bound<'py, PyAny>
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let a2: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6166,12 +6166,12 @@ fn cuDeviceSetGraphMemAttribute<'py>(py: Python<'py>, device: &Bound<'py, PyAny>
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let a2: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::cuDeviceSetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceSetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6184,12 +6184,12 @@ fn cuGraphClone<'py>(py: Python<'py>, originalGraph: &Bound<'py, PyAny>) -> PyRe
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphClone(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphClone(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraph::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraph::wrap(py, o0.u64())?])
     })
 }
 
@@ -6203,12 +6203,12 @@ fn cuGraphNodeFindInClone<'py>(py: Python<'py>, hOriginalNode: &Bound<'py, PyAny
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphNodeFindInClone(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeFindInClone(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -6221,12 +6221,12 @@ fn cuGraphNodeGetType<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -> PyResu
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphNodeGetType(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetType(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUgraphNodeType.get(py, conv::sext(o1.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUgraphNodeType.get(py, conv::sext(o1.u64(), 32, false))?])
     })
 }
 
@@ -6242,12 +6242,12 @@ fn cuGraphGetNodes<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, numNodes: &
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
     })
 }
 
@@ -6263,12 +6263,12 @@ fn cuGraphGetRootNodes<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, numRoot
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
     })
 }
 
@@ -6287,12 +6287,12 @@ fn cuGraphGetEdges<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, numEdges: &
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o2, k, 8))?))?, conv::py_int(py, o3, 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o2, k, 8))?))?, conv::py_int(py, o3, 64, false)?])
     })
 }
 
@@ -6314,12 +6314,12 @@ fn cuGraphGetEdges_v2<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, numEdges
         let mut o3 = conv::zeroed_words(n3, 8);
         let a3: usize = o3.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGraphGetEdges_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphGetEdges_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 4);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o2, k, 8))?))?, conv::list(py, conv::used(&o3, n3, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o3, k, 8), 8)?))?, conv::py_int(py, o4, 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o2, k, 8))?))?, conv::list(py, conv::used(&o3, n3, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o3, k, 8), 8)?))?, conv::py_int(py, o4, 64, false)?])
     })
 }
 
@@ -6335,12 +6335,12 @@ fn cuGraphNodeGetDependencies<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, n
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
     })
 }
 
@@ -6359,12 +6359,12 @@ fn cuGraphNodeGetDependencies_v2<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGraphNodeGetDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
     })
 }
 
@@ -6380,12 +6380,12 @@ fn cuGraphNodeGetDependentNodes<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>,
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
     })
 }
 
@@ -6404,12 +6404,12 @@ fn cuGraphNodeGetDependentNodes_v2<'py>(py: Python<'py>, hNode: &Bound<'py, PyAn
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::cuGraphNodeGetDependentNodes_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependentNodes_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode::wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
     })
 }
 
@@ -6425,12 +6425,12 @@ fn cuGraphAddDependencies<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, from
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6448,12 +6448,12 @@ fn cuGraphAddDependencies_v2<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, f
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6469,12 +6469,12 @@ fn cuGraphRemoveDependencies<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, f
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6492,12 +6492,12 @@ fn cuGraphRemoveDependencies_v2<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphRemoveDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6508,12 +6508,12 @@ fn cuGraphDestroyNode<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>) -> PyResu
         const F: &str = "cuGraphDestroyNode";
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphDestroyNode(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphDestroyNode(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6527,12 +6527,12 @@ fn cuGraphInstantiate<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, flags: &
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphInstantiateWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphInstantiateWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphExec::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphExec::wrap(py, o0.u64())?])
     })
 }
 
@@ -6546,12 +6546,12 @@ fn cuGraphInstantiateWithParams<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphInstantiateWithParams(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphInstantiateWithParams(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphExec::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphExec::wrap(py, o0.u64())?])
     })
 }
 
@@ -6564,12 +6564,12 @@ fn cuGraphExecGetFlags<'py>(py: Python<'py>, hGraphExec: &Bound<'py, PyAny>) -> 
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecGetFlags(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecGetFlags(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -6582,12 +6582,12 @@ fn cuGraphExecKernelNodeSetParams<'py>(py: Python<'py>, hGraphExec: &Bound<'py, 
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: usize = conv::record(nodeParams, 72, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6601,12 +6601,12 @@ fn cuGraphExecMemcpyNodeSetParams<'py>(py: Python<'py>, hGraphExec: &Bound<'py, 
         let a2: usize = conv::record(copyParams, 200, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
         let a3: u64 = conv::handle::<CUcontext>(ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6620,12 +6620,12 @@ fn cuGraphExecMemsetNodeSetParams<'py>(py: Python<'py>, hGraphExec: &Bound<'py, 
         let a2: usize = conv::record(memsetParams, 40, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
         let a3: u64 = conv::handle::<CUcontext>(ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6638,12 +6638,12 @@ fn cuGraphExecHostNodeSetParams<'py>(py: Python<'py>, hGraphExec: &Bound<'py, Py
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: usize = conv::record(nodeParams, 16, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6656,12 +6656,12 @@ fn cuGraphExecChildGraphNodeSetParams<'py>(py: Python<'py>, hGraphExec: &Bound<'
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle::<CUgraph>(childGraph, &Ctx { func: F, param: "childGraph", expected: "CUgraph or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecChildGraphNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecChildGraphNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6674,12 +6674,12 @@ fn cuGraphExecEventRecordNodeSetEvent<'py>(py: Python<'py>, hGraphExec: &Bound<'
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle::<CUevent>(event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6692,12 +6692,12 @@ fn cuGraphExecEventWaitNodeSetEvent<'py>(py: Python<'py>, hGraphExec: &Bound<'py
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle::<CUevent>(event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6710,12 +6710,12 @@ fn cuGraphExecExternalSemaphoresSignalNodeSetParams<'py>(py: Python<'py>, hGraph
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6728,12 +6728,12 @@ fn cuGraphExecExternalSemaphoresWaitNodeSetParams<'py>(py: Python<'py>, hGraphEx
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6746,12 +6746,12 @@ fn cuGraphNodeSetEnabled<'py>(py: Python<'py>, hGraphExec: &Bound<'py, PyAny>, h
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::int(isEnabled, 32, false, &Ctx { func: F, param: "isEnabled", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphNodeSetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6765,12 +6765,12 @@ fn cuGraphNodeGetEnabled<'py>(py: Python<'py>, hGraphExec: &Bound<'py, PyAny>, h
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphNodeGetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 32, false)?])
     })
 }
 
@@ -6782,12 +6782,12 @@ fn cuGraphUpload<'py>(py: Python<'py>, hGraphExec: &Bound<'py, PyAny>, hStream: 
         let a0: u64 = conv::handle::<CUgraphExec>(hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphUpload(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphUpload(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6799,12 +6799,12 @@ fn cuGraphLaunch<'py>(py: Python<'py>, hGraphExec: &Bound<'py, PyAny>, hStream: 
         let a0: u64 = conv::handle::<CUgraphExec>(hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle::<CUstream>(hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphLaunch(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphLaunch(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6815,12 +6815,12 @@ fn cuGraphExecDestroy<'py>(py: Python<'py>, hGraphExec: &Bound<'py, PyAny>) -> P
         const F: &str = "cuGraphExecDestroy";
         let a0: u64 = conv::handle::<CUgraphExec>(hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6831,12 +6831,12 @@ fn cuGraphDestroy<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>) -> PyResult<
         const F: &str = "cuGraphDestroy";
         let a0: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6849,12 +6849,12 @@ fn cuGraphExecUpdate<'py>(py: Python<'py>, hGraphExec: &Bound<'py, PyAny>, hGrap
         let a1: u64 = conv::handle::<CUgraph>(hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let a2: usize = conv::record(resultInfo, 24, false, &Ctx { func: F, param: "resultInfo", expected: "CUgraphExecUpdateResultInfo_v1" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecUpdate_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecUpdate_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6866,12 +6866,12 @@ fn cuGraphKernelNodeCopyAttributes<'py>(py: Python<'py>, dst: &Bound<'py, PyAny>
         let a0: u64 = conv::handle::<CUgraphNode>(dst, &Ctx { func: F, param: "dst", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::handle::<CUgraphNode>(src, &Ctx { func: F, param: "src", expected: "CUgraphNode or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphKernelNodeCopyAttributes(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeCopyAttributes(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6885,12 +6885,12 @@ fn cuGraphKernelNodeGetAttribute<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphKernelNodeGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.ptr(), 64)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.ptr(), 64)?])
     })
 }
 
@@ -6904,12 +6904,12 @@ fn cuGraphKernelNodeSetAttribute<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphKernelNodeSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.ptr(), 64)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUlaunchAttributeValue.from_ptr(py, o2.ptr(), 64)?])
     })
 }
 
@@ -6922,12 +6922,12 @@ fn cuGraphDebugDotPrint<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, path: 
         let (a1, _k1) = conv::cstr(path, false, &Ctx { func: F, param: "path", expected: "bytes" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphDebugDotPrint(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphDebugDotPrint(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6943,12 +6943,12 @@ fn cuUserObjectCreate<'py>(py: Python<'py>, ptr: &Bound<'py, PyAny>, destroy: &B
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuUserObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuUserObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUuserObject::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUuserObject::wrap(py, o0.u64())?])
     })
 }
 
@@ -6960,12 +6960,12 @@ fn cuUserObjectRetain<'py>(py: Python<'py>, object: &Bound<'py, PyAny>, count: &
         let a0: u64 = conv::handle::<CUuserObject>(object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuUserObjectRetain(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuUserObjectRetain(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6977,12 +6977,12 @@ fn cuUserObjectRelease<'py>(py: Python<'py>, object: &Bound<'py, PyAny>, count: 
         let a0: u64 = conv::handle::<CUuserObject>(object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuUserObjectRelease(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuUserObjectRelease(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -6996,12 +6996,12 @@ fn cuGraphRetainUserObject<'py>(py: Python<'py>, graph: &Bound<'py, PyAny>, obje
         let a2: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphRetainUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphRetainUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7014,12 +7014,12 @@ fn cuGraphReleaseUserObject<'py>(py: Python<'py>, graph: &Bound<'py, PyAny>, obj
         let a1: u64 = conv::handle::<CUuserObject>(object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
         let a2: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphReleaseUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphReleaseUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7036,12 +7036,12 @@ fn cuGraphAddNode<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependencies
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -7060,12 +7060,12 @@ fn cuGraphAddNode_v2<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAny>, dependenc
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphAddNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphNode::wrap(py, o0.u64())?])
     })
 }
 
@@ -7077,12 +7077,12 @@ fn cuGraphNodeSetParams<'py>(py: Python<'py>, hNode: &Bound<'py, PyAny>, nodePar
         let a0: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7095,12 +7095,12 @@ fn cuGraphExecNodeSetParams<'py>(py: Python<'py>, hGraphExec: &Bound<'py, PyAny>
         let a1: u64 = conv::handle::<CUgraphNode>(hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7116,12 +7116,12 @@ fn cuGraphConditionalHandleCreate<'py>(py: Python<'py>, hGraph: &Bound<'py, PyAn
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphConditionalHandleCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphConditionalHandleCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphConditionalHandle::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphConditionalHandle::wrap(py, o0.u64())?])
     })
 }
 
@@ -7136,12 +7136,12 @@ fn cuOccupancyMaxActiveBlocksPerMultiprocessor<'py>(py: Python<'py>, func: &Boun
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -7157,12 +7157,12 @@ fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags<'py>(py: Python<'py>, fu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), ) });
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -7180,12 +7180,12 @@ fn cuOccupancyMaxPotentialBlockSize<'py>(py: Python<'py>, func: &Bound<'py, PyAn
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuOccupancyMaxPotentialBlockSize(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxPotentialBlockSize(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
     })
 }
 
@@ -7204,12 +7204,12 @@ fn cuOccupancyMaxPotentialBlockSizeWithFlags<'py>(py: Python<'py>, func: &Bound<
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuOccupancyMaxPotentialBlockSizeWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), ) });
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxPotentialBlockSizeWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
     })
 }
 
@@ -7224,12 +7224,12 @@ fn cuOccupancyAvailableDynamicSMemPerBlock<'py>(py: Python<'py>, func: &Bound<'p
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuOccupancyAvailableDynamicSMemPerBlock(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyAvailableDynamicSMemPerBlock(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -7243,12 +7243,12 @@ fn cuOccupancyMaxPotentialClusterSize<'py>(py: Python<'py>, func: &Bound<'py, Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuOccupancyMaxPotentialClusterSize(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxPotentialClusterSize(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -7262,12 +7262,12 @@ fn cuOccupancyMaxActiveClusters<'py>(py: Python<'py>, func: &Bound<'py, PyAny>, 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuOccupancyMaxActiveClusters(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxActiveClusters(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -7280,12 +7280,12 @@ fn cuTexRefSetArray<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, hArray: &
         let a1: u64 = conv::handle::<CUarray>(hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7298,12 +7298,12 @@ fn cuTexRefSetMipmappedArray<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, 
         let a1: u64 = conv::handle::<CUmipmappedArray>(hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetMipmappedArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmappedArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7318,12 +7318,12 @@ fn cuTexRefSetAddress<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, dptr: &
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -7337,12 +7337,12 @@ fn cuTexRefSetAddress2D<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, desc:
         let a2: u64 = conv::handle::<CUdeviceptr>(dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(Pitch, 64, false, &Ctx { func: F, param: "Pitch", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetAddress2D_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddress2D_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7355,12 +7355,12 @@ fn cuTexRefSetFormat<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, fmt: &Bo
         let a1: u64 = conv::int(fmt, 32, false, &Ctx { func: F, param: "fmt", expected: "int" })?;
         let a2: u64 = conv::int(NumPackedComponents, 32, true, &Ctx { func: F, param: "NumPackedComponents", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetFormat(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFormat(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7373,12 +7373,12 @@ fn cuTexRefSetAddressMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, dim
         let a1: u64 = conv::int(dim, 32, true, &Ctx { func: F, param: "dim", expected: "int" })?;
         let a2: u64 = conv::int(am, 32, false, &Ctx { func: F, param: "am", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetAddressMode(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddressMode(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7390,12 +7390,12 @@ fn cuTexRefSetFilterMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, fm: 
         let a0: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(fm, 32, false, &Ctx { func: F, param: "fm", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetFilterMode(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFilterMode(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7407,12 +7407,12 @@ fn cuTexRefSetMipmapFilterMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>
         let a0: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(fm, 32, false, &Ctx { func: F, param: "fm", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetMipmapFilterMode(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapFilterMode(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7424,12 +7424,12 @@ fn cuTexRefSetMipmapLevelBias<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>,
         let a0: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::float(bias, 32, &Ctx { func: F, param: "bias", expected: "float" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetMipmapLevelBias(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelBias(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7442,12 +7442,12 @@ fn cuTexRefSetMipmapLevelClamp<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>
         let a1: u64 = conv::float(minMipmapLevelClamp, 32, &Ctx { func: F, param: "minMipmapLevelClamp", expected: "float" })?;
         let a2: u64 = conv::float(maxMipmapLevelClamp, 32, &Ctx { func: F, param: "maxMipmapLevelClamp", expected: "float" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetMipmapLevelClamp(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelClamp(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7459,12 +7459,12 @@ fn cuTexRefSetMaxAnisotropy<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, m
         let a0: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(maxAniso, 32, false, &Ctx { func: F, param: "maxAniso", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetMaxAnisotropy(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMaxAnisotropy(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7477,12 +7477,12 @@ fn cuTexRefSetBorderColor<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> 
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetBorderColor(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetBorderColor(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_float(py, o1.u64(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_float(py, o1.u64(), 32)?])
     })
 }
 
@@ -7494,12 +7494,12 @@ fn cuTexRefSetFlags<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, Flags: &B
         let a0: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefSetFlags(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFlags(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7512,12 +7512,12 @@ fn cuTexRefGetAddress<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyRe
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?])
     })
 }
 
@@ -7530,12 +7530,12 @@ fn cuTexRefGetArray<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetArray(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetArray(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
     })
 }
 
@@ -7548,12 +7548,12 @@ fn cuTexRefGetMipmappedArray<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmipmappedArray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmipmappedArray::wrap(py, o0.u64())?])
     })
 }
 
@@ -7567,12 +7567,12 @@ fn cuTexRefGetAddressMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>, dim
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetAddressMode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetAddressMode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUaddress_mode.get(py, conv::sext(o0.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUaddress_mode.get(py, conv::sext(o0.u64(), 32, false))?])
     })
 }
 
@@ -7585,12 +7585,12 @@ fn cuTexRefGetFilterMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> P
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetFilterMode(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFilterMode(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUfilter_mode.get(py, conv::sext(o0.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUfilter_mode.get(py, conv::sext(o0.u64(), 32, false))?])
     })
 }
 
@@ -7605,12 +7605,12 @@ fn cuTexRefGetFormat<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyRes
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetFormat(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFormat(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUarray_format.get(py, conv::sext(o0.u64(), 32, false))?, conv::py_int(py, o1.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUarray_format.get(py, conv::sext(o0.u64(), 32, false))?, conv::py_int(py, o1.u64(), 32, true)?])
     })
 }
 
@@ -7623,12 +7623,12 @@ fn cuTexRefGetMipmapFilterMode<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetMipmapFilterMode(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapFilterMode(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUfilter_mode.get(py, conv::sext(o0.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUfilter_mode.get(py, conv::sext(o0.u64(), 32, false))?])
     })
 }
 
@@ -7641,12 +7641,12 @@ fn cuTexRefGetMipmapLevelBias<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>)
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetMipmapLevelBias(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapLevelBias(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?])
     })
 }
 
@@ -7661,12 +7661,12 @@ fn cuTexRefGetMipmapLevelClamp<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetMipmapLevelClamp(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapLevelClamp(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?, conv::py_float(py, o1.u64(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?, conv::py_float(py, o1.u64(), 32)?])
     })
 }
 
@@ -7679,12 +7679,12 @@ fn cuTexRefGetMaxAnisotropy<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetMaxAnisotropy(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMaxAnisotropy(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -7697,12 +7697,12 @@ fn cuTexRefGetBorderColor<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetBorderColor(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetBorderColor(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_float(py, o0.u64(), 32)?])
     })
 }
 
@@ -7715,12 +7715,12 @@ fn cuTexRefGetFlags<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefGetFlags(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFlags(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?])
     })
 }
 
@@ -7732,12 +7732,12 @@ fn cuTexRefCreate<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexRefCreate(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefCreate(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUtexref::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUtexref::wrap(py, o0.u64())?])
     })
 }
 
@@ -7748,12 +7748,12 @@ fn cuTexRefDestroy<'py>(py: Python<'py>, hTexRef: &Bound<'py, PyAny>) -> PyResul
         const F: &str = "cuTexRefDestroy";
         let a0: u64 = conv::handle::<CUtexref>(hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexRefDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexRefDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7766,12 +7766,12 @@ fn cuSurfRefSetArray<'py>(py: Python<'py>, hSurfRef: &Bound<'py, PyAny>, hArray:
         let a1: u64 = conv::handle::<CUarray>(hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuSurfRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuSurfRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7784,12 +7784,12 @@ fn cuSurfRefGetArray<'py>(py: Python<'py>, hSurfRef: &Bound<'py, PyAny>) -> PyRe
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuSurfRefGetArray(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuSurfRefGetArray(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
     })
 }
 
@@ -7804,12 +7804,12 @@ fn cuTexObjectCreate<'py>(py: Python<'py>, pResDesc: &Bound<'py, PyAny>, pTexDes
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuTexObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUtexObject::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUtexObject::wrap(py, o0.u64())?])
     })
 }
 
@@ -7820,12 +7820,12 @@ fn cuTexObjectDestroy<'py>(py: Python<'py>, texObject: &Bound<'py, PyAny>) -> Py
         const F: &str = "cuTexObjectDestroy";
         let a0: u64 = conv::handle::<CUtexObject>(texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexObjectDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7837,12 +7837,12 @@ fn cuTexObjectGetResourceDesc<'py>(py: Python<'py>, pResDesc: &Bound<'py, PyAny>
         let a0: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
         let a1: u64 = conv::handle::<CUtexObject>(texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7854,12 +7854,12 @@ fn cuTexObjectGetTextureDesc<'py>(py: Python<'py>, pTexDesc: &Bound<'py, PyAny>,
         let a0: usize = conv::record(pTexDesc, 104, false, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
         let a1: u64 = conv::handle::<CUtexObject>(texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexObjectGetTextureDesc(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetTextureDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7871,12 +7871,12 @@ fn cuTexObjectGetResourceViewDesc<'py>(py: Python<'py>, pResViewDesc: &Bound<'py
         let a0: usize = conv::record(pResViewDesc, 112, false, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
         let a1: u64 = conv::handle::<CUtexObject>(texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTexObjectGetResourceViewDesc(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceViewDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7889,12 +7889,12 @@ fn cuSurfObjectCreate<'py>(py: Python<'py>, pResDesc: &Bound<'py, PyAny>) -> PyR
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuSurfObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuSurfObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUsurfObject::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUsurfObject::wrap(py, o0.u64())?])
     })
 }
 
@@ -7905,12 +7905,12 @@ fn cuSurfObjectDestroy<'py>(py: Python<'py>, surfObject: &Bound<'py, PyAny>) -> 
         const F: &str = "cuSurfObjectDestroy";
         let a0: u64 = conv::handle::<CUsurfObject>(surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuSurfObjectDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuSurfObjectDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7922,12 +7922,12 @@ fn cuSurfObjectGetResourceDesc<'py>(py: Python<'py>, pResDesc: &Bound<'py, PyAny
         let a0: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
         let a1: u64 = conv::handle::<CUsurfObject>(surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuSurfObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuSurfObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7953,12 +7953,12 @@ fn cuTensorMapEncodeTiled<'py>(py: Python<'py>, tensorMap: &Bound<'py, PyAny>, t
         let a10: u64 = conv::int(l2Promotion, 32, false, &Ctx { func: F, param: "l2Promotion", expected: "int" })?;
         let a11: u64 = conv::int(oobFill, 32, false, &Ctx { func: F, param: "oobFill", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTensorMapEncodeTiled(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7 as u64), conv::bits(a8), conv::bits(a9), conv::bits(a10), conv::bits(a11), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTensorMapEncodeTiled(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7 as u64), conv::bits(a8), conv::bits(a9), conv::bits(a10), conv::bits(a11), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -7988,12 +7988,12 @@ fn cuTensorMapEncodeIm2col<'py>(py: Python<'py>, tensorMap: &Bound<'py, PyAny>, 
         let a13: u64 = conv::int(l2Promotion, 32, false, &Ctx { func: F, param: "l2Promotion", expected: "int" })?;
         let a14: u64 = conv::int(oobFill, 32, false, &Ctx { func: F, param: "oobFill", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTensorMapEncodeIm2col(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7 as u64), conv::bits(a8), conv::bits(a9), conv::bits(a10 as u64), conv::bits(a11), conv::bits(a12), conv::bits(a13), conv::bits(a14), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTensorMapEncodeIm2col(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7 as u64), conv::bits(a8), conv::bits(a9), conv::bits(a10 as u64), conv::bits(a11), conv::bits(a12), conv::bits(a13), conv::bits(a14), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8022,12 +8022,12 @@ fn cuTensorMapEncodeIm2colWide<'py>(py: Python<'py>, tensorMap: &Bound<'py, PyAn
         let a14: u64 = conv::int(l2Promotion, 32, false, &Ctx { func: F, param: "l2Promotion", expected: "int" })?;
         let a15: u64 = conv::int(oobFill, 32, false, &Ctx { func: F, param: "oobFill", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTensorMapEncodeIm2colWide(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9), conv::bits(a10 as u64), conv::bits(a11), conv::bits(a12), conv::bits(a13), conv::bits(a14), conv::bits(a15), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTensorMapEncodeIm2colWide(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9), conv::bits(a10 as u64), conv::bits(a11), conv::bits(a12), conv::bits(a13), conv::bits(a14), conv::bits(a15), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8039,12 +8039,12 @@ fn cuTensorMapReplaceAddress<'py>(py: Python<'py>, tensorMap: &Bound<'py, PyAny>
         let a0: usize = conv::record(tensorMap, 128, false, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
         let a1: usize = conv::addr(globalAddress, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::cuTensorMapReplaceAddress(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuTensorMapReplaceAddress(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8058,12 +8058,12 @@ fn cuDeviceCanAccessPeer<'py>(py: Python<'py>, dev: &Bound<'py, PyAny>, peerDev:
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceCanAccessPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceCanAccessPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -8075,12 +8075,12 @@ fn cuCtxEnablePeerAccess<'py>(py: Python<'py>, peerContext: &Bound<'py, PyAny>, 
         let a0: u64 = conv::handle::<CUcontext>(peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxEnablePeerAccess(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxEnablePeerAccess(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8091,12 +8091,12 @@ fn cuCtxDisablePeerAccess<'py>(py: Python<'py>, peerContext: &Bound<'py, PyAny>)
         const F: &str = "cuCtxDisablePeerAccess";
         let a0: u64 = conv::handle::<CUcontext>(peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCtxDisablePeerAccess(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxDisablePeerAccess(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8111,12 +8111,12 @@ fn cuDeviceGetP2PAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, src
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetP2PAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetP2PAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -8127,12 +8127,12 @@ fn cuGraphicsUnregisterResource<'py>(py: Python<'py>, resource: &Bound<'py, PyAn
         const F: &str = "cuGraphicsUnregisterResource";
         let a0: u64 = conv::handle::<CUgraphicsResource>(resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphicsUnregisterResource(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsUnregisterResource(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8147,12 +8147,12 @@ fn cuGraphicsSubResourceGetMappedArray<'py>(py: Python<'py>, resource: &Bound<'p
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphicsSubResourceGetMappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsSubResourceGetMappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUarray::wrap(py, o0.u64())?])
     })
 }
 
@@ -8165,12 +8165,12 @@ fn cuGraphicsResourceGetMappedMipmappedArray<'py>(py: Python<'py>, resource: &Bo
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphicsResourceGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUmipmappedArray::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUmipmappedArray::wrap(py, o0.u64())?])
     })
 }
 
@@ -8185,12 +8185,12 @@ fn cuGraphicsResourceGetMappedPointer<'py>(py: Python<'py>, resource: &Bound<'py
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphicsResourceGetMappedPointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedPointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdeviceptr::wrap(py, o0.u64())?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -8202,12 +8202,12 @@ fn cuGraphicsResourceSetMapFlags<'py>(py: Python<'py>, resource: &Bound<'py, PyA
         let a0: u64 = conv::handle::<CUgraphicsResource>(resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGraphicsResourceSetMapFlags_v2(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceSetMapFlags_v2(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8221,12 +8221,12 @@ fn cuGraphicsMapResources<'py>(py: Python<'py>, count: &Bound<'py, PyAny>, hStre
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphicsResource::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphicsResource::wrap(py, o1.u64())?])
     })
 }
 
@@ -8240,12 +8240,12 @@ fn cuGraphicsUnmapResources<'py>(py: Python<'py>, count: &Bound<'py, PyAny>, hSt
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgraphicsResource::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgraphicsResource::wrap(py, o1.u64())?])
     })
 }
 
@@ -8262,12 +8262,12 @@ fn cuGetProcAddress<'py>(py: Python<'py>, symbol: &Bound<'py, PyAny>, cudaVersio
         let mut o4 = Out::<1>::new();
         let a4: usize = o4.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGetProcAddress_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGetProcAddress_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?, E_CUdriverProcAddressQueryResult.get(py, conv::sext(o4.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?, E_CUdriverProcAddressQueryResult.get(py, conv::sext(o4.u64(), 32, false))?])
     })
 }
 
@@ -8281,12 +8281,12 @@ fn cuCoredumpGetAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, valu
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCoredumpGetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCoredumpGetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
     })
 }
 
@@ -8300,12 +8300,12 @@ fn cuCoredumpGetAttributeGlobal<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCoredumpGetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCoredumpGetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
     })
 }
 
@@ -8319,12 +8319,12 @@ fn cuCoredumpSetAttribute<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>, valu
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCoredumpSetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCoredumpSetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
     })
 }
 
@@ -8338,12 +8338,12 @@ fn cuCoredumpSetAttributeGlobal<'py>(py: Python<'py>, attrib: &Bound<'py, PyAny>
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCoredumpSetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCoredumpSetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?])
     })
 }
 
@@ -8355,12 +8355,12 @@ fn cuGetExportTable<'py>(py: Python<'py>, ppExportTable: &Bound<'py, PyAny>, pEx
         let a0: usize = conv::addr(ppExportTable, &Ctx { func: F, param: "ppExportTable", expected: "int, buffer or None" })?;
         let a1: usize = conv::record(pExportTableId, 16, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGetExportTable(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGetExportTable(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8375,12 +8375,12 @@ fn cuGreenCtxCreate<'py>(py: Python<'py>, desc: &Bound<'py, PyAny>, dev: &Bound<
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGreenCtxCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgreenCtx::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgreenCtx::wrap(py, o0.u64())?])
     })
 }
 
@@ -8391,12 +8391,12 @@ fn cuGreenCtxDestroy<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>) -> PyResult
         const F: &str = "cuGreenCtxDestroy";
         let a0: u64 = conv::handle::<CUgreenCtx>(hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGreenCtxDestroy(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8409,12 +8409,12 @@ fn cuCtxFromGreenCtx<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>) -> PyResult
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxFromGreenCtx(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxFromGreenCtx(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUcontext::wrap(py, o0.u64())?])
     })
 }
 
@@ -8428,12 +8428,12 @@ fn cuDeviceGetDevResource<'py>(py: Python<'py>, device: &Bound<'py, PyAny>, r#ty
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDeviceGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.ptr(), 144)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.ptr(), 144)?])
     })
 }
 
@@ -8447,12 +8447,12 @@ fn cuCtxGetDevResource<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>, r#type: &
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.ptr(), 144)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.ptr(), 144)?])
     })
 }
 
@@ -8466,12 +8466,12 @@ fn cuGreenCtxGetDevResource<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>, r#ty
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGreenCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.ptr(), 144)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, R_CUdevResource_v1.from_ptr(py, o1.ptr(), 144)?])
     })
 }
 
@@ -8488,12 +8488,12 @@ fn cuDevSmResourceSplitByCount<'py>(py: Python<'py>, result: &Bound<'py, PyAny>,
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDevSmResourceSplitByCount(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDevSmResourceSplitByCount(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, false)?])
     })
 }
 
@@ -8508,12 +8508,12 @@ fn cuDevResourceGenerateDesc<'py>(py: Python<'py>, resources: &Bound<'py, PyAny>
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuDevResourceGenerateDesc(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuDevResourceGenerateDesc(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUdevResourceDesc::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUdevResourceDesc::wrap(py, o0.u64())?])
     })
 }
 
@@ -8525,12 +8525,12 @@ fn cuGreenCtxRecordEvent<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>, hEvent:
         let a0: u64 = conv::handle::<CUgreenCtx>(hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let a1: u64 = conv::handle::<CUevent>(hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGreenCtxRecordEvent(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxRecordEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8542,12 +8542,12 @@ fn cuGreenCtxWaitEvent<'py>(py: Python<'py>, hCtx: &Bound<'py, PyAny>, hEvent: &
         let a0: u64 = conv::handle::<CUgreenCtx>(hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let a1: u64 = conv::handle::<CUevent>(hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuGreenCtxWaitEvent(conv::bits(a0), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxWaitEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8560,12 +8560,12 @@ fn cuStreamGetGreenCtx<'py>(py: Python<'py>, hStream: &Bound<'py, PyAny>) -> PyR
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuStreamGetGreenCtx(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetGreenCtx(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUgreenCtx::wrap(py, o1.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUgreenCtx::wrap(py, o1.u64())?])
     })
 }
 
@@ -8580,12 +8580,12 @@ fn cuGreenCtxStreamCreate<'py>(py: Python<'py>, greenCtx: &Bound<'py, PyAny>, fl
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuGreenCtxStreamCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxStreamCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUstream::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUstream::wrap(py, o0.u64())?])
     })
 }
 
@@ -8599,12 +8599,12 @@ fn cuLogsRegisterCallback<'py>(py: Python<'py>, callbackFunc: &Bound<'py, PyAny>
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLogsRegisterCallback(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLogsRegisterCallback(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUlogsCallbackHandle::wrap(py, o2.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUlogsCallbackHandle::wrap(py, o2.u64())?])
     })
 }
 
@@ -8615,12 +8615,12 @@ fn cuLogsUnregisterCallback<'py>(py: Python<'py>, callback: &Bound<'py, PyAny>) 
         const F: &str = "cuLogsUnregisterCallback";
         let a0: u64 = conv::handle::<CUlogsCallbackHandle>(callback, &Ctx { func: F, param: "callback", expected: "CUlogsCallbackHandle or int" })?;
 
-        let r = py.detach(move || unsafe { sys::cuLogsUnregisterCallback(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLogsUnregisterCallback(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8633,12 +8633,12 @@ fn cuLogsCurrent<'py>(py: Python<'py>, flags: &Bound<'py, PyAny>) -> PyResult<Py
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLogsCurrent(conv::bits(a0 as u64), conv::bits(a1), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLogsCurrent(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUlogIterator::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUlogIterator::wrap(py, o0.u64())?])
     })
 }
 
@@ -8652,12 +8652,12 @@ fn cuLogsDumpToFile<'py>(py: Python<'py>, pathToFile: &Bound<'py, PyAny>, flags:
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLogsDumpToFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLogsDumpToFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUlogIterator::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUlogIterator::wrap(py, o0.u64())?])
     })
 }
 
@@ -8673,12 +8673,12 @@ fn cuLogsDumpToMemory<'py>(py: Python<'py>, buffer: &Bound<'py, PyAny>, flags: &
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = py.detach(move || unsafe { sys::cuLogsDumpToMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), ) });
+        let r = unsafe { conv::nogil(move || sys::cuLogsDumpToMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, CUlogIterator::wrap(py, o0.u64())?, conv::py_int(py, o2.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, CUlogIterator::wrap(py, o0.u64())?, conv::py_int(py, o2.u64(), 64, false)?])
     })
 }
 
@@ -8691,12 +8691,12 @@ fn cuCheckpointProcessGetRestoreThreadId<'py>(py: Python<'py>, pid: &Bound<'py, 
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCheckpointProcessGetRestoreThreadId(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetRestoreThreadId(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, true)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 32, true)?])
     })
 }
 
@@ -8709,12 +8709,12 @@ fn cuCheckpointProcessGetState<'py>(py: Python<'py>, pid: &Bound<'py, PyAny>) ->
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::cuCheckpointProcessGetState(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetState(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?, E_CUprocessState.get(py, conv::sext(o1.u64(), 32, false))?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUprocessState.get(py, conv::sext(o1.u64(), 32, false))?])
     })
 }
 
@@ -8726,12 +8726,12 @@ fn cuCheckpointProcessLock<'py>(py: Python<'py>, pid: &Bound<'py, PyAny>, args: 
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8743,12 +8743,12 @@ fn cuCheckpointProcessCheckpoint<'py>(py: Python<'py>, pid: &Bound<'py, PyAny>, 
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCheckpointProcessCheckpoint(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessCheckpoint(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8760,12 +8760,12 @@ fn cuCheckpointProcessRestore<'py>(py: Python<'py>, pid: &Bound<'py, PyAny>, arg
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCheckpointProcessRestore(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessRestore(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -8777,12 +8777,12 @@ fn cuCheckpointProcessUnlock<'py>(py: Python<'py>, pid: &Bound<'py, PyAny>, args
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs" })?;
 
-        let r = py.detach(move || unsafe { sys::cuCheckpointProcessUnlock(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessUnlock(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_CUresult.get(py, 0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 

@@ -91,13 +91,13 @@ impl KernelParams {
             let ty = kinds.get_item(k)?;
             let slot = &mut data[k] as *mut u64 as usize;
             if ty.is_none() {
-                if let Ok(f) = v.getattr("getPtr") {
+                if v.is_instance_of::<PyInt>() {
+                    data[k] = conv::int(&v, 32, true, c).or_else(|_| conv::int(&v, 32, false, c))?;
+                    ptrs[k] = slot;
+                } else if let Ok(f) = v.getattr("getPtr") {
                     ptrs[k] = conv::int(&f.call0()?, 64, false, c)? as usize;
                 } else if let Some((p, _)) = conv::buffer(&v, false) {
                     ptrs[k] = p;
-                } else if v.is_instance_of::<PyInt>() {
-                    data[k] = conv::int(&v, 32, v.lt(0)?, c)?;
-                    ptrs[k] = slot;
                 } else {
                     return Err(c.type_error(&v));
                 }
@@ -115,28 +115,12 @@ impl KernelParams {
             let (kind, size) = (code / 1_000_000, (code % 1_000_000) as u32);
             match kind {
                 SIGNED | UNSIGNED | BOOL | VOIDP => {
-                    let bits = size * 8;
-                    data[k] = if v.is_none() {
-                        0
-                    } else if kind == VOIDP {
-                        match conv::int(&v, 64, v.lt(0).unwrap_or(false), c) {
-                            Ok(x) => x,
-                            Err(_) => conv::addr(&v, c)? as u64,
-                        }
-                    } else if kind == BOOL {
-                        v.is_truthy()? as u64
-                    } else if let Ok(x) = v.getattr("value").and_then(|x| if x.is_instance_of::<PyInt>() && !v.is_instance_of::<PyInt>() { Ok(x) } else { Err(c.type_error(&v)) }) {
-                        conv::int(&x, bits, kind == SIGNED, c)?
-                    } else {
-                        conv::int(&v, bits, kind == SIGNED, c)?
-                    };
+                    data[k] = scalar(&v, kind, size * 8, c)?;
                     ptrs[k] = slot;
                 }
                 FLOAT => {
-                    let x = match v.getattr("value") {
-                        Ok(x) if !v.is_instance_of::<pyo3::types::PyFloat>() && !v.is_instance_of::<PyInt>() => x,
-                        _ => v.clone(),
-                    };
+                    let plain = v.is_instance_of::<pyo3::types::PyFloat>() || v.is_instance_of::<PyInt>();
+                    let x = if plain { v.clone() } else { v.getattr("value").unwrap_or_else(|_| v.clone()) };
                     data[k] = conv::float(&x, size * 8, c)?;
                     ptrs[k] = slot;
                 }
@@ -151,5 +135,27 @@ impl KernelParams {
         }
         let addr = if n == 0 { 0 } else { ptrs.as_ptr() as usize };
         Ok(KernelParams { addr, _data: data, _ptrs: ptrs })
+    }
+}
+
+/// The bits of an integer, bool or pointer kernel argument: an int (or `__index__` object such as
+/// a handle or numpy integer), a ctypes scalar (its `.value`), None (0) or, for pointers, a buffer.
+fn scalar(v: &Bound<'_, PyAny>, kind: i64, bits: u32, c: &Ctx) -> PyResult<u64> {
+    if v.is_none() {
+        return Ok(0);
+    }
+    if kind == BOOL {
+        return Ok(v.is_truthy()? as u64);
+    }
+    let signed = kind == SIGNED;
+    if conv::has_index(v) {
+        return if kind == VOIDP { conv::int_either(v, c) } else { conv::int(v, bits, signed, c) };
+    }
+    if kind == VOIDP {
+        return conv::addr(v, c).map(|a| a as u64);
+    }
+    match v.getattr("value") {
+        Ok(x) if x.is_instance_of::<PyInt>() => conv::int(&x, bits, signed, c),
+        _ => Err(c.type_error(v)),
     }
 }

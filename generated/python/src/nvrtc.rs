@@ -30,8 +30,8 @@ fn nvrtcGetErrorString<'py>(py: Python<'py>, result: &Bound<'py, PyAny>) -> PyRe
         const F: &str = "nvrtcGetErrorString";
         let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetErrorString(conv::bits(a0), ) as usize });
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_cstr(py, r as usize)?])
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetErrorString(conv::bits(a0), ) as usize) };
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_cstr(py, r as usize)?])
     })
 }
 
@@ -45,12 +45,12 @@ fn nvrtcVersion<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?])
     })
 }
 
@@ -62,12 +62,12 @@ fn nvrtcGetNumSupportedArchs<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetNumSupportedArchs(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetNumSupportedArchs(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
     })
 }
 
@@ -80,12 +80,12 @@ fn nvrtcGetSupportedArchs<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = conv::sentinel_words(n0, 4);
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetSupportedArchs(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetSupportedArchs(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 4, true), |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 4, true), |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?])
     })
 }
 
@@ -104,12 +104,12 @@ fn nvrtcCreateProgram<'py>(py: Python<'py>, src: &Bound<'py, PyAny>, name: &Boun
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcCreateProgram(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcCreateProgram(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, nvrtcProgram::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, nvrtcProgram::wrap(py, o0.u64())?])
     })
 }
 
@@ -120,12 +120,12 @@ fn nvrtcDestroyProgram<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResu
         const F: &str = "nvrtcDestroyProgram";
         let a0: usize = conv::addr(prog, &Ctx { func: F, param: "prog", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcDestroyProgram(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcDestroyProgram(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -139,12 +139,12 @@ fn nvrtcCompileProgram<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, numOption
         let arr2 = InArray::cstrs(options, &Ctx { func: F, param: "options", expected: "sequence of bytes" })?;
         let a2: usize = arr2.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcCompileProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcCompileProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -157,12 +157,12 @@ fn nvrtcGetPTXSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<P
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetPTXSize(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPTXSize(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -174,12 +174,12 @@ fn nvrtcGetPTX<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, ptx: &Bound<'py, 
         let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(ptx, &Ctx { func: F, param: "ptx", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetPTX(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPTX(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -192,12 +192,12 @@ fn nvrtcGetCUBINSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetCUBINSize(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBINSize(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -209,12 +209,12 @@ fn nvrtcGetCUBIN<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, cubin: &Bound<'
         let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(cubin, &Ctx { func: F, param: "cubin", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetCUBIN(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBIN(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -227,12 +227,12 @@ fn nvrtcGetNVVMSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetNVVMSize(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVMSize(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -244,12 +244,12 @@ fn nvrtcGetNVVM<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, nvvm: &Bound<'py
         let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(nvvm, &Ctx { func: F, param: "nvvm", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetNVVM(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVM(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -262,12 +262,12 @@ fn nvrtcGetLTOIRSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetLTOIRSize(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIRSize(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -279,12 +279,12 @@ fn nvrtcGetLTOIR<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, LTOIR: &Bound<'
         let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(LTOIR, &Ctx { func: F, param: "LTOIR", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetLTOIR(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIR(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -297,12 +297,12 @@ fn nvrtcGetOptiXIRSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResu
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetOptiXIRSize(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIRSize(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -314,12 +314,12 @@ fn nvrtcGetOptiXIR<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, optixir: &Bou
         let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(optixir, &Ctx { func: F, param: "optixir", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetOptiXIR(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIR(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -332,12 +332,12 @@ fn nvrtcGetProgramLogSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyR
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetProgramLogSize(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLogSize(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -349,12 +349,12 @@ fn nvrtcGetProgramLog<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, log: &Boun
         let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(log, &Ctx { func: F, param: "log", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetProgramLog(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLog(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -366,12 +366,12 @@ fn nvrtcAddNameExpression<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, name_e
         let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let (a1, _k1) = conv::cstr(name_expression, false, &Ctx { func: F, param: "name_expression", expected: "bytes" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcAddNameExpression(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcAddNameExpression(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -385,12 +385,12 @@ fn nvrtcGetLoweredName<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, name_expr
         let mut o2: usize = 0;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetLoweredName(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetLoweredName(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_cstr(py, o2)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_cstr(py, o2)?])
     })
 }
 
@@ -402,12 +402,12 @@ fn nvrtcGetPCHHeapSize<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetPCHHeapSize(conv::bits(a0 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHHeapSize(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?])
     })
 }
 
@@ -418,12 +418,12 @@ fn nvrtcSetPCHHeapSize<'py>(py: Python<'py>, size: &Bound<'py, PyAny>) -> PyResu
         const F: &str = "nvrtcSetPCHHeapSize";
         let a0: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcSetPCHHeapSize(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcSetPCHHeapSize(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -434,12 +434,12 @@ fn nvrtcGetPCHCreateStatus<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> Py
         const F: &str = "nvrtcGetPCHCreateStatus";
         let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetPCHCreateStatus(conv::bits(a0), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHCreateStatus(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -452,12 +452,12 @@ fn nvrtcGetPCHHeapSizeRequired<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = py.detach(move || unsafe { sys::nvrtcGetPCHHeapSizeRequired(conv::bits(a0), conv::bits(a1 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHHeapSizeRequired(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -470,12 +470,12 @@ fn nvrtcSetFlowCallback<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, callback
         let a1: usize = crate::callbacks::raw(callback, &Ctx { func: F, param: "callback", expected: "ctypes function pointer or int" })?;
         let a2: usize = conv::addr(payload, &Ctx { func: F, param: "payload", expected: "int, buffer or None" })?;
 
-        let r = py.detach(move || unsafe { sys::nvrtcSetFlowCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), ) });
+        let r = unsafe { conv::nogil(move || sys::nvrtcSetFlowCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, vec![E_nvrtcResult.get(py, 0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 

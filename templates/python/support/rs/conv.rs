@@ -107,6 +107,30 @@ pub fn int(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u
     }
 }
 
+/// A 64-bit pattern from an integer of either sign (negatives as two's complement): addresses
+/// and pointer handles.
+#[inline]
+pub fn int_either(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
+    if o.is_instance_of::<PyInt>() {
+        return match o.extract::<i64>() {
+            Ok(v) => Ok(v as u64),
+            Err(_) => o.extract::<u64>().map_err(|_| c.overflow(64, false)),
+        };
+    }
+    match index(o) {
+        Some(i) => int_either(&i, c),
+        None => Err(c.type_error(o)),
+    }
+}
+
+/// Whether `o` converts through `__index__` (int, IntEnum, numpy integer, our handles), checked
+/// without raising.
+#[inline]
+pub fn has_index(o: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: attached; PyIndex_Check only reads the type's slots.
+    unsafe { ffi::PyIndex_Check(o.as_ptr()) != 0 }
+}
+
 /// A float argument: the bits of an f32 or f64.
 pub fn float(o: &Bound<'_, PyAny>, bits: u32, c: &Ctx) -> PyResult<u64> {
     if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
@@ -127,7 +151,7 @@ pub fn handle<H: crate::handles::HandleClass>(o: &Bound<'_, PyAny>, c: &Ctx) -> 
     }
     if H::POINTER {
         // Pointer handles: any 64-bit pattern (two's complement for negatives).
-        return int(o, 64, o.lt(0).unwrap_or(false), c);
+        return int_either(o, c);
     }
     int(o, H::BITS, H::SIGNED, c)
 }
@@ -153,7 +177,7 @@ pub fn buffer(o: &Bound<'_, PyAny>, writable: bool) -> Option<(usize, usize)> {
 /// ctypes object), an object with `getPtr()` (our handles and structs), or `__index__`.
 pub fn addr(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     if o.is_instance_of::<PyInt>() {
-        return int(o, 64, o.lt(0).unwrap_or(false), c).map(|v| v as usize);
+        return int_either(o, c).map(|v| v as usize);
     }
     if o.is_none() {
         return Ok(0);
@@ -436,9 +460,40 @@ pub fn list(py: Python<'_>, n: usize, f: impl Fn(usize) -> PyResult<Py<PyAny>>) 
     Ok(PyList::new(py, items)?.into_any().unbind())
 }
 
+/// A tuple of `N` items, built in place (no intermediate vector).
 #[inline]
-pub fn tuple(py: Python<'_>, items: Vec<Py<PyAny>>) -> PyResult<Py<PyAny>> {
-    Ok(PyTuple::new(py, items)?.into_any().unbind())
+pub fn tuple<const N: usize>(py: Python<'_>, items: [Py<PyAny>; N]) -> PyResult<Py<PyAny>> {
+    let t = new_tuple(py, N)?;
+    for (k, item) in items.into_iter().enumerate() {
+        // SAFETY: `t` is a fresh tuple of N slots; SetItem steals the reference.
+        unsafe { ffi::PyTuple_SetItem(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr()) };
+    }
+    Ok(t)
+}
+
+fn new_tuple(py: Python<'_>, n: usize) -> PyResult<Py<PyAny>> {
+    // SAFETY: attached (we hold `py`); a NULL result carries a Python error.
+    unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(n as ffi::Py_ssize_t)).map(Bound::unbind) }
+}
+
+/// Runs a library call on plain integers with the GIL released (the thread state is restored
+/// even if `f` unwinds).
+///
+/// # Safety
+/// `f` must not touch Python objects. This is PyO3's `detach` without its bookkeeping, so code in
+/// `f` that re-enters Python on this thread must attach with `PyGILState_Ensure` (as the callback
+/// trampolines do), not `Python::attach`.
+#[inline(always)]
+pub unsafe fn nogil<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(*mut ffi::PyThreadState);
+    impl Drop for Restore {
+        #[inline(always)]
+        fn drop(&mut self) {
+            unsafe { ffi::PyEval_RestoreThread(self.0) }
+        }
+    }
+    let _restore = Restore(unsafe { ffi::PyEval_SaveThread() });
+    f()
 }
 
 /// A failed call: `(status, None, ...)`, or LoaderError when the library could not be loaded.
@@ -449,10 +504,11 @@ pub fn fail(py: Python<'_>, status: &EnumCache, code: i64, library_missing: i64,
             return Err(LoaderError::new_err(msg));
         }
     }
-    let mut items = Vec::with_capacity(outs + 1);
-    items.push(status.get(py, code)?);
-    for _ in 0..outs {
-        items.push(py.None());
+    let t = new_tuple(py, outs + 1)?;
+    let items = std::iter::once(status.get(py, code)?).chain((0..outs).map(|_| py.None()));
+    for (k, item) in items.enumerate() {
+        // SAFETY: a fresh tuple of outs + 1 slots; SetItem steals the reference.
+        unsafe { ffi::PyTuple_SetItem(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr()) };
     }
-    tuple(py, items)
+    Ok(t)
 }
