@@ -82,6 +82,38 @@ def test_argument_errors():
         driver.cuInit(1.5)
 
 
+def test_calling_convention():
+    f = nvrtc.nvrtcGetErrorString
+    ok = nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_INPUT
+    assert f(ok) == f(result=ok) and f(result=ok)[1] == b"NVRTC_ERROR_INVALID_INPUT"
+    with pytest.raises(TypeError, match=r"missing required argument 'dev' \(pos 2\)"):
+        driver.cuDeviceGetAttribute(1)
+    with pytest.raises(TypeError, match=r"takes 2 positional arguments but 3 were given"):
+        driver.cuDeviceGetAttribute(1, 2, 3)
+    with pytest.raises(TypeError, match=r"multiple values for argument 'attrib'"):
+        driver.cuDeviceGetAttribute(1, attrib=2)
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'devv'"):
+        driver.cuDeviceGetAttribute(1, devv=2)
+    # the header's docs at run time, with a signature inspect can read
+    import inspect
+
+    assert str(inspect.signature(driver.cuMemAlloc)) == "(bytesize)"
+    assert "Allocates device memory" in driver.cuMemAlloc.__doc__
+    assert driver.cuMemAlloc.__module__ == "cudagen.driver"
+
+
+def test_handle_class_details():
+    assert hash(driver.CUdevice(-1)) == hash(driver.CUdevice(-1)) != -1
+    assert driver.CUdevice(init_value=5) == 5 and driver.CUdeviceptr(driver.CUdeviceptr(7)) == 7
+    assert driver.CUdevice(3) != "3" and (driver.CUdevice(3) == None) is False  # noqa: E711
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        driver.CUdevice(value=1)
+    with pytest.raises(TypeError):
+
+        class Sub(driver.CUcontext):  # handle classes are final
+            pass
+
+
 def test_numpy_scalars():
     np = pytest.importorskip("numpy")
     # numpy ints reach the library (here: NVRTC, no GPU needed) through __index__

@@ -87,11 +87,11 @@ fn prepare(
 }
 
 pub fn host(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, usize, Pending)> {
-    prepare(py, cb, user, c, host_trampoline as usize)
+    prepare(py, cb, user, c, host_trampoline as *const () as usize)
 }
 
 pub fn stream(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, usize, Pending)> {
-    prepare(py, cb, user, c, stream_trampoline as usize)
+    prepare(py, cb, user, c, stream_trampoline as *const () as usize)
 }
 
 fn call_once(ud: *mut c_void, args: impl FnOnce(Python<'_>, Py<PyAny>) -> PyResult<Vec<Py<PyAny>>>) {

@@ -147,18 +147,18 @@ pub fn float(o: &Bound<'_, PyAny>, bits: u32, c: &Ctx) -> PyResult<u64> {
 
 /// A handle argument: an instance of the handle class, an int, or None (NULL).
 #[inline]
-pub fn handle<H: crate::handles::HandleClass>(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
-    if let Ok(h) = o.cast::<H>() {
-        return Ok(h.get().raw());
+pub fn handle(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
+    if let Some(v) = h.raw_of(o) {
+        return Ok(v);
     }
     if o.is_none() {
         return Ok(0);
     }
-    if H::POINTER {
+    if h.pointer {
         // Pointer handles: any 64-bit pattern (two's complement for negatives).
         return int_either(o, c);
     }
-    int(o, H::BITS, H::SIGNED, c)
+    int(o, h.bits, h.signed, c)
 }
 
 /// Pointer and length of an object's buffer (PyBUF_SIMPLE), or None.

@@ -10,6 +10,7 @@
 
 mod callbacks;
 mod conv;
+mod entry;
 mod enums;
 mod handles;
 mod launch;

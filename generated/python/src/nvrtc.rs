@@ -7,27 +7,29 @@
 //! `cudagen.nvrtc`: 26 functions and 1 handle classes.
 //! Every function converts its arguments to plain integers, releases the GIL around the call
 //! of `cudagen::nvrtc::sys` and returns `(nvrtcResult, outputs...)`.
-#![allow(unused_variables, unused_mut, unused_unsafe, non_snake_case, clippy::all)]
+#![allow(unused_variables, unused_mut, unused_unsafe, unused_imports, dead_code, deprecated, non_snake_case, non_upper_case_globals, clippy::all)]
 
 use crate::conv::{self, ClassCache, Ctx, EnumCache, InArray, Out};
-use crate::handles::HandleClass;
+use crate::entry;
+use crate::handles::HandleType;
 use cudagen::nvrtc::sys;
+use pyo3::ffi;
 use pyo3::prelude::*;
 
 const MODULE: &str = "cudagen.nvrtc";
 const LIBRARY_MISSING: i64 = 11;
 
-crate::handle_class!(nvrtcProgram, "cudagen.nvrtc", "nvrtcProgram", 64, false, true);
+static nvrtcProgram: HandleType = HandleType::new(MODULE, "nvrtcProgram", 64, false, true);
 
 static E_nvrtcResult: EnumCache = EnumCache::new(MODULE, "nvrtcResult");
 
 
 
-#[pyfunction]
-#[pyo3(signature = (result, ))]
-fn nvrtcGetErrorString<'py>(py: Python<'py>, result: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetErrorString(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetErrorString";
+        let a = unsafe { entry::args(py, F, &["result", ], args, nargs, kwnames)? };
+        let result = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetErrorString(conv::bits(a0), ) as usize) };
@@ -35,11 +37,10 @@ fn nvrtcGetErrorString<'py>(py: Python<'py>, result: &Bound<'py, PyAny>) -> PyRe
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = ())]
-fn nvrtcVersion<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcVersion";
+        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
@@ -54,11 +55,10 @@ fn nvrtcVersion<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = ())]
-fn nvrtcGetNumSupportedArchs<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetNumSupportedArchs(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetNumSupportedArchs";
+        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -71,11 +71,10 @@ fn nvrtcGetNumSupportedArchs<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = ())]
-fn nvrtcGetSupportedArchs<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetSupportedArchs(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetSupportedArchs";
+        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
         let n0: usize = 1024;
         let mut o0 = conv::sentinel_words(n0, 4);
         let a0: usize = o0.as_mut_ptr() as usize;
@@ -89,11 +88,15 @@ fn nvrtcGetSupportedArchs<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (src, name, numHeaders, headers, includeNames, ))]
-fn nvrtcCreateProgram<'py>(py: Python<'py>, src: &Bound<'py, PyAny>, name: &Bound<'py, PyAny>, numHeaders: &Bound<'py, PyAny>, headers: &Bound<'py, PyAny>, includeNames: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcCreateProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcCreateProgram";
+        let a = unsafe { entry::args(py, F, &["src", "name", "numHeaders", "headers", "includeNames", ], args, nargs, kwnames)? };
+        let src = unsafe { entry::arg(py, &a[0]) };
+        let name = unsafe { entry::arg(py, &a[1]) };
+        let numHeaders = unsafe { entry::arg(py, &a[2]) };
+        let headers = unsafe { entry::arg(py, &a[3]) };
+        let includeNames = unsafe { entry::arg(py, &a[4]) };
         let (a1, _k1) = conv::cstr(src, false, &Ctx { func: F, param: "src", expected: "bytes" })?;
         let (a2, _k2) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let a3: u64 = conv::int(numHeaders, 32, true, &Ctx { func: F, param: "numHeaders", expected: "int" })?;
@@ -109,15 +112,15 @@ fn nvrtcCreateProgram<'py>(py: Python<'py>, src: &Bound<'py, PyAny>, name: &Boun
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, nvrtcProgram::wrap(py, o0.u64())?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, nvrtcProgram.wrap(py, o0.u64())?])
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ))]
-fn nvrtcDestroyProgram<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcDestroyProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcDestroyProgram";
+        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: usize = conv::addr(prog, &Ctx { func: F, param: "prog", expected: "int, buffer or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcDestroyProgram(conv::bits(a0 as u64), )) };
@@ -129,12 +132,14 @@ fn nvrtcDestroyProgram<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResu
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, numOptions, options, ))]
-fn nvrtcCompileProgram<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, numOptions: &Bound<'py, PyAny>, options: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcCompileProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcCompileProgram";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "numOptions", "options", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let numOptions = unsafe { entry::arg(py, &a[1]) };
+        let options = unsafe { entry::arg(py, &a[2]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: u64 = conv::int(numOptions, 32, true, &Ctx { func: F, param: "numOptions", expected: "int" })?;
         let arr2 = InArray::cstrs(options, &Ctx { func: F, param: "options", expected: "sequence of bytes" })?;
         let a2: usize = arr2.addr();
@@ -148,12 +153,12 @@ fn nvrtcCompileProgram<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, numOption
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ))]
-fn nvrtcGetPTXSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetPTXSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetPTXSize";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
@@ -166,12 +171,13 @@ fn nvrtcGetPTXSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<P
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ptx, ))]
-fn nvrtcGetPTX<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, ptx: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetPTX(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetPTX";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "ptx", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let ptx = unsafe { entry::arg(py, &a[1]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(ptx, &Ctx { func: F, param: "ptx", expected: "int, buffer or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetPTX(conv::bits(a0), conv::bits(a1 as u64), )) };
@@ -183,12 +189,12 @@ fn nvrtcGetPTX<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, ptx: &Bound<'py, 
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ))]
-fn nvrtcGetCUBINSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetCUBINSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetCUBINSize";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
@@ -201,12 +207,13 @@ fn nvrtcGetCUBINSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, cubin, ))]
-fn nvrtcGetCUBIN<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, cubin: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetCUBIN(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetCUBIN";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "cubin", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let cubin = unsafe { entry::arg(py, &a[1]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(cubin, &Ctx { func: F, param: "cubin", expected: "int, buffer or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBIN(conv::bits(a0), conv::bits(a1 as u64), )) };
@@ -218,12 +225,12 @@ fn nvrtcGetCUBIN<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, cubin: &Bound<'
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ))]
-fn nvrtcGetNVVMSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetNVVMSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetNVVMSize";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
@@ -236,12 +243,13 @@ fn nvrtcGetNVVMSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, nvvm, ))]
-fn nvrtcGetNVVM<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, nvvm: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetNVVM(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetNVVM";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "nvvm", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let nvvm = unsafe { entry::arg(py, &a[1]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(nvvm, &Ctx { func: F, param: "nvvm", expected: "int, buffer or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVM(conv::bits(a0), conv::bits(a1 as u64), )) };
@@ -253,12 +261,12 @@ fn nvrtcGetNVVM<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, nvvm: &Bound<'py
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ))]
-fn nvrtcGetLTOIRSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetLTOIRSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetLTOIRSize";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
@@ -271,12 +279,13 @@ fn nvrtcGetLTOIRSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, LTOIR, ))]
-fn nvrtcGetLTOIR<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, LTOIR: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetLTOIR(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetLTOIR";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "LTOIR", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let LTOIR = unsafe { entry::arg(py, &a[1]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(LTOIR, &Ctx { func: F, param: "LTOIR", expected: "int, buffer or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIR(conv::bits(a0), conv::bits(a1 as u64), )) };
@@ -288,12 +297,12 @@ fn nvrtcGetLTOIR<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, LTOIR: &Bound<'
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ))]
-fn nvrtcGetOptiXIRSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetOptiXIRSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetOptiXIRSize";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
@@ -306,12 +315,13 @@ fn nvrtcGetOptiXIRSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResu
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, optixir, ))]
-fn nvrtcGetOptiXIR<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, optixir: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetOptiXIR(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetOptiXIR";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "optixir", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let optixir = unsafe { entry::arg(py, &a[1]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(optixir, &Ctx { func: F, param: "optixir", expected: "int, buffer or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIR(conv::bits(a0), conv::bits(a1 as u64), )) };
@@ -323,12 +333,12 @@ fn nvrtcGetOptiXIR<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, optixir: &Bou
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ))]
-fn nvrtcGetProgramLogSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetProgramLogSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetProgramLogSize";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
@@ -341,12 +351,13 @@ fn nvrtcGetProgramLogSize<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyR
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, log, ))]
-fn nvrtcGetProgramLog<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, log: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetProgramLog(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetProgramLog";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "log", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let log = unsafe { entry::arg(py, &a[1]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = conv::addr(log, &Ctx { func: F, param: "log", expected: "int, buffer or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLog(conv::bits(a0), conv::bits(a1 as u64), )) };
@@ -358,12 +369,13 @@ fn nvrtcGetProgramLog<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, log: &Boun
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, name_expression, ))]
-fn nvrtcAddNameExpression<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, name_expression: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcAddNameExpression(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcAddNameExpression";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "name_expression", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let name_expression = unsafe { entry::arg(py, &a[1]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let (a1, _k1) = conv::cstr(name_expression, false, &Ctx { func: F, param: "name_expression", expected: "bytes" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcAddNameExpression(conv::bits(a0), conv::bits(a1 as u64), )) };
@@ -375,12 +387,13 @@ fn nvrtcAddNameExpression<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, name_e
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, name_expression, ))]
-fn nvrtcGetLoweredName<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, name_expression: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetLoweredName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetLoweredName";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "name_expression", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let name_expression = unsafe { entry::arg(py, &a[1]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let (a1, _k1) = conv::cstr(name_expression, false, &Ctx { func: F, param: "name_expression", expected: "bytes" })?;
         let mut o2: usize = 0;
         let a2: usize = &mut o2 as *mut usize as usize;
@@ -394,11 +407,10 @@ fn nvrtcGetLoweredName<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, name_expr
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = ())]
-fn nvrtcGetPCHHeapSize<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetPCHHeapSize";
+        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -411,11 +423,11 @@ fn nvrtcGetPCHHeapSize<'py>(py: Python<'py>) -> PyResult<Py<PyAny>> {
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (size, ))]
-fn nvrtcSetPCHHeapSize<'py>(py: Python<'py>, size: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcSetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcSetPCHHeapSize";
+        let a = unsafe { entry::args(py, F, &["size", ], args, nargs, kwnames)? };
+        let size = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcSetPCHHeapSize(conv::bits(a0), )) };
@@ -427,12 +439,12 @@ fn nvrtcSetPCHHeapSize<'py>(py: Python<'py>, size: &Bound<'py, PyAny>) -> PyResu
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ))]
-fn nvrtcGetPCHCreateStatus<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetPCHCreateStatus(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetPCHCreateStatus";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHCreateStatus(conv::bits(a0), )) };
         let code = r.0 as i64;
@@ -443,12 +455,12 @@ fn nvrtcGetPCHCreateStatus<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> Py
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, ))]
-fn nvrtcGetPCHHeapSizeRequired<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcGetPCHHeapSizeRequired(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcGetPCHHeapSizeRequired";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
@@ -461,12 +473,14 @@ fn nvrtcGetPCHHeapSizeRequired<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>) -
     })
 }
 
-#[pyfunction]
-#[pyo3(signature = (prog, callback, payload, ))]
-fn nvrtcSetFlowCallback<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, callback: &Bound<'py, PyAny>, payload: &Bound<'py, PyAny>) -> PyResult<Py<PyAny>> {
-    conv::guard(|| {
+unsafe extern "C" fn nvrtcSetFlowCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
         const F: &str = "nvrtcSetFlowCallback";
-        let a0: u64 = conv::handle::<nvrtcProgram>(prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
+        let a = unsafe { entry::args(py, F, &["prog", "callback", "payload", ], args, nargs, kwnames)? };
+        let prog = unsafe { entry::arg(py, &a[0]) };
+        let callback = unsafe { entry::arg(py, &a[1]) };
+        let payload = unsafe { entry::arg(py, &a[2]) };
+        let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let a1: usize = crate::callbacks::raw(callback, &Ctx { func: F, param: "callback", expected: "ctypes function pointer or int" })?;
         let a2: usize = conv::addr(payload, &Ctx { func: F, param: "payload", expected: "int, buffer or None" })?;
 
@@ -480,32 +494,33 @@ fn nvrtcSetFlowCallback<'py>(py: Python<'py>, prog: &Bound<'py, PyAny>, callback
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<nvrtcProgram>()?;
-    m.add_function(wrap_pyfunction!(nvrtcGetErrorString, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcVersion, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetNumSupportedArchs, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetSupportedArchs, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcCreateProgram, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcDestroyProgram, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcCompileProgram, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetPTXSize, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetPTX, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetCUBINSize, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetCUBIN, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetNVVMSize, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetNVVM, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetLTOIRSize, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetLTOIR, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetOptiXIRSize, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetOptiXIR, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetProgramLogSize, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetProgramLog, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcAddNameExpression, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetLoweredName, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetPCHHeapSize, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcSetPCHHeapSize, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetPCHCreateStatus, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcGetPCHHeapSizeRequired, m)?)?;
-    m.add_function(wrap_pyfunction!(nvrtcSetFlowCallback, m)?)?;
-    Ok(())
+    nvrtcProgram.register(m)?;
+    entry::add_all(m, MODULE, &[
+        (c"nvrtcGetErrorString", nvrtcGetErrorString, c"nvrtcGetErrorString(result)\n--\n\nReturns `tuple[nvrtcResult, bytes | None]`.\n\nerror\nnvrtcGetErrorString is a helper function that returns a string\ndescribing the given nvrtcResult code, e.g., NVRTC_SUCCESS to\n`\"NVRTC_SUCCESS\"`.\nFor unrecognized enumeration values, it returns\n`\"NVRTC_ERROR` unknown\".\n\n**Parameters:**\n- `result`: [in] CUDA Runtime Compilation API result code.\n\n**Returns:** Message string for the given #nvrtcResult code."),
+        (c"nvrtcVersion", nvrtcVersion, c"nvrtcVersion()\n--\n\nReturns `tuple[nvrtcResult, int | None, int | None]`.\n\nquery\nnvrtcVersion sets the output parameters `major` and `minor`\nwith the CUDA Runtime Compilation version number.\n\n**Parameters:**\n- `major`: [out] CUDA Runtime Compilation major version number.\n- `minor`: [out] CUDA Runtime Compilation minor version number.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT"),
+        (c"nvrtcGetNumSupportedArchs", nvrtcGetNumSupportedArchs, c"nvrtcGetNumSupportedArchs()\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\nquery\nnvrtcGetNumSupportedArchs sets the output parameter `numArchs`\nwith the number of architectures supported by NVRTC. This can\nthen be used to pass an array to `nvrtcGetSupportedArchs` to\nget the supported architectures.\n\n**Parameters:**\n- `numArchs`: [out] number of supported architectures.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n\nsee    `nvrtcGetSupportedArchs`"),
+        (c"nvrtcGetSupportedArchs", nvrtcGetSupportedArchs, c"nvrtcGetSupportedArchs()\n--\n\nReturns `tuple[nvrtcResult, list[int] | None]`.\n\nquery\nnvrtcGetSupportedArchs populates the array passed via the output parameter\n`supportedArchs` with the architectures supported by NVRTC. The array is\nsorted in the ascending order. The size of the array to be passed can be\ndetermined using `nvrtcGetNumSupportedArchs`.\n\n**Parameters:**\n- `supportedArchs`: [out] sorted array of supported architectures.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n\nsee    `nvrtcGetNumSupportedArchs`"),
+        (c"nvrtcCreateProgram", nvrtcCreateProgram, c"nvrtcCreateProgram(src, name, numHeaders, headers, includeNames)\n--\n\nReturns `tuple[nvrtcResult, nvrtcProgram | None]`.\n\ncompilation\nnvrtcCreateProgram creates an instance of nvrtcProgram with the\ngiven input parameters, and sets the output parameter `prog` with\nit.\n\n`name` can be `NULL`; `\"default_program\"` is\nused when `name` is `NULL` or \"\".\n`numHeaders` must be greater than or equal to 0.\n`headers` can be `NULL` when `numHeaders` is\n0.\n`includeNames` can be `NULL` when `numHeaders`\nis 0. These headers must be included with the exact\nnames specified here.\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_OUT_OF_MEMORY \n- `#nvrtcResult` NVRTC_ERROR_PROGRAM_CREATION_FAILURE \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcDestroyProgram`\n\n**Parameters:**\n- `prog`: [out] CUDA Runtime Compilation program.\n- `src`: [in] CUDA program source.\n- `name`: [in] CUDA program name.\\n\n- `numHeaders`: [in] Number of headers used.\\n\n- `headers`: [in] Sources of the headers.\\n\n- `includeNames`: [in] Name of each header by which they can be included in the CUDA program source.\\n"),
+        (c"nvrtcDestroyProgram", nvrtcDestroyProgram, c"nvrtcDestroyProgram(prog)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\nnvrtcDestroyProgram destroys the given program.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcCreateProgram`"),
+        (c"nvrtcCompileProgram", nvrtcCompileProgram, c"nvrtcCompileProgram(prog, numOptions, options)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\nnvrtcCompileProgram compiles the given program.\n\n`options` can be `NULL` when `numOptions` is 0.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `numOptions`: [in] Number of compiler options passed.\n- `options`: [in] Compiler options in the form of C string array.\\n\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_OUT_OF_MEMORY \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n- `#nvrtcResult` NVRTC_ERROR_INVALID_OPTION \n- `#nvrtcResult` NVRTC_ERROR_COMPILATION \n- `#nvrtcResult` NVRTC_ERROR_BUILTIN_OPERATION_FAILURE \n- `#nvrtcResult` NVRTC_ERROR_TIME_FILE_WRITE_FAILED \n- `#nvrtcResult` NVRTC_ERROR_CANCELLED \n\nIt supports compile options listed in `options`."),
+        (c"nvrtcGetPTXSize", nvrtcGetPTXSize, c"nvrtcGetPTXSize(prog)\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\ncompilation\nnvrtcGetPTXSize sets the value of `ptxSizeRet` with the size of the PTX\ngenerated by the previous compilation of `prog` (including the\ntrailing `NULL`).\n\n`NULL`).\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetPTX`\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `ptxSizeRet`: [out] Size of the generated PTX (including the trailing"),
+        (c"nvrtcGetPTX", nvrtcGetPTX, c"nvrtcGetPTX(prog, ptx)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\nnvrtcGetPTX stores the PTX generated by the previous compilation\nof `prog` in the memory pointed by `ptx`.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `ptx`: [out] Compiled result.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetPTXSize`"),
+        (c"nvrtcGetCUBINSize", nvrtcGetCUBINSize, c"nvrtcGetCUBINSize(prog)\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\ncompilation\nnvrtcGetCUBINSize sets the value of `cubinSizeRet` with the size of the cubin\ngenerated by the previous compilation of `prog`. The value of\ncubinSizeRet is set to 0 if the value specified to `-arch` is a\nvirtual architecture instead of an actual architecture.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `cubinSizeRet`: [out] Size of the generated cubin.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetCUBIN`"),
+        (c"nvrtcGetCUBIN", nvrtcGetCUBIN, c"nvrtcGetCUBIN(prog, cubin)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\nnvrtcGetCUBIN stores the cubin generated by the previous compilation\nof `prog` in the memory pointed by `cubin`. No cubin is available\nif the value specified to `-arch` is a virtual architecture instead\nof an actual architecture.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `cubin`: [out] Compiled and assembled result.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetCUBINSize`"),
+        (c"nvrtcGetNVVMSize", nvrtcGetNVVMSize, c"nvrtcGetNVVMSize(prog)\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\ncompilation\n\nDEPRECATION NOTICE: This function will be removed in a future release. Please use\nnvrtcGetLTOIRSize (and nvrtcGetLTOIR) instead."),
+        (c"nvrtcGetNVVM", nvrtcGetNVVM, c"nvrtcGetNVVM(prog, nvvm)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\n\nDEPRECATION NOTICE: This function will be removed in a future release. Please use\nnvrtcGetLTOIR (and nvrtcGetLTOIRSize) instead."),
+        (c"nvrtcGetLTOIRSize", nvrtcGetLTOIRSize, c"nvrtcGetLTOIRSize(prog)\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\ncompilation\nnvrtcGetLTOIRSize sets the value of `LTOIRSizeRet` with the size of the LTO IR\ngenerated by the previous compilation of `prog`. The value of\nLTOIRSizeRet is set to 0 if the program was not compiled with\n`-dlto`.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `LTOIRSizeRet`: [out] Size of the generated LTO IR.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetLTOIR`"),
+        (c"nvrtcGetLTOIR", nvrtcGetLTOIR, c"nvrtcGetLTOIR(prog, LTOIR)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\nnvrtcGetLTOIR stores the LTO IR generated by the previous compilation\nof `prog` in the memory pointed by `LTOIR`. No LTO IR is available\nif the program was compiled without `-dlto`.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `LTOIR`: [out] Compiled result.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetLTOIRSize`"),
+        (c"nvrtcGetOptiXIRSize", nvrtcGetOptiXIRSize, c"nvrtcGetOptiXIRSize(prog)\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\ncompilation\nnvrtcGetOptiXIRSize sets the value of `optixirSizeRet` with the size of the OptiX IR\ngenerated by the previous compilation of `prog`. The value of\nnvrtcGetOptiXIRSize is set to 0 if the program was compiled with\noptions incompatible with OptiX IR generation.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `optixirSizeRet`: [out] Size of the generated LTO IR.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetOptiXIR`"),
+        (c"nvrtcGetOptiXIR", nvrtcGetOptiXIR, c"nvrtcGetOptiXIR(prog, optixir)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\nnvrtcGetOptiXIR stores the OptiX IR generated by the previous compilation\nof `prog` in the memory pointed by `optixir`. No OptiX IR is available\nif the program was compiled with options incompatible with OptiX IR generation.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `optixir`: [out] Optix IR Compiled result.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetOptiXIRSize`"),
+        (c"nvrtcGetProgramLogSize", nvrtcGetProgramLogSize, c"nvrtcGetProgramLogSize(prog)\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\ncompilation\nnvrtcGetProgramLogSize sets `logSizeRet` with the size of the\nlog generated by the previous compilation of `prog` (including the\ntrailing `NULL`).\n\nNote that compilation log may be generated with warnings and informative\nmessages, even when the compilation of `prog` succeeds.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `logSizeRet`: [out] Size of the compilation log (including the trailing `NULL`).\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetProgramLog`"),
+        (c"nvrtcGetProgramLog", nvrtcGetProgramLog, c"nvrtcGetProgramLog(prog, log)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\nnvrtcGetProgramLog stores the log generated by the previous\ncompilation of `prog` in the memory pointed by `log`.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `log`: [out] Compilation log.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetProgramLogSize`"),
+        (c"nvrtcAddNameExpression", nvrtcAddNameExpression, c"nvrtcAddNameExpression(prog, name_expression)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\nnvrtcAddNameExpression notes the given name expression\ndenoting the address of a __global__ function\nor __device__/__constant__ variable.\n\nThe identical name expression string must be provided on a subsequent\ncall to nvrtcGetLoweredName to extract the lowered name.\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION \n\n**See also:** `nvrtcGetLoweredName`\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `name_expression`: [in] constant expression denoting the address of a __global__ function or __device__/__constant__ variable."),
+        (c"nvrtcGetLoweredName", nvrtcGetLoweredName, c"nvrtcGetLoweredName(prog, name_expression)\n--\n\nReturns `tuple[nvrtcResult, bytes | None]`.\n\ncompilation\nnvrtcGetLoweredName extracts the lowered (mangled) name\nfor a __global__ function or __device__/__constant__ variable,\nand updates *lowered_name to point to it. The memory containing\nthe name is released when the NVRTC program is destroyed by\nnvrtcDestroyProgram.\nThe identical name expression must have been previously\nprovided to nvrtcAddNameExpression.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `name_expression`: [in] constant expression denoting the address of a __global__ function or __device__/__constant__ variable.\n- `lowered_name`: [out] initialized by the function to point to a C string containing the lowered (mangled) name corresponding to the provided name expression.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID \n\n**See also:** `nvrtcAddNameExpression`"),
+        (c"nvrtcGetPCHHeapSize", nvrtcGetPCHHeapSize, c"nvrtcGetPCHHeapSize()\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\nprecompiled_header\nretrieve the current size of the PCH Heap.\n\n**Parameters:**\n- `ret`: [out] pointer to location where the size of the PCH Heap will be stored\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT"),
+        (c"nvrtcSetPCHHeapSize", nvrtcSetPCHHeapSize, c"nvrtcSetPCHHeapSize(size)\n--\n\nReturns `tuple[nvrtcResult]`.\n\nprecompiled_header\nset the size of the PCH Heap.\n\n**Parameters:**\n- `size`: [in] requested size of the PCH Heap, in bytes\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n\nThe requested size may be rounded up to a platform dependent\nalignment (e.g. page size). If the PCH Heap has already been allocated,\nthe heap memory will be freed and a new PCH Heap will be allocated."),
+        (c"nvrtcGetPCHCreateStatus", nvrtcGetPCHCreateStatus, c"nvrtcGetPCHCreateStatus(prog)\n--\n\nReturns `tuple[nvrtcResult]`.\n\nprecompiled_header\nreturns the PCH creation status.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED \n- `#nvrtcResult` NVRTC_ERROR_PCH_CREATE \n- `#nvrtcResult` NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\nNVRTC_SUCCESS indicates that the PCH was successfully created.\nNVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED indicates that no PCH creation\nwas attempted, either because PCH functionality was not requested during\nthe preceding nvrtcCompileProgram call, or automatic PCH processing was\nrequested, and compiler chose not to create a PCH file.\nNVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED indicates that a PCH file could\npotentially have been created, but the compiler ran out space in the PCH\nheap. In this scenario, the nvrtcGetPCHHeapSizeRequired() can be used to\nquery the required heap size, the heap can be reallocated for this size with\nnvrtcSetPCHHeapSize() and PCH creation may be reattempted again invoking\nnvrtcCompileProgram() with a new NVRTC program instance.\nNVRTC_ERROR_PCH_CREATE indicates that an error condition prevented the\nPCH file from being created."),
+        (c"nvrtcGetPCHHeapSizeRequired", nvrtcGetPCHHeapSizeRequired, c"nvrtcGetPCHHeapSizeRequired(prog)\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\nprecompiled_header\nretrieve the required size of the PCH heap required to compile\nthe given program.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `size`: [out] pointer to location where the required size of the PCH Heap will be stored\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \nThe size retrieved using this function is only valid if nvrtcGetPCHCreateStatus()\nreturned NVRTC_SUCCESS or NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED"),
+        (c"nvrtcSetFlowCallback", nvrtcSetFlowCallback, c"nvrtcSetFlowCallback(prog, callback, payload)\n--\n\nReturns `tuple[nvrtcResult]`.\n\ncompilation\nnvrtcSetFlowCallback registers a callback function that the compiler\nwill invoke at different points during a call to nvrtcCompileProgram,\nand the callback function can decide whether to cancel compilation by\nreturning specific values.\n\nThe callback function must satisfy the following constraints:\n\n(1) Its signature should be:\n@code\nint callback(void* param1, void* param2);\n@endcode\nWhen invoking the callback, the compiler will always pass `payload` to\nparam1 so that the callback may make decisions based on `payload` . It'll\nalways pass NULL to param2 for now which is reserved for future extensions.\n\n(2) It must return 1 to cancel compilation or 0 to continue.\nOther return values are reserved for future use.\n\n(3) It must return consistent values. Once it returns 1 at one point, it must\nreturn 1 in all following invocations during the current nvrtcCompileProgram\ncall in progress.\n\n(4) It must be thread-safe.\n\n(5) It must not invoke any nvrtc/libnvvm/ptx APIs.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `callback`: [in] the callback that issues cancellation signal.\n- `payload`: [in] to be passed as a parameter when invoking the callback.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT"),
+    ])
 }

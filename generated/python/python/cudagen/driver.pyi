@@ -2430,455 +2430,20467 @@ RESOURCE_ABI_VERSION: int
 RESOURCE_ABI_EXTERNAL_BYTES: int
 
 
-def cuGetErrorString(error: CUresult | int, ) -> tuple[CUresult, bytes | None]: ...
-def cuGetErrorName(error: CUresult | int, ) -> tuple[CUresult, bytes | None]: ...
-def cuInit(Flags: int) -> tuple[CUresult]: ...
-def cuDriverGetVersion() -> tuple[CUresult, int | None]: ...
-def cuDeviceGet(ordinal: int) -> tuple[CUresult, CUdevice | None]: ...
-def cuDeviceGetCount() -> tuple[CUresult, int | None]: ...
-def cuDeviceGetName(len: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]: ...
-def cuDeviceGetUuid(dev: CUdevice | int) -> tuple[CUresult, CUuuid | None]: ...
-def cuDeviceGetUuid_v2(dev: CUdevice | int) -> tuple[CUresult, CUuuid | None]: ...
-def cuDeviceGetLuid(dev: CUdevice | int) -> tuple[CUresult, bytes | None, int | None]: ...
-def cuDeviceTotalMem(dev: CUdevice | int) -> tuple[CUresult, int | None]: ...
-def cuDeviceGetTexture1DLinearMaxWidth(format: CUarray_format | int, numChannels: int, dev: CUdevice | int) -> tuple[CUresult, int | None]: ...
-def cuDeviceGetAttribute(attrib: CUdevice_attribute | int, dev: CUdevice | int) -> tuple[CUresult, int | None]: ...
-def cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: Any, dev: CUdevice | int, flags: int) -> tuple[CUresult]: ...
-def cuDeviceSetMemPool(dev: CUdevice | int, pool: CUmemoryPool | int) -> tuple[CUresult]: ...
-def cuDeviceGetMemPool(dev: CUdevice | int) -> tuple[CUresult, CUmemoryPool | None]: ...
-def cuDeviceGetDefaultMemPool(dev: CUdevice | int) -> tuple[CUresult, CUmemoryPool | None]: ...
-def cuDeviceGetExecAffinitySupport(type: CUexecAffinityType | int, dev: CUdevice | int) -> tuple[CUresult, int | None]: ...
-def cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget | int, scope: CUflushGPUDirectRDMAWritesScope | int) -> tuple[CUresult]: ...
-def cuDeviceGetProperties(dev: CUdevice | int) -> tuple[CUresult, CUdevprop_v1 | None]: ...
-def cuDeviceComputeCapability(dev: CUdevice | int) -> tuple[CUresult, int | None, int | None]: ...
-def cuDevicePrimaryCtxRetain(dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]: ...
-def cuDevicePrimaryCtxRelease(dev: CUdevice | int) -> tuple[CUresult]: ...
-def cuDevicePrimaryCtxSetFlags(dev: CUdevice | int, flags: int) -> tuple[CUresult]: ...
-def cuDevicePrimaryCtxGetState(dev: CUdevice | int, ) -> tuple[CUresult, int | None, int | None]: ...
-def cuDevicePrimaryCtxReset(dev: CUdevice | int) -> tuple[CUresult]: ...
-def cuCtxCreate(flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]: ...
-def cuCtxCreate_v3(paramsArray: Sequence[CUexecAffinityParam_v1] | None, numParams: int, flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]: ...
-def cuCtxCreate_v4(ctxCreateParams: CUctxCreateParams, flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]: ...
-def cuCtxDestroy(ctx: CUcontext | int) -> tuple[CUresult]: ...
-def cuCtxPushCurrent(ctx: CUcontext | int) -> tuple[CUresult]: ...
-def cuCtxPopCurrent() -> tuple[CUresult, CUcontext | None]: ...
-def cuCtxSetCurrent(ctx: CUcontext | int) -> tuple[CUresult]: ...
-def cuCtxGetCurrent() -> tuple[CUresult, CUcontext | None]: ...
-def cuCtxGetDevice() -> tuple[CUresult, CUdevice | None]: ...
-def cuCtxGetFlags() -> tuple[CUresult, int | None]: ...
-def cuCtxSetFlags(flags: int) -> tuple[CUresult]: ...
-def cuCtxGetId(ctx: CUcontext | int, ) -> tuple[CUresult, int | None]: ...
-def cuCtxSynchronize() -> tuple[CUresult]: ...
-def cuCtxSetLimit(limit: CUlimit | int, value: int) -> tuple[CUresult]: ...
-def cuCtxGetLimit(limit: CUlimit | int) -> tuple[CUresult, int | None]: ...
-def cuCtxGetCacheConfig() -> tuple[CUresult, CUfunc_cache | None]: ...
-def cuCtxSetCacheConfig(config: CUfunc_cache | int) -> tuple[CUresult]: ...
-def cuCtxGetApiVersion(ctx: CUcontext | int, ) -> tuple[CUresult, int | None]: ...
-def cuCtxGetStreamPriorityRange() -> tuple[CUresult, int | None, int | None]: ...
-def cuCtxResetPersistingL2Cache() -> tuple[CUresult]: ...
-def cuCtxGetExecAffinity(type: CUexecAffinityType | int) -> tuple[CUresult, CUexecAffinityParam_v1 | None]: ...
-def cuCtxRecordEvent(hCtx: CUcontext | int, hEvent: CUevent | int) -> tuple[CUresult]: ...
-def cuCtxWaitEvent(hCtx: CUcontext | int, hEvent: CUevent | int) -> tuple[CUresult]: ...
-def cuCtxAttach(flags: int) -> tuple[CUresult, CUcontext | None]: ...
-def cuCtxDetach(ctx: CUcontext | int) -> tuple[CUresult]: ...
-def cuCtxGetSharedMemConfig() -> tuple[CUresult, CUsharedconfig | None]: ...
-def cuCtxSetSharedMemConfig(config: CUsharedconfig | int) -> tuple[CUresult]: ...
-def cuModuleLoad(fname: bytes) -> tuple[CUresult, CUmodule | None]: ...
-def cuModuleLoadData(image: Any) -> tuple[CUresult, CUmodule | None]: ...
-def cuModuleLoadDataEx(image: Any, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult, CUmodule | None]: ...
-def cuModuleLoadFatBinary(fatCubin: Any) -> tuple[CUresult, CUmodule | None]: ...
-def cuModuleUnload(hmod: CUmodule | int) -> tuple[CUresult]: ...
-def cuModuleGetLoadingMode() -> tuple[CUresult, CUmoduleLoadingMode | None]: ...
-def cuModuleGetFunction(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUfunction | None]: ...
-def cuModuleGetFunctionCount(mod: CUmodule | int) -> tuple[CUresult, int | None]: ...
-def cuModuleEnumerateFunctions(numFunctions: int, mod: CUmodule | int) -> tuple[CUresult, list[CUfunction] | None]: ...
-def cuModuleGetGlobal(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUdeviceptr | None, int | None]: ...
-def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None, ) -> tuple[CUresult, CUlinkState | None]: ...
-def cuLinkAddData(state: CUlinkState | int, type: CUjitInputType | int, data: Any, size: int, name: bytes | None, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]: ...
-def cuLinkAddFile(state: CUlinkState | int, type: CUjitInputType | int, path: bytes, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]: ...
-def cuLinkComplete(state: CUlinkState | int, ) -> tuple[CUresult, int | None, int | None]: ...
-def cuLinkDestroy(state: CUlinkState | int) -> tuple[CUresult]: ...
-def cuModuleGetTexRef(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUtexref | None]: ...
-def cuModuleGetSurfRef(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUsurfref | None]: ...
-def cuLibraryLoadData(code: Any, jitOptions: Sequence[CUjit_option | int] | None, jitOptionsValues: Sequence[Any] | None, numJitOptions: int, libraryOptions: Sequence[CUlibraryOption | int] | None, libraryOptionValues: Sequence[Any] | None, numLibraryOptions: int) -> tuple[CUresult, CUlibrary | None]: ...
-def cuLibraryLoadFromFile(fileName: bytes, jitOptions: Sequence[CUjit_option | int] | None, jitOptionsValues: Sequence[Any] | None, numJitOptions: int, libraryOptions: Sequence[CUlibraryOption | int] | None, libraryOptionValues: Sequence[Any] | None, numLibraryOptions: int) -> tuple[CUresult, CUlibrary | None]: ...
-def cuLibraryUnload(library: CUlibrary | int) -> tuple[CUresult]: ...
-def cuLibraryGetKernel(library: CUlibrary | int, name: bytes) -> tuple[CUresult, CUkernel | None]: ...
-def cuLibraryGetKernelCount(lib: CUlibrary | int) -> tuple[CUresult, int | None]: ...
-def cuLibraryEnumerateKernels(numKernels: int, lib: CUlibrary | int) -> tuple[CUresult, list[CUkernel] | None]: ...
-def cuLibraryGetModule(library: CUlibrary | int) -> tuple[CUresult, CUmodule | None]: ...
-def cuKernelGetFunction(kernel: CUkernel | int) -> tuple[CUresult, CUfunction | None]: ...
-def cuKernelGetLibrary(kernel: CUkernel | int) -> tuple[CUresult, CUlibrary | None]: ...
-def cuLibraryGetGlobal(library: CUlibrary | int, name: bytes) -> tuple[CUresult, CUdeviceptr | None, int | None]: ...
-def cuLibraryGetManaged(library: CUlibrary | int, name: bytes) -> tuple[CUresult, CUdeviceptr | None, int | None]: ...
-def cuLibraryGetUnifiedFunction(library: CUlibrary | int, symbol: bytes) -> tuple[CUresult, int | None]: ...
-def cuKernelGetAttribute(attrib: CUfunction_attribute | int, kernel: CUkernel | int, dev: CUdevice | int) -> tuple[CUresult, int | None]: ...
-def cuKernelSetAttribute(attrib: CUfunction_attribute | int, val: int, kernel: CUkernel | int, dev: CUdevice | int) -> tuple[CUresult]: ...
-def cuKernelSetCacheConfig(kernel: CUkernel | int, config: CUfunc_cache | int, dev: CUdevice | int) -> tuple[CUresult]: ...
-def cuKernelGetName(hfunc: CUkernel | int) -> tuple[CUresult, bytes | None]: ...
-def cuKernelGetParamInfo(kernel: CUkernel | int, paramIndex: int, ) -> tuple[CUresult, int | None, int | None]: ...
-def cuMemGetInfo() -> tuple[CUresult, int | None, int | None]: ...
-def cuMemAlloc(bytesize: int) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuMemAllocPitch(WidthInBytes: int, Height: int, ElementSizeBytes: int) -> tuple[CUresult, CUdeviceptr | None, int | None]: ...
-def cuMemFree(dptr: CUdeviceptr | int) -> tuple[CUresult]: ...
-def cuMemGetAddressRange(dptr: CUdeviceptr | int) -> tuple[CUresult, CUdeviceptr | None, int | None]: ...
-def cuMemAllocHost(bytesize: int) -> tuple[CUresult, int | None]: ...
-def cuMemFreeHost(p: Any) -> tuple[CUresult]: ...
-def cuMemHostAlloc(bytesize: int, Flags: int) -> tuple[CUresult, int | None]: ...
-def cuMemHostGetDevicePointer(p: Any, Flags: int) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuMemHostGetFlags(p: Any) -> tuple[CUresult, int | None]: ...
-def cuMemAllocManaged(bytesize: int, flags: int) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuDeviceRegisterAsyncNotification(device: CUdevice | int, callbackFunc: Any, userData: Any, ) -> tuple[CUresult, CUasyncCallbackHandle | None]: ...
-def cuDeviceUnregisterAsyncNotification(device: CUdevice | int, callback: CUasyncCallbackHandle | int) -> tuple[CUresult]: ...
-def cuDeviceGetByPCIBusId(pciBusId: bytes) -> tuple[CUresult, CUdevice | None]: ...
-def cuDeviceGetPCIBusId(len: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]: ...
-def cuIpcGetEventHandle(event: CUevent | int) -> tuple[CUresult, CUipcEventHandle_v1 | None]: ...
-def cuIpcOpenEventHandle(handle: CUipcEventHandle_v1) -> tuple[CUresult, CUevent | None]: ...
-def cuIpcGetMemHandle(dptr: CUdeviceptr | int) -> tuple[CUresult, CUipcMemHandle_v1 | None]: ...
-def cuIpcOpenMemHandle(handle: CUipcMemHandle_v1, Flags: int) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuIpcCloseMemHandle(dptr: CUdeviceptr | int) -> tuple[CUresult]: ...
-def cuMemHostRegister(p: Any, bytesize: int, Flags: int) -> tuple[CUresult]: ...
-def cuMemHostUnregister(p: Any) -> tuple[CUresult]: ...
-def cuMemcpy(dst: CUdeviceptr | int, src: CUdeviceptr | int, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpyPeer(dstDevice: CUdeviceptr | int, dstContext: CUcontext | int, srcDevice: CUdeviceptr | int, srcContext: CUcontext | int, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpyHtoD(dstDevice: CUdeviceptr | int, srcHost: Any, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpyDtoH(dstHost: Any, srcDevice: CUdeviceptr | int, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpyDtoD(dstDevice: CUdeviceptr | int, srcDevice: CUdeviceptr | int, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpyDtoA(dstArray: CUarray | int, dstOffset: int, srcDevice: CUdeviceptr | int, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpyAtoD(dstDevice: CUdeviceptr | int, srcArray: CUarray | int, srcOffset: int, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpyHtoA(dstArray: CUarray | int, dstOffset: int, srcHost: Any, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpyAtoH(dstHost: Any, srcArray: CUarray | int, srcOffset: int, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpyAtoA(dstArray: CUarray | int, dstOffset: int, srcArray: CUarray | int, srcOffset: int, ByteCount: int) -> tuple[CUresult]: ...
-def cuMemcpy2D(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]: ...
-def cuMemcpy2DUnaligned(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]: ...
-def cuMemcpy3D(pCopy: CUDA_MEMCPY3D_v2) -> tuple[CUresult]: ...
-def cuMemcpy3DPeer(pCopy: CUDA_MEMCPY3D_PEER_v1) -> tuple[CUresult]: ...
-def cuMemcpyAsync(dst: CUdeviceptr | int, src: CUdeviceptr | int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpyPeerAsync(dstDevice: CUdeviceptr | int, dstContext: CUcontext | int, srcDevice: CUdeviceptr | int, srcContext: CUcontext | int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpyHtoDAsync(dstDevice: CUdeviceptr | int, srcHost: Any, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpyDtoHAsync(dstHost: Any, srcDevice: CUdeviceptr | int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpyDtoDAsync(dstDevice: CUdeviceptr | int, srcDevice: CUdeviceptr | int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpyHtoAAsync(dstArray: CUarray | int, dstOffset: int, srcHost: Any, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpyAtoHAsync(dstHost: Any, srcArray: CUarray | int, srcOffset: int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpy2DAsync(pCopy: CUDA_MEMCPY2D_v2, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpy3DAsync(pCopy: CUDA_MEMCPY3D_v2, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpy3DPeerAsync(pCopy: CUDA_MEMCPY3D_PEER_v1, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemcpyBatchAsync(dsts: Sequence[CUdeviceptr | int] | None, srcs: Sequence[CUdeviceptr | int] | None, sizes: Sequence[int] | None, count: int, attrs: Sequence[CUmemcpyAttributes_v1] | None, attrsIdxs: Sequence[int] | None, numAttrs: int, hStream: CUstream | int) -> tuple[CUresult, int | None]: ...
-def cuMemcpy3DBatchAsync(numOps: int, opList: Sequence[CUDA_MEMCPY3D_BATCH_OP_v1] | None, flags: int, hStream: CUstream | int) -> tuple[CUresult, int | None]: ...
-def cuMemsetD8(dstDevice: CUdeviceptr | int, uc: int, N: int) -> tuple[CUresult]: ...
-def cuMemsetD16(dstDevice: CUdeviceptr | int, us: int, N: int) -> tuple[CUresult]: ...
-def cuMemsetD32(dstDevice: CUdeviceptr | int, ui: int, N: int) -> tuple[CUresult]: ...
-def cuMemsetD2D8(dstDevice: CUdeviceptr | int, dstPitch: int, uc: int, Width: int, Height: int) -> tuple[CUresult]: ...
-def cuMemsetD2D16(dstDevice: CUdeviceptr | int, dstPitch: int, us: int, Width: int, Height: int) -> tuple[CUresult]: ...
-def cuMemsetD2D32(dstDevice: CUdeviceptr | int, dstPitch: int, ui: int, Width: int, Height: int) -> tuple[CUresult]: ...
-def cuMemsetD8Async(dstDevice: CUdeviceptr | int, uc: int, N: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemsetD16Async(dstDevice: CUdeviceptr | int, us: int, N: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemsetD32Async(dstDevice: CUdeviceptr | int, ui: int, N: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemsetD2D8Async(dstDevice: CUdeviceptr | int, dstPitch: int, uc: int, Width: int, Height: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemsetD2D16Async(dstDevice: CUdeviceptr | int, dstPitch: int, us: int, Width: int, Height: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemsetD2D32Async(dstDevice: CUdeviceptr | int, dstPitch: int, ui: int, Width: int, Height: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuArrayCreate(pAllocateArray: CUDA_ARRAY_DESCRIPTOR_v2) -> tuple[CUresult, CUarray | None]: ...
-def cuArrayGetDescriptor(hArray: CUarray | int) -> tuple[CUresult, CUDA_ARRAY_DESCRIPTOR_v2 | None]: ...
-def cuArrayGetSparseProperties(array: CUarray | int) -> tuple[CUresult, CUDA_ARRAY_SPARSE_PROPERTIES_v1 | None]: ...
-def cuMipmappedArrayGetSparseProperties(mipmap: CUmipmappedArray | int) -> tuple[CUresult, CUDA_ARRAY_SPARSE_PROPERTIES_v1 | None]: ...
-def cuArrayGetMemoryRequirements(array: CUarray | int, device: CUdevice | int) -> tuple[CUresult, CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 | None]: ...
-def cuMipmappedArrayGetMemoryRequirements(mipmap: CUmipmappedArray | int, device: CUdevice | int) -> tuple[CUresult, CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 | None]: ...
-def cuArrayGetPlane(hArray: CUarray | int, planeIdx: int) -> tuple[CUresult, CUarray | None]: ...
-def cuArrayDestroy(hArray: CUarray | int) -> tuple[CUresult]: ...
-def cuArray3DCreate(pAllocateArray: CUDA_ARRAY3D_DESCRIPTOR_v2) -> tuple[CUresult, CUarray | None]: ...
-def cuArray3DGetDescriptor(hArray: CUarray | int) -> tuple[CUresult, CUDA_ARRAY3D_DESCRIPTOR_v2 | None]: ...
-def cuMipmappedArrayCreate(pMipmappedArrayDesc: CUDA_ARRAY3D_DESCRIPTOR_v2, numMipmapLevels: int) -> tuple[CUresult, CUmipmappedArray | None]: ...
-def cuMipmappedArrayGetLevel(hMipmappedArray: CUmipmappedArray | int, level: int) -> tuple[CUresult, CUarray | None]: ...
-def cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray | int) -> tuple[CUresult]: ...
-def cuMemGetHandleForAddressRange(handle: Any, dptr: CUdeviceptr | int, size: int, handleType: CUmemRangeHandleType | int, flags: int) -> tuple[CUresult]: ...
-def cuMemBatchDecompressAsync(paramsArray: Sequence[CUmemDecompressParams] | None, count: int, flags: int, stream: CUstream | int) -> tuple[CUresult, int | None]: ...
-def cuMemAddressReserve(size: int, alignment: int, addr: CUdeviceptr | int, flags: int) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuMemAddressFree(ptr: CUdeviceptr | int, size: int) -> tuple[CUresult]: ...
-def cuMemCreate(size: int, prop: CUmemAllocationProp_v1, flags: int) -> tuple[CUresult, CUmemGenericAllocationHandle | None]: ...
-def cuMemRelease(handle: CUmemGenericAllocationHandle | int) -> tuple[CUresult]: ...
-def cuMemMap(ptr: CUdeviceptr | int, size: int, offset: int, handle: CUmemGenericAllocationHandle | int, flags: int) -> tuple[CUresult]: ...
-def cuMemMapArrayAsync(mapInfoList: Sequence[CUarrayMapInfo_v1] | None, count: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemUnmap(ptr: CUdeviceptr | int, size: int) -> tuple[CUresult]: ...
-def cuMemSetAccess(ptr: CUdeviceptr | int, size: int, desc: Sequence[CUmemAccessDesc_v1] | None, count: int) -> tuple[CUresult]: ...
-def cuMemGetAccess(location: CUmemLocation_v1, ptr: CUdeviceptr | int) -> tuple[CUresult, int | None]: ...
-def cuMemExportToShareableHandle(shareableHandle: Any, handle: CUmemGenericAllocationHandle | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult]: ...
-def cuMemImportFromShareableHandle(osHandle: Any, shHandleType: CUmemAllocationHandleType | int) -> tuple[CUresult, CUmemGenericAllocationHandle | None]: ...
-def cuMemGetAllocationGranularity(prop: CUmemAllocationProp_v1, option: CUmemAllocationGranularity_flags | int) -> tuple[CUresult, int | None]: ...
-def cuMemGetAllocationPropertiesFromHandle(handle: CUmemGenericAllocationHandle | int) -> tuple[CUresult, CUmemAllocationProp_v1 | None]: ...
-def cuMemRetainAllocationHandle(addr: Any) -> tuple[CUresult, CUmemGenericAllocationHandle | None]: ...
-def cuMemFreeAsync(dptr: CUdeviceptr | int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemAllocAsync(bytesize: int, hStream: CUstream | int) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuMemPoolTrimTo(pool: CUmemoryPool | int, minBytesToKeep: int) -> tuple[CUresult]: ...
-def cuMemPoolSetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | int, value: Any) -> tuple[CUresult]: ...
-def cuMemPoolGetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | int, value: Any) -> tuple[CUresult]: ...
-def cuMemPoolSetAccess(pool: CUmemoryPool | int, map: Sequence[CUmemAccessDesc_v1] | None, count: int) -> tuple[CUresult]: ...
-def cuMemPoolGetAccess(memPool: CUmemoryPool | int, location: CUmemLocation_v1) -> tuple[CUresult, CUmemAccess_flags | None]: ...
-def cuMemPoolCreate(poolProps: CUmemPoolProps_v1) -> tuple[CUresult, CUmemoryPool | None]: ...
-def cuMemPoolDestroy(pool: CUmemoryPool | int) -> tuple[CUresult]: ...
-def cuMemAllocFromPoolAsync(bytesize: int, pool: CUmemoryPool | int, hStream: CUstream | int) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuMemPoolExportToShareableHandle(handle_out: Any, pool: CUmemoryPool | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult]: ...
-def cuMemPoolImportFromShareableHandle(handle: Any, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult, CUmemoryPool | None]: ...
-def cuMemPoolExportPointer(ptr: CUdeviceptr | int) -> tuple[CUresult, CUmemPoolPtrExportData_v1 | None]: ...
-def cuMemPoolImportPointer(pool: CUmemoryPool | int, shareData: CUmemPoolPtrExportData_v1) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuMulticastCreate(prop: CUmulticastObjectProp_v1) -> tuple[CUresult, CUmemGenericAllocationHandle | None]: ...
-def cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle | int, dev: CUdevice | int) -> tuple[CUresult]: ...
-def cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle | int, mcOffset: int, memHandle: CUmemGenericAllocationHandle | int, memOffset: int, size: int, flags: int) -> tuple[CUresult]: ...
-def cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle | int, mcOffset: int, memptr: CUdeviceptr | int, size: int, flags: int) -> tuple[CUresult]: ...
-def cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle | int, dev: CUdevice | int, mcOffset: int, size: int) -> tuple[CUresult]: ...
-def cuMulticastGetGranularity(prop: CUmulticastObjectProp_v1, option: CUmulticastGranularity_flags | int) -> tuple[CUresult, int | None]: ...
-def cuPointerGetAttribute(data: Any, attribute: CUpointer_attribute | int, ptr: CUdeviceptr | int) -> tuple[CUresult]: ...
-def cuMemPrefetchAsync(devPtr: CUdeviceptr | int, count: int, dstDevice: CUdevice | int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemPrefetchAsync_v2(devPtr: CUdeviceptr | int, count: int, location: CUmemLocation_v1, flags: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuMemAdvise(devPtr: CUdeviceptr | int, count: int, advice: CUmem_advise | int, device: CUdevice | int) -> tuple[CUresult]: ...
-def cuMemAdvise_v2(devPtr: CUdeviceptr | int, count: int, advice: CUmem_advise | int, location: CUmemLocation_v1) -> tuple[CUresult]: ...
-def cuMemRangeGetAttribute(data: Any, dataSize: int, attribute: CUmem_range_attribute | int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult]: ...
-def cuMemRangeGetAttributes(data: Any, dataSizes: Sequence[int] | None, attributes: Sequence[CUmem_range_attribute | int] | None, numAttributes: int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult]: ...
-def cuPointerSetAttribute(value: Any, attribute: CUpointer_attribute | int, ptr: CUdeviceptr | int) -> tuple[CUresult]: ...
-def cuPointerGetAttributes(numAttributes: int, attributes: Sequence[CUpointer_attribute | int] | None, data: Any, ptr: CUdeviceptr | int) -> tuple[CUresult]: ...
-def cuStreamCreate(Flags: int) -> tuple[CUresult, CUstream | None]: ...
-def cuStreamCreateWithPriority(flags: int, priority: int) -> tuple[CUresult, CUstream | None]: ...
-def cuStreamGetPriority(hStream: CUstream | int, ) -> tuple[CUresult, int | None]: ...
-def cuStreamGetDevice(hStream: CUstream | int, ) -> tuple[CUresult, CUdevice | None]: ...
-def cuStreamGetFlags(hStream: CUstream | int, ) -> tuple[CUresult, int | None]: ...
-def cuStreamGetId(hStream: CUstream | int, ) -> tuple[CUresult, int | None]: ...
-def cuStreamGetCtx(hStream: CUstream | int, ) -> tuple[CUresult, CUcontext | None]: ...
-def cuStreamGetCtx_v2(hStream: CUstream | int, ) -> tuple[CUresult, CUcontext | None, CUgreenCtx | None]: ...
-def cuStreamWaitEvent(hStream: CUstream | int, hEvent: CUevent | int, Flags: int) -> tuple[CUresult]: ...
-def cuStreamAddCallback(hStream: CUstream | int, callback: Any, userData: Any, flags: int) -> tuple[CUresult]: ...
-def cuStreamBeginCapture(hStream: CUstream | int, mode: CUstreamCaptureMode | int) -> tuple[CUresult]: ...
-def cuStreamBeginCaptureToGraph(hStream: CUstream | int, hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, dependencyData: Sequence[CUgraphEdgeData] | None, numDependencies: int, mode: CUstreamCaptureMode | int) -> tuple[CUresult]: ...
-def cuThreadExchangeStreamCaptureMode() -> tuple[CUresult, CUstreamCaptureMode | None]: ...
-def cuStreamEndCapture(hStream: CUstream | int, ) -> tuple[CUresult, CUgraph | None]: ...
-def cuStreamIsCapturing(hStream: CUstream | int, ) -> tuple[CUresult, CUstreamCaptureStatus | None]: ...
-def cuStreamGetCaptureInfo_v2(hStream: CUstream | int, dependencies_out: Any, ) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]: ...
-def cuStreamGetCaptureInfo_v3(hStream: CUstream | int, dependencies_out: Any, edgeData_out: Any, ) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]: ...
-def cuStreamUpdateCaptureDependencies(hStream: CUstream | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, flags: int) -> tuple[CUresult]: ...
-def cuStreamUpdateCaptureDependencies_v2(hStream: CUstream | int, dependencies: Sequence[CUgraphNode | int] | None, dependencyData: Sequence[CUgraphEdgeData] | None, numDependencies: int, flags: int) -> tuple[CUresult]: ...
-def cuStreamAttachMemAsync(hStream: CUstream | int, dptr: CUdeviceptr | int, length: int, flags: int) -> tuple[CUresult]: ...
-def cuStreamQuery(hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuStreamSynchronize(hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuStreamDestroy(hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuStreamCopyAttributes(dst: CUstream | int, src: CUstream | int) -> tuple[CUresult]: ...
-def cuStreamGetAttribute(hStream: CUstream | int, attr: CUlaunchAttributeID | int, ) -> tuple[CUresult, CUlaunchAttributeValue | None]: ...
-def cuStreamSetAttribute(hStream: CUstream | int, attr: CUlaunchAttributeID | int, value: CUlaunchAttributeValue) -> tuple[CUresult]: ...
-def cuEventCreate(Flags: int) -> tuple[CUresult, CUevent | None]: ...
-def cuEventRecord(hEvent: CUevent | int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuEventRecordWithFlags(hEvent: CUevent | int, hStream: CUstream | int, flags: int) -> tuple[CUresult]: ...
-def cuEventQuery(hEvent: CUevent | int) -> tuple[CUresult]: ...
-def cuEventSynchronize(hEvent: CUevent | int) -> tuple[CUresult]: ...
-def cuEventDestroy(hEvent: CUevent | int) -> tuple[CUresult]: ...
-def cuEventElapsedTime(hStart: CUevent | int, hEnd: CUevent | int) -> tuple[CUresult, float | None]: ...
-def cuEventElapsedTime_v2(hStart: CUevent | int, hEnd: CUevent | int) -> tuple[CUresult, float | None]: ...
-def cuImportExternalMemory(memHandleDesc: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1) -> tuple[CUresult, CUexternalMemory | None]: ...
-def cuExternalMemoryGetMappedBuffer(extMem: CUexternalMemory | int, bufferDesc: CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuExternalMemoryGetMappedMipmappedArray(extMem: CUexternalMemory | int, mipmapDesc: CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1) -> tuple[CUresult, CUmipmappedArray | None]: ...
-def cuDestroyExternalMemory(extMem: CUexternalMemory | int) -> tuple[CUresult]: ...
-def cuImportExternalSemaphore(semHandleDesc: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1) -> tuple[CUresult, CUexternalSemaphore | None]: ...
-def cuSignalExternalSemaphoresAsync(extSemArray: Sequence[CUexternalSemaphore | int] | None, paramsArray: Sequence[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1] | None, numExtSems: int, stream: CUstream | int) -> tuple[CUresult]: ...
-def cuWaitExternalSemaphoresAsync(extSemArray: Sequence[CUexternalSemaphore | int] | None, paramsArray: Sequence[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1] | None, numExtSems: int, stream: CUstream | int) -> tuple[CUresult]: ...
-def cuDestroyExternalSemaphore(extSem: CUexternalSemaphore | int) -> tuple[CUresult]: ...
-def cuStreamWaitValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]: ...
-def cuStreamWaitValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]: ...
-def cuStreamWriteValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]: ...
-def cuStreamWriteValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]: ...
-def cuStreamBatchMemOp(stream: CUstream | int, count: int, paramArray: Sequence[CUstreamBatchMemOpParams_v1] | None, flags: int) -> tuple[CUresult]: ...
-def cuFuncGetAttribute(attrib: CUfunction_attribute | int, hfunc: CUfunction | int) -> tuple[CUresult, int | None]: ...
-def cuFuncSetAttribute(hfunc: CUfunction | int, attrib: CUfunction_attribute | int, value: int) -> tuple[CUresult]: ...
-def cuFuncSetCacheConfig(hfunc: CUfunction | int, config: CUfunc_cache | int) -> tuple[CUresult]: ...
-def cuFuncGetModule(hfunc: CUfunction | int) -> tuple[CUresult, CUmodule | None]: ...
-def cuFuncGetName(hfunc: CUfunction | int) -> tuple[CUresult, bytes | None]: ...
-def cuFuncGetParamInfo(func: CUfunction | int, paramIndex: int, ) -> tuple[CUresult, int | None, int | None]: ...
-def cuFuncIsLoaded(function: CUfunction | int) -> tuple[CUresult, CUfunctionLoadingState | None]: ...
-def cuFuncLoad(function: CUfunction | int) -> tuple[CUresult]: ...
-def cuLaunchKernel(f: CUfunction | int, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | int, kernelParams: Any, extra: Any) -> tuple[CUresult]: ...
-def cuLaunchKernelEx(config: CUlaunchConfig, f: CUfunction | int, kernelParams: Any, extra: Any) -> tuple[CUresult]: ...
-def cuLaunchCooperativeKernel(f: CUfunction | int, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | int, kernelParams: Any) -> tuple[CUresult]: ...
-def cuLaunchCooperativeKernelMultiDevice(launchParamsList: Sequence[CUDA_LAUNCH_PARAMS_v1] | None, numDevices: int, flags: int) -> tuple[CUresult]: ...
-def cuLaunchHostFunc(hStream: CUstream | int, fn: Any, userData: Any) -> tuple[CUresult]: ...
-def cuFuncSetBlockShape(hfunc: CUfunction | int, x: int, y: int, z: int) -> tuple[CUresult]: ...
-def cuFuncSetSharedSize(hfunc: CUfunction | int, bytes: int) -> tuple[CUresult]: ...
-def cuParamSetSize(hfunc: CUfunction | int, numbytes: int) -> tuple[CUresult]: ...
-def cuParamSeti(hfunc: CUfunction | int, offset: int, value: int) -> tuple[CUresult]: ...
-def cuParamSetf(hfunc: CUfunction | int, offset: int, value: float) -> tuple[CUresult]: ...
-def cuParamSetv(hfunc: CUfunction | int, offset: int, ptr: Any, numbytes: int) -> tuple[CUresult]: ...
-def cuLaunch(f: CUfunction | int) -> tuple[CUresult]: ...
-def cuLaunchGrid(f: CUfunction | int, grid_width: int, grid_height: int) -> tuple[CUresult]: ...
-def cuLaunchGridAsync(f: CUfunction | int, grid_width: int, grid_height: int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuParamSetTexRef(hfunc: CUfunction | int, texunit: int, hTexRef: CUtexref | int) -> tuple[CUresult]: ...
-def cuFuncSetSharedMemConfig(hfunc: CUfunction | int, config: CUsharedconfig | int) -> tuple[CUresult]: ...
-def cuGraphCreate(flags: int) -> tuple[CUresult, CUgraph | None]: ...
-def cuGraphAddKernelNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphKernelNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_KERNEL_NODE_PARAMS_v2 | None]: ...
-def cuGraphKernelNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2) -> tuple[CUresult]: ...
-def cuGraphAddMemcpyNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, copyParams: CUDA_MEMCPY3D_v2, ctx: CUcontext | int) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphMemcpyNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_MEMCPY3D_v2 | None]: ...
-def cuGraphMemcpyNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMCPY3D_v2) -> tuple[CUresult]: ...
-def cuGraphAddMemsetNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, memsetParams: CUDA_MEMSET_NODE_PARAMS_v1, ctx: CUcontext | int) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphMemsetNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_MEMSET_NODE_PARAMS_v1 | None]: ...
-def cuGraphMemsetNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMSET_NODE_PARAMS_v1) -> tuple[CUresult]: ...
-def cuGraphAddHostNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_HOST_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphHostNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_HOST_NODE_PARAMS_v1 | None]: ...
-def cuGraphHostNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_HOST_NODE_PARAMS_v1) -> tuple[CUresult]: ...
-def cuGraphAddChildGraphNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, childGraph: CUgraph | int) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUgraph | None]: ...
-def cuGraphAddEmptyNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphAddEventRecordNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, event: CUevent | int) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUevent | None]: ...
-def cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode | int, event: CUevent | int) -> tuple[CUresult]: ...
-def cuGraphAddEventWaitNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, event: CUevent | int) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUevent | None]: ...
-def cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode | int, event: CUevent | int) -> tuple[CUresult]: ...
-def cuGraphAddExternalSemaphoresSignalNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 | None]: ...
-def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1) -> tuple[CUresult]: ...
-def cuGraphAddExternalSemaphoresWaitNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 | None]: ...
-def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1) -> tuple[CUresult]: ...
-def cuGraphAddBatchMemOpNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 | None]: ...
-def cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1) -> tuple[CUresult]: ...
-def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1) -> tuple[CUresult]: ...
-def cuGraphAddMemAllocNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_MEM_ALLOC_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphMemAllocNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_MEM_ALLOC_NODE_PARAMS_v1 | None]: ...
-def cuGraphAddMemFreeNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, dptr: CUdeviceptr | int) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphMemFreeNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuDeviceGraphMemTrim(device: CUdevice | int) -> tuple[CUresult]: ...
-def cuDeviceGetGraphMemAttribute(device: CUdevice | int, attr: CUgraphMem_attribute | int, value: Any) -> tuple[CUresult]: ...
-def cuDeviceSetGraphMemAttribute(device: CUdevice | int, attr: CUgraphMem_attribute | int, value: Any) -> tuple[CUresult]: ...
-def cuGraphClone(originalGraph: CUgraph | int) -> tuple[CUresult, CUgraph | None]: ...
-def cuGraphNodeFindInClone(hOriginalNode: CUgraphNode | int, hClonedGraph: CUgraph | int) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphNodeGetType(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUgraphNodeType | None]: ...
-def cuGraphGetNodes(hGraph: CUgraph | int, numNodes: int) -> tuple[CUresult, list[CUgraphNode] | None, int | None]: ...
-def cuGraphGetRootNodes(hGraph: CUgraph | int, numRootNodes: int) -> tuple[CUresult, list[CUgraphNode] | None, int | None]: ...
-def cuGraphGetEdges(hGraph: CUgraph | int, numEdges: int) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, int | None]: ...
-def cuGraphGetEdges_v2(hGraph: CUgraph | int, numEdges: int) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]: ...
-def cuGraphNodeGetDependencies(hNode: CUgraphNode | int, numDependencies: int) -> tuple[CUresult, list[CUgraphNode] | None, int | None]: ...
-def cuGraphNodeGetDependencies_v2(hNode: CUgraphNode | int, numDependencies: int) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]: ...
-def cuGraphNodeGetDependentNodes(hNode: CUgraphNode | int, numDependentNodes: int) -> tuple[CUresult, list[CUgraphNode] | None, int | None]: ...
-def cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode | int, numDependentNodes: int) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]: ...
-def cuGraphAddDependencies(hGraph: CUgraph | int, from_: Sequence[CUgraphNode | int] | None, to: Sequence[CUgraphNode | int] | None, numDependencies: int) -> tuple[CUresult]: ...
-def cuGraphAddDependencies_v2(hGraph: CUgraph | int, from_: Sequence[CUgraphNode | int] | None, to: Sequence[CUgraphNode | int] | None, edgeData: Sequence[CUgraphEdgeData] | None, numDependencies: int) -> tuple[CUresult]: ...
-def cuGraphRemoveDependencies(hGraph: CUgraph | int, from_: Sequence[CUgraphNode | int] | None, to: Sequence[CUgraphNode | int] | None, numDependencies: int) -> tuple[CUresult]: ...
-def cuGraphRemoveDependencies_v2(hGraph: CUgraph | int, from_: Sequence[CUgraphNode | int] | None, to: Sequence[CUgraphNode | int] | None, edgeData: Sequence[CUgraphEdgeData] | None, numDependencies: int) -> tuple[CUresult]: ...
-def cuGraphDestroyNode(hNode: CUgraphNode | int) -> tuple[CUresult]: ...
-def cuGraphInstantiate(hGraph: CUgraph | int, flags: int) -> tuple[CUresult, CUgraphExec | None]: ...
-def cuGraphInstantiateWithParams(hGraph: CUgraph | int, instantiateParams: CUDA_GRAPH_INSTANTIATE_PARAMS) -> tuple[CUresult, CUgraphExec | None]: ...
-def cuGraphExecGetFlags(hGraphExec: CUgraphExec | int, ) -> tuple[CUresult, int | None]: ...
-def cuGraphExecKernelNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2) -> tuple[CUresult]: ...
-def cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, copyParams: CUDA_MEMCPY3D_v2, ctx: CUcontext | int) -> tuple[CUresult]: ...
-def cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, memsetParams: CUDA_MEMSET_NODE_PARAMS_v1, ctx: CUcontext | int) -> tuple[CUresult]: ...
-def cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_HOST_NODE_PARAMS_v1) -> tuple[CUresult]: ...
-def cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, childGraph: CUgraph | int) -> tuple[CUresult]: ...
-def cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, event: CUevent | int) -> tuple[CUresult]: ...
-def cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, event: CUevent | int) -> tuple[CUresult]: ...
-def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1) -> tuple[CUresult]: ...
-def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1) -> tuple[CUresult]: ...
-def cuGraphNodeSetEnabled(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, isEnabled: int) -> tuple[CUresult]: ...
-def cuGraphNodeGetEnabled(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, ) -> tuple[CUresult, int | None]: ...
-def cuGraphUpload(hGraphExec: CUgraphExec | int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuGraphLaunch(hGraphExec: CUgraphExec | int, hStream: CUstream | int) -> tuple[CUresult]: ...
-def cuGraphExecDestroy(hGraphExec: CUgraphExec | int) -> tuple[CUresult]: ...
-def cuGraphDestroy(hGraph: CUgraph | int) -> tuple[CUresult]: ...
-def cuGraphExecUpdate(hGraphExec: CUgraphExec | int, hGraph: CUgraph | int, resultInfo: CUgraphExecUpdateResultInfo_v1) -> tuple[CUresult]: ...
-def cuGraphKernelNodeCopyAttributes(dst: CUgraphNode | int, src: CUgraphNode | int) -> tuple[CUresult]: ...
-def cuGraphKernelNodeGetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, ) -> tuple[CUresult, CUlaunchAttributeValue | None]: ...
-def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, ) -> tuple[CUresult, CUlaunchAttributeValue | None]: ...
-def cuGraphDebugDotPrint(hGraph: CUgraph | int, path: bytes, flags: int) -> tuple[CUresult]: ...
-def cuUserObjectCreate(ptr: Any, destroy: Any, initialRefcount: int, flags: int) -> tuple[CUresult, CUuserObject | None]: ...
-def cuUserObjectRetain(object: CUuserObject | int, count: int) -> tuple[CUresult]: ...
-def cuUserObjectRelease(object: CUuserObject | int, count: int) -> tuple[CUresult]: ...
-def cuGraphRetainUserObject(graph: CUgraph | int, object: CUuserObject | int, count: int, flags: int) -> tuple[CUresult]: ...
-def cuGraphReleaseUserObject(graph: CUgraph | int, object: CUuserObject | int, count: int) -> tuple[CUresult]: ...
-def cuGraphAddNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUgraphNodeParams) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphAddNode_v2(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, dependencyData: Sequence[CUgraphEdgeData] | None, numDependencies: int, nodeParams: CUgraphNodeParams) -> tuple[CUresult, CUgraphNode | None]: ...
-def cuGraphNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUgraphNodeParams) -> tuple[CUresult]: ...
-def cuGraphExecNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUgraphNodeParams) -> tuple[CUresult]: ...
-def cuGraphConditionalHandleCreate(hGraph: CUgraph | int, ctx: CUcontext | int, defaultLaunchValue: int, flags: int) -> tuple[CUresult, CUgraphConditionalHandle | None]: ...
-def cuOccupancyMaxActiveBlocksPerMultiprocessor(func: CUfunction | int, blockSize: int, dynamicSMemSize: int) -> tuple[CUresult, int | None]: ...
-def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: CUfunction | int, blockSize: int, dynamicSMemSize: int, flags: int) -> tuple[CUresult, int | None]: ...
-def cuOccupancyMaxPotentialBlockSize(func: CUfunction | int, blockSizeToDynamicSMemSize: Any, dynamicSMemSize: int, blockSizeLimit: int) -> tuple[CUresult, int | None, int | None]: ...
-def cuOccupancyMaxPotentialBlockSizeWithFlags(func: CUfunction | int, blockSizeToDynamicSMemSize: Any, dynamicSMemSize: int, blockSizeLimit: int, flags: int) -> tuple[CUresult, int | None, int | None]: ...
-def cuOccupancyAvailableDynamicSMemPerBlock(func: CUfunction | int, numBlocks: int, blockSize: int) -> tuple[CUresult, int | None]: ...
-def cuOccupancyMaxPotentialClusterSize(func: CUfunction | int, config: CUlaunchConfig) -> tuple[CUresult, int | None]: ...
-def cuOccupancyMaxActiveClusters(func: CUfunction | int, config: CUlaunchConfig) -> tuple[CUresult, int | None]: ...
-def cuTexRefSetArray(hTexRef: CUtexref | int, hArray: CUarray | int, Flags: int) -> tuple[CUresult]: ...
-def cuTexRefSetMipmappedArray(hTexRef: CUtexref | int, hMipmappedArray: CUmipmappedArray | int, Flags: int) -> tuple[CUresult]: ...
-def cuTexRefSetAddress(hTexRef: CUtexref | int, dptr: CUdeviceptr | int, bytes: int) -> tuple[CUresult, int | None]: ...
-def cuTexRefSetAddress2D(hTexRef: CUtexref | int, desc: CUDA_ARRAY_DESCRIPTOR_v2, dptr: CUdeviceptr | int, Pitch: int) -> tuple[CUresult]: ...
-def cuTexRefSetFormat(hTexRef: CUtexref | int, fmt: CUarray_format | int, NumPackedComponents: int) -> tuple[CUresult]: ...
-def cuTexRefSetAddressMode(hTexRef: CUtexref | int, dim: int, am: CUaddress_mode | int) -> tuple[CUresult]: ...
-def cuTexRefSetFilterMode(hTexRef: CUtexref | int, fm: CUfilter_mode | int) -> tuple[CUresult]: ...
-def cuTexRefSetMipmapFilterMode(hTexRef: CUtexref | int, fm: CUfilter_mode | int) -> tuple[CUresult]: ...
-def cuTexRefSetMipmapLevelBias(hTexRef: CUtexref | int, bias: float) -> tuple[CUresult]: ...
-def cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref | int, minMipmapLevelClamp: float, maxMipmapLevelClamp: float) -> tuple[CUresult]: ...
-def cuTexRefSetMaxAnisotropy(hTexRef: CUtexref | int, maxAniso: int) -> tuple[CUresult]: ...
-def cuTexRefSetBorderColor(hTexRef: CUtexref | int, ) -> tuple[CUresult, float | None]: ...
-def cuTexRefSetFlags(hTexRef: CUtexref | int, Flags: int) -> tuple[CUresult]: ...
-def cuTexRefGetAddress(hTexRef: CUtexref | int) -> tuple[CUresult, CUdeviceptr | None]: ...
-def cuTexRefGetArray(hTexRef: CUtexref | int) -> tuple[CUresult, CUarray | None]: ...
-def cuTexRefGetMipmappedArray(hTexRef: CUtexref | int) -> tuple[CUresult, CUmipmappedArray | None]: ...
-def cuTexRefGetAddressMode(hTexRef: CUtexref | int, dim: int) -> tuple[CUresult, CUaddress_mode | None]: ...
-def cuTexRefGetFilterMode(hTexRef: CUtexref | int) -> tuple[CUresult, CUfilter_mode | None]: ...
-def cuTexRefGetFormat(hTexRef: CUtexref | int) -> tuple[CUresult, CUarray_format | None, int | None]: ...
-def cuTexRefGetMipmapFilterMode(hTexRef: CUtexref | int) -> tuple[CUresult, CUfilter_mode | None]: ...
-def cuTexRefGetMipmapLevelBias(hTexRef: CUtexref | int) -> tuple[CUresult, float | None]: ...
-def cuTexRefGetMipmapLevelClamp(hTexRef: CUtexref | int) -> tuple[CUresult, float | None, float | None]: ...
-def cuTexRefGetMaxAnisotropy(hTexRef: CUtexref | int) -> tuple[CUresult, int | None]: ...
-def cuTexRefGetBorderColor(hTexRef: CUtexref | int) -> tuple[CUresult, float | None]: ...
-def cuTexRefGetFlags(hTexRef: CUtexref | int) -> tuple[CUresult, int | None]: ...
-def cuTexRefCreate() -> tuple[CUresult, CUtexref | None]: ...
-def cuTexRefDestroy(hTexRef: CUtexref | int) -> tuple[CUresult]: ...
-def cuSurfRefSetArray(hSurfRef: CUsurfref | int, hArray: CUarray | int, Flags: int) -> tuple[CUresult]: ...
-def cuSurfRefGetArray(hSurfRef: CUsurfref | int) -> tuple[CUresult, CUarray | None]: ...
-def cuTexObjectCreate(pResDesc: CUDA_RESOURCE_DESC_v1, pTexDesc: CUDA_TEXTURE_DESC_v1, pResViewDesc: CUDA_RESOURCE_VIEW_DESC_v1) -> tuple[CUresult, CUtexObject | None]: ...
-def cuTexObjectDestroy(texObject: CUtexObject | int) -> tuple[CUresult]: ...
-def cuTexObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]: ...
-def cuTexObjectGetTextureDesc(pTexDesc: CUDA_TEXTURE_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]: ...
-def cuTexObjectGetResourceViewDesc(pResViewDesc: CUDA_RESOURCE_VIEW_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]: ...
-def cuSurfObjectCreate(pResDesc: CUDA_RESOURCE_DESC_v1) -> tuple[CUresult, CUsurfObject | None]: ...
-def cuSurfObjectDestroy(surfObject: CUsurfObject | int) -> tuple[CUresult]: ...
-def cuSurfObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, surfObject: CUsurfObject | int) -> tuple[CUresult]: ...
-def cuTensorMapEncodeTiled(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, boxDim: Sequence[int] | None, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]: ...
-def cuTensorMapEncodeIm2col(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCorner: Sequence[int] | None, pixelBoxUpperCorner: Sequence[int] | None, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]: ...
-def cuTensorMapEncodeIm2colWide(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCornerWidth: int, pixelBoxUpperCornerWidth: int, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, mode: CUtensorMapIm2ColWideMode | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]: ...
-def cuTensorMapReplaceAddress(tensorMap: CUtensorMap, globalAddress: Any) -> tuple[CUresult]: ...
-def cuDeviceCanAccessPeer(dev: CUdevice | int, peerDev: CUdevice | int) -> tuple[CUresult, int | None]: ...
-def cuCtxEnablePeerAccess(peerContext: CUcontext | int, Flags: int) -> tuple[CUresult]: ...
-def cuCtxDisablePeerAccess(peerContext: CUcontext | int) -> tuple[CUresult]: ...
-def cuDeviceGetP2PAttribute(attrib: CUdevice_P2PAttribute | int, srcDevice: CUdevice | int, dstDevice: CUdevice | int) -> tuple[CUresult, int | None]: ...
-def cuGraphicsUnregisterResource(resource: CUgraphicsResource | int) -> tuple[CUresult]: ...
-def cuGraphicsSubResourceGetMappedArray(resource: CUgraphicsResource | int, arrayIndex: int, mipLevel: int) -> tuple[CUresult, CUarray | None]: ...
-def cuGraphicsResourceGetMappedMipmappedArray(resource: CUgraphicsResource | int) -> tuple[CUresult, CUmipmappedArray | None]: ...
-def cuGraphicsResourceGetMappedPointer(resource: CUgraphicsResource | int) -> tuple[CUresult, CUdeviceptr | None, int | None]: ...
-def cuGraphicsResourceSetMapFlags(resource: CUgraphicsResource | int, flags: int) -> tuple[CUresult]: ...
-def cuGraphicsMapResources(count: int, hStream: CUstream | int) -> tuple[CUresult, CUgraphicsResource | None]: ...
-def cuGraphicsUnmapResources(count: int, hStream: CUstream | int) -> tuple[CUresult, CUgraphicsResource | None]: ...
-def cuGetProcAddress(symbol: bytes, cudaVersion: int, flags: int, ) -> tuple[CUresult, int | None, CUdriverProcAddressQueryResult | None]: ...
-def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]: ...
-def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]: ...
-def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]: ...
-def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]: ...
-def cuGetExportTable(ppExportTable: Any, pExportTableId: CUuuid) -> tuple[CUresult]: ...
-def cuGreenCtxCreate(desc: CUdevResourceDesc | int, dev: CUdevice | int, flags: int) -> tuple[CUresult, CUgreenCtx | None]: ...
-def cuGreenCtxDestroy(hCtx: CUgreenCtx | int) -> tuple[CUresult]: ...
-def cuCtxFromGreenCtx(hCtx: CUgreenCtx | int) -> tuple[CUresult, CUcontext | None]: ...
-def cuDeviceGetDevResource(device: CUdevice | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]: ...
-def cuCtxGetDevResource(hCtx: CUcontext | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]: ...
-def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]: ...
-def cuDevSmResourceSplitByCount(result: Any, input: CUdevResource_v1, remaining: CUdevResource_v1, useFlags: int, minCount: int) -> tuple[CUresult, int | None]: ...
-def cuDevResourceGenerateDesc(resources: Sequence[CUdevResource_v1] | None, nbResources: int) -> tuple[CUresult, CUdevResourceDesc | None]: ...
-def cuGreenCtxRecordEvent(hCtx: CUgreenCtx | int, hEvent: CUevent | int) -> tuple[CUresult]: ...
-def cuGreenCtxWaitEvent(hCtx: CUgreenCtx | int, hEvent: CUevent | int) -> tuple[CUresult]: ...
-def cuStreamGetGreenCtx(hStream: CUstream | int, ) -> tuple[CUresult, CUgreenCtx | None]: ...
-def cuGreenCtxStreamCreate(greenCtx: CUgreenCtx | int, flags: int, priority: int) -> tuple[CUresult, CUstream | None]: ...
-def cuLogsRegisterCallback(callbackFunc: Any, userData: Any, ) -> tuple[CUresult, CUlogsCallbackHandle | None]: ...
-def cuLogsUnregisterCallback(callback: CUlogsCallbackHandle | int) -> tuple[CUresult]: ...
-def cuLogsCurrent(flags: int) -> tuple[CUresult, CUlogIterator | None]: ...
-def cuLogsDumpToFile(pathToFile: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None]: ...
-def cuLogsDumpToMemory(buffer: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None, int | None]: ...
-def cuCheckpointProcessGetRestoreThreadId(pid: int, ) -> tuple[CUresult, int | None]: ...
-def cuCheckpointProcessGetState(pid: int, ) -> tuple[CUresult, CUprocessState | None]: ...
-def cuCheckpointProcessLock(pid: int, args: CUcheckpointLockArgs | None) -> tuple[CUresult]: ...
-def cuCheckpointProcessCheckpoint(pid: int, args: CUcheckpointCheckpointArgs | None) -> tuple[CUresult]: ...
-def cuCheckpointProcessRestore(pid: int, args: CUcheckpointRestoreArgs | None) -> tuple[CUresult]: ...
-def cuCheckpointProcessUnlock(pid: int, args: CUcheckpointUnlockArgs | None) -> tuple[CUresult]: ...
+def cuGetErrorString(error: CUresult | int, ) -> tuple[CUresult, bytes | None]:
+    """Returns `tuple[CUresult, bytes | None]`.
+
+    Gets the string description of an error code
+
+    Sets `*pStr` to the address of a NULL-terminated string description
+    of the error code `error`.
+    If the error code is not recognized, `CUDA_ERROR_INVALID_VALUE`
+    will be returned and `*pStr` will be set to the NULL address.
+
+    **Parameters:**
+    - `error`: Error code to convert to string
+    - `pStr`: Address of the string pointer.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `CUresult`,
+    `cudaGetErrorString`
+    """
+def cuGetErrorName(error: CUresult | int, ) -> tuple[CUresult, bytes | None]:
+    """Returns `tuple[CUresult, bytes | None]`.
+
+    Gets the string representation of an error code enum name
+
+    Sets `*pStr` to the address of a NULL-terminated string representation
+    of the name of the enum error code `error`.
+    If the error code is not recognized, `CUDA_ERROR_INVALID_VALUE`
+    will be returned and `*pStr` will be set to the NULL address.
+
+    **Parameters:**
+    - `error`: Error code to convert to string
+    - `pStr`: Address of the string pointer.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `CUresult`,
+    `cudaGetErrorName`
+    """
+def cuInit(Flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Initialize the CUDA driver API
+    Initializes the driver API and must be called before any other function from
+    the driver API in the current process. Currently, the `Flags` parameter must be 0. If `cuInit(`)
+    has not been called, any function from the driver API will return
+    `CUDA_ERROR_NOT_INITIALIZED`.
+
+    **Parameters:**
+    - `Flags`: Initialization flag for CUDA.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_SYSTEM_DRIVER_MISMATCH`,
+    `CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    """
+def cuDriverGetVersion() -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the latest CUDA version supported by driver
+
+    Returns in `*driverVersion` the version of CUDA supported by
+    the driver.  The version is returned as
+    (1000 * major + 10 * minor). For example, CUDA 9.2
+    would be represented by 9020.
+
+    This function automatically returns `CUDA_ERROR_INVALID_VALUE` if
+    `driverVersion` is NULL.
+
+    **Parameters:**
+    - `driverVersion`: Returns the CUDA driver version
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaDriverGetVersion`,
+    `cudaRuntimeGetVersion`
+    """
+def cuDeviceGet(ordinal: int) -> tuple[CUresult, CUdevice | None]:
+    """Returns `tuple[CUresult, CUdevice | None]`.
+
+    Returns a handle to a compute device
+
+    Returns in `*device` a device handle given an ordinal in the range <b>[0,
+    `cuDeviceGetCount()-1]</b>`.
+
+    **Parameters:**
+    - `device`: Returned device handle
+    - `ordinal`: Device number to get handle for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGetUuid`,
+    `cuDeviceGetLuid`,
+    `cuDeviceTotalMem`,
+    `cuDeviceGetExecAffinitySupport`
+    """
+def cuDeviceGetCount() -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the number of compute-capable devices
+
+    Returns in `*count` the number of devices with compute capability greater
+    than or equal to 2.0 that are available for execution. If there is no such
+    device, `cuDeviceGetCount(`) returns 0.
+
+    **Parameters:**
+    - `count`: Returned number of compute-capable devices
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetName`,
+    `cuDeviceGetUuid`,
+    `cuDeviceGetLuid`,
+    `cuDeviceGet`,
+    `cuDeviceTotalMem`,
+    `cuDeviceGetExecAffinitySupport`,
+    `cudaGetDeviceCount`
+    """
+def cuDeviceGetName(len: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
+    """Returns `tuple[CUresult, bytes | None]`.
+
+    Returns an identifier string for the device
+
+    Returns an ASCII string identifying the device `dev` in the NULL-terminated
+    string pointed to by `name`. `len` specifies the maximum length of the
+    string that may be returned. `name` is shortened to the specified `len`, if `len` is less than the device name
+
+    **Parameters:**
+    - `name`: Returned identifier string for the device
+    - `len`: Maximum length of string to store in `name`
+    - `dev`: Device to get identifier string for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetUuid`,
+    `cuDeviceGetLuid`,
+    `cuDeviceGetCount`,
+    `cuDeviceGet`,
+    `cuDeviceTotalMem`,
+    `cuDeviceGetExecAffinitySupport`,
+    `cudaGetDeviceProperties`
+    """
+def cuDeviceGetUuid(dev: CUdevice | int) -> tuple[CUresult, CUuuid | None]:
+    """Returns `tuple[CUresult, CUuuid | None]`.
+
+    Return an UUID for the device
+
+    Note there is a later version of this API, `cuDeviceGetUuid_v2`. It will
+    supplant this version in 12.0, which is retained for minor version compatibility.
+
+    Returns 16-octets identifying the device `dev` in the structure
+    pointed by the `uuid`.
+
+    **Parameters:**
+    - `uuid`: Returned UUID
+    - `dev`: Device to get identifier string for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetUuid_v2`
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGetLuid`,
+    `cuDeviceGet`,
+    `cuDeviceTotalMem`,
+    `cuDeviceGetExecAffinitySupport`,
+    `cudaGetDeviceProperties`
+    """
+def cuDeviceGetUuid_v2(dev: CUdevice | int) -> tuple[CUresult, CUuuid | None]:
+    """Returns `tuple[CUresult, CUuuid | None]`.
+
+    Return an UUID for the device (11.4+)
+
+    Returns 16-octets identifying the device `dev` in the structure
+    pointed by the `uuid`. If the device is in MIG mode, returns its
+    MIG UUID which uniquely identifies the subscribed MIG compute instance.
+
+    **Parameters:**
+    - `uuid`: Returned UUID
+    - `dev`: Device to get identifier string for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGetLuid`,
+    `cuDeviceGet`,
+    `cuDeviceTotalMem`,
+    `cudaGetDeviceProperties`
+    """
+def cuDeviceGetLuid(dev: CUdevice | int) -> tuple[CUresult, bytes | None, int | None]:
+    """Returns `tuple[CUresult, bytes | None, int | None]`.
+
+    Return an LUID and device node mask for the device
+
+    Return identifying information (\\p luid and `deviceNodeMask`) to allow
+    matching device with graphics APIs.
+
+    **Parameters:**
+    - `luid`: Returned LUID
+    - `deviceNodeMask`: Returned device node mask
+    - `dev`: Device to get identifier string for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGet`,
+    `cuDeviceTotalMem`,
+    `cuDeviceGetExecAffinitySupport`,
+    `cudaGetDeviceProperties`
+    """
+def cuDeviceTotalMem(dev: CUdevice | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the total amount of memory on the device
+
+    Returns in `*bytes` the total amount of memory available on the device
+    `dev` in bytes.
+
+    **Parameters:**
+    - `bytes`: Returned memory available on device in bytes
+    - `dev`: Device handle
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGetUuid`,
+    `cuDeviceGet`,
+    `cuDeviceGetExecAffinitySupport`,
+    `cudaMemGetInfo`
+    """
+def cuDeviceGetTexture1DLinearMaxWidth(format: CUarray_format | int, numChannels: int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the maximum number of elements allocatable in a 1D linear texture for a given texture element size.
+
+    Returns in `maxWidthInElements` the maximum number of texture elements allocatable in a 1D linear texture
+    for given `format` and `numChannels`.
+
+    **Parameters:**
+    - `maxWidthInElements`: Returned maximum number of texture elements allocatable for given `format` and `numChannels`.
+    - `format`: Texture format.
+    - `numChannels`: Number of channels per texture element.
+    - `dev`: Device handle.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGetUuid`,
+    `cuDeviceGet`,
+    `cudaMemGetInfo`,
+    `cuDeviceTotalMem`
+    """
+def cuDeviceGetAttribute(attrib: CUdevice_attribute | int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns information about the device
+
+    Returns in `*pi` the integer value of the attribute `attrib` on device
+    `dev`. The supported attributes are:
+    - `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK`: Maximum number of threads per
+    block;
+    - `CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X`: Maximum x-dimension of a block
+    - `CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y`: Maximum y-dimension of a block
+    - `CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z`: Maximum z-dimension of a block
+    - `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X`: Maximum x-dimension of a grid
+    - `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y`: Maximum y-dimension of a grid
+    - `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z`: Maximum z-dimension of a grid
+    - `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK`: Maximum amount of
+    shared memory available to a thread block in bytes
+    - `CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY`: Memory available on device for
+    __constant__ variables in a CUDA C kernel in bytes
+    - `CU_DEVICE_ATTRIBUTE_WARP_SIZE`: Warp size in threads
+    - `CU_DEVICE_ATTRIBUTE_MAX_PITCH`: Maximum pitch in bytes allowed by the
+    memory copy functions that involve memory regions allocated through
+    `cuMemAllocPitch(`)
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH`: Maximum 1D
+    texture width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`: Maximum width
+    for a 1D texture bound to linear memory
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH`: Maximum
+    mipmapped 1D texture width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH`: Maximum 2D
+    texture width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT`: Maximum 2D
+    texture height
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH`: Maximum width
+    for a 2D texture bound to linear memory
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT`: Maximum height
+    for a 2D texture bound to linear memory
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH`: Maximum pitch
+    in bytes for a 2D texture bound to linear memory
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH`: Maximum
+    mipmapped 2D texture width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT`: Maximum
+    mipmapped 2D texture height
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH`: Maximum 3D
+    texture width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT`: Maximum 3D
+    texture height
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH`: Maximum 3D
+    texture depth
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE`:
+    Alternate maximum 3D texture width, 0 if no alternate
+    maximum 3D texture size is supported
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE`:
+    Alternate maximum 3D texture height, 0 if no alternate
+    maximum 3D texture size is supported
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE`:
+    Alternate maximum 3D texture depth, 0 if no alternate
+    maximum 3D texture size is supported
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH`:
+    Maximum cubemap texture width or height
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH`:
+    Maximum 1D layered texture width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS`:
+    Maximum layers in a 1D layered texture
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH`:
+    Maximum 2D layered texture width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT`:
+    Maximum 2D layered texture height
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS`:
+    Maximum layers in a 2D layered texture
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH`:
+    Maximum cubemap layered texture width or height
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS`:
+    Maximum layers in a cubemap layered texture
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH`:
+    Maximum 1D surface width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH`:
+    Maximum 2D surface width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT`:
+    Maximum 2D surface height
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH`:
+    Maximum 3D surface width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT`:
+    Maximum 3D surface height
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH`:
+    Maximum 3D surface depth
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH`:
+    Maximum 1D layered surface width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS`:
+    Maximum layers in a 1D layered surface
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH`:
+    Maximum 2D layered surface width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT`:
+    Maximum 2D layered surface height
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS`:
+    Maximum layers in a 2D layered surface
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH`:
+    Maximum cubemap surface width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH`:
+    Maximum cubemap layered surface width
+    - `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS`:
+    Maximum layers in a cubemap layered surface
+    - `CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK`: Maximum number of 32-bit
+    registers available to a thread block
+    - `CU_DEVICE_ATTRIBUTE_CLOCK_RATE`: The typical clock frequency in kilohertz
+    - `CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT`: Alignment requirement; texture
+    base addresses aligned to `textureAlign` bytes do not need an offset
+    applied to texture fetches
+    - `CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT`: Pitch alignment requirement
+    for 2D texture references bound to pitched memory
+    - `CU_DEVICE_ATTRIBUTE_GPU_OVERLAP`: 1 if the device can concurrently copy
+    memory between host and device while executing a kernel, or 0 if not
+    - `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`: Number of multiprocessors on
+    the device
+    - `CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT`: 1 if there is a run time limit
+    for kernels executed on the device, or 0 if not
+    - `CU_DEVICE_ATTRIBUTE_INTEGRATED`: 1 if the device is integrated with the
+    memory subsystem, or 0 if not
+    - `CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY`: 1 if the device can map host
+    memory into the CUDA address space, or 0 if not
+    - `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE`: Compute mode that device is currently
+    in. Available modes are as follows:
+    - `CU_COMPUTEMODE_DEFAULT`: Default mode - Device is not restricted and
+    can have multiple CUDA contexts present at a single time.
+    - `CU_COMPUTEMODE_PROHIBITED`: Compute-prohibited mode - Device is
+    prohibited from creating new CUDA contexts.
+    - `CU_COMPUTEMODE_EXCLUSIVE_PROCESS`:  Compute-exclusive-process mode - Device
+    can have only one context used by a single process at a time.
+    - `CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS`: 1 if the device supports
+    executing multiple kernels within the same context simultaneously, or 0 if
+    not. It is not guaranteed that multiple kernels will be resident
+    on the device concurrently so this feature should not be relied upon for
+    correctness.
+    - `CU_DEVICE_ATTRIBUTE_ECC_ENABLED`: 1 if error correction is enabled on the
+    device, 0 if error correction is disabled or not supported by the device
+    - `CU_DEVICE_ATTRIBUTE_PCI_BUS_ID`: PCI bus identifier of the device
+    - `CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID`: PCI device (also known as slot) identifier
+    of the device
+    - `CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID`: PCI domain identifier of the device
+    - `CU_DEVICE_ATTRIBUTE_TCC_DRIVER`: 1 if the device is using a TCC driver. TCC
+    is only available on Tesla hardware running Windows Vista or later
+    - `CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE`: Peak memory clock frequency in kilohertz
+    - `CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH`: Global memory bus width in bits
+    - `CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE`: Size of L2 cache in bytes. 0 if the device doesn't have L2 cache
+    - `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR`: Maximum resident threads per multiprocessor
+    - `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`: 1 if the device shares a unified address space with
+    the host, or 0 if not
+    - `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR`: Major compute capability version number
+    - `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR`: Minor compute capability version number
+    - `CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED`: 1 if device supports caching globals
+    in L1 cache, 0 if caching globals in L1 cache is not supported by the device
+    - `CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED`: 1 if device supports caching locals
+    in L1 cache, 0 if caching locals in L1 cache is not supported by the device
+    - `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR`: Maximum amount of
+    shared memory available to a multiprocessor in bytes; this amount is shared
+    by all thread blocks simultaneously resident on a multiprocessor
+    - `CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR`: Maximum number of 32-bit
+    registers available to a multiprocessor; this number is shared by all thread
+    blocks simultaneously resident on a multiprocessor
+    - `CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY`: 1 if device supports allocating managed memory
+    on this system, 0 if allocating managed memory is not supported by the device on this system.
+    - `CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD`: 1 if device is on a multi-GPU board, 0 if not.
+    - `CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID`: Unique identifier for a group of devices
+    associated with the same board. Devices on the same multi-GPU board will share the same identifier.
+    - `CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED`: 1 if Link between the device and the host
+    supports native atomic operations.
+    - `CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO`: Ratio of single precision performance
+    (in floating-point operations per second) to double precision performance.
+    - `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`: Device supports coherently accessing
+    pageable memory without calling cudaHostRegister on it.
+    - `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`: Device can coherently access managed memory
+    concurrently with the CPU.
+    - `CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED`: Device supports Compute Preemption.
+    - `CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM`: Device can access host registered
+    memory at the same virtual address as the CPU.
+    -  `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`: The maximum per block shared memory size
+    supported on this device. This is the maximum value that can be opted into when using the cuFuncSetAttribute() or cuKernelSetAttribute() call.
+    For more details see `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
+    - `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`: Device accesses pageable memory via the host's
+    page tables.
+    - `CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST`: The host can directly access managed memory on the device without migration.
+    - `CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED`:  Device supports virtual memory management APIs like `cuMemAddressReserve`, `cuMemCreate`, `cuMemMap` and related APIs
+    - `CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED`: Device supports exporting memory to a posix file descriptor with `cuMemExportToShareableHandle`, if requested via `cuMemCreate`
+    - `CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED`:  Device supports exporting memory to a Win32 NT handle with `cuMemExportToShareableHandle`, if requested via `cuMemCreate`
+    - `CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED`: Device supports exporting memory to a Win32 KMT handle with `cuMemExportToShareableHandle`, if requested via `cuMemCreate`
+    - `CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR`: Maximum number of thread blocks that can reside on a multiprocessor
+    - `CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED`: Device supports compressible memory allocation via `cuMemCreate`
+    - `CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE`: Maximum L2 persisting lines capacity setting in bytes
+    - `CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE`: Maximum value of CUaccessPolicyWindow::num_bytes
+    - `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED`: Device supports specifying the GPUDirect RDMA flag with `cuMemCreate`.
+    - `CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK`: Amount of shared memory per block reserved by CUDA driver in bytes
+    - `CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED`: Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays.
+    - `CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED`: Device supports using the `cuMemHostRegister` flag `CU_MEMHOSTERGISTER_READ_ONLY` to register memory that must be mapped as read-only to the GPU
+    - `CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED`: Device supports using the `cuMemAllocAsync` and `cuMemPool` family of APIs
+    - `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED`: Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information)
+    - `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS`: The returned attribute shall be interpreted as a bitmask, where the individual bits are described by the `CUflushGPUDirectRDMAWritesOptions` enum
+    - `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING`: GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See `CUGPUDirectRDMAWritesOrdering` for the numerical values returned here.
+    - `CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES`: Bitmask of handle types supported with mempool based IPC
+    - `CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED`: Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays.
+    - `CU_DEVICE_ATTRIBUTE_NUMA_CONFIG`: NUMA configuration of a device: value is of type `CUdeviceNumaConfig` enum
+    - `CU_DEVICE_ATTRIBUTE_NUMA_ID`: NUMA node ID of the GPU memory
+    - `CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED`: Device supports switch multicast and reduction operations.
+    - `CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID`: The combined 16-bit PCI device ID and 16-bit PCI vendor ID.
+    - `CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID`: The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID.
+    ID.
+    - `CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED`: Device supports HOST_NUMA location with the virtual memory management APIs like `cuMemCreate`, `cuMemMap` and related APIs
+    - `CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED`: Device supports HOST_NUMA location with the `cuMemAllocAsync` and `cuMemPool` family of APIs
+
+    **Parameters:**
+    - `pi`: Returned device attribute value
+    - `attrib`: Device attribute to query
+    - `dev`: Device handle
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGetUuid`,
+    `cuDeviceGet`,
+    `cuDeviceTotalMem`,
+    `cuDeviceGetExecAffinitySupport`,
+    `cudaDeviceGetAttribute`,
+    `cudaGetDeviceProperties`
+    """
+def cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: Any, dev: CUdevice | int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Return NvSciSync attributes that this device can support.
+
+    Returns in `nvSciSyncAttrList`, the properties of NvSciSync that
+    this CUDA device, `dev` can support. The returned `nvSciSyncAttrList`
+    can be used to create an NvSciSync object that matches this device's capabilities.
+
+    If NvSciSyncAttrKey_RequiredPerm field in `nvSciSyncAttrList` is
+    already set this API will return `CUDA_ERROR_INVALID_VALUE`.
+
+    The applications should set `nvSciSyncAttrList` to a valid
+    NvSciSyncAttrList failing which this API will return
+    `CUDA_ERROR_INVALID_HANDLE`.
+
+    The `flags` controls how applications intends to use
+    the NvSciSync created from the `nvSciSyncAttrList`. The valid flags are:
+    - `CUDA_NVSCISYNC_ATTR_SIGNAL`, specifies that the applications intends to
+    signal an NvSciSync on this CUDA device.
+    - `CUDA_NVSCISYNC_ATTR_WAIT`, specifies that the applications intends to
+    wait on an NvSciSync on this CUDA device.
+
+    At least one of these flags must be set, failing which the API
+    returns `CUDA_ERROR_INVALID_VALUE`. Both the flags are orthogonal
+    to one another: a developer may set both these flags that allows to
+    set both wait and signal specific attributes in the same `nvSciSyncAttrList`.
+
+    Note that this API updates the input `nvSciSyncAttrList` with values equivalent
+    to the following public attribute key-values:
+    NvSciSyncAttrKey_RequiredPerm is set to
+    - NvSciSyncAccessPerm_SignalOnly if `CUDA_NVSCISYNC_ATTR_SIGNAL` is set in `flags`.
+    - NvSciSyncAccessPerm_WaitOnly if `CUDA_NVSCISYNC_ATTR_WAIT` is set in `flags`.
+    - NvSciSyncAccessPerm_WaitSignal if both `CUDA_NVSCISYNC_ATTR_WAIT` and
+    `CUDA_NVSCISYNC_ATTR_SIGNAL` are set in `flags`.
+    NvSciSyncAttrKey_PrimitiveInfo is set to
+    - NvSciSyncAttrValPrimitiveType_SysmemSemaphore on any valid `device`.
+    - NvSciSyncAttrValPrimitiveType_Syncpoint if `device` is a Tegra device.
+    - NvSciSyncAttrValPrimitiveType_SysmemSemaphorePayload64b if `device` is GA10X+.
+    NvSciSyncAttrKey_GpuId is set to the same UUID that is returned for this
+    `device` from `cuDeviceGetUuid`.
+
+    **Parameters:**
+    - `nvSciSyncAttrList`: Return NvSciSync attributes supported.
+    - `dev`: Valid Cuda Device to get NvSciSync attributes for.
+    - `flags`: flags describing NvSciSync usage.
+
+    **Returns:**
+
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:**
+    `cuImportExternalSemaphore`,
+    `cuDestroyExternalSemaphore`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`
+    """
+def cuDeviceSetMemPool(dev: CUdevice | int, pool: CUmemoryPool | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the current memory pool of a device
+
+    The memory pool must be local to the specified device.
+    `cuMemAllocAsync` allocates from the current mempool of the provided stream's device.
+    By default, a device's current memory pool is its default memory pool.
+
+    **Note:** Use `cuMemAllocFromPoolAsync` to specify asynchronous allocations from a device different
+    than the one the stream runs on.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuDeviceGetDefaultMemPool`, `cuDeviceGetMemPool`, `cuMemPoolCreate`, `cuMemPoolDestroy`, `cuMemAllocFromPoolAsync`
+    """
+def cuDeviceGetMemPool(dev: CUdevice | int) -> tuple[CUresult, CUmemoryPool | None]:
+    """Returns `tuple[CUresult, CUmemoryPool | None]`.
+
+    Gets the current mempool for a device
+
+    Returns the last pool provided to `cuDeviceSetMemPool` for this device
+    or the device's default memory pool if `cuDeviceSetMemPool` has never been called.
+    By default the current mempool is the default mempool for a device.
+    Otherwise the returned pool must have been set with `cuDeviceSetMemPool`.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuDeviceGetDefaultMemPool`, `cuMemPoolCreate`, `cuDeviceSetMemPool`
+    """
+def cuDeviceGetDefaultMemPool(dev: CUdevice | int) -> tuple[CUresult, CUmemoryPool | None]:
+    """Returns `tuple[CUresult, CUmemoryPool | None]`.
+
+    Returns the default mempool of a device
+
+    The default mempool of a device contains device memory from that device.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuMemAllocAsync`, `cuMemPoolTrimTo`, `cuMemPoolGetAttribute`, `cuMemPoolSetAttribute`, cuMemPoolSetAccess, `cuDeviceGetMemPool`, `cuMemPoolCreate`
+    """
+def cuDeviceGetExecAffinitySupport(type: CUexecAffinityType | int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns information about the execution affinity support of the device.
+
+    Returns in `*pi` whether execution affinity type `type` is supported by device `dev`.
+    The supported types are:
+    - `CU_EXEC_AFFINITY_TYPE_SM_COUNT`: 1 if context with limited SMs is supported by the device,
+    or 0 if not;
+
+    **Parameters:**
+    - `pi`: 1 if the execution affinity type `type` is supported by the device, or 0 if not
+    - `type`: Execution affinity type to query
+    - `dev`: Device handle
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGetUuid`,
+    `cuDeviceGet`,
+    `cuDeviceTotalMem`
+    """
+def cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget | int, scope: CUflushGPUDirectRDMAWritesScope | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Blocks until remote writes are visible to the specified scope
+
+    Blocks until GPUDirect RDMA writes to the target context via mappings
+    created through APIs like nvidia_p2p_get_pages (see
+    https://docs.nvidia.com/cuda/gpudirect-rdma for more information), are
+    visible to the specified scope.
+
+    If the scope equals or lies within the scope indicated by
+    `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING`, the call
+    will be a no-op and can be safely omitted for performance. This can be
+    determined by comparing the numerical values between the two enums, with
+    smaller scopes having smaller values.
+
+    On platforms that support GPUDirect RDMA writes via more than one path in
+    hardware (see `CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE`), the user should
+    consider those paths as belonging to separate ordering domains. Note that in
+    such cases CUDA driver will report both RDMA writes ordering and RDMA write
+    scope as ALL_DEVICES and a call to cuFlushGPUDirectRDMA will be a no-op,
+    but when these multiple paths are used simultaneously, it is the user's
+    responsibility to ensure ordering by using mechanisms outside the scope of
+    CUDA.
+
+    Users may query support for this API via
+    `CU_DEVICE_ATTRIBUTE_FLUSH_FLUSH_GPU_DIRECT_RDMA_OPTIONS`.
+
+    **Parameters:**
+    - `target`: The target of the operation, see `CUflushGPUDirectRDMAWritesTarget`
+    - `scope`: The scope of the operation, see `CUflushGPUDirectRDMAWritesScope`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    """
+def cuDeviceGetProperties(dev: CUdevice | int) -> tuple[CUresult, CUdevprop_v1 | None]:
+    """Returns `tuple[CUresult, CUdevprop_v1 | None]`.
+
+    Returns properties for a selected device
+
+    **Deprecated:**
+
+    This function was deprecated as of CUDA 5.0 and replaced by `cuDeviceGetAttribute(`).
+
+    Returns in `*prop` the properties of device `dev`. The `CUdevprop`
+    structure is defined as:
+
+    ```c
+    typedef struct CUdevprop_st {
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int sharedMemPerBlock;
+    int totalConstantMemory;
+    int SIMDWidth;
+    int memPitch;
+    int regsPerBlock;
+    int clockRate;
+    int textureAlign
+    } CUdevprop;
+    ```
+    where:
+
+    - `maxThreadsPerBlock` is the maximum number of threads per block;
+    - `maxThreadsDim[3]` is the maximum sizes of each dimension of a block;
+    - `maxGridSize[3]` is the maximum sizes of each dimension of a grid;
+    - `sharedMemPerBlock` is the total amount of shared memory available per
+    block in bytes;
+    - `totalConstantMemory` is the total amount of constant memory available on
+    the device in bytes;
+    - `SIMDWidth` is the warp size;
+    - `memPitch` is the maximum pitch allowed by the memory copy functions that
+    involve memory regions allocated through `cuMemAllocPitch(`);
+    - `regsPerBlock` is the total number of registers available per block;
+    - `clockRate` is the clock frequency in kilohertz;
+    - `textureAlign` is the alignment requirement; texture base addresses that
+    are aligned to `textureAlign` bytes do not need an offset applied to
+    texture fetches.
+
+    **Parameters:**
+    - `prop`: Returned properties of device
+    - `dev`: Device to get properties for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGetUuid`,
+    `cuDeviceGet`,
+    `cuDeviceTotalMem`
+    """
+def cuDeviceComputeCapability(dev: CUdevice | int) -> tuple[CUresult, int | None, int | None]:
+    """Returns `tuple[CUresult, int | None, int | None]`.
+
+    Returns the compute capability of the device
+
+    **Deprecated:**
+
+    This function was deprecated as of CUDA 5.0 and its functionality superseded
+    by `cuDeviceGetAttribute(`).
+
+    Returns in `*major` and `*minor` the major and minor revision numbers that
+    define the compute capability of the device `dev`.
+
+    **Parameters:**
+    - `major`: Major revision number
+    - `minor`: Minor revision number
+    - `dev`: Device handle
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetCount`,
+    `cuDeviceGetName`,
+    `cuDeviceGetUuid`,
+    `cuDeviceGet`,
+    `cuDeviceTotalMem`
+    """
+def cuDevicePrimaryCtxRetain(dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]:
+    """Returns `tuple[CUresult, CUcontext | None]`.
+
+    Retain the primary context on the GPU
+
+    Retains the primary context on the device.
+    Once the user successfully retains the primary context, the primary context
+    will be active and available to the user until the user releases it
+    with `cuDevicePrimaryCtxRelease(`) or resets it with `cuDevicePrimaryCtxReset(`).
+    Unlike `cuCtxCreate(`) the newly retained context is not pushed onto the stack.
+
+    Retaining the primary context for the first time will fail with `CUDA_ERROR_UNKNOWN`
+    if the compute mode of the device is `CU_COMPUTEMODE_PROHIBITED`. The function
+    `cuDeviceGetAttribute(`) can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to
+    determine the compute mode  of the device.
+    The <i>nvidia-smi</i> tool can be used to set the compute mode for
+    devices. Documentation for <i>nvidia-smi</i> can be obtained by passing a
+    -h option to it.
+
+    Please note that the primary context always supports pinned allocations. Other
+    flags can be specified by `cuDevicePrimaryCtxSetFlags(`).
+
+    **Parameters:**
+    - `pctx`: Returned context handle of the new context
+    - `dev`: Device for which primary context is requested
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuDevicePrimaryCtxRelease`,
+    `cuDevicePrimaryCtxSetFlags`,
+    `cuCtxCreate`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`
+    """
+def cuDevicePrimaryCtxRelease(dev: CUdevice | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Release the primary context on the GPU
+
+    Releases the primary context interop on the device.
+    A retained context should always be released once the user is done using
+    it. The context is automatically reset once the last reference to it is
+    released. This behavior is different when the primary context was retained
+    by the CUDA runtime from CUDA 4.0 and earlier. In this case, the primary
+    context remains always active.
+
+    Releasing a primary context that has not been previously retained will
+    fail with `CUDA_ERROR_INVALID_CONTEXT`.
+
+    Please note that unlike `cuCtxDestroy(`) this method does not pop the context
+    from stack in any circumstances.
+
+    **Parameters:**
+    - `dev`: Device which primary context is released
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuDevicePrimaryCtxRetain`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`
+    """
+def cuDevicePrimaryCtxSetFlags(dev: CUdevice | int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Set flags for the primary context
+
+    Sets the flags for the primary context on the device overwriting perviously
+    set ones.
+
+    The three LSBs of the `flags` parameter can be used to control how the OS
+    thread, which owns the CUDA context at the time of an API call, interacts
+    with the OS scheduler when waiting for results from the GPU. Only one of
+    the scheduling flags can be set when creating a context.
+
+    - `CU_CTX_SCHED_SPIN`: Instruct CUDA to actively spin when waiting for
+    results from the GPU. This can decrease latency when waiting for the GPU,
+    but may lower the performance of CPU threads if they are performing work in
+    parallel with the CUDA thread.
+
+    - `CU_CTX_SCHED_YIELD`: Instruct CUDA to yield its thread when waiting for
+    results from the GPU. This can increase latency when waiting for the GPU,
+    but can increase the performance of CPU threads performing work in parallel
+    with the GPU.
+
+    - `CU_CTX_SCHED_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
+    synchronization primitive when waiting for the GPU to finish work.
+
+    - `CU_CTX_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
+    synchronization primitive when waiting for the GPU to finish work. <br>
+    <b>Deprecated:</b> This flag was deprecated as of CUDA 4.0 and was
+    replaced with `CU_CTX_SCHED_BLOCKING_SYNC`.
+
+    - `CU_CTX_SCHED_AUTO`: The default value if the `flags` parameter is zero,
+    uses a heuristic based on the number of active CUDA contexts in the
+    process *C* and the number of logical processors in the system *P.* If
+    *C* > *P,* then CUDA will yield to other OS threads when waiting for
+    the GPU (::CU_CTX_SCHED_YIELD), otherwise CUDA will not yield while
+    waiting for results and actively spin on the processor (::CU_CTX_SCHED_SPIN).
+    Additionally, on Tegra devices, `CU_CTX_SCHED_AUTO` uses a heuristic based on
+    the power profile of the platform and may choose `CU_CTX_SCHED_BLOCKING_SYNC`
+    for low-powered devices.
+
+    - `CU_CTX_LMEM_RESIZE_TO_MAX`: Instruct CUDA to not reduce local memory
+    after resizing local memory for a kernel. This can prevent thrashing by
+    local memory allocations when launching many kernels with high local
+    memory usage at the cost of potentially increased memory usage. <br>
+    <b>Deprecated:</b> This flag is deprecated and the behavior enabled
+    by this flag is now the default and cannot be disabled.
+
+    - `CU_CTX_COREDUMP_ENABLE`: If GPU coredumps have not been enabled globally
+    with `cuCoredumpSetAttributeGlobal` or environment variables, this flag can
+    be set during context creation to instruct CUDA to create a coredump if
+    this context raises an exception during execution. These environment variables
+    are described in the CUDA-GDB user guide under the "GPU core dump support"
+    section.
+    The initial settings will be taken from the global settings at the time of
+    context creation. The other settings that control coredump output can be
+    modified by calling `cuCoredumpSetAttribute` from the created context after
+    it becomes current.
+
+    - `CU_CTX_USER_COREDUMP_ENABLE`: If user-triggered GPU coredumps have not
+    been enabled globally with `cuCoredumpSetAttributeGlobal` or environment
+    variables, this flag can be set during context creation to instruct CUDA to
+    create a coredump if data is written to a certain pipe that is present in the
+    OS space. These environment variables are described in the CUDA-GDB user
+    guide under the "GPU core dump support" section.
+    It is important to note that the pipe name *must* be set with
+    `cuCoredumpSetAttributeGlobal` before creating the context if this flag is
+    used. Setting this flag implies that `CU_CTX_COREDUMP_ENABLE` is set.
+    The initial settings will be taken from the global settings at the time of
+    context creation. The other settings that control coredump output can be
+    modified by calling `cuCoredumpSetAttribute` from the created context after
+    it becomes current.
+
+    - `CU_CTX_SYNC_MEMOPS`: Ensures that synchronous memory operations initiated
+    on this context will always synchronize. See further documentation in the
+    section titled "API Synchronization behavior" to learn more about cases when
+    synchronous memory operations can exhibit asynchronous behavior.
+
+    **Parameters:**
+    - `dev`: Device for which the primary context flags are set
+    - `flags`: New flags for the device
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuDevicePrimaryCtxRetain`,
+    `cuDevicePrimaryCtxGetState`,
+    `cuCtxCreate`,
+    `cuCtxGetFlags`,
+    `cuCtxSetFlags`,
+    `cudaSetDeviceFlags`
+    """
+def cuDevicePrimaryCtxGetState(dev: CUdevice | int, ) -> tuple[CUresult, int | None, int | None]:
+    """Returns `tuple[CUresult, int | None, int | None]`.
+
+    Get the state of the primary context
+
+    Returns in `*flags` the flags for the primary context of `dev`, and in
+    `*active` whether it is active.  See `cuDevicePrimaryCtxSetFlags` for flag
+    values.
+
+    **Parameters:**
+    - `dev`: Device to get primary context flags for
+    - `flags`: Pointer to store flags
+    - `active`: Pointer to store context state; 0 = inactive, 1 = active
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDevicePrimaryCtxSetFlags`,
+    `cuCtxGetFlags`,
+    `cuCtxSetFlags`,
+    `cudaGetDeviceFlags`
+    """
+def cuDevicePrimaryCtxReset(dev: CUdevice | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroy all allocations and reset all state on the primary context
+
+    Explicitly destroys and cleans up all resources associated with the current
+    device in the current process.
+
+    Note that it is responsibility of the calling function to ensure that no
+    other module in the process is using the device any more. For that reason
+    it is recommended to use `cuDevicePrimaryCtxRelease(`) in most cases.
+    However it is safe for other modules to call `cuDevicePrimaryCtxRelease(`)
+    even after resetting the device.
+    Resetting the primary context does not release it, an application that has
+    retained the primary context should explicitly release its usage.
+
+    **Parameters:**
+    - `dev`: Device for which primary context is destroyed
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuDevicePrimaryCtxRetain`,
+    `cuDevicePrimaryCtxRelease`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`,
+    `cudaDeviceReset`
+    """
+def cuCtxCreate(flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]:
+    """Returns `tuple[CUresult, CUcontext | None]`.
+
+    Create a CUDA context
+
+    **Note:** In most cases it is recommended to use `cuDevicePrimaryCtxRetain`.
+
+    Creates a new CUDA context and associates it with the calling thread. The
+    `flags` parameter is described below. The context is created with a usage
+    count of 1 and the caller of `cuCtxCreate(`) must call `cuCtxDestroy(`)
+    when done using the context. If a context is already current to the thread,
+    it is supplanted by the newly created context and may be restored by a subsequent
+    call to `cuCtxPopCurrent(`).
+
+    The three LSBs of the `flags` parameter can be used to control how the OS
+    thread, which owns the CUDA context at the time of an API call, interacts
+    with the OS scheduler when waiting for results from the GPU. Only one of
+    the scheduling flags can be set when creating a context.
+
+    - `CU_CTX_SCHED_SPIN`: Instruct CUDA to actively spin when waiting for
+    results from the GPU. This can decrease latency when waiting for the GPU,
+    but may lower the performance of CPU threads if they are performing work in
+    parallel with the CUDA thread.
+
+    - `CU_CTX_SCHED_YIELD`: Instruct CUDA to yield its thread when waiting for
+    results from the GPU. This can increase latency when waiting for the GPU,
+    but can increase the performance of CPU threads performing work in parallel
+    with the GPU.
+
+    - `CU_CTX_SCHED_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
+    synchronization primitive when waiting for the GPU to finish work.
+
+    - `CU_CTX_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
+    synchronization primitive when waiting for the GPU to finish work. <br>
+    <b>Deprecated:</b> This flag was deprecated as of CUDA 4.0 and was
+    replaced with `CU_CTX_SCHED_BLOCKING_SYNC`.
+
+    - `CU_CTX_SCHED_AUTO`: The default value if the `flags` parameter is zero,
+    uses a heuristic based on the number of active CUDA contexts in the
+    process *C* and the number of logical processors in the system *P.* If
+    *C* > *P,* then CUDA will yield to other OS threads when waiting for
+    the GPU (::CU_CTX_SCHED_YIELD), otherwise CUDA will not yield while
+    waiting for results and actively spin on the processor (::CU_CTX_SCHED_SPIN).
+    Additionally, on Tegra devices, `CU_CTX_SCHED_AUTO` uses a heuristic based on
+    the power profile of the platform and may choose `CU_CTX_SCHED_BLOCKING_SYNC`
+    for low-powered devices.
+
+    - `CU_CTX_MAP_HOST`: Instruct CUDA to support mapped pinned allocations.
+    This flag must be set in order to allocate pinned host memory that is
+    accessible to the GPU.
+
+    - `CU_CTX_LMEM_RESIZE_TO_MAX`: Instruct CUDA to not reduce local memory
+    after resizing local memory for a kernel. This can prevent thrashing by
+    local memory allocations when launching many kernels with high local
+    memory usage at the cost of potentially increased memory usage. <br>
+    <b>Deprecated:</b> This flag is deprecated and the behavior enabled
+    by this flag is now the default and cannot be disabled.
+    Instead, the per-thread stack size can be controlled with `cuCtxSetLimit(`).
+
+    - `CU_CTX_COREDUMP_ENABLE`: If GPU coredumps have not been enabled globally
+    with `cuCoredumpSetAttributeGlobal` or environment variables, this flag can
+    be set during context creation to instruct CUDA to create a coredump if
+    this context raises an exception during execution. These environment variables
+    are described in the CUDA-GDB user guide under the "GPU core dump support"
+    section.
+    The initial attributes will be taken from the global attributes at the time of
+    context creation. The other attributes that control coredump output can be
+    modified by calling `cuCoredumpSetAttribute` from the created context after
+    it becomes current.
+
+    - `CU_CTX_USER_COREDUMP_ENABLE`: If user-triggered GPU coredumps have not
+    been enabled globally with `cuCoredumpSetAttributeGlobal` or environment
+    variables, this flag can be set during context creation to instruct CUDA to
+    create a coredump if data is written to a certain pipe that is present in the
+    OS space. These environment variables are described in the CUDA-GDB user
+    guide under the "GPU core dump support" section.
+    It is important to note that the pipe name *must* be set with
+    `cuCoredumpSetAttributeGlobal` before creating the context if this flag is
+    used. Setting this flag implies that `CU_CTX_COREDUMP_ENABLE` is set.
+    The initial attributes will be taken from the global attributes at the time of
+    context creation. The other attributes that control coredump output can be
+    modified by calling `cuCoredumpSetAttribute` from the created context after
+    it becomes current.
+    Setting this flag on any context creation is equivalent to setting the
+    `CU_COREDUMP_ENABLE_USER_TRIGGER` attribute to `true` globally.
+
+    - `CU_CTX_SYNC_MEMOPS`: Ensures that synchronous memory operations initiated
+    on this context will always synchronize. See further documentation in the
+    section titled "API Synchronization behavior" to learn more about cases when
+    synchronous memory operations can exhibit asynchronous behavior.
+
+    Context creation will fail with `CUDA_ERROR_UNKNOWN` if the compute mode of
+    the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute(`)
+    can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to determine the
+    compute mode of the device. The <i>nvidia-smi</i> tool can be used to set
+    the compute mode for * devices.
+    Documentation for <i>nvidia-smi</i> can be obtained by passing a
+    -h option to it.
+
+    **Parameters:**
+    - `pctx`: Returned context handle of the new context
+    - `flags`: Context creation flags
+    - `dev`: Device to create context on
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCoredumpSetAttributeGlobal`,
+    `cuCoredumpSetAttribute`,
+    `cuCtxSynchronize`
+    """
+def cuCtxCreate_v3(paramsArray: Sequence[CUexecAffinityParam_v1] | None, numParams: int, flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]:
+    """Returns `tuple[CUresult, CUcontext | None]`.
+
+    Create a CUDA context with execution affinity
+
+    Creates a new CUDA context with execution affinity and associates it with
+    the calling thread. The `paramsArray` and `flags` parameter are described below.
+    The context is created with a usage count of 1 and the caller of `cuCtxCreate(`) must
+    call `cuCtxDestroy(`) when done using the context. If a context is already
+    current to the thread, it is supplanted by the newly created context and may
+    be restored by a subsequent call to `cuCtxPopCurrent(`).
+
+    The type and the amount of execution resource the context can use is limited by `paramsArray`
+    and `numParams`. The `paramsArray` is an array of `CUexecAffinityParam` and the `numParams`
+    describes the size of the array. If two `CUexecAffinityParam` in the array have the same type,
+    the latter execution affinity parameter overrides the former execution affinity parameter.
+    The supported execution affinity types are:
+    - `CU_EXEC_AFFINITY_TYPE_SM_COUNT` limits the portion of SMs that the context can use. The portion
+    of SMs is specified as the number of SMs via `CUexecAffinitySmCount`. This limit will be internally
+    rounded up to the next hardware-supported amount. Hence, it is imperative to query the actual execution
+    affinity of the context via `cuCtxGetExecAffinity` after context creation. Currently, this attribute
+    is only supported under Volta+ MPS.
+
+    The three LSBs of the `flags` parameter can be used to control how the OS
+    thread, which owns the CUDA context at the time of an API call, interacts
+    with the OS scheduler when waiting for results from the GPU. Only one of
+    the scheduling flags can be set when creating a context.
+
+    - `CU_CTX_SCHED_SPIN`: Instruct CUDA to actively spin when waiting for
+    results from the GPU. This can decrease latency when waiting for the GPU,
+    but may lower the performance of CPU threads if they are performing work in
+    parallel with the CUDA thread.
+
+    - `CU_CTX_SCHED_YIELD`: Instruct CUDA to yield its thread when waiting for
+    results from the GPU. This can increase latency when waiting for the GPU,
+    but can increase the performance of CPU threads performing work in parallel
+    with the GPU.
+
+    - `CU_CTX_SCHED_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
+    synchronization primitive when waiting for the GPU to finish work.
+
+    - `CU_CTX_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
+    synchronization primitive when waiting for the GPU to finish work. <br>
+    <b>Deprecated:</b> This flag was deprecated as of CUDA 4.0 and was
+    replaced with `CU_CTX_SCHED_BLOCKING_SYNC`.
+
+    - `CU_CTX_SCHED_AUTO`: The default value if the `flags` parameter is zero,
+    uses a heuristic based on the number of active CUDA contexts in the
+    process *C* and the number of logical processors in the system *P.* If
+    *C* > *P,* then CUDA will yield to other OS threads when waiting for
+    the GPU (::CU_CTX_SCHED_YIELD), otherwise CUDA will not yield while
+    waiting for results and actively spin on the processor (::CU_CTX_SCHED_SPIN).
+    Additionally, on Tegra devices, `CU_CTX_SCHED_AUTO` uses a heuristic based on
+    the power profile of the platform and may choose `CU_CTX_SCHED_BLOCKING_SYNC`
+    for low-powered devices.
+
+    - `CU_CTX_MAP_HOST`: Instruct CUDA to support mapped pinned allocations.
+    This flag must be set in order to allocate pinned host memory that is
+    accessible to the GPU.
+
+    - `CU_CTX_LMEM_RESIZE_TO_MAX`: Instruct CUDA to not reduce local memory
+    after resizing local memory for a kernel. This can prevent thrashing by
+    local memory allocations when launching many kernels with high local
+    memory usage at the cost of potentially increased memory usage. <br>
+    <b>Deprecated:</b> This flag is deprecated and the behavior enabled
+    by this flag is now the default and cannot be disabled.
+    Instead, the per-thread stack size can be controlled with `cuCtxSetLimit(`).
+
+    - `CU_CTX_COREDUMP_ENABLE`: If GPU coredumps have not been enabled globally
+    with `cuCoredumpSetAttributeGlobal` or environment variables, this flag can
+    be set during context creation to instruct CUDA to create a coredump if
+    this context raises an exception during execution. These environment variables
+    are described in the CUDA-GDB user guide under the "GPU core dump support"
+    section.
+    The initial attributes will be taken from the global attributes at the time of
+    context creation. The other attributes that control coredump output can be
+    modified by calling `cuCoredumpSetAttribute` from the created context after
+    it becomes current.
+
+    - `CU_CTX_USER_COREDUMP_ENABLE`: If user-triggered GPU coredumps have not
+    been enabled globally with `cuCoredumpSetAttributeGlobal` or environment
+    variables, this flag can be set during context creation to instruct CUDA to
+    create a coredump if data is written to a certain pipe that is present in the
+    OS space. These environment variables are described in the CUDA-GDB user
+    guide under the "GPU core dump support" section.
+    It is important to note that the pipe name *must* be set with
+    `cuCoredumpSetAttributeGlobal` before creating the context if this flag is
+    used. Setting this flag implies that `CU_CTX_COREDUMP_ENABLE` is set.
+    The initial attributes will be taken from the global attributes at the time of
+    context creation. The other attributes that control coredump output can be
+    modified by calling `cuCoredumpSetAttribute` from the created context after
+    it becomes current.
+    Setting this flag on any context creation is equivalent to setting the
+    `CU_COREDUMP_ENABLE_USER_TRIGGER` attribute to `true` globally.
+
+    Context creation will fail with `CUDA_ERROR_UNKNOWN` if the compute mode of
+    the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute(`)
+    can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to determine the
+    compute mode of the device. The <i>nvidia-smi</i> tool can be used to set
+    the compute mode for * devices.
+    Documentation for <i>nvidia-smi</i> can be obtained by passing a
+    -h option to it.
+
+    **Parameters:**
+    - `pctx`: Returned context handle of the new context
+    - `paramsArray`: Execution affinity parameters
+    - `numParams`: Number of execution affinity parameters
+    - `flags`: Context creation flags
+    - `dev`: Device to create context on
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`,
+    `cuCoredumpSetAttributeGlobal`,
+    `cuCoredumpSetAttribute`,
+    `CUexecAffinityParam`
+    """
+def cuCtxCreate_v4(ctxCreateParams: CUctxCreateParams, flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]:
+    """Returns `tuple[CUresult, CUcontext | None]`.
+
+    Create a CUDA context
+
+    Creates a new CUDA context and associates it with the calling thread. The
+    `flags` parameter is described below. The context is created with a usage
+    count of 1 and the caller of `cuCtxCreate(`) must call `cuCtxDestroy(`)
+    when done using the context. If a context is already current to the thread,
+    it is supplanted by the newly created context and may be restored by a subsequent
+    call to `cuCtxPopCurrent(`).
+
+    CUDA context can be created with execution affinity. The type and the amount of
+    execution resource the context can use is limited by `paramsArray` and `numExecAffinityParams`
+    in `execAffinity`. The `paramsArray` is an array of `CUexecAffinityParam` and the `numExecAffinityParams`
+    describes the size of the paramsArray. If two `CUexecAffinityParam` in the array have the same type,
+    the latter execution affinity parameter overrides the former execution affinity parameter.
+    The supported execution affinity types are:
+    - `CU_EXEC_AFFINITY_TYPE_SM_COUNT` limits the portion of SMs that the context can use. The portion
+    of SMs is specified as the number of SMs via `CUexecAffinitySmCount`. This limit will be internally
+    rounded up to the next hardware-supported amount. Hence, it is imperative to query the actual execution
+    affinity of the context via `cuCtxGetExecAffinity` after context creation. Currently, this attribute
+    is only supported under Volta+ MPS.
+
+    CUDA context can be created in CIG(CUDA in Graphics) mode by setting `cigParams`.
+    Data from graphics client is shared with CUDA via the `sharedData` in `cigParams`.
+    Support for D3D12 graphics client can be determined using `cuDeviceGetAttribute(`) with
+    `CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED`. `sharedData` is a ID3D12CommandQueue handle.
+    Support for Vulkan graphics client can be determined using `cuDeviceGetAttribute(`) with
+    `CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED`. `sharedData` is a Nvidia specific data blob
+    populated by calling vkGetExternalComputeQueueDataNV().
+    Either `execAffinityParams` or `cigParams` can be set to a non-null value. Setting both to a
+    non-null value will result in an undefined behavior.
+
+    The three LSBs of the `flags` parameter can be used to control how the OS
+    thread, which owns the CUDA context at the time of an API call, interacts
+    with the OS scheduler when waiting for results from the GPU. Only one of
+    the scheduling flags can be set when creating a context.
+
+    - `CU_CTX_SCHED_SPIN`: Instruct CUDA to actively spin when waiting for
+    results from the GPU. This can decrease latency when waiting for the GPU,
+    but may lower the performance of CPU threads if they are performing work in
+    parallel with the CUDA thread.
+
+    - `CU_CTX_SCHED_YIELD`: Instruct CUDA to yield its thread when waiting for
+    results from the GPU. This can increase latency when waiting for the GPU,
+    but can increase the performance of CPU threads performing work in parallel
+    with the GPU.
+
+    - `CU_CTX_SCHED_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
+    synchronization primitive when waiting for the GPU to finish work.
+
+    - `CU_CTX_BLOCKING_SYNC`: Instruct CUDA to block the CPU thread on a
+    synchronization primitive when waiting for the GPU to finish work. <br>
+    <b>Deprecated:</b> This flag was deprecated as of CUDA 4.0 and was
+    replaced with `CU_CTX_SCHED_BLOCKING_SYNC`.
+
+    - `CU_CTX_SCHED_AUTO`: The default value if the `flags` parameter is zero,
+    uses a heuristic based on the number of active CUDA contexts in the
+    process *C* and the number of logical processors in the system *P.* If
+    *C* > *P,* then CUDA will yield to other OS threads when waiting for
+    the GPU (::CU_CTX_SCHED_YIELD), otherwise CUDA will not yield while
+    waiting for results and actively spin on the processor (::CU_CTX_SCHED_SPIN).
+    Additionally, on Tegra devices, `CU_CTX_SCHED_AUTO` uses a heuristic based on
+    the power profile of the platform and may choose `CU_CTX_SCHED_BLOCKING_SYNC`
+    for low-powered devices.
+
+    - `CU_CTX_MAP_HOST`: Instruct CUDA to support mapped pinned allocations.
+    This flag must be set in order to allocate pinned host memory that is
+    accessible to the GPU.
+
+    - `CU_CTX_LMEM_RESIZE_TO_MAX`: Instruct CUDA to not reduce local memory
+    after resizing local memory for a kernel. This can prevent thrashing by
+    local memory allocations when launching many kernels with high local
+    memory usage at the cost of potentially increased memory usage. <br>
+    <b>Deprecated:</b> This flag is deprecated and the behavior enabled
+    by this flag is now the default and cannot be disabled.
+    Instead, the per-thread stack size can be controlled with `cuCtxSetLimit(`).
+
+    - `CU_CTX_COREDUMP_ENABLE`: If GPU coredumps have not been enabled globally
+    with `cuCoredumpSetAttributeGlobal` or environment variables, this flag can
+    be set during context creation to instruct CUDA to create a coredump if
+    this context raises an exception during execution. These environment variables
+    are described in the CUDA-GDB user guide under the "GPU core dump support"
+    section.
+    The initial attributes will be taken from the global attributes at the time of
+    context creation. The other attributes that control coredump output can be
+    modified by calling `cuCoredumpSetAttribute` from the created context after
+    it becomes current. This flag is not supported when CUDA context is created in
+    CIG(CUDA in Graphics) mode.
+
+    - `CU_CTX_USER_COREDUMP_ENABLE`: If user-triggered GPU coredumps have not
+    been enabled globally with `cuCoredumpSetAttributeGlobal` or environment
+    variables, this flag can be set during context creation to instruct CUDA to
+    create a coredump if data is written to a certain pipe that is present in the
+    OS space. These environment variables are described in the CUDA-GDB user
+    guide under the "GPU core dump support" section.
+    It is important to note that the pipe name *must* be set with
+    `cuCoredumpSetAttributeGlobal` before creating the context if this flag is
+    used. Setting this flag implies that `CU_CTX_COREDUMP_ENABLE` is set.
+    The initial attributes will be taken from the global attributes at the time of
+    context creation. The other attributes that control coredump output can be
+    modified by calling `cuCoredumpSetAttribute` from the created context after
+    it becomes current.
+    Setting this flag on any context creation is equivalent to setting the
+    `CU_COREDUMP_ENABLE_USER_TRIGGER` attribute to `true` globally.
+    This flag is not supported when CUDA context is created in
+    CIG(CUDA in Graphics) mode.
+
+    - `CU_CTX_SYNC_MEMOPS`: Ensures that synchronous memory operations initiated
+    on this context will always synchronize. See further documentation in the
+    section titled "API Synchronization behavior" to learn more about cases when
+    synchronous memory operations can exhibit asynchronous behavior.
+
+    Context creation will fail with `CUDA_ERROR_UNKNOWN` if the compute mode of
+    the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute(`)
+    can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to determine the
+    compute mode of the device. The <i>nvidia-smi</i> tool can be used to set
+    the compute mode for * devices.
+    Documentation for <i>nvidia-smi</i> can be obtained by passing a
+    -h option to it.
+
+    Context creation will fail with :: CUDA_ERROR_INVALID_VALUE if invalid parameter was
+    passed by client to create the CUDA context.
+
+    Context creation in CIG mode will fail with `CUDA_ERROR_NOT_SUPPORTED` if CIG is not supported
+    by the device or the driver.
+
+    **Parameters:**
+    - `pctx`: Returned context handle of the new context
+    - `ctxCreateParams`: Context creation parameters
+    - `flags`: Context creation flags
+    - `dev`: Device to create context on
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCoredumpSetAttributeGlobal`,
+    `cuCoredumpSetAttribute`,
+    `cuCtxSynchronize`
+    """
+def cuCtxDestroy(ctx: CUcontext | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroy a CUDA context
+
+    Destroys the CUDA context specified by `ctx`.  The context `ctx` will be
+    destroyed regardless of how many threads it is current to.
+    It is the responsibility of the calling function to ensure that no API
+    call issues using `ctx` while `cuCtxDestroy(`) is executing.
+
+    Destroys and cleans up all resources associated with the context.
+    It is the caller's responsibility to ensure that the context or its resources
+    are not accessed or passed in subsequent API calls and doing so will result in undefined behavior.
+    These resources include CUDA types `CUmodule`, `CUfunction`, `CUstream`, `CUevent`,
+    `CUarray`, `CUmipmappedArray`, `CUtexObject`, `CUsurfObject`, `CUtexref`, `CUsurfref`,
+    `CUgraphicsResource`, `CUlinkState`, `CUexternalMemory` and `CUexternalSemaphore`.
+    These resources also include memory allocations by `cuMemAlloc(`), `cuMemAllocHost(`),
+    `cuMemAllocManaged(`) and `cuMemAllocPitch(`).
+
+    If `ctx` is current to the calling thread then `ctx` will also be
+    popped from the current thread's context stack (as though `cuCtxPopCurrent(`)
+    were called).  If `ctx` is current to other threads, then `ctx` will
+    remain current to those threads, and attempting to access `ctx` from
+    those threads will result in the error `CUDA_ERROR_CONTEXT_IS_DESTROYED`.
+
+    **Note:** `cuCtxDestroy(`) will not destroy memory allocations by `cuMemCreate(`), `cuMemAllocAsync(`) and
+    `cuMemAllocFromPoolAsync(`). These memory allocations are not associated with any CUDA context and need to
+    be destroyed explicitly.
+
+    **Parameters:**
+    - `ctx`: Context to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`
+    """
+def cuCtxPushCurrent(ctx: CUcontext | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Pushes a context on the current CPU thread
+
+    Pushes the given context `ctx` onto the CPU thread's stack of current
+    contexts. The specified context becomes the CPU thread's current context, so
+    all CUDA functions that operate on the current context are affected.
+
+    The previous current context may be made current again by calling
+    `cuCtxDestroy(`) or `cuCtxPopCurrent(`).
+
+    **Parameters:**
+    - `ctx`: Context to push
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`
+    """
+def cuCtxPopCurrent() -> tuple[CUresult, CUcontext | None]:
+    """Returns `tuple[CUresult, CUcontext | None]`.
+
+    Pops the current CUDA context from the current CPU thread.
+
+    Pops the current CUDA context from the CPU thread and passes back the
+    old context handle in `*pctx`. That context may then be made current
+    to a different CPU thread by calling `cuCtxPushCurrent(`).
+
+    If a context was current to the CPU thread before `cuCtxCreate(`) or
+    `cuCtxPushCurrent(`) was called, this function makes that context current to
+    the CPU thread again.
+
+    **Parameters:**
+    - `pctx`: Returned popped context handle
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`
+    """
+def cuCtxSetCurrent(ctx: CUcontext | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Binds the specified CUDA context to the calling CPU thread
+
+    Binds the specified CUDA context to the calling CPU thread.
+    If `ctx` is NULL then the CUDA context previously bound to the
+    calling CPU thread is unbound and `CUDA_SUCCESS` is returned.
+
+    If there exists a CUDA context stack on the calling CPU thread, this
+    will replace the top of that stack with `ctx`.
+    If `ctx` is NULL then this will be equivalent to popping the top
+    of the calling CPU thread's CUDA context stack (or a no-op if the
+    calling CPU thread's CUDA context stack is empty).
+
+    **Parameters:**
+    - `ctx`: Context to bind to the calling CPU thread
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuCtxGetCurrent`,
+    `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cudaSetDevice`
+    """
+def cuCtxGetCurrent() -> tuple[CUresult, CUcontext | None]:
+    """Returns `tuple[CUresult, CUcontext | None]`.
+
+    Returns the CUDA context bound to the calling CPU thread.
+
+    Returns in `*pctx` the CUDA context bound to the calling CPU thread.
+    If no context is bound to the calling CPU thread then `*pctx` is
+    set to NULL and `CUDA_SUCCESS` is returned.
+
+    **Parameters:**
+    - `pctx`: Returned context handle
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuCtxSetCurrent`,
+    `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cudaGetDevice`
+    """
+def cuCtxGetDevice() -> tuple[CUresult, CUdevice | None]:
+    """Returns `tuple[CUresult, CUdevice | None]`.
+
+    Returns the device handle for the current context
+
+    Returns in `*device` the handle of the current context's device.
+
+    **Parameters:**
+    - `device`: Returned device handle for the current context
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`,
+    `cudaGetDevice`
+    """
+def cuCtxGetFlags() -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the flags for the current context
+
+    Returns in `*flags` the flags of the current context. See `cuCtxCreate`
+    for flag values.
+
+    **Parameters:**
+    - `flags`: Pointer to store flags of current context
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetCurrent`,
+    `cuCtxGetDevice`,
+    `cuCtxGetLimit`,
+    `cuCtxGetSharedMemConfig`,
+    `cuCtxGetStreamPriorityRange`,
+    `cuCtxSetFlags`,
+    `cudaGetDeviceFlags`
+    """
+def cuCtxSetFlags(flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the flags for the current context
+
+    Sets the flags for the current context overwriting previously set ones. See
+    `cuDevicePrimaryCtxSetFlags` for flag values.
+
+    **Parameters:**
+    - `flags`: Flags to set on the current context
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetCurrent`,
+    `cuCtxGetDevice`,
+    `cuCtxGetLimit`,
+    `cuCtxGetSharedMemConfig`,
+    `cuCtxGetStreamPriorityRange`,
+    `cuCtxGetFlags`,
+    `cudaGetDeviceFlags`,
+    `cuDevicePrimaryCtxSetFlags`,
+    """
+def cuCtxGetId(ctx: CUcontext | int, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the unique Id associated with the context supplied
+
+    Returns in `ctxId` the unique Id which is associated with a given context.
+    The Id is unique for the life of the program for this instance of CUDA.
+    If context is supplied as NULL and there is one current, the Id of the
+    current context is returned.
+
+    **Parameters:**
+    - `ctx`: Context for which to obtain the Id
+    - `ctxId`: Pointer to store the Id of the context
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPushCurrent`
+    """
+def cuCtxSynchronize() -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Block for the current context's tasks to complete
+
+    Blocks until the current context has completed all preceding requested tasks.
+    If the current context is the primary context, green contexts that have been
+    created will also be synchronized.
+    `cuCtxSynchronize(`) returns an error if one of the preceding tasks failed.
+    If the context was created with the `CU_CTX_SCHED_BLOCKING_SYNC` flag, the
+    CPU thread will block until the GPU context has finished its work.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cudaDeviceSynchronize`
+    """
+def cuCtxSetLimit(limit: CUlimit | int, value: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Set resource limits
+
+    Setting `limit` to `value` is a request by the application to update
+    the current limit maintained by the context. The driver is free to
+    modify the requested value to meet h/w requirements (this could be
+    clamping to minimum or maximum values, rounding up to nearest element
+    size, etc). The application can use `cuCtxGetLimit(`) to find out exactly
+    what the limit has been set to.
+
+    Setting each `CUlimit` has its own specific restrictions, so each is
+    discussed here.
+
+    - `CU_LIMIT_STACK_SIZE` controls the stack size in bytes of each GPU thread.
+    The driver automatically increases the per-thread stack size
+    for each kernel launch as needed. This size isn't reset back to the
+    original value after each launch. Setting this value will take effect
+    immediately, and if necessary, the device will block until all preceding
+    requested tasks are complete.
+
+    - `CU_LIMIT_PRINTF_FIFO_SIZE` controls the size in bytes of the FIFO used
+    by the `printf(`) device system call. Setting `CU_LIMIT_PRINTF_FIFO_SIZE`
+    must be performed before launching any kernel that uses the `printf(`)
+    device system call, otherwise `CUDA_ERROR_INVALID_VALUE` will be returned.
+
+    - `CU_LIMIT_MALLOC_HEAP_SIZE` controls the size in bytes of the heap used
+    by the `malloc(`) and `free(`) device system calls. Setting
+    `CU_LIMIT_MALLOC_HEAP_SIZE` must be performed before launching any kernel
+    that uses the `malloc(`) or `free(`) device system calls, otherwise
+    `CUDA_ERROR_INVALID_VALUE` will be returned.
+
+    - `CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH` controls the maximum nesting depth of
+    a grid at which a thread can safely call `cudaDeviceSynchronize(`). Setting
+    this limit must be performed before any launch of a kernel that uses the
+    device runtime and calls `cudaDeviceSynchronize(`) above the default sync
+    depth, two levels of grids. Calls to `cudaDeviceSynchronize(`) will fail
+    with error code `cudaErrorSyncDepthExceeded` if the limitation is
+    violated. This limit can be set smaller than the default or up the maximum
+    launch depth of 24. When setting this limit, keep in mind that additional
+    levels of sync depth require the driver to reserve large amounts of device
+    memory which can no longer be used for user allocations. If these
+    reservations of device memory fail, `cuCtxSetLimit(`) will return
+    `CUDA_ERROR_OUT_OF_MEMORY`, and the limit can be reset to a lower value.
+    This limit is only applicable to devices of compute capability < 9.0.
+    Attempting to set this limit on devices of other compute capability
+    versions will result in the error `CUDA_ERROR_UNSUPPORTED_LIMIT` being
+    returned.
+
+    - `CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT` controls the maximum number of
+    outstanding device runtime launches that can be made from the current
+    context. A grid is outstanding from the point of launch up until the grid
+    is known to have been completed. Device runtime launches which violate
+    this limitation fail and return `cudaErrorLaunchPendingCountExceeded` when
+    `cudaGetLastError(`) is called after launch. If more pending launches than
+    the default (2048 launches) are needed for a module using the device
+    runtime, this limit can be increased. Keep in mind that being able to
+    sustain additional pending launches will require the driver to reserve
+    larger amounts of device memory upfront which can no longer be used for
+    allocations. If these reservations fail, `cuCtxSetLimit(`) will return
+    `CUDA_ERROR_OUT_OF_MEMORY`, and the limit can be reset to a lower value.
+    This limit is only applicable to devices of compute capability 3.5 and
+    higher. Attempting to set this limit on devices of compute capability less
+    than 3.5 will result in the error `CUDA_ERROR_UNSUPPORTED_LIMIT` being
+    returned.
+
+    - `CU_LIMIT_MAX_L2_FETCH_GRANULARITY` controls the L2 cache fetch granularity.
+    Values can range from 0B to 128B. This is purely a performance hint and
+    it can be ignored or clamped depending on the platform.
+
+    - `CU_LIMIT_PERSISTING_L2_CACHE_SIZE` controls size in bytes available for
+    persisting L2 cache. This is purely a performance hint and it can be
+    ignored or clamped depending on the platform.
+
+    **Parameters:**
+    - `limit`: Limit to set
+    - `value`: Size of limit
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNSUPPORTED_LIMIT`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSynchronize`,
+    `cudaDeviceSetLimit`
+    """
+def cuCtxGetLimit(limit: CUlimit | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns resource limits
+
+    Returns in `*pvalue` the current size of `limit`.  The supported
+    `CUlimit` values are:
+    - `CU_LIMIT_STACK_SIZE`: stack size in bytes of each GPU thread.
+    - `CU_LIMIT_PRINTF_FIFO_SIZE`: size in bytes of the FIFO used by the
+    `printf(`) device system call.
+    - `CU_LIMIT_MALLOC_HEAP_SIZE`: size in bytes of the heap used by the
+    `malloc(`) and `free(`) device system calls.
+    - `CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH`: maximum grid depth at which a thread
+    can issue the device runtime call `cudaDeviceSynchronize(`) to wait on
+    child grid launches to complete.
+    - `CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT`: maximum number of outstanding
+    device runtime launches that can be made from this context.
+    - `CU_LIMIT_MAX_L2_FETCH_GRANULARITY`: L2 cache fetch granularity.
+    - `CU_LIMIT_PERSISTING_L2_CACHE_SIZE`: Persisting L2 cache size in bytes
+
+    **Parameters:**
+    - `pvalue`: Returned size of limit
+    - `limit`: Limit to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNSUPPORTED_LIMIT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`,
+    `cudaDeviceGetLimit`
+    """
+def cuCtxGetCacheConfig() -> tuple[CUresult, CUfunc_cache | None]:
+    """Returns `tuple[CUresult, CUfunc_cache | None]`.
+
+    Returns the preferred cache configuration for the current context.
+
+    On devices where the L1 cache and shared memory use the same hardware
+    resources, this function returns through `pconfig` the preferred cache configuration
+    for the current context. This is only a preference. The driver will use
+    the requested configuration if possible, but it is free to choose a different
+    configuration if required to execute functions.
+
+    This will return a `pconfig` of `CU_FUNC_CACHE_PREFER_NONE` on devices
+    where the size of the L1 cache and shared memory are fixed.
+
+    The supported cache configurations are:
+    - `CU_FUNC_CACHE_PREFER_NONE`: no preference for shared memory or L1 (default)
+    - `CU_FUNC_CACHE_PREFER_SHARED`: prefer larger shared memory and smaller L1 cache
+    - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
+    - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
+
+    **Parameters:**
+    - `pconfig`: Returned cache configuration
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`,
+    `cuFuncSetCacheConfig`,
+    `cudaDeviceGetCacheConfig`
+    """
+def cuCtxSetCacheConfig(config: CUfunc_cache | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the preferred cache configuration for the current context.
+
+    On devices where the L1 cache and shared memory use the same hardware
+    resources, this sets through `config` the preferred cache configuration for
+    the current context. This is only a preference. The driver will use
+    the requested configuration if possible, but it is free to choose a different
+    configuration if required to execute the function. Any function preference
+    set via `cuFuncSetCacheConfig(`) or `cuKernelSetCacheConfig(`) will be preferred over this context-wide
+    setting. Setting the context-wide cache configuration to
+    `CU_FUNC_CACHE_PREFER_NONE` will cause subsequent kernel launches to prefer
+    to not change the cache configuration unless required to launch the kernel.
+
+    This setting does nothing on devices where the size of the L1 cache and
+    shared memory are fixed.
+
+    Launching a kernel with a different preference than the most recent
+    preference setting may insert a device-side synchronization point.
+
+    The supported cache configurations are:
+    - `CU_FUNC_CACHE_PREFER_NONE`: no preference for shared memory or L1 (default)
+    - `CU_FUNC_CACHE_PREFER_SHARED`: prefer larger shared memory and smaller L1 cache
+    - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
+    - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
+
+    **Parameters:**
+    - `config`: Requested cache configuration
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`,
+    `cuFuncSetCacheConfig`,
+    `cudaDeviceSetCacheConfig`,
+    `cuKernelSetCacheConfig`
+    """
+def cuCtxGetApiVersion(ctx: CUcontext | int, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Gets the context's API version.
+
+    Returns a version number in `version` corresponding to the capabilities of
+    the context (e.g. 3010 or 3020), which library developers can use to direct
+    callers to a specific API version. If `ctx` is NULL, returns the API version
+    used to create the currently bound context.
+
+    Note that new API versions are only introduced when context capabilities are
+    changed that break binary compatibility, so the API version and driver version
+    may be different. For example, it is valid for the API version to be 3020 while
+    the driver version is 4020.
+
+    **Parameters:**
+    - `ctx`: Context to check
+    - `version`: Pointer to version
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`
+    """
+def cuCtxGetStreamPriorityRange() -> tuple[CUresult, int | None, int | None]:
+    """Returns `tuple[CUresult, int | None, int | None]`.
+
+    Returns numerical values that correspond to the least and
+    greatest stream priorities.
+
+    Returns in `*leastPriority` and `*greatestPriority` the numerical values that correspond
+    to the least and greatest stream priorities respectively. Stream priorities
+    follow a convention where lower numbers imply greater priorities. The range of
+    meaningful stream priorities is given by [\\p *greatestPriority, `*leastPriority]`.
+    If the user attempts to create a stream with a priority value that is
+    outside the meaningful range as specified by this API, the priority is
+    automatically clamped down or up to either `*leastPriority` or `*greatestPriority`
+    respectively. See `cuStreamCreateWithPriority` for details on creating a
+    priority stream.
+    A NULL may be passed in for `*leastPriority` or `*greatestPriority` if the value
+    is not desired.
+
+    This function will return '0' in both `*leastPriority` and `*greatestPriority` if
+    the current context's device does not support stream priorities
+    (see `cuDeviceGetAttribute`).
+
+    **Parameters:**
+    - `leastPriority`: Pointer to an int in which the numerical value for least stream priority is returned
+    - `greatestPriority`: Pointer to an int in which the numerical value for greatest stream priority is returned
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamCreateWithPriority`,
+    `cuStreamGetPriority`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`,
+    `cudaDeviceGetStreamPriorityRange`
+    """
+def cuCtxResetPersistingL2Cache() -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Resets all persisting lines in cache to normal status.
+
+    `cuCtxResetPersistingL2Cache` Resets all persisting lines in cache to normal
+    status. Takes effect on function return.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `CUaccessPolicyWindow`
+    """
+def cuCtxGetExecAffinity(type: CUexecAffinityType | int) -> tuple[CUresult, CUexecAffinityParam_v1 | None]:
+    """Returns `tuple[CUresult, CUexecAffinityParam_v1 | None]`.
+
+    Returns the execution affinity setting for the current context.
+
+    Returns in `*pExecAffinity` the current value of `type`. The supported
+    `CUexecAffinityType` values are:
+    - `CU_EXEC_AFFINITY_TYPE_SM_COUNT`: number of SMs the context is limited to use.
+
+    **Parameters:**
+    - `pExecAffinity`: Returned execution affinity
+    - `type`: Execution affinity type to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `CUexecAffinityParam`
+    """
+def cuCtxRecordEvent(hCtx: CUcontext | int, hEvent: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Records an event.
+
+    Captures in `hEvent` all the activities of the context `hCtx`
+    at the time of this call. `hEvent` and `hCtx` must be from the same
+    CUDA context, otherwise `CUDA_ERROR_INVALID_HANDLE` will be returned.
+    Calls such as `cuEventQuery(`) or `cuCtxWaitEvent(`) will then examine
+    or wait for completion of the work that was captured.
+    Uses of `hCtx` after this call do not modify `hEvent`.
+    If the context passed to `hCtx` is the primary context, `hEvent` will
+    capture all the activities of the primary context and its green contexts.
+    If the context passed to `hCtx` is a context converted from green context
+    via `cuCtxFromGreenCtx(`), `hEvent` will capture only the activities of the green context.
+
+    **Note:** The API will return `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` if the
+    specified context `hCtx` has a stream in the capture mode. In such a case,
+    the call will invalidate all the conflicting captures.
+
+    **Parameters:**
+    - `hCtx`: Context to record event for
+    - `hEvent`: Event to record
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`
+
+    **See also:**
+    `cuCtxWaitEvent`,
+    `cuGreenCtxRecordEvent`,
+    `cuGreenCtxWaitEvent`,
+    `cuEventRecord`
+    """
+def cuCtxWaitEvent(hCtx: CUcontext | int, hEvent: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Make a context wait on an event
+
+    Makes all future work submitted to context `hCtx` wait for all work
+    captured in `hEvent`. The synchronization will be performed on the device
+    and will not block the calling CPU thread. See `cuCtxRecordEvent(`)
+    for details on what is captured by an event.
+    If the context passed to `hCtx` is the primary context, the primary context
+    and its green contexts will wait for `hEvent`.
+    If the context passed to `hCtx` is a context converted from green context
+    via `cuCtxFromGreenCtx(`), the green context will wait for `hEvent`.
+
+    **Note:** `hEvent` may be from a different context or device than `hCtx`.
+
+    **Note:** The API will return `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` and
+    invalidate the capture if the specified event `hEvent` is part of an ongoing
+    capture sequence or if the specified context `hCtx` has a stream in the capture mode.
+
+    **Parameters:**
+    - `hCtx`: Context to wait
+    - `hEvent`: Event to wait on
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`
+
+    **See also:**
+    `cuCtxRecordEvent`,
+    `cuGreenCtxRecordEvent`,
+    `cuGreenCtxWaitEvent`,
+    `cuStreamWaitEvent`
+    """
+def cuCtxAttach(flags: int) -> tuple[CUresult, CUcontext | None]:
+    """Returns `tuple[CUresult, CUcontext | None]`.
+
+    Increment a context's usage-count
+
+    **Deprecated:**
+
+    Note that this function is deprecated and should not be used.
+
+    Increments the usage count of the context and passes back a context handle
+    in `*pctx` that must be passed to `cuCtxDetach(`) when the application is
+    done with the context. `cuCtxAttach(`) fails if there is no context current
+    to the thread.
+
+    Currently, the `flags` parameter must be 0.
+
+    **Parameters:**
+    - `pctx`: Returned context handle of the current context
+    - `flags`: Context attach flags (must be 0)
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxDetach`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`
+    """
+def cuCtxDetach(ctx: CUcontext | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Decrement a context's usage-count
+
+    **Deprecated:**
+
+    Note that this function is deprecated and should not be used.
+
+    Decrements the usage count of the context `ctx`, and destroys the context
+    if the usage count goes to 0. The context must be a handle that was passed
+    back by `cuCtxCreate(`) or `cuCtxAttach(`), and must be current to the
+    calling thread.
+
+    **Parameters:**
+    - `ctx`: Context to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`
+    """
+def cuCtxGetSharedMemConfig() -> tuple[CUresult, CUsharedconfig | None]:
+    """Returns `tuple[CUresult, CUsharedconfig | None]`.
+
+    Returns the current shared memory configuration for the current context.
+
+    **Deprecated:**
+
+    This function will return in `pConfig` the current size of shared memory banks
+    in the current context. On devices with configurable shared memory banks,
+    `cuCtxSetSharedMemConfig` can be used to change this setting, so that all
+    subsequent kernel launches will by default use the new bank size. When
+    `cuCtxGetSharedMemConfig` is called on devices without configurable shared
+    memory, it will return the fixed bank size of the hardware.
+
+    The returned bank configurations can be either:
+    - `CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE`:  shared memory bank width is
+    four bytes.
+    - `CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE`: shared memory bank width will
+    eight bytes.
+
+    **Parameters:**
+    - `pConfig`: returned shared memory configuration
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`,
+    `cuCtxGetSharedMemConfig`,
+    `cuFuncSetCacheConfig`,
+    `cudaDeviceGetSharedMemConfig`
+    """
+def cuCtxSetSharedMemConfig(config: CUsharedconfig | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the shared memory configuration for the current context.
+
+    **Deprecated:**
+
+    On devices with configurable shared memory banks, this function will set
+    the context's shared memory bank size which is used for subsequent kernel
+    launches.
+
+    Changed the shared memory configuration between launches may insert a device
+    side synchronization point between those launches.
+
+    Changing the shared memory bank size will not increase shared memory usage
+    or affect occupancy of kernels, but may have major effects on performance.
+    Larger bank sizes will allow for greater potential bandwidth to shared memory,
+    but will change what kinds of accesses to shared memory will result in bank
+    conflicts.
+
+    This function will do nothing on devices with fixed shared memory bank size.
+
+    The supported bank configurations are:
+    - `CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE`: set bank width to the default initial
+    setting (currently, four bytes).
+    - `CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE`: set shared memory bank width to
+    be natively four bytes.
+    - `CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE`: set shared memory bank width to
+    be natively eight bytes.
+
+    **Parameters:**
+    - `config`: requested shared memory configuration
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxCreate`,
+    `cuCtxDestroy`,
+    `cuCtxGetApiVersion`,
+    `cuCtxGetCacheConfig`,
+    `cuCtxGetDevice`,
+    `cuCtxGetFlags`,
+    `cuCtxGetLimit`,
+    `cuCtxPopCurrent`,
+    `cuCtxPushCurrent`,
+    `cuCtxSetLimit`,
+    `cuCtxSynchronize`,
+    `cuCtxGetSharedMemConfig`,
+    `cuFuncSetCacheConfig`,
+    `cudaDeviceSetSharedMemConfig`
+    """
+def cuModuleLoad(fname: bytes) -> tuple[CUresult, CUmodule | None]:
+    """Returns `tuple[CUresult, CUmodule | None]`.
+
+    Loads a compute module
+
+    Takes a filename `fname` and loads the corresponding module `module` into
+    the current context. The CUDA driver API does not attempt to lazily
+    allocate the resources needed by a module; if the memory for functions and
+    data (constant and global) needed by the module cannot be allocated,
+    `cuModuleLoad(`) fails. The file should be a *cubin* file as output by
+    **nvcc,** or a *PTX* file either as output by **nvcc** or handwritten, or
+    a *fatbin* file as output by **nvcc** from toolchain 4.0 or later.
+
+    **Parameters:**
+    - `module`: Returned module
+    - `fname`: Filename of module to load
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_PTX`,
+    `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`,
+    `CUDA_ERROR_NOT_FOUND`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_FILE_NOT_FOUND`,
+    `CUDA_ERROR_NO_BINARY_FOR_GPU`,
+    `CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`,
+    `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuModuleGetFunction`,
+    `cuModuleGetGlobal`,
+    `cuModuleGetTexRef`,
+    `cuModuleLoadData`,
+    `cuModuleLoadDataEx`,
+    `cuModuleLoadFatBinary`,
+    `cuModuleUnload`
+    """
+def cuModuleLoadData(image: Any) -> tuple[CUresult, CUmodule | None]:
+    """Returns `tuple[CUresult, CUmodule | None]`.
+
+    Load a module's data
+
+    Takes a pointer `image` and loads the corresponding module `module` into
+    the current context. The `image` may be a *cubin* or *fatbin*
+    as output by **nvcc,** or a NULL-terminated *PTX,* either as output by **nvcc**
+    or hand-written.
+
+    **Parameters:**
+    - `module`: Returned module
+    - `image`: Module data to load
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_PTX`,
+    `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NO_BINARY_FOR_GPU`,
+    `CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`,
+    `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuModuleGetFunction`,
+    `cuModuleGetGlobal`,
+    `cuModuleGetTexRef`,
+    `cuModuleLoad`,
+    `cuModuleLoadDataEx`,
+    `cuModuleLoadFatBinary`,
+    `cuModuleUnload`
+    """
+def cuModuleLoadDataEx(image: Any, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult, CUmodule | None]:
+    """Returns `tuple[CUresult, CUmodule | None]`.
+
+    Load a module's data with options
+
+    Takes a pointer `image` and loads the corresponding module `module` into
+    the current context. The `image` may be a *cubin* or *fatbin*
+    as output by **nvcc,** or a NULL-terminated *PTX,* either as output by **nvcc**
+    or hand-written.
+
+    **Parameters:**
+    - `module`: Returned module
+    - `image`: Module data to load
+    - `numOptions`: Number of options
+    - `options`: Options for JIT
+    - `optionValues`: Option values for JIT
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_PTX`,
+    `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NO_BINARY_FOR_GPU`,
+    `CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`,
+    `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuModuleGetFunction`,
+    `cuModuleGetGlobal`,
+    `cuModuleGetTexRef`,
+    `cuModuleLoad`,
+    `cuModuleLoadData`,
+    `cuModuleLoadFatBinary`,
+    `cuModuleUnload`
+    """
+def cuModuleLoadFatBinary(fatCubin: Any) -> tuple[CUresult, CUmodule | None]:
+    """Returns `tuple[CUresult, CUmodule | None]`.
+
+    Load a module's data
+
+    Takes a pointer `fatCubin` and loads the corresponding module `module`
+    into the current context. The pointer represents a <i>fat binary</i> object,
+    which is a collection of different *cubin* and/or *PTX* files, all
+    representing the same device code, but compiled and optimized for different
+    architectures.
+
+    Prior to CUDA 4.0, there was no documented API for constructing and using
+    fat binary objects by programmers.  Starting with CUDA 4.0, fat binary
+    objects can be constructed by providing the <i>-fatbin option</i> to **nvcc.**
+    More information can be found in the **nvcc** document.
+
+    **Parameters:**
+    - `module`: Returned module
+    - `fatCubin`: Fat binary to load
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_PTX`,
+    `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`,
+    `CUDA_ERROR_NOT_FOUND`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NO_BINARY_FOR_GPU`,
+    `CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`,
+    `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuModuleGetFunction`,
+    `cuModuleGetGlobal`,
+    `cuModuleGetTexRef`,
+    `cuModuleLoad`,
+    `cuModuleLoadData`,
+    `cuModuleLoadDataEx`,
+    `cuModuleUnload`
+    """
+def cuModuleUnload(hmod: CUmodule | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Unloads a module
+
+    Unloads a module `hmod` from the current context. Attempting to unload
+    a module which was obtained from the Library Management API such as
+    `cuLibraryGetModule` will return `CUDA_ERROR_NOT_PERMITTED`.
+
+    **Parameters:**
+    - `hmod`: Module to unload
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_PERMITTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Using the object after destroying it is undefined behavior.*
+
+    **See also:** `cuModuleGetFunction`,
+    `cuModuleGetGlobal`,
+    `cuModuleGetTexRef`,
+    `cuModuleLoad`,
+    `cuModuleLoadData`,
+    `cuModuleLoadDataEx`,
+    `cuModuleLoadFatBinary`
+    """
+def cuModuleGetLoadingMode() -> tuple[CUresult, CUmoduleLoadingMode | None]:
+    """Returns `tuple[CUresult, CUmoduleLoadingMode | None]`.
+
+    Query lazy loading mode
+
+    Returns lazy loading mode
+    Module loading mode is controlled by CUDA_MODULE_LOADING env variable
+
+    **Parameters:**
+    - `mode`: Returns the lazy loading mode
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuModuleLoad`,
+    """
+def cuModuleGetFunction(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUfunction | None]:
+    """Returns `tuple[CUresult, CUfunction | None]`.
+
+    Returns a function handle
+
+    Returns in `*hfunc` the handle of the function of name `name` located in
+    module `hmod`. If no function of that name exists, `cuModuleGetFunction(`)
+    returns `CUDA_ERROR_NOT_FOUND`.
+
+    **Parameters:**
+    - `hfunc`: Returned function handle
+    - `hmod`: Module to retrieve function from
+    - `name`: Name of function to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuModuleGetGlobal`,
+    `cuModuleGetTexRef`,
+    `cuModuleLoad`,
+    `cuModuleLoadData`,
+    `cuModuleLoadDataEx`,
+    `cuModuleLoadFatBinary`,
+    `cuModuleUnload`
+    """
+def cuModuleGetFunctionCount(mod: CUmodule | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the number of functions within a module
+
+    Returns in `count` the number of functions in `mod`.
+
+    **Parameters:**
+    - `count`: Number of functions found within the module
+    - `mod`: Module to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+    """
+def cuModuleEnumerateFunctions(numFunctions: int, mod: CUmodule | int) -> tuple[CUresult, list[CUfunction] | None]:
+    """Returns `tuple[CUresult, list[CUfunction] | None]`.
+
+    Returns the function handles within a module.
+
+    Returns in `functions` a maximum number of `numFunctions` function handles within `mod`. When
+    function loading mode is set to LAZY the function retrieved may be partially loaded. The loading
+    state of a function can be queried using `cuFunctionIsLoaded`. CUDA APIs may load the function
+    automatically when called with partially loaded function handle which may incur additional
+    latency. Alternatively, `cuFunctionLoad` can be used to explicitly load a function. The returned
+    function handles become invalid when the module is unloaded.
+
+    **Parameters:**
+    - `functions`: Buffer where the function handles are returned to
+    - `numFunctions`: Maximum number of function handles may be returned to the buffer
+    - `mod`: Module to query from
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuModuleGetFunction`,
+    `cuModuleGetFunctionCount`,
+    `cuFuncIsLoaded`,
+    `cuFuncLoad`
+    """
+def cuModuleGetGlobal(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUdeviceptr | None, int | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None, int | None]`.
+
+    Returns a global pointer from a module
+
+    Returns in `*dptr` and `*bytes` the base pointer and size of the
+    global of name `name` located in module `hmod`. If no variable of that name
+    exists, `cuModuleGetGlobal(`) returns `CUDA_ERROR_NOT_FOUND`.
+    One of the parameters `dptr` or `bytes` (not both) can be NULL in which
+    case it is ignored.
+
+    **Parameters:**
+    - `dptr`: Returned global device pointer
+    - `bytes`: Returned global size in bytes
+    - `hmod`: Module to retrieve global from
+    - `name`: Name of global to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuModuleGetFunction`,
+    `cuModuleGetTexRef`,
+    `cuModuleLoad`,
+    `cuModuleLoadData`,
+    `cuModuleLoadDataEx`,
+    `cuModuleLoadFatBinary`,
+    `cuModuleUnload`,
+    `cudaGetSymbolAddress`,
+    `cudaGetSymbolSize`
+    """
+def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None, ) -> tuple[CUresult, CUlinkState | None]:
+    """Returns `tuple[CUresult, CUlinkState | None]`.
+
+    Creates a pending JIT linker invocation.
+
+    If the call is successful, the caller owns the returned CUlinkState, which
+    should eventually be destroyed with `cuLinkDestroy`.  The
+    device code machine size (32 or 64 bit) will match the calling application.
+
+    Both linker and compiler options may be specified.  Compiler options will
+    be applied to inputs to this linker action which must be compiled from PTX.
+    The options `CU_JIT_WALL_TIME`,
+    `CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES`, and `CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES`
+    will accumulate data until the CUlinkState is destroyed.
+
+    The data passed in via `cuLinkAddData` and `cuLinkAddFile` will be treated
+    as relocatable (-rdc=true to nvcc) when linking the final cubin during
+    `cuLinkComplete` and will have similar consequences as offline relocatable
+    device code linking.
+
+    `optionValues` must remain valid for the life of the CUlinkState if output
+    options are used.  No other references to inputs are maintained after this
+    call returns.
+
+    **Note:** For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be accepted
+
+    **Parameters:**
+    - `numOptions`: Size of options arrays
+    - `options`: Array of linker and compiler options
+    - `optionValues`: Array of option values, each cast to void *
+    - `stateOut`: On success, this will contain a CUlinkState to specify and complete this action
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuLinkAddData`,
+    `cuLinkAddFile`,
+    `cuLinkComplete`,
+    `cuLinkDestroy`
+    """
+def cuLinkAddData(state: CUlinkState | int, type: CUjitInputType | int, data: Any, size: int, name: bytes | None, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Add an input to a pending linker invocation
+
+    Ownership of `data` is retained by the caller.  No reference is retained to any
+    inputs after this call returns.
+
+    This method accepts only compiler options, which are used if the data must
+    be compiled from PTX, and does not accept any of
+    `CU_JIT_WALL_TIME`, `CU_JIT_INFO_LOG_BUFFER`, `CU_JIT_ERROR_LOG_BUFFER`,
+    `CU_JIT_TARGET_FROM_CUCONTEXT`, or `CU_JIT_TARGET`.
+
+    **Note:** For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be accepted
+
+    **Parameters:**
+    - `state`: A pending linker action.
+    - `type`: The type of the input data.
+    - `data`: The input data.  PTX must be NULL-terminated.
+    - `size`: The length of the input data.
+    - `name`: An optional name for this input in log messages.
+    - `numOptions`: Size of options.
+    - `options`: Options to be applied only for this input (overrides options from `cuLinkCreate`).
+    - `optionValues`: Array of option values, each cast to void *.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_IMAGE`,
+    `CUDA_ERROR_INVALID_PTX`,
+    `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NO_BINARY_FOR_GPU`
+
+    **See also:** `cuLinkCreate`,
+    `cuLinkAddFile`,
+    `cuLinkComplete`,
+    `cuLinkDestroy`
+    """
+def cuLinkAddFile(state: CUlinkState | int, type: CUjitInputType | int, path: bytes, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Add a file input to a pending linker invocation
+
+    No reference is retained to any inputs after this call returns.
+
+    This method accepts only compiler options, which are used if the input
+    must be compiled from PTX, and does not accept any of
+    `CU_JIT_WALL_TIME`, `CU_JIT_INFO_LOG_BUFFER`, `CU_JIT_ERROR_LOG_BUFFER`,
+    `CU_JIT_TARGET_FROM_CUCONTEXT`, or `CU_JIT_TARGET`.
+
+    This method is equivalent to invoking `cuLinkAddData` on the contents
+    of the file.
+
+    **Note:** For LTO-IR input, only LTO-IR compiled with toolkits prior to CUDA 12.0 will be accepted
+
+    **Parameters:**
+    - `state`: A pending linker action
+    - `type`: The type of the input data
+    - `path`: Path to the input file
+    - `numOptions`: Size of options
+    - `options`: Options to be applied only for this input (overrides options from `cuLinkCreate`)
+    - `optionValues`: Array of option values, each cast to void *
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_FILE_NOT_FOUND`
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_IMAGE`,
+    `CUDA_ERROR_INVALID_PTX`,
+    `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NO_BINARY_FOR_GPU`
+
+    **See also:** `cuLinkCreate`,
+    `cuLinkAddData`,
+    `cuLinkComplete`,
+    `cuLinkDestroy`
+    """
+def cuLinkComplete(state: CUlinkState | int, ) -> tuple[CUresult, int | None, int | None]:
+    """Returns `tuple[CUresult, int | None, int | None]`.
+
+    Complete a pending linker invocation
+
+    Completes the pending linker action and returns the cubin image for the linked
+    device code, which can be used with `cuModuleLoadData`.  The cubin is owned by
+    `state`, so it should be loaded before `state` is destroyed via `cuLinkDestroy`.
+    This call does not destroy `state`.
+
+    **Parameters:**
+    - `state`: A pending linker invocation
+    - `cubinOut`: On success, this will point to the output image
+    - `sizeOut`: Optional parameter to receive the size of the generated image
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:** `cuLinkCreate`,
+    `cuLinkAddData`,
+    `cuLinkAddFile`,
+    `cuLinkDestroy`,
+    `cuModuleLoadData`
+    """
+def cuLinkDestroy(state: CUlinkState | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys state for a JIT linker invocation.
+
+    **Parameters:**
+    - `state`: State object for the linker invocation
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`
+
+    **See also:** `cuLinkCreate`
+    """
+def cuModuleGetTexRef(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUtexref | None]:
+    """Returns `tuple[CUresult, CUtexref | None]`.
+
+    Returns a handle to a texture reference
+
+    **Deprecated:**
+
+    Returns in `*pTexRef` the handle of the texture reference of name `name`
+    in the module `hmod`. If no texture reference of that name exists,
+    `cuModuleGetTexRef(`) returns `CUDA_ERROR_NOT_FOUND`. This texture reference
+    handle should not be destroyed, since it will be destroyed when the module
+    is unloaded.
+
+    **Parameters:**
+    - `pTexRef`: Returned texture reference
+    - `hmod`: Module to retrieve texture reference from
+    - `name`: Name of texture reference to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuModuleGetFunction`,
+    `cuModuleGetGlobal`,
+    `cuModuleGetSurfRef`,
+    `cuModuleLoad`,
+    `cuModuleLoadData`,
+    `cuModuleLoadDataEx`,
+    `cuModuleLoadFatBinary`,
+    `cuModuleUnload`
+    """
+def cuModuleGetSurfRef(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUsurfref | None]:
+    """Returns `tuple[CUresult, CUsurfref | None]`.
+
+    Returns a handle to a surface reference
+
+    **Deprecated:**
+
+    Returns in `*pSurfRef` the handle of the surface reference of name `name`
+    in the module `hmod`. If no surface reference of that name exists,
+    `cuModuleGetSurfRef(`) returns `CUDA_ERROR_NOT_FOUND`.
+
+    **Parameters:**
+    - `pSurfRef`: Returned surface reference
+    - `hmod`: Module to retrieve surface reference from
+    - `name`: Name of surface reference to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuModuleGetFunction`,
+    `cuModuleGetGlobal`,
+    `cuModuleGetTexRef`,
+    `cuModuleLoad`,
+    `cuModuleLoadData`,
+    `cuModuleLoadDataEx`,
+    `cuModuleLoadFatBinary`,
+    `cuModuleUnload`
+    """
+def cuLibraryLoadData(code: Any, jitOptions: Sequence[CUjit_option | int] | None, jitOptionsValues: Sequence[Any] | None, numJitOptions: int, libraryOptions: Sequence[CUlibraryOption | int] | None, libraryOptionValues: Sequence[Any] | None, numLibraryOptions: int) -> tuple[CUresult, CUlibrary | None]:
+    """Returns `tuple[CUresult, CUlibrary | None]`.
+
+    Load a library with specified code and options
+
+    Takes a pointer `code` and loads the corresponding library `library` based on
+    the application defined library loading mode:
+    - If module loading is set to EAGER, via the environment variables described in "Module loading",
+    `library` is loaded eagerly into all contexts at the time of the call and future contexts
+    at the time of creation until the library is unloaded with `cuLibraryUnload(`).
+    - If the environment variables are set to LAZY, `library`
+    is not immediately loaded onto all existent contexts and will only be
+    loaded when a function is needed for that context, such as a kernel launch.
+
+    These environment variables are described in the CUDA programming guide under the
+    "CUDA environment variables" section.
+
+    The `code` may be a *cubin* or *fatbin* as output by **nvcc,**
+    or a NULL-terminated *PTX,* either as output by **nvcc** or hand-written.
+    A fatbin should also contain relocatable code when doing separate compilation.
+
+    Options are passed as an array via `jitOptions` and any corresponding parameters are passed in
+    `jitOptionsValues`. The number of total JIT options is supplied via `numJitOptions`.
+    Any outputs will be returned via `jitOptionsValues`.
+
+    Library load options are passed as an array via `libraryOptions` and any corresponding parameters are passed in
+    `libraryOptionValues`. The number of total library load options is supplied via `numLibraryOptions`.
+
+    **Note:** If the library contains managed variables and no device in the system
+    supports managed variables this call is expected to return `CUDA_ERROR_NOT_SUPPORTED`
+
+    **Parameters:**
+    - `library`: Returned library
+    - `code`: Code to load
+    - `jitOptions`: Options for JIT
+    - `jitOptionsValues`: Option values for JIT
+    - `numJitOptions`: Number of options
+    - `libraryOptions`: Options for loading
+    - `libraryOptionValues`: Option values for loading
+    - `numLibraryOptions`: Number of options for loading
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_PTX`,
+    `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NO_BINARY_FOR_GPU`,
+    `CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`,
+    `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`,
+    `cuModuleLoad`,
+    `cuModuleLoadData`,
+    `cuModuleLoadDataEx`
+    """
+def cuLibraryLoadFromFile(fileName: bytes, jitOptions: Sequence[CUjit_option | int] | None, jitOptionsValues: Sequence[Any] | None, numJitOptions: int, libraryOptions: Sequence[CUlibraryOption | int] | None, libraryOptionValues: Sequence[Any] | None, numLibraryOptions: int) -> tuple[CUresult, CUlibrary | None]:
+    """Returns `tuple[CUresult, CUlibrary | None]`.
+
+    Load a library with specified file and options
+
+    Takes a pointer `code` and loads the corresponding library `library` based on
+    the application defined library loading mode:
+    - If module loading is set to EAGER, via the environment variables described in "Module loading",
+    `library` is loaded eagerly into all contexts at the time of the call and future contexts
+    at the time of creation until the library is unloaded with `cuLibraryUnload(`).
+    - If the environment variables are set to LAZY, `library`
+    is not immediately loaded onto all existent contexts and will only be
+    loaded when a function is needed for that context, such as a kernel launch.
+
+    These environment variables are described in the CUDA programming guide under the
+    "CUDA environment variables" section.
+
+    The file should be a *cubin* file as output by **nvcc,** or a *PTX* file either
+    as output by **nvcc** or handwritten, or a *fatbin* file as output by **nvcc.**
+    A fatbin should also contain relocatable code when doing separate compilation.
+
+    Options are passed as an array via `jitOptions` and any corresponding parameters are
+    passed in `jitOptionsValues`. The number of total options is supplied via `numJitOptions`.
+    Any outputs will be returned via `jitOptionsValues`.
+
+    Library load options are passed as an array via `libraryOptions` and any corresponding parameters are passed in
+    `libraryOptionValues`. The number of total library load options is supplied via `numLibraryOptions`.
+
+    **Note:** If the library contains managed variables and no device in the system
+    supports managed variables this call is expected to return `CUDA_ERROR_NOT_SUPPORTED`
+
+    **Parameters:**
+    - `library`: Returned library
+    - `fileName`: File to load from
+    - `jitOptions`: Options for JIT
+    - `jitOptionsValues`: Option values for JIT
+    - `numJitOptions`: Number of options
+    - `libraryOptions`: Options for loading
+    - `libraryOptionValues`: Option values for loading
+    - `numLibraryOptions`: Number of options for loading
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_PTX`,
+    `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NO_BINARY_FOR_GPU`,
+    `CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`,
+    `CUDA_ERROR_JIT_COMPILER_NOT_FOUND`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryUnload`,
+    `cuModuleLoad`,
+    `cuModuleLoadData`,
+    `cuModuleLoadDataEx`
+    """
+def cuLibraryUnload(library: CUlibrary | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Unloads a library
+
+    Unloads the library specified with `library`
+
+    **Parameters:**
+    - `library`: Library to unload
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuModuleUnload`
+    """
+def cuLibraryGetKernel(library: CUlibrary | int, name: bytes) -> tuple[CUresult, CUkernel | None]:
+    """Returns `tuple[CUresult, CUkernel | None]`.
+
+    Returns a kernel handle
+
+    Returns in `pKernel` the handle of the kernel with name `name` located in library `library`.
+    If kernel handle is not found, the call returns `CUDA_ERROR_NOT_FOUND`.
+
+    **Parameters:**
+    - `pKernel`: Returned kernel handle
+    - `library`: Library to retrieve kernel from
+    - `name`: Name of kernel to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_FOUND`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`,
+    `cuKernelGetFunction`,
+    `cuLibraryGetModule`,
+    `cuModuleGetFunction`
+    """
+def cuLibraryGetKernelCount(lib: CUlibrary | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the number of kernels within a library
+
+    Returns in `count` the number of kernels in `lib`.
+
+    **Parameters:**
+    - `count`: Number of kernels found within the library
+    - `lib`: Library to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+    """
+def cuLibraryEnumerateKernels(numKernels: int, lib: CUlibrary | int) -> tuple[CUresult, list[CUkernel] | None]:
+    """Returns `tuple[CUresult, list[CUkernel] | None]`.
+
+    Retrieve the kernel handles within a library.
+
+    Returns in `kernels` a maximum number of `numKernels` kernel handles within `lib`.
+    The returned kernel handle becomes invalid when the library is unloaded.
+
+    **Parameters:**
+    - `kernels`: Buffer where the kernel handles are returned to
+    - `numKernels`: Maximum number of kernel handles may be returned to the buffer
+    - `lib`: Library to query from
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuLibraryGetKernelCount`
+    """
+def cuLibraryGetModule(library: CUlibrary | int) -> tuple[CUresult, CUmodule | None]:
+    """Returns `tuple[CUresult, CUmodule | None]`.
+
+    Returns a module handle
+
+    Returns in `pMod` the module handle associated with the current context located in
+    library `library`. If module handle is not found, the call returns `CUDA_ERROR_NOT_FOUND`.
+
+    **Parameters:**
+    - `pMod`: Returned module handle
+    - `library`: Library to retrieve module from
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_FOUND`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`,
+    `cuModuleGetFunction`
+    """
+def cuKernelGetFunction(kernel: CUkernel | int) -> tuple[CUresult, CUfunction | None]:
+    """Returns `tuple[CUresult, CUfunction | None]`.
+
+    Returns a function handle
+
+    Returns in `pFunc` the handle of the function for the requested kernel `kernel` and
+    the current context. If function handle is not found, the call returns `CUDA_ERROR_NOT_FOUND`.
+
+    **Parameters:**
+    - `pFunc`: Returned function handle
+    - `kernel`: Kernel to retrieve function for the requested context
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_FOUND`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`,
+    `cuLibraryGetKernel`,
+    `cuLibraryGetModule`,
+    `cuModuleGetFunction`
+    """
+def cuKernelGetLibrary(kernel: CUkernel | int) -> tuple[CUresult, CUlibrary | None]:
+    """Returns `tuple[CUresult, CUlibrary | None]`.
+
+    Returns a library handle
+
+    Returns in `pLib` the handle of the library for the requested kernel `kernel`
+
+    **Parameters:**
+    - `pLib`: Returned library handle
+    - `kernel`: Kernel to retrieve library handle
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_FOUND`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`,
+    `cuLibraryGetKernel`
+    """
+def cuLibraryGetGlobal(library: CUlibrary | int, name: bytes) -> tuple[CUresult, CUdeviceptr | None, int | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None, int | None]`.
+
+    Returns a global device pointer
+
+    Returns in `*dptr` and `*bytes` the base pointer and size of the global with
+    name `name` for the requested library `library` and the current context.
+    If no global for the requested name `name` exists, the call returns `CUDA_ERROR_NOT_FOUND`.
+    One of the parameters `dptr` or `bytes` (not both) can be NULL in which
+    case it is ignored.
+
+    **Parameters:**
+    - `dptr`: Returned global device pointer for the requested context
+    - `bytes`: Returned global size in bytes
+    - `library`: Library to retrieve global from
+    - `name`: Name of global to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_FOUND`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`,
+    `cuLibraryGetModule`,
+    cuModuleGetGlobal
+    """
+def cuLibraryGetManaged(library: CUlibrary | int, name: bytes) -> tuple[CUresult, CUdeviceptr | None, int | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None, int | None]`.
+
+    Returns a pointer to managed memory
+
+    Returns in `*dptr` and `*bytes` the base pointer and size of the managed memory with
+    name `name` for the requested library `library`. If no managed memory with the
+    requested name `name` exists, the call returns `CUDA_ERROR_NOT_FOUND`. One of the parameters
+    `dptr` or `bytes` (not both) can be NULL in which case it is ignored.
+    Note that managed memory for library `library` is shared across devices and is registered
+    when the library is loaded into atleast one context.
+
+    **Parameters:**
+    - `dptr`: Returned pointer to the managed memory
+    - `bytes`: Returned memory size in bytes
+    - `library`: Library to retrieve managed memory from
+    - `name`: Name of managed memory to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_FOUND`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`
+    """
+def cuLibraryGetUnifiedFunction(library: CUlibrary | int, symbol: bytes) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns a pointer to a unified function
+
+    Returns in `*fptr` the function pointer to a unified function denoted by `symbol`.
+    If no unified function with name `symbol` exists, the call returns `CUDA_ERROR_NOT_FOUND`.
+    If there is no device with attribute `CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS` present in the system,
+    the call may return `CUDA_ERROR_NOT_FOUND`.
+
+    **Parameters:**
+    - `fptr`: Returned pointer to a unified function
+    - `library`: Library to retrieve function pointer memory from
+    - `symbol`: Name of function pointer to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_FOUND`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`
+    """
+def cuKernelGetAttribute(attrib: CUfunction_attribute | int, kernel: CUkernel | int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns information about a kernel
+
+    Returns in `*pi` the integer value of the attribute `attrib` for the kernel
+    `kernel` for the requested device `dev`. The supported attributes are:
+    - `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`: The maximum number of threads
+    per block, beyond which a launch of the kernel would fail. This number
+    depends on both the kernel and the requested device.
+    - `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`: The size in bytes of
+    statically-allocated shared memory per block required by this kernel.
+    This does not include dynamically-allocated shared memory requested by
+    the user at runtime.
+    - `CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES`: The size in bytes of user-allocated
+    constant memory required by this kernel.
+    - `CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`: The size in bytes of local memory
+    used by each thread of this kernel.
+    - `CU_FUNC_ATTRIBUTE_NUM_REGS`: The number of registers used by each thread
+    of this kernel.
+    - `CU_FUNC_ATTRIBUTE_PTX_VERSION`: The PTX virtual architecture version for
+    which the kernel was compiled. This value is the major PTX version * 10
+    + the minor PTX version, so a PTX version 1.3 function would return the
+    value 13. Note that this may return the undefined value of 0 for cubins
+    compiled prior to CUDA 3.0.
+    - `CU_FUNC_ATTRIBUTE_BINARY_VERSION`: The binary architecture version for
+    which the kernel was compiled. This value is the major binary
+    version * 10 + the minor binary version, so a binary version 1.3 function
+    would return the value 13. Note that this will return a value of 10 for
+    legacy cubins that do not have a properly-encoded binary architecture
+    version.
+    - `CU_FUNC_CACHE_MODE_CA`: The attribute to indicate whether the kernel has
+    been compiled with user specified option "-Xptxas --dlcm=ca" set.
+    - `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: The maximum size in bytes of
+    dynamically-allocated shared memory.
+    - `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`: Preferred shared memory-L1
+    cache split ratio in percent of total shared memory.
+    - `CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET`: If this attribute is set, the
+    kernel must launch with a valid cluster size specified.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH`: The required cluster width in
+    blocks.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT`: The required cluster height in
+    blocks.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH`: The required cluster depth in
+    blocks.
+    - `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`: Indicates whether
+    the function can be launched with non-portable cluster size. 1 is allowed,
+    0 is disallowed. A non-portable cluster size may only function on the
+    specific SKUs the program is tested on. The launch might fail if the
+    program is run on a different hardware platform. CUDA API provides
+    cudaOccupancyMaxActiveClusters to assist with checking whether the desired
+    size can be launched on the current device. A portable cluster size is
+    guaranteed to be functional on all compute capabilities higher than the
+    target compute capability. The portable cluster size for sm_90 is 8 blocks
+    per cluster. This value may increase for future compute capabilities. The
+    specific hardware unit may support higher cluster sizes that’s not
+    guaranteed to be portable.
+    - `CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`: The block
+    scheduling policy of a function. The value type is CUclusterSchedulingPolicy.
+
+    **Note:** If another thread is trying to set the same attribute on the same device using
+    `cuKernelSetAttribute(`) simultaneously, the attribute query will give the old or new
+    value depending on the interleavings chosen by the OS scheduler and memory consistency.
+
+    **Parameters:**
+    - `pi`: Returned attribute value
+    - `attrib`: Attribute requested
+    - `kernel`: Kernel to query attribute of
+    - `dev`: Device to query attribute of
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`,
+    `cuKernelSetAttribute`,
+    `cuLibraryGetKernel`,
+    `cuLaunchKernel`,
+    `cuKernelGetFunction`,
+    `cuLibraryGetModule`,
+    `cuModuleGetFunction`,
+    `cuFuncGetAttribute`
+    """
+def cuKernelSetAttribute(attrib: CUfunction_attribute | int, val: int, kernel: CUkernel | int, dev: CUdevice | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets information about a kernel
+
+    This call sets the value of a specified attribute `attrib` on the kernel `kernel`
+    for the requested device `dev` to an integer value specified by `val`.
+    This function returns CUDA_SUCCESS if the new value of the attribute could be
+    successfully set. If the set fails, this call will return an error.
+    Not all attributes can have values set. Attempting to set a value on a read-only
+    attribute will result in an error (CUDA_ERROR_INVALID_VALUE)
+
+    Note that attributes set using `cuFuncSetAttribute(`) will override the attribute
+    set by this API irrespective of whether the call to `cuFuncSetAttribute(`) is made
+    before or after this API call. However, `cuKernelGetAttribute(`) will always
+    return the attribute value set by this API.
+
+    Supported attributes are:
+    - `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: This is the maximum size in bytes of
+    dynamically-allocated shared memory. The value should contain the requested
+    maximum size of dynamically-allocated shared memory. The sum of this value and
+    the function attribute `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES` cannot exceed the
+    device attribute `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`.
+    The maximal size of requestable dynamic shared memory may differ by GPU
+    architecture.
+    - `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`: On devices where the L1
+    cache and shared memory use the same hardware resources, this sets the shared memory
+    carveout preference, in percent of the total shared memory.
+    See `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR`
+    This is only a hint, and the driver can choose a different ratio if required to execute the function.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH`: The required cluster width in
+    blocks. The width, height, and depth values must either all be 0 or all be
+    positive. The validity of the cluster dimensions is checked at launch time.
+    If the value is set during compile time, it cannot be set at runtime.
+    Setting it at runtime will return CUDA_ERROR_NOT_PERMITTED.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT`: The required cluster height in
+    blocks. The width, height, and depth values must either all be 0 or all be
+    positive. The validity of the cluster dimensions is checked at launch time.
+    If the value is set during compile time, it cannot be set at runtime.
+    Setting it at runtime will return CUDA_ERROR_NOT_PERMITTED.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH`: The required cluster depth in
+    blocks. The width, height, and depth values must either all be 0 or all be
+    positive. The validity of the cluster dimensions is checked at launch time.
+    If the value is set during compile time, it cannot be set at runtime.
+    Setting it at runtime will return CUDA_ERROR_NOT_PERMITTED.
+    - `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`: Indicates whether
+    the function can be launched with non-portable cluster size. 1 is allowed,
+    0 is disallowed.
+    - `CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`: The block
+    scheduling policy of a function. The value type is CUclusterSchedulingPolicy.
+
+    **Note:** The API has stricter locking requirements in comparison to its legacy counterpart
+    `cuFuncSetAttribute(`) due to device-wide semantics. If multiple threads are trying to
+    set the same attribute on the same device simultaneously, the attribute setting will depend
+    on the interleavings chosen by the OS scheduler and memory consistency.
+
+    **Parameters:**
+    - `attrib`: Attribute requested
+    - `val`: Value to set
+    - `kernel`: Kernel to set attribute of
+    - `dev`: Device to set attribute of
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`,
+    `cuKernelGetAttribute`,
+    `cuLibraryGetKernel`,
+    `cuLaunchKernel`,
+    `cuKernelGetFunction`,
+    `cuLibraryGetModule`,
+    `cuModuleGetFunction`,
+    `cuFuncSetAttribute`
+    """
+def cuKernelSetCacheConfig(kernel: CUkernel | int, config: CUfunc_cache | int, dev: CUdevice | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the preferred cache configuration for a device kernel.
+
+    On devices where the L1 cache and shared memory use the same hardware
+    resources, this sets through `config` the preferred cache configuration for
+    the device kernel `kernel` on the requested device `dev`. This is only a preference.
+    The driver will use the requested configuration if possible, but it is free to choose a different
+    configuration if required to execute `kernel`.  Any context-wide preference
+    set via `cuCtxSetCacheConfig(`) will be overridden by this per-kernel
+    setting.
+
+    Note that attributes set using `cuFuncSetCacheConfig(`) will override the attribute
+    set by this API irrespective of whether the call to `cuFuncSetCacheConfig(`) is made
+    before or after this API call.
+
+    This setting does nothing on devices where the size of the L1 cache and
+    shared memory are fixed.
+
+    Launching a kernel with a different preference than the most recent
+    preference setting may insert a device-side synchronization point.
+
+    The supported cache configurations are:
+    - `CU_FUNC_CACHE_PREFER_NONE`: no preference for shared memory or L1 (default)
+    - `CU_FUNC_CACHE_PREFER_SHARED`: prefer larger shared memory and smaller L1 cache
+    - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
+    - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
+
+    **Note:** The API has stricter locking requirements in comparison to its legacy counterpart
+    `cuFuncSetCacheConfig(`) due to device-wide semantics. If multiple threads are trying to
+    set a config on the same device simultaneously, the cache config setting will depend
+    on the interleavings chosen by the OS scheduler and memory consistency.
+
+    **Parameters:**
+    - `kernel`: Kernel to configure cache for
+    - `config`: Requested cache configuration
+    - `dev`: Device to set attribute of
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:** `cuLibraryLoadData`,
+    `cuLibraryLoadFromFile`,
+    `cuLibraryUnload`,
+    `cuLibraryGetKernel`,
+    `cuKernelGetFunction`,
+    `cuLibraryGetModule`,
+    `cuModuleGetFunction`,
+    `cuFuncSetCacheConfig`,
+    `cuCtxSetCacheConfig`,
+    `cuLaunchKernel`
+    """
+def cuKernelGetName(hfunc: CUkernel | int) -> tuple[CUresult, bytes | None]:
+    """Returns `tuple[CUresult, bytes | None]`.
+
+    Returns the function name for a `CUkernel` handle
+
+    Returns in `**name` the function name associated with the kernel handle `hfunc` .
+    The function name is returned as a null-terminated string. The returned name is only
+    valid when the kernel handle is valid. If the library is unloaded or reloaded, one
+    must call the API again to get the updated name. This API may return a mangled name if
+    the function is not declared as having C linkage. If either `**name` or `hfunc`
+    is NULL, `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    **Parameters:**
+    - `name`: The returned name of the function
+    - `hfunc`: The function handle to retrieve the name for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    """
+def cuKernelGetParamInfo(kernel: CUkernel | int, paramIndex: int, ) -> tuple[CUresult, int | None, int | None]:
+    """Returns `tuple[CUresult, int | None, int | None]`.
+
+    Returns the offset and size of a kernel parameter in the device-side parameter layout
+
+    Queries the kernel parameter at `paramIndex` into `kernel's` list of parameters, and returns
+    in `paramOffset` and `paramSize` the offset and size, respectively, where the parameter
+    will reside in the device-side parameter layout. This information can be used to update kernel
+    node parameters from the device via `cudaGraphKernelNodeSetParam(`) and
+    `cudaGraphKernelNodeUpdatesApply(`). `paramIndex` must be less than the number of parameters
+    that `kernel` takes. `paramSize` can be set to NULL if only the parameter offset is desired.
+
+    **Parameters:**
+    - `kernel`: The kernel to query
+    - `paramIndex`: The parameter index to query
+    - `paramOffset`: Returns the offset into the device-side parameter layout at which the parameter resides
+    - `paramSize`: Optionally returns the size of the parameter in the device-side parameter layout
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncGetParamInfo`
+    """
+def cuMemGetInfo() -> tuple[CUresult, int | None, int | None]:
+    """Returns `tuple[CUresult, int | None, int | None]`.
+
+    Gets free and total memory
+
+    Returns in `*total` the total amount of memory available to the the current context.
+    Returns in `*free` the amount of memory on the device that is free according to the OS.
+    CUDA is not guaranteed to be able to allocate all of the memory that the OS reports as free.
+    In a multi-tenet situation, free estimate returned is prone to race condition where
+    a new allocation/free done by a different process or a different thread in the same
+    process between the time when free memory was estimated and reported, will result in
+    deviation in free value reported and actual free memory.
+
+    The integrated GPU on Tegra shares memory with CPU and other component
+    of the SoC. The free and total values returned by the API excludes
+    the SWAP memory space maintained by the OS on some platforms.
+    The OS may move some of the memory pages into swap area as the GPU or
+    CPU allocate or access memory. See Tegra app note on how to calculate
+    total and free memory on Tegra.
+
+    **Parameters:**
+    - `free`: Returned free memory in bytes
+    - `total`: Returned total memory in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemGetInfo`
+    """
+def cuMemAlloc(bytesize: int) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Allocates device memory
+
+    Allocates `bytesize` bytes of linear memory on the device and returns in
+    `*dptr` a pointer to the allocated memory. The allocated memory is suitably
+    aligned for any kind of variable. The memory is not cleared. If `bytesize`
+    is 0, `cuMemAlloc(`) returns `CUDA_ERROR_INVALID_VALUE`.
+
+    **Parameters:**
+    - `dptr`: Returned device pointer
+    - `bytesize`: Requested allocation size in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMalloc`
+    """
+def cuMemAllocPitch(WidthInBytes: int, Height: int, ElementSizeBytes: int) -> tuple[CUresult, CUdeviceptr | None, int | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None, int | None]`.
+
+    Allocates pitched device memory
+
+    Allocates at least `WidthInBytes` * `Height` bytes of linear memory on
+    the device and returns in `*dptr` a pointer to the allocated memory. The
+    function may pad the allocation to ensure that corresponding pointers in
+    any given row will continue to meet the alignment requirements for
+    coalescing as the address is updated from row to row. `ElementSizeBytes`
+    specifies the size of the largest reads and writes that will be performed
+    on the memory range. `ElementSizeBytes` may be 4, 8 or 16 (since coalesced
+    memory transactions are not possible on other data sizes). If
+    `ElementSizeBytes` is smaller than the actual read/write size of a kernel,
+    the kernel will run correctly, but possibly at reduced speed. The pitch
+    returned in `*pPitch` by `cuMemAllocPitch(`) is the width in bytes of the
+    allocation. The intended usage of pitch is as a separate parameter of the
+    allocation, used to compute addresses within the 2D array. Given the row
+    and column of an array element of type **T,** the address is computed as:
+    ```c
+    T* pElement = (T*)((char*)BaseAddress + Row * Pitch) + Column;
+    ```
+
+    The pitch returned by `cuMemAllocPitch(`) is guaranteed to work with
+    `cuMemcpy2D(`) under all circumstances. For allocations of 2D arrays, it is
+    recommended that programmers consider performing pitch allocations using
+    `cuMemAllocPitch(`). Due to alignment restrictions in the hardware, this is
+    especially true if the application will be performing 2D memory copies
+    between different regions of device memory (whether linear memory or CUDA
+    arrays).
+
+    The byte alignment of the pitch returned by `cuMemAllocPitch(`) is guaranteed
+    to match or exceed the alignment requirement for texture binding with
+    `cuTexRefSetAddress2D(`).
+
+    **Parameters:**
+    - `dptr`: Returned device pointer
+    - `pPitch`: Returned pitch of allocation in bytes
+    - `WidthInBytes`: Requested allocation width in bytes
+    - `Height`: Requested allocation height in rows
+    - `ElementSizeBytes`: Size of largest reads/writes for range
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMallocPitch`
+    """
+def cuMemFree(dptr: CUdeviceptr | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Frees device memory
+
+    Frees the memory space pointed to by `dptr`, which must have been returned
+    by a previous call to one of the following memory allocation APIs - `cuMemAlloc(`),
+    `cuMemAllocPitch(`), `cuMemAllocManaged(`), `cuMemAllocAsync(`), `cuMemAllocFromPoolAsync(`)
+
+    Note - This API will not perform any implict synchronization when the pointer was allocated with
+    `cuMemAllocAsync` or `cuMemAllocFromPoolAsync`. Callers must ensure that all accesses to these
+    pointer have completed before invoking `cuMemFree`. For best performance and memory reuse, users
+    should use `cuMemFreeAsync` to free memory allocated via the stream ordered memory allocator.
+    For all other pointers, this API may perform implicit synchronization.
+
+    **Parameters:**
+    - `dptr`: Pointer to memory to free
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemAllocManaged`, `cuMemAllocAsync`, `cuMemAllocFromPoolAsync`,
+    `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`, `cuMemcpy3D`, `cuMemcpy3DAsync`,
+    `cuMemcpyAtoA`, `cuMemcpyAtoD`, `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`,
+    `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`, `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`,
+    `cuMemcpyHtoAAsync`, `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`, `cuMemFreeAsync`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaFree`
+    """
+def cuMemGetAddressRange(dptr: CUdeviceptr | int) -> tuple[CUresult, CUdeviceptr | None, int | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None, int | None]`.
+
+    Get information on memory allocations
+
+    Returns the base address in `*pbase` and size in `*psize` of the
+    allocation by `cuMemAlloc(`) or `cuMemAllocPitch(`) that contains the input
+    pointer `dptr`. Both parameters `pbase` and `psize` are optional. If one
+    of them is NULL, it is ignored.
+
+    **Parameters:**
+    - `pbase`: Returned base address
+    - `psize`: Returned size of device memory allocation
+    - `dptr`: Device pointer to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_NOT_FOUND`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`
+    """
+def cuMemAllocHost(bytesize: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Allocates page-locked host memory
+
+    Allocates `bytesize` bytes of host memory that is page-locked and
+    accessible to the device. The driver tracks the virtual memory ranges
+    allocated with this function and automatically accelerates calls to
+    functions such as `cuMemcpy(`). Since the memory can be accessed directly by
+    the device, it can be read or written with much higher bandwidth than
+    pageable memory obtained with functions such as `malloc(`).
+
+    On systems where `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`
+    is true, `cuMemAllocHost` may not page-lock the allocated memory.
+
+    Page-locking excessive amounts of memory with `cuMemAllocHost(`) may degrade system
+    performance, since it reduces the amount of memory available to the system
+    for paging. As a result, this function is best used sparingly to allocate
+    staging areas for data exchange between host and device.
+
+    Note all host memory allocated using `cuMemAllocHost(`) will automatically
+    be immediately accessible to all contexts on all devices which support unified
+    addressing (as may be queried using `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`).
+    The device pointer that may be used to access this host memory from those
+    contexts is always equal to the returned host pointer `*pp`.
+    See `CUDA_UNIFIED` for additional details.
+
+    **Parameters:**
+    - `pp`: Returned pointer to host memory
+    - `bytesize`: Requested allocation size in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMallocHost`
+    """
+def cuMemFreeHost(p: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Frees page-locked host memory
+
+    Frees the memory space pointed to by `p`, which must have been returned by
+    a previous call to `cuMemAllocHost(`).
+
+    **Parameters:**
+    - `p`: Pointer to memory to free
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaFreeHost`
+    """
+def cuMemHostAlloc(bytesize: int, Flags: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Allocates page-locked host memory
+
+    Allocates `bytesize` bytes of host memory that is page-locked and accessible
+    to the device. The driver tracks the virtual memory ranges allocated with
+    this function and automatically accelerates calls to functions such as
+    `cuMemcpyHtoD(`). Since the memory can be accessed directly by the device,
+    it can be read or written with much higher bandwidth than pageable memory
+    obtained with functions such as `malloc(`).
+
+    On systems where `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`
+    is true, `cuMemHostAlloc` may not page-lock the allocated memory.
+
+    Page-locking excessive amounts of memory may degrade system performance,
+    since it reduces the amount of memory available to the system for paging.
+    As a result, this function is best used sparingly to allocate staging areas
+    for data exchange between host and device.
+
+    The `Flags` parameter enables different options to be specified that
+    affect the allocation, as follows.
+
+    - `CU_MEMHOSTALLOC_PORTABLE`: The memory returned by this call will be
+    considered as pinned memory by all CUDA contexts, not just the one that
+    performed the allocation.
+
+    - `CU_MEMHOSTALLOC_DEVICEMAP`: Maps the allocation into the CUDA address
+    space. The device pointer to the memory may be obtained by calling
+    `cuMemHostGetDevicePointer(`).
+
+    - `CU_MEMHOSTALLOC_WRITECOMBINED`: Allocates the memory as write-combined
+    (WC). WC memory can be transferred across the PCI Express bus more
+    quickly on some system configurations, but cannot be read efficiently by
+    most CPUs. WC memory is a good option for buffers that will be written by
+    the CPU and read by the GPU via mapped pinned memory or host->device
+    transfers.
+
+    All of these flags are orthogonal to one another: a developer may allocate
+    memory that is portable, mapped and/or write-combined with no restrictions.
+
+    The `CU_MEMHOSTALLOC_DEVICEMAP` flag may be specified on CUDA contexts for
+    devices that do not support mapped pinned memory. The failure is deferred
+    to `cuMemHostGetDevicePointer(`) because the memory may be mapped into
+    other CUDA contexts via the `CU_MEMHOSTALLOC_PORTABLE` flag.
+
+    The memory allocated by this function must be freed with `cuMemFreeHost(`).
+
+    Note all host memory allocated using `cuMemHostAlloc(`) will automatically
+    be immediately accessible to all contexts on all devices which support unified
+    addressing (as may be queried using `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`).
+    Unless the flag `CU_MEMHOSTALLOC_WRITECOMBINED` is specified, the device pointer
+    that may be used to access this host memory from those contexts is always equal
+    to the returned host pointer `*pp`.  If the flag `CU_MEMHOSTALLOC_WRITECOMBINED`
+    is specified, then the function `cuMemHostGetDevicePointer(`) must be used
+    to query the device pointer, even if the context supports unified addressing.
+    See `CUDA_UNIFIED` for additional details.
+
+    **Parameters:**
+    - `pp`: Returned pointer to host memory
+    - `bytesize`: Requested allocation size in bytes
+    - `Flags`: Flags for allocation request
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaHostAlloc`
+    """
+def cuMemHostGetDevicePointer(p: Any, Flags: int) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Passes back device pointer of mapped pinned memory
+
+    Passes back the device pointer `pdptr` corresponding to the mapped, pinned
+    host buffer `p` allocated by `cuMemHostAlloc`.
+
+    `cuMemHostGetDevicePointer(`) will fail if the `CU_MEMHOSTALLOC_DEVICEMAP`
+    flag was not specified at the time the memory was allocated, or if the
+    function is called on a GPU that does not support mapped pinned memory.
+
+    For devices that have a non-zero value for the device attribute
+    `CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM`, the memory
+    can also be accessed from the device using the host pointer `p`.
+    The device pointer returned by `cuMemHostGetDevicePointer(`) may or may not
+    match the original host pointer `p` and depends on the devices visible to the
+    application. If all devices visible to the application have a non-zero value for the
+    device attribute, the device pointer returned by `cuMemHostGetDevicePointer(`)
+    will match the original pointer `p`. If any device visible to the application
+    has a zero value for the device attribute, the device pointer returned by
+    `cuMemHostGetDevicePointer(`) will not match the original host pointer `p`,
+    but it will be suitable for use on all devices provided Unified Virtual Addressing
+    is enabled. In such systems, it is valid to access the memory using either pointer
+    on devices that have a non-zero value for the device attribute. Note however that
+    such devices should access the memory using only one of the two pointers and not both.
+
+    `Flags` provides for future releases. For now, it must be set to 0.
+
+    **Parameters:**
+    - `pdptr`: Returned device pointer
+    - `p`: Host pointer
+    - `Flags`: Options (must be 0)
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaHostGetDevicePointer`
+    """
+def cuMemHostGetFlags(p: Any) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Passes back flags that were used for a pinned allocation
+
+    Passes back the flags `pFlags` that were specified when allocating
+    the pinned host buffer `p` allocated by `cuMemHostAlloc`.
+
+    `cuMemHostGetFlags(`) will fail if the pointer does not reside in
+    an allocation performed by `cuMemAllocHost(`) or `cuMemHostAlloc(`).
+
+    **Parameters:**
+    - `pFlags`: Returned flags word
+    - `p`: Host pointer
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuMemAllocHost`,
+    `cuMemHostAlloc`,
+    `cudaHostGetFlags`
+    """
+def cuMemAllocManaged(bytesize: int, flags: int) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Allocates memory that will be automatically managed by the Unified Memory system
+
+    Allocates `bytesize` bytes of managed memory on the device and returns in
+    `*dptr` a pointer to the allocated memory. If the device doesn't support
+    allocating managed memory, `CUDA_ERROR_NOT_SUPPORTED` is returned. Support
+    for managed memory can be queried using the device attribute
+    `CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY`. The allocated memory is suitably
+    aligned for any kind of variable. The memory is not cleared. If `bytesize`
+    is 0, `cuMemAllocManaged` returns `CUDA_ERROR_INVALID_VALUE`. The pointer
+    is valid on the CPU and on all GPUs in the system that support managed memory.
+    All accesses to this pointer must obey the Unified Memory programming model.
+
+    `flags` specifies the default stream association for this allocation.
+    `flags` must be one of `CU_MEM_ATTACH_GLOBAL` or `CU_MEM_ATTACH_HOST`. If
+    `CU_MEM_ATTACH_GLOBAL` is specified, then this memory is accessible from
+    any stream on any device. If `CU_MEM_ATTACH_HOST` is specified, then the
+    allocation should not be accessed from devices that have a zero value for the
+    device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`; an explicit call to
+    `cuStreamAttachMemAsync` will be required to enable access on such devices.
+
+    If the association is later changed via `cuStreamAttachMemAsync` to
+    a single stream, the default association as specified during `cuMemAllocManaged`
+    is restored when that stream is destroyed. For __managed__ variables, the
+    default association is always `CU_MEM_ATTACH_GLOBAL`. Note that destroying a
+    stream is an asynchronous operation, and as a result, the change to default
+    association won't happen until all work in the stream has completed.
+
+    Memory allocated with `cuMemAllocManaged` should be released with `cuMemFree`.
+
+    Device memory oversubscription is possible for GPUs that have a non-zero value for the
+    device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`. Managed memory on
+    such GPUs may be evicted from device memory to host memory at any time by the Unified
+    Memory driver in order to make room for other allocations.
+
+    In a system where all GPUs have a non-zero value for the device attribute
+    `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`, managed memory may not be populated when this
+    API returns and instead may be populated on access. In such systems, managed memory can
+    migrate to any processor's memory at any time. The Unified Memory driver will employ heuristics to
+    maintain data locality and prevent excessive page faults to the extent possible. The application
+    can also guide the driver about memory usage patterns via `cuMemAdvise`. The application
+    can also explicitly migrate memory to a desired processor's memory via
+    `cuMemPrefetchAsync`.
+
+    In a multi-GPU system where all of the GPUs have a zero value for the device attribute
+    `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` and all the GPUs have peer-to-peer support
+    with each other, the physical storage for managed memory is created on the GPU which is active
+    at the time `cuMemAllocManaged` is called. All other GPUs will reference the data at reduced
+    bandwidth via peer mappings over the PCIe bus. The Unified Memory driver does not migrate
+    memory among such GPUs.
+
+    In a multi-GPU system where not all GPUs have peer-to-peer support with each other and
+    where the value of the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`
+    is zero for at least one of those GPUs, the location chosen for physical storage of managed
+    memory is system-dependent.
+    - On Linux, the location chosen will be device memory as long as the current set of active
+    contexts are on devices that either have peer-to-peer support with each other or have a
+    non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`.
+    If there is an active context on a GPU that does not have a non-zero value for that device
+    attribute and it does not have peer-to-peer support with the other devices that have active
+    contexts on them, then the location for physical storage will be 'zero-copy' or host memory.
+    Note that this means that managed memory that is located in device memory is migrated to
+    host memory if a new context is created on a GPU that doesn't have a non-zero value for
+    the device attribute and does not support peer-to-peer with at least one of the other devices
+    that has an active context. This in turn implies that context creation may fail if there is
+    insufficient host memory to migrate all managed allocations.
+    - On Windows, the physical storage is always created in 'zero-copy' or host memory.
+    All GPUs will reference the data at reduced bandwidth over the PCIe bus. In these
+    circumstances, use of the environment variable CUDA_VISIBLE_DEVICES is recommended to
+    restrict CUDA to only use those GPUs that have peer-to-peer support.
+    Alternatively, users can also set CUDA_MANAGED_FORCE_DEVICE_ALLOC to a
+    non-zero value to force the driver to always use device memory for physical storage.
+    When this environment variable is set to a non-zero value, all contexts created in
+    that process on devices that support managed memory have to be peer-to-peer compatible
+    with each other. Context creation will fail if a context is created on a device that
+    supports managed memory and is not peer-to-peer compatible with any of the other
+    managed memory supporting devices on which contexts were previously created, even if
+    those contexts have been destroyed. These environment variables are described
+    in the CUDA programming guide under the "CUDA environment variables" section.
+    - On ARM, managed memory is not available on discrete gpu with Drive PX-2.
+
+    **Parameters:**
+    - `dptr`: Returned device pointer
+    - `bytesize`: Requested allocation size in bytes
+    - `flags`: Must be one of `CU_MEM_ATTACH_GLOBAL` or `CU_MEM_ATTACH_HOST`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cuDeviceGetAttribute`, `cuStreamAttachMemAsync`,
+    `cudaMallocManaged`
+    """
+def cuDeviceRegisterAsyncNotification(device: CUdevice | int, callbackFunc: Any, userData: Any, ) -> tuple[CUresult, CUasyncCallbackHandle | None]:
+    """Returns `tuple[CUresult, CUasyncCallbackHandle | None]`.
+
+    Registers a callback function to receive async notifications
+
+    Registers `callbackFunc` to receive async notifications.
+
+    The `userData` parameter is passed to the callback function at async notification time.
+    Likewise, `callback` is also passed to the callback function to distinguish between
+    multiple registered callbacks.
+
+    The callback function being registered should be designed to return quickly (~10ms).
+    Any long running tasks should be queued for execution on an application thread.
+
+    Callbacks may not call cuDeviceRegisterAsyncNotification or cuDeviceUnregisterAsyncNotification.
+    Doing so will result in `CUDA_ERROR_NOT_PERMITTED`. Async notification callbacks execute
+    in an undefined order and may be serialized.
+
+    Returns in `*callback` a handle representing the registered callback instance.
+
+    **Parameters:**
+    - `device`: The device on which to register the callback
+    - `callbackFunc`: The function to register as a callback
+    - `userData`: A generic pointer to user data. This is passed into the callback function.
+    - `callback`: A handle representing the registered callback instance
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceUnregisterAsyncNotification`
+    """
+def cuDeviceUnregisterAsyncNotification(device: CUdevice | int, callback: CUasyncCallbackHandle | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Unregisters an async notification callback
+
+    Unregisters `callback` so that the corresponding callback function will stop receiving
+    async notifications.
+
+    **Parameters:**
+    - `device`: The device from which to remove `callback`.
+    - `callback`: The callback instance to unregister from receiving async notifications.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceRegisterAsyncNotification`
+    """
+def cuDeviceGetByPCIBusId(pciBusId: bytes) -> tuple[CUresult, CUdevice | None]:
+    """Returns `tuple[CUresult, CUdevice | None]`.
+
+    Returns a handle to a compute device
+
+    Returns in `*device` a device handle given a PCI bus ID string.
+
+    **Parameters:**
+    - `dev`: Returned device handle
+    - `pciBusId`: String in one of the following forms: [domain]:[bus]:[device].[function] [domain]:[bus]:[device] [bus]:[device].[function] where `domain`, `bus`, `device`, and `function` are all hexadecimal values
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGet`,
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetPCIBusId`,
+    `cudaDeviceGetByPCIBusId`
+    """
+def cuDeviceGetPCIBusId(len: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
+    """Returns `tuple[CUresult, bytes | None]`.
+
+    Returns a PCI Bus Id string for the device
+
+    Returns an ASCII string identifying the device `dev` in the NULL-terminated
+    string pointed to by `pciBusId`. `len` specifies the maximum length of the
+    string that may be returned.
+
+    **Parameters:**
+    - `pciBusId`: Returned identifier string for the device in the following format [domain]:[bus]:[device].[function] where `domain`, `bus`, `device`, and `function` are all hexadecimal values. pciBusId should be large enough to store 13 characters including the NULL-terminator.
+    - `len`: Maximum length of string to store in `name`
+    - `dev`: Device to get identifier string for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceGet`,
+    `cuDeviceGetAttribute`,
+    `cuDeviceGetByPCIBusId`,
+    `cudaDeviceGetPCIBusId`
+    """
+def cuIpcGetEventHandle(event: CUevent | int) -> tuple[CUresult, CUipcEventHandle_v1 | None]:
+    """Returns `tuple[CUresult, CUipcEventHandle_v1 | None]`.
+
+    Gets an interprocess handle for a previously allocated event
+
+    Takes as input a previously allocated event. This event must have been
+    created with the `CU_EVENT_INTERPROCESS` and `CU_EVENT_DISABLE_TIMING`
+    flags set. This opaque handle may be copied into other processes and
+    opened with `cuIpcOpenEventHandle` to allow efficient hardware
+    synchronization between GPU work in different processes.
+
+    After the event has been opened in the importing process,
+    `cuEventRecord`, `cuEventSynchronize`, `cuStreamWaitEvent` and
+    `cuEventQuery` may be used in either process. Performing operations
+    on the imported event after the exported event has been freed
+    with `cuEventDestroy` will result in undefined behavior.
+
+    IPC functionality is restricted to devices with support for unified
+    addressing on Linux and Windows operating systems.
+    IPC functionality on Windows is supported for compatibility purposes
+    but not recommended as it comes with performance cost.
+    Users can test their device for IPC functionality by calling
+    `cuDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
+
+    **Parameters:**
+    - `pHandle`: Pointer to a user allocated CUipcEventHandle in which to return the opaque event handle
+    - `event`: Event allocated with `CU_EVENT_INTERPROCESS` and `CU_EVENT_DISABLE_TIMING` flags.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_MAP_FAILED`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuEventCreate`,
+    `cuEventDestroy`,
+    `cuEventSynchronize`,
+    `cuEventQuery`,
+    `cuStreamWaitEvent`,
+    `cuIpcOpenEventHandle`,
+    `cuIpcGetMemHandle`,
+    `cuIpcOpenMemHandle`,
+    `cuIpcCloseMemHandle`,
+    `cudaIpcGetEventHandle`
+    """
+def cuIpcOpenEventHandle(handle: CUipcEventHandle_v1) -> tuple[CUresult, CUevent | None]:
+    """Returns `tuple[CUresult, CUevent | None]`.
+
+    Opens an interprocess event handle for use in the current process
+
+    Opens an interprocess event handle exported from another process with
+    `cuIpcGetEventHandle`. This function returns a `CUevent` that behaves like
+    a locally created event with the `CU_EVENT_DISABLE_TIMING` flag specified.
+    This event must be freed with `cuEventDestroy`.
+
+    Performing operations on the imported event after the exported event has
+    been freed with `cuEventDestroy` will result in undefined behavior.
+
+    IPC functionality is restricted to devices with support for unified
+    addressing on Linux and Windows operating systems.
+    IPC functionality on Windows is supported for compatibility purposes
+    but not recommended as it comes with performance cost.
+    Users can test their device for IPC functionality by calling
+    `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
+
+    **Parameters:**
+    - `phEvent`: Returns the imported event
+    - `handle`: Interprocess handle to open
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_MAP_FAILED`,
+    `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuEventCreate`,
+    `cuEventDestroy`,
+    `cuEventSynchronize`,
+    `cuEventQuery`,
+    `cuStreamWaitEvent`,
+    `cuIpcGetEventHandle`,
+    `cuIpcGetMemHandle`,
+    `cuIpcOpenMemHandle`,
+    `cuIpcCloseMemHandle`,
+    `cudaIpcOpenEventHandle`
+    """
+def cuIpcGetMemHandle(dptr: CUdeviceptr | int) -> tuple[CUresult, CUipcMemHandle_v1 | None]:
+    """Returns `tuple[CUresult, CUipcMemHandle_v1 | None]`.
+
+    Gets an interprocess memory handle for an existing device memory
+    allocation
+
+    Takes a pointer to the base of an existing device memory allocation created
+    with `cuMemAlloc` and exports it for use in another process. This is a
+    lightweight operation and may be called multiple times on an allocation
+    without adverse effects.
+
+    If a region of memory is freed with `cuMemFree` and a subsequent call
+    to `cuMemAlloc` returns memory with the same device address,
+    `cuIpcGetMemHandle` will return a unique handle for the
+    new memory.
+
+    IPC functionality is restricted to devices with support for unified
+    addressing on Linux and Windows operating systems.
+    IPC functionality on Windows is supported for compatibility purposes
+    but not recommended as it comes with performance cost.
+    Users can test their device for IPC functionality by calling
+    `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
+
+    **Parameters:**
+    - `pHandle`: Pointer to user allocated `CUipcMemHandle` to return the handle in.
+    - `dptr`: Base pointer to previously allocated device memory
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_MAP_FAILED`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuMemAlloc`,
+    `cuMemFree`,
+    `cuIpcGetEventHandle`,
+    `cuIpcOpenEventHandle`,
+    `cuIpcOpenMemHandle`,
+    `cuIpcCloseMemHandle`,
+    `cudaIpcGetMemHandle`
+    """
+def cuIpcOpenMemHandle(handle: CUipcMemHandle_v1, Flags: int) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Opens an interprocess memory handle exported from another process
+    and returns a device pointer usable in the local process.
+
+    Maps memory exported from another process with `cuIpcGetMemHandle` into
+    the current device address space. For contexts on different devices
+    `cuIpcOpenMemHandle` can attempt to enable peer access between the
+    devices as if the user called `cuCtxEnablePeerAccess`. This behavior is
+    controlled by the `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS` flag.
+    `cuDeviceCanAccessPeer` can determine if a mapping is possible.
+
+    Contexts that may open `CUipcMemHandles` are restricted in the following way.
+    `CUipcMemHandles` from each `CUdevice` in a given process may only be opened
+    by one `CUcontext` per `CUdevice` per other process.
+
+    If the memory handle has already been opened by the current context, the
+    reference count on the handle is incremented by 1 and the existing device pointer
+    is returned.
+
+    Memory returned from `cuIpcOpenMemHandle` must be freed with
+    `cuIpcCloseMemHandle`.
+
+    Calling `cuMemFree` on an exported memory region before calling
+    `cuIpcCloseMemHandle` in the importing context will result in undefined
+    behavior.
+
+    IPC functionality is restricted to devices with support for unified
+    addressing on Linux and Windows operating systems.
+    IPC functionality on Windows is supported for compatibility purposes
+    but not recommended as it comes with performance cost.
+    Users can test their device for IPC functionality by calling
+    `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
+
+    **Parameters:**
+    - `pdptr`: Returned device pointer
+    - `handle`: `CUipcMemHandle` to open
+    - `Flags`: Flags for this operation. Must be specified as `CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_MAP_FAILED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_TOO_MANY_PEERS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **Note:** No guarantees are made about the address returned in `*pdptr`.
+    In particular, multiple processes may not receive the same address for the same `handle`.
+
+    **See also:**
+    `cuMemAlloc`,
+    `cuMemFree`,
+    `cuIpcGetEventHandle`,
+    `cuIpcOpenEventHandle`,
+    `cuIpcGetMemHandle`,
+    `cuIpcCloseMemHandle`,
+    `cuCtxEnablePeerAccess`,
+    `cuDeviceCanAccessPeer`,
+    `cudaIpcOpenMemHandle`
+    """
+def cuIpcCloseMemHandle(dptr: CUdeviceptr | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Attempts to close memory mapped with `cuIpcOpenMemHandle`
+
+    Decrements the reference count of the memory returned by `cuIpcOpenMemHandle` by 1.
+    When the reference count reaches 0, this API unmaps the memory. The original allocation
+    in the exporting process as well as imported mappings in other processes
+    will be unaffected.
+
+    Any resources used to enable peer access will be freed if this is the
+    last mapping using them.
+
+    IPC functionality is restricted to devices with support for unified
+    addressing on Linux and Windows operating systems.
+    IPC functionality on Windows is supported for compatibility purposes
+    but not recommended as it comes with performance cost.
+    Users can test their device for IPC functionality by calling
+    `cuapiDeviceGetAttribute` with `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED`
+
+    **Parameters:**
+    - `dptr`: Device pointer returned by `cuIpcOpenMemHandle`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_MAP_FAILED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+    **See also:**
+    `cuMemAlloc`,
+    `cuMemFree`,
+    `cuIpcGetEventHandle`,
+    `cuIpcOpenEventHandle`,
+    `cuIpcGetMemHandle`,
+    `cuIpcOpenMemHandle`,
+    `cudaIpcCloseMemHandle`
+    """
+def cuMemHostRegister(p: Any, bytesize: int, Flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Registers an existing host memory range for use by CUDA
+
+    Page-locks the memory range specified by `p` and `bytesize` and maps it
+    for the device(s) as specified by `Flags`. This memory range also is added
+    to the same tracking mechanism as `cuMemHostAlloc` to automatically accelerate
+    calls to functions such as `cuMemcpyHtoD(`). Since the memory can be accessed
+    directly by the device, it can be read or written with much higher bandwidth
+    than pageable memory that has not been registered.  Page-locking excessive
+    amounts of memory may degrade system performance, since it reduces the amount
+    of memory available to the system for paging. As a result, this function is
+    best used sparingly to register staging areas for data exchange between
+    host and device.
+
+    On systems where `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`
+    is true, `cuMemHostRegister` will not page-lock the memory range specified
+    by `ptr` but only populate unpopulated pages.
+
+    The `Flags` parameter enables different options to be specified that
+    affect the allocation, as follows.
+
+    - `CU_MEMHOSTREGISTER_PORTABLE`: The memory returned by this call will be
+    considered as pinned memory by all CUDA contexts, not just the one that
+    performed the allocation.
+
+    - `CU_MEMHOSTREGISTER_DEVICEMAP`: Maps the allocation into the CUDA address
+    space. The device pointer to the memory may be obtained by calling
+    `cuMemHostGetDevicePointer(`).
+
+    - `CU_MEMHOSTREGISTER_IOMEMORY`: The pointer is treated as pointing to some
+    I/O memory space, e.g. the PCI Express resource of a 3rd party device.
+
+    - `CU_MEMHOSTREGISTER_READ_ONLY`: The pointer is treated as pointing to memory
+    that is considered read-only by the device.  On platforms without
+    `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`, this flag is
+    required in order to register memory mapped to the CPU as read-only.  Support
+    for the use of this flag can be queried from the device attribute
+    `CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED`.  Using this flag with
+    a current context associated with a device that does not have this attribute
+    set will cause `cuMemHostRegister` to error with CUDA_ERROR_NOT_SUPPORTED.
+
+    All of these flags are orthogonal to one another: a developer may page-lock
+    memory that is portable or mapped with no restrictions.
+
+    The `CU_MEMHOSTREGISTER_DEVICEMAP` flag may be specified on CUDA contexts for
+    devices that do not support mapped pinned memory. The failure is deferred
+    to `cuMemHostGetDevicePointer(`) because the memory may be mapped into
+    other CUDA contexts via the `CU_MEMHOSTREGISTER_PORTABLE` flag.
+
+    For devices that have a non-zero value for the device attribute
+    `CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM`, the memory
+    can also be accessed from the device using the host pointer `p`.
+    The device pointer returned by `cuMemHostGetDevicePointer(`) may or may not
+    match the original host pointer `ptr` and depends on the devices visible to the
+    application. If all devices visible to the application have a non-zero value for the
+    device attribute, the device pointer returned by `cuMemHostGetDevicePointer(`)
+    will match the original pointer `ptr`. If any device visible to the application
+    has a zero value for the device attribute, the device pointer returned by
+    `cuMemHostGetDevicePointer(`) will not match the original host pointer `ptr`,
+    but it will be suitable for use on all devices provided Unified Virtual Addressing
+    is enabled. In such systems, it is valid to access the memory using either pointer
+    on devices that have a non-zero value for the device attribute. Note however that
+    such devices should access the memory using only of the two pointers and not both.
+
+    The memory page-locked by this function must be unregistered with
+    `cuMemHostUnregister(`).
+
+    **Parameters:**
+    - `p`: Host pointer to memory to page-lock
+    - `bytesize`: Size in bytes of the address range to page-lock
+    - `Flags`: Flags for allocation request
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuMemHostUnregister`,
+    `cuMemHostGetFlags`,
+    `cuMemHostGetDevicePointer`,
+    `cudaHostRegister`
+    """
+def cuMemHostUnregister(p: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Unregisters a memory range that was registered with cuMemHostRegister.
+
+    Unmaps the memory range whose base address is specified by `p`, and makes
+    it pageable again.
+
+    The base address must be the same one specified to `cuMemHostRegister(`).
+
+    **Parameters:**
+    - `p`: Host pointer to memory to unregister
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuMemHostRegister`,
+    `cudaHostUnregister`
+    """
+def cuMemcpy(dst: CUdeviceptr | int, src: CUdeviceptr | int, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory
+
+    Copies data between two pointers.
+    `dst` and `src` are base pointers of the destination and source, respectively.
+    `ByteCount` specifies the number of bytes to copy.
+    Note that this function infers the type of the transfer (host to host, host to
+    device, device to device, or device to host) from the pointer values.  This
+    function is only allowed in contexts which support unified addressing.
+
+    **Parameters:**
+    - `dst`: Destination unified virtual address space pointer
+    - `src`: Source unified virtual address space pointer
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpy`,
+    `cudaMemcpyToSymbol`,
+    `cudaMemcpyFromSymbol`
+    """
+def cuMemcpyPeer(dstDevice: CUdeviceptr | int, dstContext: CUcontext | int, srcDevice: CUdeviceptr | int, srcContext: CUcontext | int, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies device memory between two contexts
+
+    Copies from device memory in one context to device memory in another
+    context. `dstDevice` is the base device pointer of the destination memory
+    and `dstContext` is the destination context.  `srcDevice` is the base
+    device pointer of the source memory and `srcContext` is the source pointer.
+    `ByteCount` specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `dstContext`: Destination context
+    - `srcDevice`: Source device pointer
+    - `srcContext`: Source context
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuMemcpyDtoD`, `cuMemcpy3DPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
+    `cuMemcpy3DPeerAsync`,
+    `cudaMemcpyPeer`
+    """
+def cuMemcpyHtoD(dstDevice: CUdeviceptr | int, srcHost: Any, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Host to Device
+
+    Copies from host memory to device memory. `dstDevice` and `srcHost` are
+    the base addresses of the destination and source, respectively. `ByteCount`
+    specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `srcHost`: Source host pointer
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpy`,
+    `cudaMemcpyToSymbol`
+    """
+def cuMemcpyDtoH(dstHost: Any, srcDevice: CUdeviceptr | int, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Device to Host
+
+    Copies from device to host memory. `dstHost` and `srcDevice` specify the
+    base pointers of the destination and source, respectively. `ByteCount`
+    specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstHost`: Destination host pointer
+    - `srcDevice`: Source device pointer
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpy`,
+    `cudaMemcpyFromSymbol`
+    """
+def cuMemcpyDtoD(dstDevice: CUdeviceptr | int, srcDevice: CUdeviceptr | int, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Device to Device
+
+    Copies from device memory to device memory. `dstDevice` and `srcDevice`
+    are the base pointers of the destination and source, respectively.
+    `ByteCount` specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `srcDevice`: Source device pointer
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpy`,
+    `cudaMemcpyToSymbol`,
+    `cudaMemcpyFromSymbol`
+    """
+def cuMemcpyDtoA(dstArray: CUarray | int, dstOffset: int, srcDevice: CUdeviceptr | int, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Device to Array
+
+    Copies from device memory to a 1D CUDA array. `dstArray` and `dstOffset`
+    specify the CUDA array handle and starting index of the destination data.
+    `srcDevice` specifies the base pointer of the source. `ByteCount`
+    specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstArray`: Destination array
+    - `dstOffset`: Offset in bytes of destination array
+    - `srcDevice`: Source device pointer
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpyToArray`
+    """
+def cuMemcpyAtoD(dstDevice: CUdeviceptr | int, srcArray: CUarray | int, srcOffset: int, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Array to Device
+
+    Copies from one 1D CUDA array to device memory. `dstDevice` specifies the
+    base pointer of the destination and must be naturally aligned with the CUDA
+    array elements. `srcArray` and `srcOffset` specify the CUDA array handle
+    and the offset in bytes into the array where the copy is to begin.
+    `ByteCount` specifies the number of bytes to copy and must be evenly
+    divisible by the array element size.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `srcArray`: Source array
+    - `srcOffset`: Offset in bytes of source array
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpyFromArray`
+    """
+def cuMemcpyHtoA(dstArray: CUarray | int, dstOffset: int, srcHost: Any, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Host to Array
+
+    Copies from host memory to a 1D CUDA array. `dstArray` and `dstOffset`
+    specify the CUDA array handle and starting offset in bytes of the destination
+    data.  `pSrc` specifies the base address of the source. `ByteCount` specifies
+    the number of bytes to copy.
+
+    **Parameters:**
+    - `dstArray`: Destination array
+    - `dstOffset`: Offset in bytes of destination array
+    - `srcHost`: Source host pointer
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpyToArray`
+    """
+def cuMemcpyAtoH(dstHost: Any, srcArray: CUarray | int, srcOffset: int, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Array to Host
+
+    Copies from one 1D CUDA array to host memory. `dstHost` specifies the base
+    pointer of the destination. `srcArray` and `srcOffset` specify the CUDA
+    array handle and starting offset in bytes of the source data.
+    `ByteCount` specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstHost`: Destination device pointer
+    - `srcArray`: Source array
+    - `srcOffset`: Offset in bytes of source array
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpyFromArray`
+    """
+def cuMemcpyAtoA(dstArray: CUarray | int, dstOffset: int, srcArray: CUarray | int, srcOffset: int, ByteCount: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Array to Array
+
+    Copies from one 1D CUDA array to another. `dstArray` and `srcArray`
+    specify the handles of the destination and source CUDA arrays for the copy,
+    respectively. `dstOffset` and `srcOffset` specify the destination and
+    source offsets in bytes into the CUDA arrays. `ByteCount` is the number of
+    bytes to be copied. The size of the elements in the CUDA arrays need not be
+    the same format, but the elements must be the same size; and count must be
+    evenly divisible by that size.
+
+    **Parameters:**
+    - `dstArray`: Destination array
+    - `dstOffset`: Offset in bytes of destination array
+    - `srcArray`: Source array
+    - `srcOffset`: Offset in bytes of source array
+    - `ByteCount`: Size of memory copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpyArrayToArray`
+    """
+def cuMemcpy2D(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory for 2D arrays
+
+    Perform a 2D memory copy according to the parameters specified in `pCopy`.
+    The `CUDA_MEMCPY2D` structure is defined as:
+
+    ```c
+    typedef struct CUDA_MEMCPY2D_st {
+    unsigned int srcXInBytes, srcY;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    unsigned int srcPitch;
+
+    unsigned int dstXInBytes, dstY;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    unsigned int dstPitch;
+
+    unsigned int WidthInBytes;
+    unsigned int Height;
+    } CUDA_MEMCPY2D;
+    ```
+    where:
+    - `srcMemoryType` and `dstMemoryType` specify the type of memory of the
+    source and destination, respectively; `CUmemorytype_enum` is defined as:
+
+    ```c
+    typedef enum CUmemorytype_enum {
+    CU_MEMORYTYPE_HOST = 0x01,
+    CU_MEMORYTYPE_DEVICE = 0x02,
+    CU_MEMORYTYPE_ARRAY = 0x03,
+    CU_MEMORYTYPE_UNIFIED = 0x04
+    } CUmemorytype;
+    ```
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `srcDevice` and `srcPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `srcArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_HOST`, `srcHost` and `srcPitch`
+    specify the (host) base address of the source data and the bytes per row to
+    apply. `srcArray` is ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_DEVICE`, `srcDevice` and `srcPitch`
+    specify the (device) base address of the source data and the bytes per row
+    to apply. `srcArray` is ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_ARRAY`, `srcArray` specifies the
+    handle of the source data. `srcHost`, `srcDevice` and `srcPitch` are
+    ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_HOST`, `dstHost` and `dstPitch`
+    specify the (host) base address of the destination data and the bytes per
+    row to apply. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `dstDevice` and `dstPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `dstArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_DEVICE`, `dstDevice` and `dstPitch`
+    specify the (device) base address of the destination data and the bytes per
+    row to apply. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_ARRAY`, `dstArray` specifies the
+    handle of the destination data. `dstHost`, `dstDevice` and `dstPitch` are
+    ignored.
+
+    - `srcXInBytes` and `srcY` specify the base address of the source data for
+    the copy.
+
+    \\par
+    For host pointers, the starting address is
+    ```c
+    void* Start = (void*)((char*)srcHost+srcY*srcPitch + srcXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr Start = srcDevice+srcY*srcPitch+srcXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `srcXInBytes` must be evenly divisible by the array
+    element size.
+
+    - `dstXInBytes` and `dstY` specify the base address of the destination data
+    for the copy.
+
+    \\par
+    For host pointers, the base address is
+    ```c
+    void* dstStart = (void*)((char*)dstHost+dstY*dstPitch + dstXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr dstStart = dstDevice+dstY*dstPitch+dstXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `dstXInBytes` must be evenly divisible by the array
+    element size.
+
+    - `WidthInBytes` and `Height` specify the width (in bytes) and height of
+    the 2D copy being performed.
+    - If specified, `srcPitch` must be greater than or equal to `WidthInBytes` +
+    `srcXInBytes`, and `dstPitch` must be greater than or equal to
+    `WidthInBytes` + dstXInBytes.
+
+    \\par
+    `cuMemcpy2D(`) returns an error if any pitch is greater than the maximum
+    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH). `cuMemAllocPitch(`) passes back
+    pitches that always work with `cuMemcpy2D(`). On intra-device memory copies
+    (device to device, CUDA array to device, CUDA array to CUDA array),
+    `cuMemcpy2D(`) may fail for pitches not computed by `cuMemAllocPitch(`).
+    `cuMemcpy2DUnaligned(`) does not have this restriction, but may run
+    significantly slower in the cases where `cuMemcpy2D(`) would have returned
+    an error code.
+
+    **Parameters:**
+    - `pCopy`: Parameters for the memory copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpy2D`,
+    `cudaMemcpy2DToArray`,
+    `cudaMemcpy2DFromArray`
+    """
+def cuMemcpy2DUnaligned(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory for 2D arrays
+
+    Perform a 2D memory copy according to the parameters specified in `pCopy`.
+    The `CUDA_MEMCPY2D` structure is defined as:
+
+    ```c
+    typedef struct CUDA_MEMCPY2D_st {
+    unsigned int srcXInBytes, srcY;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    unsigned int srcPitch;
+    unsigned int dstXInBytes, dstY;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    unsigned int dstPitch;
+    unsigned int WidthInBytes;
+    unsigned int Height;
+    } CUDA_MEMCPY2D;
+    ```
+    where:
+    - `srcMemoryType` and `dstMemoryType` specify the type of memory of the
+    source and destination, respectively; `CUmemorytype_enum` is defined as:
+
+    ```c
+    typedef enum CUmemorytype_enum {
+    CU_MEMORYTYPE_HOST = 0x01,
+    CU_MEMORYTYPE_DEVICE = 0x02,
+    CU_MEMORYTYPE_ARRAY = 0x03,
+    CU_MEMORYTYPE_UNIFIED = 0x04
+    } CUmemorytype;
+    ```
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `srcDevice` and `srcPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `srcArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_HOST`, `srcHost` and `srcPitch`
+    specify the (host) base address of the source data and the bytes per row to
+    apply. `srcArray` is ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_DEVICE`, `srcDevice` and `srcPitch`
+    specify the (device) base address of the source data and the bytes per row
+    to apply. `srcArray` is ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_ARRAY`, `srcArray` specifies the
+    handle of the source data. `srcHost`, `srcDevice` and `srcPitch` are
+    ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `dstDevice` and `dstPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `dstArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_HOST`, `dstHost` and `dstPitch`
+    specify the (host) base address of the destination data and the bytes per
+    row to apply. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_DEVICE`, `dstDevice` and `dstPitch`
+    specify the (device) base address of the destination data and the bytes per
+    row to apply. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_ARRAY`, `dstArray` specifies the
+    handle of the destination data. `dstHost`, `dstDevice` and `dstPitch` are
+    ignored.
+
+    - `srcXInBytes` and `srcY` specify the base address of the source data for
+    the copy.
+
+    \\par
+    For host pointers, the starting address is
+    ```c
+    void* Start = (void*)((char*)srcHost+srcY*srcPitch + srcXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr Start = srcDevice+srcY*srcPitch+srcXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `srcXInBytes` must be evenly divisible by the array
+    element size.
+
+    - `dstXInBytes` and `dstY` specify the base address of the destination data
+    for the copy.
+
+    \\par
+    For host pointers, the base address is
+    ```c
+    void* dstStart = (void*)((char*)dstHost+dstY*dstPitch + dstXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr dstStart = dstDevice+dstY*dstPitch+dstXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `dstXInBytes` must be evenly divisible by the array
+    element size.
+
+    - `WidthInBytes` and `Height` specify the width (in bytes) and height of
+    the 2D copy being performed.
+    - If specified, `srcPitch` must be greater than or equal to `WidthInBytes` +
+    `srcXInBytes`, and `dstPitch` must be greater than or equal to
+    `WidthInBytes` + dstXInBytes.
+
+    \\par
+    `cuMemcpy2D(`) returns an error if any pitch is greater than the maximum
+    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH). `cuMemAllocPitch(`) passes back
+    pitches that always work with `cuMemcpy2D(`). On intra-device memory copies
+    (device to device, CUDA array to device, CUDA array to CUDA array),
+    `cuMemcpy2D(`) may fail for pitches not computed by `cuMemAllocPitch(`).
+    `cuMemcpy2DUnaligned(`) does not have this restriction, but may run
+    significantly slower in the cases where `cuMemcpy2D(`) would have returned
+    an error code.
+
+    **Parameters:**
+    - `pCopy`: Parameters for the memory copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpy2D`,
+    `cudaMemcpy2DToArray`,
+    `cudaMemcpy2DFromArray`
+    """
+def cuMemcpy3D(pCopy: CUDA_MEMCPY3D_v2) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory for 3D arrays
+
+    Perform a 3D memory copy according to the parameters specified in
+    `pCopy`. The `CUDA_MEMCPY3D` structure is defined as:
+
+    ```c
+    typedef struct CUDA_MEMCPY3D_st {
+
+    unsigned int srcXInBytes, srcY, srcZ;
+    unsigned int srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    unsigned int srcPitch;  // ignored when src is array
+    unsigned int srcHeight; // ignored when src is array; may be 0 if Depth==1
+
+    unsigned int dstXInBytes, dstY, dstZ;
+    unsigned int dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    unsigned int dstPitch;  // ignored when dst is array
+    unsigned int dstHeight; // ignored when dst is array; may be 0 if Depth==1
+
+    unsigned int WidthInBytes;
+    unsigned int Height;
+    unsigned int Depth;
+    } CUDA_MEMCPY3D;
+    ```
+    where:
+    - `srcMemoryType` and `dstMemoryType` specify the type of memory of the
+    source and destination, respectively; `CUmemorytype_enum` is defined as:
+
+    ```c
+    typedef enum CUmemorytype_enum {
+    CU_MEMORYTYPE_HOST = 0x01,
+    CU_MEMORYTYPE_DEVICE = 0x02,
+    CU_MEMORYTYPE_ARRAY = 0x03,
+    CU_MEMORYTYPE_UNIFIED = 0x04
+    } CUmemorytype;
+    ```
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `srcDevice` and `srcPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `srcArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_HOST`, `srcHost`, `srcPitch` and
+    `srcHeight` specify the (host) base address of the source data, the bytes
+    per row, and the height of each 2D slice of the 3D array. `srcArray` is
+    ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_DEVICE`, `srcDevice`, `srcPitch` and
+    `srcHeight` specify the (device) base address of the source data, the bytes
+    per row, and the height of each 2D slice of the 3D array. `srcArray` is
+    ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_ARRAY`, `srcArray` specifies the
+    handle of the source data. `srcHost`, `srcDevice`, `srcPitch` and
+    `srcHeight` are ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `dstDevice` and `dstPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `dstArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_HOST`, `dstHost` and `dstPitch`
+    specify the (host) base address of the destination data, the bytes per row,
+    and the height of each 2D slice of the 3D array. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_DEVICE`, `dstDevice` and `dstPitch`
+    specify the (device) base address of the destination data, the bytes per
+    row, and the height of each 2D slice of the 3D array. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_ARRAY`, `dstArray` specifies the
+    handle of the destination data. `dstHost`, `dstDevice`, `dstPitch` and
+    `dstHeight` are ignored.
+
+    - `srcXInBytes`, `srcY` and `srcZ` specify the base address of the source
+    data for the copy.
+
+    \\par
+    For host pointers, the starting address is
+    ```c
+    void* Start = (void*)((char*)srcHost+(srcZ*srcHeight+srcY)*srcPitch + srcXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr Start = srcDevice+(srcZ*srcHeight+srcY)*srcPitch+srcXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `srcXInBytes` must be evenly divisible by the array
+    element size.
+
+    - dstXInBytes, `dstY` and `dstZ` specify the base address of the
+    destination data for the copy.
+
+    \\par
+    For host pointers, the base address is
+    ```c
+    void* dstStart = (void*)((char*)dstHost+(dstZ*dstHeight+dstY)*dstPitch + dstXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr dstStart = dstDevice+(dstZ*dstHeight+dstY)*dstPitch+dstXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `dstXInBytes` must be evenly divisible by the array
+    element size.
+
+    - `WidthInBytes`, `Height` and `Depth` specify the width (in bytes), height
+    and depth of the 3D copy being performed.
+    - If specified, `srcPitch` must be greater than or equal to `WidthInBytes` +
+    `srcXInBytes`, and `dstPitch` must be greater than or equal to
+    `WidthInBytes` + dstXInBytes.
+    - If specified, `srcHeight` must be greater than or equal to `Height` +
+    `srcY`, and `dstHeight` must be greater than or equal to `Height` + `dstY`.
+
+    \\par
+    `cuMemcpy3D(`) returns an error if any pitch is greater than the maximum
+    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH).
+
+    The `srcLOD` and `dstLOD` members of the `CUDA_MEMCPY3D` structure must be
+    set to 0.
+
+    **Parameters:**
+    - `pCopy`: Parameters for the memory copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMemcpy3D`
+    """
+def cuMemcpy3DPeer(pCopy: CUDA_MEMCPY3D_PEER_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory between contexts
+
+    Perform a 3D memory copy according to the parameters specified in
+    `pCopy`.  See the definition of the `CUDA_MEMCPY3D_PEER` structure
+    for documentation of its parameters.
+
+    **Parameters:**
+    - `pCopy`: Parameters for the memory copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
+    `cuMemcpy3DPeerAsync`,
+    `cudaMemcpy3DPeer`
+    """
+def cuMemcpyAsync(dst: CUdeviceptr | int, src: CUdeviceptr | int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory asynchronously
+
+    Copies data between two pointers.
+    `dst` and `src` are base pointers of the destination and source, respectively.
+    `ByteCount` specifies the number of bytes to copy.
+    Note that this function infers the type of the transfer (host to host, host to
+    device, device to device, or device to host) from the pointer values.  This
+    function is only allowed in contexts which support unified addressing.
+
+    **Parameters:**
+    - `dst`: Destination unified virtual address space pointer
+    - `src`: Source unified virtual address space pointer
+    - `ByteCount`: Size of memory copy in bytes
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemcpyAsync`,
+    `cudaMemcpyToSymbolAsync`,
+    `cudaMemcpyFromSymbolAsync`
+    """
+def cuMemcpyPeerAsync(dstDevice: CUdeviceptr | int, dstContext: CUcontext | int, srcDevice: CUdeviceptr | int, srcContext: CUcontext | int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies device memory between two contexts asynchronously.
+
+    Copies from device memory in one context to device memory in another
+    context. `dstDevice` is the base device pointer of the destination memory
+    and `dstContext` is the destination context.  `srcDevice` is the base
+    device pointer of the source memory and `srcContext` is the source pointer.
+    `ByteCount` specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `dstContext`: Destination context
+    - `srcDevice`: Source device pointer
+    - `srcContext`: Source context
+    - `ByteCount`: Size of memory copy in bytes
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpy3DPeer`, `cuMemcpyDtoDAsync`,
+    `cuMemcpy3DPeerAsync`,
+    `cudaMemcpyPeerAsync`
+    """
+def cuMemcpyHtoDAsync(dstDevice: CUdeviceptr | int, srcHost: Any, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Host to Device
+
+    Copies from host memory to device memory. `dstDevice` and `srcHost` are
+    the base addresses of the destination and source, respectively. `ByteCount`
+    specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `srcHost`: Source host pointer
+    - `ByteCount`: Size of memory copy in bytes
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemcpyAsync`,
+    `cudaMemcpyToSymbolAsync`
+    """
+def cuMemcpyDtoHAsync(dstHost: Any, srcDevice: CUdeviceptr | int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Device to Host
+
+    Copies from device to host memory. `dstHost` and `srcDevice` specify the
+    base pointers of the destination and source, respectively. `ByteCount`
+    specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstHost`: Destination host pointer
+    - `srcDevice`: Source device pointer
+    - `ByteCount`: Size of memory copy in bytes
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemcpyAsync`,
+    `cudaMemcpyFromSymbolAsync`
+    """
+def cuMemcpyDtoDAsync(dstDevice: CUdeviceptr | int, srcDevice: CUdeviceptr | int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Device to Device
+
+    Copies from device memory to device memory. `dstDevice` and `srcDevice`
+    are the base pointers of the destination and source, respectively.
+    `ByteCount` specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `srcDevice`: Source device pointer
+    - `ByteCount`: Size of memory copy in bytes
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemcpyAsync`,
+    `cudaMemcpyToSymbolAsync`,
+    `cudaMemcpyFromSymbolAsync`
+    """
+def cuMemcpyHtoAAsync(dstArray: CUarray | int, dstOffset: int, srcHost: Any, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Host to Array
+
+    Copies from host memory to a 1D CUDA array. `dstArray` and `dstOffset`
+    specify the CUDA array handle and starting offset in bytes of the
+    destination data. `srcHost` specifies the base address of the source.
+    `ByteCount` specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstArray`: Destination array
+    - `dstOffset`: Offset in bytes of destination array
+    - `srcHost`: Source host pointer
+    - `ByteCount`: Size of memory copy in bytes
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemcpyToArrayAsync`
+    """
+def cuMemcpyAtoHAsync(dstHost: Any, srcArray: CUarray | int, srcOffset: int, ByteCount: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory from Array to Host
+
+    Copies from one 1D CUDA array to host memory. `dstHost` specifies the base
+    pointer of the destination. `srcArray` and `srcOffset` specify the CUDA
+    array handle and starting offset in bytes of the source data.
+    `ByteCount` specifies the number of bytes to copy.
+
+    **Parameters:**
+    - `dstHost`: Destination pointer
+    - `srcArray`: Source array
+    - `srcOffset`: Offset in bytes of source array
+    - `ByteCount`: Size of memory copy in bytes
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemcpyFromArrayAsync`
+    """
+def cuMemcpy2DAsync(pCopy: CUDA_MEMCPY2D_v2, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory for 2D arrays
+
+    Perform a 2D memory copy according to the parameters specified in `pCopy`.
+    The `CUDA_MEMCPY2D` structure is defined as:
+
+    ```c
+    typedef struct CUDA_MEMCPY2D_st {
+    unsigned int srcXInBytes, srcY;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    unsigned int srcPitch;
+    unsigned int dstXInBytes, dstY;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    unsigned int dstPitch;
+    unsigned int WidthInBytes;
+    unsigned int Height;
+    } CUDA_MEMCPY2D;
+    ```
+    where:
+    - `srcMemoryType` and `dstMemoryType` specify the type of memory of the
+    source and destination, respectively; `CUmemorytype_enum` is defined as:
+
+    ```c
+    typedef enum CUmemorytype_enum {
+    CU_MEMORYTYPE_HOST = 0x01,
+    CU_MEMORYTYPE_DEVICE = 0x02,
+    CU_MEMORYTYPE_ARRAY = 0x03,
+    CU_MEMORYTYPE_UNIFIED = 0x04
+    } CUmemorytype;
+    ```
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_HOST`, `srcHost` and `srcPitch`
+    specify the (host) base address of the source data and the bytes per row to
+    apply. `srcArray` is ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `srcDevice` and `srcPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `srcArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_DEVICE`, `srcDevice` and `srcPitch`
+    specify the (device) base address of the source data and the bytes per row
+    to apply. `srcArray` is ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_ARRAY`, `srcArray` specifies the
+    handle of the source data. `srcHost`, `srcDevice` and `srcPitch` are
+    ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `dstDevice` and `dstPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `dstArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_HOST`, `dstHost` and `dstPitch`
+    specify the (host) base address of the destination data and the bytes per
+    row to apply. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_DEVICE`, `dstDevice` and `dstPitch`
+    specify the (device) base address of the destination data and the bytes per
+    row to apply. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_ARRAY`, `dstArray` specifies the
+    handle of the destination data. `dstHost`, `dstDevice` and `dstPitch` are
+    ignored.
+
+    - `srcXInBytes` and `srcY` specify the base address of the source data for
+    the copy.
+
+    \\par
+    For host pointers, the starting address is
+    ```c
+    void* Start = (void*)((char*)srcHost+srcY*srcPitch + srcXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr Start = srcDevice+srcY*srcPitch+srcXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `srcXInBytes` must be evenly divisible by the array
+    element size.
+
+    - `dstXInBytes` and `dstY` specify the base address of the destination data
+    for the copy.
+
+    \\par
+    For host pointers, the base address is
+    ```c
+    void* dstStart = (void*)((char*)dstHost+dstY*dstPitch + dstXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr dstStart = dstDevice+dstY*dstPitch+dstXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `dstXInBytes` must be evenly divisible by the array
+    element size.
+
+    - `WidthInBytes` and `Height` specify the width (in bytes) and height of
+    the 2D copy being performed.
+    - If specified, `srcPitch` must be greater than or equal to `WidthInBytes` +
+    `srcXInBytes`, and `dstPitch` must be greater than or equal to
+    `WidthInBytes` + dstXInBytes.
+    - If specified, `srcPitch` must be greater than or equal to `WidthInBytes` +
+    `srcXInBytes`, and `dstPitch` must be greater than or equal to
+    `WidthInBytes` + dstXInBytes.
+    - If specified, `srcHeight` must be greater than or equal to `Height` +
+    `srcY`, and `dstHeight` must be greater than or equal to `Height` + `dstY`.
+
+    \\par
+    `cuMemcpy2DAsync(`) returns an error if any pitch is greater than the maximum
+    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH). `cuMemAllocPitch(`) passes back
+    pitches that always work with `cuMemcpy2D(`). On intra-device memory copies
+    (device to device, CUDA array to device, CUDA array to CUDA array),
+    `cuMemcpy2DAsync(`) may fail for pitches not computed by `cuMemAllocPitch(`).
+
+    **Parameters:**
+    - `pCopy`: Parameters for the memory copy
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemcpy2DAsync`,
+    `cudaMemcpy2DToArrayAsync`,
+    `cudaMemcpy2DFromArrayAsync`
+    """
+def cuMemcpy3DAsync(pCopy: CUDA_MEMCPY3D_v2, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory for 3D arrays
+
+    Perform a 3D memory copy according to the parameters specified in
+    `pCopy`. The `CUDA_MEMCPY3D` structure is defined as:
+
+    ```c
+    typedef struct CUDA_MEMCPY3D_st {
+
+    unsigned int srcXInBytes, srcY, srcZ;
+    unsigned int srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    unsigned int srcPitch;  // ignored when src is array
+    unsigned int srcHeight; // ignored when src is array; may be 0 if Depth==1
+
+    unsigned int dstXInBytes, dstY, dstZ;
+    unsigned int dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    unsigned int dstPitch;  // ignored when dst is array
+    unsigned int dstHeight; // ignored when dst is array; may be 0 if Depth==1
+
+    unsigned int WidthInBytes;
+    unsigned int Height;
+    unsigned int Depth;
+    } CUDA_MEMCPY3D;
+    ```
+    where:
+    - `srcMemoryType` and `dstMemoryType` specify the type of memory of the
+    source and destination, respectively; `CUmemorytype_enum` is defined as:
+
+    ```c
+    typedef enum CUmemorytype_enum {
+    CU_MEMORYTYPE_HOST = 0x01,
+    CU_MEMORYTYPE_DEVICE = 0x02,
+    CU_MEMORYTYPE_ARRAY = 0x03,
+    CU_MEMORYTYPE_UNIFIED = 0x04
+    } CUmemorytype;
+    ```
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `srcDevice` and `srcPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `srcArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_HOST`, `srcHost`, `srcPitch` and
+    `srcHeight` specify the (host) base address of the source data, the bytes
+    per row, and the height of each 2D slice of the 3D array. `srcArray` is
+    ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_DEVICE`, `srcDevice`, `srcPitch` and
+    `srcHeight` specify the (device) base address of the source data, the bytes
+    per row, and the height of each 2D slice of the 3D array. `srcArray` is
+    ignored.
+
+    \\par
+    If `srcMemoryType` is `CU_MEMORYTYPE_ARRAY`, `srcArray` specifies the
+    handle of the source data. `srcHost`, `srcDevice`, `srcPitch` and
+    `srcHeight` are ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_UNIFIED`, `dstDevice` and `dstPitch`
+    specify the (unified virtual address space) base address of the source data
+    and the bytes per row to apply.  `dstArray` is ignored.
+    This value may be used only if unified addressing is supported in the calling
+    context.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_HOST`, `dstHost` and `dstPitch`
+    specify the (host) base address of the destination data, the bytes per row,
+    and the height of each 2D slice of the 3D array. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_DEVICE`, `dstDevice` and `dstPitch`
+    specify the (device) base address of the destination data, the bytes per
+    row, and the height of each 2D slice of the 3D array. `dstArray` is ignored.
+
+    \\par
+    If `dstMemoryType` is `CU_MEMORYTYPE_ARRAY`, `dstArray` specifies the
+    handle of the destination data. `dstHost`, `dstDevice`, `dstPitch` and
+    `dstHeight` are ignored.
+
+    - `srcXInBytes`, `srcY` and `srcZ` specify the base address of the source
+    data for the copy.
+
+    \\par
+    For host pointers, the starting address is
+    ```c
+    void* Start = (void*)((char*)srcHost+(srcZ*srcHeight+srcY)*srcPitch + srcXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr Start = srcDevice+(srcZ*srcHeight+srcY)*srcPitch+srcXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `srcXInBytes` must be evenly divisible by the array
+    element size.
+
+    - dstXInBytes, `dstY` and `dstZ` specify the base address of the
+    destination data for the copy.
+
+    \\par
+    For host pointers, the base address is
+    ```c
+    void* dstStart = (void*)((char*)dstHost+(dstZ*dstHeight+dstY)*dstPitch + dstXInBytes);
+    ```
+
+    \\par
+    For device pointers, the starting address is
+    ```c
+    CUdeviceptr dstStart = dstDevice+(dstZ*dstHeight+dstY)*dstPitch+dstXInBytes;
+    ```
+
+    \\par
+    For CUDA arrays, `dstXInBytes` must be evenly divisible by the array
+    element size.
+
+    - `WidthInBytes`, `Height` and `Depth` specify the width (in bytes), height
+    and depth of the 3D copy being performed.
+    - If specified, `srcPitch` must be greater than or equal to `WidthInBytes` +
+    `srcXInBytes`, and `dstPitch` must be greater than or equal to
+    `WidthInBytes` + dstXInBytes.
+    - If specified, `srcHeight` must be greater than or equal to `Height` +
+    `srcY`, and `dstHeight` must be greater than or equal to `Height` + `dstY`.
+
+    \\par
+    `cuMemcpy3DAsync(`) returns an error if any pitch is greater than the maximum
+    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH).
+
+    The `srcLOD` and `dstLOD` members of the `CUDA_MEMCPY3D` structure must be
+    set to 0.
+
+    **Parameters:**
+    - `pCopy`: Parameters for the memory copy
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemcpy3DAsync`
+    """
+def cuMemcpy3DPeerAsync(pCopy: CUDA_MEMCPY3D_PEER_v1, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies memory between contexts asynchronously.
+
+    Perform a 3D memory copy according to the parameters specified in
+    `pCopy`.  See the definition of the `CUDA_MEMCPY3D_PEER` structure
+    for documentation of its parameters.
+
+    **Parameters:**
+    - `pCopy`: Parameters for the memory copy
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
+    `cuMemcpy3DPeerAsync`,
+    `cudaMemcpy3DPeerAsync`
+    """
+def cuMemcpyBatchAsync(dsts: Sequence[CUdeviceptr | int] | None, srcs: Sequence[CUdeviceptr | int] | None, sizes: Sequence[int] | None, count: int, attrs: Sequence[CUmemcpyAttributes_v1] | None, attrsIdxs: Sequence[int] | None, numAttrs: int, hStream: CUstream | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Performs a batch of memory copies asynchronously.
+
+    Performs a batch of memory copies. The batch as a whole executes in stream order but copies within a
+    batch are not guaranteed to execute in any specific order. This API only supports pointer-to-pointer copies.
+    For copies involving CUDA arrays, please see `cuMemcpy3DBatchAsync`.
+
+    Performs memory copies from source buffers specified in `srcs` to destination buffers specified in `dsts`.
+    The size of each copy is specified in `sizes`. All three arrays must be of the same length as specified
+    by `count`. Since there are no ordering guarantees for copies within a batch, specifying any dependent copies
+    within a batch will result in undefined behavior.
+
+    Every copy in the batch has to be associated with a set of attributes specified in the `attrs` array.
+    Each entry in this array can apply to more than one copy. This can be done by specifying in the `attrsIdxs` array,
+    the index of the first copy that the corresponding entry in the `attrs` array applies to. Both `attrs` and
+    `attrsIdxs` must be of the same length as specified by `numAttrs`. For example, if a batch has 10 copies listed
+    in dst/src/sizes, the first 6 of which have one set of attributes and the remaining 4 another, then `numAttrs`
+    will be 2, `attrsIdxs` will be {0, 6} and `attrs` will contains the two sets of attributes. Note that the first entry
+    in `attrsIdxs` must always be 0. Also, each entry must be greater than the previous entry and the last entry should be
+    less than `count`. Furthermore, `numAttrs` must be lesser than or equal to `count`.
+
+    The `CUmemcpyAttributes::srcAccessOrder` indicates the source access ordering to be observed for copies associated
+    with the attribute. If the source access order is set to `CU_MEMCPY_SRC_ACCESS_ORDER_STREAM`, then the source will
+    be accessed in stream order. If the source access order is set to `CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL` then
+    it indicates that access to the source pointer can be out of stream order and all accesses must be complete before
+    the API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it's known that no prior
+    operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope
+    that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the
+    need for the user to synchronize the stream after the API call. If the source access order is set to
+    `CU_MEMCPY_SRC_ACCESS_ORDER_ANY` then it indicates that access to the source pointer can be out of stream order and the
+    accesses can happen even after the API call returns. This flag is suited for host pointers allocated
+    outside CUDA (ex., via malloc) when it's known that no prior operations in the stream can be accessing the memory.
+    Specifying this flag allows the driver to optimize the copy on certain platforms. Each memcpy operation in the batch must
+    have a valid `CUmemcpyAttributes` corresponding to it including the appropriate srcAccessOrder setting, otherwise the API
+    will return `CUDA_ERROR_INVALID_VALUE`.
+
+    The `CUmemcpyAttributes::srcLocHint` and `CUmemcpyAttributes::dstLocHint` allows applications to specify hint locations
+    for operands of a copy when the operand doesn't have a fixed location. That is, these hints are
+    only applicable for managed memory pointers on devices where `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` is true or
+    system-allocated pageable memory on devices where `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS` is true.
+    For other cases, these hints are ignored.
+
+    The `CUmemcpyAttributes::flags` field can be used to specify certain flags for copies. Setting the
+    `CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE` flag indicates that the associated copies should preferably overlap with
+    any compute work. Note that this flag is a hint and can be ignored depending on the platform and other parameters of the copy.
+
+    If any error is encountered while parsing the batch, the index within the batch where the error was encountered
+    will be returned in `failIdx`.
+
+    **Parameters:**
+    - `dsts`: Array of destination pointers.
+    - `srcs`: Array of memcpy source pointers.
+    - `sizes`: Array of sizes for memcpy operations.
+    - `count`: Size of `dsts`, `srcs` and `sizes` arrays
+    - `attrs`: Array of memcpy attributes.
+    - `attrsIdxs`: Array of indices to specify which copies each entry in the `attrs` array applies to. The attributes specified in attrs[k] will be applied to copies starting from attrsIdxs[k] through attrsIdxs[k+1] - 1. Also attrs[numAttrs-1] will apply to copies starting from attrsIdxs[numAttrs-1] through count - 1.
+    - `numAttrs`: Size of `attrs` and `attrsIdxs` arrays.
+    - `failIdx`: Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
+    - `hStream`: The stream to enqueue the operations in. Must not be legacy NULL stream.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+    """
+def cuMemcpy3DBatchAsync(numOps: int, opList: Sequence[CUDA_MEMCPY3D_BATCH_OP_v1] | None, flags: int, hStream: CUstream | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Performs a batch of 3D memory copies asynchronously.
+
+    Performs a batch of memory copies. The batch as a whole executes in stream order but copies within a
+    batch are not guaranteed to execute in any specific order. Note that this means specifying any dependent
+    copies within a batch will result in undefined behavior.
+
+    Performs memory copies as specified in the `opList` array. The length of this array is specified in `numOps`.
+    Each entry in this array describes a copy operation. This includes among other things, the source and destination
+    operands for the copy as specified in `CUDA_MEMCPY3D_BATCH_OP::src` and `CUDA_MEMCPY3D_BATCH_OP::dst` respectively.
+    The source and destination operands of a copy can either be a pointer or a CUDA array. The width, height and depth
+    of a copy is specified in `CUDA_MEMCPY3D_BATCH_OP::extent`. The width, height and depth of a copy are specified in
+    elements and must not be zero. For pointer-to-pointer copies, the element size is considered to be 1. For pointer
+    to CUDA array or vice versa copies, the element size is determined by the CUDA array. For CUDA array to CUDA array copies,
+    the element size of the two CUDA arrays must match.
+
+    For a given operand, if `CUmemcpy3DOperand::type` is specified as `CU_MEMCPY_OPERAND_TYPE_POINTER`, then
+    `CUmemcpy3DOperand::op::ptr` will be used. The `CUmemcpy3DOperand::op::ptr::ptr` field must contain the pointer where
+    the copy should begin. The `CUmemcpy3DOperand::op::ptr::rowLength` field specifies the length of each row in elements and
+    must either be zero or be greater than or equal to the width of the copy specified in `CUDA_MEMCPY3D_BATCH_OP::extent::width`.
+    The `CUmemcpy3DOperand::op::ptr::layerHeight` field specifies the height of each layer and must either be zero or be greater than
+    or equal to the height of the copy specified in `CUDA_MEMCPY3D_BATCH_OP::extent::height`. When either of these values is zero,
+    that aspect of the operand is considered to be tightly packed according to the copy extent. For managed memory pointers on devices where
+    `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` is true or system-allocated pageable memory on devices where
+    `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS` is true, the `CUmemcpy3DOperand::op::ptr::locHint` field can be used to hint
+    the location of the operand.
+
+    If an operand's type is specified as `CU_MEMCPY_OPERAND_TYPE_ARRAY`, then `CUmemcpy3DOperand::op::array` will be used.
+    The `CUmemcpy3DOperand::op::array::array` field specifies the CUDA array and `CUmemcpy3DOperand::op::array::offset` specifies
+    the 3D offset into that array where the copy begins.
+
+    The `CUmemcpyAttributes::srcAccessOrder` indicates the source access ordering to be observed for copies associated
+    with the attribute. If the source access order is set to `CU_MEMCPY_SRC_ACCESS_ORDER_STREAM`, then the source will
+    be accessed in stream order. If the source access order is set to `CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL` then
+    it indicates that access to the source pointer can be out of stream order and all accesses must be complete before
+    the API call returns. This flag is suited for ephemeral sources (ex., stack variables) when it's known that no prior
+    operations in the stream can be accessing the memory and also that the lifetime of the memory is limited to the scope
+    that the source variable was declared in. Specifying this flag allows the driver to optimize the copy and removes the
+    need for the user to synchronize the stream after the API call. If the source access order is set to
+    `CU_MEMCPY_SRC_ACCESS_ORDER_ANY` then it indicates that access to the source pointer can be out of stream order and the
+    accesses can happen even after the API call returns. This flag is suited for host pointers allocated
+    outside CUDA (ex., via malloc) when it's known that no prior operations in the stream can be accessing the memory.
+    Specifying this flag allows the driver to optimize the copy on certain platforms. Each memcopy operation in `opList` must
+    have a valid srcAccessOrder setting, otherwise this API will return `CUDA_ERROR_INVALID_VALUE`.
+
+    The `CUmemcpyAttributes::flags` field can be used to specify certain flags for copies. Setting the
+    `CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE` flag indicates that the associated copies should preferably overlap with
+    any compute work. Note that this flag is a hint and can be ignored depending on the platform and other parameters of the copy.
+
+    If any error is encountered while parsing the batch, the index within the batch where the error was encountered
+    will be returned in `failIdx`.
+
+    **Parameters:**
+    - `numOps`: Total number of memcpy operations.
+    - `opList`: Array of size `numOps` containing the actual memcpy operations.
+    - `failIdx`: Pointer to a location to return the index of the copy where a failure was encountered. The value will be SIZE_MAX if the error doesn't pertain to any specific copy.
+    - `flags`: Flags for future use, must be zero now.
+    - `hStream`: The stream to enqueue the operations in. Must not be default NULL stream.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *Memcpy semantics apply (see the CUDA programming guide).*
+    """
+def cuMemsetD8(dstDevice: CUdeviceptr | int, uc: int, N: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Initializes device memory
+
+    Sets the memory range of `N` 8-bit values to the specified value
+    `uc`.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `uc`: Value to set
+    - `N`: Number of elements
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemset`
+    """
+def cuMemsetD16(dstDevice: CUdeviceptr | int, us: int, N: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Initializes device memory
+
+    Sets the memory range of `N` 16-bit values to the specified value
+    `us`. The `dstDevice` pointer must be two byte aligned.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `us`: Value to set
+    - `N`: Number of elements
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemset`
+    """
+def cuMemsetD32(dstDevice: CUdeviceptr | int, ui: int, N: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Initializes device memory
+
+    Sets the memory range of `N` 32-bit values to the specified value
+    `ui`. The `dstDevice` pointer must be four byte aligned.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `ui`: Value to set
+    - `N`: Number of elements
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32Async`,
+    `cudaMemset`
+    """
+def cuMemsetD2D8(dstDevice: CUdeviceptr | int, dstPitch: int, uc: int, Width: int, Height: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Initializes device memory
+
+    Sets the 2D memory range of `Width` 8-bit values to the specified value
+    `uc`. `Height` specifies the number of rows to set, and `dstPitch`
+    specifies the number of bytes between each row. This function performs
+    fastest when the pitch is one that has been passed back by
+    `cuMemAllocPitch(`).
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+    - `uc`: Value to set
+    - `Width`: Width of row
+    - `Height`: Number of rows
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemset2D`
+    """
+def cuMemsetD2D16(dstDevice: CUdeviceptr | int, dstPitch: int, us: int, Width: int, Height: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Initializes device memory
+
+    Sets the 2D memory range of `Width` 16-bit values to the specified value
+    `us`. `Height` specifies the number of rows to set, and `dstPitch`
+    specifies the number of bytes between each row. The `dstDevice` pointer
+    and `dstPitch` offset must be two byte aligned. This function performs
+    fastest when the pitch is one that has been passed back by
+    `cuMemAllocPitch(`).
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+    - `us`: Value to set
+    - `Width`: Width of row
+    - `Height`: Number of rows
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemset2D`
+    """
+def cuMemsetD2D32(dstDevice: CUdeviceptr | int, dstPitch: int, ui: int, Width: int, Height: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Initializes device memory
+
+    Sets the 2D memory range of `Width` 32-bit values to the specified value
+    `ui`. `Height` specifies the number of rows to set, and `dstPitch`
+    specifies the number of bytes between each row. The `dstDevice` pointer
+    and `dstPitch` offset must be four byte aligned. This function performs
+    fastest when the pitch is one that has been passed back by
+    `cuMemAllocPitch(`).
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+    - `ui`: Value to set
+    - `Width`: Width of row
+    - `Height`: Number of rows
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemset2D`
+    """
+def cuMemsetD8Async(dstDevice: CUdeviceptr | int, uc: int, N: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets device memory
+
+    Sets the memory range of `N` 8-bit values to the specified value
+    `uc`.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `uc`: Value to set
+    - `N`: Number of elements
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemsetAsync`
+    """
+def cuMemsetD16Async(dstDevice: CUdeviceptr | int, us: int, N: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets device memory
+
+    Sets the memory range of `N` 16-bit values to the specified value
+    `us`. The `dstDevice` pointer must be two byte aligned.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `us`: Value to set
+    - `N`: Number of elements
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemsetAsync`
+    """
+def cuMemsetD32Async(dstDevice: CUdeviceptr | int, ui: int, N: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets device memory
+
+    Sets the memory range of `N` 32-bit values to the specified value
+    `ui`. The `dstDevice` pointer must be four byte aligned.
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `ui`: Value to set
+    - `N`: Number of elements
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`, `cuMemsetD32`,
+    `cudaMemsetAsync`
+    """
+def cuMemsetD2D8Async(dstDevice: CUdeviceptr | int, dstPitch: int, uc: int, Width: int, Height: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets device memory
+
+    Sets the 2D memory range of `Width` 8-bit values to the specified value
+    `uc`. `Height` specifies the number of rows to set, and `dstPitch`
+    specifies the number of bytes between each row. This function performs
+    fastest when the pitch is one that has been passed back by
+    `cuMemAllocPitch(`).
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+    - `uc`: Value to set
+    - `Width`: Width of row
+    - `Height`: Number of rows
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemset2DAsync`
+    """
+def cuMemsetD2D16Async(dstDevice: CUdeviceptr | int, dstPitch: int, us: int, Width: int, Height: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets device memory
+
+    Sets the 2D memory range of `Width` 16-bit values to the specified value
+    `us`. `Height` specifies the number of rows to set, and `dstPitch`
+    specifies the number of bytes between each row. The `dstDevice` pointer
+    and `dstPitch` offset must be two byte aligned. This function performs
+    fastest when the pitch is one that has been passed back by
+    `cuMemAllocPitch(`).
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+    - `us`: Value to set
+    - `Width`: Width of row
+    - `Height`: Number of rows
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemset2DAsync`
+    """
+def cuMemsetD2D32Async(dstDevice: CUdeviceptr | int, dstPitch: int, ui: int, Width: int, Height: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets device memory
+
+    Sets the 2D memory range of `Width` 32-bit values to the specified value
+    `ui`. `Height` specifies the number of rows to set, and `dstPitch`
+    specifies the number of bytes between each row. The `dstDevice` pointer
+    and `dstPitch` offset must be four byte aligned. This function performs
+    fastest when the pitch is one that has been passed back by
+    `cuMemAllocPitch(`).
+
+    **Parameters:**
+    - `dstDevice`: Destination device pointer
+    - `dstPitch`: Pitch of destination device pointer(Unused if `Height` is 1)
+    - `ui`: Value to set
+    - `Width`: Width of row
+    - `Height`: Number of rows
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *Memset semantics apply (see the CUDA programming guide).*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D8Async`,
+    `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`,
+    `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
+    `cuMemsetD32`, `cuMemsetD32Async`,
+    `cudaMemset2DAsync`
+    """
+def cuArrayCreate(pAllocateArray: CUDA_ARRAY_DESCRIPTOR_v2) -> tuple[CUresult, CUarray | None]:
+    """Returns `tuple[CUresult, CUarray | None]`.
+
+    Creates a 1D or 2D CUDA array
+
+    Creates a CUDA array according to the `CUDA_ARRAY_DESCRIPTOR` structure
+    `pAllocateArray` and returns a handle to the new CUDA array in `*pHandle`.
+    The `CUDA_ARRAY_DESCRIPTOR` is defined as:
+
+    ```c
+    typedef struct {
+    unsigned int Width;
+    unsigned int Height;
+    CUarray_format Format;
+    unsigned int NumChannels;
+    } CUDA_ARRAY_DESCRIPTOR;
+    ```
+    where:
+
+    - `Width`, and `Height` are the width, and height of the CUDA array (in
+    elements); the CUDA array is one-dimensional if height is 0, two-dimensional
+    otherwise;
+    - `Format` specifies the format of the elements; `CUarray_format` is
+    defined as:
+    ```c
+    typedef enum CUarray_format_enum {
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+    CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+    CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+    CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CU_AD_FORMAT_HALF = 0x10,
+    CU_AD_FORMAT_FLOAT = 0x20,
+    CU_AD_FORMAT_NV12 = 0xb0,
+    CU_AD_FORMAT_UNORM_INT8X1 = 0xc0,
+    CU_AD_FORMAT_UNORM_INT8X2 = 0xc1,
+    CU_AD_FORMAT_UNORM_INT8X4 = 0xc2,
+    CU_AD_FORMAT_UNORM_INT16X1 = 0xc3,
+    CU_AD_FORMAT_UNORM_INT16X2 = 0xc4,
+    CU_AD_FORMAT_UNORM_INT16X4 = 0xc5,
+    CU_AD_FORMAT_SNORM_INT8X1 = 0xc6,
+    CU_AD_FORMAT_SNORM_INT8X2 = 0xc7,
+    CU_AD_FORMAT_SNORM_INT8X4 = 0xc8,
+    CU_AD_FORMAT_SNORM_INT16X1 = 0xc9,
+    CU_AD_FORMAT_SNORM_INT16X2 = 0xca,
+    CU_AD_FORMAT_SNORM_INT16X4 = 0xcb,
+    CU_AD_FORMAT_BC1_UNORM = 0x91,
+    CU_AD_FORMAT_BC1_UNORM_SRGB = 0x92,
+    CU_AD_FORMAT_BC2_UNORM = 0x93,
+    CU_AD_FORMAT_BC2_UNORM_SRGB = 0x94,
+    CU_AD_FORMAT_BC3_UNORM = 0x95,
+    CU_AD_FORMAT_BC3_UNORM_SRGB = 0x96,
+    CU_AD_FORMAT_BC4_UNORM = 0x97,
+    CU_AD_FORMAT_BC4_SNORM = 0x98,
+    CU_AD_FORMAT_BC5_UNORM = 0x99,
+    CU_AD_FORMAT_BC5_SNORM = 0x9a,
+    CU_AD_FORMAT_BC6H_UF16 = 0x9b,
+    CU_AD_FORMAT_BC6H_SF16 = 0x9c,
+    CU_AD_FORMAT_BC7_UNORM = 0x9d,
+    CU_AD_FORMAT_BC7_UNORM_SRGB = 0x9e,
+    CU_AD_FORMAT_P010 = 0x9f,
+    CU_AD_FORMAT_P016 = 0xa1,
+    CU_AD_FORMAT_NV16 = 0xa2,
+    CU_AD_FORMAT_P210 = 0xa3,
+    CU_AD_FORMAT_P216 = 0xa4,
+    CU_AD_FORMAT_YUY2 = 0xa5,
+    CU_AD_FORMAT_Y210 = 0xa6,
+    CU_AD_FORMAT_Y216 = 0xa7,
+    CU_AD_FORMAT_AYUV = 0xa8,
+    CU_AD_FORMAT_Y410 = 0xa9,
+    CU_AD_FORMAT_Y416 = 0xb1,
+    CU_AD_FORMAT_Y444_PLANAR8 = 0xb2,
+    CU_AD_FORMAT_Y444_PLANAR10 = 0xb3,
+    CU_AD_FORMAT_YUV444_8bit_SemiPlanar = 0xb4,
+    CU_AD_FORMAT_YUV444_16bit_SemiPlanar = 0xb5,
+    CU_AD_FORMAT_UNORM_INT_101010_2 = 0x50,
+    } CUarray_format;
+    ```
+    - `NumChannels` specifies the number of packed components per CUDA array
+    element; it may be 1, 2, or 4;
+
+    Here are examples of CUDA array descriptions:
+
+    Description for a CUDA array of 2048 floats:
+    ```c
+    CUDA_ARRAY_DESCRIPTOR desc;
+    desc.Format = CU_AD_FORMAT_FLOAT;
+    desc.NumChannels = 1;
+    desc.Width = 2048;
+    desc.Height = 1;
+    ```
+
+    Description for a 64 x 64 CUDA array of floats:
+    ```c
+    CUDA_ARRAY_DESCRIPTOR desc;
+    desc.Format = CU_AD_FORMAT_FLOAT;
+    desc.NumChannels = 1;
+    desc.Width = 64;
+    desc.Height = 64;
+    ```
+
+    Description for a `width` x `height` CUDA array of 64-bit, 4x16-bit
+    float16's:
+    ```c
+    CUDA_ARRAY_DESCRIPTOR desc;
+    desc.Format = CU_AD_FORMAT_HALF;
+    desc.NumChannels = 4;
+    desc.Width = width;
+    desc.Height = height;
+    ```
+
+    Description for a `width` x `height` CUDA array of 16-bit elements, each
+    of which is two 8-bit unsigned chars:
+    ```c
+    CUDA_ARRAY_DESCRIPTOR arrayDesc;
+    desc.Format = CU_AD_FORMAT_UNSIGNED_INT8;
+    desc.NumChannels = 2;
+    desc.Width = width;
+    desc.Height = height;
+    ```
+
+    **Parameters:**
+    - `pHandle`: Returned array
+    - `pAllocateArray`: Array descriptor
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMallocArray`
+    """
+def cuArrayGetDescriptor(hArray: CUarray | int) -> tuple[CUresult, CUDA_ARRAY_DESCRIPTOR_v2 | None]:
+    """Returns `tuple[CUresult, CUDA_ARRAY_DESCRIPTOR_v2 | None]`.
+
+    Get a 1D or 2D CUDA array descriptor
+
+    Returns in `*pArrayDescriptor` a descriptor containing information on the
+    format and dimensions of the CUDA array `hArray`. It is useful for
+    subroutines that have been passed a CUDA array, but need to know the CUDA
+    array parameters for validation or other purposes.
+
+    **Parameters:**
+    - `pArrayDescriptor`: Returned array descriptor
+    - `hArray`: Array to get descriptor of
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaArrayGetInfo`
+    """
+def cuArrayGetSparseProperties(array: CUarray | int) -> tuple[CUresult, CUDA_ARRAY_SPARSE_PROPERTIES_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_ARRAY_SPARSE_PROPERTIES_v1 | None]`.
+
+    Returns the layout properties of a sparse CUDA array
+
+    Returns the layout properties of a sparse CUDA array in `sparseProperties`
+    If the CUDA array is not allocated with flag `CUDA_ARRAY3D_SPARSE`
+    `CUDA_ERROR_INVALID_VALUE` will be returned.
+
+    If the returned value in `CUDA_ARRAY_SPARSE_PROPERTIES::flags` contains `CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL`,
+    then `CUDA_ARRAY_SPARSE_PROPERTIES::miptailSize` represents the total size of the array. Otherwise, it will be zero.
+    Also, the returned value in `CUDA_ARRAY_SPARSE_PROPERTIES::miptailFirstLevel` is always zero.
+    Note that the `array` must have been allocated using `cuArrayCreate` or `cuArray3DCreate`. For CUDA arrays obtained
+    using `cuMipmappedArrayGetLevel`, `CUDA_ERROR_INVALID_VALUE` will be returned. Instead, `cuMipmappedArrayGetSparseProperties`
+    must be used to obtain the sparse properties of the entire CUDA mipmapped array to which `array` belongs to.
+
+    **Parameters:**
+    - `sparseProperties`: [out] Pointer to `CUDA_ARRAY_SPARSE_PROPERTIES`
+    - `array`: [in] CUDA array to get the sparse properties of
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuMipmappedArrayGetSparseProperties`, `cuMemMapArrayAsync`
+    """
+def cuMipmappedArrayGetSparseProperties(mipmap: CUmipmappedArray | int) -> tuple[CUresult, CUDA_ARRAY_SPARSE_PROPERTIES_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_ARRAY_SPARSE_PROPERTIES_v1 | None]`.
+
+    Returns the layout properties of a sparse CUDA mipmapped array
+
+    Returns the sparse array layout properties in `sparseProperties`
+    If the CUDA mipmapped array is not allocated with flag `CUDA_ARRAY3D_SPARSE`
+    `CUDA_ERROR_INVALID_VALUE` will be returned.
+
+    For non-layered CUDA mipmapped arrays, `CUDA_ARRAY_SPARSE_PROPERTIES::miptailSize` returns the
+    size of the mip tail region. The mip tail region includes all mip levels whose width, height or depth
+    is less than that of the tile.
+    For layered CUDA mipmapped arrays, if `CUDA_ARRAY_SPARSE_PROPERTIES::flags` contains `CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL`,
+    then `CUDA_ARRAY_SPARSE_PROPERTIES::miptailSize` specifies the size of the mip tail of all layers combined.
+    Otherwise, `CUDA_ARRAY_SPARSE_PROPERTIES::miptailSize` specifies mip tail size per layer.
+    The returned value of `CUDA_ARRAY_SPARSE_PROPERTIES::miptailFirstLevel` is valid only if `CUDA_ARRAY_SPARSE_PROPERTIES::miptailSize` is non-zero.
+
+    **Parameters:**
+    - `sparseProperties`: [out] Pointer to `CUDA_ARRAY_SPARSE_PROPERTIES`
+    - `mipmap`: [in] CUDA mipmapped array to get the sparse properties of
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuArrayGetSparseProperties`, `cuMemMapArrayAsync`
+    """
+def cuArrayGetMemoryRequirements(array: CUarray | int, device: CUdevice | int) -> tuple[CUresult, CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 | None]`.
+
+    Returns the memory requirements of a CUDA array
+
+    Returns the memory requirements of a CUDA array in `memoryRequirements`
+    If the CUDA array is not allocated with flag `CUDA_ARRAY3D_DEFERRED_MAPPING`
+    `CUDA_ERROR_INVALID_VALUE` will be returned.
+
+    The returned value in `CUDA_ARRAY_MEMORY_REQUIREMENTS::size`
+    represents the total size of the CUDA array.
+    The returned value in `CUDA_ARRAY_MEMORY_REQUIREMENTS::alignment`
+    represents the alignment necessary for mapping the CUDA array.
+
+    **Parameters:**
+    - `memoryRequirements`: [out] Pointer to `CUDA_ARRAY_MEMORY_REQUIREMENTS`
+    - `array`: [in] CUDA array to get the memory requirements of
+    - `device`: [in] Device to get the memory requirements for
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuMipmappedArrayGetMemoryRequirements`, `cuMemMapArrayAsync`
+    """
+def cuMipmappedArrayGetMemoryRequirements(mipmap: CUmipmappedArray | int, device: CUdevice | int) -> tuple[CUresult, CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_ARRAY_MEMORY_REQUIREMENTS_v1 | None]`.
+
+    Returns the memory requirements of a CUDA mipmapped array
+
+    Returns the memory requirements of a CUDA mipmapped array in `memoryRequirements`
+    If the CUDA mipmapped array is not allocated with flag `CUDA_ARRAY3D_DEFERRED_MAPPING`
+    `CUDA_ERROR_INVALID_VALUE` will be returned.
+
+    The returned value in `CUDA_ARRAY_MEMORY_REQUIREMENTS::size`
+    represents the total size of the CUDA mipmapped array.
+    The returned value in `CUDA_ARRAY_MEMORY_REQUIREMENTS::alignment`
+    represents the alignment necessary for mapping the CUDA mipmapped
+    array.
+
+    **Parameters:**
+    - `memoryRequirements`: [out] Pointer to `CUDA_ARRAY_MEMORY_REQUIREMENTS`
+    - `mipmap`: [in] CUDA mipmapped array to get the memory requirements of
+    - `device`: [in] Device to get the memory requirements for
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuArrayGetMemoryRequirements`, `cuMemMapArrayAsync`
+    """
+def cuArrayGetPlane(hArray: CUarray | int, planeIdx: int) -> tuple[CUresult, CUarray | None]:
+    """Returns `tuple[CUresult, CUarray | None]`.
+
+    Gets a CUDA array plane from a CUDA array
+
+    Returns in `pPlaneArray` a CUDA array that represents a single format plane
+    of the CUDA array `hArray`.
+
+    If `planeIdx` is greater than the maximum number of planes in this array or if the array does
+    not have a multi-planar format e.g: `CU_AD_FORMAT_NV12`, then `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    Note that if the `hArray` has format `CU_AD_FORMAT_NV12`, then passing in 0 for `planeIdx` returns
+    a CUDA array of the same size as `hArray` but with one channel and `CU_AD_FORMAT_UNSIGNED_INT8` as its format.
+    If 1 is passed for `planeIdx`, then the returned CUDA array has half the height and width
+    of `hArray` with two channels and `CU_AD_FORMAT_UNSIGNED_INT8` as its format.
+
+    **Parameters:**
+    - `pPlaneArray`: Returned CUDA array referenced by the `planeIdx`
+    - `hArray`: Multiplanar CUDA array
+    - `planeIdx`: Plane index
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuArrayCreate`,
+    `cudaArrayGetPlane`
+    """
+def cuArrayDestroy(hArray: CUarray | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys a CUDA array
+
+    Destroys the CUDA array `hArray`.
+
+    **Parameters:**
+    - `hArray`: Array to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_ARRAY_IS_MAPPED`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaFreeArray`
+    """
+def cuArray3DCreate(pAllocateArray: CUDA_ARRAY3D_DESCRIPTOR_v2) -> tuple[CUresult, CUarray | None]:
+    """Returns `tuple[CUresult, CUarray | None]`.
+
+    Creates a 3D CUDA array
+
+    Creates a CUDA array according to the `CUDA_ARRAY3D_DESCRIPTOR` structure
+    `pAllocateArray` and returns a handle to the new CUDA array in `*pHandle`.
+    The `CUDA_ARRAY3D_DESCRIPTOR` is defined as:
+
+    ```c
+    typedef struct {
+    unsigned int Width;
+    unsigned int Height;
+    unsigned int Depth;
+    CUarray_format Format;
+    unsigned int NumChannels;
+    unsigned int Flags;
+    } CUDA_ARRAY3D_DESCRIPTOR;
+    ```
+    where:
+
+    - `Width`, `Height`, and `Depth` are the width, height, and depth of the
+    CUDA array (in elements); the following types of CUDA arrays can be allocated:
+    - A 1D array is allocated if `Height` and `Depth` extents are both zero.
+    - A 2D array is allocated if only `Depth` extent is zero.
+    - A 3D array is allocated if all three extents are non-zero.
+    - A 1D layered CUDA array is allocated if only `Height` is zero and the
+    `CUDA_ARRAY3D_LAYERED` flag is set. Each layer is a 1D array. The number
+    of layers is determined by the depth extent.
+    - A 2D layered CUDA array is allocated if all three extents are non-zero and
+    the `CUDA_ARRAY3D_LAYERED` flag is set. Each layer is a 2D array. The number
+    of layers is determined by the depth extent.
+    - A cubemap CUDA array is allocated if all three extents are non-zero and the
+    `CUDA_ARRAY3D_CUBEMAP` flag is set. `Width` must be equal to `Height`, and
+    `Depth` must be six. A cubemap is a special type of 2D layered CUDA array,
+    where the six layers represent the six faces of a cube. The order of the six
+    layers in memory is the same as that listed in `CUarray_cubemap_face`.
+    - A cubemap layered CUDA array is allocated if all three extents are non-zero,
+    and both, `CUDA_ARRAY3D_CUBEMAP` and `CUDA_ARRAY3D_LAYERED` flags are set.
+    `Width` must be equal to `Height`, and `Depth` must be a multiple of six.
+    A cubemap layered CUDA array is a special type of 2D layered CUDA array that
+    consists of a collection of cubemaps. The first six layers represent the first
+    cubemap, the next six layers form the second cubemap, and so on.
+
+    - `Format` specifies the format of the elements; `CUarray_format` is
+    defined as:
+    ```c
+    typedef enum CUarray_format_enum {
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+    CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+    CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+    CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CU_AD_FORMAT_HALF = 0x10,
+    CU_AD_FORMAT_FLOAT = 0x20,
+    CU_AD_FORMAT_NV12 = 0xb0,
+    CU_AD_FORMAT_UNORM_INT8X1 = 0xc0,
+    CU_AD_FORMAT_UNORM_INT8X2 = 0xc1,
+    CU_AD_FORMAT_UNORM_INT8X4 = 0xc2,
+    CU_AD_FORMAT_UNORM_INT16X1 = 0xc3,
+    CU_AD_FORMAT_UNORM_INT16X2 = 0xc4,
+    CU_AD_FORMAT_UNORM_INT16X4 = 0xc5,
+    CU_AD_FORMAT_SNORM_INT8X1 = 0xc6,
+    CU_AD_FORMAT_SNORM_INT8X2 = 0xc7,
+    CU_AD_FORMAT_SNORM_INT8X4 = 0xc8,
+    CU_AD_FORMAT_SNORM_INT16X1 = 0xc9,
+    CU_AD_FORMAT_SNORM_INT16X2 = 0xca,
+    CU_AD_FORMAT_SNORM_INT16X4 = 0xcb,
+    CU_AD_FORMAT_BC1_UNORM = 0x91,
+    CU_AD_FORMAT_BC1_UNORM_SRGB = 0x92,
+    CU_AD_FORMAT_BC2_UNORM = 0x93,
+    CU_AD_FORMAT_BC2_UNORM_SRGB = 0x94,
+    CU_AD_FORMAT_BC3_UNORM = 0x95,
+    CU_AD_FORMAT_BC3_UNORM_SRGB = 0x96,
+    CU_AD_FORMAT_BC4_UNORM = 0x97,
+    CU_AD_FORMAT_BC4_SNORM = 0x98,
+    CU_AD_FORMAT_BC5_UNORM = 0x99,
+    CU_AD_FORMAT_BC5_SNORM = 0x9a,
+    CU_AD_FORMAT_BC6H_UF16 = 0x9b,
+    CU_AD_FORMAT_BC6H_SF16 = 0x9c,
+    CU_AD_FORMAT_BC7_UNORM = 0x9d,
+    CU_AD_FORMAT_BC7_UNORM_SRGB = 0x9e,
+    CU_AD_FORMAT_P010 = 0x9f,
+    CU_AD_FORMAT_P016 = 0xa1,
+    CU_AD_FORMAT_NV16 = 0xa2,
+    CU_AD_FORMAT_P210 = 0xa3,
+    CU_AD_FORMAT_P216 = 0xa4,
+    CU_AD_FORMAT_YUY2 = 0xa5,
+    CU_AD_FORMAT_Y210 = 0xa6,
+    CU_AD_FORMAT_Y216 = 0xa7,
+    CU_AD_FORMAT_AYUV = 0xa8,
+    CU_AD_FORMAT_Y410 = 0xa9,
+    CU_AD_FORMAT_Y416 = 0xb1,
+    CU_AD_FORMAT_Y444_PLANAR8 = 0xb2,
+    CU_AD_FORMAT_Y444_PLANAR10 = 0xb3,
+    CU_AD_FORMAT_YUV444_8bit_SemiPlanar = 0xb4,
+    CU_AD_FORMAT_YUV444_16bit_SemiPlanar = 0xb5,
+    CU_AD_FORMAT_UNORM_INT_101010_2 = 0x50,
+    } CUarray_format;
+    ```
+
+    - `NumChannels` specifies the number of packed components per CUDA array
+    element; it may be 1, 2, or 4;
+
+    - `Flags` may be set to
+    - `CUDA_ARRAY3D_LAYERED` to enable creation of layered CUDA arrays. If this flag is set,
+    `Depth` specifies the number of layers, not the depth of a 3D array.
+    - `CUDA_ARRAY3D_SURFACE_LDST` to enable surface references to be bound to the CUDA array.
+    If this flag is not set, `cuSurfRefSetArray` will fail when attempting to bind the CUDA array
+    to a surface reference.
+    - `CUDA_ARRAY3D_CUBEMAP` to enable creation of cubemaps. If this flag is set, `Width` must be
+    equal to `Height`, and `Depth` must be six. If the `CUDA_ARRAY3D_LAYERED` flag is also set,
+    then `Depth` must be a multiple of six.
+    - `CUDA_ARRAY3D_TEXTURE_GATHER` to indicate that the CUDA array will be used for texture gather.
+    Texture gather can only be performed on 2D CUDA arrays.
+
+    `Width`, `Height` and `Depth` must meet certain size requirements as listed in the following table.
+    All values are specified in elements. Note that for brevity's sake, the full name of the device attribute
+    is not specified. For ex., TEXTURE1D_WIDTH refers to the device attribute
+    `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH`.
+
+    Note that 2D CUDA arrays have different size requirements if the `CUDA_ARRAY3D_TEXTURE_GATHER` flag
+    is set. `Width` and `Height` must not be greater than `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH`
+    and `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT` respectively, in that case.
+
+    <table>
+    <tr><td><b>CUDA array type</b></td>
+    <td><b>Valid extents that must always be met<br>{(width range in elements), (height range),
+    (depth range)}</b></td>
+    <td><b>Valid extents with CUDA_ARRAY3D_SURFACE_LDST set<br>
+    {(width range in elements), (height range), (depth range)}</b></td></tr>
+    <tr><td>1D</td>
+    <td><small>{ (1,TEXTURE1D_WIDTH), 0, 0 }</small></td>
+    <td><small>{ (1,SURFACE1D_WIDTH), 0, 0 }</small></td></tr>
+    <tr><td>2D</td>
+    <td><small>{ (1,TEXTURE2D_WIDTH), (1,TEXTURE2D_HEIGHT), 0 }</small></td>
+    <td><small>{ (1,SURFACE2D_WIDTH), (1,SURFACE2D_HEIGHT), 0 }</small></td></tr>
+    <tr><td>3D</td>
+    <td><small>{ (1,TEXTURE3D_WIDTH), (1,TEXTURE3D_HEIGHT), (1,TEXTURE3D_DEPTH) }
+    <br>OR<br>{ (1,TEXTURE3D_WIDTH_ALTERNATE), (1,TEXTURE3D_HEIGHT_ALTERNATE),
+    (1,TEXTURE3D_DEPTH_ALTERNATE) }</small></td>
+    <td><small>{ (1,SURFACE3D_WIDTH), (1,SURFACE3D_HEIGHT),
+    (1,SURFACE3D_DEPTH) }</small></td></tr>
+    <tr><td>1D Layered</td>
+    <td><small>{ (1,TEXTURE1D_LAYERED_WIDTH), 0,
+    (1,TEXTURE1D_LAYERED_LAYERS) }</small></td>
+    <td><small>{ (1,SURFACE1D_LAYERED_WIDTH), 0,
+    (1,SURFACE1D_LAYERED_LAYERS) }</small></td></tr>
+    <tr><td>2D Layered</td>
+    <td><small>{ (1,TEXTURE2D_LAYERED_WIDTH), (1,TEXTURE2D_LAYERED_HEIGHT),
+    (1,TEXTURE2D_LAYERED_LAYERS) }</small></td>
+    <td><small>{ (1,SURFACE2D_LAYERED_WIDTH), (1,SURFACE2D_LAYERED_HEIGHT),
+    (1,SURFACE2D_LAYERED_LAYERS) }</small></td></tr>
+    <tr><td>Cubemap</td>
+    <td><small>{ (1,TEXTURECUBEMAP_WIDTH), (1,TEXTURECUBEMAP_WIDTH), 6 }</small></td>
+    <td><small>{ (1,SURFACECUBEMAP_WIDTH),
+    (1,SURFACECUBEMAP_WIDTH), 6 }</small></td></tr>
+    <tr><td>Cubemap Layered</td>
+    <td><small>{ (1,TEXTURECUBEMAP_LAYERED_WIDTH), (1,TEXTURECUBEMAP_LAYERED_WIDTH),
+    (1,TEXTURECUBEMAP_LAYERED_LAYERS) }</small></td>
+    <td><small>{ (1,SURFACECUBEMAP_LAYERED_WIDTH), (1,SURFACECUBEMAP_LAYERED_WIDTH),
+    (1,SURFACECUBEMAP_LAYERED_LAYERS) }</small></td></tr>
+    </table>
+
+    Here are examples of CUDA array descriptions:
+
+    Description for a CUDA array of 2048 floats:
+    ```c
+    CUDA_ARRAY3D_DESCRIPTOR desc;
+    desc.Format = CU_AD_FORMAT_FLOAT;
+    desc.NumChannels = 1;
+    desc.Width = 2048;
+    desc.Height = 0;
+    desc.Depth = 0;
+    ```
+
+    Description for a 64 x 64 CUDA array of floats:
+    ```c
+    CUDA_ARRAY3D_DESCRIPTOR desc;
+    desc.Format = CU_AD_FORMAT_FLOAT;
+    desc.NumChannels = 1;
+    desc.Width = 64;
+    desc.Height = 64;
+    desc.Depth = 0;
+    ```
+
+    Description for a `width` x `height` x `depth` CUDA array of 64-bit,
+    4x16-bit float16's:
+    ```c
+    CUDA_ARRAY3D_DESCRIPTOR desc;
+    desc.Format = CU_AD_FORMAT_HALF;
+    desc.NumChannels = 4;
+    desc.Width = width;
+    desc.Height = height;
+    desc.Depth = depth;
+    ```
+
+    **Parameters:**
+    - `pHandle`: Returned array
+    - `pAllocateArray`: 3D array descriptor
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DGetDescriptor`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaMalloc3DArray`
+    """
+def cuArray3DGetDescriptor(hArray: CUarray | int) -> tuple[CUresult, CUDA_ARRAY3D_DESCRIPTOR_v2 | None]:
+    """Returns `tuple[CUresult, CUDA_ARRAY3D_DESCRIPTOR_v2 | None]`.
+
+    Get a 3D CUDA array descriptor
+
+    Returns in `*pArrayDescriptor` a descriptor containing information on the
+    format and dimensions of the CUDA array `hArray`. It is useful for
+    subroutines that have been passed a CUDA array, but need to know the CUDA
+    array parameters for validation or other purposes.
+
+    This function may be called on 1D and 2D arrays, in which case the `Height`
+    and/or `Depth` members of the descriptor struct will be set to 0.
+
+    **Parameters:**
+    - `pArrayDescriptor`: Returned 3D array descriptor
+    - `hArray`: 3D array to get descriptor of
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuArray3DCreate`, `cuArrayCreate`,
+    `cuArrayDestroy`, `cuArrayGetDescriptor`, `cuMemAlloc`, `cuMemAllocHost`,
+    `cuMemAllocPitch`, `cuMemcpy2D`, `cuMemcpy2DAsync`, `cuMemcpy2DUnaligned`,
+    `cuMemcpy3D`, `cuMemcpy3DAsync`, `cuMemcpyAtoA`, `cuMemcpyAtoD`,
+    `cuMemcpyAtoH`, `cuMemcpyAtoHAsync`, `cuMemcpyDtoA`, `cuMemcpyDtoD`, `cuMemcpyDtoDAsync`,
+    `cuMemcpyDtoH`, `cuMemcpyDtoHAsync`, `cuMemcpyHtoA`, `cuMemcpyHtoAAsync`,
+    `cuMemcpyHtoD`, `cuMemcpyHtoDAsync`, `cuMemFree`, `cuMemFreeHost`,
+    `cuMemGetAddressRange`, `cuMemGetInfo`, `cuMemHostAlloc`,
+    `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
+    `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
+    `cudaArrayGetInfo`
+    """
+def cuMipmappedArrayCreate(pMipmappedArrayDesc: CUDA_ARRAY3D_DESCRIPTOR_v2, numMipmapLevels: int) -> tuple[CUresult, CUmipmappedArray | None]:
+    """Returns `tuple[CUresult, CUmipmappedArray | None]`.
+
+    Creates a CUDA mipmapped array
+
+    Creates a CUDA mipmapped array according to the `CUDA_ARRAY3D_DESCRIPTOR` structure
+    `pMipmappedArrayDesc` and returns a handle to the new CUDA mipmapped array in `*pHandle`.
+    `numMipmapLevels` specifies the number of mipmap levels to be allocated. This value is
+    clamped to the range [1, 1 + floor(log2(max(width, height, depth)))].
+
+    The `CUDA_ARRAY3D_DESCRIPTOR` is defined as:
+
+    ```c
+    typedef struct {
+    unsigned int Width;
+    unsigned int Height;
+    unsigned int Depth;
+    CUarray_format Format;
+    unsigned int NumChannels;
+    unsigned int Flags;
+    } CUDA_ARRAY3D_DESCRIPTOR;
+    ```
+    where:
+
+    - `Width`, `Height`, and `Depth` are the width, height, and depth of the
+    CUDA array (in elements); the following types of CUDA arrays can be allocated:
+    - A 1D mipmapped array is allocated if `Height` and `Depth` extents are both zero.
+    - A 2D mipmapped array is allocated if only `Depth` extent is zero.
+    - A 3D mipmapped array is allocated if all three extents are non-zero.
+    - A 1D layered CUDA mipmapped array is allocated if only `Height` is zero and the
+    `CUDA_ARRAY3D_LAYERED` flag is set. Each layer is a 1D array. The number
+    of layers is determined by the depth extent.
+    - A 2D layered CUDA mipmapped array is allocated if all three extents are non-zero and
+    the `CUDA_ARRAY3D_LAYERED` flag is set. Each layer is a 2D array. The number
+    of layers is determined by the depth extent.
+    - A cubemap CUDA mipmapped array is allocated if all three extents are non-zero and the
+    `CUDA_ARRAY3D_CUBEMAP` flag is set. `Width` must be equal to `Height`, and
+    `Depth` must be six. A cubemap is a special type of 2D layered CUDA array,
+    where the six layers represent the six faces of a cube. The order of the six
+    layers in memory is the same as that listed in `CUarray_cubemap_face`.
+    - A cubemap layered CUDA mipmapped array is allocated if all three extents are non-zero,
+    and both, `CUDA_ARRAY3D_CUBEMAP` and `CUDA_ARRAY3D_LAYERED` flags are set.
+    `Width` must be equal to `Height`, and `Depth` must be a multiple of six.
+    A cubemap layered CUDA array is a special type of 2D layered CUDA array that
+    consists of a collection of cubemaps. The first six layers represent the first
+    cubemap, the next six layers form the second cubemap, and so on.
+
+    - `Format` specifies the format of the elements; `CUarray_format` is
+    defined as:
+    ```c
+    typedef enum CUarray_format_enum {
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+    CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+    CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+    CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CU_AD_FORMAT_HALF = 0x10,
+    CU_AD_FORMAT_FLOAT = 0x20,
+    CU_AD_FORMAT_NV12 = 0xb0,
+    CU_AD_FORMAT_UNORM_INT8X1 = 0xc0,
+    CU_AD_FORMAT_UNORM_INT8X2 = 0xc1,
+    CU_AD_FORMAT_UNORM_INT8X4 = 0xc2,
+    CU_AD_FORMAT_UNORM_INT16X1 = 0xc3,
+    CU_AD_FORMAT_UNORM_INT16X2 = 0xc4,
+    CU_AD_FORMAT_UNORM_INT16X4 = 0xc5,
+    CU_AD_FORMAT_SNORM_INT8X1 = 0xc6,
+    CU_AD_FORMAT_SNORM_INT8X2 = 0xc7,
+    CU_AD_FORMAT_SNORM_INT8X4 = 0xc8,
+    CU_AD_FORMAT_SNORM_INT16X1 = 0xc9,
+    CU_AD_FORMAT_SNORM_INT16X2 = 0xca,
+    CU_AD_FORMAT_SNORM_INT16X4 = 0xcb,
+    CU_AD_FORMAT_BC1_UNORM = 0x91,
+    CU_AD_FORMAT_BC1_UNORM_SRGB = 0x92,
+    CU_AD_FORMAT_BC2_UNORM = 0x93,
+    CU_AD_FORMAT_BC2_UNORM_SRGB = 0x94,
+    CU_AD_FORMAT_BC3_UNORM = 0x95,
+    CU_AD_FORMAT_BC3_UNORM_SRGB = 0x96,
+    CU_AD_FORMAT_BC4_UNORM = 0x97,
+    CU_AD_FORMAT_BC4_SNORM = 0x98,
+    CU_AD_FORMAT_BC5_UNORM = 0x99,
+    CU_AD_FORMAT_BC5_SNORM = 0x9a,
+    CU_AD_FORMAT_BC6H_UF16 = 0x9b,
+    CU_AD_FORMAT_BC6H_SF16 = 0x9c,
+    CU_AD_FORMAT_BC7_UNORM = 0x9d,
+    CU_AD_FORMAT_BC7_UNORM_SRGB = 0x9e,
+    CU_AD_FORMAT_P010 = 0x9f,
+    CU_AD_FORMAT_P016 = 0xa1,
+    CU_AD_FORMAT_NV16 = 0xa2,
+    CU_AD_FORMAT_P210 = 0xa3,
+    CU_AD_FORMAT_P216 = 0xa4,
+    CU_AD_FORMAT_YUY2 = 0xa5,
+    CU_AD_FORMAT_Y210 = 0xa6,
+    CU_AD_FORMAT_Y216 = 0xa7,
+    CU_AD_FORMAT_AYUV = 0xa8,
+    CU_AD_FORMAT_Y410 = 0xa9,
+    CU_AD_FORMAT_Y416 = 0xb1,
+    CU_AD_FORMAT_Y444_PLANAR8 = 0xb2,
+    CU_AD_FORMAT_Y444_PLANAR10 = 0xb3,
+    CU_AD_FORMAT_YUV444_8bit_SemiPlanar = 0xb4,
+    CU_AD_FORMAT_YUV444_16bit_SemiPlanar = 0xb5,
+    CU_AD_FORMAT_UNORM_INT_101010_2 = 0x50,
+    } CUarray_format;
+    ```
+
+    - `NumChannels` specifies the number of packed components per CUDA array
+    element; it may be 1, 2, or 4;
+
+    - `Flags` may be set to
+    - `CUDA_ARRAY3D_LAYERED` to enable creation of layered CUDA mipmapped arrays. If this flag is set,
+    `Depth` specifies the number of layers, not the depth of a 3D array.
+    - `CUDA_ARRAY3D_SURFACE_LDST` to enable surface references to be bound to individual mipmap levels of
+    the CUDA mipmapped array. If this flag is not set, `cuSurfRefSetArray` will fail when attempting to
+    bind a mipmap level of the CUDA mipmapped array to a surface reference.
+    - `CUDA_ARRAY3D_CUBEMAP` to enable creation of mipmapped cubemaps. If this flag is set, `Width` must be
+    equal to `Height`, and `Depth` must be six. If the `CUDA_ARRAY3D_LAYERED` flag is also set,
+    then `Depth` must be a multiple of six.
+    - `CUDA_ARRAY3D_TEXTURE_GATHER` to indicate that the CUDA mipmapped array will be used for texture gather.
+    Texture gather can only be performed on 2D CUDA mipmapped arrays.
+
+    `Width`, `Height` and `Depth` must meet certain size requirements as listed in the following table.
+    All values are specified in elements. Note that for brevity's sake, the full name of the device attribute
+    is not specified. For ex., TEXTURE1D_MIPMAPPED_WIDTH refers to the device attribute
+    `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH`.
+
+    <table>
+    <tr><td><b>CUDA array type</b></td>
+    <td><b>Valid extents that must always be met<br>{(width range in elements), (height range),
+    (depth range)}</b></td>
+    <td><b>Valid extents with CUDA_ARRAY3D_SURFACE_LDST set<br>
+    {(width range in elements), (height range), (depth range)}</b></td></tr>
+    <tr><td>1D</td>
+    <td><small>{ (1,TEXTURE1D_MIPMAPPED_WIDTH), 0, 0 }</small></td>
+    <td><small>{ (1,SURFACE1D_WIDTH), 0, 0 }</small></td></tr>
+    <tr><td>2D</td>
+    <td><small>{ (1,TEXTURE2D_MIPMAPPED_WIDTH), (1,TEXTURE2D_MIPMAPPED_HEIGHT), 0 }</small></td>
+    <td><small>{ (1,SURFACE2D_WIDTH), (1,SURFACE2D_HEIGHT), 0 }</small></td></tr>
+    <tr><td>3D</td>
+    <td><small>{ (1,TEXTURE3D_WIDTH), (1,TEXTURE3D_HEIGHT), (1,TEXTURE3D_DEPTH) }
+    <br>OR<br>{ (1,TEXTURE3D_WIDTH_ALTERNATE), (1,TEXTURE3D_HEIGHT_ALTERNATE),
+    (1,TEXTURE3D_DEPTH_ALTERNATE) }</small></td>
+    <td><small>{ (1,SURFACE3D_WIDTH), (1,SURFACE3D_HEIGHT),
+    (1,SURFACE3D_DEPTH) }</small></td></tr>
+    <tr><td>1D Layered</td>
+    <td><small>{ (1,TEXTURE1D_LAYERED_WIDTH), 0,
+    (1,TEXTURE1D_LAYERED_LAYERS) }</small></td>
+    <td><small>{ (1,SURFACE1D_LAYERED_WIDTH), 0,
+    (1,SURFACE1D_LAYERED_LAYERS) }</small></td></tr>
+    <tr><td>2D Layered</td>
+    <td><small>{ (1,TEXTURE2D_LAYERED_WIDTH), (1,TEXTURE2D_LAYERED_HEIGHT),
+    (1,TEXTURE2D_LAYERED_LAYERS) }</small></td>
+    <td><small>{ (1,SURFACE2D_LAYERED_WIDTH), (1,SURFACE2D_LAYERED_HEIGHT),
+    (1,SURFACE2D_LAYERED_LAYERS) }</small></td></tr>
+    <tr><td>Cubemap</td>
+    <td><small>{ (1,TEXTURECUBEMAP_WIDTH), (1,TEXTURECUBEMAP_WIDTH), 6 }</small></td>
+    <td><small>{ (1,SURFACECUBEMAP_WIDTH),
+    (1,SURFACECUBEMAP_WIDTH), 6 }</small></td></tr>
+    <tr><td>Cubemap Layered</td>
+    <td><small>{ (1,TEXTURECUBEMAP_LAYERED_WIDTH), (1,TEXTURECUBEMAP_LAYERED_WIDTH),
+    (1,TEXTURECUBEMAP_LAYERED_LAYERS) }</small></td>
+    <td><small>{ (1,SURFACECUBEMAP_LAYERED_WIDTH), (1,SURFACECUBEMAP_LAYERED_WIDTH),
+    (1,SURFACECUBEMAP_LAYERED_LAYERS) }</small></td></tr>
+    </table>
+
+    **Parameters:**
+    - `pHandle`: Returned mipmapped array
+    - `pMipmappedArrayDesc`: mipmapped array descriptor
+    - `numMipmapLevels`: Number of mipmap levels
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuMipmappedArrayDestroy`,
+    `cuMipmappedArrayGetLevel`,
+    `cuArrayCreate`,
+    `cudaMallocMipmappedArray`
+    """
+def cuMipmappedArrayGetLevel(hMipmappedArray: CUmipmappedArray | int, level: int) -> tuple[CUresult, CUarray | None]:
+    """Returns `tuple[CUresult, CUarray | None]`.
+
+    Gets a mipmap level of a CUDA mipmapped array
+
+    Returns in `*pLevelArray` a CUDA array that represents a single mipmap level
+    of the CUDA mipmapped array `hMipmappedArray`.
+
+    If `level` is greater than the maximum number of levels in this mipmapped array,
+    `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    **Parameters:**
+    - `pLevelArray`: Returned mipmap level CUDA array
+    - `hMipmappedArray`: CUDA mipmapped array
+    - `level`: Mipmap level
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuMipmappedArrayCreate`,
+    `cuMipmappedArrayDestroy`,
+    `cuArrayCreate`,
+    `cudaGetMipmappedArrayLevel`
+    """
+def cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys a CUDA mipmapped array
+
+    Destroys the CUDA mipmapped array `hMipmappedArray`.
+
+    **Parameters:**
+    - `hMipmappedArray`: Mipmapped array to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_ARRAY_IS_MAPPED`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuMipmappedArrayCreate`,
+    `cuMipmappedArrayGetLevel`,
+    `cuArrayCreate`,
+    `cudaFreeMipmappedArray`
+    """
+def cuMemGetHandleForAddressRange(handle: Any, dptr: CUdeviceptr | int, size: int, handleType: CUmemRangeHandleType | int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Retrieve handle for an address range
+
+    Get a handle of the specified type to an address range. The address range
+    must have been obtained by a prior call to either `cuMemAlloc` or `cuMemAddressReserve`.
+    If the address range was obtained via `cuMemAddressReserve`, it must also be fully mapped via `cuMemMap`.
+    The address range must have been obtained by a prior call to either `cuMemAllocHost` or
+    `cuMemHostAlloc` on Tegra.
+
+    Users must ensure the `dptr` and `size` are aligned to the host page size.
+
+    When requesting CUmemRangeHandleType::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD,
+    users are expected to query for dma_buf support for the platform
+    by using `CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED` device attribute before calling
+    this API. The `handle` will be interpreted as a pointer to an integer to store the dma_buf file descriptor.
+    Users must ensure the entire address range is backed and mapped when
+    the address range is allocated by `cuMemAddressReserve`. All the physical
+    allocations backing the address range must be resident on the same device and
+    have identical allocation properties. Users are also expected to retrieve a
+    new handle every time the underlying physical allocation(s) corresponding
+    to a previously queried VA range are changed.
+
+    For CUmemRangeHandleType::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, users may set
+    flags to `CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE`. Which when set on a
+    supported platform, will give a DMA_BUF handle mapped via PCIE BAR1 or will
+    return an error otherwise.
+
+    **Parameters:**
+    - `handle`: [out] Pointer to the location where the returned handle will be stored.
+    - `dptr`: [in] Pointer to a valid CUDA device allocation. Must be aligned to host page size.
+    - `size`: [in] Length of the address range. Must be aligned to host page size.
+    - `handleType`: [in] Type of handle requested (defines type and size of the `handle` output parameter)
+    - `flags`: [in] When requesting CUmemRangeHandleType::CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD the value could be `CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE`, otherwise 0.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    """
+def cuMemBatchDecompressAsync(paramsArray: Sequence[CUmemDecompressParams] | None, count: int, flags: int, stream: CUstream | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Submit a batch of `count` independent decompression operations.
+
+    Each of the `count` decompression operations is described by a
+    single entry in the `paramsArray` array. Once the batch has been
+    submitted, the function will return, and decompression will happen
+    asynchronously w.r.t. the CPU. To the work completion tracking
+    mechanisms in the CUDA driver, the batch will be considered a single
+    unit of work and processed according to stream semantics, i.e., it
+    is not possible to query the completion of individual decompression
+    operations within a batch.
+
+    The memory pointed to by each of `CUmemDecompressParams.src`,
+    `CUmemDecompressParams.dst`, and `CUmemDecompressParams.dstActBytes`,
+    must be capable of usage with the hardware decompress feature. That
+    is, for each of said pointers, the pointer attribute
+    `CU_POINTER_ATTRIBUTE_IS_MEM_DECOMPRESS_CAPABLE` should give a
+    non-zero value. To ensure this, the memory backing the pointers
+    should have been allocated using one of the following CUDA memory
+    allocators:
+    * `cuMemAlloc(`)
+    * `cuMemCreate(`) with the usage flag `CU_MEM_CREATE_USAGE_HW_DECOMPRESS`
+    * `cuMemAllocFromPoolAsync(`) from a pool that was created with
+    the usage flag `CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS`
+    Additionally, `CUmemDecompressParams.src`, `CUmemDecompressParams.dst`,
+    and `CUmemDecompressParams.dstActBytes`, must all be accessible from
+    the device associated with the context where `stream` was created.
+    For information on how to ensure this, see the documentation for the
+    allocator of interest.
+
+    **Parameters:**
+    - `paramsArray`: [in] The array of structures describing the independent decompression operations.
+    - `count`: [in] The number of entries in `paramsArray` array.
+    - `flags`: [in] Must be 0.
+    - `errorIndex`: [out] The index into `paramsArray` of the decompression operation for which the error returned by this function pertains to. If `index` is SIZE_MAX and the value returned is not `CUDA_SUCCESS`, then the error returned by this function should be considered a general error that does not pertain to a particular decompression operation. May be `NULL`, in which case, no index will be recorded in the event of error.
+    - `stream`: [in] The stream where the work will be enqueued.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuMemAlloc`, `cuMemPoolCreate`, `cuMemAllocFromPoolAsync`
+    """
+def cuMemAddressReserve(size: int, alignment: int, addr: CUdeviceptr | int, flags: int) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Allocate an address range reservation.
+
+    Reserves a virtual address range based on the given parameters, giving
+    the starting address of the range in `ptr`.  This API requires a system that
+    supports UVA.  The size and address parameters must be a multiple of the
+    host page size and the alignment must be a power of two or zero for default
+    alignment. If `addr` is 0, then the driver chooses the address at which to
+    place the start of the reservation whereas when it is non-zero then the driver
+    treats it as a hint about where to place the reservation.
+
+    **Parameters:**
+    - `ptr`: [out] Resulting pointer to start of virtual address range allocated
+    - `size`: [in] Size of the reserved virtual address range requested
+    - `alignment`: [in] Alignment of the reserved virtual address range requested
+    - `addr`: [in] Hint address for the start of the address range
+    - `flags`: [in] Currently unused, must be zero
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMemAddressFree`
+    """
+def cuMemAddressFree(ptr: CUdeviceptr | int, size: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Free an address range reservation.
+
+    Frees a virtual address range reserved by cuMemAddressReserve.  The size
+    must match what was given to memAddressReserve and the ptr given must
+    match what was returned from memAddressReserve.
+
+    **Parameters:**
+    - `ptr`: [in] Starting address of the virtual address range to free
+    - `size`: [in] Size of the virtual address region to free
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMemAddressReserve`
+    """
+def cuMemCreate(size: int, prop: CUmemAllocationProp_v1, flags: int) -> tuple[CUresult, CUmemGenericAllocationHandle | None]:
+    """Returns `tuple[CUresult, CUmemGenericAllocationHandle | None]`.
+
+    Create a CUDA memory handle representing a memory allocation of a given size described by the given properties
+
+    This creates a memory allocation on the target device specified through the
+    `prop` structure. The created allocation will not have any device or host
+    mappings. The generic memory `handle` for the allocation can be
+    mapped to the address space of calling process via `cuMemMap`. This handle
+    cannot be transmitted directly to other processes (see
+    `cuMemExportToShareableHandle`).  On Windows, the caller must also pass
+    an LPSECURITYATTRIBUTE in `prop` to be associated with this handle which
+    limits or allows access to this handle for a recipient process (see
+    `CUmemAllocationProp::win32HandleMetaData` for more).  The `size` of this
+    allocation must be a multiple of the the value given via
+    `cuMemGetAllocationGranularity` with the `CU_MEM_ALLOC_GRANULARITY_MINIMUM`
+    flag.
+    To create a CPU allocation targeting a specific host NUMA node, applications must
+    set `CUmemAllocationProp::CUmemLocation::type` to `CU_MEM_LOCATION_TYPE_HOST_NUMA` and
+    `CUmemAllocationProp::CUmemLocation::id` must specify the NUMA ID of the CPU.
+    On systems where NUMA is not available `CUmemAllocationProp::CUmemLocation::id` must be set to 0.
+    Specifying `CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT` or `CU_MEM_LOCATION_TYPE_HOST` as the
+    `CUmemLocation::type` will result in `CUDA_ERROR_INVALID_VALUE`.
+
+    Applications that intend to use `CU_MEM_HANDLE_TYPE_FABRIC` based memory sharing must ensure:
+    (1) `nvidia-caps-imex-channels` character device is created by the driver and is listed under /proc/devices
+    (2) have at least one IMEX channel file accessible by the user launching the application.
+
+    When exporter and importer CUDA processes have been granted access to the same IMEX channel, they can securely
+    share memory.
+
+    The IMEX channel security model works on a per user basis. Which means all processes under a user can share
+    memory if the user has access to a valid IMEX channel. When multi-user isolation is desired, a separate IMEX
+    channel is required for each user.
+
+    These channel files exist in /dev/nvidia-caps-imex-channels/channel* and can be created using standard OS
+    native calls like mknod on Linux. For example: To create channel0 with the major number from /proc/devices
+    users can execute the following command: `mknod /dev/nvidia-caps-imex-channels/channel0 c <major number> 0`
+
+    If `CUmemAllocationProp::allocFlags::usage` contains `CU_MEM_CREATE_USAGE_TILE_POOL` flag then
+    the memory allocation is intended only to be used as backing tile pool for sparse CUDA arrays
+    and sparse CUDA mipmapped arrays.
+    (see `cuMemMapArrayAsync`).
+
+    **Parameters:**
+    - `handle`: [out] Value of handle returned. All operations on this allocation are to be performed using this handle.
+    - `size`: [in] Size of the allocation requested
+    - `prop`: [in] Properties of the allocation to create.
+    - `flags`: [in] flags for future use, must be zero now.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuMemRelease`, `cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle`
+    """
+def cuMemRelease(handle: CUmemGenericAllocationHandle | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Release a memory handle representing a memory allocation which was previously allocated through cuMemCreate.
+
+    Frees the memory that was allocated on a device through cuMemCreate.
+
+    The memory allocation will be freed when all outstanding mappings to the memory
+    are unmapped and when all outstanding references to the handle (including it's
+    shareable counterparts) are also released. The generic memory handle can be
+    freed when there are still outstanding mappings made with this handle. Each
+    time a recipient process imports a shareable handle, it needs to pair it with
+    `cuMemRelease` for the handle to be freed.  If `handle` is not a valid handle
+    the behavior is undefined.
+
+    **Parameters:**
+    - `handle`: [in] Value of handle which was returned previously by cuMemCreate.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuMemCreate`
+    """
+def cuMemMap(ptr: CUdeviceptr | int, size: int, offset: int, handle: CUmemGenericAllocationHandle | int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Maps an allocation handle to a reserved virtual address range.
+
+    Maps bytes of memory represented by `handle` starting from byte `offset` to
+    `size` to address range [\\p addr, `addr` + `size]`. This range must be an
+    address reservation previously reserved with `cuMemAddressReserve`, and
+    `offset` + `size` must be less than the size of the memory allocation.
+    Both `ptr`, `size`, and `offset` must be a multiple of the value given via
+    `cuMemGetAllocationGranularity` with the `CU_MEM_ALLOC_GRANULARITY_MINIMUM` flag.
+    If `handle` represents a multicast object, `ptr`, `size` and `offset` must
+    be aligned to the value returned by `cuMulticastGetGranularity` with the flag
+    `CU_MULTICAST_MINIMUM_GRANULARITY`. For best performance however, it is
+    recommended that `ptr`, `size` and `offset` be aligned to the value
+    returned by `cuMulticastGetGranularity` with the flag
+    `CU_MULTICAST_RECOMMENDED_GRANULARITY`.
+
+    When `handle` represents a multicast object, this call may return
+    CUDA_ERROR_ILLEGAL_STATE if the system configuration is in an illegal state.
+    In such cases, to continue using multicast, verify that the system
+    configuration is in a valid state and all required driver daemons are
+    running properly.
+
+    Please note calling `cuMemMap` does not make the address accessible,
+    the caller needs to update accessibility of a contiguous mapped VA
+    range by calling `cuMemSetAccess`.
+
+    Once a recipient process obtains a shareable memory handle
+    from `cuMemImportFromShareableHandle`, the process must
+    use `cuMemMap` to map the memory into its address ranges before
+    setting accessibility with `cuMemSetAccess`.
+
+    `cuMemMap` can only create mappings on VA range reservations
+    that are not currently mapped.
+
+    **Parameters:**
+    - `ptr`: [in] Address where memory will be mapped.
+    - `size`: [in] Size of the memory mapping.
+    - `offset`: [in] Offset into the memory represented by - `handle` from which to start mapping - Note: currently must be zero.
+    - `handle`: [in] Handle to a shareable memory
+    - `flags`: [in] flags for future use, must be zero now.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_ILLEGAL_STATE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuMemUnmap`, `cuMemSetAccess`, `cuMemCreate`, `cuMemAddressReserve`, `cuMemImportFromShareableHandle`
+    """
+def cuMemMapArrayAsync(mapInfoList: Sequence[CUarrayMapInfo_v1] | None, count: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Maps or unmaps subregions of sparse CUDA arrays and sparse CUDA mipmapped arrays
+
+    Performs map or unmap operations on subregions of sparse CUDA arrays and sparse CUDA mipmapped arrays.
+    Each operation is specified by a `CUarrayMapInfo` entry in the `mapInfoList` array of size `count`.
+    The structure `CUarrayMapInfo` is defined as follow:
+    ```c
+    typedef struct CUarrayMapInfo_st {
+    CUresourcetype resourceType;
+    union {
+    CUmipmappedArray mipmap;
+    CUarray array;
+    } resource;
+
+    CUarraySparseSubresourceType subresourceType;
+    union {
+    struct {
+    unsigned int level;
+    unsigned int layer;
+    unsigned int offsetX;
+    unsigned int offsetY;
+    unsigned int offsetZ;
+    unsigned int extentWidth;
+    unsigned int extentHeight;
+    unsigned int extentDepth;
+    } sparseLevel;
+    struct {
+    unsigned int layer;
+    unsigned long long offset;
+    unsigned long long size;
+    } miptail;
+    } subresource;
+
+    CUmemOperationType memOperationType;
+
+    CUmemHandleType memHandleType;
+    union {
+    CUmemGenericAllocationHandle memHandle;
+    } memHandle;
+
+    unsigned long long offset;
+    unsigned int deviceBitMask;
+    unsigned int flags;
+    unsigned int reserved[2];
+    } CUarrayMapInfo;
+    ```
+
+    where `CUarrayMapInfo::resourceType` specifies the type of resource to be operated on.
+    If `CUarrayMapInfo::resourceType` is set to `CUresourcetype::CU_RESOURCE_TYPE_ARRAY` then
+    `CUarrayMapInfo::resource::array` must be set to a valid sparse CUDA array handle.
+    The CUDA array must be either a 2D, 2D layered or 3D CUDA array and must have been allocated using
+    `cuArrayCreate` or `cuArray3DCreate` with the flag `CUDA_ARRAY3D_SPARSE`
+    or `CUDA_ARRAY3D_DEFERRED_MAPPING`.
+    For CUDA arrays obtained using `cuMipmappedArrayGetLevel`, `CUDA_ERROR_INVALID_VALUE` will be returned.
+    If `CUarrayMapInfo::resourceType` is set to `CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY`
+    then `CUarrayMapInfo::resource::mipmap` must be set to a valid sparse CUDA mipmapped array handle.
+    The CUDA mipmapped array must be either a 2D, 2D layered or 3D CUDA mipmapped array and must have been
+    allocated using `cuMipmappedArrayCreate` with the flag `CUDA_ARRAY3D_SPARSE`
+    or `CUDA_ARRAY3D_DEFERRED_MAPPING`.
+
+    `CUarrayMapInfo::subresourceType` specifies the type of subresource within the resource.
+    `CUarraySparseSubresourceType_enum` is defined as:
+    ```c
+    typedef enum CUarraySparseSubresourceType_enum {
+    CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL = 0,
+    CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL = 1
+    } CUarraySparseSubresourceType;
+    ```
+
+    where `CUarraySparseSubresourceType::CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL` indicates a
+    sparse-miplevel which spans at least one tile in every dimension. The remaining miplevels which
+    are too small to span at least one tile in any dimension constitute the mip tail region as indicated by
+    `CUarraySparseSubresourceType::CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL` subresource type.
+
+    If `CUarrayMapInfo::subresourceType` is set to `CUarraySparseSubresourceType::CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_SPARSE_LEVEL`
+    then `CUarrayMapInfo::subresource::sparseLevel` struct must contain valid array subregion offsets and extents.
+    The `CUarrayMapInfo::subresource::sparseLevel::offsetX`, `CUarrayMapInfo::subresource::sparseLevel::offsetY`
+    and `CUarrayMapInfo::subresource::sparseLevel::offsetZ` must specify valid X, Y and Z offsets respectively.
+    The `CUarrayMapInfo::subresource::sparseLevel::extentWidth`, `CUarrayMapInfo::subresource::sparseLevel::extentHeight`
+    and `CUarrayMapInfo::subresource::sparseLevel::extentDepth` must specify valid width, height and depth extents respectively.
+    These offsets and extents must be aligned to the corresponding tile dimension.
+    For CUDA mipmapped arrays `CUarrayMapInfo::subresource::sparseLevel::level` must specify a valid mip level index. Otherwise,
+    must be zero.
+    For layered CUDA arrays and layered CUDA mipmapped arrays `CUarrayMapInfo::subresource::sparseLevel::layer` must specify a valid layer index. Otherwise,
+    must be zero.
+    `CUarrayMapInfo::subresource::sparseLevel::offsetZ` must be zero and `CUarrayMapInfo::subresource::sparseLevel::extentDepth`
+    must be set to 1 for 2D and 2D layered CUDA arrays and CUDA mipmapped arrays.
+    Tile extents can be obtained by calling `cuArrayGetSparseProperties` and `cuMipmappedArrayGetSparseProperties`
+
+    If `CUarrayMapInfo::subresourceType` is set to `CUarraySparseSubresourceType::CU_ARRAY_SPARSE_SUBRESOURCE_TYPE_MIPTAIL`
+    then `CUarrayMapInfo::subresource::miptail` struct must contain valid mip tail offset in
+    `CUarrayMapInfo::subresource::miptail::offset` and size in `CUarrayMapInfo::subresource::miptail::size`.
+    Both, mip tail offset and mip tail size must be aligned to the tile size.
+    For layered CUDA mipmapped arrays which don't have the flag `CU_ARRAY_SPARSE_PROPERTIES_SINGLE_MIPTAIL` set in `CUDA_ARRAY_SPARSE_PROPERTIES::flags`
+    as returned by `cuMipmappedArrayGetSparseProperties`, `CUarrayMapInfo::subresource::miptail::layer` must specify a valid layer index.
+    Otherwise, must be zero.
+
+    If `CUarrayMapInfo::resource::array` or `CUarrayMapInfo::resource::mipmap` was created with `CUDA_ARRAY3D_DEFERRED_MAPPING`
+    flag set the `CUarrayMapInfo::subresourceType` and the contents of `CUarrayMapInfo::subresource` will be ignored.
+
+    `CUarrayMapInfo::memOperationType` specifies the type of operation. `CUmemOperationType` is defined as:
+    ```c
+    typedef enum CUmemOperationType_enum {
+    CU_MEM_OPERATION_TYPE_MAP = 1,
+    CU_MEM_OPERATION_TYPE_UNMAP = 2
+    } CUmemOperationType;
+    ```
+    If `CUarrayMapInfo::memOperationType` is set to `CUmemOperationType::CU_MEM_OPERATION_TYPE_MAP` then the subresource
+    will be mapped onto the tile pool memory specified by `CUarrayMapInfo::memHandle` at offset `CUarrayMapInfo::offset`.
+    The tile pool allocation has to be created by specifying the `CU_MEM_CREATE_USAGE_TILE_POOL` flag when calling `cuMemCreate`. Also,
+    `CUarrayMapInfo::memHandleType` must be set to `CUmemHandleType::CU_MEM_HANDLE_TYPE_GENERIC`.
+
+    If `CUarrayMapInfo::memOperationType` is set to `CUmemOperationType::CU_MEM_OPERATION_TYPE_UNMAP` then an unmapping operation
+    is performed. `CUarrayMapInfo::memHandle` must be NULL.
+
+    `CUarrayMapInfo::deviceBitMask` specifies the list of devices that must map or unmap physical memory.
+    Currently, this mask must have exactly one bit set, and the corresponding device must match the device associated with the stream.
+    If `CUarrayMapInfo::memOperationType` is set to `CUmemOperationType::CU_MEM_OPERATION_TYPE_MAP`, the device must also match
+    the device associated with the tile pool memory allocation as specified by `CUarrayMapInfo::memHandle`.
+
+    `CUarrayMapInfo::flags` and `CUarrayMapInfo::reserved[]` are unused and must be set to zero.
+
+    **Parameters:**
+    - `mapInfoList`: [in] List of `CUarrayMapInfo`
+    - `count`: [in] Count of `CUarrayMapInfo`  in `mapInfoList`
+    - `hStream`: [in] Stream identifier for the stream to use for map or unmap operations
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+
+    **See also:** `cuMipmappedArrayCreate`, `cuArrayCreate`, `cuArray3DCreate`, `cuMemCreate`, `cuArrayGetSparseProperties`, `cuMipmappedArrayGetSparseProperties`
+    """
+def cuMemUnmap(ptr: CUdeviceptr | int, size: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Unmap the backing memory of a given address range.
+
+    The range must be the entire contiguous address range that was mapped to.  In
+    other words, `cuMemUnmap` cannot unmap a sub-range of an address range mapped
+    by `cuMemCreate` / `cuMemMap`.  Any backing memory allocations will be freed
+    if there are no existing mappings and there are no unreleased memory handles.
+
+    When `cuMemUnmap` returns successfully the address range is converted to an
+    address reservation and can be used for a future calls to `cuMemMap`.  Any new
+    mapping to this virtual address will need to have access granted through
+    `cuMemSetAccess`, as all mappings start with no accessibility setup.
+
+    **Parameters:**
+    - `ptr`: [in] Starting address for the virtual address range to unmap
+    - `size`: [in] Size of the virtual address range to unmap
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuMemCreate`, `cuMemAddressReserve`
+    """
+def cuMemSetAccess(ptr: CUdeviceptr | int, size: int, desc: Sequence[CUmemAccessDesc_v1] | None, count: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Set the access flags for each location specified in `desc` for the given virtual address range
+
+    Given the virtual address range via `ptr` and `size`, and the locations
+    in the array given by `desc` and `count`, set the access flags for the
+    target locations.  The range must be a fully mapped address range
+    containing all allocations created by `cuMemMap` / `cuMemCreate`.
+    Users cannot specify `CU_MEM_LOCATION_TYPE_HOST_NUMA` accessibility for allocations created on with other location types.
+    Note: When `CUmemAccessDesc::CUmemLocation::type` is `CU_MEM_LOCATION_TYPE_HOST_NUMA`, `CUmemAccessDesc::CUmemLocation::id`
+    is ignored.
+    When setting the access flags for a virtual address range mapping a multicast
+    object, `ptr` and `size` must be aligned to the value returned by
+    `cuMulticastGetGranularity` with the flag `CU_MULTICAST_MINIMUM_GRANULARITY`.
+    For best performance however, it is recommended that `ptr` and `size` be
+    aligned to the value returned by `cuMulticastGetGranularity` with the flag
+    `CU_MULTICAST_RECOMMENDED_GRANULARITY`.
+
+    **Parameters:**
+    - `ptr`: [in] Starting address for the virtual address range
+    - `size`: [in] Length of the virtual address range
+    - `desc`: [in] Array of `CUmemAccessDesc` that describe how to change the - mapping for each location specified
+    - `count`: [in] Number of `CUmemAccessDesc` in `desc`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits synchronous behavior for most use cases.*
+
+    **See also:** `cuMemSetAccess`, `cuMemCreate`, :cuMemMap
+    """
+def cuMemGetAccess(location: CUmemLocation_v1, ptr: CUdeviceptr | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Get the access `flags` set for the given `location` and `ptr`
+
+    **Parameters:**
+    - `flags`: [out] Flags set for this location
+    - `location`: [in] Location in which to check the flags for
+    - `ptr`: [in] Address in which to check the access flags for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMemSetAccess`
+    """
+def cuMemExportToShareableHandle(shareableHandle: Any, handle: CUmemGenericAllocationHandle | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Exports an allocation to a requested shareable handle type
+
+    Given a CUDA memory handle, create a shareable memory
+    allocation handle that can be used to share the memory with other
+    processes. The recipient process can convert the shareable handle back into a
+    CUDA memory handle using `cuMemImportFromShareableHandle` and map
+    it with `cuMemMap`. The implementation of what this handle is and how it
+    can be transferred is defined by the requested handle type in `handleType`
+
+    Once all shareable handles are closed and the allocation is released, the allocated
+    memory referenced will be released back to the OS and uses of the CUDA handle afterward
+    will lead to undefined behavior.
+
+    This API can also be used in conjunction with other APIs (e.g. Vulkan, OpenGL)
+    that support importing memory from the shareable type
+
+    **Parameters:**
+    - `shareableHandle`: [out] Pointer to the location in which to store the requested handle type
+    - `handle`: [in] CUDA handle for the memory allocation
+    - `handleType`: [in] Type of shareable handle requested (defines type and size of the `shareableHandle` output parameter)
+    - `flags`: [in] Reserved, must be zero
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMemImportFromShareableHandle`
+    """
+def cuMemImportFromShareableHandle(osHandle: Any, shHandleType: CUmemAllocationHandleType | int) -> tuple[CUresult, CUmemGenericAllocationHandle | None]:
+    """Returns `tuple[CUresult, CUmemGenericAllocationHandle | None]`.
+
+    Imports an allocation from a requested shareable handle type.
+
+    If the current process cannot support the memory described by this shareable
+    handle, this API will error as `CUDA_ERROR_NOT_SUPPORTED`.
+
+    If `shHandleType` is `CU_MEM_HANDLE_TYPE_FABRIC` and the importer process has not been
+    granted access to the same IMEX channel as the exporter process, this API will error
+    as `CUDA_ERROR_NOT_PERMITTED`.
+
+    **Note:** Importing shareable handles exported from some graphics APIs(VUlkan, OpenGL, etc)
+    created on devices under an SLI group may not be supported, and thus this API will
+    return CUDA_ERROR_NOT_SUPPORTED.
+    There is no guarantee that the contents of `handle` will be the same CUDA memory handle
+    for the same given OS shareable handle, or the same underlying allocation.
+
+    **Parameters:**
+    - `handle`: [out] CUDA Memory handle for the memory allocation.
+    - `osHandle`: [in] Shareable Handle representing the memory allocation that is to be imported.
+    - `shHandleType`: [in] handle type of the exported handle `CUmemAllocationHandleType`.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMemExportToShareableHandle`, `cuMemMap`, `cuMemRelease`
+    """
+def cuMemGetAllocationGranularity(prop: CUmemAllocationProp_v1, option: CUmemAllocationGranularity_flags | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Calculates either the minimal or recommended granularity
+
+    Calculates either the minimal or recommended granularity
+    for a given allocation specification and returns it in granularity.  This
+    granularity can be used as a multiple for alignment, size, or address mapping.
+
+    **Parameters:**
+    - `granularity`: [out] Returned granularity.
+    - `prop`: [in] Property for which to determine the granularity for
+    - `option`: [in] Determines which granularity to return
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMemCreate`, `cuMemMap`
+    """
+def cuMemGetAllocationPropertiesFromHandle(handle: CUmemGenericAllocationHandle | int) -> tuple[CUresult, CUmemAllocationProp_v1 | None]:
+    """Returns `tuple[CUresult, CUmemAllocationProp_v1 | None]`.
+
+    Retrieve the contents of the property structure defining properties for this handle
+
+    **Parameters:**
+    - `prop`: [out] Pointer to a properties structure which will hold the information about this handle
+    - `handle`: [in] Handle which to perform the query on
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMemCreate`, `cuMemImportFromShareableHandle`
+    """
+def cuMemRetainAllocationHandle(addr: Any) -> tuple[CUresult, CUmemGenericAllocationHandle | None]:
+    """Returns `tuple[CUresult, CUmemGenericAllocationHandle | None]`.
+
+    Given an address `addr`, returns the allocation handle of the backing memory allocation.
+
+    The handle is guaranteed to be the same handle value used to map the memory. If the address
+    requested is not mapped, the function will fail. The returned handle must be released with
+    corresponding number of calls to `cuMemRelease`.
+
+    **Note:** The address `addr`, can be any address in a range previously mapped
+    by `cuMemMap`, and not necessarily the start address.
+
+    **Parameters:**
+    - `handle`: [out] CUDA Memory handle for the backing memory allocation.
+    - `addr`: [in] Memory address to query, that has been mapped previously.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMemCreate`, `cuMemRelease`, `cuMemMap`
+    """
+def cuMemFreeAsync(dptr: CUdeviceptr | int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Frees memory with stream ordered semantics
+
+    Inserts a free operation into `hStream`.
+    The allocation must not be accessed after stream execution reaches the free.
+    After this API returns, accessing the memory from any subsequent work launched on the GPU
+    or querying its pointer attributes results in undefined behavior.
+
+    **Note:** During stream capture, this function results in the creation of a free node and
+    must therefore be passed the address of a graph allocation.
+
+    **Parameters:**
+    - `dptr`: memory to free
+    - `hStream`: The stream establishing the stream ordering contract.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT` (default stream specified with no current context),
+    `CUDA_ERROR_NOT_SUPPORTED`
+    """
+def cuMemAllocAsync(bytesize: int, hStream: CUstream | int) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Allocates memory with stream ordered semantics
+
+    Inserts an allocation operation into `hStream`.
+    A pointer to the allocated memory is returned immediately in *dptr.
+    The allocation must not be accessed until the the allocation operation completes.
+    The allocation comes from the memory pool current to the stream's device.
+
+    **Note:** The default memory pool of a device contains device memory from that device.
+    **Note:** Basic stream ordering allows future work submitted into the same stream to use the allocation.
+    Stream query, stream synchronize, and CUDA events can be used to guarantee that the allocation
+    operation completes before work submitted in a separate stream runs.
+    **Note:** During stream capture, this function results in the creation of an allocation node.  In this case,
+    the allocation is owned by the graph instead of the memory pool. The memory pool's properties
+    are used to set the node's creation parameters.
+
+    **Parameters:**
+    - `dptr`: [out] Returned device pointer
+    - `bytesize`: [in] Number of bytes to allocate
+    - `hStream`: [in] The stream establishing the stream ordering contract and the memory pool to allocate from
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT` (default stream specified with no current context),
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:** `cuMemAllocFromPoolAsync`, `cuMemFreeAsync`, `cuDeviceSetMemPool`,
+    `cuDeviceGetDefaultMemPool`, `cuDeviceGetMemPool`, `cuMemPoolCreate`,
+    `cuMemPoolSetAccess`, `cuMemPoolSetAttribute`
+    """
+def cuMemPoolTrimTo(pool: CUmemoryPool | int, minBytesToKeep: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Tries to release memory back to the OS
+
+    Releases memory back to the OS until the pool contains fewer than minBytesToKeep
+    reserved bytes, or there is no more memory that the allocator can safely release.
+    The allocator cannot release OS allocations that back outstanding asynchronous allocations.
+    The OS allocations may happen at different granularity from the user allocations.
+
+    \\note: Allocations that have not been freed count as outstanding.
+    \\note: Allocations that have been asynchronously freed but whose completion has
+    not been observed on the host (eg. by a synchronize) can count as outstanding.
+
+    **Parameters:**
+    - `pool`: [in] The memory pool to trim
+    - `minBytesToKeep`: [in] If the pool has less than minBytesToKeep reserved, the TrimTo operation is a no-op.  Otherwise the pool will be guaranteed to have at least minBytesToKeep bytes reserved after the operation.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
+    `cuDeviceGetMemPool`, `cuMemPoolCreate`
+    """
+def cuMemPoolSetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | int, value: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets attributes of a memory pool
+
+    Supported attributes are:
+    - `CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`: (value type = cuuint64_t)
+    Amount of reserved memory in bytes to hold onto before trying
+    to release memory back to the OS. When more than the release
+    threshold bytes of memory are held by the memory pool, the
+    allocator will try to release memory back to the OS on the
+    next call to stream, event or context synchronize. (default 0)
+    - `CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES`: (value type = int)
+    Allow `cuMemAllocAsync` to use memory asynchronously freed
+    in another stream as long as a stream ordering dependency
+    of the allocating stream on the free action exists.
+    Cuda events and null stream interactions can create the required
+    stream ordered dependencies. (default enabled)
+    - `CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC`: (value type = int)
+    Allow reuse of already completed frees when there is no dependency
+    between the free and allocation. (default enabled)
+    - `CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES`: (value type = int)
+    Allow `cuMemAllocAsync` to insert new stream dependencies
+    in order to establish the stream ordering required to reuse
+    a piece of memory released by `cuMemFreeAsync` (default enabled).
+    - `CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH`: (value type = cuuint64_t)
+    Reset the high watermark that tracks the amount of backing memory that was
+    allocated for the memory pool. It is illegal to set this attribute to a non-zero value.
+    - `CU_MEMPOOL_ATTR_USED_MEM_HIGH`: (value type = cuuint64_t)
+    Reset the high watermark that tracks the amount of used memory that was
+    allocated for the memory pool.
+
+    **Parameters:**
+    - `pool`: [in] The memory pool to modify
+    - `attr`: [in] The attribute to modify
+    - `value`: [in] Pointer to the value to assign
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
+    `cuDeviceGetMemPool`, `cuMemPoolCreate`
+    """
+def cuMemPoolGetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | int, value: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Gets attributes of a memory pool
+
+    Supported attributes are:
+    - `CU_MEMPOOL_ATTR_RELEASE_THRESHOLD`: (value type = cuuint64_t)
+    Amount of reserved memory in bytes to hold onto before trying
+    to release memory back to the OS. When more than the release
+    threshold bytes of memory are held by the memory pool, the
+    allocator will try to release memory back to the OS on the
+    next call to stream, event or context synchronize. (default 0)
+    - `CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES`: (value type = int)
+    Allow `cuMemAllocAsync` to use memory asynchronously freed
+    in another stream as long as a stream ordering dependency
+    of the allocating stream on the free action exists.
+    Cuda events and null stream interactions can create the required
+    stream ordered dependencies. (default enabled)
+    - `CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC`: (value type = int)
+    Allow reuse of already completed frees when there is no dependency
+    between the free and allocation. (default enabled)
+    - `CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES`: (value type = int)
+    Allow `cuMemAllocAsync` to insert new stream dependencies
+    in order to establish the stream ordering required to reuse
+    a piece of memory released by `cuMemFreeAsync` (default enabled).
+    - `CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT`: (value type = cuuint64_t)
+    Amount of backing memory currently allocated for the mempool
+    - `CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH`: (value type = cuuint64_t)
+    High watermark of backing memory allocated for the mempool since the
+    last time it was reset.
+    - `CU_MEMPOOL_ATTR_USED_MEM_CURRENT`: (value type = cuuint64_t)
+    Amount of memory from the pool that is currently in use by the application.
+    - `CU_MEMPOOL_ATTR_USED_MEM_HIGH`: (value type = cuuint64_t)
+    High watermark of the amount of memory from the pool that was in use by the application.
+
+    **Parameters:**
+    - `pool`: [in] The memory pool to get attributes of
+    - `attr`: [in] The attribute to get
+    - `value`: [out] Retrieved value
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
+    `cuDeviceGetMemPool`, `cuMemPoolCreate`
+    """
+def cuMemPoolSetAccess(pool: CUmemoryPool | int, map: Sequence[CUmemAccessDesc_v1] | None, count: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Controls visibility of pools between devices
+
+    **Parameters:**
+    - `pool`: [in] The pool being modified
+    - `map`: [in] Array of access descriptors. Each descriptor instructs the access to enable for a single gpu.
+    - `count`: [in] Number of descriptors in the map array.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
+    `cuDeviceGetMemPool`, `cuMemPoolCreate`
+    """
+def cuMemPoolGetAccess(memPool: CUmemoryPool | int, location: CUmemLocation_v1) -> tuple[CUresult, CUmemAccess_flags | None]:
+    """Returns `tuple[CUresult, CUmemAccess_flags | None]`.
+
+    Returns the accessibility of a pool from a device
+
+    Returns the accessibility of the pool's memory from the specified location.
+
+    **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
+    `cuDeviceGetMemPool`, `cuMemPoolCreate`
+
+    **Parameters:**
+    - `flags`: [out] the accessibility of the pool from the specified location
+    - `memPool`: [in] the pool being queried
+    - `location`: [in] the location accessing the pool
+    """
+def cuMemPoolCreate(poolProps: CUmemPoolProps_v1) -> tuple[CUresult, CUmemoryPool | None]:
+    """Returns `tuple[CUresult, CUmemoryPool | None]`.
+
+    Creates a memory pool
+
+    Creates a CUDA memory pool and returns the handle in `pool`.  The `poolProps` determines
+    the properties of the pool such as the backing device and IPC capabilities.
+
+    To create a memory pool targeting a specific host NUMA node, applications must
+    set `CUmemPoolProps::CUmemLocation::type` to `CU_MEM_LOCATION_TYPE_HOST_NUMA` and
+    `CUmemPoolProps::CUmemLocation::id` must specify the NUMA ID of the host memory node.
+    Specifying `CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT` or `CU_MEM_LOCATION_TYPE_HOST` as the
+    `CUmemPoolProps::CUmemLocation::type` will result in `CUDA_ERROR_INVALID_VALUE`.
+    By default, the pool's memory will be accessible from the device it is allocated on.
+    In the case of pools created with `CU_MEM_LOCATION_TYPE_HOST_NUMA`, their default accessibility
+    will be from the host CPU.
+    Applications can control the maximum size of the pool by specifying a non-zero value for `CUmemPoolProps::maxSize`.
+    If set to 0, the maximum size of the pool will default to a system dependent value.
+
+    Applications that intend to use `CU_MEM_HANDLE_TYPE_FABRIC` based memory sharing must ensure:
+    (1) `nvidia-caps-imex-channels` character device is created by the driver and is listed under /proc/devices
+    (2) have at least one IMEX channel file accessible by the user launching the application.
+
+    When exporter and importer CUDA processes have been granted access to the same IMEX channel, they can securely
+    share memory.
+
+    The IMEX channel security model works on a per user basis. Which means all processes under a user can share
+    memory if the user has access to a valid IMEX channel. When multi-user isolation is desired, a separate IMEX
+    channel is required for each user.
+
+    These channel files exist in /dev/nvidia-caps-imex-channels/channel* and can be created using standard OS
+    native calls like mknod on Linux. For example: To create channel0 with the major number from /proc/devices
+    users can execute the following command: `mknod /dev/nvidia-caps-imex-channels/channel0 c <major number> 0`
+
+    **Note:** Specifying CU_MEM_HANDLE_TYPE_NONE creates a memory pool that will not support IPC.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuDeviceSetMemPool`, `cuDeviceGetMemPool`, `cuDeviceGetDefaultMemPool`,
+    `cuMemAllocFromPoolAsync`, `cuMemPoolExportToShareableHandle`
+    """
+def cuMemPoolDestroy(pool: CUmemoryPool | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys the specified memory pool
+
+    If any pointers obtained from this pool haven't been freed or
+    the pool has free operations that haven't completed
+    when `cuMemPoolDestroy` is invoked, the function will return immediately and the
+    resources associated with the pool will be released automatically
+    once there are no more outstanding allocations.
+
+    Destroying the current mempool of a device sets the default mempool of
+    that device as the current mempool for that device.
+
+    **Note:** A device's default memory pool cannot be destroyed.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuMemFreeAsync`, `cuDeviceSetMemPool`, `cuDeviceGetMemPool`,
+    `cuDeviceGetDefaultMemPool`, `cuMemPoolCreate`
+    """
+def cuMemAllocFromPoolAsync(bytesize: int, pool: CUmemoryPool | int, hStream: CUstream | int) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Allocates memory from a specified pool with stream ordered semantics.
+
+    Inserts an allocation operation into `hStream`.
+    A pointer to the allocated memory is returned immediately in *dptr.
+    The allocation must not be accessed until the the allocation operation completes.
+    The allocation comes from the specified memory pool.
+
+    **Note:**
+    -  The specified memory pool may be from a device different than that of the specified `hStream`.
+
+    -  Basic stream ordering allows future work submitted into the same stream to use the allocation.
+    Stream query, stream synchronize, and CUDA events can be used to guarantee that the allocation
+    operation completes before work submitted in a separate stream runs.
+
+    **Note:** During stream capture, this function results in the creation of an allocation node.  In this case,
+    the allocation is owned by the graph instead of the memory pool. The memory pool's properties
+    are used to set the node's creation parameters.
+
+    **Parameters:**
+    - `dptr`: [out] Returned device pointer
+    - `bytesize`: [in] Number of bytes to allocate
+    - `pool`: [in] The pool to allocate from
+    - `hStream`: [in] The stream establishing the stream ordering semantic
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT` (default stream specified with no current context),
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
+    `cuDeviceGetMemPool`, `cuMemPoolCreate`, `cuMemPoolSetAccess`,
+    `cuMemPoolSetAttribute`
+    """
+def cuMemPoolExportToShareableHandle(handle_out: Any, pool: CUmemoryPool | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Exports a memory pool to the requested handle type.
+
+    Given an IPC capable mempool, create an OS handle to share the pool with another process.
+    A recipient process can convert the shareable handle into a mempool with `cuMemPoolImportFromShareableHandle`.
+    Individual pointers can then be shared with the `cuMemPoolExportPointer` and `cuMemPoolImportPointer` APIs.
+    The implementation of what the shareable handle is and how it can be transferred is defined by the requested
+    handle type.
+
+    \\note: To create an IPC capable mempool, create a mempool with a CUmemAllocationHandleType other than CU_MEM_HANDLE_TYPE_NONE.
+
+    **Parameters:**
+    - `handle_out`: [out] Returned OS handle
+    - `pool`: [in] pool to export
+    - `handleType`: [in] the type of handle to create
+    - `flags`: [in] must be 0
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:** `cuMemPoolImportFromShareableHandle`, `cuMemPoolExportPointer`,
+    `cuMemPoolImportPointer`, `cuMemAllocAsync`, `cuMemFreeAsync`,
+    `cuDeviceGetDefaultMemPool`, `cuDeviceGetMemPool`, `cuMemPoolCreate`,
+    `cuMemPoolSetAccess`, `cuMemPoolSetAttribute`
+    """
+def cuMemPoolImportFromShareableHandle(handle: Any, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult, CUmemoryPool | None]:
+    """Returns `tuple[CUresult, CUmemoryPool | None]`.
+
+    imports a memory pool from a shared handle.
+
+    Specific allocations can be imported from the imported pool with cuMemPoolImportPointer.
+
+    If `handleType` is `CU_MEM_HANDLE_TYPE_FABRIC` and the importer process has not been
+    granted access to the same IMEX channel as the exporter process, this API will error
+    as `CUDA_ERROR_NOT_PERMITTED`.
+
+    **Note:** Imported memory pools do not support creating new allocations.
+    As such imported memory pools may not be used in cuDeviceSetMemPool
+    or `cuMemAllocFromPoolAsync` calls.
+
+    **Parameters:**
+    - `pool_out`: [out] Returned memory pool
+    - `handle`: [in] OS handle of the pool to open
+    - `handleType`: [in] The type of handle being imported
+    - `flags`: [in] must be 0
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:** `cuMemPoolExportToShareableHandle`, `cuMemPoolExportPointer`, `cuMemPoolImportPointer`
+    """
+def cuMemPoolExportPointer(ptr: CUdeviceptr | int) -> tuple[CUresult, CUmemPoolPtrExportData_v1 | None]:
+    """Returns `tuple[CUresult, CUmemPoolPtrExportData_v1 | None]`.
+
+    Export data to share a memory pool allocation between processes.
+
+    Constructs `shareData_out` for sharing a specific allocation from an already shared memory pool.
+    The recipient process can import the allocation with the `cuMemPoolImportPointer` api.
+    The data is not a handle and may be shared through any IPC mechanism.
+
+    **Parameters:**
+    - `shareData_out`: [out] Returned export data
+    - `ptr`: [in] pointer to memory being exported
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:** `cuMemPoolExportToShareableHandle`, `cuMemPoolImportFromShareableHandle`, `cuMemPoolImportPointer`
+    """
+def cuMemPoolImportPointer(pool: CUmemoryPool | int, shareData: CUmemPoolPtrExportData_v1) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Import a memory pool allocation from another process.
+
+    Returns in `ptr_out` a pointer to the imported memory.
+    The imported memory must not be accessed before the allocation operation completes
+    in the exporting process. The imported memory must be freed from all importing processes before
+    being freed in the exporting process. The pointer may be freed with cuMemFree
+    or cuMemFreeAsync.  If cuMemFreeAsync is used, the free must be completed
+    on the importing process before the free operation on the exporting process.
+
+    **Note:** The cuMemFreeAsync api may be used in the exporting process before
+    the cuMemFreeAsync operation completes in its stream as long as the
+    cuMemFreeAsync in the exporting process specifies a stream with
+    a stream dependency on the importing process's cuMemFreeAsync.
+
+    **Parameters:**
+    - `ptr_out`: [out] pointer to imported memory
+    - `pool`: [in] pool from which to import
+    - `shareData`: [in] data specifying the memory to import
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:** `cuMemPoolExportToShareableHandle`, `cuMemPoolImportFromShareableHandle`, `cuMemPoolExportPointer`
+    """
+def cuMulticastCreate(prop: CUmulticastObjectProp_v1) -> tuple[CUresult, CUmemGenericAllocationHandle | None]:
+    """Returns `tuple[CUresult, CUmemGenericAllocationHandle | None]`.
+
+    Create a generic allocation handle representing a multicast object described by the given properties.
+
+    This creates a multicast object as described by `prop`. The number of
+    participating devices is specified by `CUmulticastObjectProp::numDevices`.
+    Devices can be added to the multicast object via `cuMulticastAddDevice`.
+    All participating devices must be added to the multicast object before memory
+    can be bound to it. Memory is bound to the multicast object via either
+    `cuMulticastBindMem` or `cuMulticastBindAddr`, and can be unbound via
+    `cuMulticastUnbind`. The total amount of memory that can be bound per device
+    is specified by :CUmulticastObjectProp::size. This size must be a multiple of
+    the value returned by `cuMulticastGetGranularity` with the flag
+    `CU_MULTICAST_GRANULARITY_MINIMUM`. For best performance however, the size
+    should be aligned to the value returned by `cuMulticastGetGranularity` with
+    the flag `CU_MULTICAST_GRANULARITY_RECOMMENDED`.
+
+    After all participating devices have been added, multicast objects can also
+    be mapped to a device's virtual address space using the virtual memory
+    management APIs (see `cuMemMap` and `cuMemSetAccess`). Multicast objects can
+    also be shared with other processes by requesting a shareable handle via
+    `cuMemExportToShareableHandle`. Note that the desired types of shareable
+    handles must be specified in the bitmask `CUmulticastObjectProp::handleTypes`.
+    Multicast objects can be released using the virtual memory management API
+    `cuMemRelease`.
+
+    **Parameters:**
+    - `mcHandle`: [out] Value of handle returned.
+    - `prop`: [in] Properties of the multicast object to create.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMulticastAddDevice`, `cuMulticastBindMem`, `cuMulticastBindAddr`, `cuMulticastUnbind`
+    **See also:** `cuMemCreate`, `cuMemRelease`, `cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle`
+    """
+def cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle | int, dev: CUdevice | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Associate a device to a multicast object.
+
+    Associates a device to a multicast object. The added device will be a part of
+    the multicast team of size specified by CUmulticastObjectProp::numDevices
+    during `cuMulticastCreate`.
+    The association of the device to the multicast object is permanent during
+    the life time of the multicast object.
+    All devices must be added to the multicast team before any memory can be
+    bound to any device in the team. Any calls to `cuMulticastBindMem` or
+    `cuMulticastBindAddr` will block until all devices have been added.
+    Similarly all devices must be added to the multicast team before a virtual
+    address range can be mapped to the multicast object. A call to `cuMemMap`
+    will block until all devices have been added.
+
+    **Parameters:**
+    - `mcHandle`: [in] Handle representing a multicast object.
+    - `dev`: [in] Device that will be associated to the multicast object.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMulticastCreate`, `cuMulticastBindMem`, `cuMulticastBindAddr`
+    """
+def cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle | int, mcOffset: int, memHandle: CUmemGenericAllocationHandle | int, memOffset: int, size: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Bind a memory allocation represented by a handle to a multicast object.
+
+    Binds a memory allocation specified by `memHandle` and created via
+    `cuMemCreate` to a multicast object represented by `mcHandle` and created
+    via `cuMulticastCreate`. The intended `size` of the bind, the offset in the
+    multicast range `mcOffset` as well as the offset in the memory `memOffset`
+    must be a multiple of the value returned by `cuMulticastGetGranularity` with
+    the flag `CU_MULTICAST_GRANULARITY_MINIMUM`. For best performance however,
+    `size`, `mcOffset` and `memOffset` should be aligned to the granularity of
+    the memory allocation(see `cuMemGetAllocationGranularity`) or to the value
+    returned by `cuMulticastGetGranularity` with the flag
+    `CU_MULTICAST_GRANULARITY_RECOMMENDED`.
+
+    The `size` + `memOffset` cannot be larger than the size of the allocated
+    memory. Similarly the `size` + `mcOffset` cannot be larger than the size
+    of the multicast object.
+    The memory allocation must have beeen created on one of the devices
+    that was added to the multicast team via `cuMulticastAddDevice`.
+    Externally shareable as well as imported multicast objects can be bound only
+    to externally shareable memory.
+    Note that this call will return CUDA_ERROR_OUT_OF_MEMORY if there are
+    insufficient resources required to perform the bind. This call may also
+    return CUDA_ERROR_SYSTEM_NOT_READY if the necessary system software is not
+    initialized or running.
+
+    This call may return CUDA_ERROR_ILLEGAL_STATE if the system configuration
+    is in an illegal state. In such cases, to continue using multicast, verify
+    that the system configuration is in a valid state and all required driver
+    daemons are running properly.
+
+    **Parameters:**
+    - `mcHandle`: [in] Handle representing a multicast object.
+    - `mcOffset`: [in] Offset into the multicast object for attachment.
+    - `memHandle`: [in] Handle representing a memory allocation.
+    - `memOffset`: [in] Offset into the memory for attachment.
+    - `size`: [in] Size of the memory that will be bound to the multicast object.
+    - `flags`: [in] Flags for future use, must be zero for now.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_SYSTEM_NOT_READY`,
+    `CUDA_ERROR_ILLEGAL_STATE`
+
+    **See also:** `cuMulticastCreate`, `cuMulticastAddDevice`, `cuMemCreate`
+    """
+def cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle | int, mcOffset: int, memptr: CUdeviceptr | int, size: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Bind a memory allocation represented by a virtual address to a multicast object.
+
+    Binds a memory allocation specified by its mapped address `memptr` to a
+    multicast object represented by `mcHandle`.
+    The memory must have been allocated via `cuMemCreate` or `cudaMallocAsync`.
+    The intended `size` of the bind, the offset in the multicast range
+    `mcOffset` and `memptr` must be a multiple of the value returned by
+    `cuMulticastGetGranularity` with the flag `CU_MULTICAST_GRANULARITY_MINIMUM`.
+    For best performance however, `size`, `mcOffset` and `memptr` should be
+    aligned to the value returned by `cuMulticastGetGranularity` with the flag
+    `CU_MULTICAST_GRANULARITY_RECOMMENDED`.
+
+    The `size` cannot be larger than the size of the allocated memory.
+    Similarly the `size` + `mcOffset` cannot be larger than the total size
+    of the multicast object.
+    The memory allocation must have beeen created on one of the devices
+    that was added to the multicast team via `cuMulticastAddDevice`.
+    Externally shareable as well as imported multicast objects can be bound only
+    to externally shareable memory.
+    Note that this call will return CUDA_ERROR_OUT_OF_MEMORY if there are
+    insufficient resources required to perform the bind. This call may also
+    return CUDA_ERROR_SYSTEM_NOT_READY if the necessary system software is not
+    initialized or running.
+
+    This call may return CUDA_ERROR_ILLEGAL_STATE if the system configuration
+    is in an illegal state. In such cases, to continue using multicast, verify
+    that the system configuration is in a valid state and all required driver
+    daemons are running properly.
+
+    **Parameters:**
+    - `mcHandle`: [in] Handle representing a multicast object.
+    - `mcOffset`: [in] Offset into multicast va range for attachment.
+    - `memptr`: [in] Virtual address of the memory allocation.
+    - `size`: [in] Size of memory that will be bound to the multicast object.
+    - `flags`: [in] Flags for future use, must be zero now.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`,
+    `CUDA_ERROR_SYSTEM_NOT_READY`,
+    `CUDA_ERROR_ILLEGAL_STATE`
+
+    **See also:** `cuMulticastCreate`, `cuMulticastAddDevice`, `cuMemCreate`
+    """
+def cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle | int, dev: CUdevice | int, mcOffset: int, size: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Unbind any memory allocations bound to a multicast object at a given offset and upto a given size.
+
+    Unbinds any memory allocations hosted on `dev` and bound to a multicast
+    object at `mcOffset` and upto a given `size`.
+    The intended `size` of the unbind and the offset in the multicast range
+    ( `mcOffset` ) must be a multiple of the value returned by
+    `cuMulticastGetGranularity` flag `CU_MULTICAST_GRANULARITY_MINIMUM`.
+    The `size` + `mcOffset` cannot be larger than the total size of the
+    multicast object.
+
+    **Note:**
+    Warning:
+    The `mcOffset` and the `size` must match the corresponding values specified
+    during the bind call. Any other values may result in undefined behavior.
+
+    **Parameters:**
+    - `mcHandle`: [in] Handle representing a multicast object.
+    - `dev`: [in] Device that hosts the memory allocation.
+    - `mcOffset`: [in] Offset into the multicast object.
+    - `size`: [in] Desired size to unbind.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMulticastBindMem`, `cuMulticastBindAddr`
+    """
+def cuMulticastGetGranularity(prop: CUmulticastObjectProp_v1, option: CUmulticastGranularity_flags | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Calculates either the minimal or recommended granularity for multicast object
+
+    Calculates either the minimal or recommended granularity for a given set of
+    multicast object properties and returns it in granularity.  This granularity
+    can be used as a multiple for size, bind offsets and address mappings of the
+    multicast object.
+
+    **Parameters:**
+    - `granularity`: [out] Returned granularity.
+    - `prop`: [in] Properties of the multicast object.
+    - `option`: [in] Determines which granularity to return.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:** `cuMulticastCreate`, `cuMulticastBindMem`, `cuMulticastBindAddr`, `cuMulticastUnbind`
+    """
+def cuPointerGetAttribute(data: Any, attribute: CUpointer_attribute | int, ptr: CUdeviceptr | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Returns information about a pointer
+
+    The supported attributes are:
+
+    - `CU_POINTER_ATTRIBUTE_CONTEXT`:
+
+    Returns in `*data` the `CUcontext` in which `ptr` was allocated or
+    registered.
+    The type of `data` must be `CUcontext` *.
+
+    If `ptr` was not allocated by, mapped by, or registered with
+    a `CUcontext` which uses unified virtual addressing then
+    `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    - `CU_POINTER_ATTRIBUTE_MEMORY_TYPE`:
+
+    Returns in `*data` the physical memory type of the memory that
+    `ptr` addresses as a `CUmemorytype` enumerated value.
+    The type of `data` must be unsigned int.
+
+    If `ptr` addresses device memory then `*data` is set to
+    `CU_MEMORYTYPE_DEVICE`.  The particular `CUdevice` on which the
+    memory resides is the `CUdevice` of the `CUcontext` returned by the
+    `CU_POINTER_ATTRIBUTE_CONTEXT` attribute of `ptr`.
+
+    If `ptr` addresses host memory then `*data` is set to
+    `CU_MEMORYTYPE_HOST`.
+
+    If `ptr` was not allocated by, mapped by, or registered with
+    a `CUcontext` which uses unified virtual addressing then
+    `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    If the current `CUcontext` does not support unified virtual
+    addressing then `CUDA_ERROR_INVALID_CONTEXT` is returned.
+
+    - `CU_POINTER_ATTRIBUTE_DEVICE_POINTER`:
+
+    Returns in `*data` the device pointer value through which
+    `ptr` may be accessed by kernels running in the current
+    `CUcontext`.
+    The type of `data` must be CUdeviceptr *.
+
+    If there exists no device pointer value through which
+    kernels running in the current `CUcontext` may access
+    `ptr` then `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    If there is no current `CUcontext` then
+    `CUDA_ERROR_INVALID_CONTEXT` is returned.
+
+    Except in the exceptional disjoint addressing cases discussed
+    below, the value returned in `*data` will equal the input
+    value `ptr`.
+
+    - `CU_POINTER_ATTRIBUTE_HOST_POINTER`:
+
+    Returns in `*data` the host pointer value through which
+    `ptr` may be accessed by by the host program.
+    The type of `data` must be void **.
+    If there exists no host pointer value through which
+    the host program may directly access `ptr` then
+    `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    Except in the exceptional disjoint addressing cases discussed
+    below, the value returned in `*data` will equal the input
+    value `ptr`.
+
+    - `CU_POINTER_ATTRIBUTE_P2P_TOKENS`:
+
+    Returns in `*data` two tokens for use with the nv-p2p.h Linux
+    kernel interface. `data` must be a struct of type
+    CUDA_POINTER_ATTRIBUTE_P2P_TOKENS.
+
+    `ptr` must be a pointer to memory obtained from :cuMemAlloc().
+    Note that p2pToken and vaSpaceToken are only valid for the
+    lifetime of the source allocation. A subsequent allocation at
+    the same address may return completely different tokens.
+    Querying this attribute has a side effect of setting the attribute
+    `CU_POINTER_ATTRIBUTE_SYNC_MEMOPS` for the region of memory that
+    `ptr` points to.
+
+    - `CU_POINTER_ATTRIBUTE_SYNC_MEMOPS`:
+
+    A boolean attribute which when set, ensures that synchronous memory operations
+    initiated on the region of memory that `ptr` points to will always synchronize.
+    See further documentation in the section titled "API synchronization behavior"
+    to learn more about cases when synchronous memory operations can
+    exhibit asynchronous behavior.
+
+    - `CU_POINTER_ATTRIBUTE_BUFFER_ID`:
+
+    Returns in `*data` a buffer ID which is guaranteed to be unique within the process.
+    `data` must point to an unsigned long long.
+
+    `ptr` must be a pointer to memory obtained from a CUDA memory allocation API.
+    Every memory allocation from any of the CUDA memory allocation APIs will
+    have a unique ID over a process lifetime. Subsequent allocations do not reuse IDs
+    from previous freed allocations. IDs are only unique within a single process.
+
+    - `CU_POINTER_ATTRIBUTE_IS_MANAGED`:
+
+    Returns in `*data` a boolean that indicates whether the pointer points to
+    managed memory or not.
+
+    If `ptr` is not a valid CUDA pointer then `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    - `CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL`:
+
+    Returns in `*data` an integer representing a device ordinal of a device against
+    which the memory was allocated or registered.
+
+    - `CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE`:
+
+    Returns in `*data` a boolean that indicates if this pointer maps to
+    an allocation that is suitable for `cudaIpcGetMemHandle`.
+
+    - `CU_POINTER_ATTRIBUTE_RANGE_START_ADDR`:
+
+    Returns in `*data` the starting address for the allocation referenced
+    by the device pointer `ptr`.  Note that this is not necessarily the
+    address of the mapped region, but the address of the mappable address
+    range `ptr` references (e.g. from `cuMemAddressReserve`).
+
+    - `CU_POINTER_ATTRIBUTE_RANGE_SIZE`:
+
+    Returns in `*data` the size for the allocation referenced by the device
+    pointer `ptr`.  Note that this is not necessarily the size of the mapped
+    region, but the size of the mappable address range `ptr` references
+    (e.g. from `cuMemAddressReserve`).  To retrieve the size of the mapped
+    region, see `cuMemGetAddressRange`
+
+    - `CU_POINTER_ATTRIBUTE_MAPPED`:
+
+    Returns in `*data` a boolean that indicates if this pointer is in a
+    valid address range that is mapped to a backing allocation.
+
+    - `CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES`:
+
+    Returns a bitmask of the allowed handle types for an allocation that may
+    be passed to `cuMemExportToShareableHandle`.
+
+    - `CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE`:
+
+    Returns in `*data` the handle to the mempool that the allocation was obtained from.
+
+    - `CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE`:
+
+    Returns in `*data` a boolean that indicates whether the pointer points
+    to memory that is capable to be used for hardware accelerated
+    decompression.
+
+    \\par
+
+    Note that for most allocations in the unified virtual address space
+    the host and device pointer for accessing the allocation will be the
+    same.  The exceptions to this are
+    - user memory registered using `cuMemHostRegister`
+    - host memory allocated using `cuMemHostAlloc` with the
+    `CU_MEMHOSTALLOC_WRITECOMBINED` flag
+    For these types of allocation there will exist separate, disjoint host
+    and device addresses for accessing the allocation.  In particular
+    - The host address will correspond to an invalid unmapped device address
+    (which will result in an exception if accessed from the device)
+    - The device address will correspond to an invalid unmapped host address
+    (which will result in an exception if accessed from the host).
+    For these types of allocations, querying `CU_POINTER_ATTRIBUTE_HOST_POINTER`
+    and `CU_POINTER_ATTRIBUTE_DEVICE_POINTER` may be used to retrieve the host
+    and device addresses from either address.
+
+    **Parameters:**
+    - `data`: Returned pointer attribute value
+    - `attribute`: Pointer attribute to query
+    - `ptr`: Pointer
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuPointerSetAttribute`,
+    `cuMemAlloc`,
+    `cuMemFree`,
+    `cuMemAllocHost`,
+    `cuMemFreeHost`,
+    `cuMemHostAlloc`,
+    `cuMemHostRegister`,
+    `cuMemHostUnregister`,
+    `cudaPointerGetAttributes`
+    """
+def cuMemPrefetchAsync(devPtr: CUdeviceptr | int, count: int, dstDevice: CUdevice | int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Prefetches memory to the specified destination device
+
+    Note there is a later version of this API, `cuMemPrefetchAsync_v2`. It will
+    supplant this version in 13.0, which is retained for minor version compatibility.
+
+    Prefetches memory to the specified destination device.  `devPtr` is the
+    base device pointer of the memory to be prefetched and `dstDevice` is the
+    destination device. `count` specifies the number of bytes to copy. `hStream`
+    is the stream in which the operation is enqueued. The memory range must refer
+    to managed memory allocated via `cuMemAllocManaged` or declared via __managed__ variables
+    or it may also refer to system-allocated memory on systems with non-zero
+    CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS.
+
+    Passing in CU_DEVICE_CPU for `dstDevice` will prefetch the data to host memory. If
+    `dstDevice` is a GPU, then the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`
+    must be non-zero. Additionally, `hStream` must be associated with a device that has a
+    non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`.
+
+    The start address and end address of the memory range will be rounded down and rounded up
+    respectively to be aligned to CPU page size before the prefetch operation is enqueued
+    in the stream.
+
+    If no physical memory has been allocated for this region, then this memory region
+    will be populated and mapped on the destination device. If there's insufficient
+    memory to prefetch the desired region, the Unified Memory driver may evict pages from other
+    `cuMemAllocManaged` allocations to host memory in order to make room. Device memory
+    allocated using `cuMemAlloc` or `cuArrayCreate` will not be evicted.
+
+    By default, any mappings to the previous location of the migrated pages are removed and
+    mappings for the new location are only setup on `dstDevice`. The exact behavior however
+    also depends on the settings applied to this memory range via `cuMemAdvise` as described
+    below:
+
+    If `CU_MEM_ADVISE_SET_READ_MOSTLY` was set on any subset of this memory range,
+    then that subset will create a read-only copy of the pages on `dstDevice`.
+
+    If `CU_MEM_ADVISE_SET_PREFERRED_LOCATION` was called on any subset of this memory
+    range, then the pages will be migrated to `dstDevice` even if `dstDevice` is not the
+    preferred location of any pages in the memory range.
+
+    If `CU_MEM_ADVISE_SET_ACCESSED_BY` was called on any subset of this memory range,
+    then mappings to those pages from all the appropriate processors are updated to
+    refer to the new location if establishing such a mapping is possible. Otherwise,
+    those mappings are cleared.
+
+    Note that this API is not required for functionality and only serves to improve performance
+    by allowing the application to migrate data to a suitable location before it is accessed.
+    Memory accesses to this range are always coherent and are allowed even when the data is
+    actively being migrated.
+
+    Note that this function is asynchronous with respect to the host and all work
+    on other devices.
+
+    **Parameters:**
+    - `devPtr`: Pointer to be prefetched
+    - `count`: Size in bytes
+    - `dstDevice`: Destination device to prefetch to
+    - `hStream`: Stream to enqueue prefetch operation
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
+    `cuMemcpy3DPeerAsync`, `cuMemAdvise`, `cuMemPrefetchAsync`
+    `cudaMemPrefetchAsync_v2`
+    """
+def cuMemPrefetchAsync_v2(devPtr: CUdeviceptr | int, count: int, location: CUmemLocation_v1, flags: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Prefetches memory to the specified destination location
+
+    Prefetches memory to the specified destination location.  `devPtr` is the
+    base device pointer of the memory to be prefetched and `location` specifies the
+    destination location. `count` specifies the number of bytes to copy. `hStream`
+    is the stream in which the operation is enqueued. The memory range must refer
+    to managed memory allocated via `cuMemAllocManaged` or declared via __managed__ variables.
+
+    Specifying `CU_MEM_LOCATION_TYPE_DEVICE` for `CUmemLocation::type` will prefetch memory to GPU
+    specified by device ordinal `CUmemLocation::id` which must have non-zero value for the device attribute
+    `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`. Additionally, `hStream` must be associated with a device
+    that has a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`.
+    Specifying `CU_MEM_LOCATION_TYPE_HOST` as `CUmemLocation::type` will prefetch data to host memory.
+    Applications can request prefetching memory to a specific host NUMA node by specifying
+    `CU_MEM_LOCATION_TYPE_HOST_NUMA` for `CUmemLocation::type` and a valid host NUMA node id in `CUmemLocation::id`
+    Users can also request prefetching memory to the host NUMA node closest to the current thread's CPU by specifying
+    `CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT` for `CUmemLocation::type`. Note when `CUmemLocation::type` is etiher
+    `CU_MEM_LOCATION_TYPE_HOST` OR `CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT`, `CUmemLocation::id` will be ignored.
+
+    The start address and end address of the memory range will be rounded down and rounded up
+    respectively to be aligned to CPU page size before the prefetch operation is enqueued
+    in the stream.
+
+    If no physical memory has been allocated for this region, then this memory region
+    will be populated and mapped on the destination device. If there's insufficient
+    memory to prefetch the desired region, the Unified Memory driver may evict pages from other
+    `cuMemAllocManaged` allocations to host memory in order to make room. Device memory
+    allocated using `cuMemAlloc` or `cuArrayCreate` will not be evicted.
+
+    By default, any mappings to the previous location of the migrated pages are removed and
+    mappings for the new location are only setup on the destination location. The exact behavior however
+    also depends on the settings applied to this memory range via `cuMemAdvise` as described
+    below:
+
+    If `CU_MEM_ADVISE_SET_READ_MOSTLY` was set on any subset of this memory range,
+    then that subset will create a read-only copy of the pages on destination location.
+    If however the destination location is a host NUMA node, then any pages of that subset
+    that are already in another host NUMA node will be transferred to the destination.
+
+    If `CU_MEM_ADVISE_SET_PREFERRED_LOCATION` was called on any subset of this memory
+    range, then the pages will be migrated to `location` even if `location` is not the
+    preferred location of any pages in the memory range.
+
+    If `CU_MEM_ADVISE_SET_ACCESSED_BY` was called on any subset of this memory range,
+    then mappings to those pages from all the appropriate processors are updated to
+    refer to the new location if establishing such a mapping is possible. Otherwise,
+    those mappings are cleared.
+
+    Note that this API is not required for functionality and only serves to improve performance
+    by allowing the application to migrate data to a suitable location before it is accessed.
+    Memory accesses to this range are always coherent and are allowed even when the data is
+    actively being migrated.
+
+    Note that this function is asynchronous with respect to the host and all work
+    on other devices.
+
+    **Parameters:**
+    - `devPtr`: Pointer to be prefetched
+    - `count`: Size in bytes
+    - `location`: Location to prefetch to
+    - `flags`: flags for future use, must be zero now.
+    - `hStream`: Stream to enqueue prefetch operation
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
+    `cuMemcpy3DPeerAsync`, `cuMemAdvise`, `cuMemPrefetchAsync`,
+    `cudaMemPrefetchAsync_v2`
+    """
+def cuMemAdvise(devPtr: CUdeviceptr | int, count: int, advice: CUmem_advise | int, device: CUdevice | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Advise about the usage of a given memory range
+
+    Note there is a later version of this API, `cuMemAdvise_v2`. It will
+    supplant this version in 13.0, which is retained for minor version compatibility.
+
+    Advise the Unified Memory subsystem about the usage pattern for the memory range
+    starting at `devPtr` with a size of `count` bytes. The start address and end address of the memory
+    range will be rounded down and rounded up respectively to be aligned to CPU page size before the
+    advice is applied. The memory range must refer to managed memory allocated via `cuMemAllocManaged`
+    or declared via __managed__ variables. The memory range could also refer to system-allocated pageable
+    memory provided it represents a valid, host-accessible region of memory and all additional constraints
+    imposed by `advice` as outlined below are also satisfied. Specifying an invalid system-allocated pageable
+    memory range results in an error being returned.
+
+    The `advice` parameter can take the following values:
+    - `CU_MEM_ADVISE_SET_READ_MOSTLY`: This implies that the data is mostly going to be read
+    from and only occasionally written to. Any read accesses from any processor to this region will create a
+    read-only copy of at least the accessed pages in that processor's memory. Additionally, if `cuMemPrefetchAsync`
+    is called on this region, it will create a read-only copy of the data on the destination processor.
+    If any processor writes to this region, all copies of the corresponding page will be invalidated
+    except for the one where the write occurred. The `device` argument is ignored for this advice.
+    Note that for a page to be read-duplicated, the accessing processor must either be the CPU or a GPU
+    that has a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`.
+    Also, if a context is created on a device that does not have the device attribute
+    `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` set, then read-duplication will not occur until
+    all such contexts are destroyed.
+    If the memory region refers to valid system-allocated pageable memory, then the accessing device must
+    have a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS` for a read-only
+    copy to be created on that device. Note however that if the accessing device also has a non-zero value for the
+    device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`, then setting this advice
+    will not create a read-only copy when that device accesses this memory region.
+
+    - `CU_MEM_ADVISE_UNSET_READ_MOSTLY`:  Undoes the effect of `CU_MEM_ADVISE_SET_READ_MOSTLY` and also prevents the
+    Unified Memory driver from attempting heuristic read-duplication on the memory range. Any read-duplicated
+    copies of the data will be collapsed into a single copy. The location for the collapsed
+    copy will be the preferred location if the page has a preferred location and one of the read-duplicated
+    copies was resident at that location. Otherwise, the location chosen is arbitrary.
+
+    - `CU_MEM_ADVISE_SET_PREFERRED_LOCATION`: This advice sets the preferred location for the
+    data to be the memory belonging to `device`. Passing in CU_DEVICE_CPU for `device` sets the
+    preferred location as host memory. If `device` is a GPU, then it must have a non-zero value for the
+    device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`. Setting the preferred location
+    does not cause data to migrate to that location immediately. Instead, it guides the migration policy
+    when a fault occurs on that memory region. If the data is already in its preferred location and the
+    faulting processor can establish a mapping without requiring the data to be migrated, then
+    data migration will be avoided. On the other hand, if the data is not in its preferred location
+    or if a direct mapping cannot be established, then it will be migrated to the processor accessing
+    it. It is important to note that setting the preferred location does not prevent data prefetching
+    done using `cuMemPrefetchAsync`.
+    Having a preferred location can override the page thrash detection and resolution logic in the Unified
+    Memory driver. Normally, if a page is detected to be constantly thrashing between for example host and device
+    memory, the page may eventually be pinned to host memory by the Unified Memory driver. But
+    if the preferred location is set as device memory, then the page will continue to thrash indefinitely.
+    If `CU_MEM_ADVISE_SET_READ_MOSTLY` is also set on this memory region or any subset of it, then the
+    policies associated with that advice will override the policies of this advice, unless read accesses from
+    `device` will not result in a read-only copy being created on that device as outlined in description for
+    the advice `CU_MEM_ADVISE_SET_READ_MOSTLY`.
+    If the memory region refers to valid system-allocated pageable memory, then `device` must have a non-zero
+    value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`.
+
+    - `CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION`: Undoes the effect of `CU_MEM_ADVISE_SET_PREFERRED_LOCATION`
+    and changes the preferred location to none.
+
+    - `CU_MEM_ADVISE_SET_ACCESSED_BY`: This advice implies that the data will be accessed by `device`.
+    Passing in `CU_DEVICE_CPU` for `device` will set the advice for the CPU. If `device` is a GPU, then
+    the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` must be non-zero.
+    This advice does not cause data migration and has no impact on the location of the data per se. Instead,
+    it causes the data to always be mapped in the specified processor's page tables, as long as the
+    location of the data permits a mapping to be established. If the data gets migrated for any reason,
+    the mappings are updated accordingly.
+    This advice is recommended in scenarios where data locality is not important, but avoiding faults is.
+    Consider for example a system containing multiple GPUs with peer-to-peer access enabled, where the
+    data located on one GPU is occasionally accessed by peer GPUs. In such scenarios, migrating data
+    over to the other GPUs is not as important because the accesses are infrequent and the overhead of
+    migration may be too high. But preventing faults can still help improve performance, and so having
+    a mapping set up in advance is useful. Note that on CPU access of this data, the data may be migrated
+    to host memory because the CPU typically cannot access device memory directly. Any GPU that had the
+    `CU_MEM_ADVISE_SET_ACCESSED_BY` flag set for this data will now have its mapping updated to point to the
+    page in host memory.
+    If `CU_MEM_ADVISE_SET_READ_MOSTLY` is also set on this memory region or any subset of it, then the
+    policies associated with that advice will override the policies of this advice. Additionally, if the
+    preferred location of this memory region or any subset of it is also `device`, then the policies
+    associated with `CU_MEM_ADVISE_SET_PREFERRED_LOCATION` will override the policies of this advice.
+    If the memory region refers to valid system-allocated pageable memory, then `device` must have a non-zero
+    value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`. Additionally, if `device` has
+    a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`,
+    then this call has no effect.
+
+    - `CU_MEM_ADVISE_UNSET_ACCESSED_BY`: Undoes the effect of `CU_MEM_ADVISE_SET_ACCESSED_BY`. Any mappings to
+    the data from `device` may be removed at any time causing accesses to result in non-fatal page faults.
+    If the memory region refers to valid system-allocated pageable memory, then `device` must have a non-zero
+    value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`. Additionally, if `device` has
+    a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`,
+    then this call has no effect.
+
+    **Parameters:**
+    - `devPtr`: Pointer to memory to set the advice for
+    - `count`: Size in bytes of the memory range
+    - `advice`: Advice to be applied for the specified memory range
+    - `device`: Device to apply the advice for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
+    `cuMemcpy3DPeerAsync`, `cuMemPrefetchAsync`, `cuMemAdvise_v2`,
+    `cudaMemAdvise`
+    """
+def cuMemAdvise_v2(devPtr: CUdeviceptr | int, count: int, advice: CUmem_advise | int, location: CUmemLocation_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Advise about the usage of a given memory range
+
+    Advise the Unified Memory subsystem about the usage pattern for the memory range
+    starting at `devPtr` with a size of `count` bytes. The start address and end address of the memory
+    range will be rounded down and rounded up respectively to be aligned to CPU page size before the
+    advice is applied. The memory range must refer to managed memory allocated via `cuMemAllocManaged`
+    or declared via __managed__ variables. The memory range could also refer to system-allocated pageable
+    memory provided it represents a valid, host-accessible region of memory and all additional constraints
+    imposed by `advice` as outlined below are also satisfied. Specifying an invalid system-allocated pageable
+    memory range results in an error being returned.
+
+    The `advice` parameter can take the following values:
+    - `CU_MEM_ADVISE_SET_READ_MOSTLY`: This implies that the data is mostly going to be read
+    from and only occasionally written to. Any read accesses from any processor to this region will create a
+    read-only copy of at least the accessed pages in that processor's memory. Additionally, if `cuMemPrefetchAsync`
+    or `cuMemPrefetchAsync_v2` is called on this region, it will create a read-only copy of the data on the destination processor.
+    If the target location for `cuMemPrefetchAsync_v2` is a host NUMA node and a read-only copy already exists on
+    another host NUMA node, that copy will be migrated to the targeted host NUMA node.
+    If any processor writes to this region, all copies of the corresponding page will be invalidated
+    except for the one where the write occurred. If the writing processor is the CPU and the preferred location of
+    the page is a host NUMA node, then the page will also be migrated to that host NUMA node. The `location` argument is ignored for this advice.
+    Note that for a page to be read-duplicated, the accessing processor must either be the CPU or a GPU
+    that has a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`.
+    Also, if a context is created on a device that does not have the device attribute
+    `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` set, then read-duplication will not occur until
+    all such contexts are destroyed.
+    If the memory region refers to valid system-allocated pageable memory, then the accessing device must
+    have a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS` for a read-only
+    copy to be created on that device. Note however that if the accessing device also has a non-zero value for the
+    device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`, then setting this advice
+    will not create a read-only copy when that device accesses this memory region.
+
+    - `CU_MEM_ADVISE_UNSET_READ_MOSTLY`:  Undoes the effect of `CU_MEM_ADVISE_SET_READ_MOSTLY` and also prevents the
+    Unified Memory driver from attempting heuristic read-duplication on the memory range. Any read-duplicated
+    copies of the data will be collapsed into a single copy. The location for the collapsed
+    copy will be the preferred location if the page has a preferred location and one of the read-duplicated
+    copies was resident at that location. Otherwise, the location chosen is arbitrary.
+    Note: The `location` argument is ignored for this advice.
+
+    - `CU_MEM_ADVISE_SET_PREFERRED_LOCATION`: This advice sets the preferred location for the
+    data to be the memory belonging to `location`. When `CUmemLocation::type` is `CU_MEM_LOCATION_TYPE_HOST`,
+    `CUmemLocation::id` is ignored and the preferred location is set to be host memory. To set the preferred location
+    to a specific host NUMA node, applications must set `CUmemLocation::type` to `CU_MEM_LOCATION_TYPE_HOST_NUMA` and
+    `CUmemLocation::id` must specify the NUMA ID of the host NUMA node. If `CUmemLocation::type` is set to `CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT`,
+    `CUmemLocation::id` will be ignored and the the host NUMA node closest to the calling thread's CPU will be used as the preferred location.
+    If `CUmemLocation::type` is a `CU_MEM_LOCATION_TYPE_DEVICE`, then `CUmemLocation::id` must be a valid device ordinal
+    and the device must have a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`.
+    Setting the preferred location does not cause data to migrate to that location immediately. Instead, it guides the migration policy
+    when a fault occurs on that memory region. If the data is already in its preferred location and the
+    faulting processor can establish a mapping without requiring the data to be migrated, then
+    data migration will be avoided. On the other hand, if the data is not in its preferred location
+    or if a direct mapping cannot be established, then it will be migrated to the processor accessing
+    it. It is important to note that setting the preferred location does not prevent data prefetching
+    done using `cuMemPrefetchAsync`.
+    Having a preferred location can override the page thrash detection and resolution logic in the Unified
+    Memory driver. Normally, if a page is detected to be constantly thrashing between for example host and device
+    memory, the page may eventually be pinned to host memory by the Unified Memory driver. But
+    if the preferred location is set as device memory, then the page will continue to thrash indefinitely.
+    If `CU_MEM_ADVISE_SET_READ_MOSTLY` is also set on this memory region or any subset of it, then the
+    policies associated with that advice will override the policies of this advice, unless read accesses from
+    `location` will not result in a read-only copy being created on that procesor as outlined in description for
+    the advice `CU_MEM_ADVISE_SET_READ_MOSTLY`.
+    If the memory region refers to valid system-allocated pageable memory, and `CUmemLocation::type` is CU_MEM_LOCATION_TYPE_DEVICE
+    then `CUmemLocation::id` must be a valid device that has a non-zero alue for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`.
+
+    - `CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION`: Undoes the effect of `CU_MEM_ADVISE_SET_PREFERRED_LOCATION`
+    and changes the preferred location to none. The `location` argument is ignored for this advice.
+
+    - `CU_MEM_ADVISE_SET_ACCESSED_BY`: This advice implies that the data will be accessed by processor `location`.
+    The `CUmemLocation::type` must be either `CU_MEM_LOCATION_TYPE_DEVICE` with `CUmemLocation::id` representing a valid device
+    ordinal or `CU_MEM_LOCATION_TYPE_HOST` and `CUmemLocation::id` will be ignored. All other location types are invalid.
+    If `CUmemLocation::id` is a GPU, then the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` must be non-zero.
+    This advice does not cause data migration and has no impact on the location of the data per se. Instead,
+    it causes the data to always be mapped in the specified processor's page tables, as long as the
+    location of the data permits a mapping to be established. If the data gets migrated for any reason,
+    the mappings are updated accordingly.
+    This advice is recommended in scenarios where data locality is not important, but avoiding faults is.
+    Consider for example a system containing multiple GPUs with peer-to-peer access enabled, where the
+    data located on one GPU is occasionally accessed by peer GPUs. In such scenarios, migrating data
+    over to the other GPUs is not as important because the accesses are infrequent and the overhead of
+    migration may be too high. But preventing faults can still help improve performance, and so having
+    a mapping set up in advance is useful. Note that on CPU access of this data, the data may be migrated
+    to host memory because the CPU typically cannot access device memory directly. Any GPU that had the
+    `CU_MEM_ADVISE_SET_ACCESSED_BY` flag set for this data will now have its mapping updated to point to the
+    page in host memory.
+    If `CU_MEM_ADVISE_SET_READ_MOSTLY` is also set on this memory region or any subset of it, then the
+    policies associated with that advice will override the policies of this advice. Additionally, if the
+    preferred location of this memory region or any subset of it is also `location`, then the policies
+    associated with `CU_MEM_ADVISE_SET_PREFERRED_LOCATION` will override the policies of this advice.
+    If the memory region refers to valid system-allocated pageable memory, and `CUmemLocation::type` is `CU_MEM_LOCATION_TYPE_DEVICE`
+    then device in `CUmemLocation::id` must have a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`.
+    Additionally, if `CUmemLocation::id` has a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`,
+    then this call has no effect.
+
+    - `CU_MEM_ADVISE_UNSET_ACCESSED_BY`: Undoes the effect of `CU_MEM_ADVISE_SET_ACCESSED_BY`. Any mappings to
+    the data from `location` may be removed at any time causing accesses to result in non-fatal page faults.
+    If the memory region refers to valid system-allocated pageable memory, and `CUmemLocation::type` is `CU_MEM_LOCATION_TYPE_DEVICE`
+    then device in `CUmemLocation::id` must have a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`.
+    Additionally, if `CUmemLocation::id` has a non-zero value for the device attribute `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`,
+    then this call has no effect.
+
+    **Parameters:**
+    - `devPtr`: Pointer to memory to set the advice for
+    - `count`: Size in bytes of the memory range
+    - `advice`: Advice to be applied for the specified memory range
+    - `location`: location to apply the advice for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
+    `cuMemcpy3DPeerAsync`, `cuMemPrefetchAsync`, `cuMemAdvise`,
+    `cudaMemAdvise`
+    """
+def cuMemRangeGetAttribute(data: Any, dataSize: int, attribute: CUmem_range_attribute | int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Query an attribute of a given memory range
+
+    Query an attribute about the memory range starting at `devPtr` with a size of `count` bytes. The
+    memory range must refer to managed memory allocated via `cuMemAllocManaged` or declared via
+    __managed__ variables.
+
+    The `attribute` parameter can take the following values:
+    - `CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY`: If this attribute is specified, `data` will be interpreted
+    as a 32-bit integer, and `dataSize` must be 4. The result returned will be 1 if all pages in the given
+    memory range have read-duplication enabled, or 0 otherwise.
+    - `CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION`: If this attribute is specified, `data` will be
+    interpreted as a 32-bit integer, and `dataSize` must be 4. The result returned will be a GPU device
+    id if all pages in the memory range have that GPU as their preferred location, or it will be CU_DEVICE_CPU
+    if all pages in the memory range have the CPU as their preferred location, or it will be CU_DEVICE_INVALID
+    if either all the pages don't have the same preferred location or some of the pages don't have a
+    preferred location at all. Note that the actual location of the pages in the memory range at the time of
+    the query may be different from the preferred location.
+    - `CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY`: If this attribute is specified, `data` will be interpreted
+    as an array of 32-bit integers, and `dataSize` must be a non-zero multiple of 4. The result returned
+    will be a list of device ids that had `CU_MEM_ADVISE_SET_ACCESSED_BY` set for that entire memory range.
+    If any device does not have that advice set for the entire memory range, that device will not be included.
+    If `data` is larger than the number of devices that have that advice set for that memory range,
+    CU_DEVICE_INVALID will be returned in all the extra space provided. For ex., if `dataSize` is 12
+    (i.e. `data` has 3 elements) and only device 0 has the advice set, then the result returned will be
+    { 0, CU_DEVICE_INVALID, CU_DEVICE_INVALID }. If `data` is smaller than the number of devices that have
+    that advice set, then only as many devices will be returned as can fit in the array. There is no
+    guarantee on which specific devices will be returned, however.
+    - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION`: If this attribute is specified, `data` will be
+    interpreted as a 32-bit integer, and `dataSize` must be 4. The result returned will be the last location
+    to which all pages in the memory range were prefetched explicitly via `cuMemPrefetchAsync`. This will either be
+    a GPU id or CU_DEVICE_CPU depending on whether the last location for prefetch was a GPU or the CPU
+    respectively. If any page in the memory range was never explicitly prefetched or if all pages were not
+    prefetched to the same location, CU_DEVICE_INVALID will be returned. Note that this simply returns the
+    last location that the application requested to prefetch the memory range to. It gives no indication as to
+    whether the prefetch operation to that location has completed or even begun.
+    - `CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE`: If this attribute is specified, `data` will be
+    interpreted as a `CUmemLocationType`, and `dataSize` must be sizeof(CUmemLocationType). The `CUmemLocationType` returned will be
+    `CU_MEM_LOCATION_TYPE_DEVICE` if all pages in the memory range have the same GPU as their preferred location, or `CUmemLocationType`
+    will be `CU_MEM_LOCATION_TYPE_HOST` if all pages in the memory range have the CPU as their preferred location, or it will be `CU_MEM_LOCATION_TYPE_HOST_NUMA`
+    if all the pages in the memory range have the same host NUMA node ID as their preferred location or it will be `CU_MEM_LOCATION_TYPE_INVALID`
+    if either all the pages don't have the same preferred location or some of the pages don't have a preferred location at all.
+    Note that the actual location type of the pages in the memory range at the time of the query may be different from the preferred location type.
+    - `CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID`: If this attribute is specified, `data` will be
+    interpreted as a 32-bit integer, and `dataSize` must be 4. If the `CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE` query for the same address range
+    returns `CU_MEM_LOCATION_TYPE_DEVICE`, it will be a valid device ordinal or if it returns `CU_MEM_LOCATION_TYPE_HOST_NUMA`, it will be a valid host NUMA node ID
+    or if it returns any other location type, the id should be ignored.
+    - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE`: If this attribute is specified, `data` will be
+    interpreted as a `CUmemLocationType`, and `dataSize` must be sizeof(CUmemLocationType). The result returned will be the last location
+    to which all pages in the memory range were prefetched explicitly via `cuMemPrefetchAsync`. The `CUmemLocationType` returned
+    will be `CU_MEM_LOCATION_TYPE_DEVICE` if the last prefetch location was a GPU or `CU_MEM_LOCATION_TYPE_HOST` if it was the CPU or `CU_MEM_LOCATION_TYPE_HOST_NUMA` if
+    the last prefetch location was a specific host NUMA node. If any page in the memory range was never explicitly prefetched or if all pages were not
+    prefetched to the same location, `CUmemLocationType` will be `CU_MEM_LOCATION_TYPE_INVALID`.
+    Note that this simply returns the last location type that the application requested to prefetch the memory range to. It gives no indication as to
+    whether the prefetch operation to that location has completed or even begun.
+    - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID`: If this attribute is specified, `data` will be
+    interpreted as a 32-bit integer, and `dataSize` must be 4. If the `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE` query for the same address range
+    returns `CU_MEM_LOCATION_TYPE_DEVICE`, it will be a valid device ordinal or if it returns `CU_MEM_LOCATION_TYPE_HOST_NUMA`, it will be a valid host NUMA node ID
+    or if it returns any other location type, the id should be ignored.
+
+    **Parameters:**
+    - `data`: A pointers to a memory location where the result of each attribute query will be written to.
+    - `dataSize`: Array containing the size of data
+    - `attribute`: The attribute to query
+    - `devPtr`: Start of the range to query
+    - `count`: Size of the range to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    *This function exhibits asynchronous behavior for most use cases.*
+    *This function uses standard default stream semantics.*
+
+    **See also:** `cuMemRangeGetAttributes`, `cuMemPrefetchAsync`,
+    `cuMemAdvise`,
+    `cudaMemRangeGetAttribute`
+    """
+def cuMemRangeGetAttributes(data: Any, dataSizes: Sequence[int] | None, attributes: Sequence[CUmem_range_attribute | int] | None, numAttributes: int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Query attributes of a given memory range.
+
+    Query attributes of the memory range starting at `devPtr` with a size of `count` bytes. The
+    memory range must refer to managed memory allocated via `cuMemAllocManaged` or declared via
+    __managed__ variables. The `attributes` array will be interpreted to have `numAttributes`
+    entries. The `dataSizes` array will also be interpreted to have `numAttributes` entries.
+    The results of the query will be stored in `data`.
+
+    The list of supported attributes are given below. Please refer to `cuMemRangeGetAttribute` for
+    attribute descriptions and restrictions.
+
+    - `CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY`
+    - `CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION`
+    - `CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY`
+    - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION`
+    - `CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE`
+    - `CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID`
+    - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE`
+    - `CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID`
+
+    **Parameters:**
+    - `data`: A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
+    - `dataSizes`: Array containing the sizes of each result
+    - `attributes`: An array of attributes to query (numAttributes and the number of attributes in this array should match)
+    - `numAttributes`: Number of attributes to query
+    - `devPtr`: Start of the range to query
+    - `count`: Size of the range to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuMemRangeGetAttribute`, `cuMemAdvise`,
+    `cuMemPrefetchAsync`,
+    `cudaMemRangeGetAttributes`
+    """
+def cuPointerSetAttribute(value: Any, attribute: CUpointer_attribute | int, ptr: CUdeviceptr | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Set attributes on a previously allocated memory region
+
+    The supported attributes are:
+
+    - `CU_POINTER_ATTRIBUTE_SYNC_MEMOPS`:
+
+    A boolean attribute that can either be set (1) or unset (0). When set,
+    the region of memory that `ptr` points to is guaranteed to always synchronize
+    memory operations that are synchronous. If there are some previously initiated
+    synchronous memory operations that are pending when this attribute is set, the
+    function does not return until those memory operations are complete.
+    See further documentation in the section titled "API synchronization behavior"
+    to learn more about cases when synchronous memory operations can
+    exhibit asynchronous behavior.
+    `value` will be considered as a pointer to an unsigned integer to which this attribute is to be set.
+
+    **Parameters:**
+    - `value`: Pointer to memory containing the value to be set
+    - `attribute`: Pointer attribute to set
+    - `ptr`: Pointer to a memory region allocated using CUDA memory allocation APIs
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuPointerGetAttribute`,
+    `cuPointerGetAttributes`,
+    `cuMemAlloc`,
+    `cuMemFree`,
+    `cuMemAllocHost`,
+    `cuMemFreeHost`,
+    `cuMemHostAlloc`,
+    `cuMemHostRegister`,
+    `cuMemHostUnregister`
+    """
+def cuPointerGetAttributes(numAttributes: int, attributes: Sequence[CUpointer_attribute | int] | None, data: Any, ptr: CUdeviceptr | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Returns information about a pointer.
+
+    The supported attributes are (refer to `cuPointerGetAttribute` for attribute descriptions and restrictions):
+
+    - `CU_POINTER_ATTRIBUTE_CONTEXT`
+    - `CU_POINTER_ATTRIBUTE_MEMORY_TYPE`
+    - `CU_POINTER_ATTRIBUTE_DEVICE_POINTER`
+    - `CU_POINTER_ATTRIBUTE_HOST_POINTER`
+    - `CU_POINTER_ATTRIBUTE_SYNC_MEMOPS`
+    - `CU_POINTER_ATTRIBUTE_BUFFER_ID`
+    - `CU_POINTER_ATTRIBUTE_IS_MANAGED`
+    - `CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL`
+    - `CU_POINTER_ATTRIBUTE_RANGE_START_ADDR`
+    - `CU_POINTER_ATTRIBUTE_RANGE_SIZE`
+    - `CU_POINTER_ATTRIBUTE_MAPPED`
+    - `CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE`
+    - `CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES`
+    - `CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE`
+    - `CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE`
+
+    Unlike `cuPointerGetAttribute`, this function will not return an error when the `ptr`
+    encountered is not a valid CUDA pointer. Instead, the attributes are assigned default NULL values
+    and CUDA_SUCCESS is returned.
+
+    If `ptr` was not allocated by, mapped by, or registered with a `CUcontext` which uses UVA
+    (Unified Virtual Addressing), `CUDA_ERROR_INVALID_CONTEXT` is returned.
+
+    **Parameters:**
+    - `numAttributes`: Number of attributes to query
+    - `attributes`: An array of attributes to query (numAttributes and the number of attributes in this array should match)
+    - `data`: A two-dimensional array containing pointers to memory locations where the result of each attribute query will be written to.
+    - `ptr`: Pointer to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuPointerGetAttribute`,
+    `cuPointerSetAttribute`,
+    `cudaPointerGetAttributes`
+    """
+def cuStreamCreate(Flags: int) -> tuple[CUresult, CUstream | None]:
+    """Returns `tuple[CUresult, CUstream | None]`.
+
+    Create a stream
+
+    Creates a stream and returns a handle in `phStream`.  The `Flags` argument
+    determines behaviors of the stream.
+
+    Valid values for `Flags` are:
+    - `CU_STREAM_DEFAULT`: Default stream creation flag.
+    - `CU_STREAM_NON_BLOCKING`: Specifies that work running in the created
+    stream may run concurrently with work in stream 0 (the NULL stream), and that
+    the created stream should perform no implicit synchronization with stream 0.
+
+    **Parameters:**
+    - `phStream`: Returned newly created stream
+    - `Flags`: Parameters for stream creation
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamDestroy`,
+    `cuStreamCreateWithPriority`,
+    `cuGreenCtxStreamCreate`,
+    `cuStreamGetPriority`,
+    `cuStreamGetFlags`,
+    `cuStreamGetDevice`
+    `cuStreamWaitEvent`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamAddCallback`,
+    `cudaStreamCreate`,
+    `cudaStreamCreateWithFlags`
+    """
+def cuStreamCreateWithPriority(flags: int, priority: int) -> tuple[CUresult, CUstream | None]:
+    """Returns `tuple[CUresult, CUstream | None]`.
+
+    Create a stream with the given priority
+
+    Creates a stream with the specified priority and returns a handle in `phStream`.
+    This affects the scheduling priority of work in the stream. Priorities provide a
+    hint to preferentially run work with higher priority when possible, but do
+    not preempt already-running work or provide any other functional guarantee on
+    execution order.
+
+    `priority` follows a convention where lower numbers represent higher priorities.
+    '0' represents default priority. The range of meaningful numerical priorities can
+    be queried using `cuCtxGetStreamPriorityRange`. If the specified priority is
+    outside the numerical range returned by `cuCtxGetStreamPriorityRange`,
+    it will automatically be clamped to the lowest or the highest number in the range.
+
+    **Parameters:**
+    - `phStream`: Returned newly created stream
+    - `flags`: Flags for stream creation. See `cuStreamCreate` for a list of valid flags
+    - `priority`: Stream priority. Lower numbers represent higher priorities. See `cuCtxGetStreamPriorityRange` for more information about meaningful stream priorities that can be passed.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **Note:** Stream priorities are supported only on GPUs
+    with compute capability 3.5 or higher.
+
+    **Note:** In the current implementation, only compute kernels launched in
+    priority streams are affected by the stream's priority. Stream priorities have
+    no effect on host-to-device and device-to-host memory operations.
+
+    **See also:** `cuStreamDestroy`,
+    `cuStreamCreate`,
+    `cuGreenCtxStreamCreate`,
+    `cuStreamGetPriority`,
+    `cuCtxGetStreamPriorityRange`,
+    `cuStreamGetFlags`,
+    `cuStreamGetDevice`,
+    `cuStreamWaitEvent`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamAddCallback`,
+    `cudaStreamCreateWithPriority`
+    """
+def cuStreamGetPriority(hStream: CUstream | int, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Query the priority of a given stream
+
+    Query the priority of a stream created using `cuStreamCreate`, `cuStreamCreateWithPriority` or `cuGreenCtxStreamCreate`
+    and return the priority in `priority`. Note that if the stream was created with a
+    priority outside the numerical range returned by `cuCtxGetStreamPriorityRange`,
+    this function returns the clamped priority.
+    See `cuStreamCreateWithPriority` for details about priority clamping.
+
+    **Parameters:**
+    - `hStream`: Handle to the stream to be queried
+    - `priority`: Pointer to a signed integer in which the stream's priority is returned
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamDestroy`,
+    `cuStreamCreate`,
+    `cuStreamCreateWithPriority`,
+    `cuGreenCtxStreamCreate`,
+    `cuCtxGetStreamPriorityRange`,
+    `cuStreamGetFlags`,
+    `cuStreamGetDevice`,
+    `cudaStreamGetPriority`
+    """
+def cuStreamGetDevice(hStream: CUstream | int, ) -> tuple[CUresult, CUdevice | None]:
+    """Returns `tuple[CUresult, CUdevice | None]`.
+
+    Returns the device handle of the stream
+
+    Returns in `*device` the device handle of the stream
+
+    **Parameters:**
+    - `hStream`: Handle to the stream to be queried
+    - `device`: Returns the device to which a stream belongs
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuStreamDestroy`,
+    `cuStreamCreate`,
+    `cuGreenCtxStreamCreate`,
+    `cuStreamGetFlags`
+    """
+def cuStreamGetFlags(hStream: CUstream | int, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Query the flags of a given stream
+
+    Query the flags of a stream created using `cuStreamCreate`, `cuStreamCreateWithPriority` or `cuGreenCtxStreamCreate`
+    and return the flags in `flags`.
+
+    **Parameters:**
+    - `hStream`: Handle to the stream to be queried
+    - `flags`: Pointer to an unsigned integer in which the stream's flags are returned The value returned in `flags` is a logical 'OR' of all flags that were used while creating this stream. See `cuStreamCreate` for the list of valid flags
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamDestroy`,
+    `cuStreamCreate`,
+    `cuGreenCtxStreamCreate`,
+    `cuStreamGetPriority`,
+    `cudaStreamGetFlags`,
+    `cuStreamGetDevice`
+    """
+def cuStreamGetId(hStream: CUstream | int, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the unique Id associated with the stream handle supplied
+
+    Returns in `streamId` the unique Id which is associated with the given stream handle.
+    The Id is unique for the life of the program.
+
+    The stream handle `hStream` can refer to any of the following:
+    <ul>
+    <li>a stream created via any of the CUDA driver APIs such as `cuStreamCreate`
+    and `cuStreamCreateWithPriority`, or their runtime API equivalents such as
+    `cudaStreamCreate`, `cudaStreamCreateWithFlags` and `cudaStreamCreateWithPriority`.
+    Passing an invalid handle will result in undefined behavior.</li>
+    <li>any of the special streams such as the NULL stream, `CU_STREAM_LEGACY` and
+    `CU_STREAM_PER_THREAD`. The runtime API equivalents of these are also accepted,
+    which are NULL, `cudaStreamLegacy` and `cudaStreamPerThread` respectively.</li>
+    </ul>
+
+    **Parameters:**
+    - `hStream`: Handle to the stream to be queried
+    - `streamId`: Pointer to store the Id of the stream
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamDestroy`,
+    `cuStreamCreate`,
+    `cuStreamGetPriority`,
+    `cudaStreamGetId`
+    """
+def cuStreamGetCtx(hStream: CUstream | int, ) -> tuple[CUresult, CUcontext | None]:
+    """Returns `tuple[CUresult, CUcontext | None]`.
+
+    Query the context associated with a stream
+
+    Returns the CUDA context that the stream is associated with.
+
+    Note there is a later version of this API, `cuStreamGetCtx_v2`. It will
+    supplant this version in CUDA 13.0. It is recommended to use `cuStreamGetCtx_v2`
+    till then as this version will return `CUDA_ERROR_NOT_SUPPORTED` for streams created via the API `cuGreenCtxStreamCreate`.
+
+    The stream handle `hStream` can refer to any of the following:
+    <ul>
+    <li>a stream created via any of the CUDA driver APIs such as `cuStreamCreate`
+    and `cuStreamCreateWithPriority`, or their runtime API equivalents such as
+    `cudaStreamCreate`, `cudaStreamCreateWithFlags` and `cudaStreamCreateWithPriority`.
+    The returned context is the context that was active in the calling thread when the
+    stream was created. Passing an invalid handle will result in undefined behavior.</li>
+    <li>any of the special streams such as the NULL stream, `CU_STREAM_LEGACY` and
+    `CU_STREAM_PER_THREAD`. The runtime API equivalents of these are also accepted,
+    which are NULL, `cudaStreamLegacy` and `cudaStreamPerThread` respectively.
+    Specifying any of the special handles will return the context current to the
+    calling thread. If no context is current to the calling thread,
+    `CUDA_ERROR_INVALID_CONTEXT` is returned.</li>
+    </ul>
+
+    **Parameters:**
+    - `hStream`: Handle to the stream to be queried
+    - `pctx`: Returned context associated with the stream
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamDestroy`,
+    `cuStreamCreateWithPriority`,
+    `cuStreamGetPriority`,
+    `cuStreamGetFlags`,
+    `cuStreamGetDevice`
+    `cuStreamWaitEvent`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamAddCallback`,
+    `cudaStreamCreate`,
+    `cuStreamGetCtx_v2`,
+    `cudaStreamCreateWithFlags`
+    """
+def cuStreamGetCtx_v2(hStream: CUstream | int, ) -> tuple[CUresult, CUcontext | None, CUgreenCtx | None]:
+    """Returns `tuple[CUresult, CUcontext | None, CUgreenCtx | None]`.
+
+    Query the contexts associated with a stream
+
+    Returns the contexts that the stream is associated with.
+
+    If the stream is associated with a green context, the API returns the green context in `pGreenCtx`
+    and the primary context of the associated device in `pCtx`.
+
+    If the stream is associated with a regular context, the API returns the regular context in `pCtx`
+    and NULL in `pGreenCtx`.
+
+    The stream handle `hStream` can refer to any of the following:
+    <ul>
+    <li>a stream created via any of the CUDA driver APIs such as `cuStreamCreate`,
+    `cuStreamCreateWithPriority` and `cuGreenCtxStreamCreate`, or their runtime API equivalents such as
+    `cudaStreamCreate`, `cudaStreamCreateWithFlags` and `cudaStreamCreateWithPriority`.
+    Passing an invalid handle will result in undefined behavior.</li>
+    <li>any of the special streams such as the NULL stream, `CU_STREAM_LEGACY` and
+    `CU_STREAM_PER_THREAD`. The runtime API equivalents of these are also accepted,
+    which are NULL, `cudaStreamLegacy` and `cudaStreamPerThread` respectively.
+    If any of the special handles are specified, the API will operate on the context current to the
+    calling thread. If a green context (that was converted via `cuCtxFromGreenCtx(`) before setting it current)
+    is current to the calling thread, the API will return the green context in `pGreenCtx`
+    and the primary context of the associated device in `pCtx`. If a regular context is current,
+    the API returns the regular context in `pCtx` and NULL in `pGreenCtx`.
+    Note that specifying `CU_STREAM_PER_THREAD` or `cudaStreamPerThread` will return `CUDA_ERROR_INVALID_HANDLE`
+    if a green context is current to the calling thread.
+    If no context is current to the calling thread, `CUDA_ERROR_INVALID_CONTEXT` is returned.</li>
+    </ul>
+
+    **Parameters:**
+    - `hStream`: Handle to the stream to be queried
+    - `pCtx`: Returned regular context associated with the stream
+    - `pGreenCtx`: Returned green context if the stream is associated with a green context or NULL if not
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamDestroy`,
+    `cuStreamCreate`
+    `cuStreamCreateWithPriority`,
+    `cuGreenCtxStreamCreate`,
+    `cuStreamGetPriority`,
+    `cuStreamGetFlags`,
+    `cuStreamGetDevice`,
+    `cuStreamWaitEvent`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamAddCallback`,
+    `cudaStreamCreate`,
+    `cudaStreamCreateWithFlags`,
+    """
+def cuStreamWaitEvent(hStream: CUstream | int, hEvent: CUevent | int, Flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Make a compute stream wait on an event
+
+    Makes all future work submitted to `hStream` wait for all work captured in
+    `hEvent`.  See `cuEventRecord(`) for details on what is captured by an event.
+    The synchronization will be performed efficiently on the device when applicable.
+    `hEvent` may be from a different context or device than `hStream`.
+
+    flags include:
+    - `CU_EVENT_WAIT_DEFAULT`: Default event creation flag.
+    - `CU_EVENT_WAIT_EXTERNAL`: Event is captured in the graph as an external
+    event node when performing stream capture. This flag is invalid outside
+    of stream capture.
+
+    **Parameters:**
+    - `hStream`: Stream to wait
+    - `hEvent`: Event to wait on (may not be NULL)
+    - `Flags`: See `CUevent_capture_flags`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamCreate`,
+    `cuEventRecord`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamAddCallback`,
+    `cuStreamDestroy`,
+    `cudaStreamWaitEvent`
+    """
+def cuStreamAddCallback(hStream: CUstream | int, callback: Any, userData: Any, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Add a callback to a compute stream
+
+    **Note:** This function is slated for eventual deprecation and removal. If
+    you do not require the callback to execute in case of a device error,
+    consider using `cuLaunchHostFunc`. Additionally, this function is not
+    supported with `cuStreamBeginCapture` and `cuStreamEndCapture`, unlike
+    `cuLaunchHostFunc`.
+
+    Adds a callback to be called on the host after all currently enqueued
+    items in the stream have completed.  For each
+    cuStreamAddCallback call, the callback will be executed exactly once.
+    The callback will block later work in the stream until it is finished.
+
+    The callback may be passed `CUDA_SUCCESS` or an error code.  In the event
+    of a device error, all subsequently executed callbacks will receive an
+    appropriate `CUresult`.
+
+    Callbacks must not make any CUDA API calls.  Attempting to use a CUDA API
+    will result in `CUDA_ERROR_NOT_PERMITTED`.  Callbacks must not perform any
+    synchronization that may depend on outstanding device work or other callbacks
+    that are not mandated to run earlier.  Callbacks without a mandated order
+    (in independent streams) execute in undefined order and may be serialized.
+
+    For the purposes of Unified Memory, callback execution makes a number of
+    guarantees:
+    <ul>
+    <li>The callback stream is considered idle for the duration of the
+    callback.  Thus, for example, a callback may always use memory attached
+    to the callback stream.</li>
+    <li>The start of execution of a callback has the same effect as
+    synchronizing an event recorded in the same stream immediately prior to
+    the callback.  It thus synchronizes streams which have been "joined"
+    prior to the callback.</li>
+    <li>Adding device work to any stream does not have the effect of making
+    the stream active until all preceding host functions and stream callbacks
+    have executed.  Thus, for
+    example, a callback might use global attached memory even if work has
+    been added to another stream, if the work has been ordered behind the
+    callback with an event.</li>
+    <li>Completion of a callback does not cause a stream to become
+    active except as described above.  The callback stream will remain idle
+    if no device work follows the callback, and will remain idle across
+    consecutive callbacks without device work in between.  Thus, for example,
+    stream synchronization can be done by signaling from a callback at the
+    end of the stream.</li>
+    </ul>
+
+    **Parameters:**
+    - `hStream`: Stream to add callback to
+    - `callback`: The function to call once preceding stream operations are complete
+    - `userData`: User specified data to be passed to the callback function
+    - `flags`: Reserved for future use, must be 0
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamCreate`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamWaitEvent`,
+    `cuStreamDestroy`,
+    `cuMemAllocManaged`,
+    `cuStreamAttachMemAsync`,
+    `cuLaunchHostFunc`,
+    `cudaStreamAddCallback`
+    """
+def cuStreamBeginCapture(hStream: CUstream | int, mode: CUstreamCaptureMode | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Begins graph capture on a stream
+
+    Begin graph capture on `hStream`. When a stream is in capture mode, all operations
+    pushed into the stream will not be executed, but will instead be captured into
+    a graph, which will be returned via `cuStreamEndCapture`. Capture may not be initiated
+    if `stream` is CU_STREAM_LEGACY. Capture must be ended on the same stream in which
+    it was initiated, and it may only be initiated if the stream is not already in capture
+    mode. The capture mode may be queried via `cuStreamIsCapturing`. A unique id
+    representing the capture sequence may be queried via `cuStreamGetCaptureInfo`.
+
+    If `mode` is not `CU_STREAM_CAPTURE_MODE_RELAXED`, `cuStreamEndCapture` must be
+    called on this stream from the same thread.
+
+    **Note:** Kernels captured using this API must not use texture and surface references.
+    Reading or writing through any texture or surface reference is undefined
+    behavior. This restriction does not apply to texture and surface objects.
+
+    **Parameters:**
+    - `hStream`: Stream in which to initiate capture
+    - `mode`: Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see `cuThreadExchangeStreamCaptureMode`.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuStreamCreate`,
+    `cuStreamIsCapturing`,
+    `cuStreamEndCapture`,
+    `cuThreadExchangeStreamCaptureMode`
+    """
+def cuStreamBeginCaptureToGraph(hStream: CUstream | int, hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, dependencyData: Sequence[CUgraphEdgeData] | None, numDependencies: int, mode: CUstreamCaptureMode | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Begins graph capture on a stream to an existing graph
+
+    Begin graph capture on `hStream`, placing new nodes into an existing graph. When a stream is
+    in capture mode, all operations pushed into the stream will not be executed, but will instead
+    be captured into `hGraph`. The graph will not be instantiable until the user calls
+    `cuStreamEndCapture`.
+
+    Capture may not be initiated if `stream` is CU_STREAM_LEGACY. Capture must be ended on the
+    same stream in which it was initiated, and it may only be initiated if the stream is not
+    already in capture mode. The capture mode may be queried via `cuStreamIsCapturing`. A unique id
+    representing the capture sequence may be queried via `cuStreamGetCaptureInfo`.
+
+    If `mode` is not `CU_STREAM_CAPTURE_MODE_RELAXED`, `cuStreamEndCapture` must be
+    called on this stream from the same thread.
+
+    **Note:** Kernels captured using this API must not use texture and surface references.
+    Reading or writing through any texture or surface reference is undefined
+    behavior. This restriction does not apply to texture and surface objects.
+
+    **Parameters:**
+    - `hStream`: Stream in which to initiate capture.
+    - `hGraph`: Graph to capture into.
+    - `dependencies`: Dependencies of the first node captured in the stream.  Can be NULL if numDependencies is 0.
+    - `dependencyData`: Optional array of data associated with each dependency.
+    - `numDependencies`: Number of dependencies.
+    - `mode`: Controls the interaction of this capture sequence with other API calls that are potentially unsafe. For more details see `cuThreadExchangeStreamCaptureMode`.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuStreamBeginCapture`,
+    `cuStreamCreate`,
+    `cuStreamIsCapturing`,
+    `cuStreamEndCapture`,
+    `cuThreadExchangeStreamCaptureMode`,
+    `cuGraphAddNode`
+    """
+def cuThreadExchangeStreamCaptureMode() -> tuple[CUresult, CUstreamCaptureMode | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureMode | None]`.
+
+    Swaps the stream capture interaction mode for a thread
+
+    Sets the calling thread's stream capture interaction mode to the value contained
+    in `*mode`, and overwrites `*mode` with the previous mode for the thread. To
+    facilitate deterministic behavior across function or module boundaries, callers
+    are encouraged to use this API in a push-pop fashion: \\code
+    CUstreamCaptureMode mode = desiredMode;
+    cuThreadExchangeStreamCaptureMode(&mode);
+    ...
+    cuThreadExchangeStreamCaptureMode(&mode); // restore previous mode
+    \\endcode
+
+    During stream capture (see `cuStreamBeginCapture`), some actions, such as a call
+    to `cudaMalloc`, may be unsafe. In the case of `cudaMalloc`, the operation is
+    not enqueued asynchronously to a stream, and is not observed by stream capture.
+    Therefore, if the sequence of operations captured via `cuStreamBeginCapture`
+    depended on the allocation being replayed whenever the graph is launched, the
+    captured graph would be invalid.
+
+    Therefore, stream capture places restrictions on API calls that can be made within
+    or concurrently to a `cuStreamBeginCapture-::cuStreamEndCapture` sequence. This
+    behavior can be controlled via this API and flags to `cuStreamBeginCapture`.
+
+    A thread's mode is one of the following:
+    - `CU_STREAM_CAPTURE_MODE_GLOBAL`: This is the default mode. If the local thread has
+    an ongoing capture sequence that was not initiated with
+    `CU_STREAM_CAPTURE_MODE_RELAXED` at `cuStreamBeginCapture`, or if any other thread
+    has a concurrent capture sequence initiated with `CU_STREAM_CAPTURE_MODE_GLOBAL`,
+    this thread is prohibited from potentially unsafe API calls.
+    - `CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`: If the local thread has an ongoing capture
+    sequence not initiated with `CU_STREAM_CAPTURE_MODE_RELAXED`, it is prohibited
+    from potentially unsafe API calls. Concurrent capture sequences in other threads
+    are ignored.
+    - `CU_STREAM_CAPTURE_MODE_RELAXED`: The local thread is not prohibited from potentially
+    unsafe API calls. Note that the thread is still prohibited from API calls which
+    necessarily conflict with stream capture, for example, attempting `cuEventQuery`
+    on an event that was last recorded inside a capture sequence.
+
+    **Parameters:**
+    - `mode`: Pointer to mode value to swap with the current mode
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuStreamBeginCapture`
+    """
+def cuStreamEndCapture(hStream: CUstream | int, ) -> tuple[CUresult, CUgraph | None]:
+    """Returns `tuple[CUresult, CUgraph | None]`.
+
+    Ends capture on a stream, returning the captured graph
+
+    End capture on `hStream`, returning the captured graph via `phGraph`.
+    Capture must have been initiated on `hStream` via a call to `cuStreamBeginCapture`.
+    If capture was invalidated, due to a violation of the rules of stream capture, then
+    a NULL graph will be returned.
+
+    If the `mode` argument to `cuStreamBeginCapture` was not
+    `CU_STREAM_CAPTURE_MODE_RELAXED`, this call must be from the same thread as
+    `cuStreamBeginCapture`.
+
+    **Parameters:**
+    - `hStream`: Stream to query
+    - `phGraph`: The captured graph
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuStreamCreate`,
+    `cuStreamBeginCapture`,
+    `cuStreamIsCapturing`,
+    `cuGraphDestroy`
+    """
+def cuStreamIsCapturing(hStream: CUstream | int, ) -> tuple[CUresult, CUstreamCaptureStatus | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureStatus | None]`.
+
+    Returns a stream's capture status
+
+    Return the capture status of `hStream` via `captureStatus`. After a successful
+    call, `*captureStatus` will contain one of the following:
+    - `CU_STREAM_CAPTURE_STATUS_NONE`: The stream is not capturing.
+    - `CU_STREAM_CAPTURE_STATUS_ACTIVE`: The stream is capturing.
+    - `CU_STREAM_CAPTURE_STATUS_INVALIDATED`: The stream was capturing but an error
+    has invalidated the capture sequence. The capture sequence must be terminated
+    with `cuStreamEndCapture` on the stream where it was initiated in order to
+    continue using `hStream`.
+
+    Note that, if this is called on `CU_STREAM_LEGACY` (the "null stream") while
+    a blocking stream in the same context is capturing, it will return
+    `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT` and `*captureStatus` is unspecified
+    after the call. The blocking stream capture is not invalidated.
+
+    When a blocking stream is capturing, the legacy stream is in an
+    unusable state until the blocking stream capture is terminated. The legacy
+    stream is not supported for stream capture, but attempted use would have an
+    implicit dependency on the capturing stream(s).
+
+    **Parameters:**
+    - `hStream`: Stream to query
+    - `captureStatus`: Returns the stream's capture status
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuStreamCreate`,
+    `cuStreamBeginCapture`,
+    `cuStreamEndCapture`
+    """
+def cuStreamGetCaptureInfo_v2(hStream: CUstream | int, dependencies_out: Any, ) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]`.
+
+    Query a stream's capture state
+
+    Query stream state related to stream capture.
+
+    If called on `CU_STREAM_LEGACY` (the "null stream") while a stream not created
+    with `CU_STREAM_NON_BLOCKING` is capturing, returns `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`.
+
+    Valid data (other than capture status) is returned only if both of the following are true:
+    - the call returns CUDA_SUCCESS
+    - the returned capture status is `CU_STREAM_CAPTURE_STATUS_ACTIVE`
+
+    **Parameters:**
+    - `hStream`: The stream to query
+    - `captureStatus_out`: Location to return the capture status of the stream; required
+    - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+    - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.
+    - `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+    - `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuStreamGetCaptureInfo_v3`
+    `cuStreamBeginCapture`,
+    `cuStreamIsCapturing`,
+    `cuStreamUpdateCaptureDependencies`
+    """
+def cuStreamGetCaptureInfo_v3(hStream: CUstream | int, dependencies_out: Any, edgeData_out: Any, ) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]`.
+
+    Query a stream's capture state (12.3+)
+
+    Query stream state related to stream capture.
+
+    If called on `CU_STREAM_LEGACY` (the "null stream") while a stream not created
+    with `CU_STREAM_NON_BLOCKING` is capturing, returns `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`.
+
+    Valid data (other than capture status) is returned only if both of the following are true:
+    - the call returns CUDA_SUCCESS
+    - the returned capture status is `CU_STREAM_CAPTURE_STATUS_ACTIVE`
+
+    If `edgeData_out` is non-NULL then `dependencies_out` must be as well. If
+    `dependencies_out` is non-NULL and `edgeData_out` is NULL, but there is non-zero edge
+    data for one or more of the current stream dependencies, the call will return
+    `CUDA_ERROR_LOSSY_QUERY`.
+
+    **Parameters:**
+    - `hStream`: The stream to query
+    - `captureStatus_out`: Location to return the capture status of the stream; required
+    - `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process
+    - `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.
+    - `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.
+    - `edgeData_out`: Optional location to store a pointer to an array of graph edge data. This array parallels `dependencies_out`; the next node to be added has an edge to `dependencies_out[i]` with annotation `edgeData_out[i]` for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.
+    - `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`,
+    `CUDA_ERROR_LOSSY_QUERY`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuStreamGetCaptureInfo`,
+    `cuStreamBeginCapture`,
+    `cuStreamIsCapturing`,
+    `cuStreamUpdateCaptureDependencies`
+    """
+def cuStreamUpdateCaptureDependencies(hStream: CUstream | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Update the set of dependencies in a capturing stream (11.3+)
+
+    Modifies the dependency set of a capturing stream. The dependency set is the set
+    of nodes that the next captured node in the stream will depend on.
+
+    Valid flags are `CU_STREAM_ADD_CAPTURE_DEPENDENCIES` and
+    `CU_STREAM_SET_CAPTURE_DEPENDENCIES`. These control whether the set passed to
+    the API is added to the existing set or replaces it. A flags value of 0 defaults
+    to `CU_STREAM_ADD_CAPTURE_DEPENDENCIES`.
+
+    Nodes that are removed from the dependency set via this API do not result in
+    `CUDA_ERROR_STREAM_CAPTURE_UNJOINED` if they are unreachable from the stream at
+    `cuStreamEndCapture`.
+
+    Returns `CUDA_ERROR_ILLEGAL_STATE` if the stream is not capturing.
+
+    This API is new in CUDA 11.3. Developers requiring compatibility across minor
+    versions to CUDA 11.0 should not use this API or provide a fallback.
+
+    **Parameters:**
+    - `hStream`: The stream to update
+    - `dependencies`: The set of dependencies to add
+    - `numDependencies`: The size of the dependencies array
+    - `flags`: See above
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_ILLEGAL_STATE`
+
+    **See also:**
+    `cuStreamBeginCapture`,
+    `cuStreamGetCaptureInfo`,
+    """
+def cuStreamUpdateCaptureDependencies_v2(hStream: CUstream | int, dependencies: Sequence[CUgraphNode | int] | None, dependencyData: Sequence[CUgraphEdgeData] | None, numDependencies: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Update the set of dependencies in a capturing stream (12.3+)
+
+    Modifies the dependency set of a capturing stream. The dependency set is the set
+    of nodes that the next captured node in the stream will depend on along with the
+    edge data for those dependencies.
+
+    Valid flags are `CU_STREAM_ADD_CAPTURE_DEPENDENCIES` and
+    `CU_STREAM_SET_CAPTURE_DEPENDENCIES`. These control whether the set passed to
+    the API is added to the existing set or replaces it. A flags value of 0 defaults
+    to `CU_STREAM_ADD_CAPTURE_DEPENDENCIES`.
+
+    Nodes that are removed from the dependency set via this API do not result in
+    `CUDA_ERROR_STREAM_CAPTURE_UNJOINED` if they are unreachable from the stream at
+    `cuStreamEndCapture`.
+
+    Returns `CUDA_ERROR_ILLEGAL_STATE` if the stream is not capturing.
+
+    **Parameters:**
+    - `hStream`: The stream to update
+    - `dependencies`: The set of dependencies to add
+    - `dependencyData`: Optional array of data associated with each dependency.
+    - `numDependencies`: The size of the dependencies array
+    - `flags`: See above
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_ILLEGAL_STATE`
+
+    **See also:**
+    `cuStreamBeginCapture`,
+    `cuStreamGetCaptureInfo`
+    """
+def cuStreamAttachMemAsync(hStream: CUstream | int, dptr: CUdeviceptr | int, length: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Attach memory to a stream asynchronously
+
+    Enqueues an operation in `hStream` to specify stream association of
+    `length` bytes of memory starting from `dptr`. This function is a
+    stream-ordered operation, meaning that it is dependent on, and will
+    only take effect when, previous work in stream has completed. Any
+    previous association is automatically replaced.
+
+    `dptr` must point to one of the following types of memories:
+    - managed memory declared using the __managed__ keyword or allocated with
+    `cuMemAllocManaged`.
+    - a valid host-accessible region of system-allocated pageable memory. This
+    type of memory may only be specified if the device associated with the
+    stream reports a non-zero value for the device attribute
+    `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`.
+
+    For managed allocations, `length` must be either zero or the entire
+    allocation's size. Both indicate that the entire allocation's stream
+    association is being changed. Currently, it is not possible to change stream
+    association for a portion of a managed allocation.
+
+    For pageable host allocations, `length` must be non-zero.
+
+    The stream association is specified using `flags` which must be
+    one of `CUmemAttach_flags`.
+    If the `CU_MEM_ATTACH_GLOBAL` flag is specified, the memory can be accessed
+    by any stream on any device.
+    If the `CU_MEM_ATTACH_HOST` flag is specified, the program makes a guarantee
+    that it won't access the memory on the device from any stream on a device that
+    has a zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`.
+    If the `CU_MEM_ATTACH_SINGLE` flag is specified and `hStream` is associated with
+    a device that has a zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`,
+    the program makes a guarantee that it will only access the memory on the device
+    from `hStream`. It is illegal to attach singly to the NULL stream, because the
+    NULL stream is a virtual global stream and not a specific stream. An error will
+    be returned in this case.
+
+    When memory is associated with a single stream, the Unified Memory system will
+    allow CPU access to this memory region so long as all operations in `hStream`
+    have completed, regardless of whether other streams are active. In effect,
+    this constrains exclusive ownership of the managed memory region by
+    an active GPU to per-stream activity instead of whole-GPU activity.
+
+    Accessing memory on the device from streams that are not associated with
+    it will produce undefined results. No error checking is performed by the
+    Unified Memory system to ensure that kernels launched into other streams
+    do not access this region.
+
+    It is a program's responsibility to order calls to `cuStreamAttachMemAsync`
+    via events, synchronization or other means to ensure legal access to memory
+    at all times. Data visibility and coherency will be changed appropriately
+    for all kernels which follow a stream-association change.
+
+    If `hStream` is destroyed while data is associated with it, the association is
+    removed and the association reverts to the default visibility of the allocation
+    as specified at `cuMemAllocManaged`. For __managed__ variables, the default
+    association is always `CU_MEM_ATTACH_GLOBAL`. Note that destroying a stream is an
+    asynchronous operation, and as a result, the change to default association won't
+    happen until all work in the stream has completed.
+
+    **Parameters:**
+    - `hStream`: Stream in which to enqueue the attach operation
+    - `dptr`: Pointer to memory (must be a pointer to managed memory or to a valid host-accessible region of system-allocated pageable memory)
+    - `length`: Length of memory
+    - `flags`: Must be one of `CUmemAttach_flags`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamCreate`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamWaitEvent`,
+    `cuStreamDestroy`,
+    `cuMemAllocManaged`,
+    `cudaStreamAttachMemAsync`
+    """
+def cuStreamQuery(hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Determine status of a compute stream
+
+    Returns `CUDA_SUCCESS` if all operations in the stream specified by
+    `hStream` have completed, or `CUDA_ERROR_NOT_READY` if not.
+
+    For the purposes of Unified Memory, a return value of `CUDA_SUCCESS`
+    is equivalent to having called `cuStreamSynchronize(`).
+
+    **Parameters:**
+    - `hStream`: Stream to query status of
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_READY`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamCreate`,
+    `cuStreamWaitEvent`,
+    `cuStreamDestroy`,
+    `cuStreamSynchronize`,
+    `cuStreamAddCallback`,
+    `cudaStreamQuery`
+    """
+def cuStreamSynchronize(hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Wait until a stream's tasks are completed
+
+    Waits until the device has completed all operations in the stream specified
+    by `hStream`. If the context was created with the
+    `CU_CTX_SCHED_BLOCKING_SYNC` flag, the CPU thread will block until the
+    stream is finished with all of its tasks.
+
+    **Parameters:**
+    - `hStream`: Stream to wait for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`
+
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamCreate`,
+    `cuStreamDestroy`,
+    `cuStreamWaitEvent`,
+    `cuStreamQuery`,
+    `cuStreamAddCallback`,
+    `cudaStreamSynchronize`
+    """
+def cuStreamDestroy(hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys a stream
+
+    Destroys the stream specified by `hStream`.
+
+    In case the device is still doing work in the stream `hStream`
+    when `cuStreamDestroy(`) is called, the function will return immediately
+    and the resources associated with `hStream` will be released automatically
+    once the device has completed all work in `hStream`.
+
+    **Parameters:**
+    - `hStream`: Stream to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamCreate`,
+    `cuStreamWaitEvent`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamAddCallback`,
+    `cudaStreamDestroy`
+    """
+def cuStreamCopyAttributes(dst: CUstream | int, src: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies attributes from source stream to destination stream.
+
+    Copies attributes from source stream `src` to destination stream `dst`.
+    Both streams must have the same context.
+
+    **Parameters:**
+    - `dst`: [out] Destination stream
+    - `src`: [in] Source stream For list of attributes see `CUstreamAttrID`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `CUaccessPolicyWindow`
+    """
+def cuStreamGetAttribute(hStream: CUstream | int, attr: CUlaunchAttributeID | int, ) -> tuple[CUresult, CUlaunchAttributeValue | None]:
+    """Returns `tuple[CUresult, CUlaunchAttributeValue | None]`.
+
+    Queries stream attribute.
+
+    Queries attribute `attr` from `hStream` and stores it in corresponding
+    member of `value_out`.
+
+    **Parameters:**
+    - `hStream`: [in]
+    - `attr`: [in]
+    - `value_out`: [out]
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `CUaccessPolicyWindow`
+    """
+def cuStreamSetAttribute(hStream: CUstream | int, attr: CUlaunchAttributeID | int, value: CUlaunchAttributeValue) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets stream attribute.
+
+    Sets attribute `attr` on `hStream` from corresponding attribute of
+    `value`. The updated attribute will be applied to subsequent work
+    submitted to the stream. It will not affect previously submitted work.
+
+    **Parameters:**
+    - `hStream`: [out]
+    - `attr`: [in]
+    - `value`: [in]
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `CUaccessPolicyWindow`
+    """
+def cuEventCreate(Flags: int) -> tuple[CUresult, CUevent | None]:
+    """Returns `tuple[CUresult, CUevent | None]`.
+
+    Creates an event
+
+    Creates an event *phEvent for the current context with the flags specified via
+    `Flags`. Valid flags include:
+    - `CU_EVENT_DEFAULT`: Default event creation flag.
+    - `CU_EVENT_BLOCKING_SYNC`: Specifies that the created event should use blocking
+    synchronization.  A CPU thread that uses `cuEventSynchronize(`) to wait on
+    an event created with this flag will block until the event has actually
+    been recorded.
+    - `CU_EVENT_DISABLE_TIMING`: Specifies that the created event does not need
+    to record timing data.  Events created with this flag specified and
+    the `CU_EVENT_BLOCKING_SYNC` flag not specified will provide the best
+    performance when used with `cuStreamWaitEvent(`) and `cuEventQuery(`).
+    - `CU_EVENT_INTERPROCESS`: Specifies that the created event may be used as an
+    interprocess event by `cuIpcGetEventHandle(`). `CU_EVENT_INTERPROCESS` must
+    be specified along with `CU_EVENT_DISABLE_TIMING`.
+
+    **Parameters:**
+    - `phEvent`: Returns newly created event
+    - `Flags`: Event creation flags
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuEventRecord`,
+    `cuEventQuery`,
+    `cuEventSynchronize`,
+    `cuEventDestroy`,
+    `cuEventElapsedTime`,
+    `cudaEventCreate`,
+    `cudaEventCreateWithFlags`
+    """
+def cuEventRecord(hEvent: CUevent | int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Records an event
+
+    Captures in `hEvent` the contents of `hStream` at the time of this call.
+    `hEvent` and `hStream` must be from the same context otherwise
+    `CUDA_ERROR_INVALID_HANDLE` is returned.
+    Calls such as `cuEventQuery(`) or `cuStreamWaitEvent(`) will then
+    examine or wait for completion of the work that was captured. Uses of
+    `hStream` after this call do not modify `hEvent`. See note on default
+    stream behavior for what is captured in the default case.
+
+    `cuEventRecord(`) can be called multiple times on the same event and
+    will overwrite the previously captured state. Other APIs such as
+    `cuStreamWaitEvent(`) use the most recently captured state at the time
+    of the API call, and are not affected by later calls to
+    `cuEventRecord(`). Before the first call to `cuEventRecord(`), an
+    event represents an empty set of work, so for example `cuEventQuery(`)
+    would return `CUDA_SUCCESS`.
+
+    **Parameters:**
+    - `hEvent`: Event to record
+    - `hStream`: Stream to record event for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuEventCreate`,
+    `cuEventQuery`,
+    `cuEventSynchronize`,
+    `cuStreamWaitEvent`,
+    `cuEventDestroy`,
+    `cuEventElapsedTime`,
+    `cudaEventRecord`,
+    `cuEventRecordWithFlags`
+    """
+def cuEventRecordWithFlags(hEvent: CUevent | int, hStream: CUstream | int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Records an event
+
+    Captures in `hEvent` the contents of `hStream` at the time of this call.
+    `hEvent` and `hStream` must be from the same context otherwise
+    `CUDA_ERROR_INVALID_HANDLE` is returned.
+    Calls such as `cuEventQuery(`) or `cuStreamWaitEvent(`) will then
+    examine or wait for completion of the work that was captured. Uses of
+    `hStream` after this call do not modify `hEvent`. See note on default
+    stream behavior for what is captured in the default case.
+
+    `cuEventRecordWithFlags(`) can be called multiple times on the same event and
+    will overwrite the previously captured state. Other APIs such as
+    `cuStreamWaitEvent(`) use the most recently captured state at the time
+    of the API call, and are not affected by later calls to
+    `cuEventRecordWithFlags(`). Before the first call to `cuEventRecordWithFlags(`), an
+    event represents an empty set of work, so for example `cuEventQuery(`)
+    would return `CUDA_SUCCESS`.
+
+    flags include:
+    - `CU_EVENT_RECORD_DEFAULT`: Default event creation flag.
+    - `CU_EVENT_RECORD_EXTERNAL`: Event is captured in the graph as an external
+    event node when performing stream capture. This flag is invalid outside
+    of stream capture.
+
+    **Parameters:**
+    - `hEvent`: Event to record
+    - `hStream`: Stream to record event for
+    - `flags`: See `CUevent_capture_flags`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuEventCreate`,
+    `cuEventQuery`,
+    `cuEventSynchronize`,
+    `cuStreamWaitEvent`,
+    `cuEventDestroy`,
+    `cuEventElapsedTime`,
+    `cuEventRecord`,
+    `cudaEventRecord`
+    """
+def cuEventQuery(hEvent: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Queries an event's status
+
+    Queries the status of all work currently captured by `hEvent`. See
+    `cuEventRecord(`) for details on what is captured by an event.
+
+    Returns `CUDA_SUCCESS` if all captured work has been completed, or
+    `CUDA_ERROR_NOT_READY` if any captured work is incomplete.
+
+    For the purposes of Unified Memory, a return value of `CUDA_SUCCESS`
+    is equivalent to having called `cuEventSynchronize(`).
+
+    **Parameters:**
+    - `hEvent`: Event to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_READY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuEventCreate`,
+    `cuEventRecord`,
+    `cuEventSynchronize`,
+    `cuEventDestroy`,
+    `cuEventElapsedTime`,
+    `cudaEventQuery`
+    """
+def cuEventSynchronize(hEvent: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Waits for an event to complete
+
+    Waits until the completion of all work currently captured in `hEvent`.
+    See `cuEventRecord(`) for details on what is captured by an event.
+
+    Waiting for an event that was created with the `CU_EVENT_BLOCKING_SYNC`
+    flag will cause the calling CPU thread to block until the event has
+    been completed by the device.  If the `CU_EVENT_BLOCKING_SYNC` flag has
+    not been set, then the CPU thread will busy-wait until the event has
+    been completed by the device.
+
+    **Parameters:**
+    - `hEvent`: Event to wait for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuEventCreate`,
+    `cuEventRecord`,
+    `cuEventQuery`,
+    `cuEventDestroy`,
+    `cuEventElapsedTime`,
+    `cudaEventSynchronize`
+    """
+def cuEventDestroy(hEvent: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys an event
+
+    Destroys the event specified by `hEvent`.
+
+    An event may be destroyed before it is complete (i.e., while
+    `cuEventQuery(`) would return `CUDA_ERROR_NOT_READY`). In this case, the
+    call does not block on completion of the event, and any associated
+    resources will automatically be released asynchronously at completion.
+
+    **Parameters:**
+    - `hEvent`: Event to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuEventCreate`,
+    `cuEventRecord`,
+    `cuEventQuery`,
+    `cuEventSynchronize`,
+    `cuEventElapsedTime`,
+    `cudaEventDestroy`
+    """
+def cuEventElapsedTime(hStart: CUevent | int, hEnd: CUevent | int) -> tuple[CUresult, float | None]:
+    """Returns `tuple[CUresult, float | None]`.
+
+    Computes the elapsed time between two events
+
+    Computes the elapsed time between two events (in milliseconds with a
+    resolution of around 0.5 microseconds).
+
+    If either event was last recorded in a non-NULL stream, the resulting time
+    may be greater than expected (even if both used the same stream handle). This
+    happens because the `cuEventRecord(`) operation takes place asynchronously
+    and there is no guarantee that the measured latency is actually just between
+    the two events. Any number of other different stream operations could execute
+    in between the two measured events, thus altering the timing in a significant
+    way.
+
+    If `cuEventRecord(`) has not been called on either event then
+    `CUDA_ERROR_INVALID_HANDLE` is returned. If `cuEventRecord(`) has been called
+    on both events but one or both of them has not yet been completed (that is,
+    `cuEventQuery(`) would return `CUDA_ERROR_NOT_READY` on at least one of the
+    events), `CUDA_ERROR_NOT_READY` is returned. If either event was created with
+    the `CU_EVENT_DISABLE_TIMING` flag, then this function will return
+    `CUDA_ERROR_INVALID_HANDLE`.
+
+    Note there is a later version of this API, `cuEventElapsedTime_v2`. It will
+    supplant this version in CUDA 13.0, which is retained for minor version compatibility.
+
+    **Parameters:**
+    - `pMilliseconds`: Time between `hStart` and `hEnd` in ms
+    - `hStart`: Starting event
+    - `hEnd`: Ending event
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_READY`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuEventCreate`,
+    `cuEventRecord`,
+    `cuEventQuery`,
+    `cuEventSynchronize`,
+    `cuEventDestroy`,
+    `cudaEventElapsedTime`
+    """
+def cuEventElapsedTime_v2(hStart: CUevent | int, hEnd: CUevent | int) -> tuple[CUresult, float | None]:
+    """Returns `tuple[CUresult, float | None]`.
+
+    Computes the elapsed time between two events
+
+    Computes the elapsed time between two events (in milliseconds with a
+    resolution of around 0.5 microseconds). Note this API is not guaranteed
+    to return the latest errors for pending work. As such this API is intended to
+    serve as an elapsed time calculation only and any polling for completion on the
+    events to be compared should be done with `cuEventQuery` instead.
+
+    If either event was last recorded in a non-NULL stream, the resulting time
+    may be greater than expected (even if both used the same stream handle). This
+    happens because the `cuEventRecord(`) operation takes place asynchronously
+    and there is no guarantee that the measured latency is actually just between
+    the two events. Any number of other different stream operations could execute
+    in between the two measured events, thus altering the timing in a significant
+    way.
+
+    If `cuEventRecord(`) has not been called on either event then
+    `CUDA_ERROR_INVALID_HANDLE` is returned. If `cuEventRecord(`) has been called
+    on both events but one or both of them has not yet been completed (that is,
+    `cuEventQuery(`) would return `CUDA_ERROR_NOT_READY` on at least one of the
+    events), `CUDA_ERROR_NOT_READY` is returned. If either event was created with
+    the `CU_EVENT_DISABLE_TIMING` flag, then this function will return
+    `CUDA_ERROR_INVALID_HANDLE`.
+
+    **Parameters:**
+    - `pMilliseconds`: Time between `hStart` and `hEnd` in ms
+    - `hStart`: Starting event
+    - `hEnd`: Ending event
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_READY`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuEventCreate`,
+    `cuEventRecord`,
+    `cuEventQuery`,
+    `cuEventSynchronize`,
+    `cuEventDestroy`,
+    `cudaEventElapsedTime`
+    """
+def cuImportExternalMemory(memHandleDesc: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1) -> tuple[CUresult, CUexternalMemory | None]:
+    """Returns `tuple[CUresult, CUexternalMemory | None]`.
+
+    Imports an external memory object
+
+    Imports an externally allocated memory object and returns
+    a handle to that in `extMem_out`.
+
+    The properties of the handle being imported must be described in
+    `memHandleDesc`. The `CUDA_EXTERNAL_MEMORY_HANDLE_DESC` structure
+    is defined as follows:
+
+    ```c
+    typedef struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st {
+    CUexternalMemoryHandleType type;
+    union {
+    int fd;
+    struct {
+    void *handle;
+    const void *name;
+    } win32;
+    const void *nvSciBufObject;
+    } handle;
+    unsigned long long size;
+    unsigned int flags;
+    } CUDA_EXTERNAL_MEMORY_HANDLE_DESC;
+    ```
+
+    where `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type` specifies the type
+    of handle being imported. `CUexternalMemoryHandleType` is
+    defined as:
+
+    ```c
+    typedef enum CUexternalMemoryHandleType_enum {
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD          = 1,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32       = 2,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_KMT   = 3,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP         = 4,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE     = 5,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE     = 6,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT = 7,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF           = 8,
+    } CUexternalMemoryHandleType;
+    ```
+
+    If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type` is
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD`, then
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::fd` must be a valid
+    file descriptor referencing a memory object. Ownership of
+    the file descriptor is transferred to the CUDA driver when the
+    handle is imported successfully. Performing any operations on the
+    file descriptor after it is imported results in undefined behavior.
+
+    If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type` is
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32`, then exactly one
+    of `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::handle` and
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::name` must not be
+    NULL. If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::handle`
+    is not NULL, then it must represent a valid shared NT handle that
+    references a memory object. Ownership of this handle is
+    not transferred to CUDA after the import operation, so the
+    application must release the handle using the appropriate system
+    call. If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::name`
+    is not NULL, then it must point to a NULL-terminated array of
+    UTF-16 characters that refers to a memory object.
+
+    If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type` is
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_KMT`, then
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::handle` must
+    be non-NULL and
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::name`
+    must be NULL. The handle specified must be a globally shared KMT
+    handle. This handle does not hold a reference to the underlying
+    object, and thus will be invalid when all references to the
+    memory object are destroyed.
+
+    If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type` is
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP`, then exactly one
+    of `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::handle` and
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::name` must not be
+    NULL. If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::handle`
+    is not NULL, then it must represent a valid shared NT handle that
+    is returned by ID3D12Device::CreateSharedHandle when referring to a
+    ID3D12Heap object. This handle holds a reference to the underlying
+    object. If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::name`
+    is not NULL, then it must point to a NULL-terminated array of
+    UTF-16 characters that refers to a ID3D12Heap object.
+
+    If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type` is
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE`, then exactly one
+    of `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::handle` and
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::name` must not be
+    NULL. If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::handle`
+    is not NULL, then it must represent a valid shared NT handle that
+    is returned by ID3D12Device::CreateSharedHandle when referring to a
+    ID3D12Resource object. This handle holds a reference to the
+    underlying object. If
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::name`
+    is not NULL, then it must point to a NULL-terminated array of
+    UTF-16 characters that refers to a ID3D12Resource object.
+
+    If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type` is
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE`, then
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::handle` must
+    represent a valid shared NT handle that is returned by
+    IDXGIResource1::CreateSharedHandle when referring to a
+    ID3D11Resource object. If
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::name`
+    is not NULL, then it must point to a NULL-terminated array of
+    UTF-16 characters that refers to a ID3D11Resource object.
+
+    If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type` is
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT`, then
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::handle` must
+    represent a valid shared KMT handle that is returned by
+    IDXGIResource::GetSharedHandle when referring to a
+    ID3D11Resource object and
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::win32::name`
+    must be NULL.
+
+    If `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type` is
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF`, then
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::handle::nvSciBufObject` must be non-NULL
+    and reference a valid NvSciBuf object.
+    If the NvSciBuf object imported into CUDA is also mapped by other drivers, then the
+    application must use `cuWaitExternalSemaphoresAsync` or `cuSignalExternalSemaphoresAsync`
+    as appropriate barriers to maintain coherence between CUDA and the other drivers.
+    See `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC` and `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`
+    for memory synchronization.
+
+    The size of the memory object must be specified in
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::size`.
+
+    Specifying the flag `CUDA_EXTERNAL_MEMORY_DEDICATED` in
+    `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::flags` indicates that the
+    resource is a dedicated resource. The definition of what a
+    dedicated resource is outside the scope of this extension.
+    This flag must be set if `CUDA_EXTERNAL_MEMORY_HANDLE_DESC::type`
+    is one of the following:
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE`
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE`
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT`
+
+    **Parameters:**
+    - `extMem_out`: Returned handle to an external memory object
+    - `memHandleDesc`: Memory import handle descriptor
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OPERATING_SYSTEM`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **Note:** If the Vulkan memory imported into CUDA is mapped on the CPU then the
+    application must use vkInvalidateMappedMemoryRanges/vkFlushMappedMemoryRanges
+    as well as appropriate Vulkan pipeline barriers to maintain coherence between
+    CPU and GPU. For more information on these APIs, please refer to "Synchronization
+    and Cache Control" chapter from Vulkan specification.
+
+    **See also:** `cuDestroyExternalMemory`,
+    `cuExternalMemoryGetMappedBuffer`,
+    `cuExternalMemoryGetMappedMipmappedArray`
+    """
+def cuExternalMemoryGetMappedBuffer(extMem: CUexternalMemory | int, bufferDesc: CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Maps a buffer onto an imported memory object
+
+    Maps a buffer onto an imported memory object and returns a device
+    pointer in `devPtr`.
+
+    The properties of the buffer being mapped must be described in
+    `bufferDesc`. The `CUDA_EXTERNAL_MEMORY_BUFFER_DESC` structure is
+    defined as follows:
+
+    ```c
+    typedef struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st {
+    unsigned long long offset;
+    unsigned long long size;
+    unsigned int flags;
+    } CUDA_EXTERNAL_MEMORY_BUFFER_DESC;
+    ```
+
+    where `CUDA_EXTERNAL_MEMORY_BUFFER_DESC::offset` is the offset in
+    the memory object where the buffer's base address is.
+    `CUDA_EXTERNAL_MEMORY_BUFFER_DESC::size` is the size of the buffer.
+    `CUDA_EXTERNAL_MEMORY_BUFFER_DESC::flags` must be zero.
+
+    The offset and size have to be suitably aligned to match the
+    requirements of the external API. Mapping two buffers whose ranges
+    overlap may or may not result in the same virtual address being
+    returned for the overlapped portion. In such cases, the application
+    must ensure that all accesses to that region from the GPU are
+    volatile. Otherwise writes made via one address are not guaranteed
+    to be visible via the other address, even if they're issued by the
+    same thread. It is recommended that applications map the combined
+    range instead of mapping separate buffers and then apply the
+    appropriate offsets to the returned pointer to derive the
+    individual buffers.
+
+    The returned pointer `devPtr` must be freed using `cuMemFree`.
+
+    **Parameters:**
+    - `devPtr`: Returned device pointer to buffer
+    - `extMem`: Handle to external memory object
+    - `bufferDesc`: Buffer descriptor
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuImportExternalMemory`,
+    `cuDestroyExternalMemory`,
+    `cuExternalMemoryGetMappedMipmappedArray`
+    """
+def cuExternalMemoryGetMappedMipmappedArray(extMem: CUexternalMemory | int, mipmapDesc: CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1) -> tuple[CUresult, CUmipmappedArray | None]:
+    """Returns `tuple[CUresult, CUmipmappedArray | None]`.
+
+    Maps a CUDA mipmapped array onto an external memory object
+
+    Maps a CUDA mipmapped array onto an external object and returns a
+    handle to it in `mipmap`.
+
+    The properties of the CUDA mipmapped array being mapped must be
+    described in `mipmapDesc`. The structure
+    `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC` is defined as follows:
+
+    ```c
+    typedef struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st {
+    unsigned long long offset;
+    CUDA_ARRAY3D_DESCRIPTOR arrayDesc;
+    unsigned int numLevels;
+    } CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC;
+    ```
+
+    where `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC::offset` is the
+    offset in the memory object where the base level of the mipmap
+    chain is.
+    `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC::arrayDesc` describes
+    the format, dimensions and type of the base level of the mipmap
+    chain. For further details on these parameters, please refer to the
+    documentation for `cuMipmappedArrayCreate`. Note that if the mipmapped
+    array is bound as a color target in the graphics API, then the flag
+    `CUDA_ARRAY3D_COLOR_ATTACHMENT` must be specified in
+    `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC::arrayDesc::Flags`.
+    `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC::numLevels` specifies
+    the total number of levels in the mipmap chain.
+
+    If `extMem` was imported from a handle of type `CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF`, then
+    `CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC::numLevels` must be equal to 1.
+
+    The returned CUDA mipmapped array must be freed using `cuMipmappedArrayDestroy`.
+
+    **Parameters:**
+    - `mipmap`: Returned CUDA mipmapped array
+    - `extMem`: Handle to external memory object
+    - `mipmapDesc`: CUDA array descriptor
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuImportExternalMemory`,
+    `cuDestroyExternalMemory`,
+    `cuExternalMemoryGetMappedBuffer`
+    """
+def cuDestroyExternalMemory(extMem: CUexternalMemory | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys an external memory object.
+
+    Destroys the specified external memory object. Any existing buffers
+    and CUDA mipmapped arrays mapped onto this object must no longer be
+    used and must be explicitly freed using `cuMemFree` and
+    `cuMipmappedArrayDestroy` respectively.
+
+    **Parameters:**
+    - `extMem`: External memory object to be destroyed
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuImportExternalMemory`,
+    `cuExternalMemoryGetMappedBuffer`,
+    `cuExternalMemoryGetMappedMipmappedArray`
+    """
+def cuImportExternalSemaphore(semHandleDesc: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1) -> tuple[CUresult, CUexternalSemaphore | None]:
+    """Returns `tuple[CUresult, CUexternalSemaphore | None]`.
+
+    Imports an external semaphore
+
+    Imports an externally allocated synchronization object and returns
+    a handle to that in `extSem_out`.
+
+    The properties of the handle being imported must be described in
+    `semHandleDesc`. The `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC` is
+    defined as follows:
+
+    ```c
+    typedef struct CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st {
+    CUexternalSemaphoreHandleType type;
+    union {
+    int fd;
+    struct {
+    void *handle;
+    const void *name;
+    } win32;
+    const void* NvSciSyncObj;
+    } handle;
+    unsigned int flags;
+    } CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC;
+    ```
+
+    where `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` specifies the type of
+    handle being imported. `CUexternalSemaphoreHandleType` is defined
+    as:
+
+    ```c
+    typedef enum CUexternalSemaphoreHandleType_enum {
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD                = 1,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32             = 2,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT         = 3,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE              = 4,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE              = 5,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC                = 6,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX        = 7,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT    = 8,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD    = 9,
+    CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32 = 10
+    } CUexternalSemaphoreHandleType;
+    ```
+
+    If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` is
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD`, then
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::fd` must be a valid
+    file descriptor referencing a synchronization object. Ownership of
+    the file descriptor is transferred to the CUDA driver when the
+    handle is imported successfully. Performing any operations on the
+    file descriptor after it is imported results in undefined behavior.
+
+    If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` is
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32`, then exactly one
+    of `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle` and
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name` must not be
+    NULL. If
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle`
+    is not NULL, then it must represent a valid shared NT handle that
+    references a synchronization object. Ownership of this handle is
+    not transferred to CUDA after the import operation, so the
+    application must release the handle using the appropriate system
+    call. If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name`
+    is not NULL, then it must name a valid synchronization object.
+
+    If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` is
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT`, then
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle` must
+    be non-NULL and
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name`
+    must be NULL. The handle specified must be a globally shared KMT
+    handle. This handle does not hold a reference to the underlying
+    object, and thus will be invalid when all references to the
+    synchronization object are destroyed.
+
+    If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` is
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE`, then exactly one
+    of `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle` and
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name` must not be
+    NULL. If
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle`
+    is not NULL, then it must represent a valid shared NT handle that
+    is returned by ID3D12Device::CreateSharedHandle when referring to a
+    ID3D12Fence object. This handle holds a reference to the underlying
+    object. If
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name`
+    is not NULL, then it must name a valid synchronization object that
+    refers to a valid ID3D12Fence object.
+
+    If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` is
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE`, then
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle`
+    represents a valid shared NT handle that is returned by
+    ID3D11Fence::CreateSharedHandle. If
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name`
+    is not NULL, then it must name a valid synchronization object that
+    refers to a valid ID3D11Fence object.
+
+    If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` is
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`, then
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::nvSciSyncObj`
+    represents a valid NvSciSyncObj.
+
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX`, then
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle`
+    represents a valid shared NT handle that
+    is returned by IDXGIResource1::CreateSharedHandle when referring to
+    a IDXGIKeyedMutex object. If
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name`
+    is not NULL, then it must name a valid synchronization object that
+    refers to a valid IDXGIKeyedMutex object.
+
+    If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` is
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT`, then
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle`
+    represents a valid shared KMT handle that
+    is returned by IDXGIResource::GetSharedHandle when referring to
+    a IDXGIKeyedMutex object and
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name` must be NULL.
+
+    If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` is
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD`, then
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::fd` must be a valid
+    file descriptor referencing a synchronization object. Ownership of
+    the file descriptor is transferred to the CUDA driver when the
+    handle is imported successfully. Performing any operations on the
+    file descriptor after it is imported results in undefined behavior.
+
+    If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::type` is
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32`, then exactly one
+    of `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle` and
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name` must not be
+    NULL. If
+    `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::handle`
+    is not NULL, then it must represent a valid shared NT handle that
+    references a synchronization object. Ownership of this handle is
+    not transferred to CUDA after the import operation, so the
+    application must release the handle using the appropriate system
+    call. If `CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC::handle::win32::name`
+    is not NULL, then it must name a valid synchronization object.
+
+    **Parameters:**
+    - `extSem_out`: Returned handle to an external semaphore
+    - `semHandleDesc`: Semaphore import handle descriptor
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OPERATING_SYSTEM`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuDestroyExternalSemaphore`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`
+    """
+def cuSignalExternalSemaphoresAsync(extSemArray: Sequence[CUexternalSemaphore | int] | None, paramsArray: Sequence[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1] | None, numExtSems: int, stream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Signals a set of external semaphore objects
+
+    Enqueues a signal operation on a set of externally allocated
+    semaphore object in the specified stream. The operations will be
+    executed when all prior operations in the stream complete.
+
+    The exact semantics of signaling a semaphore depends on the type of
+    the object.
+
+    If the semaphore object is any one of the following types:
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT`
+    then signaling the semaphore will set it to the signaled state.
+
+    If the semaphore object is any one of the following types:
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32`
+    then the semaphore will be set to the value specified in
+    `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS::params::fence::value`.
+
+    If the semaphore object is of the type `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`
+    this API sets `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS::params::nvSciSync::fence`
+    to a value that can be used by subsequent waiters of the same NvSciSync object
+    to order operations with those currently submitted in `stream`. Such an update
+    will overwrite previous contents of
+    `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS::params::nvSciSync::fence`. By default,
+    signaling such an external semaphore object causes appropriate memory synchronization
+    operations to be performed over all external memory objects that are imported as
+    `CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF`. This ensures that any subsequent accesses
+    made by other importers of the same set of NvSciBuf memory object(s) are coherent.
+    These operations can be skipped by specifying the flag
+    `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_SKIP_NVSCIBUF_MEMSYNC`, which can be used as a
+    performance optimization when data coherency is not required. But specifying this
+    flag in scenarios where data coherency is required results in undefined behavior.
+    Also, for semaphore object of the type `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`,
+    if the NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags in
+    `cuDeviceGetNvSciSyncAttributes` to CUDA_NVSCISYNC_ATTR_SIGNAL, this API will return
+    CUDA_ERROR_NOT_SUPPORTED.
+    NvSciSyncFence associated with semaphore object of the type
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC` can be deterministic. For this the
+    NvSciSyncAttrList used to create the semaphore object must have value of
+    NvSciSyncAttrKey_RequireDeterministicFences key set to true. Deterministic fences
+    allow users to enqueue a wait over the semaphore object even before corresponding
+    signal is enqueued. For such a semaphore object, CUDA guarantees that each signal
+    operation will increment the fence value by '1'. Users are expected to track count
+    of signals enqueued on the semaphore object and insert waits accordingly. When such
+    a semaphore object is signaled from multiple streams, due to concurrent stream
+    execution, it is possible that the order in which the semaphore gets signaled is
+    indeterministic. This could lead to waiters of the semaphore getting unblocked
+    incorrectly. Users are expected to handle such situations, either by not using the
+    same semaphore object with deterministic fence support enabled in different streams
+    or by adding explicit dependency amongst such streams so that the semaphore is
+    signaled in order.
+
+    If the semaphore object is any one of the following types:
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT`
+    then the keyed mutex will be released with the key specified in
+    `CUDA_EXTERNAL_SEMAPHORE_PARAMS::params::keyedmutex::key`.
+
+    **Parameters:**
+    - `extSemArray`: Set of external semaphores to be signaled
+    - `paramsArray`: Array of semaphore parameters
+    - `numExtSems`: Number of semaphores to signal
+    - `stream`: Stream to enqueue the signal operations in
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuImportExternalSemaphore`,
+    `cuDestroyExternalSemaphore`,
+    `cuWaitExternalSemaphoresAsync`
+    """
+def cuWaitExternalSemaphoresAsync(extSemArray: Sequence[CUexternalSemaphore | int] | None, paramsArray: Sequence[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1] | None, numExtSems: int, stream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Waits on a set of external semaphore objects
+
+    Enqueues a wait operation on a set of externally allocated
+    semaphore object in the specified stream. The operations will be
+    executed when all prior operations in the stream complete.
+
+    The exact semantics of waiting on a semaphore depends on the type
+    of the object.
+
+    If the semaphore object is any one of the following types:
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_WIN32_KMT`
+    then waiting on the semaphore will wait until the semaphore reaches
+    the signaled state. The semaphore will then be reset to the
+    unsignaled state. Therefore for every signal operation, there can
+    only be one wait operation.
+
+    If the semaphore object is any one of the following types:
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D12_FENCE`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_FENCE`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_WIN32`
+    then waiting on the semaphore will wait until the value of the
+    semaphore is greater than or equal to
+    `CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS::params::fence::value`.
+
+    If the semaphore object is of the type `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`
+    then, waiting on the semaphore will wait until the
+    `CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS::params::nvSciSync::fence` is signaled by the
+    signaler of the NvSciSyncObj that was associated with this semaphore object.
+    By default, waiting on such an external semaphore object causes appropriate
+    memory synchronization operations to be performed over all external memory objects
+    that are imported as `CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF`. This ensures that
+    any subsequent accesses made by other importers of the same set of NvSciBuf memory
+    object(s) are coherent. These operations can be skipped by specifying the flag
+    `CUDA_EXTERNAL_SEMAPHORE_WAIT_SKIP_NVSCIBUF_MEMSYNC`, which can be used as a
+    performance optimization when data coherency is not required. But specifying this
+    flag in scenarios where data coherency is required results in undefined behavior.
+    Also, for semaphore object of the type `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_NVSCISYNC`,
+    if the NvSciSyncAttrList used to create the NvSciSyncObj had not set the flags in
+    `cuDeviceGetNvSciSyncAttributes` to CUDA_NVSCISYNC_ATTR_WAIT, this API will return
+    CUDA_ERROR_NOT_SUPPORTED.
+
+    If the semaphore object is any one of the following types:
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX`,
+    `CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_D3D11_KEYED_MUTEX_KMT`
+    then the keyed mutex will be acquired when it is released with the key
+    specified in `CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS::params::keyedmutex::key`
+    or until the timeout specified by
+    `CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS::params::keyedmutex::timeoutMs`
+    has lapsed. The timeout interval can either be a finite value
+    specified in milliseconds or an infinite value. In case an infinite
+    value is specified the timeout never elapses. The windows INFINITE
+    macro must be used to specify infinite timeout.
+
+    **Parameters:**
+    - `extSemArray`: External semaphores to be waited on
+    - `paramsArray`: Array of semaphore parameters
+    - `numExtSems`: Number of semaphores to wait on
+    - `stream`: Stream to enqueue the wait operations in
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_TIMEOUT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuImportExternalSemaphore`,
+    `cuDestroyExternalSemaphore`,
+    `cuSignalExternalSemaphoresAsync`
+    """
+def cuDestroyExternalSemaphore(extSem: CUexternalSemaphore | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys an external semaphore
+
+    Destroys an external semaphore object and releases any references
+    to the underlying resource. Any outstanding signals or waits must
+    have completed before the semaphore is destroyed.
+
+    **Parameters:**
+    - `extSem`: External semaphore to be destroyed
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuImportExternalSemaphore`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`
+    """
+def cuStreamWaitValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Wait on a memory location
+
+    Enqueues a synchronization of the stream on the given memory location. Work
+    ordered after the operation will block until the given condition on the
+    memory is satisfied. By default, the condition is to wait for
+    (int32_t)(*addr - value) >= 0, a cyclic greater-or-equal.
+    Other condition types can be specified via `flags`.
+
+    If the memory was registered via `cuMemHostRegister(`), the device pointer
+    should be obtained with `cuMemHostGetDevicePointer(`). This function cannot
+    be used with managed memory (::cuMemAllocManaged).
+
+    Support for CU_STREAM_WAIT_VALUE_NOR can be queried with `cuDeviceGetAttribute(`) and
+    `CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V2`.
+
+    **Note:**
+    Warning:
+    Improper use of this API may deadlock the application. Synchronization
+    ordering established through this API is not visible to CUDA. CUDA tasks
+    that are (even indirectly) ordered by this API should also have that order
+    expressed with CUDA-visible dependencies such as events. This ensures that
+    the scheduler does not serialize them in an improper order.
+
+    **Parameters:**
+    - `stream`: The stream to synchronize on the memory location.
+    - `addr`: The memory location to wait on.
+    - `value`: The value to compare with the memory location.
+    - `flags`: See `CUstreamWaitValue_flags`.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamWaitValue64`,
+    `cuStreamWriteValue32`,
+    `cuStreamWriteValue64`,
+    `cuStreamBatchMemOp`,
+    `cuMemHostRegister`,
+    `cuStreamWaitEvent`
+    """
+def cuStreamWaitValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Wait on a memory location
+
+    Enqueues a synchronization of the stream on the given memory location. Work
+    ordered after the operation will block until the given condition on the
+    memory is satisfied. By default, the condition is to wait for
+    (int64_t)(*addr - value) >= 0, a cyclic greater-or-equal.
+    Other condition types can be specified via `flags`.
+
+    If the memory was registered via `cuMemHostRegister(`), the device pointer
+    should be obtained with `cuMemHostGetDevicePointer(`).
+
+    Support for this can be queried with `cuDeviceGetAttribute(`) and
+    `CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS`.
+
+    **Note:**
+    Warning:
+    Improper use of this API may deadlock the application. Synchronization
+    ordering established through this API is not visible to CUDA. CUDA tasks
+    that are (even indirectly) ordered by this API should also have that order
+    expressed with CUDA-visible dependencies such as events. This ensures that
+    the scheduler does not serialize them in an improper order.
+
+    **Parameters:**
+    - `stream`: The stream to synchronize on the memory location.
+    - `addr`: The memory location to wait on.
+    - `value`: The value to compare with the memory location.
+    - `flags`: See `CUstreamWaitValue_flags`.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamWaitValue32`,
+    `cuStreamWriteValue32`,
+    `cuStreamWriteValue64`,
+    `cuStreamBatchMemOp`,
+    `cuMemHostRegister`,
+    `cuStreamWaitEvent`
+    """
+def cuStreamWriteValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Write a value to memory
+
+    Write a value to memory.
+
+    If the memory was registered via `cuMemHostRegister(`), the device pointer
+    should be obtained with `cuMemHostGetDevicePointer(`). This function cannot
+    be used with managed memory (::cuMemAllocManaged).
+
+    **Parameters:**
+    - `stream`: The stream to do the write in.
+    - `addr`: The device address to write to.
+    - `value`: The value to write.
+    - `flags`: See `CUstreamWriteValue_flags`.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamWriteValue64`,
+    `cuStreamWaitValue32`,
+    `cuStreamWaitValue64`,
+    `cuStreamBatchMemOp`,
+    `cuMemHostRegister`,
+    `cuEventRecord`
+    """
+def cuStreamWriteValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Write a value to memory
+
+    Write a value to memory.
+
+    If the memory was registered via `cuMemHostRegister(`), the device pointer
+    should be obtained with `cuMemHostGetDevicePointer(`).
+
+    Support for this can be queried with `cuDeviceGetAttribute(`) and
+    `CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS`.
+
+    **Parameters:**
+    - `stream`: The stream to do the write in.
+    - `addr`: The device address to write to.
+    - `value`: The value to write.
+    - `flags`: See `CUstreamWriteValue_flags`.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamWriteValue32`,
+    `cuStreamWaitValue32`,
+    `cuStreamWaitValue64`,
+    `cuStreamBatchMemOp`,
+    `cuMemHostRegister`,
+    `cuEventRecord`
+    """
+def cuStreamBatchMemOp(stream: CUstream | int, count: int, paramArray: Sequence[CUstreamBatchMemOpParams_v1] | None, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Batch operations to synchronize the stream via memory operations
+
+    This is a batch version of `cuStreamWaitValue32(`) and `cuStreamWriteValue32(`).
+    Batching operations may avoid some performance overhead in both the API call
+    and the device execution versus adding them to the stream in separate API
+    calls. The operations are enqueued in the order they appear in the array.
+
+    See `CUstreamBatchMemOpType` for the full set of supported operations, and
+    `cuStreamWaitValue32(`), `cuStreamWaitValue64(`), `cuStreamWriteValue32(`),
+    and `cuStreamWriteValue64(`) for details of specific operations.
+
+    See related APIs for details on querying support for specific operations.
+
+    **Note:**
+    Warning:
+    Improper use of this API may deadlock the application. Synchronization
+    ordering established through this API is not visible to CUDA. CUDA tasks
+    that are (even indirectly) ordered by this API should also have that order
+    expressed with CUDA-visible dependencies such as events. This ensures that
+    the scheduler does not serialize them in an improper order. For more
+    information, see the Stream Memory Operations section in the programming
+    guide(https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html).
+
+    **Parameters:**
+    - `stream`: The stream to enqueue the operations in.
+    - `count`: The number of operations in the array. Must be less than 256.
+    - `paramArray`: The types and parameters of the individual operations.
+    - `flags`: Reserved for future expansion; must be 0.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamWaitValue32`,
+    `cuStreamWaitValue64`,
+    `cuStreamWriteValue32`,
+    `cuStreamWriteValue64`,
+    `cuMemHostRegister`
+    """
+def cuFuncGetAttribute(attrib: CUfunction_attribute | int, hfunc: CUfunction | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns information about a function
+
+    Returns in `*pi` the integer value of the attribute `attrib` on the kernel
+    given by `hfunc`. The supported attributes are:
+    - `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`: The maximum number of threads
+    per block, beyond which a launch of the function would fail. This number
+    depends on both the function and the device on which the function is
+    currently loaded.
+    - `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`: The size in bytes of
+    statically-allocated shared memory per block required by this function.
+    This does not include dynamically-allocated shared memory requested by
+    the user at runtime.
+    - `CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES`: The size in bytes of user-allocated
+    constant memory required by this function.
+    - `CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`: The size in bytes of local memory
+    used by each thread of this function.
+    - `CU_FUNC_ATTRIBUTE_NUM_REGS`: The number of registers used by each thread
+    of this function.
+    - `CU_FUNC_ATTRIBUTE_PTX_VERSION`: The PTX virtual architecture version for
+    which the function was compiled. This value is the major PTX version * 10
+    + the minor PTX version, so a PTX version 1.3 function would return the
+    value 13. Note that this may return the undefined value of 0 for cubins
+    compiled prior to CUDA 3.0.
+    - `CU_FUNC_ATTRIBUTE_BINARY_VERSION`: The binary architecture version for
+    which the function was compiled. This value is the major binary
+    version * 10 + the minor binary version, so a binary version 1.3 function
+    would return the value 13. Note that this will return a value of 10 for
+    legacy cubins that do not have a properly-encoded binary architecture
+    version.
+    - `CU_FUNC_CACHE_MODE_CA`: The attribute to indicate whether the function has
+    been compiled with user specified option "-Xptxas --dlcm=ca" set .
+    - `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: The maximum size in bytes of
+    dynamically-allocated shared memory.
+    - `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`: Preferred shared memory-L1
+    cache split ratio in percent of total shared memory.
+    - `CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET`: If this attribute is set, the
+    kernel must launch with a valid cluster size specified.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH`: The required cluster width in
+    blocks.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT`: The required cluster height in
+    blocks.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH`: The required cluster depth in
+    blocks.
+    - `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`: Indicates whether
+    the function can be launched with non-portable cluster size. 1 is allowed,
+    0 is disallowed. A non-portable cluster size may only function on the
+    specific SKUs the program is tested on. The launch might fail if the
+    program is run on a different hardware platform. CUDA API provides
+    cudaOccupancyMaxActiveClusters to assist with checking whether the desired
+    size can be launched on the current device. A portable cluster size is
+    guaranteed to be functional on all compute capabilities higher than the
+    target compute capability. The portable cluster size for sm_90 is 8 blocks
+    per cluster. This value may increase for future compute capabilities. The
+    specific hardware unit may support higher cluster sizes that’s not
+    guaranteed to be portable.
+    - `CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`: The block
+    scheduling policy of a function. The value type is CUclusterSchedulingPolicy.
+
+    With a few execeptions, function attributes may also be queried on unloaded
+    function handles returned from `cuModuleEnumerateFunctions`.
+    `CUDA_ERROR_FUNCTION_NOT_LOADED` is returned if the attribute requires a fully
+    loaded function but the function is not loaded. The loading state of a function
+    may be queried using `cuFuncIsloaded`. `cuFuncLoad` may be called to explicitly
+    load a function before querying the following attributes that require the function
+    to be loaded:
+    - `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`
+    - `CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES`
+    - `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
+
+    **Parameters:**
+    - `pi`: Returned attribute value
+    - `attrib`: Attribute requested
+    - `hfunc`: Function to query attribute of
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_FUNCTION_NOT_LOADED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxGetCacheConfig`,
+    `cuCtxSetCacheConfig`,
+    `cuFuncSetCacheConfig`,
+    `cuLaunchKernel`,
+    `cudaFuncGetAttributes`,
+    `cudaFuncSetAttribute`,
+    `cuFuncIsLoaded`,
+    `cuFuncLoad`,
+    `cuKernelGetAttribute`
+    """
+def cuFuncSetAttribute(hfunc: CUfunction | int, attrib: CUfunction_attribute | int, value: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets information about a function
+
+    This call sets the value of a specified attribute `attrib` on the kernel given
+    by `hfunc` to an integer value specified by `val`
+    This function returns CUDA_SUCCESS if the new value of the attribute could be
+    successfully set. If the set fails, this call will return an error.
+    Not all attributes can have values set. Attempting to set a value on a read-only
+    attribute will result in an error (CUDA_ERROR_INVALID_VALUE)
+
+    Supported attributes for the cuFuncSetAttribute call are:
+    - `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: This maximum size in bytes of
+    dynamically-allocated shared memory. The value should contain the requested
+    maximum size of dynamically-allocated shared memory. The sum of this value and
+    the function attribute `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES` cannot exceed the
+    device attribute `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`.
+    The maximal size of requestable dynamic shared memory may differ by GPU
+    architecture.
+    - `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`: On devices where the L1
+    cache and shared memory use the same hardware resources, this sets the shared memory
+    carveout preference, in percent of the total shared memory.
+    See `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR`
+    This is only a hint, and the driver can choose a different ratio if required to execute the function.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH`: The required cluster width in
+    blocks. The width, height, and depth values must either all be 0 or all be
+    positive. The validity of the cluster dimensions is checked at launch time.
+    If the value is set during compile time, it cannot be set at runtime.
+    Setting it at runtime will return CUDA_ERROR_NOT_PERMITTED.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT`: The required cluster height in
+    blocks. The width, height, and depth values must either all be 0 or all be
+    positive. The validity of the cluster dimensions is checked at launch time.
+    If the value is set during compile time, it cannot be set at runtime.
+    Setting it at runtime will return CUDA_ERROR_NOT_PERMITTED.
+    - `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH`: The required cluster depth in
+    blocks. The width, height, and depth values must either all be 0 or all be
+    positive. The validity of the cluster dimensions is checked at launch time.
+    If the value is set during compile time, it cannot be set at runtime.
+    Setting it at runtime will return CUDA_ERROR_NOT_PERMITTED.
+    - `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`: Indicates whether
+    the function can be launched with non-portable cluster size. 1 is allowed,
+    0 is disallowed.
+    - `CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`: The block
+    scheduling policy of a function. The value type is CUclusterSchedulingPolicy.
+
+    **Parameters:**
+    - `hfunc`: Function to query attribute of
+    - `attrib`: Attribute requested
+    - `value`: The value to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxGetCacheConfig`,
+    `cuCtxSetCacheConfig`,
+    `cuFuncSetCacheConfig`,
+    `cuLaunchKernel`,
+    `cudaFuncGetAttributes`,
+    `cudaFuncSetAttribute`,
+    `cuKernelSetAttribute`
+    """
+def cuFuncSetCacheConfig(hfunc: CUfunction | int, config: CUfunc_cache | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the preferred cache configuration for a device function
+
+    On devices where the L1 cache and shared memory use the same hardware
+    resources, this sets through `config` the preferred cache configuration for
+    the device function `hfunc`. This is only a preference. The driver will use
+    the requested configuration if possible, but it is free to choose a different
+    configuration if required to execute `hfunc`.  Any context-wide preference
+    set via `cuCtxSetCacheConfig(`) will be overridden by this per-function
+    setting unless the per-function setting is `CU_FUNC_CACHE_PREFER_NONE`. In
+    that case, the current context-wide setting will be used.
+
+    This setting does nothing on devices where the size of the L1 cache and
+    shared memory are fixed.
+
+    Launching a kernel with a different preference than the most recent
+    preference setting may insert a device-side synchronization point.
+
+    The supported cache configurations are:
+    - `CU_FUNC_CACHE_PREFER_NONE`: no preference for shared memory or L1 (default)
+    - `CU_FUNC_CACHE_PREFER_SHARED`: prefer larger shared memory and smaller L1 cache
+    - `CU_FUNC_CACHE_PREFER_L1`: prefer larger L1 cache and smaller shared memory
+    - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
+
+    **Parameters:**
+    - `hfunc`: Kernel to configure cache for
+    - `config`: Requested cache configuration
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxGetCacheConfig`,
+    `cuCtxSetCacheConfig`,
+    `cuFuncGetAttribute`,
+    `cuLaunchKernel`,
+    `cudaFuncSetCacheConfig`,
+    `cuKernelSetCacheConfig`
+    """
+def cuFuncGetModule(hfunc: CUfunction | int) -> tuple[CUresult, CUmodule | None]:
+    """Returns `tuple[CUresult, CUmodule | None]`.
+
+    Returns a module handle
+
+    Returns in `*hmod` the handle of the module that function `hfunc`
+    is located in. The lifetime of the module corresponds to the lifetime of
+    the context it was loaded in or until the module is explicitly unloaded.
+
+    The CUDA runtime manages its own modules loaded into the primary context.
+    If the handle returned by this API refers to a module loaded by the CUDA runtime,
+    calling `cuModuleUnload(`) on that module will result in undefined behavior.
+
+    **Parameters:**
+    - `hmod`: Returned module handle
+    - `hfunc`: Function to retrieve module for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_FOUND`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    """
+def cuFuncGetName(hfunc: CUfunction | int) -> tuple[CUresult, bytes | None]:
+    """Returns `tuple[CUresult, bytes | None]`.
+
+    Returns the function name for a `CUfunction` handle
+
+    Returns in `**name` the function name associated with the function handle `hfunc` .
+    The function name is returned as a null-terminated string. The returned name is only
+    valid when the function handle is valid. If the module is unloaded or reloaded, one
+    must call the API again to get the updated name. This API may return a mangled name if
+    the function is not declared as having C linkage. If either `**name` or `hfunc`
+    is NULL, `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    **Parameters:**
+    - `name`: The returned name of the function
+    - `hfunc`: The function handle to retrieve the name for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    """
+def cuFuncGetParamInfo(func: CUfunction | int, paramIndex: int, ) -> tuple[CUresult, int | None, int | None]:
+    """Returns `tuple[CUresult, int | None, int | None]`.
+
+    Returns the offset and size of a kernel parameter in the device-side parameter layout
+
+    Queries the kernel parameter at `paramIndex` into `func's` list of parameters, and returns
+    in `paramOffset` and `paramSize` the offset and size, respectively, where the parameter
+    will reside in the device-side parameter layout. This information can be used to update kernel
+    node parameters from the device via `cudaGraphKernelNodeSetParam(`) and
+    `cudaGraphKernelNodeUpdatesApply(`). `paramIndex` must be less than the number of parameters
+    that `func` takes. `paramSize` can be set to NULL if only the parameter offset is desired.
+
+    **Parameters:**
+    - `func`: The function to query
+    - `paramIndex`: The parameter index to query
+    - `paramOffset`: Returns the offset into the device-side parameter layout at which the parameter resides
+    - `paramSize`: Optionally returns the size of the parameter in the device-side parameter layout
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuKernelGetParamInfo`
+    """
+def cuFuncIsLoaded(function: CUfunction | int) -> tuple[CUresult, CUfunctionLoadingState | None]:
+    """Returns `tuple[CUresult, CUfunctionLoadingState | None]`.
+
+    Returns if the function is loaded
+
+    Returns in `state` the loading state of `function`.
+
+    **Parameters:**
+    - `state`: returned loading state
+    - `function`: the function to check
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuFuncLoad`,
+    `cuModuleEnumerateFunctions`
+    """
+def cuFuncLoad(function: CUfunction | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Loads a function
+
+    Finalizes function loading for `function`. Calling this API with a
+    fully loaded function has no effect.
+
+    **Parameters:**
+    - `function`: the function to load
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuModuleEnumerateFunctions`,
+    `cuFuncIsLoaded`
+    """
+def cuLaunchKernel(f: CUfunction | int, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | int, kernelParams: Any, extra: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Launches a CUDA function `CUfunction` or a CUDA kernel `CUkernel`
+
+    Invokes the function `CUfunction` or the kernel `CUkernel` `f`
+    on a `gridDimX` x `gridDimY` x `gridDimZ` grid of blocks.
+    Each block contains `blockDimX` x `blockDimY` x
+    `blockDimZ` threads.
+
+    `sharedMemBytes` sets the amount of dynamic shared memory that will be
+    available to each thread block.
+
+    Kernel parameters to `f` can be specified in one of two ways:
+
+    1) Kernel parameters can be specified via `kernelParams`.  If `f`
+    has N parameters, then `kernelParams` needs to be an array of N
+    pointers.  Each of `kernelParams[0]` through `kernelParams[N-1]`
+    must point to a region of memory from which the actual kernel
+    parameter will be copied.  The number of kernel parameters and their
+    offsets and sizes do not need to be specified as that information is
+    retrieved directly from the kernel's image.
+
+    2) Kernel parameters can also be packaged by the application into
+    a single buffer that is passed in via the `extra` parameter.
+    This places the burden on the application of knowing each kernel
+    parameter's size and alignment/padding within the buffer.  Here is
+    an example of using the `extra` parameter in this manner:
+    ```c
+    size_t argBufferSize;
+    char argBuffer[256];
+
+    populate argBuffer and argBufferSize
+
+    void *config[] = {
+    CU_LAUNCH_PARAM_BUFFER_POINTER, argBuffer,
+    CU_LAUNCH_PARAM_BUFFER_SIZE,    &argBufferSize,
+    CU_LAUNCH_PARAM_END
+    };
+    status = cuLaunchKernel(f, gx, gy, gz, bx, by, bz, sh, s, NULL, config);
+    ```
+
+    The `extra` parameter exists to allow `cuLaunchKernel` to take
+    additional less commonly used arguments.  `extra` specifies a list of
+    names of extra settings and their corresponding values.  Each extra
+    setting name is immediately followed by the corresponding value.  The
+    list must be terminated with either NULL or `CU_LAUNCH_PARAM_END`.
+
+    - `CU_LAUNCH_PARAM_END`, which indicates the end of the `extra`
+    array;
+    - `CU_LAUNCH_PARAM_BUFFER_POINTER`, which specifies that the next
+    value in `extra` will be a pointer to a buffer containing all
+    the kernel parameters for launching kernel `f`;
+    - `CU_LAUNCH_PARAM_BUFFER_SIZE`, which specifies that the next
+    value in `extra` will be a pointer to a size_t containing the
+    size of the buffer specified with `CU_LAUNCH_PARAM_BUFFER_POINTER`;
+
+    The error `CUDA_ERROR_INVALID_VALUE` will be returned if kernel
+    parameters are specified with both `kernelParams` and `extra`
+    (i.e. both `kernelParams` and `extra` are non-NULL).
+
+    Calling `cuLaunchKernel(`) invalidates the persistent function state
+    set through the following deprecated APIs:
+    `cuFuncSetBlockShape(`),
+    `cuFuncSetSharedSize(`),
+    `cuParamSetSize(`),
+    `cuParamSeti(`),
+    `cuParamSetf(`),
+    `cuParamSetv(`).
+
+    Note that to use `cuLaunchKernel(`), the kernel `f` must either have
+    been compiled with toolchain version 3.2 or later so that it will
+    contain kernel parameter information, or have no kernel parameters.
+    If either of these conditions is not met, then `cuLaunchKernel(`) will
+    return `CUDA_ERROR_INVALID_IMAGE`.
+
+    Note that the API can also be used to launch context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to launch
+    the kernel on will either be taken from the specified stream `hStream`
+    or the current context in case of NULL stream.
+
+    **Parameters:**
+    - `f`: Function `CUfunction` or Kernel `CUkernel` to launch
+    - `gridDimX`: Width of grid in blocks
+    - `gridDimY`: Height of grid in blocks
+    - `gridDimZ`: Depth of grid in blocks
+    - `blockDimX`: X dimension of each thread block
+    - `blockDimY`: Y dimension of each thread block
+    - `blockDimZ`: Z dimension of each thread block
+    - `sharedMemBytes`: Dynamic shared-memory size per thread block in bytes
+    - `hStream`: Stream identifier
+    - `kernelParams`: Array of pointers to kernel parameters
+    - `extra`: Extra options
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_IMAGE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_LAUNCH_FAILED`,
+    `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`,
+    `CUDA_ERROR_LAUNCH_TIMEOUT`,
+    `CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`,
+    `CUDA_ERROR_NOT_FOUND`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxGetCacheConfig`,
+    `cuCtxSetCacheConfig`,
+    `cuFuncSetCacheConfig`,
+    `cuFuncGetAttribute`,
+    `cudaLaunchKernel`,
+    `cuLibraryGetKernel`,
+    `cuKernelSetCacheConfig`,
+    `cuKernelGetAttribute`,
+    `cuKernelSetAttribute`
+    """
+def cuLaunchKernelEx(config: CUlaunchConfig, f: CUfunction | int, kernelParams: Any, extra: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Launches a CUDA function `CUfunction` or a CUDA kernel `CUkernel` with launch-time configuration
+
+    Invokes the function `CUfunction` or the kernel `CUkernel` `f` with the specified launch-time configuration
+    `config`.
+
+    The `CUlaunchConfig` structure is defined as:
+
+    ```c
+          typedef struct CUlaunchConfig_st {
+        unsigned int gridDimX;
+        unsigned int gridDimY;
+        unsigned int gridDimZ;
+        unsigned int blockDimX;
+        unsigned int blockDimY;
+        unsigned int blockDimZ;
+        unsigned int sharedMemBytes;
+        CUstream hStream;
+        CUlaunchAttribute *attrs;
+        unsigned int numAttrs;
+    } CUlaunchConfig;
+    ```
+
+    where:
+    - `CUlaunchConfig::gridDimX` is the width of the grid in blocks.
+    - `CUlaunchConfig::gridDimY` is the height of the grid in blocks.
+    - `CUlaunchConfig::gridDimZ` is the depth of the grid in blocks.
+    - `CUlaunchConfig::blockDimX` is the X dimension of each thread block.
+    - `CUlaunchConfig::blockDimX` is the Y dimension of each thread block.
+    - `CUlaunchConfig::blockDimZ` is the Z dimension of each thread block.
+    - `CUlaunchConfig::sharedMemBytes` is the dynamic shared-memory size per
+    thread block in bytes.
+    - `CUlaunchConfig::hStream` is the handle to the stream to perform the launch
+    in. The CUDA context associated with this stream must match that associated
+    with function f.
+    - `CUlaunchConfig::attrs` is an array of `CUlaunchConfig::numAttrs`
+    continguous `CUlaunchAttribute` elements. The value of this pointer is not
+    considered if `CUlaunchConfig::numAttrs` is zero. However, in that case, it
+    is recommended to set the pointer to NULL.
+    - `CUlaunchConfig::numAttrs` is the number of attributes populating the
+    first `CUlaunchConfig::numAttrs` positions of the `CUlaunchConfig::attrs`
+    array.
+
+    Launch-time configuration is specified by adding entries to
+    `CUlaunchConfig::attrs`. Each entry is an attribute ID and a corresponding
+    attribute value.
+
+    The `CUlaunchAttribute` structure is defined as:
+    ```c
+          typedef struct CUlaunchAttribute_st {
+        CUlaunchAttributeID id;
+        CUlaunchAttributeValue value;
+    } CUlaunchAttribute;
+    ```
+    where:
+    - `CUlaunchAttribute::id` is a unique enum identifying the attribute.
+    - `CUlaunchAttribute::value` is a union that hold the attribute value.
+
+    An example of using the `config` parameter:
+    ```c
+          CUlaunchAttribute coopAttr = {.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+                                  .value = 1};
+    CUlaunchConfig config = {... // set block and grid dimensions
+                           .attrs = &coopAttr,
+                           .numAttrs = 1};
+
+    cuLaunchKernelEx(&config, kernel, NULL, NULL);
+    ```
+
+    The `CUlaunchAttributeID` enum is defined as:
+    ```c
+          typedef enum CUlaunchAttributeID_enum {
+        CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
+        CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW   = 1,
+        CU_LAUNCH_ATTRIBUTE_COOPERATIVE            = 2,
+        CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
+        CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION                    = 4,
+        CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+        CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION    = 6,
+        CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT                   = 7,
+        CU_LAUNCH_ATTRIBUTE_PRIORITY               = 8,
+        CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP    = 9,
+        CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN        = 10,
+        CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11,
+        CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+        CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+    } CUlaunchAttributeID;
+    ```
+
+    and the corresponding `CUlaunchAttributeValue` union as :
+    ```c
+          typedef union CUlaunchAttributeValue_union {
+        CUaccessPolicyWindow accessPolicyWindow;
+        int cooperative;
+        CUsynchronizationPolicy syncPolicy;
+        struct {
+            unsigned int x;
+            unsigned int y;
+            unsigned int z;
+        } clusterDim;
+        CUclusterSchedulingPolicy clusterSchedulingPolicyPreference;
+        int programmaticStreamSerializationAllowed;
+        struct {
+            CUevent event;
+            int flags;
+            int triggerAtBlockStart;
+        } programmaticEvent;
+        int priority;
+        CUlaunchMemSyncDomainMap memSyncDomainMap;
+        CUlaunchMemSyncDomain memSyncDomain;
+        struct {
+            unsigned int x;
+            unsigned int y;
+            unsigned int z;
+        } preferredClusterDim;
+        struct {
+            CUevent event;
+            int flags;
+        } launchCompletionEvent;
+        struct {
+            int deviceUpdatable;
+            CUgraphDeviceNode devNode;
+        } deviceUpdatableKernelNode;
+    } CUlaunchAttributeValue;
+    ```
+
+    Setting `CU_LAUNCH_ATTRIBUTE_COOPERATIVE` to a non-zero value causes the
+    kernel launch to be a cooperative launch, with exactly the same usage and
+    semantics of `cuLaunchCooperativeKernel`.
+
+    Setting `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION` to a non-zero
+    values causes the kernel to use programmatic means to resolve its stream
+    dependency -- enabling the CUDA runtime to opportunistically allow the grid's
+    execution to overlap with the previous kernel in the stream, if that kernel
+    requests the overlap.
+
+    `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT` records an event along with the
+    kernel launch. Event recorded through this launch attribute is guaranteed to
+    only trigger after all block in the associated kernel trigger the event. A
+    block can trigger the event through PTX launchdep.release or CUDA builtin
+    function cudaTriggerProgrammaticLaunchCompletion(). A trigger can also be
+    inserted at the beginning of each block's execution if triggerAtBlockStart is
+    set to non-0. Note that dependents (including the CPU thread calling
+    cuEventSynchronize()) are not guaranteed to observe the release precisely
+    when it is released. For example, cuEventSynchronize() may only observe the
+    event trigger long after the associated kernel has completed. This recording
+    type is primarily meant for establishing programmatic dependency between
+    device tasks. The event supplied must not be an interprocess or interop
+    event. The event must disable timing (i.e. created with
+    `CU_EVENT_DISABLE_TIMING` flag set).
+
+    `CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT` records an event along with
+    the kernel launch. Nominally, the event is triggered once all blocks of the
+    kernel have begun execution. Currently this is a best effort. If a kernel B
+    has a launch completion dependency on a kernel A, B may wait until A is
+    complete. Alternatively, blocks of B may begin before all blocks of A have
+    begun, for example:
+
+    - If B can claim execution resources unavailable to A, for example if they
+    run on different GPUs.
+    - If B is a higher priority than A.
+
+    Exercise caution if such an ordering inversion could lead to deadlock. The
+    event supplied must not be an interprocess or interop event. The event must
+    disable timing (i.e. must be created with the `CU_EVENT_DISABLE_TIMING` flag
+    set).
+
+    Setting `CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE` to 1
+    on a captured launch causes the resulting kernel node to be device-updatable.
+    This attribute is specific to graphs, and passing it to a launch in a
+    non-capturing stream results in an error. Passing a value other than 0 or 1 is
+    not allowed.
+
+    On success, a handle will be returned via
+    `CUlaunchAttributeValue::deviceUpdatableKernelNode::devNode` which can be passed
+    to the various device-side update functions to update the node's kernel parameters
+    from within another kernel. For more information on the types of device updates
+    that can be made, as well as the relevant limitations thereof, see
+    `cudaGraphKernelNodeUpdatesApply`.
+
+    Kernel nodes which are device-updatable have additional restrictions compared to regular
+    kernel nodes. Firstly, device-updatable nodes cannot be removed from their graph via
+    `cuGraphDestroyNode`. Additionally, once opted-in to this functionality, a node cannot
+    opt out, and any attempt to set the attribute to 0 will result in an error. Graphs
+    containing one or more device-updatable node also do not allow multiple instantiation.
+
+    `CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION` allows the kernel launch to
+    specify a preferred substitute cluster dimension. Blocks may be grouped
+    according to either the dimensions specified with this attribute (grouped
+    into a "preferred substitute cluster"), or the one specified with
+    `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` attribute (grouped into a "regular
+    cluster"). The cluster dimensions of a "preferred substitute cluster" shall
+    be an integer multiple greater than zero of the regular cluster dimensions.
+    The device will attempt - on a best-effort basis - to group thread blocks
+    into preferred clusters over grouping them into regular clusters. When it
+    deems necessary (primarily when the device temporarily runs out of physical
+    resources to launch the larger preferred clusters), the device may switch to
+    launch the regular clusters instead to attempt to utilize as much of the
+    physical device resources as possible.
+
+    Each type of cluster will have its enumeration / coordinate setup as if the
+    grid consists solely of its type of cluster. For example, if the preferred
+    substitute cluster dimensions double the regular cluster dimensions, there
+    might be simultaneously a regular cluster indexed at (1,0,0), and a preferred
+    cluster indexed at (1,0,0). In this example, the preferred substitute cluster
+    (1,0,0) replaces regular clusters (2,0,0) and (3,0,0) and groups their
+    blocks.
+
+    This attribute will only take effect when a regular cluster dimension has
+    been specified. The preferred substitute The preferred substitute cluster
+    dimension must be an integer multiple greater than zero of the regular
+    cluster dimension and must divide the grid. It must also be no more than
+    `maxBlocksPerCluster`, if it is set in the kernel's `__launch_bounds__`.
+    Otherwise it must be less than the maximum value the driver can support.
+    Otherwise, setting this attribute to a value physically unable to fit on any
+    particular device is permitted.
+
+    The effect of other attributes is consistent with their effect when set via
+    persistent APIs.
+
+    See `cuStreamSetAttribute` for
+    - `CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW`
+    - `CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY`
+
+    See `cuFuncSetAttribute` for
+    - `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`
+    - `CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE`
+
+    Kernel parameters to `f` can be specified in the same ways that they can be
+    using `cuLaunchKernel`.
+
+    Note that the API can also be used to launch context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to launch
+    the kernel on will either be taken from the specified stream `CUlaunchConfig::hStream`
+    or the current context in case of NULL stream.
+
+    **Parameters:**
+    - `config`: Config to launch
+    - `f`: Function `CUfunction` or Kernel `CUkernel` to launch
+    - `kernelParams`: Array of pointers to kernel parameters
+    - `extra`: Extra options
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_IMAGE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_LAUNCH_FAILED`,
+    `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`,
+    `CUDA_ERROR_LAUNCH_TIMEOUT`,
+    `CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING`,
+    `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`,
+    `CUDA_ERROR_NOT_FOUND`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxGetCacheConfig`,
+    `cuCtxSetCacheConfig`,
+    `cuFuncSetCacheConfig`,
+    `cuFuncGetAttribute`,
+    `cudaLaunchKernel`,
+    `cudaLaunchKernelEx`,
+    `cuLibraryGetKernel`,
+    `cuKernelSetCacheConfig`,
+    `cuKernelGetAttribute`,
+    `cuKernelSetAttribute`
+    """
+def cuLaunchCooperativeKernel(f: CUfunction | int, gridDimX: int, gridDimY: int, gridDimZ: int, blockDimX: int, blockDimY: int, blockDimZ: int, sharedMemBytes: int, hStream: CUstream | int, kernelParams: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Launches a CUDA function `CUfunction` or a CUDA kernel `CUkernel` where thread blocks
+    can cooperate and synchronize as they execute
+
+    Invokes the function `CUfunction` or the kernel `CUkernel` `f` on a `gridDimX` x `gridDimY` x `gridDimZ`
+    grid of blocks. Each block contains `blockDimX` x `blockDimY` x
+    `blockDimZ` threads.
+
+    `sharedMemBytes` sets the amount of dynamic shared memory that will be
+    available to each thread block.
+
+    The device on which this kernel is invoked must have a non-zero value for
+    the device attribute `CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH`.
+
+    The total number of blocks launched cannot exceed the maximum number of blocks per
+    multiprocessor as returned by `cuOccupancyMaxActiveBlocksPerMultiprocessor` (or
+    `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`) times the number of multiprocessors
+    as specified by the device attribute `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`.
+
+    The kernel cannot make use of CUDA dynamic parallelism.
+
+    Kernel parameters must be specified via `kernelParams`.  If `f`
+    has N parameters, then `kernelParams` needs to be an array of N
+    pointers.  Each of `kernelParams[0]` through `kernelParams[N-1]`
+    must point to a region of memory from which the actual kernel
+    parameter will be copied.  The number of kernel parameters and their
+    offsets and sizes do not need to be specified as that information is
+    retrieved directly from the kernel's image.
+
+    Calling `cuLaunchCooperativeKernel(`) sets persistent function state that is
+    the same as function state set through `cuLaunchKernel` API
+
+    When the kernel `f` is launched via `cuLaunchCooperativeKernel(`), the previous
+    block shape, shared size and parameter info associated with `f`
+    is overwritten.
+
+    Note that to use `cuLaunchCooperativeKernel(`), the kernel `f` must either have
+    been compiled with toolchain version 3.2 or later so that it will
+    contain kernel parameter information, or have no kernel parameters.
+    If either of these conditions is not met, then `cuLaunchCooperativeKernel(`) will
+    return `CUDA_ERROR_INVALID_IMAGE`.
+
+    Note that the API can also be used to launch context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to launch
+    the kernel on will either be taken from the specified stream `hStream`
+    or the current context in case of NULL stream.
+
+    **Parameters:**
+    - `f`: Function `CUfunction` or Kernel `CUkernel` to launch
+    - `gridDimX`: Width of grid in blocks
+    - `gridDimY`: Height of grid in blocks
+    - `gridDimZ`: Depth of grid in blocks
+    - `blockDimX`: X dimension of each thread block
+    - `blockDimY`: Y dimension of each thread block
+    - `blockDimZ`: Z dimension of each thread block
+    - `sharedMemBytes`: Dynamic shared-memory size per thread block in bytes
+    - `hStream`: Stream identifier
+    - `kernelParams`: Array of pointers to kernel parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_IMAGE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_LAUNCH_FAILED`,
+    `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`,
+    `CUDA_ERROR_LAUNCH_TIMEOUT`,
+    `CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING`,
+    `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`,
+    `CUDA_ERROR_NOT_FOUND`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxGetCacheConfig`,
+    `cuCtxSetCacheConfig`,
+    `cuFuncSetCacheConfig`,
+    `cuFuncGetAttribute`,
+    `cuLaunchCooperativeKernelMultiDevice`,
+    `cudaLaunchCooperativeKernel`,
+    `cuLibraryGetKernel`,
+    `cuKernelSetCacheConfig`,
+    `cuKernelGetAttribute`,
+    `cuKernelSetAttribute`
+    """
+def cuLaunchCooperativeKernelMultiDevice(launchParamsList: Sequence[CUDA_LAUNCH_PARAMS_v1] | None, numDevices: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Launches CUDA functions on multiple devices where thread blocks can cooperate and synchronize as they execute
+
+    **Deprecated:** This function is deprecated as of CUDA 11.3.
+
+    Invokes kernels as specified in the `launchParamsList` array where each element
+    of the array specifies all the parameters required to perform a single kernel launch.
+    These kernels can cooperate and synchronize as they execute. The size of the array is
+    specified by `numDevices`.
+
+    No two kernels can be launched on the same device. All the devices targeted by this
+    multi-device launch must be identical. All devices must have a non-zero value for the
+    device attribute `CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH`.
+
+    All kernels launched must be identical with respect to the compiled code. Note that
+    any __device__, __constant__ or __managed__ variables present in the module that owns
+    the kernel launched on each device, are independently instantiated on every device.
+    It is the application's responsibility to ensure these variables are initialized and
+    used appropriately.
+
+    The size of the grids as specified in blocks, the size of the blocks themselves
+    and the amount of shared memory used by each thread block must also match across
+    all launched kernels.
+
+    The streams used to launch these kernels must have been created via either `cuStreamCreate`
+    or `cuStreamCreateWithPriority`. The NULL stream or `CU_STREAM_LEGACY` or `CU_STREAM_PER_THREAD`
+    cannot be used.
+
+    The total number of blocks launched per kernel cannot exceed the maximum number of blocks
+    per multiprocessor as returned by `cuOccupancyMaxActiveBlocksPerMultiprocessor` (or
+    `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`) times the number of multiprocessors
+    as specified by the device attribute `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`. Since the
+    total number of blocks launched per device has to match across all devices, the maximum
+    number of blocks that can be launched per device will be limited by the device with the
+    least number of multiprocessors.
+
+    The kernels cannot make use of CUDA dynamic parallelism.
+
+    The `CUDA_LAUNCH_PARAMS` structure is defined as:
+    ```c
+    typedef struct CUDA_LAUNCH_PARAMS_st
+    {
+    CUfunction function;
+    unsigned int gridDimX;
+    unsigned int gridDimY;
+    unsigned int gridDimZ;
+    unsigned int blockDimX;
+    unsigned int blockDimY;
+    unsigned int blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    void **kernelParams;
+    } CUDA_LAUNCH_PARAMS;
+    ```
+    where:
+    - `CUDA_LAUNCH_PARAMS::function` specifies the kernel to be launched. All functions must
+    be identical with respect to the compiled code.
+    Note that you can also specify context-less kernel `CUkernel` by querying the handle
+    using `cuLibraryGetKernel(`) and then casting to `CUfunction`. In this case, the context to
+    launch the kernel on be taken from the specified stream `CUDA_LAUNCH_PARAMS::hStream`.
+    - `CUDA_LAUNCH_PARAMS::gridDimX` is the width of the grid in blocks. This must match across
+    all kernels launched.
+    - `CUDA_LAUNCH_PARAMS::gridDimY` is the height of the grid in blocks. This must match across
+    all kernels launched.
+    - `CUDA_LAUNCH_PARAMS::gridDimZ` is the depth of the grid in blocks. This must match across
+    all kernels launched.
+    - `CUDA_LAUNCH_PARAMS::blockDimX` is the X dimension of each thread block. This must match across
+    all kernels launched.
+    - `CUDA_LAUNCH_PARAMS::blockDimX` is the Y dimension of each thread block. This must match across
+    all kernels launched.
+    - `CUDA_LAUNCH_PARAMS::blockDimZ` is the Z dimension of each thread block. This must match across
+    all kernels launched.
+    - `CUDA_LAUNCH_PARAMS::sharedMemBytes` is the dynamic shared-memory size per thread block in bytes.
+    This must match across all kernels launched.
+    - `CUDA_LAUNCH_PARAMS::hStream` is the handle to the stream to perform the launch in. This cannot
+    be the NULL stream or `CU_STREAM_LEGACY` or `CU_STREAM_PER_THREAD`. The CUDA context associated
+    with this stream must match that associated with `CUDA_LAUNCH_PARAMS::function`.
+    - `CUDA_LAUNCH_PARAMS::kernelParams` is an array of pointers to kernel parameters. If
+    `CUDA_LAUNCH_PARAMS::function` has N parameters, then `CUDA_LAUNCH_PARAMS::kernelParams`
+    needs to be an array of N pointers. Each of `CUDA_LAUNCH_PARAMS::kernelParams[0]` through
+    `CUDA_LAUNCH_PARAMS::kernelParams[N-1]` must point to a region of memory from which the actual
+    kernel parameter will be copied. The number of kernel parameters and their offsets and sizes
+    do not need to be specified as that information is retrieved directly from the kernel's image.
+
+    By default, the kernel won't begin execution on any GPU until all prior work in all the specified
+    streams has completed. This behavior can be overridden by specifying the flag
+    `CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC`. When this flag is specified, each kernel
+    will only wait for prior work in the stream corresponding to that GPU to complete before it begins
+    execution.
+
+    Similarly, by default, any subsequent work pushed in any of the specified streams will not begin
+    execution until the kernels on all GPUs have completed. This behavior can be overridden by specifying
+    the flag `CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_POST_LAUNCH_SYNC`. When this flag is specified,
+    any subsequent work pushed in any of the specified streams will only wait for the kernel launched
+    on the GPU corresponding to that stream to complete before it begins execution.
+
+    Calling `cuLaunchCooperativeKernelMultiDevice(`) sets persistent function state that is
+    the same as function state set through `cuLaunchKernel` API when called individually for each
+    element in `launchParamsList`.
+
+    When kernels are launched via `cuLaunchCooperativeKernelMultiDevice(`), the previous
+    block shape, shared size and parameter info associated with each `CUDA_LAUNCH_PARAMS::function`
+    in `launchParamsList` is overwritten.
+
+    Note that to use `cuLaunchCooperativeKernelMultiDevice(`), the kernels must either have
+    been compiled with toolchain version 3.2 or later so that it will
+    contain kernel parameter information, or have no kernel parameters.
+    If either of these conditions is not met, then `cuLaunchCooperativeKernelMultiDevice(`) will
+    return `CUDA_ERROR_INVALID_IMAGE`.
+
+    **Parameters:**
+    - `launchParamsList`: List of launch parameters, one per device
+    - `numDevices`: Size of the `launchParamsList` array
+    - `flags`: Flags to control launch behavior
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_IMAGE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_LAUNCH_FAILED`,
+    `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`,
+    `CUDA_ERROR_LAUNCH_TIMEOUT`,
+    `CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING`,
+    `CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxGetCacheConfig`,
+    `cuCtxSetCacheConfig`,
+    `cuFuncSetCacheConfig`,
+    `cuFuncGetAttribute`,
+    `cuLaunchCooperativeKernel`,
+    `cudaLaunchCooperativeKernelMultiDevice`
+    """
+def cuLaunchHostFunc(hStream: CUstream | int, fn: Any, userData: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Enqueues a host function call in a stream
+
+    Enqueues a host function to run in a stream.  The function will be called
+    after currently enqueued work and will block work added after it.
+
+    The host function must not make any CUDA API calls.  Attempting to use a
+    CUDA API may result in `CUDA_ERROR_NOT_PERMITTED`, but this is not required.
+    The host function must not perform any synchronization that may depend on
+    outstanding CUDA work not mandated to run earlier.  Host functions without a
+    mandated order (such as in independent streams) execute in undefined order
+    and may be serialized.
+
+    For the purposes of Unified Memory, execution makes a number of guarantees:
+    <ul>
+    <li>The stream is considered idle for the duration of the function's
+    execution.  Thus, for example, the function may always use memory attached
+    to the stream it was enqueued in.</li>
+    <li>The start of execution of the function has the same effect as
+    synchronizing an event recorded in the same stream immediately prior to
+    the function.  It thus synchronizes streams which have been "joined"
+    prior to the function.</li>
+    <li>Adding device work to any stream does not have the effect of making
+    the stream active until all preceding host functions and stream callbacks
+    have executed.  Thus, for
+    example, a function might use global attached memory even if work has
+    been added to another stream, if the work has been ordered behind the
+    function call with an event.</li>
+    <li>Completion of the function does not cause a stream to become
+    active except as described above.  The stream will remain idle
+    if no device work follows the function, and will remain idle across
+    consecutive host functions or stream callbacks without device work in
+    between.  Thus, for example,
+    stream synchronization can be done by signaling from a host function at the
+    end of the stream.</li>
+    </ul>
+
+    Note that, in contrast to `cuStreamAddCallback`, the function will not be
+    called in the event of an error in the CUDA context.
+
+    **Parameters:**
+    - `hStream`: Stream to enqueue function call in
+    - `fn`: The function to call once preceding stream operations are complete
+    - `userData`: User-specified data to be passed to the function
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamCreate`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamWaitEvent`,
+    `cuStreamDestroy`,
+    `cuMemAllocManaged`,
+    `cuStreamAttachMemAsync`,
+    `cuStreamAddCallback`
+    """
+def cuFuncSetBlockShape(hfunc: CUfunction | int, x: int, y: int, z: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the block-dimensions for the function
+
+    **Deprecated:**
+
+    Specifies the `x`, `y`, and `z` dimensions of the thread blocks that are
+    created when the kernel given by `hfunc` is launched.
+
+    **Parameters:**
+    - `hfunc`: Kernel to specify dimensions of
+    - `x`: X dimension
+    - `y`: Y dimension
+    - `z`: Z dimension
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncSetSharedSize`,
+    `cuFuncSetCacheConfig`,
+    `cuFuncGetAttribute`,
+    `cuParamSetSize`,
+    `cuParamSeti`,
+    `cuParamSetf`,
+    `cuParamSetv`,
+    `cuLaunch`,
+    `cuLaunchGrid`,
+    `cuLaunchGridAsync`,
+    `cuLaunchKernel`
+    """
+def cuFuncSetSharedSize(hfunc: CUfunction | int, bytes: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the dynamic shared-memory size for the function
+
+    **Deprecated:**
+
+    Sets through `bytes` the amount of dynamic shared memory that will be
+    available to each thread block when the kernel given by `hfunc` is launched.
+
+    **Parameters:**
+    - `hfunc`: Kernel to specify dynamic shared-memory size for
+    - `bytes`: Dynamic shared-memory size per thread in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncSetBlockShape`,
+    `cuFuncSetCacheConfig`,
+    `cuFuncGetAttribute`,
+    `cuParamSetSize`,
+    `cuParamSeti`,
+    `cuParamSetf`,
+    `cuParamSetv`,
+    `cuLaunch`,
+    `cuLaunchGrid`,
+    `cuLaunchGridAsync`,
+    `cuLaunchKernel`
+    """
+def cuParamSetSize(hfunc: CUfunction | int, numbytes: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the parameter size for the function
+
+    **Deprecated:**
+
+    Sets through `numbytes` the total size in bytes needed by the function
+    parameters of the kernel corresponding to `hfunc`.
+
+    **Parameters:**
+    - `hfunc`: Kernel to set parameter size for
+    - `numbytes`: Size of parameter list in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncSetBlockShape`,
+    `cuFuncSetSharedSize`,
+    `cuFuncGetAttribute`,
+    `cuParamSetf`,
+    `cuParamSeti`,
+    `cuParamSetv`,
+    `cuLaunch`,
+    `cuLaunchGrid`,
+    `cuLaunchGridAsync`,
+    `cuLaunchKernel`
+    """
+def cuParamSeti(hfunc: CUfunction | int, offset: int, value: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Adds an integer parameter to the function's argument list
+
+    **Deprecated:**
+
+    Sets an integer parameter that will be specified the next time the
+    kernel corresponding to `hfunc` will be invoked. `offset` is a byte offset.
+
+    **Parameters:**
+    - `hfunc`: Kernel to add parameter to
+    - `offset`: Offset to add parameter to argument list
+    - `value`: Value of parameter
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncSetBlockShape`,
+    `cuFuncSetSharedSize`,
+    `cuFuncGetAttribute`,
+    `cuParamSetSize`,
+    `cuParamSetf`,
+    `cuParamSetv`,
+    `cuLaunch`,
+    `cuLaunchGrid`,
+    `cuLaunchGridAsync`,
+    `cuLaunchKernel`
+    """
+def cuParamSetf(hfunc: CUfunction | int, offset: int, value: float) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Adds a floating-point parameter to the function's argument list
+
+    **Deprecated:**
+
+    Sets a floating-point parameter that will be specified the next time the
+    kernel corresponding to `hfunc` will be invoked. `offset` is a byte offset.
+
+    **Parameters:**
+    - `hfunc`: Kernel to add parameter to
+    - `offset`: Offset to add parameter to argument list
+    - `value`: Value of parameter
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncSetBlockShape`,
+    `cuFuncSetSharedSize`,
+    `cuFuncGetAttribute`,
+    `cuParamSetSize`,
+    `cuParamSeti`,
+    `cuParamSetv`,
+    `cuLaunch`,
+    `cuLaunchGrid`,
+    `cuLaunchGridAsync`,
+    `cuLaunchKernel`
+    """
+def cuParamSetv(hfunc: CUfunction | int, offset: int, ptr: Any, numbytes: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Adds arbitrary data to the function's argument list
+
+    **Deprecated:**
+
+    Copies an arbitrary amount of data (specified in `numbytes`) from `ptr`
+    into the parameter space of the kernel corresponding to `hfunc`. `offset`
+    is a byte offset.
+
+    **Parameters:**
+    - `hfunc`: Kernel to add data to
+    - `offset`: Offset to add data to argument list
+    - `ptr`: Pointer to arbitrary data
+    - `numbytes`: Size of data to copy in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncSetBlockShape`,
+    `cuFuncSetSharedSize`,
+    `cuFuncGetAttribute`,
+    `cuParamSetSize`,
+    `cuParamSetf`,
+    `cuParamSeti`,
+    `cuLaunch`,
+    `cuLaunchGrid`,
+    `cuLaunchGridAsync`,
+    `cuLaunchKernel`
+    """
+def cuLaunch(f: CUfunction | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Launches a CUDA function
+
+    **Deprecated:**
+
+    Invokes the kernel `f` on a 1 x 1 x 1 grid of blocks. The block
+    contains the number of threads specified by a previous call to
+    `cuFuncSetBlockShape(`).
+
+    The block shape, dynamic shared memory size, and parameter information
+    must be set using
+    `cuFuncSetBlockShape(`),
+    `cuFuncSetSharedSize(`),
+    `cuParamSetSize(`),
+    `cuParamSeti(`),
+    `cuParamSetf(`), and
+    `cuParamSetv(`)
+    prior to calling this function.
+
+    Launching a function via `cuLaunchKernel(`) invalidates the function's
+    block shape, dynamic shared memory size, and parameter information. After
+    launching via cuLaunchKernel, this state must be re-initialized prior to
+    calling this function. Failure to do so results in undefined behavior.
+
+    **Parameters:**
+    - `f`: Kernel to launch
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_LAUNCH_FAILED`,
+    `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`,
+    `CUDA_ERROR_LAUNCH_TIMEOUT`,
+    `CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncSetBlockShape`,
+    `cuFuncSetSharedSize`,
+    `cuFuncGetAttribute`,
+    `cuParamSetSize`,
+    `cuParamSetf`,
+    `cuParamSeti`,
+    `cuParamSetv`,
+    `cuLaunchGrid`,
+    `cuLaunchGridAsync`,
+    `cuLaunchKernel`
+    """
+def cuLaunchGrid(f: CUfunction | int, grid_width: int, grid_height: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Launches a CUDA function
+
+    **Deprecated:**
+
+    Invokes the kernel `f` on a `grid_width` x `grid_height` grid of
+    blocks. Each block contains the number of threads specified by a previous
+    call to `cuFuncSetBlockShape(`).
+
+    The block shape, dynamic shared memory size, and parameter information
+    must be set using
+    `cuFuncSetBlockShape(`),
+    `cuFuncSetSharedSize(`),
+    `cuParamSetSize(`),
+    `cuParamSeti(`),
+    `cuParamSetf(`), and
+    `cuParamSetv(`)
+    prior to calling this function.
+
+    Launching a function via `cuLaunchKernel(`) invalidates the function's
+    block shape, dynamic shared memory size, and parameter information. After
+    launching via cuLaunchKernel, this state must be re-initialized prior to
+    calling this function. Failure to do so results in undefined behavior.
+
+    **Parameters:**
+    - `f`: Kernel to launch
+    - `grid_width`: Width of grid in blocks
+    - `grid_height`: Height of grid in blocks
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_LAUNCH_FAILED`,
+    `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`,
+    `CUDA_ERROR_LAUNCH_TIMEOUT`,
+    `CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncSetBlockShape`,
+    `cuFuncSetSharedSize`,
+    `cuFuncGetAttribute`,
+    `cuParamSetSize`,
+    `cuParamSetf`,
+    `cuParamSeti`,
+    `cuParamSetv`,
+    `cuLaunch`,
+    `cuLaunchGridAsync`,
+    `cuLaunchKernel`
+    """
+def cuLaunchGridAsync(f: CUfunction | int, grid_width: int, grid_height: int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Launches a CUDA function
+
+    **Deprecated:**
+
+    Invokes the kernel `f` on a `grid_width` x `grid_height` grid of
+    blocks. Each block contains the number of threads specified by a previous
+    call to `cuFuncSetBlockShape(`).
+
+    The block shape, dynamic shared memory size, and parameter information
+    must be set using
+    `cuFuncSetBlockShape(`),
+    `cuFuncSetSharedSize(`),
+    `cuParamSetSize(`),
+    `cuParamSeti(`),
+    `cuParamSetf(`), and
+    `cuParamSetv(`)
+    prior to calling this function.
+
+    Launching a function via `cuLaunchKernel(`) invalidates the function's
+    block shape, dynamic shared memory size, and parameter information. After
+    launching via cuLaunchKernel, this state must be re-initialized prior to
+    calling this function. Failure to do so results in undefined behavior.
+
+    **Parameters:**
+    - `f`: Kernel to launch
+    - `grid_width`: Width of grid in blocks
+    - `grid_height`: Height of grid in blocks
+    - `hStream`: Stream identifier
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_LAUNCH_FAILED`,
+    `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`,
+    `CUDA_ERROR_LAUNCH_TIMEOUT`,
+    `CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING`,
+    `CUDA_ERROR_SHARED_OBJECT_INIT_FAILED`
+
+    **Note:** In certain cases where cubins are created with no ABI (i.e., using `ptxas` `--abi-compile` `no`),
+    this function may serialize kernel launches. The CUDA driver retains asynchronous behavior by
+    growing the per-thread stack as needed per launch and not shrinking it afterwards.
+
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuFuncSetBlockShape`,
+    `cuFuncSetSharedSize`,
+    `cuFuncGetAttribute`,
+    `cuParamSetSize`,
+    `cuParamSetf`,
+    `cuParamSeti`,
+    `cuParamSetv`,
+    `cuLaunch`,
+    `cuLaunchGrid`,
+    `cuLaunchKernel`
+    """
+def cuParamSetTexRef(hfunc: CUfunction | int, texunit: int, hTexRef: CUtexref | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Adds a texture-reference to the function's argument list
+
+    **Deprecated:**
+
+    Makes the CUDA array or linear memory bound to the texture reference
+    `hTexRef` available to a device program as a texture. In this version of
+    CUDA, the texture-reference must be obtained via `cuModuleGetTexRef(`) and
+    the `texunit` parameter must be set to `CU_PARAM_TR_DEFAULT`.
+
+    **Parameters:**
+    - `hfunc`: Kernel to add texture-reference to
+    - `texunit`: Texture unit (must be `CU_PARAM_TR_DEFAULT`)
+    - `hTexRef`: Texture-reference to add to argument list
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    """
+def cuFuncSetSharedMemConfig(hfunc: CUfunction | int, config: CUsharedconfig | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the shared memory configuration for a device function.
+
+    **Deprecated:**
+
+    On devices with configurable shared memory banks, this function will
+    force all subsequent launches of the specified device function to have
+    the given shared memory bank size configuration. On any given launch of the
+    function, the shared memory configuration of the device will be temporarily
+    changed if needed to suit the function's preferred configuration. Changes in
+    shared memory configuration between subsequent launches of functions,
+    may introduce a device side synchronization point.
+
+    Any per-function setting of shared memory bank size set via
+    `cuFuncSetSharedMemConfig` will override the context wide setting set with
+    `cuCtxSetSharedMemConfig`.
+
+    Changing the shared memory bank size will not increase shared memory usage
+    or affect occupancy of kernels, but may have major effects on performance.
+    Larger bank sizes will allow for greater potential bandwidth to shared memory,
+    but will change what kinds of accesses to shared memory will result in bank
+    conflicts.
+
+    This function will do nothing on devices with fixed shared memory bank size.
+
+    The supported bank configurations are:
+    - `CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE`: use the context's shared memory
+    configuration when launching this function.
+    - `CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE`: set shared memory bank width to
+    be natively four bytes when launching this function.
+    - `CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE`: set shared memory bank width to
+    be natively eight bytes when launching this function.
+
+    **Parameters:**
+    - `hfunc`: kernel to be given a shared memory config
+    - `config`: requested shared memory configuration
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuCtxGetCacheConfig`,
+    `cuCtxSetCacheConfig`,
+    `cuCtxGetSharedMemConfig`,
+    `cuCtxSetSharedMemConfig`,
+    `cuFuncGetAttribute`,
+    `cuLaunchKernel`,
+    `cudaFuncSetSharedMemConfig`
+    """
+def cuGraphCreate(flags: int) -> tuple[CUresult, CUgraph | None]:
+    """Returns `tuple[CUresult, CUgraph | None]`.
+
+    Creates a graph
+
+    Creates an empty graph, which is returned via `phGraph`.
+
+    **Parameters:**
+    - `phGraph`: Returns newly created graph
+    - `flags`: Graph creation flags, must be 0
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddHostNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`,
+    `cuGraphInstantiate`,
+    `cuGraphDestroy`,
+    `cuGraphGetNodes`,
+    `cuGraphGetRootNodes`,
+    `cuGraphGetEdges`,
+    `cuGraphClone`
+    """
+def cuGraphAddKernelNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates a kernel execution node and adds it to a graph
+
+    Creates a new kernel execution node and adds it to `hGraph` with `numDependencies`
+    dependencies specified via `dependencies` and arguments specified in `nodeParams`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries.
+    A handle to the new node will be returned in `phGraphNode`.
+
+    The CUDA_KERNEL_NODE_PARAMS structure is defined as:
+
+    ```c
+     typedef struct CUDA_KERNEL_NODE_PARAMS_st {
+         CUfunction func;
+         unsigned int gridDimX;
+         unsigned int gridDimY;
+         unsigned int gridDimZ;
+         unsigned int blockDimX;
+         unsigned int blockDimY;
+         unsigned int blockDimZ;
+         unsigned int sharedMemBytes;
+         void **kernelParams;
+         void **extra;
+         CUkernel kern;
+         CUcontext ctx;
+     } CUDA_KERNEL_NODE_PARAMS;
+    ```
+
+    When the graph is launched, the node will invoke kernel `func` on a (\\p gridDimX x
+    `gridDimY` x `gridDimZ`) grid of blocks. Each block contains
+    (\\p blockDimX x `blockDimY` x `blockDimZ`) threads.
+
+    `sharedMemBytes` sets the amount of dynamic shared memory that will be
+    available to each thread block.
+
+    Kernel parameters to `func` can be specified in one of two ways:
+
+    1) Kernel parameters can be specified via `kernelParams`. If the kernel has N
+    parameters, then `kernelParams` needs to be an array of N pointers. Each pointer,
+    from `kernelParams[0]` to `kernelParams[N-1]`, points to the region of memory from which the actual
+    parameter will be copied. The number of kernel parameters and their offsets and sizes do not need
+    to be specified as that information is retrieved directly from the kernel's image.
+
+    2) Kernel parameters for non-cooperative kernels can also be packaged by the application into a single
+    buffer that is passed in via `extra`. This places the burden on the application of knowing each
+    kernel parameter's size and alignment/padding within the buffer. The `extra` parameter exists
+    to allow this function to take additional less commonly used arguments. `extra` specifies
+    a list of names of extra settings and their corresponding values. Each extra setting name is
+    immediately followed by the corresponding value. The list must be terminated with either NULL or
+    CU_LAUNCH_PARAM_END.
+
+    - `CU_LAUNCH_PARAM_END`, which indicates the end of the `extra`
+    array;
+    - `CU_LAUNCH_PARAM_BUFFER_POINTER`, which specifies that the next
+    value in `extra` will be a pointer to a buffer
+    containing all the kernel parameters for launching kernel
+    `func`;
+    - `CU_LAUNCH_PARAM_BUFFER_SIZE`, which specifies that the next
+    value in `extra` will be a pointer to a size_t
+    containing the size of the buffer specified with
+    `CU_LAUNCH_PARAM_BUFFER_POINTER`;
+
+    The error `CUDA_ERROR_INVALID_VALUE` will be returned if kernel parameters are specified with both
+    `kernelParams` and `extra` (i.e. both `kernelParams` and `extra` are non-NULL).
+    `CUDA_ERROR_INVALID_VALUE` will be returned if `extra` is used for a cooperative kernel.
+
+    The `kernelParams` or `extra` array, as well as the argument values it points to,
+    are copied during this call.
+
+    **Note:** Kernels launched using graphs must not use texture and surface references. Reading or
+    writing through any texture or surface reference is undefined behavior.
+    This restriction does not apply to texture and surface objects.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `nodeParams`: Parameters for the GPU execution node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuLaunchKernel`,
+    `cuLaunchCooperativeKernel`,
+    `cuGraphKernelNodeGetParams`,
+    `cuGraphKernelNodeSetParams`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddHostNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphKernelNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_KERNEL_NODE_PARAMS_v2 | None]:
+    """Returns `tuple[CUresult, CUDA_KERNEL_NODE_PARAMS_v2 | None]`.
+
+    Returns a kernel node's parameters
+
+    Returns the parameters of kernel node `hNode` in `nodeParams`.
+    The `kernelParams` or `extra` array returned in `nodeParams`,
+    as well as the argument values it points to, are owned by the node.
+    This memory remains valid until the node is destroyed or its
+    parameters are modified, and should not be modified
+    directly. Use `cuGraphKernelNodeSetParams` to update the
+    parameters of this node.
+
+    The params will contain either `kernelParams` or `extra`,
+    according to which of these was most recently set on the node.
+
+    **Parameters:**
+    - `hNode`: Node to get the parameters for
+    - `nodeParams`: Pointer to return the parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuLaunchKernel`,
+    `cuGraphAddKernelNode`,
+    `cuGraphKernelNodeSetParams`
+    """
+def cuGraphKernelNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets a kernel node's parameters
+
+    Sets the parameters of kernel node `hNode` to `nodeParams`.
+
+    **Parameters:**
+    - `hNode`: Node to set the parameters for
+    - `nodeParams`: Parameters to copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetParams`,
+    `cuLaunchKernel`,
+    `cuGraphAddKernelNode`,
+    `cuGraphKernelNodeGetParams`
+    """
+def cuGraphAddMemcpyNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, copyParams: CUDA_MEMCPY3D_v2, ctx: CUcontext | int) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates a memcpy node and adds it to a graph
+
+    Creates a new memcpy node and adds it to `hGraph` with `numDependencies`
+    dependencies specified via `dependencies`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries.
+    A handle to the new node will be returned in `phGraphNode`.
+
+    When the graph is launched, the node will perform the memcpy described by `copyParams`.
+    See `cuMemcpy3D(`) for a description of the structure and its restrictions.
+
+    Memcpy nodes have some additional restrictions with regards to managed memory, if the
+    system contains at least one device which has a zero value for the device attribute
+    `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`. If one or more of the operands refer
+    to managed memory, then using the memory type `CU_MEMORYTYPE_UNIFIED` is disallowed
+    for those operand(s). The managed memory will be treated as residing on either the
+    host or the device, depending on which memory type is specified.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `copyParams`: Parameters for the memory copy
+    - `ctx`: Context on which to run the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuMemcpy3D`,
+    `cuGraphMemcpyNodeGetParams`,
+    `cuGraphMemcpyNodeSetParams`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddHostNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphMemcpyNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_MEMCPY3D_v2 | None]:
+    """Returns `tuple[CUresult, CUDA_MEMCPY3D_v2 | None]`.
+
+    Returns a memcpy node's parameters
+
+    Returns the parameters of memcpy node `hNode` in `nodeParams`.
+
+    **Parameters:**
+    - `hNode`: Node to get the parameters for
+    - `nodeParams`: Pointer to return the parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuMemcpy3D`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphMemcpyNodeSetParams`
+    """
+def cuGraphMemcpyNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMCPY3D_v2) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets a memcpy node's parameters
+
+    Sets the parameters of memcpy node `hNode` to `nodeParams`.
+
+    **Parameters:**
+    - `hNode`: Node to set the parameters for
+    - `nodeParams`: Parameters to copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetParams`,
+    `cuMemcpy3D`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphMemcpyNodeGetParams`
+    """
+def cuGraphAddMemsetNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, memsetParams: CUDA_MEMSET_NODE_PARAMS_v1, ctx: CUcontext | int) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates a memset node and adds it to a graph
+
+    Creates a new memset node and adds it to `hGraph` with `numDependencies`
+    dependencies specified via `dependencies`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries.
+    A handle to the new node will be returned in `phGraphNode`.
+
+    The element size must be 1, 2, or 4 bytes.
+    When the graph is launched, the node will perform the memset described by `memsetParams`.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `memsetParams`: Parameters for the memory set
+    - `ctx`: Context on which to run the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuMemsetD2D32`,
+    `cuGraphMemsetNodeGetParams`,
+    `cuGraphMemsetNodeSetParams`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddHostNode`,
+    `cuGraphAddMemcpyNode`
+    """
+def cuGraphMemsetNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_MEMSET_NODE_PARAMS_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_MEMSET_NODE_PARAMS_v1 | None]`.
+
+    Returns a memset node's parameters
+
+    Returns the parameters of memset node `hNode` in `nodeParams`.
+
+    **Parameters:**
+    - `hNode`: Node to get the parameters for
+    - `nodeParams`: Pointer to return the parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuMemsetD2D32`,
+    `cuGraphAddMemsetNode`,
+    `cuGraphMemsetNodeSetParams`
+    """
+def cuGraphMemsetNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMSET_NODE_PARAMS_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets a memset node's parameters
+
+    Sets the parameters of memset node `hNode` to `nodeParams`.
+
+    **Parameters:**
+    - `hNode`: Node to set the parameters for
+    - `nodeParams`: Parameters to copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetParams`,
+    `cuMemsetD2D32`,
+    `cuGraphAddMemsetNode`,
+    `cuGraphMemsetNodeGetParams`
+    """
+def cuGraphAddHostNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_HOST_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates a host execution node and adds it to a graph
+
+    Creates a new CPU execution node and adds it to `hGraph` with `numDependencies`
+    dependencies specified via `dependencies` and arguments specified in `nodeParams`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries.
+    A handle to the new node will be returned in `phGraphNode`.
+
+    When the graph is launched, the node will invoke the specified CPU function.
+    Host nodes are not supported under MPS with pre-Volta GPUs.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `nodeParams`: Parameters for the host node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuLaunchHostFunc`,
+    `cuGraphHostNodeGetParams`,
+    `cuGraphHostNodeSetParams`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphHostNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_HOST_NODE_PARAMS_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_HOST_NODE_PARAMS_v1 | None]`.
+
+    Returns a host node's parameters
+
+    Returns the parameters of host node `hNode` in `nodeParams`.
+
+    **Parameters:**
+    - `hNode`: Node to get the parameters for
+    - `nodeParams`: Pointer to return the parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuLaunchHostFunc`,
+    `cuGraphAddHostNode`,
+    `cuGraphHostNodeSetParams`
+    """
+def cuGraphHostNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_HOST_NODE_PARAMS_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets a host node's parameters
+
+    Sets the parameters of host node `hNode` to `nodeParams`.
+
+    **Parameters:**
+    - `hNode`: Node to set the parameters for
+    - `nodeParams`: Parameters to copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetParams`,
+    `cuLaunchHostFunc`,
+    `cuGraphAddHostNode`,
+    `cuGraphHostNodeGetParams`
+    """
+def cuGraphAddChildGraphNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, childGraph: CUgraph | int) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates a child graph node and adds it to a graph
+
+    Creates a new node which executes an embedded graph, and adds it to `hGraph` with
+    `numDependencies` dependencies specified via `dependencies`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries.
+    A handle to the new node will be returned in `phGraphNode`.
+
+    If `childGraph` contains allocation nodes, free nodes, or conditional nodes, this call will
+    return an error.
+
+    The node executes an embedded child graph. The child graph is cloned in this call.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `childGraph`: The graph to clone into this node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphChildGraphNodeGetGraph`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddHostNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`,
+    `cuGraphClone`
+    """
+def cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUgraph | None]:
+    """Returns `tuple[CUresult, CUgraph | None]`.
+
+    Gets a handle to the embedded graph of a child graph node
+
+    Gets a handle to the embedded graph in a child graph node. This call
+    does not clone the graph. Changes to the graph will be reflected in
+    the node, and the node retains ownership of the graph.
+
+    Allocation and free nodes cannot be added to the returned graph.
+    Attempting to do so will return an error.
+
+    **Parameters:**
+    - `hNode`: Node to get the embedded graph for
+    - `phGraph`: Location to store a handle to the graph
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddChildGraphNode`,
+    `cuGraphNodeFindInClone`
+    """
+def cuGraphAddEmptyNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates an empty node and adds it to a graph
+
+    Creates a new node which performs no operation, and adds it to `hGraph` with
+    `numDependencies` dependencies specified via `dependencies`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries.
+    A handle to the new node will be returned in `phGraphNode`.
+
+    An empty node performs no operation during execution, but can be used for
+    transitive ordering. For example, a phased execution graph with 2 groups of n
+    nodes with a barrier between them can be represented using an empty node and
+    2*n dependency edges, rather than no empty node and n^2 dependency edges.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddHostNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphAddEventRecordNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, event: CUevent | int) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates an event record node and adds it to a graph
+
+    Creates a new event record node and adds it to `hGraph` with `numDependencies`
+    dependencies specified via `dependencies` and event specified in `event`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries.
+    A handle to the new node will be returned in `phGraphNode`.
+
+    Each launch of the graph will record `event` to capture execution of the
+    node's dependencies.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `event`: Event for the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphAddEventWaitNode`,
+    `cuEventRecordWithFlags`,
+    `cuStreamWaitEvent`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUevent | None]:
+    """Returns `tuple[CUresult, CUevent | None]`.
+
+    Returns the event associated with an event record node
+
+    Returns the event of event record node `hNode` in `event_out`.
+
+    **Parameters:**
+    - `hNode`: Node to get the event for
+    - `event_out`: Pointer to return the event
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddEventRecordNode`,
+    `cuGraphEventRecordNodeSetEvent`,
+    `cuGraphEventWaitNodeGetEvent`,
+    `cuEventRecordWithFlags`,
+    `cuStreamWaitEvent`
+    """
+def cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode | int, event: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets an event record node's event
+
+    Sets the event of event record node `hNode` to `event`.
+
+    **Parameters:**
+    - `hNode`: Node to set the event for
+    - `event`: Event to use
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetParams`,
+    `cuGraphAddEventRecordNode`,
+    `cuGraphEventRecordNodeGetEvent`,
+    `cuGraphEventWaitNodeSetEvent`,
+    `cuEventRecordWithFlags`,
+    `cuStreamWaitEvent`
+    """
+def cuGraphAddEventWaitNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, event: CUevent | int) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates an event wait node and adds it to a graph
+
+    Creates a new event wait node and adds it to `hGraph` with `numDependencies`
+    dependencies specified via `dependencies` and event specified in `event`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries.
+    A handle to the new node will be returned in `phGraphNode`.
+
+    The graph node will wait for all work captured in `event`.  See `cuEventRecord(`)
+    for details on what is captured by an event. `event` may be from a different context
+    or device than the launch stream.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `event`: Event for the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphAddEventRecordNode`,
+    `cuEventRecordWithFlags`,
+    `cuStreamWaitEvent`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUevent | None]:
+    """Returns `tuple[CUresult, CUevent | None]`.
+
+    Returns the event associated with an event wait node
+
+    Returns the event of event wait node `hNode` in `event_out`.
+
+    **Parameters:**
+    - `hNode`: Node to get the event for
+    - `event_out`: Pointer to return the event
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddEventWaitNode`,
+    `cuGraphEventWaitNodeSetEvent`,
+    `cuGraphEventRecordNodeGetEvent`,
+    `cuEventRecordWithFlags`,
+    `cuStreamWaitEvent`
+    """
+def cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode | int, event: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets an event wait node's event
+
+    Sets the event of event wait node `hNode` to `event`.
+
+    **Parameters:**
+    - `hNode`: Node to set the event for
+    - `event`: Event to use
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetParams`,
+    `cuGraphAddEventWaitNode`,
+    `cuGraphEventWaitNodeGetEvent`,
+    `cuGraphEventRecordNodeSetEvent`,
+    `cuEventRecordWithFlags`,
+    `cuStreamWaitEvent`
+    """
+def cuGraphAddExternalSemaphoresSignalNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates an external semaphore signal node and adds it to a graph
+
+    Creates a new external semaphore signal node and adds it to `hGraph` with \\p
+    numDependencies dependencies specified via `dependencies` and arguments specified
+    in `nodeParams`. It is possible for `numDependencies` to be 0, in which case the
+    node will be placed at the root of the graph. `dependencies` may not have any
+    duplicate entries. A handle to the new node will be returned in `phGraphNode`.
+
+    Performs a signal operation on a set of externally allocated semaphore objects
+    when the node is launched.  The operation(s) will occur after all of the node's
+    dependencies have completed.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `nodeParams`: Parameters for the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphExternalSemaphoresSignalNodeGetParams`,
+    `cuGraphExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuImportExternalSemaphore`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddEventRecordNode`,
+    `cuGraphAddEventWaitNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 | None]`.
+
+    Returns an external semaphore signal node's parameters
+
+    Returns the parameters of an external semaphore signal node `hNode` in `params_out`.
+    The `extSemArray` and `paramsArray` returned in `params_out`,
+    are owned by the node.  This memory remains valid until the node is destroyed or its
+    parameters are modified, and should not be modified
+    directly. Use `cuGraphExternalSemaphoresSignalNodeSetParams` to update the
+    parameters of this node.
+
+    **Parameters:**
+    - `hNode`: Node to get the parameters for
+    - `params_out`: Pointer to return the parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuLaunchKernel`,
+    `cuGraphAddExternalSemaphoresSignalNode`,
+    `cuGraphExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`
+    """
+def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets an external semaphore signal node's parameters
+
+    Sets the parameters of an external semaphore signal node `hNode` to `nodeParams`.
+
+    **Parameters:**
+    - `hNode`: Node to set the parameters for
+    - `nodeParams`: Parameters to copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetParams`,
+    `cuGraphAddExternalSemaphoresSignalNode`,
+    `cuGraphExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`
+    """
+def cuGraphAddExternalSemaphoresWaitNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates an external semaphore wait node and adds it to a graph
+
+    Creates a new external semaphore wait node and adds it to `hGraph` with `numDependencies`
+    dependencies specified via `dependencies` and arguments specified in `nodeParams`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries. A handle
+    to the new node will be returned in `phGraphNode`.
+
+    Performs a wait operation on a set of externally allocated semaphore objects
+    when the node is launched.  The node's dependencies will not be launched until
+    the wait operation has completed.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `nodeParams`: Parameters for the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphExternalSemaphoresWaitNodeGetParams`,
+    `cuGraphExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphAddExternalSemaphoresSignalNode`,
+    `cuImportExternalSemaphore`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddEventRecordNode`,
+    `cuGraphAddEventWaitNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 | None]`.
+
+    Returns an external semaphore wait node's parameters
+
+    Returns the parameters of an external semaphore wait node `hNode` in `params_out`.
+    The `extSemArray` and `paramsArray` returned in `params_out`,
+    are owned by the node.  This memory remains valid until the node is destroyed or its
+    parameters are modified, and should not be modified
+    directly. Use `cuGraphExternalSemaphoresSignalNodeSetParams` to update the
+    parameters of this node.
+
+    **Parameters:**
+    - `hNode`: Node to get the parameters for
+    - `params_out`: Pointer to return the parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuLaunchKernel`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuGraphExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`
+    """
+def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets an external semaphore wait node's parameters
+
+    Sets the parameters of an external semaphore wait node `hNode` to `nodeParams`.
+
+    **Parameters:**
+    - `hNode`: Node to set the parameters for
+    - `nodeParams`: Parameters to copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetParams`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuGraphExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`
+    """
+def cuGraphAddBatchMemOpNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates a batch memory operation node and adds it to a graph
+
+    Creates a new batch memory operation node and adds it to `hGraph` with \\p
+    numDependencies dependencies specified via `dependencies` and arguments specified in `nodeParams`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries.
+    A handle to the new node will be returned in `phGraphNode`.
+
+    When the node is added, the paramArray inside `nodeParams` is copied and therefore it can be
+    freed after the call returns.
+
+    **Note:**
+    Warning:
+    Improper use of this API may deadlock the application. Synchronization
+    ordering established through this API is not visible to CUDA. CUDA tasks
+    that are (even indirectly) ordered by this API should also have that order
+    expressed with CUDA-visible dependencies such as events. This ensures that
+    the scheduler does not serialize them in an improper order. For more
+    information, see the Stream Memory Operations section in the programming
+    guide(https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html).
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `nodeParams`: Parameters for the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuStreamBatchMemOp`,
+    `cuStreamWaitValue32`,
+    `cuStreamWriteValue32`,
+    `cuStreamWaitValue64`,
+    `cuStreamWriteValue64`,
+    `cuGraphBatchMemOpNodeGetParams`,
+    `cuGraphBatchMemOpNodeSetParams`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 | None]`.
+
+    Returns a batch mem op node's parameters
+
+    Returns the parameters of batch mem op node `hNode` in `nodeParams_out`.
+    The `paramArray` returned in `nodeParams_out` is owned by the node.
+    This memory remains valid until the node is destroyed or its
+    parameters are modified, and should not be modified
+    directly. Use `cuGraphBatchMemOpNodeSetParams` to update the
+    parameters of this node.
+
+    **Parameters:**
+    - `hNode`: Node to get the parameters for
+    - `nodeParams_out`: Pointer to return the parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuStreamBatchMemOp`,
+    `cuGraphAddBatchMemOpNode`,
+    `cuGraphBatchMemOpNodeSetParams`
+    """
+def cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets a batch mem op node's parameters
+
+    Sets the parameters of batch mem op node `hNode` to `nodeParams`.
+
+    The paramArray inside `nodeParams` is copied and therefore it can be
+    freed after the call returns.
+
+    **Parameters:**
+    - `hNode`: Node to set the parameters for
+    - `nodeParams`: Parameters to copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetParams`,
+    `cuStreamBatchMemOp`,
+    `cuGraphAddBatchMemOpNode`,
+    `cuGraphBatchMemOpNodeGetParams`
+    """
+def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the parameters for a batch mem op node in the given graphExec
+
+    Sets the parameters of a batch mem op node in an executable graph `hGraphExec`.
+    The node is identified by the corresponding node `hNode` in the
+    non-executable graph, from which the executable graph was instantiated.
+
+    The following fields on operations may be modified on an executable graph:
+
+    op.waitValue.address
+    op.waitValue.value[64]
+    op.waitValue.flags bits corresponding to wait type (i.e. CU_STREAM_WAIT_VALUE_FLUSH bit cannot be modified)
+    op.writeValue.address
+    op.writeValue.value[64]
+
+    Other fields, such as the context, count or type of operations, and other types of operations such as membars,
+    may not be modified.
+
+    `hNode` must not have been removed from the original graph.
+
+    The modifications only affect future launches of `hGraphExec`. Already
+    enqueued or running launches of `hGraphExec` are not affected by this call.
+    `hNode` is also not modified by this call.
+
+    The paramArray inside `nodeParams` is copied and therefore it can be
+    freed after the call returns.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: Batch mem op node from the graph from which graphExec was instantiated
+    - `nodeParams`: Updated Parameters to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuStreamBatchMemOp`,
+    `cuGraphAddBatchMemOpNode`,
+    `cuGraphBatchMemOpNodeGetParams`,
+    `cuGraphBatchMemOpNodeSetParams`,
+    `cuGraphInstantiate`
+    """
+def cuGraphAddMemAllocNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_MEM_ALLOC_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates an allocation node and adds it to a graph
+
+    Creates a new allocation node and adds it to `hGraph` with `numDependencies`
+    dependencies specified via `dependencies` and arguments specified in `nodeParams`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries. A handle
+    to the new node will be returned in `phGraphNode`.
+
+    When `cuGraphAddMemAllocNode` creates an allocation node, it returns the address of the allocation in
+    `nodeParams.dptr`.  The allocation's address remains fixed across instantiations and launches.
+
+    If the allocation is freed in the same graph, by creating a free node using `cuGraphAddMemFreeNode`,
+    the allocation can be accessed by nodes ordered after the allocation node but before the free node.
+    These allocations cannot be freed outside the owning graph, and they can only be freed once in the
+    owning graph.
+
+    If the allocation is not freed in the same graph, then it can be accessed not only by nodes in the
+    graph which are ordered after the allocation node, but also by stream operations ordered after the
+    graph's execution but before the allocation is freed.
+
+    Allocations which are not freed in the same graph can be freed by:
+    - passing the allocation to `cuMemFreeAsync` or `cuMemFree`;
+    - launching a graph with a free node for that allocation; or
+    - specifying `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH` during instantiation, which makes
+    each launch behave as though it called `cuMemFreeAsync` for every unfreed allocation.
+
+    It is not possible to free an allocation in both the owning graph and another graph.  If the allocation
+    is freed in the same graph, a free node cannot be added to another graph.  If the allocation is freed
+    in another graph, a free node can no longer be added to the owning graph.
+
+    The following restrictions apply to graphs which contain allocation and/or memory free nodes:
+    - Nodes and edges of the graph cannot be deleted.
+    - The graph can only be used in a child node if the ownership is moved to the parent.
+    - Only one instantiation of the graph may exist at any point in time.
+    - The graph cannot be cloned.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `nodeParams`: Parameters for the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphAddMemFreeNode`,
+    `cuGraphMemAllocNodeGetParams`,
+    `cuDeviceGraphMemTrim`,
+    `cuDeviceGetGraphMemAttribute`,
+    `cuDeviceSetGraphMemAttribute`,
+    `cuMemAllocAsync`,
+    `cuMemFreeAsync`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddEventRecordNode`,
+    `cuGraphAddEventWaitNode`,
+    `cuGraphAddExternalSemaphoresSignalNode`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphMemAllocNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_MEM_ALLOC_NODE_PARAMS_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_MEM_ALLOC_NODE_PARAMS_v1 | None]`.
+
+    Returns a memory alloc node's parameters
+
+    Returns the parameters of a memory alloc node `hNode` in `params_out`.
+    The `poolProps` and `accessDescs` returned in `params_out`, are owned by the
+    node.  This memory remains valid until the node is destroyed.  The returned
+    parameters must not be modified.
+
+    **Parameters:**
+    - `hNode`: Node to get the parameters for
+    - `params_out`: Pointer to return the parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddMemAllocNode`,
+    `cuGraphMemFreeNodeGetParams`
+    """
+def cuGraphAddMemFreeNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, dptr: CUdeviceptr | int) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Creates a memory free node and adds it to a graph
+
+    Creates a new memory free node and adds it to `hGraph` with `numDependencies`
+    dependencies specified via `dependencies` and arguments specified in `nodeParams`.
+    It is possible for `numDependencies` to be 0, in which case the node will be placed
+    at the root of the graph. `dependencies` may not have any duplicate entries. A handle
+    to the new node will be returned in `phGraphNode`.
+
+    `cuGraphAddMemFreeNode` will return `CUDA_ERROR_INVALID_VALUE` if the user attempts to free:
+    - an allocation twice in the same graph.
+    - an address that was not returned by an allocation node.
+    - an invalid address.
+
+    The following restrictions apply to graphs which contain allocation and/or memory free nodes:
+    - Nodes and edges of the graph cannot be deleted.
+    - The graph can only be used in a child node if the ownership is moved to the parent.
+    - Only one instantiation of the graph may exist at any point in time.
+    - The graph cannot be cloned.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `dptr`: Address of memory to free
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphAddMemAllocNode`,
+    `cuGraphMemFreeNodeGetParams`,
+    `cuDeviceGraphMemTrim`,
+    `cuDeviceGetGraphMemAttribute`,
+    `cuDeviceSetGraphMemAttribute`,
+    `cuMemAllocAsync`,
+    `cuMemFreeAsync`,
+    `cuGraphCreate`,
+    `cuGraphDestroyNode`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddEventRecordNode`,
+    `cuGraphAddEventWaitNode`,
+    `cuGraphAddExternalSemaphoresSignalNode`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphMemFreeNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Returns a memory free node's parameters
+
+    Returns the address of a memory free node `hNode` in `dptr_out`.
+
+    **Parameters:**
+    - `hNode`: Node to get the parameters for
+    - `dptr_out`: Pointer to return the device address
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddMemFreeNode`,
+    `cuGraphMemAllocNodeGetParams`
+    """
+def cuDeviceGraphMemTrim(device: CUdevice | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Free unused memory that was cached on the specified device for use with graphs back to the OS.
+
+    Blocks which are not in use by a graph that is either currently executing or scheduled to execute are
+    freed back to the operating system.
+
+    **Parameters:**
+    - `device`: The device for which cached memory should be freed.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_DEVICE`
+
+    **See also:**
+    `cuGraphAddMemAllocNode`,
+    `cuGraphAddMemFreeNode`,
+    `cuDeviceSetGraphMemAttribute`,
+    `cuDeviceGetGraphMemAttribute`
+    """
+def cuDeviceGetGraphMemAttribute(device: CUdevice | int, attr: CUgraphMem_attribute | int, value: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Query asynchronous allocation attributes related to graphs
+
+    Valid attributes are:
+
+    - `CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT`: Amount of memory, in bytes, currently associated with graphs
+    - `CU_GRAPH_MEM_ATTR_USED_MEM_HIGH`: High watermark of memory, in bytes, associated with graphs since the
+    last time it was reset.  High watermark can only be reset to zero.
+    - `CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT`: Amount of memory, in bytes, currently allocated for use by
+    the CUDA graphs asynchronous allocator.
+    - `CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH`: High watermark of memory, in bytes, currently allocated for use by
+    the CUDA graphs asynchronous allocator.
+
+    **Parameters:**
+    - `device`: Specifies the scope of the query
+    - `attr`: attribute to get
+    - `value`: retrieved value
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_DEVICE`
+
+    **See also:**
+    `cuDeviceSetGraphMemAttribute`,
+    `cuGraphAddMemAllocNode`,
+    `cuGraphAddMemFreeNode`
+    """
+def cuDeviceSetGraphMemAttribute(device: CUdevice | int, attr: CUgraphMem_attribute | int, value: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Set asynchronous allocation attributes related to graphs
+
+    Valid attributes are:
+
+    - `CU_GRAPH_MEM_ATTR_USED_MEM_HIGH`: High watermark of memory, in bytes, associated with graphs since the
+    last time it was reset.  High watermark can only be reset to zero.
+    - `CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH`: High watermark of memory, in bytes, currently allocated for use by
+    the CUDA graphs asynchronous allocator.
+
+    **Parameters:**
+    - `device`: Specifies the scope of the query
+    - `attr`: attribute to get
+    - `value`: pointer to value to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_DEVICE`
+
+    **See also:**
+    `cuDeviceGetGraphMemAttribute`,
+    `cuGraphAddMemAllocNode`,
+    `cuGraphAddMemFreeNode`
+    """
+def cuGraphClone(originalGraph: CUgraph | int) -> tuple[CUresult, CUgraph | None]:
+    """Returns `tuple[CUresult, CUgraph | None]`.
+
+    Clones a graph
+
+    This function creates a copy of `originalGraph` and returns it in `phGraphClone`.
+    All parameters are copied into the cloned graph. The original graph may be modified
+    after this call without affecting the clone.
+
+    Child graph nodes in the original graph are recursively copied into the clone.
+
+    \\note: Cloning is not supported for graphs which contain memory allocation nodes,
+    memory free nodes, or conditional nodes.
+
+    **Parameters:**
+    - `phGraphClone`: Returns newly created cloned graph
+    - `originalGraph`: Graph to clone
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphCreate`,
+    `cuGraphNodeFindInClone`
+    """
+def cuGraphNodeFindInClone(hOriginalNode: CUgraphNode | int, hClonedGraph: CUgraph | int) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Finds a cloned version of a node
+
+    This function returns the node in `hClonedGraph` corresponding to `hOriginalNode`
+    in the original graph.
+
+    `hClonedGraph` must have been cloned from `hOriginalGraph` via `cuGraphClone`.
+    `hOriginalNode` must have been in `hOriginalGraph` at the time of the call to
+    `cuGraphClone`, and the corresponding cloned node in `hClonedGraph` must not have
+    been removed. The cloned node is then returned via `phClonedNode`.
+
+    **Parameters:**
+    - `phNode`: Returns handle to the cloned node
+    - `hOriginalNode`: Handle to the original node
+    - `hClonedGraph`: Cloned graph to query
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphClone`
+    """
+def cuGraphNodeGetType(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUgraphNodeType | None]:
+    """Returns `tuple[CUresult, CUgraphNodeType | None]`.
+
+    Returns a node's type
+
+    Returns the node type of `hNode` in `type`.
+
+    **Parameters:**
+    - `hNode`: Node to query
+    - `type`: Pointer to return the node type
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphGetNodes`,
+    `cuGraphGetRootNodes`,
+    `cuGraphChildGraphNodeGetGraph`,
+    `cuGraphKernelNodeGetParams`,
+    `cuGraphKernelNodeSetParams`,
+    `cuGraphHostNodeGetParams`,
+    `cuGraphHostNodeSetParams`,
+    `cuGraphMemcpyNodeGetParams`,
+    `cuGraphMemcpyNodeSetParams`,
+    `cuGraphMemsetNodeGetParams`,
+    `cuGraphMemsetNodeSetParams`
+    """
+def cuGraphGetNodes(hGraph: CUgraph | int, numNodes: int) -> tuple[CUresult, list[CUgraphNode] | None, int | None]:
+    """Returns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.
+
+    Returns a graph's nodes
+
+    Returns a list of `hGraph's` nodes. `nodes` may be NULL, in which case this
+    function will return the number of nodes in `numNodes`. Otherwise,
+    `numNodes` entries will be filled in. If `numNodes` is higher than the actual
+    number of nodes, the remaining entries in `nodes` will be set to NULL, and the
+    number of nodes actually obtained will be returned in `numNodes`.
+
+    **Parameters:**
+    - `hGraph`: Graph to query
+    - `nodes`: Pointer to return the nodes
+    - `numNodes`: See description
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphCreate`,
+    `cuGraphGetRootNodes`,
+    `cuGraphGetEdges`,
+    `cuGraphNodeGetType`,
+    `cuGraphNodeGetDependencies`,
+    `cuGraphNodeGetDependentNodes`
+    """
+def cuGraphGetRootNodes(hGraph: CUgraph | int, numRootNodes: int) -> tuple[CUresult, list[CUgraphNode] | None, int | None]:
+    """Returns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.
+
+    Returns a graph's root nodes
+
+    Returns a list of `hGraph's` root nodes. `rootNodes` may be NULL, in which case this
+    function will return the number of root nodes in `numRootNodes`. Otherwise,
+    `numRootNodes` entries will be filled in. If `numRootNodes` is higher than the actual
+    number of root nodes, the remaining entries in `rootNodes` will be set to NULL, and the
+    number of nodes actually obtained will be returned in `numRootNodes`.
+
+    **Parameters:**
+    - `hGraph`: Graph to query
+    - `rootNodes`: Pointer to return the root nodes
+    - `numRootNodes`: See description
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphCreate`,
+    `cuGraphGetNodes`,
+    `cuGraphGetEdges`,
+    `cuGraphNodeGetType`,
+    `cuGraphNodeGetDependencies`,
+    `cuGraphNodeGetDependentNodes`
+    """
+def cuGraphGetEdges(hGraph: CUgraph | int, numEdges: int) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, int | None]:
+    """Returns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, int | None]`.
+
+    Returns a graph's dependency edges
+
+    Returns a list of `hGraph's` dependency edges. Edges are returned via corresponding
+    indices in `from` and `to`; that is, the node in `to[i]` has a dependency on the
+    node in `from[i]`. `from` and `to` may both be NULL, in which
+    case this function only returns the number of edges in `numEdges`. Otherwise,
+    `numEdges` entries will be filled in. If `numEdges` is higher than the actual
+    number of edges, the remaining entries in `from` and `to` will be set to NULL, and
+    the number of edges actually returned will be written to `numEdges`.
+
+    **Parameters:**
+    - `hGraph`: Graph to get the edges from
+    - `from`: Location to return edge endpoints
+    - `to`: Location to return edge endpoints
+    - `numEdges`: See description
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphGetNodes`,
+    `cuGraphGetRootNodes`,
+    `cuGraphAddDependencies`,
+    `cuGraphRemoveDependencies`,
+    `cuGraphNodeGetDependencies`,
+    `cuGraphNodeGetDependentNodes`
+    """
+def cuGraphGetEdges_v2(hGraph: CUgraph | int, numEdges: int) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]:
+    """Returns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]`.
+
+    Returns a graph's dependency edges (12.3+)
+
+    Returns a list of `hGraph's` dependency edges. Edges are returned via corresponding
+    indices in `from`, `to` and `edgeData`; that is, the node in `to[i]` has a
+    dependency on the node in `from[i]` with data `edgeData[i]`. `from` and `to` may
+    both be NULL, in which case this function only returns the number of edges in
+    `numEdges`. Otherwise, `numEdges` entries will be filled in. If `numEdges` is higher
+    than the actual number of edges, the remaining entries in `from` and `to` will be
+    set to NULL, and the number of edges actually returned will be written to `numEdges`.
+    `edgeData` may alone be NULL, in which case the edges must all have default (zeroed)
+    edge data. Attempting a lossy query via NULL `edgeData` will result in
+    `CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL then `from` and `to` must be
+    as well.
+
+    **Parameters:**
+    - `hGraph`: Graph to get the edges from
+    - `from`: Location to return edge endpoints
+    - `to`: Location to return edge endpoints
+    - `edgeData`: Optional location to return edge data
+    - `numEdges`: See description
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_LOSSY_QUERY`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphGetNodes`,
+    `cuGraphGetRootNodes`,
+    `cuGraphAddDependencies`,
+    `cuGraphRemoveDependencies`,
+    `cuGraphNodeGetDependencies`,
+    `cuGraphNodeGetDependentNodes`
+    """
+def cuGraphNodeGetDependencies(hNode: CUgraphNode | int, numDependencies: int) -> tuple[CUresult, list[CUgraphNode] | None, int | None]:
+    """Returns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.
+
+    Returns a node's dependencies
+
+    Returns a list of `node's` dependencies. `dependencies` may be NULL, in which case this
+    function will return the number of dependencies in `numDependencies`. Otherwise,
+    `numDependencies` entries will be filled in. If `numDependencies` is higher than the actual
+    number of dependencies, the remaining entries in `dependencies` will be set to NULL, and the
+    number of nodes actually obtained will be returned in `numDependencies`.
+
+    **Parameters:**
+    - `hNode`: Node to query
+    - `dependencies`: Pointer to return the dependencies
+    - `numDependencies`: See description
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeGetDependentNodes`,
+    `cuGraphGetNodes`,
+    `cuGraphGetRootNodes`,
+    `cuGraphGetEdges`,
+    `cuGraphAddDependencies`,
+    `cuGraphRemoveDependencies`
+    """
+def cuGraphNodeGetDependencies_v2(hNode: CUgraphNode | int, numDependencies: int) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]:
+    """Returns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]`.
+
+    Returns a node's dependencies (12.3+)
+
+    Returns a list of `node's` dependencies. `dependencies` may be NULL, in which case this
+    function will return the number of dependencies in `numDependencies`. Otherwise,
+    `numDependencies` entries will be filled in. If `numDependencies` is higher than the actual
+    number of dependencies, the remaining entries in `dependencies` will be set to NULL, and the
+    number of nodes actually obtained will be returned in `numDependencies`.
+
+    Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
+    this API will return `CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL, then
+    `dependencies` must be as well.
+
+    **Parameters:**
+    - `hNode`: Node to query
+    - `dependencies`: Pointer to return the dependencies
+    - `edgeData`: Optional array to return edge data for each dependency
+    - `numDependencies`: See description
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_LOSSY_QUERY`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeGetDependentNodes`,
+    `cuGraphGetNodes`,
+    `cuGraphGetRootNodes`,
+    `cuGraphGetEdges`,
+    `cuGraphAddDependencies`,
+    `cuGraphRemoveDependencies`
+    """
+def cuGraphNodeGetDependentNodes(hNode: CUgraphNode | int, numDependentNodes: int) -> tuple[CUresult, list[CUgraphNode] | None, int | None]:
+    """Returns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.
+
+    Returns a node's dependent nodes
+
+    Returns a list of `node's` dependent nodes. `dependentNodes` may be NULL, in which
+    case this function will return the number of dependent nodes in `numDependentNodes`.
+    Otherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is
+    higher than the actual number of dependent nodes, the remaining entries in
+    `dependentNodes` will be set to NULL, and the number of nodes actually obtained will
+    be returned in `numDependentNodes`.
+
+    **Parameters:**
+    - `hNode`: Node to query
+    - `dependentNodes`: Pointer to return the dependent nodes
+    - `numDependentNodes`: See description
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeGetDependencies`,
+    `cuGraphGetNodes`,
+    `cuGraphGetRootNodes`,
+    `cuGraphGetEdges`,
+    `cuGraphAddDependencies`,
+    `cuGraphRemoveDependencies`
+    """
+def cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode | int, numDependentNodes: int) -> tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]:
+    """Returns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]`.
+
+    Returns a node's dependent nodes (12.3+)
+
+    Returns a list of `node's` dependent nodes. `dependentNodes` may be NULL, in which
+    case this function will return the number of dependent nodes in `numDependentNodes`.
+    Otherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is
+    higher than the actual number of dependent nodes, the remaining entries in
+    `dependentNodes` will be set to NULL, and the number of nodes actually obtained will
+    be returned in `numDependentNodes`.
+
+    Note that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,
+    this API will return `CUDA_ERROR_LOSSY_QUERY`.  If `edgeData` is non-NULL, then
+    `dependentNodes` must be as well.
+
+    **Parameters:**
+    - `hNode`: Node to query
+    - `dependentNodes`: Pointer to return the dependent nodes
+    - `edgeData`: Optional pointer to return edge data for dependent nodes
+    - `numDependentNodes`: See description
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_LOSSY_QUERY`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeGetDependencies`,
+    `cuGraphGetNodes`,
+    `cuGraphGetRootNodes`,
+    `cuGraphGetEdges`,
+    `cuGraphAddDependencies`,
+    `cuGraphRemoveDependencies`
+    """
+def cuGraphAddDependencies(hGraph: CUgraph | int, from_: Sequence[CUgraphNode | int] | None, to: Sequence[CUgraphNode | int] | None, numDependencies: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Adds dependency edges to a graph
+
+    The number of dependencies to be added is defined by `numDependencies`
+    Elements in `from` and `to` at corresponding indices define a dependency.
+    Each node in `from` and `to` must belong to `hGraph`.
+
+    If `numDependencies` is 0, elements in `from` and `to` will be ignored.
+    Specifying an existing dependency will return an error.
+
+    **Parameters:**
+    - `hGraph`: Graph to which dependencies are added
+    - `from`: Array of nodes that provide the dependencies
+    - `to`: Array of dependent nodes
+    - `numDependencies`: Number of dependencies to be added
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphRemoveDependencies`,
+    `cuGraphGetEdges`,
+    `cuGraphNodeGetDependencies`,
+    `cuGraphNodeGetDependentNodes`
+    """
+def cuGraphAddDependencies_v2(hGraph: CUgraph | int, from_: Sequence[CUgraphNode | int] | None, to: Sequence[CUgraphNode | int] | None, edgeData: Sequence[CUgraphEdgeData] | None, numDependencies: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Adds dependency edges to a graph (12.3+)
+
+    The number of dependencies to be added is defined by `numDependencies`
+    Elements in `from` and `to` at corresponding indices define a dependency.
+    Each node in `from` and `to` must belong to `hGraph`.
+
+    If `numDependencies` is 0, elements in `from` and `to` will be ignored.
+    Specifying an existing dependency will return an error.
+
+    **Parameters:**
+    - `hGraph`: Graph to which dependencies are added
+    - `from`: Array of nodes that provide the dependencies
+    - `to`: Array of dependent nodes
+    - `edgeData`: Optional array of edge data. If NULL, default (zeroed) edge data is assumed.
+    - `numDependencies`: Number of dependencies to be added
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphRemoveDependencies`,
+    `cuGraphGetEdges`,
+    `cuGraphNodeGetDependencies`,
+    `cuGraphNodeGetDependentNodes`
+    """
+def cuGraphRemoveDependencies(hGraph: CUgraph | int, from_: Sequence[CUgraphNode | int] | None, to: Sequence[CUgraphNode | int] | None, numDependencies: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Removes dependency edges from a graph
+
+    The number of `dependencies` to be removed is defined by `numDependencies`.
+    Elements in `from` and `to` at corresponding indices define a dependency.
+    Each node in `from` and `to` must belong to `hGraph`.
+
+    If `numDependencies` is 0, elements in `from` and `to` will be ignored.
+    Specifying a non-existing dependency will return an error.
+
+    Dependencies cannot be removed from graphs which contain allocation or free nodes.
+    Any attempt to do so will return an error.
+
+    **Parameters:**
+    - `hGraph`: Graph from which to remove dependencies
+    - `from`: Array of nodes that provide the dependencies
+    - `to`: Array of dependent nodes
+    - `numDependencies`: Number of dependencies to be removed
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddDependencies`,
+    `cuGraphGetEdges`,
+    `cuGraphNodeGetDependencies`,
+    `cuGraphNodeGetDependentNodes`
+    """
+def cuGraphRemoveDependencies_v2(hGraph: CUgraph | int, from_: Sequence[CUgraphNode | int] | None, to: Sequence[CUgraphNode | int] | None, edgeData: Sequence[CUgraphEdgeData] | None, numDependencies: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Removes dependency edges from a graph (12.3+)
+
+    The number of `dependencies` to be removed is defined by `numDependencies`.
+    Elements in `from` and `to` at corresponding indices define a dependency.
+    Each node in `from` and `to` must belong to `hGraph`.
+
+    If `numDependencies` is 0, elements in `from` and `to` will be ignored.
+    Specifying an edge that does not exist in the graph, with data matching
+    `edgeData`, results in an error. `edgeData` is nullable, which is equivalent
+    to passing default (zeroed) data for each edge.
+
+    Dependencies cannot be removed from graphs which contain allocation or free nodes.
+    Any attempt to do so will return an error.
+
+    **Parameters:**
+    - `hGraph`: Graph from which to remove dependencies
+    - `from`: Array of nodes that provide the dependencies
+    - `to`: Array of dependent nodes
+    - `edgeData`: Optional array of edge data. If NULL, edge data is assumed to be default (zeroed).
+    - `numDependencies`: Number of dependencies to be removed
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddDependencies`,
+    `cuGraphGetEdges`,
+    `cuGraphNodeGetDependencies`,
+    `cuGraphNodeGetDependentNodes`
+    """
+def cuGraphDestroyNode(hNode: CUgraphNode | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Remove a node from the graph
+
+    Removes `hNode` from its graph. This operation also severs any dependencies of other nodes
+    on `hNode` and vice versa.
+
+    Nodes which belong to a graph which contains allocation or free nodes cannot be destroyed.
+    Any attempt to do so will return an error.
+
+    **Parameters:**
+    - `hNode`: Node to remove
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddChildGraphNode`,
+    `cuGraphAddEmptyNode`,
+    `cuGraphAddKernelNode`,
+    `cuGraphAddHostNode`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphAddMemsetNode`
+    """
+def cuGraphInstantiate(hGraph: CUgraph | int, flags: int) -> tuple[CUresult, CUgraphExec | None]:
+    """Returns `tuple[CUresult, CUgraphExec | None]`.
+
+    Creates an executable graph from a graph
+
+    Instantiates `hGraph` as an executable graph. The graph is validated for any
+    structural constraints or intra-node constraints which were not previously
+    validated. If instantiation is successful, a handle to the instantiated graph
+    is returned in `phGraphExec`.
+
+    The `flags` parameter controls the behavior of instantiation and subsequent
+    graph launches.  Valid flags are:
+
+    - `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`, which configures a
+    graph containing memory allocation nodes to automatically free any
+    unfreed memory allocations before the graph is relaunched.
+
+    - `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`, which configures the graph for launch
+    from the device. If this flag is passed, the executable graph handle returned can be
+    used to launch the graph from both the host and device. This flag can only be used
+    on platforms which support unified addressing. This flag cannot be used in
+    conjunction with `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`.
+
+    - `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, which causes the graph
+    to use the priorities from the per-node attributes rather than the priority
+    of the launch stream during execution. Note that priorities are only available
+    on kernel nodes, and are copied from stream priority during stream capture.
+
+    If `hGraph` contains any allocation or free nodes, there can be at most one
+    executable graph in existence for that graph at a time. An attempt to instantiate
+    a second executable graph before destroying the first with `cuGraphExecDestroy`
+    will result in an error.
+    The same also applies if `hGraph` contains any device-updatable kernel nodes.
+
+    If `hGraph` contains kernels which call device-side cudaGraphLaunch() from multiple
+    contexts, this will result in an error.
+
+    Graphs instantiated for launch on the device have additional restrictions which do not
+    apply to host graphs:
+
+    - The graph's nodes must reside on a single context.
+    - The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child graph nodes.
+    - The graph cannot be empty and must contain at least one kernel, memcpy, or memset node.
+    Operation-specific restrictions are outlined below.
+    - Kernel nodes:
+    - Use of CUDA Dynamic Parallelism is not permitted.
+    - Cooperative launches are permitted as long as MPS is not in use.
+    - Memcpy nodes:
+    - Only copies involving device memory and/or pinned device-mapped host memory are permitted.
+    - Copies involving CUDA arrays are not permitted.
+    - Both operands must be accessible from the current context, and the current context must
+    match the context of other nodes in the graph.
+
+    **Parameters:**
+    - `phGraphExec`: Returns instantiated graph
+    - `hGraph`: Graph to instantiate
+    - `flags`: Flags to control instantiation.  See `CUgraphInstantiate_flags`.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphInstantiate`,
+    `cuGraphCreate`,
+    `cuGraphUpload`,
+    `cuGraphLaunch`,
+    `cuGraphExecDestroy`
+    """
+def cuGraphInstantiateWithParams(hGraph: CUgraph | int, instantiateParams: CUDA_GRAPH_INSTANTIATE_PARAMS) -> tuple[CUresult, CUgraphExec | None]:
+    """Returns `tuple[CUresult, CUgraphExec | None]`.
+
+    Creates an executable graph from a graph
+
+    Instantiates `hGraph` as an executable graph according to the `instantiateParams` structure.
+    The graph is validated for any structural constraints or intra-node constraints
+    which were not previously validated. If instantiation is successful, a handle to
+    the instantiated graph is returned in `phGraphExec`.
+
+    `instantiateParams` controls the behavior of instantiation and subsequent
+    graph launches, as well as returning more detailed information in the event of an error.
+    `CUDA_GRAPH_INSTANTIATE_PARAMS` is defined as:
+
+    ```c
+    typedef struct {
+    cuuint64_t flags;
+    CUstream hUploadStream;
+    CUgraphNode hErrNode_out;
+    CUgraphInstantiateResult result_out;
+    } CUDA_GRAPH_INSTANTIATE_PARAMS;
+    ```
+
+    The `flags` field controls the behavior of instantiation and subsequent
+    graph launches. Valid flags are:
+
+    - `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`, which configures a
+    graph containing memory allocation nodes to automatically free any
+    unfreed memory allocations before the graph is relaunched.
+
+    - `CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD`, which will perform an upload of the graph
+    into `hUploadStream` once the graph has been instantiated.
+
+    - `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`, which configures the graph for launch
+    from the device. If this flag is passed, the executable graph handle returned can be
+    used to launch the graph from both the host and device. This flag can only be used
+    on platforms which support unified addressing. This flag cannot be used in
+    conjunction with `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`.
+
+    - `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, which causes the graph
+    to use the priorities from the per-node attributes rather than the priority
+    of the launch stream during execution. Note that priorities are only available
+    on kernel nodes, and are copied from stream priority during stream capture.
+
+    If `hGraph` contains any allocation or free nodes, there can be at most one
+    executable graph in existence for that graph at a time. An attempt to instantiate a
+    second executable graph before destroying the first with `cuGraphExecDestroy` will
+    result in an error.
+    The same also applies if `hGraph` contains any device-updatable kernel nodes.
+
+    If `hGraph` contains kernels which call device-side cudaGraphLaunch() from multiple
+    contexts, this will result in an error.
+
+    Graphs instantiated for launch on the device have additional restrictions which do not
+    apply to host graphs:
+
+    - The graph's nodes must reside on a single context.
+    - The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child graph nodes.
+    - The graph cannot be empty and must contain at least one kernel, memcpy, or memset node.
+    Operation-specific restrictions are outlined below.
+    - Kernel nodes:
+    - Use of CUDA Dynamic Parallelism is not permitted.
+    - Cooperative launches are permitted as long as MPS is not in use.
+    - Memcpy nodes:
+    - Only copies involving device memory and/or pinned device-mapped host memory are permitted.
+    - Copies involving CUDA arrays are not permitted.
+    - Both operands must be accessible from the current context, and the current context must
+    match the context of other nodes in the graph.
+
+    In the event of an error, the `result_out` and `hErrNode_out` fields will contain more
+    information about the nature of the error. Possible error reporting includes:
+
+    - `CUDA_GRAPH_INSTANTIATE_ERROR`, if passed an invalid value or if an unexpected error occurred
+    which is described by the return value of the function. `hErrNode_out` will be set to NULL.
+    - `CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE`, if the graph structure is invalid. `hErrNode_out`
+    will be set to one of the offending nodes.
+    - `CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED`, if the graph is instantiated for device
+    launch but contains a node of an unsupported node type, or a node which performs unsupported
+    operations, such as use of CUDA dynamic parallelism within a kernel node. `hErrNode_out` will
+    be set to this node.
+    - `CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED`, if the graph is instantiated for device
+    launch but a node’s context differs from that of another node. This error can also be returned
+    if a graph is not instantiated for device launch and it contains kernels which call device-side
+    cudaGraphLaunch() from multiple contexts. `hErrNode_out` will be set to this node.
+
+    If instantiation is successful, `result_out` will be set to `CUDA_GRAPH_INSTANTIATE_SUCCESS`,
+    and `hErrNode_out` will be set to NULL.
+
+    **Parameters:**
+    - `phGraphExec`: Returns instantiated graph
+    - `hGraph`: Graph to instantiate
+    - `instantiateParams`: Instantiation parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphCreate`,
+    `cuGraphInstantiate`,
+    `cuGraphExecDestroy`
+    """
+def cuGraphExecGetFlags(hGraphExec: CUgraphExec | int, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Query the instantiation flags of an executable graph
+
+    Returns the flags that were passed to instantiation for the given executable graph.
+    `CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD` will not be returned by this API as it does
+    not affect the resulting executable graph.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph to query
+    - `flags`: Returns the instantiation flags
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphInstantiate`,
+    `cuGraphInstantiateWithParams`
+    """
+def cuGraphExecKernelNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the parameters for a kernel node in the given graphExec
+
+    Sets the parameters of a kernel node in an executable graph `hGraphExec`.
+    The node is identified by the corresponding node `hNode` in the
+    non-executable graph, from which the executable graph was instantiated.
+
+    `hNode` must not have been removed from the original graph. All `nodeParams`
+    fields may change, but the following restrictions apply to `func` updates:
+
+    - The owning context of the function cannot change.
+    - A node whose function originally did not use CUDA dynamic parallelism cannot be updated
+    to a function which uses CDP
+    - A node whose function originally did not make device-side update calls cannot be updated
+    to a function which makes device-side update calls.
+    - If `hGraphExec` was not instantiated for device launch, a node whose function originally
+    did not use device-side cudaGraphLaunch() cannot be updated to a function which uses
+    device-side cudaGraphLaunch() unless the node resides on the same context as nodes which
+    contained such calls at instantiate-time. If no such calls were present at instantiation,
+    these updates cannot be performed at all.
+
+    The modifications only affect future launches of `hGraphExec`. Already
+    enqueued or running launches of `hGraphExec` are not affected by this call.
+    `hNode` is also not modified by this call.
+
+    If `hNode` is a device-updatable kernel node, the next upload/launch of `hGraphExec`
+    will overwrite any previous device-side updates. Additionally, applying host updates to a
+    device-updatable kernel node while it is being updated from the device will result in
+    undefined behavior.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: kernel node from the graph from which graphExec was instantiated
+    - `nodeParams`: Updated Parameters to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuGraphAddKernelNode`,
+    `cuGraphKernelNodeSetParams`,
+    `cuGraphExecMemcpyNodeSetParams`,
+    `cuGraphExecMemsetNodeSetParams`,
+    `cuGraphExecHostNodeSetParams`,
+    `cuGraphExecChildGraphNodeSetParams`,
+    `cuGraphExecEventRecordNodeSetEvent`,
+    `cuGraphExecEventWaitNodeSetEvent`,
+    `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, copyParams: CUDA_MEMCPY3D_v2, ctx: CUcontext | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the parameters for a memcpy node in the given graphExec.
+
+    Updates the work represented by `hNode` in `hGraphExec` as though `hNode` had
+    contained `copyParams` at instantiation.  hNode must remain in the graph which was
+    used to instantiate `hGraphExec`.  Changed edges to and from hNode are ignored.
+
+    The source and destination memory in `copyParams` must be allocated from the same
+    contexts as the original source and destination memory.  Both the instantiation-time
+    memory operands and the memory operands in `copyParams` must be 1-dimensional.
+    Zero-length operations are not supported.
+
+    The modifications only affect future launches of `hGraphExec`.  Already enqueued
+    or running launches of `hGraphExec` are not affected by this call.  hNode is also
+    not modified by this call.
+
+    Returns CUDA_ERROR_INVALID_VALUE if the memory operands' mappings changed or
+    either the original or new memory operands are multidimensional.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: Memcpy node from the graph which was used to instantiate graphExec
+    - `copyParams`: The updated parameters to set
+    - `ctx`: Context on which to run the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuGraphAddMemcpyNode`,
+    `cuGraphMemcpyNodeSetParams`,
+    `cuGraphExecKernelNodeSetParams`,
+    `cuGraphExecMemsetNodeSetParams`,
+    `cuGraphExecHostNodeSetParams`,
+    `cuGraphExecChildGraphNodeSetParams`,
+    `cuGraphExecEventRecordNodeSetEvent`,
+    `cuGraphExecEventWaitNodeSetEvent`,
+    `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, memsetParams: CUDA_MEMSET_NODE_PARAMS_v1, ctx: CUcontext | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the parameters for a memset node in the given graphExec.
+
+    Updates the work represented by `hNode` in `hGraphExec` as though `hNode` had
+    contained `memsetParams` at instantiation.  hNode must remain in the graph which was
+    used to instantiate `hGraphExec`.  Changed edges to and from hNode are ignored.
+
+    Zero sized operations are not supported.
+
+    The new destination pointer in memsetParams must be to the same kind of allocation
+    as the original destination pointer and have the same context association and device mapping
+    as the original destination pointer.
+
+    Both the value and pointer address may be updated.
+    Changing other aspects of the memset (width, height, element size or pitch) may cause the update to be rejected.
+    Specifically, for 2d memsets, all dimension changes are rejected.
+    For 1d memsets, changes in height are explicitly rejected and other changes are opportunistically allowed
+    if the resulting work maps onto the work resources already allocated for the node.
+
+    The modifications only affect future launches of `hGraphExec`.  Already enqueued
+    or running launches of `hGraphExec` are not affected by this call.  hNode is also
+    not modified by this call.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: Memset node from the graph which was used to instantiate graphExec
+    - `memsetParams`: The updated parameters to set
+    - `ctx`: Context on which to run the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuGraphAddMemsetNode`,
+    `cuGraphMemsetNodeSetParams`,
+    `cuGraphExecKernelNodeSetParams`,
+    `cuGraphExecMemcpyNodeSetParams`,
+    `cuGraphExecHostNodeSetParams`,
+    `cuGraphExecChildGraphNodeSetParams`,
+    `cuGraphExecEventRecordNodeSetEvent`,
+    `cuGraphExecEventWaitNodeSetEvent`,
+    `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_HOST_NODE_PARAMS_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the parameters for a host node in the given graphExec.
+
+    Updates the work represented by `hNode` in `hGraphExec` as though `hNode` had
+    contained `nodeParams` at instantiation.  hNode must remain in the graph which was
+    used to instantiate `hGraphExec`.  Changed edges to and from hNode are ignored.
+
+    The modifications only affect future launches of `hGraphExec`.  Already enqueued
+    or running launches of `hGraphExec` are not affected by this call.  hNode is also
+    not modified by this call.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: Host node from the graph which was used to instantiate graphExec
+    - `nodeParams`: The updated parameters to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuGraphAddHostNode`,
+    `cuGraphHostNodeSetParams`,
+    `cuGraphExecKernelNodeSetParams`,
+    `cuGraphExecMemcpyNodeSetParams`,
+    `cuGraphExecMemsetNodeSetParams`,
+    `cuGraphExecChildGraphNodeSetParams`,
+    `cuGraphExecEventRecordNodeSetEvent`,
+    `cuGraphExecEventWaitNodeSetEvent`,
+    `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, childGraph: CUgraph | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Updates node parameters in the child graph node in the given graphExec.
+
+    Updates the work represented by `hNode` in `hGraphExec` as though the nodes contained
+    in `hNode's` graph had the parameters contained in `childGraph's` nodes at instantiation.
+    `hNode` must remain in the graph which was used to instantiate `hGraphExec`.
+    Changed edges to and from `hNode` are ignored.
+
+    The modifications only affect future launches of `hGraphExec`.  Already enqueued
+    or running launches of `hGraphExec` are not affected by this call.  `hNode` is also
+    not modified by this call.
+
+    The topology of `childGraph`, as well as the node insertion order,  must match that
+    of the graph contained in `hNode`.  See `cuGraphExecUpdate(`) for a list of restrictions
+    on what can be updated in an instantiated graph.  The update is recursive, so child graph
+    nodes contained within the top level child graph will also be updated.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: Host node from the graph which was used to instantiate graphExec
+    - `childGraph`: The graph supplying the updated parameters
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuGraphAddChildGraphNode`,
+    `cuGraphChildGraphNodeGetGraph`,
+    `cuGraphExecKernelNodeSetParams`,
+    `cuGraphExecMemcpyNodeSetParams`,
+    `cuGraphExecMemsetNodeSetParams`,
+    `cuGraphExecHostNodeSetParams`,
+    `cuGraphExecEventRecordNodeSetEvent`,
+    `cuGraphExecEventWaitNodeSetEvent`,
+    `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, event: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the event for an event record node in the given graphExec
+
+    Sets the event of an event record node in an executable graph `hGraphExec`.
+    The node is identified by the corresponding node `hNode` in the
+    non-executable graph, from which the executable graph was instantiated.
+
+    The modifications only affect future launches of `hGraphExec`. Already
+    enqueued or running launches of `hGraphExec` are not affected by this call.
+    `hNode` is also not modified by this call.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: event record node from the graph from which graphExec was instantiated
+    - `event`: Updated event to use
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuGraphAddEventRecordNode`,
+    `cuGraphEventRecordNodeGetEvent`,
+    `cuGraphEventWaitNodeSetEvent`,
+    `cuEventRecordWithFlags`,
+    `cuStreamWaitEvent`,
+    `cuGraphExecKernelNodeSetParams`,
+    `cuGraphExecMemcpyNodeSetParams`,
+    `cuGraphExecMemsetNodeSetParams`,
+    `cuGraphExecHostNodeSetParams`,
+    `cuGraphExecChildGraphNodeSetParams`,
+    `cuGraphExecEventWaitNodeSetEvent`,
+    `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, event: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the event for an event wait node in the given graphExec
+
+    Sets the event of an event wait node in an executable graph `hGraphExec`.
+    The node is identified by the corresponding node `hNode` in the
+    non-executable graph, from which the executable graph was instantiated.
+
+    The modifications only affect future launches of `hGraphExec`. Already
+    enqueued or running launches of `hGraphExec` are not affected by this call.
+    `hNode` is also not modified by this call.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: event wait node from the graph from which graphExec was instantiated
+    - `event`: Updated event to use
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuGraphAddEventWaitNode`,
+    `cuGraphEventWaitNodeGetEvent`,
+    `cuGraphEventRecordNodeSetEvent`,
+    `cuEventRecordWithFlags`,
+    `cuStreamWaitEvent`,
+    `cuGraphExecKernelNodeSetParams`,
+    `cuGraphExecMemcpyNodeSetParams`,
+    `cuGraphExecMemsetNodeSetParams`,
+    `cuGraphExecHostNodeSetParams`,
+    `cuGraphExecChildGraphNodeSetParams`,
+    `cuGraphExecEventRecordNodeSetEvent`,
+    `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the parameters for an external semaphore signal node in the given graphExec
+
+    Sets the parameters of an external semaphore signal node in an executable graph `hGraphExec`.
+    The node is identified by the corresponding node `hNode` in the
+    non-executable graph, from which the executable graph was instantiated.
+
+    `hNode` must not have been removed from the original graph.
+
+    The modifications only affect future launches of `hGraphExec`. Already
+    enqueued or running launches of `hGraphExec` are not affected by this call.
+    `hNode` is also not modified by this call.
+
+    Changing `nodeParams->numExtSems` is not supported.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: semaphore signal node from the graph from which graphExec was instantiated
+    - `nodeParams`: Updated Parameters to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuGraphAddExternalSemaphoresSignalNode`,
+    `cuImportExternalSemaphore`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`,
+    `cuGraphExecKernelNodeSetParams`,
+    `cuGraphExecMemcpyNodeSetParams`,
+    `cuGraphExecMemsetNodeSetParams`,
+    `cuGraphExecHostNodeSetParams`,
+    `cuGraphExecChildGraphNodeSetParams`,
+    `cuGraphExecEventRecordNodeSetEvent`,
+    `cuGraphExecEventWaitNodeSetEvent`,
+    `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the parameters for an external semaphore wait node in the given graphExec
+
+    Sets the parameters of an external semaphore wait node in an executable graph `hGraphExec`.
+    The node is identified by the corresponding node `hNode` in the
+    non-executable graph, from which the executable graph was instantiated.
+
+    `hNode` must not have been removed from the original graph.
+
+    The modifications only affect future launches of `hGraphExec`. Already
+    enqueued or running launches of `hGraphExec` are not affected by this call.
+    `hNode` is also not modified by this call.
+
+    Changing `nodeParams->numExtSems` is not supported.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: semaphore wait node from the graph from which graphExec was instantiated
+    - `nodeParams`: Updated Parameters to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphExecNodeSetParams`,
+    `cuGraphAddExternalSemaphoresWaitNode`,
+    `cuImportExternalSemaphore`,
+    `cuSignalExternalSemaphoresAsync`,
+    `cuWaitExternalSemaphoresAsync`,
+    `cuGraphExecKernelNodeSetParams`,
+    `cuGraphExecMemcpyNodeSetParams`,
+    `cuGraphExecMemsetNodeSetParams`,
+    `cuGraphExecHostNodeSetParams`,
+    `cuGraphExecChildGraphNodeSetParams`,
+    `cuGraphExecEventRecordNodeSetEvent`,
+    `cuGraphExecEventWaitNodeSetEvent`,
+    `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphNodeSetEnabled(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, isEnabled: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Enables or disables the specified node in the given graphExec
+
+    Sets `hNode` to be either enabled or disabled. Disabled nodes are functionally equivalent
+    to empty nodes until they are reenabled. Existing node parameters are not affected by
+    disabling/enabling the node.
+
+    The node is identified by the corresponding node `hNode` in the non-executable
+    graph, from which the executable graph was instantiated.
+
+    `hNode` must not have been removed from the original graph.
+
+    The modifications only affect future launches of `hGraphExec`. Already
+    enqueued or running launches of `hGraphExec` are not affected by this call.
+    `hNode` is also not modified by this call.
+
+    If `hNode` is a device-updatable kernel node, the next upload/launch of `hGraphExec`
+    will overwrite any previous device-side updates. Additionally, applying host updates to a
+    device-updatable kernel node while it is being updated from the device will result in
+    undefined behavior.
+
+    **Note:** Currently only kernel, memset and memcpy nodes are supported.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: Node from the graph from which graphExec was instantiated
+    - `isEnabled`: Node is enabled if != 0, otherwise the node is disabled
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeGetEnabled`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    `cuGraphLaunch`
+    """
+def cuGraphNodeGetEnabled(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Query whether a node in the given graphExec is enabled
+
+    Sets isEnabled to 1 if `hNode` is enabled, or 0 if `hNode` is disabled.
+
+    The node is identified by the corresponding node `hNode` in the non-executable
+    graph, from which the executable graph was instantiated.
+
+    `hNode` must not have been removed from the original graph.
+
+    **Note:** Currently only kernel, memset and memcpy nodes are supported.
+    **Note:** This function will not reflect device-side updates for device-updatable kernel nodes.
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to set the specified node
+    - `hNode`: Node from the graph from which graphExec was instantiated
+    - `isEnabled`: Location to return the enabled status of the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphNodeSetEnabled`,
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    `cuGraphLaunch`
+    """
+def cuGraphUpload(hGraphExec: CUgraphExec | int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Uploads an executable graph in a stream
+
+    Uploads `hGraphExec` to the device in `hStream` without executing it. Uploads of
+    the same `hGraphExec` will be serialized. Each upload is ordered behind both any
+    previous work in `hStream` and any previous launches of `hGraphExec`.
+    Uses memory cached by `stream` to back the allocations owned by `hGraphExec`.
+
+    **Parameters:**
+    - `hGraphExec`: Executable graph to upload
+    - `hStream`: Stream in which to upload the graph
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphInstantiate`,
+    `cuGraphLaunch`,
+    `cuGraphExecDestroy`
+    """
+def cuGraphLaunch(hGraphExec: CUgraphExec | int, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Launches an executable graph in a stream
+
+    Executes `hGraphExec` in `hStream`. Only one instance of `hGraphExec` may be executing
+    at a time. Each launch is ordered behind both any previous work in `hStream`
+    and any previous launches of `hGraphExec`. To execute a graph concurrently, it must be
+    instantiated multiple times into multiple executable graphs.
+
+    If any allocations created by `hGraphExec` remain unfreed (from a previous launch) and
+    `hGraphExec` was not instantiated with `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`,
+    the launch will fail with `CUDA_ERROR_INVALID_VALUE`.
+
+    **Parameters:**
+    - `hGraphExec`: Executable graph to launch
+    - `hStream`: Stream in which to launch the graph
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphInstantiate`,
+    `cuGraphUpload`,
+    `cuGraphExecDestroy`
+    """
+def cuGraphExecDestroy(hGraphExec: CUgraphExec | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys an executable graph
+
+    Destroys the executable graph specified by `hGraphExec`, as well
+    as all of its executable nodes. If the executable graph is
+    in-flight, it will not be terminated, but rather freed
+    asynchronously on completion.
+
+    **Parameters:**
+    - `hGraphExec`: Executable graph to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphInstantiate`,
+    `cuGraphUpload`,
+    `cuGraphLaunch`
+    """
+def cuGraphDestroy(hGraph: CUgraph | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys a graph
+
+    Destroys the graph specified by `hGraph`, as well as all of its nodes.
+
+    **Parameters:**
+    - `hGraph`: Graph to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphCreate`
+    """
+def cuGraphExecUpdate(hGraphExec: CUgraphExec | int, hGraph: CUgraph | int, resultInfo: CUgraphExecUpdateResultInfo_v1) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Check whether an executable graph can be updated with a graph and perform the update if possible
+
+    Updates the node parameters in the instantiated graph specified by `hGraphExec` with the
+    node parameters in a topologically identical graph specified by `hGraph`.
+
+    Limitations:
+
+    - Kernel nodes:
+    - The owning context of the function cannot change.
+    - A node whose function originally did not use CUDA dynamic parallelism cannot be updated
+    to a function which uses CDP.
+    - A node whose function originally did not make device-side update calls cannot be updated
+    to a function which makes device-side update calls.
+    - A cooperative node cannot be updated to a non-cooperative node, and vice-versa.
+    - If the graph was instantiated with CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY, the
+    priority attribute cannot change. Equality is checked on the originally requested
+    priority values, before they are clamped to the device's supported range.
+    - If `hGraphExec` was not instantiated for device launch, a node whose function originally
+    did not use device-side cudaGraphLaunch() cannot be updated to a function which uses
+    device-side cudaGraphLaunch() unless the node resides on the same context as nodes which
+    contained such calls at instantiate-time. If no such calls were present at instantiation,
+    these updates cannot be performed at all.
+    - Neither `hGraph` nor `hGraphExec` may contain device-updatable kernel nodes.
+    - Memset and memcpy nodes:
+    - The CUDA device(s) to which the operand(s) was allocated/mapped cannot change.
+    - The source/destination memory must be allocated from the same contexts as the original
+    source/destination memory.
+    - For 2d memsets, only address and assigned value may be updated.
+    - For 1d memsets, updating dimensions is also allowed, but may fail if the resulting operation doesn't
+    map onto the work resources already allocated for the node.
+    - Additional memcpy node restrictions:
+    - Changing either the source or destination memory type(i.e. CU_MEMORYTYPE_DEVICE,
+    CU_MEMORYTYPE_ARRAY, etc.) is not supported.
+    - External semaphore wait nodes and record nodes:
+    - Changing the number of semaphores is not supported.
+    - Conditional nodes:
+    - Changing node parameters is not supported.
+    - Changing parameters of nodes within the conditional body graph is subject to the rules above.
+    - Conditional handle flags and default values are updated as part of the graph update.
+
+    Note:  The API may add further restrictions in future releases.  The return code should always be checked.
+
+    cuGraphExecUpdate sets the result member of `resultInfo` to CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED
+    under the following conditions:
+    - The count of nodes directly in `hGraphExec` and `hGraph` differ, in which case resultInfo->errorNode
+    is set to NULL.
+    - `hGraph` has more exit nodes than `hGraph`, in which case resultInfo->errorNode is set to one of
+    the exit nodes in hGraph.
+    - A node in `hGraph` has a different number of dependencies than the node from `hGraphExec` it is paired with,
+    in which case resultInfo->errorNode is set to the node from `hGraph`.
+    - A node in `hGraph` has a dependency that does not match with the corresponding dependency of the paired node
+    from `hGraphExec`. resultInfo->errorNode will be set to the node from `hGraph`. resultInfo->errorFromNode
+    will be set to the mismatched dependency. The dependencies are paired based on edge order and a dependency
+    does not match when the nodes are already paired based on other edges examined in the graph.
+
+    cuGraphExecUpdate sets the result member of `resultInfo` to:
+    - CU_GRAPH_EXEC_UPDATE_ERROR if passed an invalid value.
+    - CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED if the graph topology changed
+    - CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED if the type of a node changed, in which case
+    `hErrorNode_out` is set to the node from `hGraph`.
+    - CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE if the function changed in an unsupported
+    way(see note above), in which case `hErrorNode_out` is set to the node from `hGraph`
+    - CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED if any parameters to a node changed in a way
+    that is not supported, in which case `hErrorNode_out` is set to the node from `hGraph`.
+    - CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED if any attributes of a node changed in a way
+    that is not supported, in which case `hErrorNode_out` is set to the node from `hGraph`.
+    - CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED if something about a node is unsupported, like
+    the node's type or configuration, in which case `hErrorNode_out` is set to the node from `hGraph`
+
+    If the update fails for a reason not listed above, the result member of `resultInfo` will be set
+    to CU_GRAPH_EXEC_UPDATE_ERROR. If the update succeeds, the result member will be set to CU_GRAPH_EXEC_UPDATE_SUCCESS.
+
+    cuGraphExecUpdate returns CUDA_SUCCESS when the updated was performed successfully.  It returns
+    CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE if the graph update was not performed because it included
+    changes which violated constraints specific to instantiated graph update.
+
+    **Parameters:**
+    - `hGraphExec`: The instantiated graph to be updated
+    - `hGraph`: The graph containing the updated parameters
+    - `resultInfo`: the error info structure
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE`,
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphInstantiate`
+    """
+def cuGraphKernelNodeCopyAttributes(dst: CUgraphNode | int, src: CUgraphNode | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Copies attributes from source node to destination node.
+
+    Copies attributes from source node `src` to destination node `dst`.
+    Both node must have the same context.
+
+    **Parameters:**
+    - `dst`: [out] Destination node
+    - `src`: [in] Source node For list of attributes see `CUkernelNodeAttrID`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `CUaccessPolicyWindow`
+    """
+def cuGraphKernelNodeGetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, ) -> tuple[CUresult, CUlaunchAttributeValue | None]:
+    """Returns `tuple[CUresult, CUlaunchAttributeValue | None]`.
+
+    Queries node attribute.
+
+    Queries attribute `attr` from node `hNode` and stores it in corresponding
+    member of `value_out`.
+
+    **Parameters:**
+    - `hNode`: [in]
+    - `attr`: [in]
+    - `value_out`: [out]
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `CUaccessPolicyWindow`
+    """
+def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, ) -> tuple[CUresult, CUlaunchAttributeValue | None]:
+    """Returns `tuple[CUresult, CUlaunchAttributeValue | None]`.
+
+    Sets node attribute.
+
+    Sets attribute `attr` on node `hNode` from corresponding attribute of
+    `value`.
+
+    **Parameters:**
+    - `hNode`: [out]
+    - `attr`: [in]
+    - `value`: [out]
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `CUaccessPolicyWindow`
+    """
+def cuGraphDebugDotPrint(hGraph: CUgraph | int, path: bytes, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Write a DOT file describing graph structure
+
+    Using the provided `hGraph`, write to `path` a DOT formatted description of the graph.
+    By default this includes the graph topology, node types, node id, kernel names and memcpy direction.
+    `flags` can be specified to write more detailed information about each node type such as
+    parameter values, kernel attributes, node and function handles.
+
+    **Parameters:**
+    - `hGraph`: The graph to create a DOT file from
+    - `path`: The path to write the DOT file to
+    - `flags`: Flags from CUgraphDebugDot_flags for specifying which additional node information to write
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OPERATING_SYSTEM`
+    """
+def cuUserObjectCreate(ptr: Any, destroy: Any, initialRefcount: int, flags: int) -> tuple[CUresult, CUuserObject | None]:
+    """Returns `tuple[CUresult, CUuserObject | None]`.
+
+    Create a user object
+
+    Create a user object with the specified destructor callback and initial reference count. The
+    initial references are owned by the caller.
+
+    Destructor callbacks cannot make CUDA API calls and should avoid blocking behavior, as they
+    are executed by a shared internal thread. Another thread may be signaled to perform such
+    actions, if it does not block forward progress of tasks scheduled through CUDA.
+
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
+
+    **Parameters:**
+    - `object_out`: Location to return the user object handle
+    - `ptr`: The pointer to pass to the destroy function
+    - `destroy`: Callback to free the user object when it is no longer in use
+    - `initialRefcount`: The initial refcount to create the object with, typically 1. The initial references are owned by the calling thread.
+    - `flags`: Currently it is required to pass `CU_USER_OBJECT_NO_DESTRUCTOR_SYNC`, which is the only defined flag. This indicates that the destroy callback cannot be waited on by any CUDA API. Users requiring synchronization of the callback should signal its completion manually.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuUserObjectRetain`,
+    `cuUserObjectRelease`,
+    `cuGraphRetainUserObject`,
+    `cuGraphReleaseUserObject`,
+    `cuGraphCreate`
+    """
+def cuUserObjectRetain(object: CUuserObject | int, count: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Retain a reference to a user object
+
+    Retains new references to a user object. The new references are owned by the caller.
+
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
+
+    **Parameters:**
+    - `object`: The object to retain
+    - `count`: The number of references to retain, typically 1. Must be nonzero and not larger than INT_MAX.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuUserObjectCreate`,
+    `cuUserObjectRelease`,
+    `cuGraphRetainUserObject`,
+    `cuGraphReleaseUserObject`,
+    `cuGraphCreate`
+    """
+def cuUserObjectRelease(object: CUuserObject | int, count: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Release a reference to a user object
+
+    Releases user object references owned by the caller. The object's destructor is invoked if
+    the reference count reaches zero.
+
+    It is undefined behavior to release references not owned by the caller, or to use a user
+    object handle after all references are released.
+
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
+
+    **Parameters:**
+    - `object`: The object to release
+    - `count`: The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuUserObjectCreate`,
+    `cuUserObjectRetain`,
+    `cuGraphRetainUserObject`,
+    `cuGraphReleaseUserObject`,
+    `cuGraphCreate`
+    """
+def cuGraphRetainUserObject(graph: CUgraph | int, object: CUuserObject | int, count: int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Retain a reference to a user object from a graph
+
+    Creates or moves user object references that will be owned by a CUDA graph.
+
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
+
+    **Parameters:**
+    - `graph`: The graph to associate the reference with
+    - `object`: The user object to retain a reference for
+    - `count`: The number of references to add to the graph, typically 1. Must be nonzero and not larger than INT_MAX.
+    - `flags`: The optional flag `CU_GRAPH_USER_OBJECT_MOVE` transfers references from the calling thread, rather than create new references. Pass 0 to create new references.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuUserObjectCreate`,
+    `cuUserObjectRetain`,
+    `cuUserObjectRelease`,
+    `cuGraphReleaseUserObject`,
+    `cuGraphCreate`
+    """
+def cuGraphReleaseUserObject(graph: CUgraph | int, object: CUuserObject | int, count: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Release a user object reference from a graph
+
+    Releases user object references owned by a graph.
+
+    See CUDA User Objects in the CUDA C++ Programming Guide for more information on user objects.
+
+    **Parameters:**
+    - `graph`: The graph that will release the reference
+    - `object`: The user object to release a reference for
+    - `count`: The number of references to release, typically 1. Must be nonzero and not larger than INT_MAX.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuUserObjectCreate`,
+    `cuUserObjectRetain`,
+    `cuUserObjectRelease`,
+    `cuGraphRetainUserObject`,
+    `cuGraphCreate`
+    """
+def cuGraphAddNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUgraphNodeParams) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Adds a node of arbitrary type to a graph
+
+    Creates a new node in `hGraph` described by `nodeParams` with `numDependencies`
+    dependencies specified via `dependencies`. `numDependencies` may be 0.
+    `dependencies` may be null if `numDependencies` is 0. `dependencies` may not have
+    any duplicate entries.
+
+    `nodeParams` is a tagged union. The node type should be specified in the `type` field,
+    and type-specific parameters in the corresponding union member. All unused bytes - that
+    is, `reserved0` and all bytes past the utilized union member - must be set to zero.
+    It is recommended to use brace initialization or memset to ensure all bytes are
+    initialized.
+
+    Note that for some node types, `nodeParams` may contain "out parameters" which are
+    modified during the call, such as `nodeParams->alloc.dptr`.
+
+    A handle to the new node will be returned in `phGraphNode`.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `numDependencies`: Number of dependencies
+    - `nodeParams`: Specification of the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphCreate`,
+    `cuGraphNodeSetParams`,
+    `cuGraphExecNodeSetParams`
+    """
+def cuGraphAddNode_v2(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, dependencyData: Sequence[CUgraphEdgeData] | None, numDependencies: int, nodeParams: CUgraphNodeParams) -> tuple[CUresult, CUgraphNode | None]:
+    """Returns `tuple[CUresult, CUgraphNode | None]`.
+
+    Adds a node of arbitrary type to a graph (12.3+)
+
+    Creates a new node in `hGraph` described by `nodeParams` with `numDependencies`
+    dependencies specified via `dependencies`. `numDependencies` may be 0.
+    `dependencies` may be null if `numDependencies` is 0. `dependencies` may not have
+    any duplicate entries.
+
+    `nodeParams` is a tagged union. The node type should be specified in the `type` field,
+    and type-specific parameters in the corresponding union member. All unused bytes - that
+    is, `reserved0` and all bytes past the utilized union member - must be set to zero.
+    It is recommended to use brace initialization or memset to ensure all bytes are
+    initialized.
+
+    Note that for some node types, `nodeParams` may contain "out parameters" which are
+    modified during the call, such as `nodeParams->alloc.dptr`.
+
+    A handle to the new node will be returned in `phGraphNode`.
+
+    **Parameters:**
+    - `phGraphNode`: Returns newly created node
+    - `hGraph`: Graph to which to add the node
+    - `dependencies`: Dependencies of the node
+    - `dependencyData`: Optional edge data for the dependencies. If NULL, the data is assumed to be default (zeroed) for all dependencies.
+    - `numDependencies`: Number of dependencies
+    - `nodeParams`: Specification of the node
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphCreate`,
+    `cuGraphNodeSetParams`,
+    `cuGraphExecNodeSetParams`
+    """
+def cuGraphNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUgraphNodeParams) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Update's a graph node's parameters
+
+    Sets the parameters of graph node `hNode` to `nodeParams`. The node type specified by
+    `nodeParams->type` must match the type of `hNode`. `nodeParams` must be fully
+    initialized and all unused bytes (reserved, padding) zeroed.
+
+    Modifying parameters is not supported for node types CU_GRAPH_NODE_TYPE_MEM_ALLOC and
+    CU_GRAPH_NODE_TYPE_MEM_FREE.
+
+    **Parameters:**
+    - `hNode`: Node to set the parameters for
+    - `nodeParams`: Parameters to copy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphExecNodeSetParams`
+    """
+def cuGraphExecNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUgraphNodeParams) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Update's a graph node's parameters in an instantiated graph
+
+    Sets the parameters of a node in an executable graph `hGraphExec`. The node is identified
+    by the corresponding node `hNode` in the non-executable graph from which the executable
+    graph was instantiated. `hNode` must not have been removed from the original graph.
+
+    The modifications only affect future launches of `hGraphExec`. Already
+    enqueued or running launches of `hGraphExec` are not affected by this call.
+    `hNode` is also not modified by this call.
+
+    Allowed changes to parameters on executable graphs are as follows:
+    <table>
+    <tr><th>Node type<th>Allowed changes
+    <tr><td>kernel<td>See `cuGraphExecKernelNodeSetParams`
+    <tr><td>memcpy<td>Addresses for 1-dimensional copies if allocated in same context; see `cuGraphExecMemcpyNodeSetParams`
+    <tr><td>memset<td>Addresses for 1-dimensional memsets if allocated in same context; see `cuGraphExecMemsetNodeSetParams`
+    <tr><td>host<td>Unrestricted
+    <tr><td>child graph<td>Topology must match and restrictions apply recursively; see `cuGraphExecUpdate`
+    <tr><td>event wait<td>Unrestricted
+    <tr><td>event record<td>Unrestricted
+    <tr><td>external semaphore signal<td>Number of semaphore operations cannot change
+    <tr><td>external semaphore wait<td>Number of semaphore operations cannot change
+    <tr><td>memory allocation<td>API unsupported
+    <tr><td>memory free<td>API unsupported
+    <tr><td>batch memops<td>Addresses, values, and operation type for wait operations; see `cuGraphExecBatchMemOpNodeSetParams`
+    </table>
+
+    **Parameters:**
+    - `hGraphExec`: The executable graph in which to update the specified node
+    - `hNode`: Corresponding node from the graph from which graphExec was instantiated
+    - `nodeParams`: Updated Parameters to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`,
+    `cuGraphNodeSetParams`
+    `cuGraphExecUpdate`,
+    `cuGraphInstantiate`
+    """
+def cuGraphConditionalHandleCreate(hGraph: CUgraph | int, ctx: CUcontext | int, defaultLaunchValue: int, flags: int) -> tuple[CUresult, CUgraphConditionalHandle | None]:
+    """Returns `tuple[CUresult, CUgraphConditionalHandle | None]`.
+
+    Create a conditional handle
+
+    Creates a conditional handle associated with `hGraph`.
+
+    The conditional handle must be associated with a conditional node in this graph or one of its children.
+
+    Handles not associated with a conditional node may cause graph instantiation to fail.
+
+    Handles can only be set from the context with which they are associated.
+
+    **Parameters:**
+    - `pHandle_out`: Pointer used to return the handle to the caller.
+    - `hGraph`: Graph which will contain the conditional node using this handle.
+    - `ctx`: Context for the handle and associated conditional node.
+    - `defaultLaunchValue`: Optional initial value for the conditional variable. Applied at the beginning of each graph execution if CU_GRAPH_COND_ASSIGN_DEFAULT is set in `flags`.
+    - `flags`: Currently must be CU_GRAPH_COND_ASSIGN_DEFAULT or 0.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Graph objects are not thread-safe.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphAddNode`
+    """
+def cuOccupancyMaxActiveBlocksPerMultiprocessor(func: CUfunction | int, blockSize: int, dynamicSMemSize: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns occupancy of a function
+
+    Returns in `*numBlocks` the number of the maximum active blocks per
+    streaming multiprocessor.
+
+    Note that the API can also be used with context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to use for calculations
+    will be the current context.
+
+    **Parameters:**
+    - `numBlocks`: Returned occupancy
+    - `func`: Kernel for which occupancy is calculated
+    - `blockSize`: Block size the kernel is intended to be launched with
+    - `dynamicSMemSize`: Per-block dynamic shared memory usage intended, in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaOccupancyMaxActiveBlocksPerMultiprocessor`
+    """
+def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: CUfunction | int, blockSize: int, dynamicSMemSize: int, flags: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns occupancy of a function
+
+    Returns in `*numBlocks` the number of the maximum active blocks per
+    streaming multiprocessor.
+
+    The `Flags` parameter controls how special cases are handled. The
+    valid flags are:
+
+    - `CU_OCCUPANCY_DEFAULT`, which maintains the default behavior as
+    `cuOccupancyMaxActiveBlocksPerMultiprocessor`;
+
+    - `CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE`, which suppresses the
+    default behavior on platform where global caching affects
+    occupancy. On such platforms, if caching is enabled, but
+    per-block SM resource usage would result in zero occupancy, the
+    occupancy calculator will calculate the occupancy as if caching
+    is disabled. Setting `CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE` makes
+    the occupancy calculator to return 0 in such cases. More information
+    can be found about this feature in the "Unified L1/Texture Cache"
+    section of the Maxwell tuning guide.
+
+    Note that the API can also be with launch context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to use for calculations
+    will be the current context.
+
+    **Parameters:**
+    - `numBlocks`: Returned occupancy
+    - `func`: Kernel for which occupancy is calculated
+    - `blockSize`: Block size the kernel is intended to be launched with
+    - `dynamicSMemSize`: Per-block dynamic shared memory usage intended, in bytes
+    - `flags`: Requested behavior for the occupancy calculator
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`
+    """
+def cuOccupancyMaxPotentialBlockSize(func: CUfunction | int, blockSizeToDynamicSMemSize: Any, dynamicSMemSize: int, blockSizeLimit: int) -> tuple[CUresult, int | None, int | None]:
+    """Returns `tuple[CUresult, int | None, int | None]`.
+
+    Suggest a launch configuration with reasonable occupancy
+
+    Returns in `*blockSize` a reasonable block size that can achieve
+    the maximum occupancy (or, the maximum number of active warps with
+    the fewest blocks per multiprocessor), and in `*minGridSize` the
+    minimum grid size to achieve the maximum occupancy.
+
+    If `blockSizeLimit` is 0, the configurator will use the maximum
+    block size permitted by the device / function instead.
+
+    If per-block dynamic shared memory allocation is not needed, the
+    user should leave both `blockSizeToDynamicSMemSize` and \\p
+    dynamicSMemSize as 0.
+
+    If per-block dynamic shared memory allocation is needed, then if
+    the dynamic shared memory size is constant regardless of block
+    size, the size should be passed through `dynamicSMemSize`, and \\p
+    blockSizeToDynamicSMemSize should be NULL.
+
+    Otherwise, if the per-block dynamic shared memory size varies with
+    different block sizes, the user needs to provide a unary function
+    through `blockSizeToDynamicSMemSize` that computes the dynamic
+    shared memory needed by `func` for any given block size. \\p
+    dynamicSMemSize is ignored. An example signature is:
+
+    ```c
+       // Take block size, returns dynamic shared memory needed
+       size_t blockToSmem(int blockSize);
+    ```
+
+    Note that the API can also be used with context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to use for calculations
+    will be the current context.
+
+    **Parameters:**
+    - `minGridSize`: Returned minimum grid size needed to achieve the maximum occupancy
+    - `blockSize`: Returned maximum block size that can achieve the maximum occupancy
+    - `func`: Kernel for which launch configuration is calculated
+    - `blockSizeToDynamicSMemSize`: A function that calculates how much per-block dynamic shared memory `func` uses based on the block size
+    - `dynamicSMemSize`: Dynamic shared memory usage intended, in bytes
+    - `blockSizeLimit`: The maximum block size `func` is designed to handle
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaOccupancyMaxPotentialBlockSize`
+    """
+def cuOccupancyMaxPotentialBlockSizeWithFlags(func: CUfunction | int, blockSizeToDynamicSMemSize: Any, dynamicSMemSize: int, blockSizeLimit: int, flags: int) -> tuple[CUresult, int | None, int | None]:
+    """Returns `tuple[CUresult, int | None, int | None]`.
+
+    Suggest a launch configuration with reasonable occupancy
+
+    An extended version of `cuOccupancyMaxPotentialBlockSize`. In
+    addition to arguments passed to `cuOccupancyMaxPotentialBlockSize`,
+    `cuOccupancyMaxPotentialBlockSizeWithFlags` also takes a `Flags`
+    parameter.
+
+    The `Flags` parameter controls how special cases are handled. The
+    valid flags are:
+
+    - `CU_OCCUPANCY_DEFAULT`, which maintains the default behavior as
+    `cuOccupancyMaxPotentialBlockSize`;
+
+    - `CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE`, which suppresses the
+    default behavior on platform where global caching affects
+    occupancy. On such platforms, the launch configurations that
+    produces maximal occupancy might not support global
+    caching. Setting `CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE`
+    guarantees that the the produced launch configuration is global
+    caching compatible at a potential cost of occupancy. More information
+    can be found about this feature in the "Unified L1/Texture Cache"
+    section of the Maxwell tuning guide.
+
+    Note that the API can also be used with context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to use for calculations
+    will be the current context.
+
+    **Parameters:**
+    - `minGridSize`: Returned minimum grid size needed to achieve the maximum occupancy
+    - `blockSize`: Returned maximum block size that can achieve the maximum occupancy
+    - `func`: Kernel for which launch configuration is calculated
+    - `blockSizeToDynamicSMemSize`: A function that calculates how much per-block dynamic shared memory `func` uses based on the block size
+    - `dynamicSMemSize`: Dynamic shared memory usage intended, in bytes
+    - `blockSizeLimit`: The maximum block size `func` is designed to handle
+    - `flags`: Options
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaOccupancyMaxPotentialBlockSizeWithFlags`
+    """
+def cuOccupancyAvailableDynamicSMemPerBlock(func: CUfunction | int, numBlocks: int, blockSize: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns dynamic shared memory available per block when launching `numBlocks` blocks on SM
+
+    Returns in `*dynamicSmemSize` the maximum size of dynamic shared memory to allow `numBlocks` blocks per SM.
+
+    Note that the API can also be used with context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to use for calculations
+    will be the current context.
+
+    **Parameters:**
+    - `dynamicSmemSize`: Returned maximum dynamic shared memory
+    - `func`: Kernel function for which occupancy is calculated
+    - `numBlocks`: Number of blocks to fit on SM
+    - `blockSize`: Size of the blocks
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+    """
+def cuOccupancyMaxPotentialClusterSize(func: CUfunction | int, config: CUlaunchConfig) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Given the kernel function (\\p func) and launch configuration
+    (\\p config), return the maximum cluster size in `*clusterSize`.
+
+    The cluster dimensions in `config` are ignored. If func has a required
+    cluster size set (see `cudaFuncGetAttributes` / `cuFuncGetAttribute),\\p`
+    *clusterSize will reflect the required cluster size.
+
+    By default this function will always return a value that's portable on
+    future hardware. A higher value may be returned if the kernel function
+    allows non-portable cluster sizes.
+
+    This function will respect the compile time launch bounds.
+
+    Note that the API can also be used with context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to use for calculations
+    will either be taken from the specified stream `config->hStream`
+    or the current context in case of NULL stream.
+
+    **Parameters:**
+    - `clusterSize`: Returned maximum cluster size that can be launched for the given kernel function and launch configuration
+    - `func`: Kernel function for which maximum cluster size is calculated
+    - `config`: Launch configuration for the given kernel function
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaFuncGetAttributes`,
+    `cuFuncGetAttribute`
+    """
+def cuOccupancyMaxActiveClusters(func: CUfunction | int, config: CUlaunchConfig) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Given the kernel function (\\p func) and launch configuration
+    (\\p config), return the maximum number of clusters that could co-exist
+    on the target device in `*numClusters`.
+
+    If the function has required cluster size already set (see
+    `cudaFuncGetAttributes` / `cuFuncGetAttribute`), the cluster size
+    from config must either be unspecified or match the required size.
+    Without required sizes, the cluster size must be specified in config,
+    else the function will return an error.
+
+    Note that various attributes of the kernel function may affect occupancy
+    calculation. Runtime environment may affect how the hardware schedules
+    the clusters, so the calculated occupancy is not guaranteed to be achievable.
+
+    Note that the API can also be used with context-less kernel `CUkernel`
+    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    to the API by casting to `CUfunction`. Here, the context to use for calculations
+    will either be taken from the specified stream `config->hStream`
+    or the current context in case of NULL stream.
+
+    **Parameters:**
+    - `numClusters`: Returned maximum number of clusters that could co-exist on the target device
+    - `func`: Kernel function for which maximum number of clusters are calculated
+    - `config`: Launch configuration for the given kernel function
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_CLUSTER_SIZE`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaFuncGetAttributes`,
+    `cuFuncGetAttribute`
+    """
+def cuTexRefSetArray(hTexRef: CUtexref | int, hArray: CUarray | int, Flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Binds an array as a texture reference
+
+    **Deprecated:**
+
+    Binds the CUDA array `hArray` to the texture reference `hTexRef`. Any
+    previous address or CUDA array state associated with the texture reference
+    is superseded by this function. `Flags` must be set to
+    `CU_TRSA_OVERRIDE_FORMAT`. Any CUDA array previously bound to `hTexRef` is
+    unbound.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference to bind
+    - `hArray`: Array to bind
+    - `Flags`: Options (must be `CU_TRSA_OVERRIDE_FORMAT`)
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetMipmappedArray(hTexRef: CUtexref | int, hMipmappedArray: CUmipmappedArray | int, Flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Binds a mipmapped array to a texture reference
+
+    **Deprecated:**
+
+    Binds the CUDA mipmapped array `hMipmappedArray` to the texture reference `hTexRef`.
+    Any previous address or CUDA array state associated with the texture reference
+    is superseded by this function. `Flags` must be set to `CU_TRSA_OVERRIDE_FORMAT`.
+    Any CUDA array previously bound to `hTexRef` is unbound.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference to bind
+    - `hMipmappedArray`: Mipmapped array to bind
+    - `Flags`: Options (must be `CU_TRSA_OVERRIDE_FORMAT`)
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetAddress(hTexRef: CUtexref | int, dptr: CUdeviceptr | int, bytes: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Binds an address as a texture reference
+
+    **Deprecated:**
+
+    Binds a linear address range to the texture reference `hTexRef`. Any
+    previous address or CUDA array state associated with the texture reference
+    is superseded by this function. Any memory previously bound to `hTexRef`
+    is unbound.
+
+    Since the hardware enforces an alignment requirement on texture base
+    addresses, `cuTexRefSetAddress(`) passes back a byte offset in
+    `*ByteOffset` that must be applied to texture fetches in order to read from
+    the desired memory. This offset must be divided by the texel size and
+    passed to kernels that read from the texture so they can be applied to the
+    `tex1Dfetch(`) function.
+
+    If the device memory pointer was returned from `cuMemAlloc(`), the offset
+    is guaranteed to be 0 and NULL may be passed as the `ByteOffset` parameter.
+
+    The total number of elements (or texels) in the linear address range
+    cannot exceed `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`.
+    The number of elements is computed as (\\p bytes / bytesPerElement),
+    where bytesPerElement is determined from the data format and number of
+    components set using `cuTexRefSetFormat(`).
+
+    **Parameters:**
+    - `ByteOffset`: Returned byte offset
+    - `hTexRef`: Texture reference to bind
+    - `dptr`: Device pointer to bind
+    - `bytes`: Size of memory to bind in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetAddress2D(hTexRef: CUtexref | int, desc: CUDA_ARRAY_DESCRIPTOR_v2, dptr: CUdeviceptr | int, Pitch: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Binds an address as a 2D texture reference
+
+    **Deprecated:**
+
+    Binds a linear address range to the texture reference `hTexRef`. Any
+    previous address or CUDA array state associated with the texture reference
+    is superseded by this function. Any memory previously bound to `hTexRef`
+    is unbound.
+
+    Using a `tex2D(`) function inside a kernel requires a call to either
+    `cuTexRefSetArray(`) to bind the corresponding texture reference to an
+    array, or `cuTexRefSetAddress2D(`) to bind the texture reference to linear
+    memory.
+
+    Function calls to `cuTexRefSetFormat(`) cannot follow calls to
+    `cuTexRefSetAddress2D(`) for the same texture reference.
+
+    It is required that `dptr` be aligned to the appropriate hardware-specific
+    texture alignment. You can query this value using the device attribute
+    `CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT`. If an unaligned `dptr` is
+    supplied, `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    `Pitch` has to be aligned to the hardware-specific texture pitch alignment.
+    This value can be queried using the device attribute
+    `CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT`. If an unaligned `Pitch` is
+    supplied, `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    Width and Height, which are specified in elements (or texels), cannot exceed
+    `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH` and
+    `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT` respectively.
+    `Pitch`, which is specified in bytes, cannot exceed
+    `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH`.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference to bind
+    - `desc`: Descriptor of CUDA array
+    - `dptr`: Device pointer to bind
+    - `Pitch`: Line pitch in bytes
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetFormat(hTexRef: CUtexref | int, fmt: CUarray_format | int, NumPackedComponents: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the format for a texture reference
+
+    **Deprecated:**
+
+    Specifies the format of the data to be read by the texture reference
+    `hTexRef`. `fmt` and `NumPackedComponents` are exactly analogous to the
+    `Format` and `NumChannels` members of the `CUDA_ARRAY_DESCRIPTOR` structure:
+    They specify the format of each component and the number of components per
+    array element.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference
+    - `fmt`: Format to set
+    - `NumPackedComponents`: Number of components per array element
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`,
+    `cudaCreateChannelDesc`
+    """
+def cuTexRefSetAddressMode(hTexRef: CUtexref | int, dim: int, am: CUaddress_mode | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the addressing mode for a texture reference
+
+    **Deprecated:**
+
+    Specifies the addressing mode `am` for the given dimension `dim` of the
+    texture reference `hTexRef`. If `dim` is zero, the addressing mode is
+    applied to the first parameter of the functions used to fetch from the
+    texture; if `dim` is 1, the second, and so on. `CUaddress_mode` is defined
+    as:
+    ```c
+    typedef enum CUaddress_mode_enum {
+    CU_TR_ADDRESS_MODE_WRAP = 0,
+    CU_TR_ADDRESS_MODE_CLAMP = 1,
+    CU_TR_ADDRESS_MODE_MIRROR = 2,
+    CU_TR_ADDRESS_MODE_BORDER = 3
+    } CUaddress_mode;
+    ```
+
+    Note that this call has no effect if `hTexRef` is bound to linear memory.
+    Also, if the flag, `CU_TRSF_NORMALIZED_COORDINATES`, is not set, the only
+    supported address mode is `CU_TR_ADDRESS_MODE_CLAMP`.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference
+    - `dim`: Dimension
+    - `am`: Addressing mode to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetFilterMode(hTexRef: CUtexref | int, fm: CUfilter_mode | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the filtering mode for a texture reference
+
+    **Deprecated:**
+
+    Specifies the filtering mode `fm` to be used when reading memory through
+    the texture reference `hTexRef`. `CUfilter_mode_enum` is defined as:
+
+    ```c
+    typedef enum CUfilter_mode_enum {
+    CU_TR_FILTER_MODE_POINT = 0,
+    CU_TR_FILTER_MODE_LINEAR = 1
+    } CUfilter_mode;
+    ```
+
+    Note that this call has no effect if `hTexRef` is bound to linear memory.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference
+    - `fm`: Filtering mode to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetMipmapFilterMode(hTexRef: CUtexref | int, fm: CUfilter_mode | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the mipmap filtering mode for a texture reference
+
+    **Deprecated:**
+
+    Specifies the mipmap filtering mode `fm` to be used when reading memory through
+    the texture reference `hTexRef`. `CUfilter_mode_enum` is defined as:
+
+    ```c
+    typedef enum CUfilter_mode_enum {
+    CU_TR_FILTER_MODE_POINT = 0,
+    CU_TR_FILTER_MODE_LINEAR = 1
+    } CUfilter_mode;
+    ```
+
+    Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference
+    - `fm`: Filtering mode to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetMipmapLevelBias(hTexRef: CUtexref | int, bias: float) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the mipmap level bias for a texture reference
+
+    **Deprecated:**
+
+    Specifies the mipmap level bias `bias` to be added to the specified mipmap level when
+    reading memory through the texture reference `hTexRef`.
+
+    Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference
+    - `bias`: Mipmap level bias
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref | int, minMipmapLevelClamp: float, maxMipmapLevelClamp: float) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the mipmap min/max mipmap level clamps for a texture reference
+
+    **Deprecated:**
+
+    Specifies the min/max mipmap level clamps, `minMipmapLevelClamp` and `maxMipmapLevelClamp`
+    respectively, to be used when reading memory through the texture reference
+    `hTexRef`.
+
+    Note that this call has no effect if `hTexRef` is not bound to a mipmapped array.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference
+    - `minMipmapLevelClamp`: Mipmap min level clamp
+    - `maxMipmapLevelClamp`: Mipmap max level clamp
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetMaxAnisotropy(hTexRef: CUtexref | int, maxAniso: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the maximum anisotropy for a texture reference
+
+    **Deprecated:**
+
+    Specifies the maximum anisotropy `maxAniso` to be used when reading memory through
+    the texture reference `hTexRef`.
+
+    Note that this call has no effect if `hTexRef` is bound to linear memory.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference
+    - `maxAniso`: Maximum anisotropy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefSetBorderColor(hTexRef: CUtexref | int, ) -> tuple[CUresult, float | None]:
+    """Returns `tuple[CUresult, float | None]`.
+
+    Sets the border color for a texture reference
+
+    **Deprecated:**
+
+    Specifies the value of the RGBA color via the `pBorderColor` to the texture reference
+    `hTexRef`. The color value supports only float type and holds color components in
+    the following sequence:
+    pBorderColor[0] holds 'R' component
+    pBorderColor[1] holds 'G' component
+    pBorderColor[2] holds 'B' component
+    pBorderColor[3] holds 'A' component
+
+    Note that the color values can be set only when the Address mode is set to
+    CU_TR_ADDRESS_MODE_BORDER using `cuTexRefSetAddressMode`.
+    Applications using integer border color values have to "reinterpret_cast" their values to float.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference
+    - `pBorderColor`: RGBA color
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddressMode`,
+    `cuTexRefGetAddressMode`, `cuTexRefGetBorderColor`
+    """
+def cuTexRefSetFlags(hTexRef: CUtexref | int, Flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the flags for a texture reference
+
+    **Deprecated:**
+
+    Specifies optional flags via `Flags` to specify the behavior of data
+    returned through the texture reference `hTexRef`. The valid flags are:
+
+    - `CU_TRSF_READ_AS_INTEGER`, which suppresses the default behavior of
+    having the texture promote integer data to floating point data in the
+    range [0, 1]. Note that texture with 32-bit integer format
+    would not be promoted, regardless of whether or not this
+    flag is specified;
+    - `CU_TRSF_NORMALIZED_COORDINATES`, which suppresses the
+    default behavior of having the texture coordinates range
+    from [0, Dim) where Dim is the width or height of the CUDA
+    array. Instead, the texture coordinates [0, 1.0) reference
+    the entire breadth of the array dimension;
+    - `CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION`, which disables any trilinear
+    filtering optimizations. Trilinear optimizations improve texture filtering
+    performance by allowing bilinear filtering on textures in scenarios where
+    it can closely approximate the expected results.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference
+    - `Flags`: Optional flags to set
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetAddress(hTexRef: CUtexref | int) -> tuple[CUresult, CUdeviceptr | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None]`.
+
+    Gets the address associated with a texture reference
+
+    **Deprecated:**
+
+    Returns in `*pdptr` the base address bound to the texture reference
+    `hTexRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the texture reference
+    is not bound to any device memory range.
+
+    **Parameters:**
+    - `pdptr`: Returned device address
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetArray(hTexRef: CUtexref | int) -> tuple[CUresult, CUarray | None]:
+    """Returns `tuple[CUresult, CUarray | None]`.
+
+    Gets the array bound to a texture reference
+
+    **Deprecated:**
+
+    Returns in `*phArray` the CUDA array bound to the texture reference
+    `hTexRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the texture reference
+    is not bound to any CUDA array.
+
+    **Parameters:**
+    - `phArray`: Returned array
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetMipmappedArray(hTexRef: CUtexref | int) -> tuple[CUresult, CUmipmappedArray | None]:
+    """Returns `tuple[CUresult, CUmipmappedArray | None]`.
+
+    Gets the mipmapped array bound to a texture reference
+
+    **Deprecated:**
+
+    Returns in `*phMipmappedArray` the CUDA mipmapped array bound to the texture
+    reference `hTexRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the texture reference
+    is not bound to any CUDA mipmapped array.
+
+    **Parameters:**
+    - `phMipmappedArray`: Returned mipmapped array
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetAddressMode(hTexRef: CUtexref | int, dim: int) -> tuple[CUresult, CUaddress_mode | None]:
+    """Returns `tuple[CUresult, CUaddress_mode | None]`.
+
+    Gets the addressing mode used by a texture reference
+
+    **Deprecated:**
+
+    Returns in `*pam` the addressing mode corresponding to the
+    dimension `dim` of the texture reference `hTexRef`. Currently, the only
+    valid value for `dim` are 0 and 1.
+
+    **Parameters:**
+    - `pam`: Returned addressing mode
+    - `hTexRef`: Texture reference
+    - `dim`: Dimension
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetFilterMode(hTexRef: CUtexref | int) -> tuple[CUresult, CUfilter_mode | None]:
+    """Returns `tuple[CUresult, CUfilter_mode | None]`.
+
+    Gets the filter-mode used by a texture reference
+
+    **Deprecated:**
+
+    Returns in `*pfm` the filtering mode of the texture reference
+    `hTexRef`.
+
+    **Parameters:**
+    - `pfm`: Returned filtering mode
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetFormat(hTexRef: CUtexref | int) -> tuple[CUresult, CUarray_format | None, int | None]:
+    """Returns `tuple[CUresult, CUarray_format | None, int | None]`.
+
+    Gets the format used by a texture reference
+
+    **Deprecated:**
+
+    Returns in `*pFormat` and `*pNumChannels` the format and number
+    of components of the CUDA array bound to the texture reference `hTexRef`.
+    If `pFormat` or `pNumChannels` is NULL, it will be ignored.
+
+    **Parameters:**
+    - `pFormat`: Returned format
+    - `pNumChannels`: Returned number of components
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`
+    """
+def cuTexRefGetMipmapFilterMode(hTexRef: CUtexref | int) -> tuple[CUresult, CUfilter_mode | None]:
+    """Returns `tuple[CUresult, CUfilter_mode | None]`.
+
+    Gets the mipmap filtering mode for a texture reference
+
+    **Deprecated:**
+
+    Returns the mipmap filtering mode in `pfm` that's used when reading memory through
+    the texture reference `hTexRef`.
+
+    **Parameters:**
+    - `pfm`: Returned mipmap filtering mode
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetMipmapLevelBias(hTexRef: CUtexref | int) -> tuple[CUresult, float | None]:
+    """Returns `tuple[CUresult, float | None]`.
+
+    Gets the mipmap level bias for a texture reference
+
+    **Deprecated:**
+
+    Returns the mipmap level bias in `pBias` that's added to the specified mipmap
+    level when reading memory through the texture reference `hTexRef`.
+
+    **Parameters:**
+    - `pbias`: Returned mipmap level bias
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetMipmapLevelClamp(hTexRef: CUtexref | int) -> tuple[CUresult, float | None, float | None]:
+    """Returns `tuple[CUresult, float | None, float | None]`.
+
+    Gets the min/max mipmap level clamps for a texture reference
+
+    **Deprecated:**
+
+    Returns the min/max mipmap level clamps in `pminMipmapLevelClamp` and `pmaxMipmapLevelClamp`
+    that's used when reading memory through the texture reference `hTexRef`.
+
+    **Parameters:**
+    - `pminMipmapLevelClamp`: Returned mipmap min level clamp
+    - `pmaxMipmapLevelClamp`: Returned mipmap max level clamp
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetMaxAnisotropy(hTexRef: CUtexref | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Gets the maximum anisotropy for a texture reference
+
+    **Deprecated:**
+
+    Returns the maximum anisotropy in `pmaxAniso` that's used when reading memory through
+    the texture reference `hTexRef`.
+
+    **Parameters:**
+    - `pmaxAniso`: Returned maximum anisotropy
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+    """
+def cuTexRefGetBorderColor(hTexRef: CUtexref | int) -> tuple[CUresult, float | None]:
+    """Returns `tuple[CUresult, float | None]`.
+
+    Gets the border color used by a texture reference
+
+    **Deprecated:**
+
+    Returns in `pBorderColor`, values of the RGBA color used by
+    the texture reference `hTexRef`.
+    The color value is of type float and holds color components in
+    the following sequence:
+    pBorderColor[0] holds 'R' component
+    pBorderColor[1] holds 'G' component
+    pBorderColor[2] holds 'B' component
+    pBorderColor[3] holds 'A' component
+
+    **Parameters:**
+    - `pBorderColor`: Returned Type and Value of RGBA color
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddressMode`,
+    `cuTexRefSetAddressMode`, `cuTexRefSetBorderColor`
+    """
+def cuTexRefGetFlags(hTexRef: CUtexref | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Gets the flags used by a texture reference
+
+    **Deprecated:**
+
+    Returns in `*pFlags` the flags of the texture reference `hTexRef`.
+
+    **Parameters:**
+    - `pFlags`: Returned flags
+    - `hTexRef`: Texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefSetAddress`,
+    `cuTexRefSetAddress2D`, `cuTexRefSetAddressMode`, `cuTexRefSetArray`,
+    `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
+    `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
+    `cuTexRefGetFilterMode`, `cuTexRefGetFormat`
+    """
+def cuTexRefCreate() -> tuple[CUresult, CUtexref | None]:
+    """Returns `tuple[CUresult, CUtexref | None]`.
+
+    Creates a texture reference
+
+    **Deprecated:**
+
+    Creates a texture reference and returns its handle in `*pTexRef`. Once
+    created, the application must call `cuTexRefSetArray(`) or
+    `cuTexRefSetAddress(`) to associate the reference with allocated memory.
+    Other texture reference functions are used to specify the format and
+    interpretation (addressing, filtering, etc.) to be used when the memory is
+    read through this texture reference.
+
+    **Parameters:**
+    - `pTexRef`: Returned texture reference
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefDestroy`
+    """
+def cuTexRefDestroy(hTexRef: CUtexref | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys a texture reference
+
+    **Deprecated:**
+
+    Destroys the texture reference specified by `hTexRef`.
+
+    **Parameters:**
+    - `hTexRef`: Texture reference to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuTexRefCreate`
+    """
+def cuSurfRefSetArray(hSurfRef: CUsurfref | int, hArray: CUarray | int, Flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Sets the CUDA array for a surface reference.
+
+    **Deprecated:**
+
+    Sets the CUDA array `hArray` to be read and written by the surface reference
+    `hSurfRef`.  Any previous CUDA array state associated with the surface
+    reference is superseded by this function.  `Flags` must be set to 0.
+    The `CUDA_ARRAY3D_SURFACE_LDST` flag must have been set for the CUDA array.
+    Any CUDA array previously bound to `hSurfRef` is unbound.
+
+    **Parameters:**
+    - `hSurfRef`: Surface reference handle
+    - `hArray`: CUDA array handle
+    - `Flags`: set to 0
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuModuleGetSurfRef`,
+    `cuSurfRefGetArray`
+    """
+def cuSurfRefGetArray(hSurfRef: CUsurfref | int) -> tuple[CUresult, CUarray | None]:
+    """Returns `tuple[CUresult, CUarray | None]`.
+
+    Passes back the CUDA array bound to a surface reference.
+
+    **Deprecated:**
+
+    Returns in `*phArray` the CUDA array bound to the surface reference
+    `hSurfRef`, or returns `CUDA_ERROR_INVALID_VALUE` if the surface reference
+    is not bound to any CUDA array.
+
+    **Parameters:**
+    - `phArray`: Surface reference handle
+    - `hSurfRef`: Surface reference handle
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:** `cuModuleGetSurfRef`, `cuSurfRefSetArray`
+    """
+def cuTexObjectCreate(pResDesc: CUDA_RESOURCE_DESC_v1, pTexDesc: CUDA_TEXTURE_DESC_v1, pResViewDesc: CUDA_RESOURCE_VIEW_DESC_v1) -> tuple[CUresult, CUtexObject | None]:
+    """Returns `tuple[CUresult, CUtexObject | None]`.
+
+    Creates a texture object
+
+    Creates a texture object and returns it in `pTexObject`. `pResDesc` describes
+    the data to texture from. `pTexDesc` describes how the data should be sampled.
+    `pResViewDesc` is an optional argument that specifies an alternate format for
+    the data described by `pResDesc`, and also describes the subresource region
+    to restrict access to when texturing. `pResViewDesc` can only be specified if
+    the type of resource is a CUDA array or a CUDA mipmapped array not in a block
+    compressed format.
+
+    Texture objects are only supported on devices of compute capability 3.0 or higher.
+    Additionally, a texture object is an opaque value, and, as such, should only be
+    accessed through CUDA API calls.
+
+    The `CUDA_RESOURCE_DESC` structure is defined as:
+    ```c
+    typedef struct CUDA_RESOURCE_DESC_st
+    {
+    CUresourcetype resType;
+
+    union {
+    struct {
+    CUarray hArray;
+    } array;
+    struct {
+    CUmipmappedArray hMipmappedArray;
+    } mipmap;
+    struct {
+    CUdeviceptr devPtr;
+    CUarray_format format;
+    unsigned int numChannels;
+    size_t sizeInBytes;
+    } linear;
+    struct {
+    CUdeviceptr devPtr;
+    CUarray_format format;
+    unsigned int numChannels;
+    size_t width;
+    size_t height;
+    size_t pitchInBytes;
+    } pitch2D;
+    } res;
+
+    unsigned int flags;
+    } CUDA_RESOURCE_DESC;
+
+    ```
+    where:
+    - `CUDA_RESOURCE_DESC::resType` specifies the type of resource to texture from.
+    CUresourceType is defined as:
+    ```c
+    typedef enum CUresourcetype_enum {
+    CU_RESOURCE_TYPE_ARRAY           = 0x00,
+    CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 0x01,
+    CU_RESOURCE_TYPE_LINEAR          = 0x02,
+    CU_RESOURCE_TYPE_PITCH2D         = 0x03
+    } CUresourcetype;
+    ```
+
+    \\par
+    If `CUDA_RESOURCE_DESC::resType` is set to `CU_RESOURCE_TYPE_ARRAY`, `CUDA_RESOURCE_DESC::res::array::hArray`
+    must be set to a valid CUDA array handle.
+
+    \\par
+    If `CUDA_RESOURCE_DESC::resType` is set to `CU_RESOURCE_TYPE_MIPMAPPED_ARRAY`, `CUDA_RESOURCE_DESC::res::mipmap::hMipmappedArray`
+    must be set to a valid CUDA mipmapped array handle.
+
+    \\par
+    If `CUDA_RESOURCE_DESC::resType` is set to `CU_RESOURCE_TYPE_LINEAR`, `CUDA_RESOURCE_DESC::res::linear::devPtr`
+    must be set to a valid device pointer, that is aligned to `CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT`.
+    `CUDA_RESOURCE_DESC::res::linear::format` and `CUDA_RESOURCE_DESC::res::linear::numChannels`
+    describe the format of each component and the number of components per array element. `CUDA_RESOURCE_DESC::res::linear::sizeInBytes`
+    specifies the size of the array in bytes. The total number of elements in the linear address range cannot exceed
+    `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`. The number of elements is computed as (sizeInBytes / (sizeof(format) * numChannels)).
+
+    \\par
+    If `CUDA_RESOURCE_DESC::resType` is set to `CU_RESOURCE_TYPE_PITCH2D`, `CUDA_RESOURCE_DESC::res::pitch2D::devPtr`
+    must be set to a valid device pointer, that is aligned to `CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT`.
+    `CUDA_RESOURCE_DESC::res::pitch2D::format` and `CUDA_RESOURCE_DESC::res::pitch2D::numChannels`
+    describe the format of each component and the number of components per array element. `CUDA_RESOURCE_DESC::res::pitch2D::width`
+    and `CUDA_RESOURCE_DESC::res::pitch2D::height` specify the width and height of the array in elements, and cannot exceed
+    `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH` and `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT` respectively.
+    `CUDA_RESOURCE_DESC::res::pitch2D::pitchInBytes` specifies the pitch between two rows in bytes and has to be aligned to
+    `CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT`. Pitch cannot exceed `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH`.
+
+    - `flags` must be set to zero.
+
+    The `CUDA_TEXTURE_DESC` struct is defined as
+    ```c
+    typedef struct CUDA_TEXTURE_DESC_st {
+    CUaddress_mode addressMode[3];
+    CUfilter_mode filterMode;
+    unsigned int flags;
+    unsigned int maxAnisotropy;
+    CUfilter_mode mipmapFilterMode;
+    float mipmapLevelBias;
+    float minMipmapLevelClamp;
+    float maxMipmapLevelClamp;
+    } CUDA_TEXTURE_DESC;
+    ```
+    where
+    - `CUDA_TEXTURE_DESC::addressMode` specifies the addressing mode for each dimension of the texture data. `CUaddress_mode` is defined as:
+    ```c
+    typedef enum CUaddress_mode_enum {
+    CU_TR_ADDRESS_MODE_WRAP = 0,
+    CU_TR_ADDRESS_MODE_CLAMP = 1,
+    CU_TR_ADDRESS_MODE_MIRROR = 2,
+    CU_TR_ADDRESS_MODE_BORDER = 3
+    } CUaddress_mode;
+    ```
+    This is ignored if `CUDA_RESOURCE_DESC::resType` is `CU_RESOURCE_TYPE_LINEAR`. Also, if the flag, `CU_TRSF_NORMALIZED_COORDINATES`
+    is not set, the only supported address mode is `CU_TR_ADDRESS_MODE_CLAMP`.
+
+    - `CUDA_TEXTURE_DESC::filterMode` specifies the filtering mode to be used when fetching from the texture. CUfilter_mode is defined as:
+    ```c
+    typedef enum CUfilter_mode_enum {
+    CU_TR_FILTER_MODE_POINT = 0,
+    CU_TR_FILTER_MODE_LINEAR = 1
+    } CUfilter_mode;
+    ```
+    This is ignored if `CUDA_RESOURCE_DESC::resType` is `CU_RESOURCE_TYPE_LINEAR`.
+
+    - `CUDA_TEXTURE_DESC::flags` can be any combination of the following:
+    - `CU_TRSF_READ_AS_INTEGER`, which suppresses the default behavior of
+    having the texture promote integer data to floating point data in the
+    range [0, 1]. Note that texture with 32-bit integer format would not be
+    promoted, regardless of whether or not this flag is specified.
+    - `CU_TRSF_NORMALIZED_COORDINATES`, which suppresses the default behavior
+    of having the texture coordinates range from [0, Dim) where Dim is the
+    width or height of the CUDA array. Instead, the texture coordinates
+    [0, 1.0) reference the entire breadth of the array dimension; Note that
+    for CUDA mipmapped arrays, this flag has to be set.
+    - `CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION`, which disables any trilinear
+    filtering optimizations. Trilinear optimizations improve texture filtering
+    performance by allowing bilinear filtering on textures in scenarios where
+    it can closely approximate the expected results.
+    - `CU_TRSF_SEAMLESS_CUBEMAP`, which enables seamless cube map filtering.
+    This flag can only be specified if the underlying resource is a CUDA array
+    or a CUDA mipmapped array that was created with the flag `CUDA_ARRAY3D_CUBEMAP`.
+    When seamless cube map filtering is enabled, texture address modes specified
+    by `CUDA_TEXTURE_DESC::addressMode` are ignored. Instead, if the `CUDA_TEXTURE_DESC::filterMode`
+    is set to `CU_TR_FILTER_MODE_POINT` the address mode `CU_TR_ADDRESS_MODE_CLAMP`
+    will be applied for all dimensions. If the `CUDA_TEXTURE_DESC::filterMode` is
+    set to `CU_TR_FILTER_MODE_LINEAR` seamless cube map filtering will be performed
+    when sampling along the cube face borders.
+
+    - `CUDA_TEXTURE_DESC::maxAnisotropy` specifies the maximum anisotropy ratio to be used when doing anisotropic filtering. This value will be
+    clamped to the range [1,16].
+
+    - `CUDA_TEXTURE_DESC::mipmapFilterMode` specifies the filter mode when the calculated mipmap level lies between two defined mipmap levels.
+
+    - `CUDA_TEXTURE_DESC::mipmapLevelBias` specifies the offset to be applied to the calculated mipmap level.
+
+    - `CUDA_TEXTURE_DESC::minMipmapLevelClamp` specifies the lower end of the mipmap level range to clamp access to.
+
+    - `CUDA_TEXTURE_DESC::maxMipmapLevelClamp` specifies the upper end of the mipmap level range to clamp access to.
+
+    The `CUDA_RESOURCE_VIEW_DESC` struct is defined as
+    ```c
+    typedef struct CUDA_RESOURCE_VIEW_DESC_st
+    {
+    CUresourceViewFormat format;
+    size_t width;
+    size_t height;
+    size_t depth;
+    unsigned int firstMipmapLevel;
+    unsigned int lastMipmapLevel;
+    unsigned int firstLayer;
+    unsigned int lastLayer;
+    } CUDA_RESOURCE_VIEW_DESC;
+    ```
+    where:
+    - `CUDA_RESOURCE_VIEW_DESC::format` specifies how the data contained in the CUDA array or CUDA mipmapped array should
+    be interpreted. Note that this can incur a change in size of the texture data. If the resource view format is a block
+    compressed format, then the underlying CUDA array or CUDA mipmapped array has to have a base of format `CU_AD_FORMAT_UNSIGNED_INT32`.
+    with 2 or 4 channels, depending on the block compressed format. For ex., BC1 and BC4 require the underlying CUDA array to have
+    a format of `CU_AD_FORMAT_UNSIGNED_INT32` with 2 channels. The other BC formats require the underlying resource to have the same base
+    format but with 4 channels.
+
+    - `CUDA_RESOURCE_VIEW_DESC::width` specifies the new width of the texture data. If the resource view format is a block
+    compressed format, this value has to be 4 times the original width of the resource. For non block compressed formats,
+    this value has to be equal to that of the original resource.
+
+    - `CUDA_RESOURCE_VIEW_DESC::height` specifies the new height of the texture data. If the resource view format is a block
+    compressed format, this value has to be 4 times the original height of the resource. For non block compressed formats,
+    this value has to be equal to that of the original resource.
+
+    - `CUDA_RESOURCE_VIEW_DESC::depth` specifies the new depth of the texture data. This value has to be equal to that of the
+    original resource.
+
+    - `CUDA_RESOURCE_VIEW_DESC::firstMipmapLevel` specifies the most detailed mipmap level. This will be the new mipmap level zero.
+    For non-mipmapped resources, this value has to be zero.::CUDA_TEXTURE_DESC::minMipmapLevelClamp and `CUDA_TEXTURE_DESC::maxMipmapLevelClamp`
+    will be relative to this value. For ex., if the firstMipmapLevel is set to 2, and a minMipmapLevelClamp of 1.2 is specified,
+    then the actual minimum mipmap level clamp will be 3.2.
+
+    - `CUDA_RESOURCE_VIEW_DESC::lastMipmapLevel` specifies the least detailed mipmap level. For non-mipmapped resources, this value
+    has to be zero.
+
+    - `CUDA_RESOURCE_VIEW_DESC::firstLayer` specifies the first layer index for layered textures. This will be the new layer zero.
+    For non-layered resources, this value has to be zero.
+
+    - `CUDA_RESOURCE_VIEW_DESC::lastLayer` specifies the last layer index for layered textures. For non-layered resources,
+    this value has to be zero.
+
+    **Parameters:**
+    - `pTexObject`: Texture object to create
+    - `pResDesc`: Resource descriptor
+    - `pTexDesc`: Texture descriptor
+    - `pResViewDesc`: Resource view descriptor
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexObjectDestroy`,
+    `cudaCreateTextureObject`
+    """
+def cuTexObjectDestroy(texObject: CUtexObject | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys a texture object
+
+    Destroys the texture object specified by `texObject`.
+
+    **Parameters:**
+    - `texObject`: Texture object to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexObjectCreate`,
+    `cudaDestroyTextureObject`
+    """
+def cuTexObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Returns a texture object's resource descriptor
+
+    Returns the resource descriptor for the texture object specified by `texObject`.
+
+    **Parameters:**
+    - `pResDesc`: Resource descriptor
+    - `texObject`: Texture object
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexObjectCreate`,
+    `cudaGetTextureObjectResourceDesc`,
+    """
+def cuTexObjectGetTextureDesc(pTexDesc: CUDA_TEXTURE_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Returns a texture object's texture descriptor
+
+    Returns the texture descriptor for the texture object specified by `texObject`.
+
+    **Parameters:**
+    - `pTexDesc`: Texture descriptor
+    - `texObject`: Texture object
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexObjectCreate`,
+    `cudaGetTextureObjectTextureDesc`
+    """
+def cuTexObjectGetResourceViewDesc(pResViewDesc: CUDA_RESOURCE_VIEW_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Returns a texture object's resource view descriptor
+
+    Returns the resource view descriptor for the texture object specified by `texObject`.
+    If no resource view was set for `texObject`, the `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    **Parameters:**
+    - `pResViewDesc`: Resource view descriptor
+    - `texObject`: Texture object
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTexObjectCreate`,
+    `cudaGetTextureObjectResourceViewDesc`
+    """
+def cuSurfObjectCreate(pResDesc: CUDA_RESOURCE_DESC_v1) -> tuple[CUresult, CUsurfObject | None]:
+    """Returns `tuple[CUresult, CUsurfObject | None]`.
+
+    Creates a surface object
+
+    Creates a surface object and returns it in `pSurfObject`. `pResDesc` describes
+    the data to perform surface load/stores on. `CUDA_RESOURCE_DESC::resType` must be
+    `CU_RESOURCE_TYPE_ARRAY` and  `CUDA_RESOURCE_DESC::res::array::hArray`
+    must be set to a valid CUDA array handle. `CUDA_RESOURCE_DESC::flags` must be set to zero.
+
+    Surface objects are only supported on devices of compute capability 3.0 or higher.
+    Additionally, a surface object is an opaque value, and, as such, should only be
+    accessed through CUDA API calls.
+
+    **Parameters:**
+    - `pSurfObject`: Surface object to create
+    - `pResDesc`: Resource descriptor
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuSurfObjectDestroy`,
+    `cudaCreateSurfaceObject`
+    """
+def cuSurfObjectDestroy(surfObject: CUsurfObject | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys a surface object
+
+    Destroys the surface object specified by `surfObject`.
+
+    **Parameters:**
+    - `surfObject`: Surface object to destroy
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuSurfObjectCreate`,
+    `cudaDestroySurfaceObject`
+    """
+def cuSurfObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, surfObject: CUsurfObject | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Returns a surface object's resource descriptor
+
+    Returns the resource descriptor for the surface object specified by `surfObject`.
+
+    **Parameters:**
+    - `pResDesc`: Resource descriptor
+    - `surfObject`: Surface object
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuSurfObjectCreate`,
+    `cudaGetSurfaceObjectResourceDesc`
+    """
+def cuTensorMapEncodeTiled(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, boxDim: Sequence[int] | None, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Create a tensor map descriptor object representing tiled memory region
+
+    Creates a descriptor for Tensor Memory Access (TMA) object specified
+    by the parameters describing a tiled region and returns it in `tensorMap`.
+
+    Tensor map objects are only supported on devices of compute capability 9.0 or higher.
+    Additionally, a tensor map object is an opaque value, and, as such, should only be
+    accessed through CUDA APIs and PTX.
+
+    The parameters passed are bound to the following requirements:
+
+    - `tensorMap` address must be aligned to 64 bytes.
+
+    - `tensorDataType` has to be an enum from `CUtensorMapDataType` which is defined as:
+    ```c
+    typedef enum CUtensorMapDataType_enum {
+    CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,       // 1 byte
+    CU_TENSOR_MAP_DATA_TYPE_UINT16,          // 2 bytes
+    CU_TENSOR_MAP_DATA_TYPE_UINT32,          // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_INT32,           // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_UINT64,          // 8 bytes
+    CU_TENSOR_MAP_DATA_TYPE_INT64,           // 8 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT16,         // 2 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32,         // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT64,         // 8 bytes
+    CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,        // 2 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ,     // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,        // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ,    // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,    // 4 bits
+    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B,   // 4 bits
+    CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B    // 6 bits
+    } CUtensorMapDataType;
+    ```
+    `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B` copies '16 x U4' packed values to memory aligned as 8 bytes. There are no gaps between packed values.
+    `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B` copies '16 x U4' packed values to memory aligned as 16 bytes. There are 8 byte gaps between every 8 byte chunk of packed values.
+    `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` copies '16 x U6' packed values to memory aligned as 16 bytes. There are 4 byte gaps between every 12 byte chunk of packed values.
+
+    - `tensorRank` must be non-zero and less than or equal to the maximum supported dimensionality of 5. If `interleave` is not
+    `CU_TENSOR_MAP_INTERLEAVE_NONE`, then `tensorRank` must additionally be greater than or equal to 3.
+
+    - `globalAddress`, which specifies the starting address of the memory region described, must be 16 byte aligned. The following requirements need to also be met:
+    - When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_32B`, `globalAddress` must be 32 byte aligned.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, `globalAddress` must be 32 byte aligned.
+
+    - `globalDim` array, which specifies tensor size of each of the `tensorRank` dimensions, must be non-zero and less than or
+    equal to 2^32. Additionally, the following requirements need to be met for the packed data types:
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, globalDim[0] must be a multiple of 128.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `globalDim[0]` must be a multiple of 2.
+    - Dimension for the packed data types must reflect the number of individual U# values.
+
+    - `globalStrides` array, which specifies tensor stride of each of the lower `tensorRank` - 1 dimensions in bytes, must be a
+    multiple of 16 and less than 2^40. Additionally, the following requirements need to be met:
+    - When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_32B`, the strides must be a multiple of 32.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, the strides must be a multiple of 32.
+    Each following dimension specified includes previous dimension stride:
+    ```c
+    globalStrides[0] = globalDim[0] * elementSizeInBytes(tensorDataType) + padding[0];
+    for (i = 1; i < tensorRank - 1; i++)
+    globalStrides[i] = globalStrides[i – 1] * (globalDim[i] + padding[i]);
+    assert(globalStrides[i] >= globalDim[i]);
+    ```
+
+    - `boxDim` array, which specifies number of elements to be traversed along each of the `tensorRank` dimensions, must be non-zero
+    and less than or equal to 256. Additionally, the following requirements need to be met:
+    - When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_NONE`, { `boxDim[0]` * elementSizeInBytes( `tensorDataType` ) } must be a multiple of 16 bytes.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, boxDim[0] must be 128.
+
+    - `elementStrides` array, which specifies the iteration step along each of the `tensorRank` dimensions, must be non-zero and less
+    than or equal to 8. Note that when `interleave` is `CU_TENSOR_MAP_INTERLEAVE_NONE`, the first element of this array is ignored since
+    TMA doesn’t support the stride for dimension zero.
+    When all elements of `elementStrides` array is one, `boxDim` specifies the number of elements to load. However, if the `elementStrides[i]`
+    is not equal to one, then TMA loads ceil( `boxDim[i]` / `elementStrides[i]`) number of elements along i-th dimension. To load N elements along
+    i-th dimension, `boxDim[i]` must be set to N * `elementStrides[i]`.
+
+    - `interleave` specifies the interleaved layout of type `CUtensorMapInterleave`, which is defined as:
+    ```c
+    typedef enum CUtensorMapInterleave_enum {
+    CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+    CU_TENSOR_MAP_INTERLEAVE_16B,
+    CU_TENSOR_MAP_INTERLEAVE_32B
+    } CUtensorMapInterleave;
+    ```
+    TMA supports interleaved layouts like NC/8HWC8 where C8 utilizes 16 bytes in memory assuming 2 byte per channel or NC/16HWC16 where C16
+    uses 32 bytes.
+    When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_NONE` and `swizzle` is not `CU_TENSOR_MAP_SWIZZLE_NONE`, the bounding box inner dimension
+    (computed as `boxDim[0]` multiplied by element size derived from `tensorDataType`) must be less than or equal to the swizzle size.
+    - CU_TENSOR_MAP_SWIZZLE_32B requires the bounding box inner dimension to be <= 32.
+    - CU_TENSOR_MAP_SWIZZLE_64B requires the bounding box inner dimension to be <= 64.
+    - CU_TENSOR_MAP_SWIZZLE_128B* require the bounding box inner dimension to be <= 128.
+    Additionally, `tensorDataType` of `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` requires `interleave` to be `CU_TENSOR_MAP_INTERLEAVE_NONE`.
+
+    - `swizzle`, which specifies the shared memory bank swizzling pattern, has to be of type `CUtensorMapSwizzle` which is defined as:
+    ```c
+    typedef enum CUtensorMapSwizzle_enum {
+    CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+    CU_TENSOR_MAP_SWIZZLE_32B,                   // Swizzle 16B chunks within 32B  span
+    CU_TENSOR_MAP_SWIZZLE_64B,                   // Swizzle 16B chunks within 64B  span
+    CU_TENSOR_MAP_SWIZZLE_128B,                  // Swizzle 16B chunks within 128B span
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B,         // Swizzle 32B chunks within 128B span
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B, // Swizzle 32B chunks within 128B span, additionally swap lower 8B with upper 8B within each 16B for every alternate row
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B          // Swizzle 64B chunks within 128B span
+    } CUtensorMapSwizzle;
+    ```
+    Data are organized in a specific order in global memory; however, this may not match the order in which the application accesses data
+    in shared memory. This difference in data organization may cause bank conflicts when shared memory is accessed. In order to avoid this
+    problem, data can be loaded to shared memory with shuffling across shared memory banks.
+    When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_32B`, `swizzle` must be `CU_TENSOR_MAP_SWIZZLE_32B`.
+    Other interleave modes can have any swizzling pattern.
+    When the `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`, only the following swizzle modes are supported:
+    - CU_TENSOR_MAP_SWIZZLE_NONE (Load & Store)
+    - CU_TENSOR_MAP_SWIZZLE_128B (Load & Store)
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load & Store)
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B (Store only)
+    When the `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, only the following swizzle modes are supported:
+    - CU_TENSOR_MAP_SWIZZLE_NONE (Load only)
+    - CU_TENSOR_MAP_SWIZZLE_128B (Load only)
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load only)
+
+    - `l2Promotion` specifies L2 fetch size which indicates the byte granurality at which L2 requests is filled from DRAM. It must be of
+    type `CUtensorMapL2promotion`, which is defined as:
+    ```c
+    typedef enum CUtensorMapL2promotion_enum {
+    CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+    } CUtensorMapL2promotion;
+    ```
+
+    - `oobFill`, which indicates whether zero or a special NaN constant should be used to fill out-of-bound elements, must be of type
+    `CUtensorMapFloatOOBfill` which is defined as:
+    ```c
+    typedef enum CUtensorMapFloatOOBfill_enum {
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+    } CUtensorMapFloatOOBfill;
+    ```
+    Note that `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` can only be used when `tensorDataType` represents a floating-point data type,
+    and when `tensorDataType` is not `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, and `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`.
+
+    **Parameters:**
+    - `tensorMap`: Tensor map object to create
+    - `tensorDataType`: Tensor data type
+    - `tensorRank`: Dimensionality of tensor
+    - `globalAddress`: Starting address of memory region described by tensor
+    - `globalDim`: Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
+    - `globalStrides`: Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
+    - `boxDim`: Array containing traversal box size (number of elments) along each of the `tensorRank` dimensions. Specifies how many elements to be traversed along each tensor dimension.
+    - `elementStrides`: Array containing traversal stride in each of the `tensorRank` dimensions
+    - `interleave`: Type of interleaved layout the tensor addresses
+    - `swizzle`: Bank swizzling pattern inside shared memory
+    - `l2Promotion`: L2 promotion size
+    - `oobFill`: Indicate whether zero or special NaN constant must be used to fill out-of-bound elements
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTensorMapEncodeIm2col`,
+    `cuTensorMapEncodeIm2colWide`,
+    `cuTensorMapReplaceAddress`
+    """
+def cuTensorMapEncodeIm2col(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCorner: Sequence[int] | None, pixelBoxUpperCorner: Sequence[int] | None, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Create a tensor map descriptor object representing im2col memory region
+
+    Creates a descriptor for Tensor Memory Access (TMA) object specified
+    by the parameters describing a im2col memory layout and returns it in `tensorMap`.
+
+    Tensor map objects are only supported on devices of compute capability 9.0 or higher.
+    Additionally, a tensor map object is an opaque value, and, as such, should only be
+    accessed through CUDA APIs and PTX.
+
+    The parameters passed are bound to the following requirements:
+
+    - `tensorMap` address must be aligned to 64 bytes.
+
+    - `tensorDataType` has to be an enum from `CUtensorMapDataType` which is defined as:
+    ```c
+    typedef enum CUtensorMapDataType_enum {
+    CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,       // 1 byte
+    CU_TENSOR_MAP_DATA_TYPE_UINT16,          // 2 bytes
+    CU_TENSOR_MAP_DATA_TYPE_UINT32,          // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_INT32,           // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_UINT64,          // 8 bytes
+    CU_TENSOR_MAP_DATA_TYPE_INT64,           // 8 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT16,         // 2 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32,         // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT64,         // 8 bytes
+    CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,        // 2 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ,     // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,        // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ     // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,    // 4 bits
+    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B,   // 4 bits
+    CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B    // 6 bits
+    } CUtensorMapDataType;
+    ```
+    `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B` copies '16 x U4' packed values to memory aligned as 8 bytes. There are no gaps between packed values.
+    `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B` copies '16 x U4' packed values to memory aligned as 16 bytes. There are 8 byte gaps between every 8 byte chunk of packed values.
+    `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` copies '16 x U6' packed values to memory aligned as 16 bytes. There are 4 byte gaps between every 12 byte chunk of packed values.
+
+    - `tensorRank`, which specifies the number of tensor dimensions, must be 3, 4, or 5.
+
+    - `globalAddress`, which specifies the starting address of the memory region described, must be 16 byte aligned. The following requirements need to also be met:
+    - When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_32B`, `globalAddress` must be 32 byte aligned.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, `globalAddress` must be 32 byte aligned.
+
+    - `globalDim` array, which specifies tensor size of each of the `tensorRank` dimensions, must be non-zero and less than or
+    equal to 2^32. Additionally, the following requirements need to be met for the packed data types:
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, globalDim[0] must be a multiple of 128.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `globalDim[0]` must be a multiple of 2.
+    - Dimension for the packed data types must reflect the number of individual U# values.
+
+    - `globalStrides` array, which specifies tensor stride of each of the lower `tensorRank` - 1 dimensions in bytes, must be a
+    multiple of 16 and less than 2^40. Additionally, the following requirements need to be met:
+    - When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_32B`, the strides must be a multiple of 32.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, the strides must be a multiple of 32.
+    Each following dimension specified includes previous dimension stride:
+    ```c
+    globalStrides[0] = globalDim[0] * elementSizeInBytes(tensorDataType) + padding[0];
+    for (i = 1; i < tensorRank - 1; i++)
+    globalStrides[i] = globalStrides[i – 1] * (globalDim[i] + padding[i]);
+    assert(globalStrides[i] >= globalDim[i]);
+    ```
+
+    - `pixelBoxLowerCorner` array specifies the coordinate offsets {D, H, W} of the bounding box from top/left/front corner. The number of
+    offsets and their precision depend on the tensor dimensionality:
+    - When `tensorRank` is 3, one signed offset within range [-32768, 32767] is supported.
+    - When `tensorRank` is 4, two signed offsets each within range [-128, 127] are supported.
+    - When `tensorRank` is 5, three offsets each within range [-16, 15] are supported.
+
+    - `pixelBoxUpperCorner` array specifies the coordinate offsets {D, H, W} of the bounding box from bottom/right/back corner. The number of
+    offsets and their precision depend on the tensor dimensionality:
+    - When `tensorRank` is 3, one signed offset within range [-32768, 32767] is supported.
+    - When `tensorRank` is 4, two signed offsets each within range [-128, 127] are supported.
+    - When `tensorRank` is 5, three offsets each within range [-16, 15] are supported.
+    The bounding box specified by `pixelBoxLowerCorner` and `pixelBoxUpperCorner` must have non-zero area.
+
+    - `channelsPerPixel`, which specifies the number of elements which must be accessed along C dimension, must be less than or equal to 256.
+    Additionally, when `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, `channelsPerPixel` must be 128.
+
+    - `pixelsPerColumn`, which specifies the number of elements that must be accessed along the {N, D, H, W} dimensions, must be less than or
+    equal to 1024.
+
+    - `elementStrides` array, which specifies the iteration step along each of the `tensorRank` dimensions, must be non-zero and less
+    than or equal to 8. Note that when `interleave` is `CU_TENSOR_MAP_INTERLEAVE_NONE`, the first element of this array is ignored since
+    TMA doesn’t support the stride for dimension zero.
+    When all elements of the `elementStrides` array are one, `boxDim` specifies the number of elements to load. However, if `elementStrides[i]`
+    is not equal to one for some `i`, then TMA loads ceil( `boxDim[i]` / `elementStrides[i]`) number of elements along i-th dimension.
+    To load N elements along i-th dimension, `boxDim[i]` must be set to N * `elementStrides[i]`.
+
+    - `interleave` specifies the interleaved layout of type `CUtensorMapInterleave`, which is defined as:
+    ```c
+    typedef enum CUtensorMapInterleave_enum {
+    CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+    CU_TENSOR_MAP_INTERLEAVE_16B,
+    CU_TENSOR_MAP_INTERLEAVE_32B
+    } CUtensorMapInterleave;
+    ```
+    TMA supports interleaved layouts like NC/8HWC8 where C8 utilizes 16 bytes in memory assuming 2 byte per channel or NC/16HWC16 where C16
+    uses 32 bytes.
+    When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_NONE` and `swizzle` is not `CU_TENSOR_MAP_SWIZZLE_NONE`, the bounding box inner dimension
+    (computed as `channelsPerPixel` multiplied by element size in bytes derived from `tensorDataType`) must be less than or equal to the swizzle size.
+    - CU_TENSOR_MAP_SWIZZLE_32B requires the bounding box inner dimension to be <= 32.
+    - CU_TENSOR_MAP_SWIZZLE_64B requires the bounding box inner dimension to be <= 64.
+    - CU_TENSOR_MAP_SWIZZLE_128B* require the bounding box inner dimension to be <= 128.
+    Additionally, `tensorDataType` of `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` requires `interleave` to be `CU_TENSOR_MAP_INTERLEAVE_NONE`.
+
+    - `swizzle`, which specifies the shared memory bank swizzling pattern, has to be of type `CUtensorMapSwizzle` which is defined as:
+    ```c
+    typedef enum CUtensorMapSwizzle_enum {
+    CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+    CU_TENSOR_MAP_SWIZZLE_32B,                   // Swizzle 16B chunks within 32B  span
+    CU_TENSOR_MAP_SWIZZLE_64B,                   // Swizzle 16B chunks within 64B  span
+    CU_TENSOR_MAP_SWIZZLE_128B,                  // Swizzle 16B chunks within 128B span
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B,         // Swizzle 32B chunks within 128B span
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B, // Swizzle 32B chunks within 128B span, additionally swap lower 8B with upper 8B within each 16B for every alternate row
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B          // Swizzle 64B chunks within 128B span
+    } CUtensorMapSwizzle;
+    ```
+    Data are organized in a specific order in global memory; however, this may not match the order in which the application accesses data
+    in shared memory. This difference in data organization may cause bank conflicts when shared memory is accessed. In order to avoid this
+    problem, data can be loaded to shared memory with shuffling across shared memory banks.
+    When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_32B`, `swizzle` must be `CU_TENSOR_MAP_SWIZZLE_32B`.
+    Other interleave modes can have any swizzling pattern.
+    When the `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`, only the following swizzle modes are supported:
+    - CU_TENSOR_MAP_SWIZZLE_NONE (Load & Store)
+    - CU_TENSOR_MAP_SWIZZLE_128B (Load & Store)
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load & Store)
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B (Store only)
+    When the `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, only the following swizzle modes are supported:
+    - CU_TENSOR_MAP_SWIZZLE_NONE (Load only)
+    - CU_TENSOR_MAP_SWIZZLE_128B (Load only)
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load only)
+
+    - `l2Promotion` specifies L2 fetch size which indicates the byte granularity at which L2 requests are filled from DRAM. It must be of
+    type `CUtensorMapL2promotion`, which is defined as:
+    ```c
+    typedef enum CUtensorMapL2promotion_enum {
+    CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+    } CUtensorMapL2promotion;
+    ```
+
+    - `oobFill`, which indicates whether zero or a special NaN constant should be used to fill out-of-bound elements, must be of type
+    `CUtensorMapFloatOOBfill` which is defined as:
+    ```c
+    typedef enum CUtensorMapFloatOOBfill_enum {
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+    } CUtensorMapFloatOOBfill;
+    ```
+    Note that `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` can only be used when `tensorDataType` represents a floating-point data type,
+    and when `tensorDataType` is not `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, and `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`.
+
+    **Parameters:**
+    - `tensorMap`: Tensor map object to create
+    - `tensorDataType`: Tensor data type
+    - `tensorRank`: Dimensionality of tensor; must be at least 3
+    - `globalAddress`: Starting address of memory region described by tensor
+    - `globalDim`: Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
+    - `globalStrides`: Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
+    - `pixelBoxLowerCorner`: Array containing DHW dimensions of lower box corner
+    - `pixelBoxUpperCorner`: Array containing DHW dimensions of upper box corner
+    - `channelsPerPixel`: Number of channels per pixel
+    - `pixelsPerColumn`: Number of pixels per column
+    - `elementStrides`: Array containing traversal stride in each of the `tensorRank` dimensions
+    - `interleave`: Type of interleaved layout the tensor addresses
+    - `swizzle`: Bank swizzling pattern inside shared memory
+    - `l2Promotion`: L2 promotion size
+    - `oobFill`: Indicate whether zero or special NaN constant will be used to fill out-of-bound elements
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTensorMapEncodeTiled`,
+    `cuTensorMapEncodeIm2colWide`,
+    `cuTensorMapReplaceAddress`
+    """
+def cuTensorMapEncodeIm2colWide(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCornerWidth: int, pixelBoxUpperCornerWidth: int, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, mode: CUtensorMapIm2ColWideMode | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Create a tensor map descriptor object representing im2col memory region, but where
+    the elements are exclusively loaded along the W dimension.
+
+    Creates a descriptor for Tensor Memory Access (TMA) object specified by the parameters
+    describing a im2col memory layout and where the row is always loaded along the W dimensuin
+    and returns it in `tensorMap`. This assumes the tensor layout in memory is either NDHWC,
+    NHWC, or NWC.
+
+    This API is only supported on devices of compute capability 10.0 or higher.
+    Additionally, a tensor map object is an opaque value, and, as such, should only be
+    accessed through CUDA APIs and PTX.
+
+    The parameters passed are bound to the following requirements:
+
+    - `tensorMap` address must be aligned to 64 bytes.
+
+    - `tensorDataType` has to be an enum from `CUtensorMapDataType` which is defined as:
+    ```c
+    typedef enum CUtensorMapDataType_enum {
+    CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,       // 1 byte
+    CU_TENSOR_MAP_DATA_TYPE_UINT16,          // 2 bytes
+    CU_TENSOR_MAP_DATA_TYPE_UINT32,          // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_INT32,           // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_UINT64,          // 8 bytes
+    CU_TENSOR_MAP_DATA_TYPE_INT64,           // 8 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT16,         // 2 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32,         // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT64,         // 8 bytes
+    CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,        // 2 bytes
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ,     // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,        // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ     // 4 bytes
+    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B,    // 4 bits
+    CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B,   // 4 bits
+    CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B    // 6 bits
+    } CUtensorMapDataType;
+    ```
+    `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B` copies '16 x U4' packed values to memory aligned as 8 bytes. There are no gaps between packed values.
+    `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B` copies '16 x U4' packed values to memory aligned as 16 bytes. There are 8 byte gaps between every 8 byte chunk of packed values.
+    `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` copies '16 x U6' packed values to memory aligned as 16 bytes. There are 4 byte gaps between every 12 byte chunk of packed values.
+
+    - `tensorRank`, which specifies the number of tensor dimensions, must be 3, 4, or 5.
+
+    - `globalAddress`, which specifies the starting address of the memory region described, must be 16 byte aligned. The following requirements need to also be met:
+    - When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_32B`, `globalAddress` must be 32 byte aligned.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, `globalAddress` must be 32 byte aligned.
+
+    - `globalDim` array, which specifies tensor size of each of the `tensorRank` dimensions, must be non-zero and less than or
+    equal to 2^32. Additionally, the following requirements need to be met for the packed data types:
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, globalDim[0] must be a multiple of 128.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `globalDim[0]` must be a multiple of 2.
+    - Dimension for the packed data types must reflect the number of individual U# values.
+
+    - `globalStrides` array, which specifies tensor stride of each of the lower `tensorRank` - 1 dimensions in bytes, must be a
+    multiple of 16 and less than 2^40. Additionally, the following requirements need to be met:
+    - When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_32B`, the strides must be a multiple of 32.
+    - When `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, the strides must be a multiple of 32.
+    Each following dimension specified includes previous dimension stride:
+    ```c
+    globalStrides[0] = globalDim[0] * elementSizeInBytes(tensorDataType) + padding[0];
+    for (i = 1; i < tensorRank - 1; i++)
+    globalStrides[i] = globalStrides[i – 1] * (globalDim[i] + padding[i]);
+    assert(globalStrides[i] >= globalDim[i]);
+    ```
+
+    - `pixelBoxLowerCornerWidth` specifies the coordinate offset W of the bounding box from left corner. The offset must be
+    within range [-32768, 32767].
+
+    - `pixelBoxUpperCornerWidth` specifies the coordinate offset W of the bounding box from right corner. The offset must be
+    within range [-32768, 32767].
+
+    The bounding box specified by `pixelBoxLowerCornerWidth` and `pixelBoxUpperCornerWidth` must have non-zero area. Note
+    that the size of the box along D and H dimensions is always equal to one.
+
+    - `channelsPerPixel`, which specifies the number of elements which must be accessed along C dimension, must be less than or equal to 256.
+    Additionally, when `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` or `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, `channelsPerPixel` must be 128.
+
+    - `pixelsPerColumn`, which specifies the number of elements that must be accessed along the W dimension, must be less than or
+    equal to 1024. This field is ignored when `mode` is `CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128`.
+
+    - `elementStrides` array, which specifies the iteration step along each of the `tensorRank` dimensions, must be non-zero and less
+    than or equal to 8. Note that when `interleave` is `CU_TENSOR_MAP_INTERLEAVE_NONE`, the first element of this array is ignored since
+    TMA doesn’t support the stride for dimension zero.
+    When all elements of the `elementStrides` array are one, `boxDim` specifies the number of elements to load. However, if `elementStrides[i]`
+    is not equal to one for some `i`, then TMA loads ceil( `boxDim[i]` / `elementStrides[i]`) number of elements along i-th dimension.
+    To load N elements along i-th dimension, `boxDim[i]` must be set to N * `elementStrides[i]`.
+
+    - `interleave` specifies the interleaved layout of type `CUtensorMapInterleave`, which is defined as:
+    ```c
+    typedef enum CUtensorMapInterleave_enum {
+    CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+    CU_TENSOR_MAP_INTERLEAVE_16B,
+    CU_TENSOR_MAP_INTERLEAVE_32B
+    } CUtensorMapInterleave;
+    ```
+    TMA supports interleaved layouts like NC/8HWC8 where C8 utilizes 16 bytes in memory assuming 2 byte per channel or NC/16HWC16 where C16
+    uses 32 bytes.
+    When `interleave` is `CU_TENSOR_MAP_INTERLEAVE_NONE`, the bounding box inner dimension (computed as `channelsPerPixel` multiplied by
+    element size in bytes derived from `tensorDataType`) must be less than or equal to the swizzle size.
+    - CU_TENSOR_MAP_SWIZZLE_64B requires the bounding box inner dimension to be <= 64.
+    - CU_TENSOR_MAP_SWIZZLE_128B* require the bounding box inner dimension to be <= 128.
+    Additionally, `tensorDataType` of `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B` requires `interleave` to be `CU_TENSOR_MAP_INTERLEAVE_NONE`.
+
+    - `mode`, which describes loading of elements loaded along the W dimension, has to be one of the following `CUtensorMapIm2ColWideMode` types:
+    ```c
+             CU_TENSOR_MAP_IM2COL_WIDE_MODE_W,
+             CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128
+    ```
+    `CU_TENSOR_MAP_IM2COL_WIDE_MODE_W` allows the number of elements loaded along the W dimension to be specified
+    via the `pixelsPerColumn` field.
+
+    - `swizzle`, which specifies the shared memory bank swizzling pattern, must be one of the following
+    `CUtensorMapSwizzle` modes (other swizzle modes are not supported):
+    ```c
+    typedef enum CUtensorMapSwizzle_enum {
+    CU_TENSOR_MAP_SWIZZLE_64B,                   // Swizzle 16B chunks within 64B  span
+    CU_TENSOR_MAP_SWIZZLE_128B,                  // Swizzle 16B chunks within 128B span
+    CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B,         // Swizzle 32B chunks within 128B span
+    } CUtensorMapSwizzle;
+    ```
+    Data are organized in a specific order in global memory; however, this may not match the order in which the application accesses data
+    in shared memory. This difference in data organization may cause bank conflicts when shared memory is accessed. In order to avoid this
+    problem, data can be loaded to shared memory with shuffling across shared memory banks.
+    When the `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`, only the following swizzle modes are supported:
+    - CU_TENSOR_MAP_SWIZZLE_128B (Load & Store)
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load & Store)
+    When the `tensorDataType` is `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, only the following swizzle modes are supported:
+    - CU_TENSOR_MAP_SWIZZLE_128B (Load only)
+    - CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B (Load only)
+
+    - `l2Promotion` specifies L2 fetch size which indicates the byte granularity at which L2 requests are filled from DRAM. It must be of
+    type `CUtensorMapL2promotion`, which is defined as:
+    ```c
+    typedef enum CUtensorMapL2promotion_enum {
+    CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+    CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+    } CUtensorMapL2promotion;
+    ```
+
+    - `oobFill`, which indicates whether zero or a special NaN constant should be used to fill out-of-bound elements, must be of type
+    `CUtensorMapFloatOOBfill` which is defined as:
+    ```c
+    typedef enum CUtensorMapFloatOOBfill_enum {
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+    CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
+    } CUtensorMapFloatOOBfill;
+    ```
+    Note that `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA` can only be used when `tensorDataType` represents a floating-point data type,
+    and when `tensorDataType` is not `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B`, `CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B`, and `CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B`.
+
+    **Parameters:**
+    - `tensorMap`: Tensor map object to create
+    - `tensorDataType`: Tensor data type
+    - `tensorRank`: Dimensionality of tensor; must be at least 3
+    - `globalAddress`: Starting address of memory region described by tensor
+    - `globalDim`: Array containing tensor size (number of elements) along each of the `tensorRank` dimensions
+    - `globalStrides`: Array containing stride size (in bytes) along each of the `tensorRank` - 1 dimensions
+    - `pixelBoxLowerCornerWidth`: Width offset of left box corner
+    - `pixelBoxUpperCornerWidth`: Width offset of right box corner
+    - `channelsPerPixel`: Number of channels per pixel
+    - `pixelsPerColumn`: Number of pixels per column
+    - `elementStrides`: Array containing traversal stride in each of the `tensorRank` dimensions
+    - `interleave`: Type of interleaved layout the tensor addresses
+    - `mode`: W or W128 mode
+    - `swizzle`: Bank swizzling pattern inside shared memory
+    - `l2Promotion`: L2 promotion size
+    - `oobFill`: Indicate whether zero or special NaN constant will be used to fill out-of-bound elements
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTensorMapEncodeTiled`,
+    `cuTensorMapEncodeIm2col`,
+    `cuTensorMapReplaceAddress`
+    """
+def cuTensorMapReplaceAddress(tensorMap: CUtensorMap, globalAddress: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Modify an existing tensor map descriptor with an updated global address
+
+    Modifies the descriptor for Tensor Memory Access (TMA) object passed in `tensorMap` with
+    an updated `globalAddress`.
+
+    Tensor map objects are only supported on devices of compute capability 9.0 or higher.
+    Additionally, a tensor map object is an opaque value, and, as such, should only be
+    accessed through CUDA API calls.
+
+    **Parameters:**
+    - `tensorMap`: Tensor map object to modify
+    - `globalAddress`: Starting address of memory region described by tensor, must follow previous alignment requirements
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuTensorMapEncodeTiled`,
+    `cuTensorMapEncodeIm2col`,
+    `cuTensorMapEncodeIm2colWide`
+    """
+def cuDeviceCanAccessPeer(dev: CUdevice | int, peerDev: CUdevice | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Queries if a device may directly access a peer device's memory.
+
+    Returns in `*canAccessPeer` a value of 1 if contexts on `dev` are capable of
+    directly accessing memory from contexts on `peerDev` and 0 otherwise.
+    If direct access of `peerDev` from `dev` is possible, then access may be
+    enabled on two specific contexts by calling `cuCtxEnablePeerAccess(`).
+
+    **Parameters:**
+    - `canAccessPeer`: Returned access capability
+    - `dev`: Device from which allocations on `peerDev` are to be directly accessed.
+    - `peerDev`: Device on which the allocations to be directly accessed by `dev` reside.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_DEVICE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuCtxEnablePeerAccess`,
+    `cuCtxDisablePeerAccess`,
+    `cudaDeviceCanAccessPeer`
+    """
+def cuCtxEnablePeerAccess(peerContext: CUcontext | int, Flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Enables direct access to memory allocations in a peer context.
+
+    If both the current context and `peerContext` are on devices which support unified
+    addressing (as may be queried using `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`) and same
+    major compute capability, then on success all allocations from `peerContext` will
+    immediately be accessible by the current context.  See `CUDA_UNIFIED` for additional
+    details.
+
+    Note that access granted by this call is unidirectional and that in order to access
+    memory from the current context in `peerContext`, a separate symmetric call
+    to `cuCtxEnablePeerAccess(`) is required.
+
+    Note that there are both device-wide and system-wide limitations per system
+    configuration, as noted in the CUDA Programming Guide under the section
+    "Peer-to-Peer Memory Access".
+
+    Returns `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED` if `cuDeviceCanAccessPeer(`) indicates
+    that the `CUdevice` of the current context cannot directly access memory
+    from the `CUdevice` of `peerContext`.
+
+    Returns `CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED` if direct access of
+    `peerContext` from the current context has already been enabled.
+
+    Returns `CUDA_ERROR_TOO_MANY_PEERS` if direct peer access is not possible
+    because hardware resources required for peer access have been exhausted.
+
+    Returns `CUDA_ERROR_INVALID_CONTEXT` if there is no current context, `peerContext`
+    is not a valid context, or if the current context is `peerContext`.
+
+    Returns `CUDA_ERROR_INVALID_VALUE` if `Flags` is not 0.
+
+    **Parameters:**
+    - `peerContext`: Peer context to enable direct access to from the current context
+    - `Flags`: Reserved for future use and must be set to 0
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED`,
+    `CUDA_ERROR_TOO_MANY_PEERS`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceCanAccessPeer`,
+    `cuCtxDisablePeerAccess`,
+    `cudaDeviceEnablePeerAccess`
+    """
+def cuCtxDisablePeerAccess(peerContext: CUcontext | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Disables direct access to memory allocations in a peer context and
+    unregisters any registered allocations.
+
+    Returns `CUDA_ERROR_PEER_ACCESS_NOT_ENABLED` if direct peer access has
+    not yet been enabled from `peerContext` to the current context.
+
+    Returns `CUDA_ERROR_INVALID_CONTEXT` if there is no current context, or if
+    `peerContext` is not a valid context.
+
+    **Parameters:**
+    - `peerContext`: Peer context to disable direct access to
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_PEER_ACCESS_NOT_ENABLED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuDeviceCanAccessPeer`,
+    `cuCtxEnablePeerAccess`,
+    `cudaDeviceDisablePeerAccess`
+    """
+def cuDeviceGetP2PAttribute(attrib: CUdevice_P2PAttribute | int, srcDevice: CUdevice | int, dstDevice: CUdevice | int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Queries attributes of the link between two devices.
+
+    Returns in `*value` the value of the requested attribute `attrib` of the
+    link between `srcDevice` and `dstDevice`. The supported attributes are:
+    - `CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK`: A relative value indicating the
+    performance of the link between two devices.
+    - `CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED` P2P: 1 if P2P Access is enable.
+    - `CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED`: 1 if Atomic operations over
+    the link are supported.
+    - `CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED`: 1 if cudaArray can
+    be accessed over the link.
+
+    Returns `CUDA_ERROR_INVALID_DEVICE` if `srcDevice` or `dstDevice` are not valid
+    or if they represent the same device.
+
+    Returns `CUDA_ERROR_INVALID_VALUE` if `attrib` is not valid or if `value` is
+    a null pointer.
+
+    **Parameters:**
+    - `value`: Returned value of the requested attribute
+    - `attrib`: The requested attribute of the link between `srcDevice` and `dstDevice`.
+    - `srcDevice`: The source device of the target link.
+    - `dstDevice`: The destination device of the target link.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuCtxEnablePeerAccess`,
+    `cuCtxDisablePeerAccess`,
+    `cuDeviceCanAccessPeer`,
+    `cudaDeviceGetP2PAttribute`
+    """
+def cuGraphicsUnregisterResource(resource: CUgraphicsResource | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Unregisters a graphics resource for access by CUDA
+
+    Unregisters the graphics resource `resource` so it is not accessible by
+    CUDA unless registered again.
+
+    If `resource` is invalid then `CUDA_ERROR_INVALID_HANDLE` is
+    returned.
+
+    **Parameters:**
+    - `resource`: Resource to unregister
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_UNKNOWN`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphicsD3D9RegisterResource`,
+    `cuGraphicsD3D10RegisterResource`,
+    `cuGraphicsD3D11RegisterResource`,
+    `cuGraphicsGLRegisterBuffer`,
+    `cuGraphicsGLRegisterImage`,
+    `cudaGraphicsUnregisterResource`
+    """
+def cuGraphicsSubResourceGetMappedArray(resource: CUgraphicsResource | int, arrayIndex: int, mipLevel: int) -> tuple[CUresult, CUarray | None]:
+    """Returns `tuple[CUresult, CUarray | None]`.
+
+    Get an array through which to access a subresource of a mapped graphics resource.
+
+    Returns in `*pArray` an array through which the subresource of the mapped
+    graphics resource `resource` which corresponds to array index `arrayIndex`
+    and mipmap level `mipLevel` may be accessed.  The value set in `*pArray` may
+    change every time that `resource` is mapped.
+
+    If `resource` is not a texture then it cannot be accessed via an array and
+    `CUDA_ERROR_NOT_MAPPED_AS_ARRAY` is returned.
+    If `arrayIndex` is not a valid array index for `resource` then
+    `CUDA_ERROR_INVALID_VALUE` is returned.
+    If `mipLevel` is not a valid mipmap level for `resource` then
+    `CUDA_ERROR_INVALID_VALUE` is returned.
+    If `resource` is not mapped then `CUDA_ERROR_NOT_MAPPED` is returned.
+
+    **Parameters:**
+    - `pArray`: Returned array through which a subresource of `resource` may be accessed
+    - `resource`: Mapped resource to access
+    - `arrayIndex`: Array index for array textures or cubemap face index as defined by `CUarray_cubemap_face` for cubemap textures for the subresource to access
+    - `mipLevel`: Mipmap level for the subresource to access
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_MAPPED`,
+    `CUDA_ERROR_NOT_MAPPED_AS_ARRAY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphicsResourceGetMappedPointer`,
+    `cudaGraphicsSubResourceGetMappedArray`
+    """
+def cuGraphicsResourceGetMappedMipmappedArray(resource: CUgraphicsResource | int) -> tuple[CUresult, CUmipmappedArray | None]:
+    """Returns `tuple[CUresult, CUmipmappedArray | None]`.
+
+    Get a mipmapped array through which to access a mapped graphics resource.
+
+    Returns in `*pMipmappedArray` a mipmapped array through which the mapped graphics
+    resource `resource`. The value set in `*pMipmappedArray` may change every time
+    that `resource` is mapped.
+
+    If `resource` is not a texture then it cannot be accessed via a mipmapped array and
+    `CUDA_ERROR_NOT_MAPPED_AS_ARRAY` is returned.
+    If `resource` is not mapped then `CUDA_ERROR_NOT_MAPPED` is returned.
+
+    **Parameters:**
+    - `pMipmappedArray`: Returned mipmapped array through which `resource` may be accessed
+    - `resource`: Mapped resource to access
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_MAPPED`,
+    `CUDA_ERROR_NOT_MAPPED_AS_ARRAY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphicsResourceGetMappedPointer`,
+    `cudaGraphicsResourceGetMappedMipmappedArray`
+    """
+def cuGraphicsResourceGetMappedPointer(resource: CUgraphicsResource | int) -> tuple[CUresult, CUdeviceptr | None, int | None]:
+    """Returns `tuple[CUresult, CUdeviceptr | None, int | None]`.
+
+    Get a device pointer through which to access a mapped graphics resource.
+
+    Returns in `*pDevPtr` a pointer through which the mapped graphics resource
+    `resource` may be accessed.
+    Returns in `pSize` the size of the memory in bytes which may be accessed from that pointer.
+    The value set in `pPointer` may change every time that `resource` is mapped.
+
+    If `resource` is not a buffer then it cannot be accessed via a pointer and
+    `CUDA_ERROR_NOT_MAPPED_AS_POINTER` is returned.
+    If `resource` is not mapped then `CUDA_ERROR_NOT_MAPPED` is returned.
+    *
+
+    **Parameters:**
+    - `pDevPtr`: Returned pointer through which `resource` may be accessed
+    - `pSize`: Returned size of the buffer accessible starting at `*pPointer`
+    - `resource`: Mapped resource to access
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_MAPPED`,
+    `CUDA_ERROR_NOT_MAPPED_AS_POINTER`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphicsMapResources`,
+    `cuGraphicsSubResourceGetMappedArray`,
+    `cudaGraphicsResourceGetMappedPointer`
+    """
+def cuGraphicsResourceSetMapFlags(resource: CUgraphicsResource | int, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Set usage flags for mapping a graphics resource
+
+    Set `flags` for mapping the graphics resource `resource`.
+
+    Changes to `flags` will take effect the next time `resource` is mapped.
+    The `flags` argument may be any of the following:
+
+    - `CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE`: Specifies no hints about how this
+    resource will be used. It is therefore assumed that this resource will be
+    read from and written to by CUDA kernels.  This is the default value.
+    - `CU_GRAPHICS_MAP_RESOURCE_FLAGS_READONLY`: Specifies that CUDA kernels which
+    access this resource will not write to this resource.
+    - `CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITEDISCARD`: Specifies that CUDA kernels
+    which access this resource will not read from this resource and will
+    write over the entire contents of the resource, so none of the data
+    previously stored in the resource will be preserved.
+
+    If `resource` is presently mapped for access by CUDA then
+    `CUDA_ERROR_ALREADY_MAPPED` is returned.
+    If `flags` is not one of the above values then `CUDA_ERROR_INVALID_VALUE` is returned.
+
+    **Parameters:**
+    - `resource`: Registered resource to set flags for
+    - `flags`: Parameters for resource mapping
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_ALREADY_MAPPED`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphicsMapResources`,
+    `cudaGraphicsResourceSetMapFlags`
+    """
+def cuGraphicsMapResources(count: int, hStream: CUstream | int) -> tuple[CUresult, CUgraphicsResource | None]:
+    """Returns `tuple[CUresult, CUgraphicsResource | None]`.
+
+    Map graphics resources for access by CUDA
+
+    Maps the `count` graphics resources in `resources` for access by CUDA.
+
+    The resources in `resources` may be accessed by CUDA until they
+    are unmapped. The graphics API from which `resources` were registered
+    should not access any resources while they are mapped by CUDA. If an
+    application does so, the results are undefined.
+
+    This function provides the synchronization guarantee that any graphics calls
+    issued before `cuGraphicsMapResources(`) will complete before any subsequent CUDA
+    work issued in `stream` begins.
+
+    If `resources` includes any duplicate entries then `CUDA_ERROR_INVALID_HANDLE` is returned.
+    If any of `resources` are presently mapped for access by CUDA then `CUDA_ERROR_ALREADY_MAPPED` is returned.
+
+    **Parameters:**
+    - `count`: Number of resources to map
+    - `resources`: Resources to map for CUDA usage
+    - `hStream`: Stream with which to synchronize
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_ALREADY_MAPPED`,
+    `CUDA_ERROR_UNKNOWN`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphicsResourceGetMappedPointer`,
+    `cuGraphicsSubResourceGetMappedArray`,
+    `cuGraphicsUnmapResources`,
+    `cudaGraphicsMapResources`
+    """
+def cuGraphicsUnmapResources(count: int, hStream: CUstream | int) -> tuple[CUresult, CUgraphicsResource | None]:
+    """Returns `tuple[CUresult, CUgraphicsResource | None]`.
+
+    Unmap graphics resources.
+
+    Unmaps the `count` graphics resources in `resources`.
+
+    Once unmapped, the resources in `resources` may not be accessed by CUDA
+    until they are mapped again.
+
+    This function provides the synchronization guarantee that any CUDA work issued
+    in `stream` before `cuGraphicsUnmapResources(`) will complete before any
+    subsequently issued graphics work begins.
+
+    If `resources` includes any duplicate entries then `CUDA_ERROR_INVALID_HANDLE` is returned.
+    If any of `resources` are not presently mapped for access by CUDA then `CUDA_ERROR_NOT_MAPPED` is returned.
+
+    **Parameters:**
+    - `count`: Number of resources to unmap
+    - `resources`: Resources to unmap
+    - `hStream`: Stream with which to synchronize
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_NOT_MAPPED`,
+    `CUDA_ERROR_UNKNOWN`
+    *This function uses standard default stream semantics.*
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cuGraphicsMapResources`,
+    `cudaGraphicsUnmapResources`
+    """
+def cuGetProcAddress(symbol: bytes, cudaVersion: int, flags: int, ) -> tuple[CUresult, int | None, CUdriverProcAddressQueryResult | None]:
+    """Returns `tuple[CUresult, int | None, CUdriverProcAddressQueryResult | None]`.
+
+    Returns the requested driver API function pointer
+
+    Returns in `**pfn` the address of the CUDA driver function for the requested
+    CUDA version and flags.
+
+    The CUDA version is specified as (1000 * major + 10 * minor), so CUDA 11.2
+    should be specified as 11020. For a requested driver symbol, if the specified
+    CUDA version is greater than or equal to the CUDA version in which the driver symbol
+    was introduced, this API will return the function pointer to the corresponding
+    versioned function.
+
+    The pointer returned by the API should be cast to a function pointer matching the
+    requested driver function's definition in the API header file. The function pointer
+    typedef can be picked up from the corresponding typedefs header file. For example,
+    cudaTypedefs.h consists of function pointer typedefs for driver APIs defined in cuda.h.
+
+    The API will return `CUDA_SUCCESS` and set the returned `pfn` to NULL if the
+    requested driver function is not supported on the platform, no ABI
+    compatible driver function exists for the specified `cudaVersion` or if the
+    driver symbol is invalid.
+
+    It will also set the optional `symbolStatus` to one of the values in
+    `CUdriverProcAddressQueryResult` with the following meanings:
+    - `CU_GET_PROC_ADDRESS_SUCCESS` - The requested symbol was succesfully found based
+    on input arguments and `pfn` is valid
+    - `CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND` - The requested symbol was not found
+    - `CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT` - The requested symbol was found but is
+    not supported by cudaVersion specified
+
+    The requested flags can be:
+    - `CU_GET_PROC_ADDRESS_DEFAULT`: This is the default mode. This is equivalent to
+    `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM` if the code is compiled with
+    --default-stream per-thread compilation flag or the macro CUDA_API_PER_THREAD_DEFAULT_STREAM
+    is defined; `CU_GET_PROC_ADDRESS_LEGACY_STREAM` otherwise.
+    - `CU_GET_PROC_ADDRESS_LEGACY_STREAM`: This will enable the search for all driver symbols
+    that match the requested driver symbol name except the corresponding per-thread versions.
+    - `CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`: This will enable the search for all
+    driver symbols that match the requested driver symbol name including the per-thread
+    versions. If a per-thread version is not found, the API will return the legacy version
+    of the driver function.
+
+    `cudaVersion` would be the ABI compatible CUDA version for the _v2 variant.
+    `symbol` based on `cudaVersion`. See `CUdriverProcAddressQueryResult`
+    for possible values.
+
+    **Parameters:**
+    - `symbol`: The base name of the driver API function to look for. As an example, for the driver API `cuMemAlloc_v2`, `symbol` would be cuMemAlloc and
+    - `pfn`: Location to return the function pointer to the requested driver function
+    - `cudaVersion`: The CUDA version to look for the requested driver symbol
+    - `flags`: Flags to specify search options.
+    - `symbolStatus`: Optional location to store the status of the search for
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+    *Mixing CUDA versions has caveats (see the CUDA programming guide).*
+
+    **See also:**
+    `cudaGetDriverEntryPoint`
+    """
+def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Allows caller to fetch a coredump attribute value for the current context
+
+    Returns in `*value` the requested value specified by `attrib`. It is up to the caller
+    to ensure that the data type and size of `*value` matches the request.
+
+    If the caller calls this function with `*value` equal to NULL, the size of the memory
+    region (in bytes) expected for `attrib` will be placed in `size`.
+
+    The supported attributes are:
+    - `CU_COREDUMP_ENABLE_ON_EXCEPTION`: Bool where `true` means that GPU exceptions from
+    this context will create a coredump at the location specified by `CU_COREDUMP_FILE`.
+    The default value is `false` unless set to `true` globally or locally, or the
+    CU_CTX_USER_COREDUMP_ENABLE flag was set during context creation.
+    - `CU_COREDUMP_TRIGGER_HOST`: Bool where `true` means that the host CPU will
+    also create a coredump. The default value is `true` unless set to `false` globally or
+    or locally. This value is deprecated as of CUDA 12.5 - raise the `CU_COREDUMP_SKIP_ABORT`
+    flag to disable host device abort() if needed.
+    - `CU_COREDUMP_LIGHTWEIGHT`: Bool where `true` means that any resulting coredumps
+    will not have a dump of GPU memory or non-reloc ELF images. The default value is
+    `false` unless set to `true` globally or locally. This attribute is deprecated as
+    of CUDA 12.5, please use `CU_COREDUMP_GENERATION_FLAGS` instead.
+    - `CU_COREDUMP_ENABLE_USER_TRIGGER`: Bool where `true` means that a coredump can be
+    created by writing to the system pipe specified by `CU_COREDUMP_PIPE`. The default
+    value is `false` unless set to `true` globally or locally.
+    - `CU_COREDUMP_FILE`: String of up to 1023 characters that defines the location where
+    any coredumps generated by this context will be written. The default value is
+    `core.cuda.HOSTNAME.PID` where `HOSTNAME` is the host name of the machine running
+    the CUDA applications and `PID` is the process ID of the CUDA application.
+    - `CU_COREDUMP_PIPE`: String of up to 1023 characters that defines the name of the pipe
+    that will be monitored if user-triggered coredumps are enabled. The default value is
+    `corepipe.cuda.HOSTNAME.PID` where `HOSTNAME` is the host name of the machine running
+    the CUDA application and `PID` is the process ID of the CUDA application.
+    - `CU_COREDUMP_GENERATION_FLAGS`: An integer with values to allow granular control the data
+    contained in a coredump specified as a bitwise OR combination of the following values:
+    + `CU_COREDUMP_DEFAULT_FLAGS` - if set by itself, coredump generation returns to its
+    default settings of including all memory regions that it is able to access
+    + `CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES` - Coredump will not include the data from
+    CUDA source modules that are not relocated at runtime.
+    + `CU_COREDUMP_SKIP_GLOBAL_MEMORY` - Coredump will not include device-side global data
+    that does not belong to any context.
+    + `CU_COREDUMP_SKIP_SHARED_MEMORY` - Coredump will not include grid-scale shared memory
+    for the warp that the dumped kernel belonged to.
+    + `CU_COREDUMP_SKIP_LOCAL_MEMORY` - Coredump will not include local memory from the kernel.
+    + `CU_COREDUMP_LIGHTWEIGHT_FLAGS` - Enables all of the above options. Equiavlent to setting
+    the `CU_COREDUMP_LIGHTWEIGHT` attribute to `true`.
+    + `CU_COREDUMP_SKIP_ABORT` - If set, GPU exceptions will not raise an abort() in the host CPU
+    process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
+    behavior.
+
+    **Parameters:**
+    - `attrib`: The enum defining which value to fetch.
+    - `value`: void* containing the requested data.
+    - `size`: The size of the memory region `value` points to.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`
+
+    **See also:**
+    `cuCoredumpGetAttributeGlobal`,
+    `cuCoredumpSetAttribute`,
+    `cuCoredumpSetAttributeGlobal`
+    """
+def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Allows caller to fetch a coredump attribute value for the entire application
+
+    Returns in `*value` the requested value specified by `attrib`. It is up to the caller
+    to ensure that the data type and size of `*value` matches the request.
+
+    If the caller calls this function with `*value` equal to NULL, the size of the memory
+    region (in bytes) expected for `attrib` will be placed in `size`.
+
+    The supported attributes are:
+    - `CU_COREDUMP_ENABLE_ON_EXCEPTION`: Bool where `true` means that GPU exceptions from
+    this context will create a coredump at the location specified by `CU_COREDUMP_FILE`.
+    The default value is `false`.
+    - `CU_COREDUMP_TRIGGER_HOST`: Bool where `true` means that the host CPU will
+    also create a coredump. The default value is `true` unless set to `false` globally or
+    or locally. This value is deprecated as of CUDA 12.5 - raise the `CU_COREDUMP_SKIP_ABORT`
+    flag to disable host device abort() if needed.
+    - `CU_COREDUMP_LIGHTWEIGHT`: Bool where `true` means that any resulting coredumps
+    will not have a dump of GPU memory or non-reloc ELF images. The default value is
+    `false`. This attribute is deprecated as of CUDA 12.5, please use `CU_COREDUMP_GENERATION_FLAGS`
+    instead.
+    - `CU_COREDUMP_ENABLE_USER_TRIGGER`: Bool where `true` means that a coredump can be
+    created by writing to the system pipe specified by `CU_COREDUMP_PIPE`. The default
+    value is `false`.
+    - `CU_COREDUMP_FILE`: String of up to 1023 characters that defines the location where
+    any coredumps generated by this context will be written. The default value is
+    `core.cuda.HOSTNAME.PID` where `HOSTNAME` is the host name of the machine running
+    the CUDA applications and `PID` is the process ID of the CUDA application.
+    - `CU_COREDUMP_PIPE`: String of up to 1023 characters that defines the name of the pipe
+    that will be monitored if user-triggered coredumps are enabled. The default value is
+    `corepipe.cuda.HOSTNAME.PID` where `HOSTNAME` is the host name of the machine running
+    the CUDA application and `PID` is the process ID of the CUDA application.
+    - `CU_COREDUMP_GENERATION_FLAGS`: An integer with values to allow granular control the data
+    contained in a coredump specified as a bitwise OR combination of the following values:
+    + `CU_COREDUMP_DEFAULT_FLAGS` - if set by itself, coredump generation returns to its
+    default settings of including all memory regions that it is able to access
+    + `CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES` - Coredump will not include the data from
+    CUDA source modules that are not relocated at runtime.
+    + `CU_COREDUMP_SKIP_GLOBAL_MEMORY` - Coredump will not include device-side global data
+    that does not belong to any context.
+    + `CU_COREDUMP_SKIP_SHARED_MEMORY` - Coredump will not include grid-scale shared memory
+    for the warp that the dumped kernel belonged to.
+    + `CU_COREDUMP_SKIP_LOCAL_MEMORY` - Coredump will not include local memory from the kernel.
+    + `CU_COREDUMP_LIGHTWEIGHT_FLAGS` - Enables all of the above options. Equiavlent to setting
+    the `CU_COREDUMP_LIGHTWEIGHT` attribute to `true`.
+    + `CU_COREDUMP_SKIP_ABORT` - If set, GPU exceptions will not raise an abort() in the host CPU
+    process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
+    behavior.
+
+    **Parameters:**
+    - `attrib`: The enum defining which value to fetch.
+    - `value`: void* containing the requested data.
+    - `size`: The size of the memory region `value` points to.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuCoredumpGetAttribute`,
+    `cuCoredumpSetAttribute`,
+    `cuCoredumpSetAttributeGlobal`
+    """
+def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Allows caller to set a coredump attribute value for the current context
+
+    This function should be considered an alternate interface to the CUDA-GDB environment
+    variables defined in this document: https://docs.nvidia.com/cuda/cuda-gdb/index.html#gpu-coredump
+
+    An important design decision to note is that any coredump environment variable values
+    set before CUDA initializes will take permanent precedence over any values set with this
+    function. This decision was made to ensure no change in behavior for any users that
+    may be currently using these variables to get coredumps.
+
+    `*value` shall contain the requested value specified by `set`. It is up to the caller
+    to ensure that the data type and size of `*value` matches the request.
+
+    If the caller calls this function with `*value` equal to NULL, the size of the memory
+    region (in bytes) expected for `set` will be placed in `size`.
+
+    /note This function will return `CUDA_ERROR_NOT_SUPPORTED` if the caller attempts to set
+    `CU_COREDUMP_ENABLE_ON_EXCEPTION` on a GPU of with Compute Capability < 6.0. `cuCoredumpSetAttributeGlobal`
+    works on those platforms as an alternative.
+
+    /note `CU_COREDUMP_ENABLE_USER_TRIGGER` and `CU_COREDUMP_PIPE` cannot be set on a per-context basis.
+
+    The supported attributes are:
+    - `CU_COREDUMP_ENABLE_ON_EXCEPTION`: Bool where `true` means that GPU exceptions from
+    this context will create a coredump at the location specified by `CU_COREDUMP_FILE`.
+    The default value is `false`.
+    - `CU_COREDUMP_TRIGGER_HOST`: Bool where `true` means that the host CPU will
+    also create a coredump. The default value is `true` unless set to `false` globally or
+    or locally. This value is deprecated as of CUDA 12.5 - raise the `CU_COREDUMP_SKIP_ABORT`
+    flag to disable host device abort() if needed.
+    - `CU_COREDUMP_LIGHTWEIGHT`: Bool where `true` means that any resulting coredumps
+    will not have a dump of GPU memory or non-reloc ELF images. The default value is
+    `false`. This attribute is deprecated as of CUDA 12.5, please use `CU_COREDUMP_GENERATION_FLAGS`
+    instead.
+    - `CU_COREDUMP_FILE`: String of up to 1023 characters that defines the location where
+    any coredumps generated by this context will be written. The default value is
+    `core.cuda.HOSTNAME.PID` where `HOSTNAME` is the host name of the machine running
+    the CUDA applications and `PID` is the process ID of the CUDA application.
+    - `CU_COREDUMP_GENERATION_FLAGS`: An integer with values to allow granular control the data
+    contained in a coredump specified as a bitwise OR combination of the following values:
+    + `CU_COREDUMP_DEFAULT_FLAGS` - if set by itself, coredump generation returns to its
+    default settings of including all memory regions that it is able to access
+    + `CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES` - Coredump will not include the data from
+    CUDA source modules that are not relocated at runtime.
+    + `CU_COREDUMP_SKIP_GLOBAL_MEMORY` - Coredump will not include device-side global data
+    that does not belong to any context.
+    + `CU_COREDUMP_SKIP_SHARED_MEMORY` - Coredump will not include grid-scale shared memory
+    for the warp that the dumped kernel belonged to.
+    + `CU_COREDUMP_SKIP_LOCAL_MEMORY` - Coredump will not include local memory from the kernel.
+    + `CU_COREDUMP_LIGHTWEIGHT_FLAGS` - Enables all of the above options. Equiavlent to setting
+    the `CU_COREDUMP_LIGHTWEIGHT` attribute to `true`.
+    + `CU_COREDUMP_SKIP_ABORT` - If set, GPU exceptions will not raise an abort() in the host CPU
+    process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
+    behavior.
+
+    **Parameters:**
+    - `attrib`: The enum defining which value to set.
+    - `value`: void* containing the requested data.
+    - `size`: The size of the memory region `value` points to.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_PERMITTED`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`,
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:**
+    `cuCoredumpGetAttributeGlobal`,
+    `cuCoredumpGetAttribute`,
+    `cuCoredumpSetAttributeGlobal`
+    """
+def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Allows caller to set a coredump attribute value globally
+
+    This function should be considered an alternate interface to the CUDA-GDB environment
+    variables defined in this document: https://docs.nvidia.com/cuda/cuda-gdb/index.html#gpu-coredump
+
+    An important design decision to note is that any coredump environment variable values
+    set before CUDA initializes will take permanent precedence over any values set with this
+    function. This decision was made to ensure no change in behavior for any users that
+    may be currently using these variables to get coredumps.
+
+    `*value` shall contain the requested value specified by `set`. It is up to the caller
+    to ensure that the data type and size of `*value` matches the request.
+
+    If the caller calls this function with `*value` equal to NULL, the size of the memory
+    region (in bytes) expected for `set` will be placed in `size`.
+
+    The supported attributes are:
+    - `CU_COREDUMP_ENABLE_ON_EXCEPTION`: Bool where `true` means that GPU exceptions from
+    this context will create a coredump at the location specified by `CU_COREDUMP_FILE`.
+    The default value is `false`.
+    - `CU_COREDUMP_TRIGGER_HOST`: Bool where `true` means that the host CPU will
+    also create a coredump. The default value is `true` unless set to `false` globally or
+    or locally. This value is deprecated as of CUDA 12.5 - raise the `CU_COREDUMP_SKIP_ABORT`
+    flag to disable host device abort() if needed.
+    - `CU_COREDUMP_LIGHTWEIGHT`: Bool where `true` means that any resulting coredumps
+    will not have a dump of GPU memory or non-reloc ELF images. The default value is
+    `false`. This attribute is deprecated as of CUDA 12.5, please use `CU_COREDUMP_GENERATION_FLAGS`
+    instead.
+    - `CU_COREDUMP_ENABLE_USER_TRIGGER`: Bool where `true` means that a coredump can be
+    created by writing to the system pipe specified by `CU_COREDUMP_PIPE`. The default
+    value is `false`.
+    - `CU_COREDUMP_FILE`: String of up to 1023 characters that defines the location where
+    any coredumps generated by this context will be written. The default value is
+    `core.cuda.HOSTNAME.PID` where `HOSTNAME` is the host name of the machine running
+    the CUDA applications and `PID` is the process ID of the CUDA application.
+    - `CU_COREDUMP_PIPE`: String of up to 1023 characters that defines the name of the pipe
+    that will be monitored if user-triggered coredumps are enabled. This value may not be
+    changed after `CU_COREDUMP_ENABLE_USER_TRIGGER` is set to `true`. The default
+    value is `corepipe.cuda.HOSTNAME.PID` where `HOSTNAME` is the host name of the machine
+    running the CUDA application and `PID` is the process ID of the CUDA application.
+    - `CU_COREDUMP_GENERATION_FLAGS`: An integer with values to allow granular control the data
+    contained in a coredump specified as a bitwise OR combination of the following values:
+    + `CU_COREDUMP_DEFAULT_FLAGS` - if set by itself, coredump generation returns to its
+    default settings of including all memory regions that it is able to access
+    + `CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES` - Coredump will not include the data from
+    CUDA source modules that are not relocated at runtime.
+    + `CU_COREDUMP_SKIP_GLOBAL_MEMORY` - Coredump will not include device-side global data
+    that does not belong to any context.
+    + `CU_COREDUMP_SKIP_SHARED_MEMORY` - Coredump will not include grid-scale shared memory
+    for the warp that the dumped kernel belonged to.
+    + `CU_COREDUMP_SKIP_LOCAL_MEMORY` - Coredump will not include local memory from the kernel.
+    + `CU_COREDUMP_LIGHTWEIGHT_FLAGS` - Enables all of the above options. Equiavlent to setting
+    the `CU_COREDUMP_LIGHTWEIGHT` attribute to `true`.
+    + `CU_COREDUMP_SKIP_ABORT` - If set, GPU exceptions will not raise an abort() in the host CPU
+    process. Same functional goal as `CU_COREDUMP_TRIGGER_HOST` but better reflects the default
+    behavior.
+
+    **Parameters:**
+    - `attrib`: The enum defining which value to set.
+    - `value`: void* containing the requested data.
+    - `size`: The size of the memory region `value` points to.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_PERMITTED`
+
+    **See also:**
+    `cuCoredumpGetAttribute`,
+    `cuCoredumpGetAttributeGlobal`,
+    `cuCoredumpSetAttribute`
+    """
+def cuGetExportTable(ppExportTable: Any, pExportTableId: CUuuid) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+    """
+def cuGreenCtxCreate(desc: CUdevResourceDesc | int, dev: CUdevice | int, flags: int) -> tuple[CUresult, CUgreenCtx | None]:
+    """Returns `tuple[CUresult, CUgreenCtx | None]`.
+
+    Creates a green context with a specified set of resources.
+
+    This API creates a green context with the resources specified in the descriptor `desc` and
+    returns it in the handle represented by `phCtx`. This API will retain the primary context on device `dev`,
+    which will is released when the green context is destroyed. It is advised to have the primary context active
+    before calling this API to avoid the heavy cost of triggering primary context initialization and
+    deinitialization multiple times.
+
+    The API does not set the green context current. In order to set it current, you need to explicitly set it current
+    by first converting the green context to a CUcontext using `cuCtxFromGreenCtx` and subsequently calling
+    `cuCtxSetCurrent` / `cuCtxPushCurrent`. It should be noted that a green context can be current to only one
+    thread at a time. There is no internal synchronization to make API calls accessing the same green context
+    from multiple threads work.
+
+    Note: The API is not supported on 32-bit platforms.
+
+    The supported flags are:
+    - `CU_GREEN_CTX_DEFAULT_STREAM` : Creates a default stream to use inside the green context. Required.
+
+    **Parameters:**
+    - `phCtx`: Pointer for the output handle to the green context
+    - `desc`: Descriptor generated via `cuDevResourceGenerateDesc` which contains the set of resources to be used
+    - `dev`: Device on which to create the green context.
+    - `flags`: One of the supported green context creation flags. `CU_GREEN_CTX_DEFAULT_STREAM` is required.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_NOT_SUPPORTED`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+
+    **See also:**
+    `cuGreenCtxDestroy`,
+    `cuCtxFromGreenCtx`,
+    `cuCtxSetCurrent`,
+    `cuCtxPushCurrent`,
+    `cuDevResourceGenerateDesc`,
+    `cuDevicePrimaryCtxRetain`,
+    `cuCtxCreate`,
+    `cuCtxCreate_v3`
+    """
+def cuGreenCtxDestroy(hCtx: CUgreenCtx | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Destroys a green context
+
+    Destroys the green context, releasing the primary context of the device that this green context was created for.
+    Any resources provisioned for this green context (that were initially available via the resource descriptor)
+    are released as well.
+
+    **Parameters:**
+    - `hCtx`: Green context to be destroyed
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_CONTEXT_IS_DESTROYED`
+
+    **See also:**
+    `cuGreenCtxCreate`,
+    `cuCtxDestroy`
+    """
+def cuCtxFromGreenCtx(hCtx: CUgreenCtx | int) -> tuple[CUresult, CUcontext | None]:
+    """Returns `tuple[CUresult, CUcontext | None]`.
+
+    Converts a green context into the primary context
+
+    The API converts a green context into the primary context returned in `pContext`. It is important
+    to note that the converted context `pContext` is a normal primary context but with
+    the resources of the specified green context `hCtx`. Once converted, it can then
+    be used to set the context current with `cuCtxSetCurrent` or with any of the CUDA APIs
+    that accept a CUcontext parameter.
+
+    Users are expected to call this API before calling any CUDA APIs that accept a
+    CUcontext. Failing to do so will result in the APIs returning `CUDA_ERROR_INVALID_CONTEXT`.
+
+    **Parameters:**
+    - `pContext`: Returned primary context with green context resources
+    - `hCtx`: Green context to convert
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuGreenCtxCreate`
+    """
+def cuDeviceGetDevResource(device: CUdevice | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
+    """Returns `tuple[CUresult, CUdevResource_v1 | None]`.
+
+    Get device resources
+
+    Get the `type` resources available to the `device`.
+    This may often be the starting point for further partitioning or configuring of resources.
+
+    Note: The API is not supported on 32-bit platforms.
+
+    **Parameters:**
+    - `device`: Device to get resource for
+    - `resource`: Output pointer to a CUdevResource structure
+    - `type`: Type of resource to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_RESOURCE_TYPE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_DEVICE`
+
+    **See also:**
+    `cuDevResourceGenerateDesc`
+    """
+def cuCtxGetDevResource(hCtx: CUcontext | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
+    """Returns `tuple[CUresult, CUdevResource_v1 | None]`.
+
+    Get context resources
+
+    Get the `type` resources available to the context represented by `hCtx`
+
+    Note: The API is not supported on 32-bit platforms.
+
+    **Parameters:**
+    - `hCtx`: Context to get resource for
+    - `resource`: Output pointer to a CUdevResource structure
+    - `type`: Type of resource to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_RESOURCE_TYPE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_CONTEXT`
+
+    **See also:**
+    `cuDevResourceGenerateDesc`
+    """
+def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
+    """Returns `tuple[CUresult, CUdevResource_v1 | None]`.
+
+    Get green context resources
+
+    Get the `type` resources available to the green context represented by `hCtx`
+
+    **Parameters:**
+    - `hCtx`: Green context to get resource for
+    - `resource`: Output pointer to a CUdevResource structure
+    - `type`: Type of resource to retrieve
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_RESOURCE_TYPE`,
+    `CUDA_ERROR_INVALID_VALUE`
+
+    **See also:**
+    `cuDevResourceGenerateDesc`
+    """
+def cuDevSmResourceSplitByCount(result: Any, input: CUdevResource_v1, remaining: CUdevResource_v1, useFlags: int, minCount: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Splits `CU_DEV_RESOURCE_TYPE_SM` resources.
+
+    Splits `CU_DEV_RESOURCE_TYPE_SM` resources into `nbGroups`, adhering to the minimum SM count specified in `minCount`
+    and the usage flags in `useFlags`. If `result` is NULL, the API simulates a split and provides the amount of groups that
+    would be created in `nbGroups`. Otherwise, `nbGroups` must point to the amount of elements in `result` and on return,
+    the API will overwrite `nbGroups` with the amount actually created. The groups are written to the array in `result`.
+    `nbGroups` can be less than the total amount if a smaller number of groups is needed.
+
+    This API is used to spatially partition the input resource. The input resource needs to come from one of
+    `cuDeviceGetDevResource`, `cuCtxGetDevResource`, or `cuGreenCtxGetDevResource`.
+    A limitation of the API is that the output results cannot be split again without
+    first creating a descriptor and a green context with that descriptor.
+
+    When creating the groups, the API will take into account the performance and functional characteristics of the
+    input resource, and guarantee a split that will create a disjoint set of symmetrical partitions. This may lead to fewer groups created
+    than purely dividing the total SM count by the `minCount` due to cluster requirements or
+    alignment and granularity requirements for the minCount.
+
+    The `remainder` set does not have the same functional or performance guarantees as the groups in `result`.
+    Its use should be carefully planned and future partitions of the `remainder` set are discouraged.
+
+    The following flags are supported:
+    - `CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING` : Lower the minimum SM count and alignment, and treat each SM independent of its hierarchy.
+    This allows more fine grained partitions but at the cost of advanced features (such as large clusters on compute capability 9.0+).
+    - `CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE` : Compute Capability 9.0+ only. Attempt to create groups that may allow
+    for maximally sized thread clusters. This can be queried post green context creation using `cuOccupancyMaxPotentialClusterSize`.
+
+    A successful API call must either have:
+    - A valid array of `result` pointers of size passed in `nbGroups`, with `input` of type `CU_DEV_RESOURCE_TYPE_SM`.
+    Value of `minCount` must be between 0 and the SM count specified in `input`. `remaining` may be NULL.
+    - NULL passed in for `result`, with a valid integer pointer in `nbGroups` and `input` of type `CU_DEV_RESOURCE_TYPE_SM`.
+    Value of `minCount` must be between 0 and the SM count specified in `input`. `remaining` may be NULL.
+    This queries the number of groups that would be created by the API.
+
+    Note: The API is not supported on 32-bit platforms.
+
+    **Parameters:**
+    - `result`: Output array of `CUdevResource` resources. Can be NULL to query the number of groups.
+    - `nbGroups`: This is a pointer, specifying the number of groups that would be or should be created as described below.
+    - `input`: Input SM resource to be split. Must be a valid `CU_DEV_RESOURCE_TYPE_SM` resource.
+    - `remaining`: If the input resource cannot be cleanly split among `nbGroups`, the remaining is placed in here. Can be ommitted (NULL) if the user does not need the remaining set.
+    - `useFlags`: Flags specifying how these partitions are used or which constraints to abide by when splitting the input. Zero is valid for default behavior.
+    - `minCount`: Minimum number of SMs required
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_DEVICE`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_RESOURCE_TYPE`,
+    `CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION`
+
+    **See also:**
+    `cuGreenCtxGetDevResource`,
+    `cuCtxGetDevResource`,
+    `cuDeviceGetDevResource`
+    """
+def cuDevResourceGenerateDesc(resources: Sequence[CUdevResource_v1] | None, nbResources: int) -> tuple[CUresult, CUdevResourceDesc | None]:
+    """Returns `tuple[CUresult, CUdevResourceDesc | None]`.
+
+    Generate a resource descriptor
+
+    Generates a single resource descriptor with the set of resources specified in `resources`.
+    The generated resource descriptor is necessary for the creation of green contexts via the `cuGreenCtxCreate` API.
+    Resources of the same type can be passed in, provided they meet the requirements as noted below.
+
+    A successful API call must have:
+    - A valid output pointer for the `phDesc` descriptor as well as a valid array of `resources` pointers,
+    with the array size passed in `nbResources`.
+    If multiple resources are provided in `resources`, the device they came from must be the same,
+    otherwise CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION is returned.
+    If multiple resources are provided in `resources` and they are of type `CU_DEV_RESOURCE_TYPE_SM`,
+    they must be outputs (whether `result` or `remaining`) from the same split API instance,
+    otherwise CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION is returned.
+
+    Note: The API is not supported on 32-bit platforms.
+
+    **Parameters:**
+    - `phDesc`: Output descriptor
+    - `resources`: Array of resources to be included in the descriptor
+    - `nbResources`: Number of resources passed in `resources`
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_INVALID_RESOURCE_TYPE`,
+    `CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION`
+
+    **See also:**
+    `cuDevSmResourceSplitByCount`
+    """
+def cuGreenCtxRecordEvent(hCtx: CUgreenCtx | int, hEvent: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Records an event.
+
+    Captures in `hEvent` all the activities of the green context of `hCtx`
+    at the time of this call. `hEvent` and `hCtx` must be from the same
+    primary context otherwise `CUDA_ERROR_INVALID_HANDLE` is returned.
+    Calls such as `cuEventQuery(`) or `cuGreenCtxWaitEvent(`) will
+    then examine or wait for completion of the work that was captured. Uses of
+    `hCtx` after this call do not modify `hEvent`.
+
+    **Note:** The API will return `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` if the
+    specified green context `hCtx` has a stream in the capture mode. In such
+    a case, the call will invalidate all the conflicting captures.
+
+    **Parameters:**
+    - `hCtx`: Green context to record event for
+    - `hEvent`: Event to record
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`
+
+    **See also:**
+    `cuGreenCtxWaitEvent`,
+    `cuEventRecord`,
+    `cuCtxRecordEvent`,
+    `cuCtxWaitEvent`
+    """
+def cuGreenCtxWaitEvent(hCtx: CUgreenCtx | int, hEvent: CUevent | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Make a green context wait on an event
+
+    Makes all future work submitted to green context `hCtx` wait for all work
+    captured in `hEvent`. The synchronization will be performed on the device
+    and will not block the calling CPU thread. See `cuGreenCtxRecordEvent(`)
+    or `cuEventRecord(`), for details on what is captured by an event.
+
+    **Note:** `hEvent` may be from a different context or device than `hCtx`.
+
+    **Note:** The API will return `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` and
+    invalidate the capture if the specified event `hEvent` is part of an
+    ongoing capture sequence or if the specified green context `hCtx` has
+    a stream in the capture mode.
+
+    **Parameters:**
+    - `hCtx`: Green context to wait
+    - `hEvent`: Event to wait on
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`
+
+    **See also:**
+    `cuGreenCtxRecordEvent`,
+    `cuStreamWaitEvent`,
+    `cuCtxRecordEvent`,
+    `cuCtxWaitEvent`
+    """
+def cuStreamGetGreenCtx(hStream: CUstream | int, ) -> tuple[CUresult, CUgreenCtx | None]:
+    """Returns `tuple[CUresult, CUgreenCtx | None]`.
+
+    Query the green context associated with a stream
+
+    Returns the CUDA green context that the stream is associated with, or NULL if the stream
+    is not associated with any green context.
+
+    The stream handle `hStream` can refer to any of the following:
+    <ul>
+    <li>
+    a stream created via any of the CUDA driver APIs such as `cuStreamCreate`, `cuStreamCreateWithPriority`
+    and `cuGreenCtxStreamCreate`, or their runtime API equivalents such as
+    `cudaStreamCreate`, `cudaStreamCreateWithFlags` and `cudaStreamCreateWithPriority`.
+    If during stream creation the context that was active in the calling thread was obtained
+    with cuCtxFromGreenCtx, that green context is returned in `phCtx`.
+    Otherwise, `*phCtx` is set to NULL instead.
+    </li>
+    <li>
+    special stream such as the NULL stream or `CU_STREAM_LEGACY`.
+    In that case if context that is active in the calling thread was obtained
+    with cuCtxFromGreenCtx, that green context is returned.
+    Otherwise, `*phCtx` is set to NULL instead.
+    </li>
+    </ul>
+    Passing an invalid handle will result in undefined behavior.
+
+    **Parameters:**
+    - `hStream`: Handle to the stream to be queried
+    - `phCtx`: Returned green context associated with the stream
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_HANDLE`,
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cuStreamDestroy`,
+    `cuStreamCreate`,
+    `cuStreamCreateWithPriority`,
+    `cuStreamGetCtx_v2`,
+    `cuGreenCtxStreamCreate`,
+    `cuStreamGetPriority`,
+    `cuStreamGetFlags`,
+    `cuStreamGetDevice`,
+    `cuStreamWaitEvent`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamAddCallback`,
+    `cudaStreamCreate`,
+    `cudaStreamCreateWithFlags`
+    """
+def cuGreenCtxStreamCreate(greenCtx: CUgreenCtx | int, flags: int, priority: int) -> tuple[CUresult, CUstream | None]:
+    """Returns `tuple[CUresult, CUstream | None]`.
+
+    Create a stream for use in the green context
+
+    Creates a stream for use in the specified green context `greenCtx` and returns a handle in `phStream`.
+    The stream can be destroyed by calling `cuStreamDestroy(`). Note that the API ignores the context that
+    is current to the calling thread and creates a stream in the specified green context `greenCtx`.
+
+    The supported values for `flags` are:
+    - `CU_STREAM_NON_BLOCKING`: This must be specified. It indicates that work running in the created
+    stream may run concurrently with work in the default stream, and that
+    the created stream should perform no implicit synchronization with the default stream.
+
+    Specifying `priority` affects the scheduling priority of work in the stream. Priorities provide a
+    hint to preferentially run work with higher priority when possible, but do not preempt
+    already-running work or provide any other functional guarantee on execution order.
+    `priority` follows a convention where lower numbers represent higher priorities.
+    '0' represents default priority. The range of meaningful numerical priorities can
+    be queried using `cuCtxGetStreamPriorityRange`. If the specified priority is
+    outside the numerical range returned by `cuCtxGetStreamPriorityRange`,
+    it will automatically be clamped to the lowest or the highest number in the range.
+
+    **Parameters:**
+    - `phStream`: Returned newly created stream
+    - `greenCtx`: Green context for which to create the stream for
+    - `flags`: Flags for stream creation. `CU_STREAM_NON_BLOCKING` must be specified.
+    - `priority`: Stream priority. Lower numbers represent higher priorities. See `cuCtxGetStreamPriorityRange` for more information about meaningful stream priorities that can be passed.
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_DEINITIALIZED`,
+    `CUDA_ERROR_NOT_INITIALIZED`,
+    `CUDA_ERROR_INVALID_CONTEXT`,
+    `CUDA_ERROR_INVALID_VALUE`,
+    `CUDA_ERROR_OUT_OF_MEMORY`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **Note:** In the current implementation, only compute kernels launched in
+    priority streams are affected by the stream's priority. Stream priorities have
+    no effect on host-to-device and device-to-host memory operations.
+
+    **See also:** `cuStreamDestroy`,
+    `cuGreenCtxCreate`
+    `cuStreamCreate`,
+    `cuStreamGetPriority`,
+    `cuCtxGetStreamPriorityRange`,
+    `cuStreamGetFlags`,
+    `cuStreamGetDevice`,
+    `cuStreamWaitEvent`,
+    `cuStreamQuery`,
+    `cuStreamSynchronize`,
+    `cuStreamAddCallback`,
+    `cudaStreamCreateWithPriority`
+    """
+def cuLogsRegisterCallback(callbackFunc: Any, userData: Any, ) -> tuple[CUresult, CUlogsCallbackHandle | None]:
+    """Returns `tuple[CUresult, CUlogsCallbackHandle | None]`.
+
+    Register a callback function to receive error log messages
+
+    **Parameters:**
+    - `callbackFunc`: The function to register as a callback
+    - `userData`: A generic pointer to user data. This is passed into the callback function.
+    - `callback_out`: Optional location to store the callback handle after it is registered
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    """
+def cuLogsUnregisterCallback(callback: CUlogsCallbackHandle | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Unregister a log message callback
+
+    **Parameters:**
+    - `callback`: The callback instance to unregister from receiving log messages
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    """
+def cuLogsCurrent(flags: int) -> tuple[CUresult, CUlogIterator | None]:
+    """Returns `tuple[CUresult, CUlogIterator | None]`.
+
+    Sets log iterator to point to the end of log buffer, where the next message would be written.
+
+    **Parameters:**
+    - `iterator_out`: Location to store an iterator to the current tail of the logs
+    - `flags`: Reserved for future use, must be 0
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    """
+def cuLogsDumpToFile(pathToFile: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None]:
+    """Returns `tuple[CUresult, CUlogIterator | None]`.
+
+    Dump accumulated driver logs into a file
+
+    Logs generated by the driver are stored in an internal buffer and can be copied out using this API.
+    This API dumps all driver logs starting from `iterator` into `pathToFile` provided.
+
+    **Note:** `iterator` is auto-advancing. Dumping logs will update the value of
+    `iterator` to receive the next generated log.
+
+    **Note:** The driver reserves limited memory for storing logs.
+    The oldest logs may be overwritten and become unrecoverable. An indication will appear in the
+    destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this
+    risk.
+
+    **Parameters:**
+    - `iterator`: Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+    - `pathToFile`: Path to output file for dumping logs
+    - `flags`: Reserved for future use, must be 0
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    """
+def cuLogsDumpToMemory(buffer: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None, int | None]:
+    """Returns `tuple[CUresult, CUlogIterator | None, int | None]`.
+
+    Dump accumulated driver logs into a buffer
+
+    Logs generated by the driver are stored in an internal buffer and can be copied out using this API.
+    This API dumps driver logs from `iterator` into `buffer` up to the size specified in `*size`.
+    The driver will always null terminate the buffer but there will not be a null character between log
+    entries, only a newline \\\\n. The driver will then return the actual number of bytes written in
+    `*size`, excluding the null terminator. If there are no messages to dump, `*size` will be set to 0
+    and the function will return `CUDA_SUCCESS`.
+    If the provided `buffer` is not large enough to hold any messages, `*size` will be set to 0 and
+    the function will return `CUDA_ERROR_INVALID_VALUE`.
+
+    **Note:** `iterator` is auto-advancing. Dumping logs will update the value of
+    `iterator` to receive the next generated log.
+
+    **Note:** The driver reserves limited memory for storing logs. The maximum size of the buffer is 25600 bytes.
+    The oldest logs may be overwritten and become unrecoverable. An indication will appear in the
+    destination outupt if the logs have been truncated. Call dump after each failed API to mitigate this
+    risk.
+
+    **Note:** If the provided value in `*size` is not large enough to hold all buffered messages, a message will
+    be added at the head of the buffer indicating this. The driver then computes the number of messages
+    it is able to store in `buffer` and writes it out. The final message in `buffer` will always be
+    the most recent log message as of when the API is called.
+
+    **Parameters:**
+    - `iterator`: Optional auto-advancing iterator specifying the starting log to read. NULL value dumps all logs.
+    - `buffer`: Pointer to dump logs
+    - `size`: See description
+    - `flags`: Reserved for future use, must be 0
+
+    **Returns:**
+    `CUDA_SUCCESS`,
+    `CUDA_ERROR_INVALID_VALUE`
+    """
+def cuCheckpointProcessGetRestoreThreadId(pid: int, ) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
+
+    Returns the restore thread ID for a CUDA process
+
+    Returns in `*tid` the thread ID of the CUDA restore thread for the process
+    specified by `pid`.
+
+    **Parameters:**
+    - `pid`: The process ID of the CUDA process
+    - `tid`: Returned restore thread ID
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    `CUDA_ERROR_NOT_INITIALIZED`
+    `CUDA_ERROR_NOT_SUPPORTED`
+    """
+def cuCheckpointProcessGetState(pid: int, ) -> tuple[CUresult, CUprocessState | None]:
+    """Returns `tuple[CUresult, CUprocessState | None]`.
+
+    Returns the process state of a CUDA process
+
+    Returns in `*state` the current state of the CUDA process specified by `pid`.
+
+    **Parameters:**
+    - `pid`: The process ID of the CUDA process
+    - `state`: Returned CUDA process state
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    `CUDA_ERROR_NOT_INITIALIZED`
+    `CUDA_ERROR_NOT_SUPPORTED`
+    """
+def cuCheckpointProcessLock(pid: int, args: CUcheckpointLockArgs | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Lock a running CUDA process
+
+    Lock the CUDA process specified by `pid` which will block further CUDA API
+    calls. Process must be in the RUNNING state in order to lock.
+
+    Upon successful return the process will be in the LOCKED state.
+
+    If timeoutMs is specified and the timeout is reached the process will be left
+    in the RUNNING state upon return.
+
+    **Parameters:**
+    - `pid`: The process ID of the CUDA process
+    - `args`: Optional lock operation arguments
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    `CUDA_ERROR_NOT_INITIALIZED`
+    `CUDA_ERROR_ILLEGAL_STATE`
+    `CUDA_ERROR_NOT_SUPPORTED`
+    `CUDA_ERROR_NOT_READY`
+    """
+def cuCheckpointProcessCheckpoint(pid: int, args: CUcheckpointCheckpointArgs | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Checkpoint a CUDA process's GPU memory contents
+
+    Checkpoints a CUDA process specified by `pid` that is in the LOCKED
+    state. The GPU memory contents will be brought into host memory and all
+    underlying references will be released. Process must be in the LOCKED state
+    to checkpoint.
+
+    Upon successful return the process will be in the CHECKPOINTED state.
+
+    **Parameters:**
+    - `pid`: The process ID of the CUDA process
+    - `args`: Optional checkpoint operation arguments
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    `CUDA_ERROR_NOT_INITIALIZED`
+    `CUDA_ERROR_ILLEGAL_STATE`
+    `CUDA_ERROR_NOT_SUPPORTED`
+    """
+def cuCheckpointProcessRestore(pid: int, args: CUcheckpointRestoreArgs | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Restore a CUDA process's GPU memory contents from its last checkpoint
+
+    Restores a CUDA process specified by `pid` from its last checkpoint. Process
+    must be in the CHECKPOINTED state to restore.
+
+    Upon successful return the process will be in the LOCKED state.
+
+    CUDA process restore requires persistence mode to be enabled or `cuInit` to
+    have been called before execution.
+
+    **Parameters:**
+    - `pid`: The process ID of the CUDA process
+    - `args`: Optional restore operation arguments
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    `CUDA_ERROR_NOT_INITIALIZED`
+    `CUDA_ERROR_ILLEGAL_STATE`
+    `CUDA_ERROR_NOT_SUPPORTED`
+
+    **See also:**
+    `cuInit`
+    """
+def cuCheckpointProcessUnlock(pid: int, args: CUcheckpointUnlockArgs | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
+
+    Unlock a CUDA process to allow CUDA API calls
+
+    Unlocks a process specified by `pid` allowing it to resume making CUDA API
+    calls. Process must be in the LOCKED state.
+
+    Upon successful return the process will be in the RUNNING state.
+
+    **Parameters:**
+    - `pid`: The process ID of the CUDA process
+    - `args`: Optional unlock operation arguments
+
+    **Returns:**
+    `CUDA_SUCCESS`
+    `CUDA_ERROR_INVALID_VALUE`
+    `CUDA_ERROR_NOT_INITIALIZED`
+    `CUDA_ERROR_ILLEGAL_STATE`
+    `CUDA_ERROR_NOT_SUPPORTED`
+    """

@@ -47,29 +47,520 @@ class nvrtcResult(IntEnum):
 
 
 
-def nvrtcGetErrorString(result: nvrtcResult | int) -> tuple[nvrtcResult, bytes | None]: ...
-def nvrtcVersion() -> tuple[nvrtcResult, int | None, int | None]: ...
-def nvrtcGetNumSupportedArchs() -> tuple[nvrtcResult, int | None]: ...
-def nvrtcGetSupportedArchs() -> tuple[nvrtcResult, list[int] | None]: ...
-def nvrtcCreateProgram(src: bytes, name: bytes | None, numHeaders: int, headers: Sequence[bytes] | None, includeNames: Sequence[bytes] | None) -> tuple[nvrtcResult, nvrtcProgram | None]: ...
-def nvrtcDestroyProgram(prog: Any) -> tuple[nvrtcResult]: ...
-def nvrtcCompileProgram(prog: nvrtcProgram | int, numOptions: int, options: Sequence[bytes] | None) -> tuple[nvrtcResult]: ...
-def nvrtcGetPTXSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]: ...
-def nvrtcGetPTX(prog: nvrtcProgram | int, ptx: bytes | bytearray | Any) -> tuple[nvrtcResult]: ...
-def nvrtcGetCUBINSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]: ...
-def nvrtcGetCUBIN(prog: nvrtcProgram | int, cubin: bytes | bytearray | Any) -> tuple[nvrtcResult]: ...
-def nvrtcGetNVVMSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]: ...
-def nvrtcGetNVVM(prog: nvrtcProgram | int, nvvm: bytes | bytearray | Any) -> tuple[nvrtcResult]: ...
-def nvrtcGetLTOIRSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]: ...
-def nvrtcGetLTOIR(prog: nvrtcProgram | int, LTOIR: bytes | bytearray | Any) -> tuple[nvrtcResult]: ...
-def nvrtcGetOptiXIRSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]: ...
-def nvrtcGetOptiXIR(prog: nvrtcProgram | int, optixir: bytes | bytearray | Any) -> tuple[nvrtcResult]: ...
-def nvrtcGetProgramLogSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]: ...
-def nvrtcGetProgramLog(prog: nvrtcProgram | int, log: bytes | bytearray | Any) -> tuple[nvrtcResult]: ...
-def nvrtcAddNameExpression(prog: nvrtcProgram | int, name_expression: bytes) -> tuple[nvrtcResult]: ...
-def nvrtcGetLoweredName(prog: nvrtcProgram | int, name_expression: bytes, ) -> tuple[nvrtcResult, bytes | None]: ...
-def nvrtcGetPCHHeapSize() -> tuple[nvrtcResult, int | None]: ...
-def nvrtcSetPCHHeapSize(size: int) -> tuple[nvrtcResult]: ...
-def nvrtcGetPCHCreateStatus(prog: nvrtcProgram | int) -> tuple[nvrtcResult]: ...
-def nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]: ...
-def nvrtcSetFlowCallback(prog: nvrtcProgram | int, callback: Any, payload: Any) -> tuple[nvrtcResult]: ...
+def nvrtcGetErrorString(result: nvrtcResult | int) -> tuple[nvrtcResult, bytes | None]:
+    """Returns `tuple[nvrtcResult, bytes | None]`.
+
+    error
+    nvrtcGetErrorString is a helper function that returns a string
+    describing the given nvrtcResult code, e.g., NVRTC_SUCCESS to
+    `"NVRTC_SUCCESS"`.
+    For unrecognized enumeration values, it returns
+    `"NVRTC_ERROR` unknown".
+
+    **Parameters:**
+    - `result`: [in] CUDA Runtime Compilation API result code.
+
+    **Returns:** Message string for the given #nvrtcResult code.
+    """
+def nvrtcVersion() -> tuple[nvrtcResult, int | None, int | None]:
+    """Returns `tuple[nvrtcResult, int | None, int | None]`.
+
+    query
+    nvrtcVersion sets the output parameters `major` and `minor`
+    with the CUDA Runtime Compilation version number.
+
+    **Parameters:**
+    - `major`: [out] CUDA Runtime Compilation major version number.
+    - `minor`: [out] CUDA Runtime Compilation minor version number.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
+    """
+def nvrtcGetNumSupportedArchs() -> tuple[nvrtcResult, int | None]:
+    """Returns `tuple[nvrtcResult, int | None]`.
+
+    query
+    nvrtcGetNumSupportedArchs sets the output parameter `numArchs`
+    with the number of architectures supported by NVRTC. This can
+    then be used to pass an array to `nvrtcGetSupportedArchs` to
+    get the supported architectures.
+
+    **Parameters:**
+    - `numArchs`: [out] number of supported architectures.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+
+    see    `nvrtcGetSupportedArchs`
+    """
+def nvrtcGetSupportedArchs() -> tuple[nvrtcResult, list[int] | None]:
+    """Returns `tuple[nvrtcResult, list[int] | None]`.
+
+    query
+    nvrtcGetSupportedArchs populates the array passed via the output parameter
+    `supportedArchs` with the architectures supported by NVRTC. The array is
+    sorted in the ascending order. The size of the array to be passed can be
+    determined using `nvrtcGetNumSupportedArchs`.
+
+    **Parameters:**
+    - `supportedArchs`: [out] sorted array of supported architectures.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+
+    see    `nvrtcGetNumSupportedArchs`
+    """
+def nvrtcCreateProgram(src: bytes, name: bytes | None, numHeaders: int, headers: Sequence[bytes] | None, includeNames: Sequence[bytes] | None) -> tuple[nvrtcResult, nvrtcProgram | None]:
+    """Returns `tuple[nvrtcResult, nvrtcProgram | None]`.
+
+    compilation
+    nvrtcCreateProgram creates an instance of nvrtcProgram with the
+    given input parameters, and sets the output parameter `prog` with
+    it.
+
+    `name` can be `NULL`; `"default_program"` is
+    used when `name` is `NULL` or "".
+    `numHeaders` must be greater than or equal to 0.
+    `headers` can be `NULL` when `numHeaders` is
+    0.
+    `includeNames` can be `NULL` when `numHeaders`
+    is 0. These headers must be included with the exact
+    names specified here.
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_OUT_OF_MEMORY 
+    - `#nvrtcResult` NVRTC_ERROR_PROGRAM_CREATION_FAILURE 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcDestroyProgram`
+
+    **Parameters:**
+    - `prog`: [out] CUDA Runtime Compilation program.
+    - `src`: [in] CUDA program source.
+    - `name`: [in] CUDA program name.\\n
+    - `numHeaders`: [in] Number of headers used.\\n
+    - `headers`: [in] Sources of the headers.\\n
+    - `includeNames`: [in] Name of each header by which they can be included in the CUDA program source.\\n
+    """
+def nvrtcDestroyProgram(prog: Any) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+    nvrtcDestroyProgram destroys the given program.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcCreateProgram`
+    """
+def nvrtcCompileProgram(prog: nvrtcProgram | int, numOptions: int, options: Sequence[bytes] | None) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+    nvrtcCompileProgram compiles the given program.
+
+    `options` can be `NULL` when `numOptions` is 0.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `numOptions`: [in] Number of compiler options passed.
+    - `options`: [in] Compiler options in the form of C string array.\\n
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_OUT_OF_MEMORY 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_OPTION 
+    - `#nvrtcResult` NVRTC_ERROR_COMPILATION 
+    - `#nvrtcResult` NVRTC_ERROR_BUILTIN_OPERATION_FAILURE 
+    - `#nvrtcResult` NVRTC_ERROR_TIME_FILE_WRITE_FAILED 
+    - `#nvrtcResult` NVRTC_ERROR_CANCELLED 
+
+    It supports compile options listed in `options`.
+    """
+def nvrtcGetPTXSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+    """Returns `tuple[nvrtcResult, int | None]`.
+
+    compilation
+    nvrtcGetPTXSize sets the value of `ptxSizeRet` with the size of the PTX
+    generated by the previous compilation of `prog` (including the
+    trailing `NULL`).
+
+    `NULL`).
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetPTX`
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `ptxSizeRet`: [out] Size of the generated PTX (including the trailing
+    """
+def nvrtcGetPTX(prog: nvrtcProgram | int, ptx: bytes | bytearray | Any) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+    nvrtcGetPTX stores the PTX generated by the previous compilation
+    of `prog` in the memory pointed by `ptx`.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `ptx`: [out] Compiled result.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetPTXSize`
+    """
+def nvrtcGetCUBINSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+    """Returns `tuple[nvrtcResult, int | None]`.
+
+    compilation
+    nvrtcGetCUBINSize sets the value of `cubinSizeRet` with the size of the cubin
+    generated by the previous compilation of `prog`. The value of
+    cubinSizeRet is set to 0 if the value specified to `-arch` is a
+    virtual architecture instead of an actual architecture.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `cubinSizeRet`: [out] Size of the generated cubin.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetCUBIN`
+    """
+def nvrtcGetCUBIN(prog: nvrtcProgram | int, cubin: bytes | bytearray | Any) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+    nvrtcGetCUBIN stores the cubin generated by the previous compilation
+    of `prog` in the memory pointed by `cubin`. No cubin is available
+    if the value specified to `-arch` is a virtual architecture instead
+    of an actual architecture.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `cubin`: [out] Compiled and assembled result.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetCUBINSize`
+    """
+def nvrtcGetNVVMSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+    """Returns `tuple[nvrtcResult, int | None]`.
+
+    compilation
+
+    DEPRECATION NOTICE: This function will be removed in a future release. Please use
+    nvrtcGetLTOIRSize (and nvrtcGetLTOIR) instead.
+    """
+def nvrtcGetNVVM(prog: nvrtcProgram | int, nvvm: bytes | bytearray | Any) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+
+    DEPRECATION NOTICE: This function will be removed in a future release. Please use
+    nvrtcGetLTOIR (and nvrtcGetLTOIRSize) instead.
+    """
+def nvrtcGetLTOIRSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+    """Returns `tuple[nvrtcResult, int | None]`.
+
+    compilation
+    nvrtcGetLTOIRSize sets the value of `LTOIRSizeRet` with the size of the LTO IR
+    generated by the previous compilation of `prog`. The value of
+    LTOIRSizeRet is set to 0 if the program was not compiled with
+    `-dlto`.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `LTOIRSizeRet`: [out] Size of the generated LTO IR.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetLTOIR`
+    """
+def nvrtcGetLTOIR(prog: nvrtcProgram | int, LTOIR: bytes | bytearray | Any) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+    nvrtcGetLTOIR stores the LTO IR generated by the previous compilation
+    of `prog` in the memory pointed by `LTOIR`. No LTO IR is available
+    if the program was compiled without `-dlto`.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `LTOIR`: [out] Compiled result.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetLTOIRSize`
+    """
+def nvrtcGetOptiXIRSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+    """Returns `tuple[nvrtcResult, int | None]`.
+
+    compilation
+    nvrtcGetOptiXIRSize sets the value of `optixirSizeRet` with the size of the OptiX IR
+    generated by the previous compilation of `prog`. The value of
+    nvrtcGetOptiXIRSize is set to 0 if the program was compiled with
+    options incompatible with OptiX IR generation.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `optixirSizeRet`: [out] Size of the generated LTO IR.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetOptiXIR`
+    """
+def nvrtcGetOptiXIR(prog: nvrtcProgram | int, optixir: bytes | bytearray | Any) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+    nvrtcGetOptiXIR stores the OptiX IR generated by the previous compilation
+    of `prog` in the memory pointed by `optixir`. No OptiX IR is available
+    if the program was compiled with options incompatible with OptiX IR generation.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `optixir`: [out] Optix IR Compiled result.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetOptiXIRSize`
+    """
+def nvrtcGetProgramLogSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+    """Returns `tuple[nvrtcResult, int | None]`.
+
+    compilation
+    nvrtcGetProgramLogSize sets `logSizeRet` with the size of the
+    log generated by the previous compilation of `prog` (including the
+    trailing `NULL`).
+
+    Note that compilation log may be generated with warnings and informative
+    messages, even when the compilation of `prog` succeeds.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `logSizeRet`: [out] Size of the compilation log (including the trailing `NULL`).
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetProgramLog`
+    """
+def nvrtcGetProgramLog(prog: nvrtcProgram | int, log: bytes | bytearray | Any) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+    nvrtcGetProgramLog stores the log generated by the previous
+    compilation of `prog` in the memory pointed by `log`.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `log`: [out] Compilation log.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    **See also:** `nvrtcGetProgramLogSize`
+    """
+def nvrtcAddNameExpression(prog: nvrtcProgram | int, name_expression: bytes) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+    nvrtcAddNameExpression notes the given name expression
+    denoting the address of a __global__ function
+    or __device__/__constant__ variable.
+
+    The identical name expression string must be provided on a subsequent
+    call to nvrtcGetLoweredName to extract the lowered name.
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION 
+
+    **See also:** `nvrtcGetLoweredName`
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `name_expression`: [in] constant expression denoting the address of a __global__ function or __device__/__constant__ variable.
+    """
+def nvrtcGetLoweredName(prog: nvrtcProgram | int, name_expression: bytes, ) -> tuple[nvrtcResult, bytes | None]:
+    """Returns `tuple[nvrtcResult, bytes | None]`.
+
+    compilation
+    nvrtcGetLoweredName extracts the lowered (mangled) name
+    for a __global__ function or __device__/__constant__ variable,
+    and updates *lowered_name to point to it. The memory containing
+    the name is released when the NVRTC program is destroyed by
+    nvrtcDestroyProgram.
+    The identical name expression must have been previously
+    provided to nvrtcAddNameExpression.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `name_expression`: [in] constant expression denoting the address of a __global__ function or __device__/__constant__ variable.
+    - `lowered_name`: [out] initialized by the function to point to a C string containing the lowered (mangled) name corresponding to the provided name expression.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    - `#nvrtcResult` NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID 
+
+    **See also:** `nvrtcAddNameExpression`
+    """
+def nvrtcGetPCHHeapSize() -> tuple[nvrtcResult, int | None]:
+    """Returns `tuple[nvrtcResult, int | None]`.
+
+    precompiled_header
+    retrieve the current size of the PCH Heap.
+
+    **Parameters:**
+    - `ret`: [out] pointer to location where the size of the PCH Heap will be stored
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
+    """
+def nvrtcSetPCHHeapSize(size: int) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    precompiled_header
+    set the size of the PCH Heap.
+
+    **Parameters:**
+    - `size`: [in] requested size of the PCH Heap, in bytes
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+
+    The requested size may be rounded up to a platform dependent
+    alignment (e.g. page size). If the PCH Heap has already been allocated,
+    the heap memory will be freed and a new PCH Heap will be allocated.
+    """
+def nvrtcGetPCHCreateStatus(prog: nvrtcProgram | int) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    precompiled_header
+    returns the PCH creation status.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED 
+    - `#nvrtcResult` NVRTC_ERROR_PCH_CREATE 
+    - `#nvrtcResult` NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+
+    NVRTC_SUCCESS indicates that the PCH was successfully created.
+    NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED indicates that no PCH creation
+    was attempted, either because PCH functionality was not requested during
+    the preceding nvrtcCompileProgram call, or automatic PCH processing was
+    requested, and compiler chose not to create a PCH file.
+    NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED indicates that a PCH file could
+    potentially have been created, but the compiler ran out space in the PCH
+    heap. In this scenario, the nvrtcGetPCHHeapSizeRequired() can be used to
+    query the required heap size, the heap can be reallocated for this size with
+    nvrtcSetPCHHeapSize() and PCH creation may be reattempted again invoking
+    nvrtcCompileProgram() with a new NVRTC program instance.
+    NVRTC_ERROR_PCH_CREATE indicates that an error condition prevented the
+    PCH file from being created.
+    """
+def nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+    """Returns `tuple[nvrtcResult, int | None]`.
+
+    precompiled_header
+    retrieve the required size of the PCH heap required to compile
+    the given program.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `size`: [out] pointer to location where the required size of the PCH Heap will be stored
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT 
+    The size retrieved using this function is only valid if nvrtcGetPCHCreateStatus()
+    returned NVRTC_SUCCESS or NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED
+    """
+def nvrtcSetFlowCallback(prog: nvrtcProgram | int, callback: Any, payload: Any) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
+
+    compilation
+    nvrtcSetFlowCallback registers a callback function that the compiler
+    will invoke at different points during a call to nvrtcCompileProgram,
+    and the callback function can decide whether to cancel compilation by
+    returning specific values.
+
+    The callback function must satisfy the following constraints:
+
+    (1) Its signature should be:
+    @code
+    int callback(void* param1, void* param2);
+    @endcode
+    When invoking the callback, the compiler will always pass `payload` to
+    param1 so that the callback may make decisions based on `payload` . It'll
+    always pass NULL to param2 for now which is reserved for future extensions.
+
+    (2) It must return 1 to cancel compilation or 0 to continue.
+    Other return values are reserved for future use.
+
+    (3) It must return consistent values. Once it returns 1 at one point, it must
+    return 1 in all following invocations during the current nvrtcCompileProgram
+    call in progress.
+
+    (4) It must be thread-safe.
+
+    (5) It must not invoke any nvrtc/libnvvm/ptx APIs.
+
+    **Parameters:**
+    - `prog`: [in] CUDA Runtime Compilation program.
+    - `callback`: [in] the callback that issues cancellation signal.
+    - `payload`: [in] to be passed as a parameter when invoking the callback.
+
+    **Returns:**
+    - `#nvrtcResult` NVRTC_SUCCESS 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
+    - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
+    """

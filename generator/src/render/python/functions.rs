@@ -18,6 +18,10 @@ pub struct FnView {
     pub outs: Vec<usize>,
     pub stub_ret: String,
     pub brief: String,
+    /// Runtime docstring as a Rust string literal: text signature line, then the docs.
+    pub doc_literal: String,
+    /// The same docs as the indented body of a `.pyi` docstring.
+    pub doc_stub: String,
 }
 
 /// A scalar the Rust support code converts (argument, output or array element).
@@ -58,6 +62,8 @@ pub struct ParamView {
     /// Rust identifier of the paired user-data argument.
     pub user_data_rust: String,
     pub stub: String,
+    /// Position among the Python arguments (when `is_arg`).
+    pub arg_pos: usize,
     /// A Python argument / part of the returned tuple.
     pub is_arg: bool,
     pub is_out: bool,
@@ -146,6 +152,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             user_data: None,
             user_data_rust: String::new(),
             stub: "Any".into(),
+            arg_pos: 0,
             is_arg: false,
             is_out: false,
             words: 1,
@@ -283,6 +290,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         params.iter().filter(|p| is_out(p.kind) || p.kind == "inout_int").map(|p| p.index).collect();
     for p in &mut params {
         p.is_arg = args.contains(&p.index);
+        p.arg_pos = args.iter().position(|&i| i == p.index).unwrap_or(0);
         p.is_out = outs.contains(&p.index);
         p.words = p.scalar.size.div_ceil(8).max(1);
     }
@@ -294,16 +302,41 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     if ret == "cstr" {
         ret_items.push("bytes | None".into());
     }
+    let stub_ret = format!("tuple[{}]", ret_items.join(", "));
     Ok(FnView {
         name: f.name.clone(),
         symbol: f.symbol.clone(),
         ret,
+        doc_literal: doc_literal(f, &params, &args, &stub_ret),
+        doc_stub: doc_stub(f, &stub_ret),
         params,
         args,
         outs,
-        stub_ret: format!("tuple[{}]", ret_items.join(", ")),
+        stub_ret,
         brief: f.doc.brief.replace('\\', "\\\\").replace("\"\"\"", "'''"),
     })
+}
+
+/// What a caller gets back, then the header's docs.
+fn doc_text(f: &Function, stub_ret: &str) -> String {
+    format!("Returns `{}`.\n\n{}", stub_ret, f.doc.markdown.trim()).trim_end().to_string()
+}
+
+/// `__doc__` of the runtime function: CPython reads the first line as `__text_signature__`.
+fn doc_literal(f: &Function, params: &[ParamView], args: &[usize], stub_ret: &str) -> String {
+    let names: Vec<&str> = args.iter().map(|&i| params[i].py.as_str()).collect();
+    format!("{:?}", format!("{}({})\n--\n\n{}", f.name, names.join(", "), doc_text(f, stub_ret)))
+}
+
+/// The docstring body of the stub, indented for a `def` and safe inside triple quotes.
+fn doc_stub(f: &Function, stub_ret: &str) -> String {
+    doc_text(f, stub_ret)
+        .replace('\\', "\\\\")
+        .replace("\"\"\"", "\\\"\"\"")
+        .lines()
+        .map(|l| if l.is_empty() { String::new() } else { format!("    {l}") })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn arg_stub(s: &Scalar) -> String {
