@@ -140,6 +140,27 @@ impl HandleType {
     }
 }
 
+/// The C value of any handle object (of any handle class) and its integer meaning, without
+/// going through `__index__`.
+#[inline]
+pub fn any_handle(o: &Bound<'_, PyAny>) -> Option<(u64, i128)> {
+    // SAFETY: PyType_GetSlot reads a slot of a live type; a match means `o` has our layout.
+    unsafe {
+        let slot = ffi::PyType_GetSlot(ffi::Py_TYPE(o.as_ptr()), ffi::Py_tp_dealloc);
+        if slot != tp_dealloc as *mut c_void {
+            return None;
+        }
+        let v = value_of(o.as_ptr());
+        Some((v, class_of(o.as_ptr()).value(v)))
+    }
+}
+
+/// Address of the C value a handle object holds (what `getPtr()` returns).
+#[inline]
+pub fn value_addr(o: &Bound<'_, PyAny>) -> Option<usize> {
+    any_handle(o).map(|_| unsafe { &mut (*(o.as_ptr() as *mut HandleObject)).value } as *mut u64 as usize)
+}
+
 /// Registered classes by type object, for `tp_new` (a handful per module).
 static REGISTRY: Mutex<Vec<(usize, &'static HandleType)>> = Mutex::new(Vec::new());
 

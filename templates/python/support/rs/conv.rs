@@ -101,6 +101,9 @@ pub fn int(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u
         };
         return check_range(v, bits, signed, c);
     }
+    if let Some((_, v)) = crate::handles::any_handle(o) {
+        return check_range(v, bits, signed, c);
+    }
     match index(o) {
         Some(i) => int(&i, bits, signed, c),
         None => Err(c.type_error(o)),
@@ -116,6 +119,9 @@ pub fn int_either(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
             Ok(v) => Ok(v as u64),
             Err(_) => o.extract::<u64>().map_err(|_| c.overflow(64, false)),
         };
+    }
+    if let Some((raw, _)) = crate::handles::any_handle(o) {
+        return Ok(raw);
     }
     match index(o) {
         Some(i) => int_either(&i, c),
@@ -181,6 +187,9 @@ pub fn addr(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     }
     if o.is_none() {
         return Ok(0);
+    }
+    if let Some(p) = crate::handles::value_addr(o) {
+        return Ok(p);
     }
     if let Some((p, _)) = buffer(o, false) {
         return Ok(p);

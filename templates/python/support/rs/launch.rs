@@ -82,13 +82,15 @@ impl KernelParams {
         let mut data = vec![0u64; n.max(1)];
         let mut ptrs = vec![0usize; n.max(1)];
         for k in 0..n {
-            let v = values.get_item(k)?;
-            let ty = kinds.get_item(k)?;
+            let v = item(values, k)?;
+            let ty = item(kinds, k)?;
             let slot = &mut data[k] as *mut u64 as usize;
             if ty.is_none() {
                 if v.is_instance_of::<PyInt>() {
                     data[k] = conv::int(&v, 32, true, c).or_else(|_| conv::int(&v, 32, false, c))?;
                     ptrs[k] = slot;
+                } else if let Some(p) = crate::handles::value_addr(&v) {
+                    ptrs[k] = p;
                 } else if let Ok(f) = v.getattr("getPtr") {
                     ptrs[k] = conv::int(&f.call0()?, 64, false, c)? as usize;
                 } else if let Some((p, _)) = conv::buffer(&v, false) {
@@ -152,5 +154,14 @@ fn scalar(v: &Bound<'_, PyAny>, kind: i64, bits: u32, c: &Ctx) -> PyResult<u64> 
     match v.getattr("value") {
         Ok(x) if x.is_instance_of::<PyInt>() => conv::int(&x, bits, signed, c),
         _ => Err(c.type_error(v)),
+    }
+}
+
+/// Item `k` of a tuple (directly) or of another sequence.
+#[inline]
+fn item<'py>(seq: &Bound<'py, PyAny>, k: usize) -> PyResult<Bound<'py, PyAny>> {
+    match seq.cast::<PyTuple>() {
+        Ok(t) => t.get_item(k),
+        Err(_) => seq.get_item(k),
     }
 }
