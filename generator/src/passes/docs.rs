@@ -257,7 +257,10 @@ fn inline(t: &str) -> String {
 
 /// `` `name` `` keeping trailing punctuation outside.
 fn code(word: &str) -> String {
-    let end = word.trim_end_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | ')')).len();
+    let mut end = word.trim_end_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | ')')).len();
+    if word[..end].ends_with('(') && word[end..].starts_with(')') {
+        end += 1; // a call, `cuFoo()`: the parenthesis belongs to the name
+    }
     let (w, punct) = word.split_at(end);
     if w.is_empty() {
         return word.to_string();
@@ -305,6 +308,8 @@ mod tests {
         assert_eq!(c.doc.brief, "Allocates device memory");
         assert!(c.doc.markdown.contains("**Returns:**"));
         assert!(!c.doc.markdown.contains("\\param"));
+        assert_eq!(inline("If 0, ::cuMemAlloc() returns ::CUDA_ERROR_INVALID_VALUE."), "If 0, `cuMemAlloc()` returns `CUDA_ERROR_INVALID_VALUE`.");
+        assert_eq!(inline("(see ::cuMemFree)."), "(see `cuMemFree`).");
     }
 
     #[test]

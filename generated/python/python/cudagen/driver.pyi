@@ -2479,7 +2479,7 @@ def cuInit(Flags: int) -> tuple[CUresult]:
 
     Initialize the CUDA driver API
     Initializes the driver API and must be called before any other function from
-    the driver API in the current process. Currently, the `Flags` parameter must be 0. If `cuInit(`)
+    the driver API in the current process. Currently, the `Flags` parameter must be 0. If `cuInit()`
     has not been called, any function from the driver API will return
     `CUDA_ERROR_NOT_INITIALIZED`.
 
@@ -2556,7 +2556,7 @@ def cuDeviceGetCount() -> tuple[CUresult, int | None]:
 
     Returns in `*count` the number of devices with compute capability greater
     than or equal to 2.0 that are available for execution. If there is no such
-    device, `cuDeviceGetCount(`) returns 0.
+    device, `cuDeviceGetCount()` returns 0.
 
     **Parameters:**
     - `count`: Returned number of compute-capable devices
@@ -2790,7 +2790,7 @@ def cuDeviceGetAttribute(attrib: CUdevice_attribute | int, dev: CUdevice | int) 
     - `CU_DEVICE_ATTRIBUTE_WARP_SIZE`: Warp size in threads
     - `CU_DEVICE_ATTRIBUTE_MAX_PITCH`: Maximum pitch in bytes allowed by the
     memory copy functions that involve memory regions allocated through
-    `cuMemAllocPitch(`)
+    `cuMemAllocPitch()`
     - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH`: Maximum 1D
     texture width
     - `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`: Maximum width
@@ -3195,7 +3195,7 @@ def cuDeviceGetProperties(dev: CUdevice | int) -> tuple[CUresult, CUdevprop_v1 |
 
     **Deprecated:**
 
-    This function was deprecated as of CUDA 5.0 and replaced by `cuDeviceGetAttribute(`).
+    This function was deprecated as of CUDA 5.0 and replaced by `cuDeviceGetAttribute()`.
 
     Returns in `*prop` the properties of device `dev`. The `CUdevprop`
     structure is defined as:
@@ -3225,7 +3225,7 @@ def cuDeviceGetProperties(dev: CUdevice | int) -> tuple[CUresult, CUdevprop_v1 |
     the device in bytes;
     - `SIMDWidth` is the warp size;
     - `memPitch` is the maximum pitch allowed by the memory copy functions that
-    involve memory regions allocated through `cuMemAllocPitch(`);
+    involve memory regions allocated through `cuMemAllocPitch()`;
     - `regsPerBlock` is the total number of registers available per block;
     - `clockRate` is the clock frequency in kilohertz;
     - `textureAlign` is the alignment requirement; texture base addresses that
@@ -3261,7 +3261,7 @@ def cuDeviceComputeCapability(dev: CUdevice | int) -> tuple[CUresult, int | None
     **Deprecated:**
 
     This function was deprecated as of CUDA 5.0 and its functionality superseded
-    by `cuDeviceGetAttribute(`).
+    by `cuDeviceGetAttribute()`.
 
     Returns in `*major` and `*minor` the major and minor revision numbers that
     define the compute capability of the device `dev`.
@@ -3296,19 +3296,19 @@ def cuDevicePrimaryCtxRetain(dev: CUdevice | int) -> tuple[CUresult, CUcontext |
     Retains the primary context on the device.
     Once the user successfully retains the primary context, the primary context
     will be active and available to the user until the user releases it
-    with `cuDevicePrimaryCtxRelease(`) or resets it with `cuDevicePrimaryCtxReset(`).
-    Unlike `cuCtxCreate(`) the newly retained context is not pushed onto the stack.
+    with `cuDevicePrimaryCtxRelease()` or resets it with `cuDevicePrimaryCtxReset()`.
+    Unlike `cuCtxCreate()` the newly retained context is not pushed onto the stack.
 
     Retaining the primary context for the first time will fail with `CUDA_ERROR_UNKNOWN`
     if the compute mode of the device is `CU_COMPUTEMODE_PROHIBITED`. The function
-    `cuDeviceGetAttribute(`) can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to
+    `cuDeviceGetAttribute()` can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to
     determine the compute mode  of the device.
     The <i>nvidia-smi</i> tool can be used to set the compute mode for
     devices. Documentation for <i>nvidia-smi</i> can be obtained by passing a
     -h option to it.
 
     Please note that the primary context always supports pinned allocations. Other
-    flags can be specified by `cuDevicePrimaryCtxSetFlags(`).
+    flags can be specified by `cuDevicePrimaryCtxSetFlags()`.
 
     **Parameters:**
     - `pctx`: Returned context handle of the new context
@@ -3354,7 +3354,7 @@ def cuDevicePrimaryCtxRelease(dev: CUdevice | int) -> tuple[CUresult]:
     Releasing a primary context that has not been previously retained will
     fail with `CUDA_ERROR_INVALID_CONTEXT`.
 
-    Please note that unlike `cuCtxDestroy(`) this method does not pop the context
+    Please note that unlike `cuCtxDestroy()` this method does not pop the context
     from stack in any circumstances.
 
     **Parameters:**
@@ -3516,8 +3516,8 @@ def cuDevicePrimaryCtxReset(dev: CUdevice | int) -> tuple[CUresult]:
 
     Note that it is responsibility of the calling function to ensure that no
     other module in the process is using the device any more. For that reason
-    it is recommended to use `cuDevicePrimaryCtxRelease(`) in most cases.
-    However it is safe for other modules to call `cuDevicePrimaryCtxRelease(`)
+    it is recommended to use `cuDevicePrimaryCtxRelease()` in most cases.
+    However it is safe for other modules to call `cuDevicePrimaryCtxRelease()`
     even after resetting the device.
     Resetting the primary context does not release it, an application that has
     retained the primary context should explicitly release its usage.
@@ -3556,10 +3556,10 @@ def cuCtxCreate(flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | 
 
     Creates a new CUDA context and associates it with the calling thread. The
     `flags` parameter is described below. The context is created with a usage
-    count of 1 and the caller of `cuCtxCreate(`) must call `cuCtxDestroy(`)
+    count of 1 and the caller of `cuCtxCreate()` must call `cuCtxDestroy()`
     when done using the context. If a context is already current to the thread,
     it is supplanted by the newly created context and may be restored by a subsequent
-    call to `cuCtxPopCurrent(`).
+    call to `cuCtxPopCurrent()`.
 
     The three LSBs of the `flags` parameter can be used to control how the OS
     thread, which owns the CUDA context at the time of an API call, interacts
@@ -3604,7 +3604,7 @@ def cuCtxCreate(flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | 
     memory usage at the cost of potentially increased memory usage. <br>
     <b>Deprecated:</b> This flag is deprecated and the behavior enabled
     by this flag is now the default and cannot be disabled.
-    Instead, the per-thread stack size can be controlled with `cuCtxSetLimit(`).
+    Instead, the per-thread stack size can be controlled with `cuCtxSetLimit()`.
 
     - `CU_CTX_COREDUMP_ENABLE`: If GPU coredumps have not been enabled globally
     with `cuCoredumpSetAttributeGlobal` or environment variables, this flag can
@@ -3639,7 +3639,7 @@ def cuCtxCreate(flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | 
     synchronous memory operations can exhibit asynchronous behavior.
 
     Context creation will fail with `CUDA_ERROR_UNKNOWN` if the compute mode of
-    the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute(`)
+    the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute()`
     can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to determine the
     compute mode of the device. The <i>nvidia-smi</i> tool can be used to set
     the compute mode for * devices.
@@ -3683,10 +3683,10 @@ def cuCtxCreate_v3(paramsArray: Sequence[CUexecAffinityParam_v1] | None, numPara
 
     Creates a new CUDA context with execution affinity and associates it with
     the calling thread. The `paramsArray` and `flags` parameter are described below.
-    The context is created with a usage count of 1 and the caller of `cuCtxCreate(`) must
-    call `cuCtxDestroy(`) when done using the context. If a context is already
+    The context is created with a usage count of 1 and the caller of `cuCtxCreate()` must
+    call `cuCtxDestroy()` when done using the context. If a context is already
     current to the thread, it is supplanted by the newly created context and may
-    be restored by a subsequent call to `cuCtxPopCurrent(`).
+    be restored by a subsequent call to `cuCtxPopCurrent()`.
 
     The type and the amount of execution resource the context can use is limited by `paramsArray`
     and `numParams`. The `paramsArray` is an array of `CUexecAffinityParam` and the `numParams`
@@ -3742,7 +3742,7 @@ def cuCtxCreate_v3(paramsArray: Sequence[CUexecAffinityParam_v1] | None, numPara
     memory usage at the cost of potentially increased memory usage. <br>
     <b>Deprecated:</b> This flag is deprecated and the behavior enabled
     by this flag is now the default and cannot be disabled.
-    Instead, the per-thread stack size can be controlled with `cuCtxSetLimit(`).
+    Instead, the per-thread stack size can be controlled with `cuCtxSetLimit()`.
 
     - `CU_CTX_COREDUMP_ENABLE`: If GPU coredumps have not been enabled globally
     with `cuCoredumpSetAttributeGlobal` or environment variables, this flag can
@@ -3772,7 +3772,7 @@ def cuCtxCreate_v3(paramsArray: Sequence[CUexecAffinityParam_v1] | None, numPara
     `CU_COREDUMP_ENABLE_USER_TRIGGER` attribute to `true` globally.
 
     Context creation will fail with `CUDA_ERROR_UNKNOWN` if the compute mode of
-    the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute(`)
+    the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute()`
     can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to determine the
     compute mode of the device. The <i>nvidia-smi</i> tool can be used to set
     the compute mode for * devices.
@@ -3820,10 +3820,10 @@ def cuCtxCreate_v4(ctxCreateParams: CUctxCreateParams, flags: int, dev: CUdevice
 
     Creates a new CUDA context and associates it with the calling thread. The
     `flags` parameter is described below. The context is created with a usage
-    count of 1 and the caller of `cuCtxCreate(`) must call `cuCtxDestroy(`)
+    count of 1 and the caller of `cuCtxCreate()` must call `cuCtxDestroy()`
     when done using the context. If a context is already current to the thread,
     it is supplanted by the newly created context and may be restored by a subsequent
-    call to `cuCtxPopCurrent(`).
+    call to `cuCtxPopCurrent()`.
 
     CUDA context can be created with execution affinity. The type and the amount of
     execution resource the context can use is limited by `paramsArray` and `numExecAffinityParams`
@@ -3839,9 +3839,9 @@ def cuCtxCreate_v4(ctxCreateParams: CUctxCreateParams, flags: int, dev: CUdevice
 
     CUDA context can be created in CIG(CUDA in Graphics) mode by setting `cigParams`.
     Data from graphics client is shared with CUDA via the `sharedData` in `cigParams`.
-    Support for D3D12 graphics client can be determined using `cuDeviceGetAttribute(`) with
+    Support for D3D12 graphics client can be determined using `cuDeviceGetAttribute()` with
     `CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED`. `sharedData` is a ID3D12CommandQueue handle.
-    Support for Vulkan graphics client can be determined using `cuDeviceGetAttribute(`) with
+    Support for Vulkan graphics client can be determined using `cuDeviceGetAttribute()` with
     `CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED`. `sharedData` is a Nvidia specific data blob
     populated by calling vkGetExternalComputeQueueDataNV().
     Either `execAffinityParams` or `cigParams` can be set to a non-null value. Setting both to a
@@ -3890,7 +3890,7 @@ def cuCtxCreate_v4(ctxCreateParams: CUctxCreateParams, flags: int, dev: CUdevice
     memory usage at the cost of potentially increased memory usage. <br>
     <b>Deprecated:</b> This flag is deprecated and the behavior enabled
     by this flag is now the default and cannot be disabled.
-    Instead, the per-thread stack size can be controlled with `cuCtxSetLimit(`).
+    Instead, the per-thread stack size can be controlled with `cuCtxSetLimit()`.
 
     - `CU_CTX_COREDUMP_ENABLE`: If GPU coredumps have not been enabled globally
     with `cuCoredumpSetAttributeGlobal` or environment variables, this flag can
@@ -3928,7 +3928,7 @@ def cuCtxCreate_v4(ctxCreateParams: CUctxCreateParams, flags: int, dev: CUdevice
     synchronous memory operations can exhibit asynchronous behavior.
 
     Context creation will fail with `CUDA_ERROR_UNKNOWN` if the compute mode of
-    the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute(`)
+    the device is `CU_COMPUTEMODE_PROHIBITED`. The function `cuDeviceGetAttribute()`
     can be used with `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` to determine the
     compute mode of the device. The <i>nvidia-smi</i> tool can be used to set
     the compute mode for * devices.
@@ -3981,7 +3981,7 @@ def cuCtxDestroy(ctx: CUcontext | int) -> tuple[CUresult]:
     Destroys the CUDA context specified by `ctx`.  The context `ctx` will be
     destroyed regardless of how many threads it is current to.
     It is the responsibility of the calling function to ensure that no API
-    call issues using `ctx` while `cuCtxDestroy(`) is executing.
+    call issues using `ctx` while `cuCtxDestroy()` is executing.
 
     Destroys and cleans up all resources associated with the context.
     It is the caller's responsibility to ensure that the context or its resources
@@ -3989,17 +3989,17 @@ def cuCtxDestroy(ctx: CUcontext | int) -> tuple[CUresult]:
     These resources include CUDA types `CUmodule`, `CUfunction`, `CUstream`, `CUevent`,
     `CUarray`, `CUmipmappedArray`, `CUtexObject`, `CUsurfObject`, `CUtexref`, `CUsurfref`,
     `CUgraphicsResource`, `CUlinkState`, `CUexternalMemory` and `CUexternalSemaphore`.
-    These resources also include memory allocations by `cuMemAlloc(`), `cuMemAllocHost(`),
-    `cuMemAllocManaged(`) and `cuMemAllocPitch(`).
+    These resources also include memory allocations by `cuMemAlloc()`, `cuMemAllocHost()`,
+    `cuMemAllocManaged()` and `cuMemAllocPitch()`.
 
     If `ctx` is current to the calling thread then `ctx` will also be
-    popped from the current thread's context stack (as though `cuCtxPopCurrent(`)
+    popped from the current thread's context stack (as though `cuCtxPopCurrent()`
     were called).  If `ctx` is current to other threads, then `ctx` will
     remain current to those threads, and attempting to access `ctx` from
     those threads will result in the error `CUDA_ERROR_CONTEXT_IS_DESTROYED`.
 
-    **Note:** `cuCtxDestroy(`) will not destroy memory allocations by `cuMemCreate(`), `cuMemAllocAsync(`) and
-    `cuMemAllocFromPoolAsync(`). These memory allocations are not associated with any CUDA context and need to
+    **Note:** `cuCtxDestroy()` will not destroy memory allocations by `cuMemCreate()`, `cuMemAllocAsync()` and
+    `cuMemAllocFromPoolAsync()`. These memory allocations are not associated with any CUDA context and need to
     be destroyed explicitly.
 
     **Parameters:**
@@ -4035,7 +4035,7 @@ def cuCtxPushCurrent(ctx: CUcontext | int) -> tuple[CUresult]:
     all CUDA functions that operate on the current context are affected.
 
     The previous current context may be made current again by calling
-    `cuCtxDestroy(`) or `cuCtxPopCurrent(`).
+    `cuCtxDestroy()` or `cuCtxPopCurrent()`.
 
     **Parameters:**
     - `ctx`: Context to push
@@ -4067,10 +4067,10 @@ def cuCtxPopCurrent() -> tuple[CUresult, CUcontext | None]:
 
     Pops the current CUDA context from the CPU thread and passes back the
     old context handle in `*pctx`. That context may then be made current
-    to a different CPU thread by calling `cuCtxPushCurrent(`).
+    to a different CPU thread by calling `cuCtxPushCurrent()`.
 
-    If a context was current to the CPU thread before `cuCtxCreate(`) or
-    `cuCtxPushCurrent(`) was called, this function makes that context current to
+    If a context was current to the CPU thread before `cuCtxCreate()` or
+    `cuCtxPushCurrent()` was called, this function makes that context current to
     the CPU thread again.
 
     **Parameters:**
@@ -4282,7 +4282,7 @@ def cuCtxSynchronize() -> tuple[CUresult]:
     Blocks until the current context has completed all preceding requested tasks.
     If the current context is the primary context, green contexts that have been
     created will also be synchronized.
-    `cuCtxSynchronize(`) returns an error if one of the preceding tasks failed.
+    `cuCtxSynchronize()` returns an error if one of the preceding tasks failed.
     If the context was created with the `CU_CTX_SCHED_BLOCKING_SYNC` flag, the
     CPU thread will block until the GPU context has finished its work.
 
@@ -4315,7 +4315,7 @@ def cuCtxSetLimit(limit: CUlimit | int, value: int) -> tuple[CUresult]:
     the current limit maintained by the context. The driver is free to
     modify the requested value to meet h/w requirements (this could be
     clamping to minimum or maximum values, rounding up to nearest element
-    size, etc). The application can use `cuCtxGetLimit(`) to find out exactly
+    size, etc). The application can use `cuCtxGetLimit()` to find out exactly
     what the limit has been set to.
 
     Setting each `CUlimit` has its own specific restrictions, so each is
@@ -4329,27 +4329,27 @@ def cuCtxSetLimit(limit: CUlimit | int, value: int) -> tuple[CUresult]:
     requested tasks are complete.
 
     - `CU_LIMIT_PRINTF_FIFO_SIZE` controls the size in bytes of the FIFO used
-    by the `printf(`) device system call. Setting `CU_LIMIT_PRINTF_FIFO_SIZE`
-    must be performed before launching any kernel that uses the `printf(`)
+    by the `printf()` device system call. Setting `CU_LIMIT_PRINTF_FIFO_SIZE`
+    must be performed before launching any kernel that uses the `printf()`
     device system call, otherwise `CUDA_ERROR_INVALID_VALUE` will be returned.
 
     - `CU_LIMIT_MALLOC_HEAP_SIZE` controls the size in bytes of the heap used
-    by the `malloc(`) and `free(`) device system calls. Setting
+    by the `malloc()` and `free()` device system calls. Setting
     `CU_LIMIT_MALLOC_HEAP_SIZE` must be performed before launching any kernel
-    that uses the `malloc(`) or `free(`) device system calls, otherwise
+    that uses the `malloc()` or `free()` device system calls, otherwise
     `CUDA_ERROR_INVALID_VALUE` will be returned.
 
     - `CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH` controls the maximum nesting depth of
-    a grid at which a thread can safely call `cudaDeviceSynchronize(`). Setting
+    a grid at which a thread can safely call `cudaDeviceSynchronize()`. Setting
     this limit must be performed before any launch of a kernel that uses the
-    device runtime and calls `cudaDeviceSynchronize(`) above the default sync
-    depth, two levels of grids. Calls to `cudaDeviceSynchronize(`) will fail
+    device runtime and calls `cudaDeviceSynchronize()` above the default sync
+    depth, two levels of grids. Calls to `cudaDeviceSynchronize()` will fail
     with error code `cudaErrorSyncDepthExceeded` if the limitation is
     violated. This limit can be set smaller than the default or up the maximum
     launch depth of 24. When setting this limit, keep in mind that additional
     levels of sync depth require the driver to reserve large amounts of device
     memory which can no longer be used for user allocations. If these
-    reservations of device memory fail, `cuCtxSetLimit(`) will return
+    reservations of device memory fail, `cuCtxSetLimit()` will return
     `CUDA_ERROR_OUT_OF_MEMORY`, and the limit can be reset to a lower value.
     This limit is only applicable to devices of compute capability < 9.0.
     Attempting to set this limit on devices of other compute capability
@@ -4361,12 +4361,12 @@ def cuCtxSetLimit(limit: CUlimit | int, value: int) -> tuple[CUresult]:
     context. A grid is outstanding from the point of launch up until the grid
     is known to have been completed. Device runtime launches which violate
     this limitation fail and return `cudaErrorLaunchPendingCountExceeded` when
-    `cudaGetLastError(`) is called after launch. If more pending launches than
+    `cudaGetLastError()` is called after launch. If more pending launches than
     the default (2048 launches) are needed for a module using the device
     runtime, this limit can be increased. Keep in mind that being able to
     sustain additional pending launches will require the driver to reserve
     larger amounts of device memory upfront which can no longer be used for
-    allocations. If these reservations fail, `cuCtxSetLimit(`) will return
+    allocations. If these reservations fail, `cuCtxSetLimit()` will return
     `CUDA_ERROR_OUT_OF_MEMORY`, and the limit can be reset to a lower value.
     This limit is only applicable to devices of compute capability 3.5 and
     higher. Attempting to set this limit on devices of compute capability less
@@ -4415,11 +4415,11 @@ def cuCtxGetLimit(limit: CUlimit | int) -> tuple[CUresult, int | None]:
     `CUlimit` values are:
     - `CU_LIMIT_STACK_SIZE`: stack size in bytes of each GPU thread.
     - `CU_LIMIT_PRINTF_FIFO_SIZE`: size in bytes of the FIFO used by the
-    `printf(`) device system call.
+    `printf()` device system call.
     - `CU_LIMIT_MALLOC_HEAP_SIZE`: size in bytes of the heap used by the
-    `malloc(`) and `free(`) device system calls.
+    `malloc()` and `free()` device system calls.
     - `CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH`: maximum grid depth at which a thread
-    can issue the device runtime call `cudaDeviceSynchronize(`) to wait on
+    can issue the device runtime call `cudaDeviceSynchronize()` to wait on
     child grid launches to complete.
     - `CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT`: maximum number of outstanding
     device runtime launches that can be made from this context.
@@ -4504,7 +4504,7 @@ def cuCtxSetCacheConfig(config: CUfunc_cache | int) -> tuple[CUresult]:
     the current context. This is only a preference. The driver will use
     the requested configuration if possible, but it is free to choose a different
     configuration if required to execute the function. Any function preference
-    set via `cuFuncSetCacheConfig(`) or `cuKernelSetCacheConfig(`) will be preferred over this context-wide
+    set via `cuFuncSetCacheConfig()` or `cuKernelSetCacheConfig()` will be preferred over this context-wide
     setting. Setting the context-wide cache configuration to
     `CU_FUNC_CACHE_PREFER_NONE` will cause subsequent kernel launches to prefer
     to not change the cache configuration unless required to launch the kernel.
@@ -4674,13 +4674,13 @@ def cuCtxRecordEvent(hCtx: CUcontext | int, hEvent: CUevent | int) -> tuple[CUre
     Captures in `hEvent` all the activities of the context `hCtx`
     at the time of this call. `hEvent` and `hCtx` must be from the same
     CUDA context, otherwise `CUDA_ERROR_INVALID_HANDLE` will be returned.
-    Calls such as `cuEventQuery(`) or `cuCtxWaitEvent(`) will then examine
+    Calls such as `cuEventQuery()` or `cuCtxWaitEvent()` will then examine
     or wait for completion of the work that was captured.
     Uses of `hCtx` after this call do not modify `hEvent`.
     If the context passed to `hCtx` is the primary context, `hEvent` will
     capture all the activities of the primary context and its green contexts.
     If the context passed to `hCtx` is a context converted from green context
-    via `cuCtxFromGreenCtx(`), `hEvent` will capture only the activities of the green context.
+    via `cuCtxFromGreenCtx()`, `hEvent` will capture only the activities of the green context.
 
     **Note:** The API will return `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` if the
     specified context `hCtx` has a stream in the capture mode. In such a case,
@@ -4711,12 +4711,12 @@ def cuCtxWaitEvent(hCtx: CUcontext | int, hEvent: CUevent | int) -> tuple[CUresu
 
     Makes all future work submitted to context `hCtx` wait for all work
     captured in `hEvent`. The synchronization will be performed on the device
-    and will not block the calling CPU thread. See `cuCtxRecordEvent(`)
+    and will not block the calling CPU thread. See `cuCtxRecordEvent()`
     for details on what is captured by an event.
     If the context passed to `hCtx` is the primary context, the primary context
     and its green contexts will wait for `hEvent`.
     If the context passed to `hCtx` is a context converted from green context
-    via `cuCtxFromGreenCtx(`), the green context will wait for `hEvent`.
+    via `cuCtxFromGreenCtx()`, the green context will wait for `hEvent`.
 
     **Note:** `hEvent` may be from a different context or device than `hCtx`.
 
@@ -4752,8 +4752,8 @@ def cuCtxAttach(flags: int) -> tuple[CUresult, CUcontext | None]:
     Note that this function is deprecated and should not be used.
 
     Increments the usage count of the context and passes back a context handle
-    in `*pctx` that must be passed to `cuCtxDetach(`) when the application is
-    done with the context. `cuCtxAttach(`) fails if there is no context current
+    in `*pctx` that must be passed to `cuCtxDetach()` when the application is
+    done with the context. `cuCtxAttach()` fails if there is no context current
     to the thread.
 
     Currently, the `flags` parameter must be 0.
@@ -4795,7 +4795,7 @@ def cuCtxDetach(ctx: CUcontext | int) -> tuple[CUresult]:
 
     Decrements the usage count of the context `ctx`, and destroys the context
     if the usage count goes to 0. The context must be a handle that was passed
-    back by `cuCtxCreate(`) or `cuCtxAttach(`), and must be current to the
+    back by `cuCtxCreate()` or `cuCtxAttach()`, and must be current to the
     calling thread.
 
     **Parameters:**
@@ -4932,7 +4932,7 @@ def cuModuleLoad(fname: bytes) -> tuple[CUresult, CUmodule | None]:
     the current context. The CUDA driver API does not attempt to lazily
     allocate the resources needed by a module; if the memory for functions and
     data (constant and global) needed by the module cannot be allocated,
-    `cuModuleLoad(`) fails. The file should be a *cubin* file as output by
+    `cuModuleLoad()` fails. The file should be a *cubin* file as output by
     **nvcc,** or a *PTX* file either as output by **nvcc** or handwritten, or
     a *fatbin* file as output by **nvcc** from toolchain 4.0 or later.
 
@@ -5141,7 +5141,7 @@ def cuModuleGetFunction(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CU
     Returns a function handle
 
     Returns in `*hfunc` the handle of the function of name `name` located in
-    module `hmod`. If no function of that name exists, `cuModuleGetFunction(`)
+    module `hmod`. If no function of that name exists, `cuModuleGetFunction()`
     returns `CUDA_ERROR_NOT_FOUND`.
 
     **Parameters:**
@@ -5217,7 +5217,7 @@ def cuModuleGetGlobal(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUde
 
     Returns in `*dptr` and `*bytes` the base pointer and size of the
     global of name `name` located in module `hmod`. If no variable of that name
-    exists, `cuModuleGetGlobal(`) returns `CUDA_ERROR_NOT_FOUND`.
+    exists, `cuModuleGetGlobal()` returns `CUDA_ERROR_NOT_FOUND`.
     One of the parameters `dptr` or `bytes` (not both) can be NULL in which
     case it is ignored.
 
@@ -5423,7 +5423,7 @@ def cuModuleGetTexRef(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUte
 
     Returns in `*pTexRef` the handle of the texture reference of name `name`
     in the module `hmod`. If no texture reference of that name exists,
-    `cuModuleGetTexRef(`) returns `CUDA_ERROR_NOT_FOUND`. This texture reference
+    `cuModuleGetTexRef()` returns `CUDA_ERROR_NOT_FOUND`. This texture reference
     handle should not be destroyed, since it will be destroyed when the module
     is unloaded.
 
@@ -5460,7 +5460,7 @@ def cuModuleGetSurfRef(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUs
 
     Returns in `*pSurfRef` the handle of the surface reference of name `name`
     in the module `hmod`. If no surface reference of that name exists,
-    `cuModuleGetSurfRef(`) returns `CUDA_ERROR_NOT_FOUND`.
+    `cuModuleGetSurfRef()` returns `CUDA_ERROR_NOT_FOUND`.
 
     **Parameters:**
     - `pSurfRef`: Returned surface reference
@@ -5495,7 +5495,7 @@ def cuLibraryLoadData(code: Any, jitOptions: Sequence[CUjit_option | int] | None
     the application defined library loading mode:
     - If module loading is set to EAGER, via the environment variables described in "Module loading",
     `library` is loaded eagerly into all contexts at the time of the call and future contexts
-    at the time of creation until the library is unloaded with `cuLibraryUnload(`).
+    at the time of creation until the library is unloaded with `cuLibraryUnload()`.
     - If the environment variables are set to LAZY, `library`
     is not immediately loaded onto all existent contexts and will only be
     loaded when a function is needed for that context, such as a kernel launch.
@@ -5556,7 +5556,7 @@ def cuLibraryLoadFromFile(fileName: bytes, jitOptions: Sequence[CUjit_option | i
     the application defined library loading mode:
     - If module loading is set to EAGER, via the environment variables described in "Module loading",
     `library` is loaded eagerly into all contexts at the time of the call and future contexts
-    at the time of creation until the library is unloaded with `cuLibraryUnload(`).
+    at the time of creation until the library is unloaded with `cuLibraryUnload()`.
     - If the environment variables are set to LAZY, `library`
     is not immediately loaded onto all existent contexts and will only be
     loaded when a function is needed for that context, such as a kernel launch.
@@ -5923,7 +5923,7 @@ def cuKernelGetAttribute(attrib: CUfunction_attribute | int, kernel: CUkernel | 
     scheduling policy of a function. The value type is CUclusterSchedulingPolicy.
 
     **Note:** If another thread is trying to set the same attribute on the same device using
-    `cuKernelSetAttribute(`) simultaneously, the attribute query will give the old or new
+    `cuKernelSetAttribute()` simultaneously, the attribute query will give the old or new
     value depending on the interleavings chosen by the OS scheduler and memory consistency.
 
     **Parameters:**
@@ -5963,9 +5963,9 @@ def cuKernelSetAttribute(attrib: CUfunction_attribute | int, val: int, kernel: C
     Not all attributes can have values set. Attempting to set a value on a read-only
     attribute will result in an error (CUDA_ERROR_INVALID_VALUE)
 
-    Note that attributes set using `cuFuncSetAttribute(`) will override the attribute
-    set by this API irrespective of whether the call to `cuFuncSetAttribute(`) is made
-    before or after this API call. However, `cuKernelGetAttribute(`) will always
+    Note that attributes set using `cuFuncSetAttribute()` will override the attribute
+    set by this API irrespective of whether the call to `cuFuncSetAttribute()` is made
+    before or after this API call. However, `cuKernelGetAttribute()` will always
     return the attribute value set by this API.
 
     Supported attributes are:
@@ -6003,7 +6003,7 @@ def cuKernelSetAttribute(attrib: CUfunction_attribute | int, val: int, kernel: C
     scheduling policy of a function. The value type is CUclusterSchedulingPolicy.
 
     **Note:** The API has stricter locking requirements in comparison to its legacy counterpart
-    `cuFuncSetAttribute(`) due to device-wide semantics. If multiple threads are trying to
+    `cuFuncSetAttribute()` due to device-wide semantics. If multiple threads are trying to
     set the same attribute on the same device simultaneously, the attribute setting will depend
     on the interleavings chosen by the OS scheduler and memory consistency.
 
@@ -6043,11 +6043,11 @@ def cuKernelSetCacheConfig(kernel: CUkernel | int, config: CUfunc_cache | int, d
     the device kernel `kernel` on the requested device `dev`. This is only a preference.
     The driver will use the requested configuration if possible, but it is free to choose a different
     configuration if required to execute `kernel`.  Any context-wide preference
-    set via `cuCtxSetCacheConfig(`) will be overridden by this per-kernel
+    set via `cuCtxSetCacheConfig()` will be overridden by this per-kernel
     setting.
 
-    Note that attributes set using `cuFuncSetCacheConfig(`) will override the attribute
-    set by this API irrespective of whether the call to `cuFuncSetCacheConfig(`) is made
+    Note that attributes set using `cuFuncSetCacheConfig()` will override the attribute
+    set by this API irrespective of whether the call to `cuFuncSetCacheConfig()` is made
     before or after this API call.
 
     This setting does nothing on devices where the size of the L1 cache and
@@ -6063,7 +6063,7 @@ def cuKernelSetCacheConfig(kernel: CUkernel | int, config: CUfunc_cache | int, d
     - `CU_FUNC_CACHE_PREFER_EQUAL`: prefer equal sized L1 cache and shared memory
 
     **Note:** The API has stricter locking requirements in comparison to its legacy counterpart
-    `cuFuncSetCacheConfig(`) due to device-wide semantics. If multiple threads are trying to
+    `cuFuncSetCacheConfig()` due to device-wide semantics. If multiple threads are trying to
     set a config on the same device simultaneously, the cache config setting will depend
     on the interleavings chosen by the OS scheduler and memory consistency.
 
@@ -6121,8 +6121,8 @@ def cuKernelGetParamInfo(kernel: CUkernel | int, paramIndex: int, ) -> tuple[CUr
     Queries the kernel parameter at `paramIndex` into `kernel's` list of parameters, and returns
     in `paramOffset` and `paramSize` the offset and size, respectively, where the parameter
     will reside in the device-side parameter layout. This information can be used to update kernel
-    node parameters from the device via `cudaGraphKernelNodeSetParam(`) and
-    `cudaGraphKernelNodeUpdatesApply(`). `paramIndex` must be less than the number of parameters
+    node parameters from the device via `cudaGraphKernelNodeSetParam()` and
+    `cudaGraphKernelNodeUpdatesApply()`. `paramIndex` must be less than the number of parameters
     that `kernel` takes. `paramSize` can be set to NULL if only the parameter offset is desired.
 
     **Parameters:**
@@ -6190,7 +6190,7 @@ def cuMemAlloc(bytesize: int) -> tuple[CUresult, CUdeviceptr | None]:
     Allocates `bytesize` bytes of linear memory on the device and returns in
     `*dptr` a pointer to the allocated memory. The allocated memory is suitably
     aligned for any kind of variable. The memory is not cleared. If `bytesize`
-    is 0, `cuMemAlloc(`) returns `CUDA_ERROR_INVALID_VALUE`.
+    is 0, `cuMemAlloc()` returns `CUDA_ERROR_INVALID_VALUE`.
 
     **Parameters:**
     - `dptr`: Returned device pointer
@@ -6232,7 +6232,7 @@ def cuMemAllocPitch(WidthInBytes: int, Height: int, ElementSizeBytes: int) -> tu
     memory transactions are not possible on other data sizes). If
     `ElementSizeBytes` is smaller than the actual read/write size of a kernel,
     the kernel will run correctly, but possibly at reduced speed. The pitch
-    returned in `*pPitch` by `cuMemAllocPitch(`) is the width in bytes of the
+    returned in `*pPitch` by `cuMemAllocPitch()` is the width in bytes of the
     allocation. The intended usage of pitch is as a separate parameter of the
     allocation, used to compute addresses within the 2D array. Given the row
     and column of an array element of type **T,** the address is computed as:
@@ -6240,17 +6240,17 @@ def cuMemAllocPitch(WidthInBytes: int, Height: int, ElementSizeBytes: int) -> tu
     T* pElement = (T*)((char*)BaseAddress + Row * Pitch) + Column;
     ```
 
-    The pitch returned by `cuMemAllocPitch(`) is guaranteed to work with
-    `cuMemcpy2D(`) under all circumstances. For allocations of 2D arrays, it is
+    The pitch returned by `cuMemAllocPitch()` is guaranteed to work with
+    `cuMemcpy2D()` under all circumstances. For allocations of 2D arrays, it is
     recommended that programmers consider performing pitch allocations using
-    `cuMemAllocPitch(`). Due to alignment restrictions in the hardware, this is
+    `cuMemAllocPitch()`. Due to alignment restrictions in the hardware, this is
     especially true if the application will be performing 2D memory copies
     between different regions of device memory (whether linear memory or CUDA
     arrays).
 
-    The byte alignment of the pitch returned by `cuMemAllocPitch(`) is guaranteed
+    The byte alignment of the pitch returned by `cuMemAllocPitch()` is guaranteed
     to match or exceed the alignment requirement for texture binding with
-    `cuTexRefSetAddress2D(`).
+    `cuTexRefSetAddress2D()`.
 
     **Parameters:**
     - `dptr`: Returned device pointer
@@ -6286,8 +6286,8 @@ def cuMemFree(dptr: CUdeviceptr | int) -> tuple[CUresult]:
     Frees device memory
 
     Frees the memory space pointed to by `dptr`, which must have been returned
-    by a previous call to one of the following memory allocation APIs - `cuMemAlloc(`),
-    `cuMemAllocPitch(`), `cuMemAllocManaged(`), `cuMemAllocAsync(`), `cuMemAllocFromPoolAsync(`)
+    by a previous call to one of the following memory allocation APIs - `cuMemAlloc()`,
+    `cuMemAllocPitch()`, `cuMemAllocManaged()`, `cuMemAllocAsync()`, `cuMemAllocFromPoolAsync()`
 
     Note - This API will not perform any implict synchronization when the pointer was allocated with
     `cuMemAllocAsync` or `cuMemAllocFromPoolAsync`. Callers must ensure that all accesses to these
@@ -6324,7 +6324,7 @@ def cuMemGetAddressRange(dptr: CUdeviceptr | int) -> tuple[CUresult, CUdeviceptr
     Get information on memory allocations
 
     Returns the base address in `*pbase` and size in `*psize` of the
-    allocation by `cuMemAlloc(`) or `cuMemAllocPitch(`) that contains the input
+    allocation by `cuMemAlloc()` or `cuMemAllocPitch()` that contains the input
     pointer `dptr`. Both parameters `pbase` and `psize` are optional. If one
     of them is NULL, it is ignored.
 
@@ -6361,19 +6361,19 @@ def cuMemAllocHost(bytesize: int) -> tuple[CUresult, int | None]:
     Allocates `bytesize` bytes of host memory that is page-locked and
     accessible to the device. The driver tracks the virtual memory ranges
     allocated with this function and automatically accelerates calls to
-    functions such as `cuMemcpy(`). Since the memory can be accessed directly by
+    functions such as `cuMemcpy()`. Since the memory can be accessed directly by
     the device, it can be read or written with much higher bandwidth than
-    pageable memory obtained with functions such as `malloc(`).
+    pageable memory obtained with functions such as `malloc()`.
 
     On systems where `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`
     is true, `cuMemAllocHost` may not page-lock the allocated memory.
 
-    Page-locking excessive amounts of memory with `cuMemAllocHost(`) may degrade system
+    Page-locking excessive amounts of memory with `cuMemAllocHost()` may degrade system
     performance, since it reduces the amount of memory available to the system
     for paging. As a result, this function is best used sparingly to allocate
     staging areas for data exchange between host and device.
 
-    Note all host memory allocated using `cuMemAllocHost(`) will automatically
+    Note all host memory allocated using `cuMemAllocHost()` will automatically
     be immediately accessible to all contexts on all devices which support unified
     addressing (as may be queried using `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`).
     The device pointer that may be used to access this host memory from those
@@ -6411,7 +6411,7 @@ def cuMemFreeHost(p: Any) -> tuple[CUresult]:
     Frees page-locked host memory
 
     Frees the memory space pointed to by `p`, which must have been returned by
-    a previous call to `cuMemAllocHost(`).
+    a previous call to `cuMemAllocHost()`.
 
     **Parameters:**
     - `p`: Pointer to memory to free
@@ -6444,9 +6444,9 @@ def cuMemHostAlloc(bytesize: int, Flags: int) -> tuple[CUresult, int | None]:
     Allocates `bytesize` bytes of host memory that is page-locked and accessible
     to the device. The driver tracks the virtual memory ranges allocated with
     this function and automatically accelerates calls to functions such as
-    `cuMemcpyHtoD(`). Since the memory can be accessed directly by the device,
+    `cuMemcpyHtoD()`. Since the memory can be accessed directly by the device,
     it can be read or written with much higher bandwidth than pageable memory
-    obtained with functions such as `malloc(`).
+    obtained with functions such as `malloc()`.
 
     On systems where `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES`
     is true, `cuMemHostAlloc` may not page-lock the allocated memory.
@@ -6465,7 +6465,7 @@ def cuMemHostAlloc(bytesize: int, Flags: int) -> tuple[CUresult, int | None]:
 
     - `CU_MEMHOSTALLOC_DEVICEMAP`: Maps the allocation into the CUDA address
     space. The device pointer to the memory may be obtained by calling
-    `cuMemHostGetDevicePointer(`).
+    `cuMemHostGetDevicePointer()`.
 
     - `CU_MEMHOSTALLOC_WRITECOMBINED`: Allocates the memory as write-combined
     (WC). WC memory can be transferred across the PCI Express bus more
@@ -6479,18 +6479,18 @@ def cuMemHostAlloc(bytesize: int, Flags: int) -> tuple[CUresult, int | None]:
 
     The `CU_MEMHOSTALLOC_DEVICEMAP` flag may be specified on CUDA contexts for
     devices that do not support mapped pinned memory. The failure is deferred
-    to `cuMemHostGetDevicePointer(`) because the memory may be mapped into
+    to `cuMemHostGetDevicePointer()` because the memory may be mapped into
     other CUDA contexts via the `CU_MEMHOSTALLOC_PORTABLE` flag.
 
-    The memory allocated by this function must be freed with `cuMemFreeHost(`).
+    The memory allocated by this function must be freed with `cuMemFreeHost()`.
 
-    Note all host memory allocated using `cuMemHostAlloc(`) will automatically
+    Note all host memory allocated using `cuMemHostAlloc()` will automatically
     be immediately accessible to all contexts on all devices which support unified
     addressing (as may be queried using `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING`).
     Unless the flag `CU_MEMHOSTALLOC_WRITECOMBINED` is specified, the device pointer
     that may be used to access this host memory from those contexts is always equal
     to the returned host pointer `*pp`.  If the flag `CU_MEMHOSTALLOC_WRITECOMBINED`
-    is specified, then the function `cuMemHostGetDevicePointer(`) must be used
+    is specified, then the function `cuMemHostGetDevicePointer()` must be used
     to query the device pointer, even if the context supports unified addressing.
     See `CUDA_UNIFIED` for additional details.
 
@@ -6528,20 +6528,20 @@ def cuMemHostGetDevicePointer(p: Any, Flags: int) -> tuple[CUresult, CUdeviceptr
     Passes back the device pointer `pdptr` corresponding to the mapped, pinned
     host buffer `p` allocated by `cuMemHostAlloc`.
 
-    `cuMemHostGetDevicePointer(`) will fail if the `CU_MEMHOSTALLOC_DEVICEMAP`
+    `cuMemHostGetDevicePointer()` will fail if the `CU_MEMHOSTALLOC_DEVICEMAP`
     flag was not specified at the time the memory was allocated, or if the
     function is called on a GPU that does not support mapped pinned memory.
 
     For devices that have a non-zero value for the device attribute
     `CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM`, the memory
     can also be accessed from the device using the host pointer `p`.
-    The device pointer returned by `cuMemHostGetDevicePointer(`) may or may not
+    The device pointer returned by `cuMemHostGetDevicePointer()` may or may not
     match the original host pointer `p` and depends on the devices visible to the
     application. If all devices visible to the application have a non-zero value for the
-    device attribute, the device pointer returned by `cuMemHostGetDevicePointer(`)
+    device attribute, the device pointer returned by `cuMemHostGetDevicePointer()`
     will match the original pointer `p`. If any device visible to the application
     has a zero value for the device attribute, the device pointer returned by
-    `cuMemHostGetDevicePointer(`) will not match the original host pointer `p`,
+    `cuMemHostGetDevicePointer()` will not match the original host pointer `p`,
     but it will be suitable for use on all devices provided Unified Virtual Addressing
     is enabled. In such systems, it is valid to access the memory using either pointer
     on devices that have a non-zero value for the device attribute. Note however that
@@ -6582,8 +6582,8 @@ def cuMemHostGetFlags(p: Any) -> tuple[CUresult, int | None]:
     Passes back the flags `pFlags` that were specified when allocating
     the pinned host buffer `p` allocated by `cuMemHostAlloc`.
 
-    `cuMemHostGetFlags(`) will fail if the pointer does not reside in
-    an allocation performed by `cuMemAllocHost(`) or `cuMemHostAlloc(`).
+    `cuMemHostGetFlags()` will fail if the pointer does not reside in
+    an allocation performed by `cuMemAllocHost()` or `cuMemHostAlloc()`.
 
     **Parameters:**
     - `pFlags`: Returned flags word
@@ -7071,7 +7071,7 @@ def cuMemHostRegister(p: Any, bytesize: int, Flags: int) -> tuple[CUresult]:
     Page-locks the memory range specified by `p` and `bytesize` and maps it
     for the device(s) as specified by `Flags`. This memory range also is added
     to the same tracking mechanism as `cuMemHostAlloc` to automatically accelerate
-    calls to functions such as `cuMemcpyHtoD(`). Since the memory can be accessed
+    calls to functions such as `cuMemcpyHtoD()`. Since the memory can be accessed
     directly by the device, it can be read or written with much higher bandwidth
     than pageable memory that has not been registered.  Page-locking excessive
     amounts of memory may degrade system performance, since it reduces the amount
@@ -7092,7 +7092,7 @@ def cuMemHostRegister(p: Any, bytesize: int, Flags: int) -> tuple[CUresult]:
 
     - `CU_MEMHOSTREGISTER_DEVICEMAP`: Maps the allocation into the CUDA address
     space. The device pointer to the memory may be obtained by calling
-    `cuMemHostGetDevicePointer(`).
+    `cuMemHostGetDevicePointer()`.
 
     - `CU_MEMHOSTREGISTER_IOMEMORY`: The pointer is treated as pointing to some
     I/O memory space, e.g. the PCI Express resource of a 3rd party device.
@@ -7111,26 +7111,26 @@ def cuMemHostRegister(p: Any, bytesize: int, Flags: int) -> tuple[CUresult]:
 
     The `CU_MEMHOSTREGISTER_DEVICEMAP` flag may be specified on CUDA contexts for
     devices that do not support mapped pinned memory. The failure is deferred
-    to `cuMemHostGetDevicePointer(`) because the memory may be mapped into
+    to `cuMemHostGetDevicePointer()` because the memory may be mapped into
     other CUDA contexts via the `CU_MEMHOSTREGISTER_PORTABLE` flag.
 
     For devices that have a non-zero value for the device attribute
     `CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM`, the memory
     can also be accessed from the device using the host pointer `p`.
-    The device pointer returned by `cuMemHostGetDevicePointer(`) may or may not
+    The device pointer returned by `cuMemHostGetDevicePointer()` may or may not
     match the original host pointer `ptr` and depends on the devices visible to the
     application. If all devices visible to the application have a non-zero value for the
-    device attribute, the device pointer returned by `cuMemHostGetDevicePointer(`)
+    device attribute, the device pointer returned by `cuMemHostGetDevicePointer()`
     will match the original pointer `ptr`. If any device visible to the application
     has a zero value for the device attribute, the device pointer returned by
-    `cuMemHostGetDevicePointer(`) will not match the original host pointer `ptr`,
+    `cuMemHostGetDevicePointer()` will not match the original host pointer `ptr`,
     but it will be suitable for use on all devices provided Unified Virtual Addressing
     is enabled. In such systems, it is valid to access the memory using either pointer
     on devices that have a non-zero value for the device attribute. Note however that
     such devices should access the memory using only of the two pointers and not both.
 
     The memory page-locked by this function must be unregistered with
-    `cuMemHostUnregister(`).
+    `cuMemHostUnregister()`.
 
     **Parameters:**
     - `p`: Host pointer to memory to page-lock
@@ -7163,7 +7163,7 @@ def cuMemHostUnregister(p: Any) -> tuple[CUresult]:
     Unmaps the memory range whose base address is specified by `p`, and makes
     it pageable again.
 
-    The base address must be the same one specified to `cuMemHostRegister(`).
+    The base address must be the same one specified to `cuMemHostRegister()`.
 
     **Parameters:**
     - `p`: Host pointer to memory to unregister
@@ -7688,13 +7688,13 @@ def cuMemcpy2D(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]:
     `WidthInBytes` + dstXInBytes.
 
     \\par
-    `cuMemcpy2D(`) returns an error if any pitch is greater than the maximum
-    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH). `cuMemAllocPitch(`) passes back
-    pitches that always work with `cuMemcpy2D(`). On intra-device memory copies
+    `cuMemcpy2D()` returns an error if any pitch is greater than the maximum
+    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH). `cuMemAllocPitch()` passes back
+    pitches that always work with `cuMemcpy2D()`. On intra-device memory copies
     (device to device, CUDA array to device, CUDA array to CUDA array),
-    `cuMemcpy2D(`) may fail for pitches not computed by `cuMemAllocPitch(`).
-    `cuMemcpy2DUnaligned(`) does not have this restriction, but may run
-    significantly slower in the cases where `cuMemcpy2D(`) would have returned
+    `cuMemcpy2D()` may fail for pitches not computed by `cuMemAllocPitch()`.
+    `cuMemcpy2DUnaligned()` does not have this restriction, but may run
+    significantly slower in the cases where `cuMemcpy2D()` would have returned
     an error code.
 
     **Parameters:**
@@ -7851,13 +7851,13 @@ def cuMemcpy2DUnaligned(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]:
     `WidthInBytes` + dstXInBytes.
 
     \\par
-    `cuMemcpy2D(`) returns an error if any pitch is greater than the maximum
-    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH). `cuMemAllocPitch(`) passes back
-    pitches that always work with `cuMemcpy2D(`). On intra-device memory copies
+    `cuMemcpy2D()` returns an error if any pitch is greater than the maximum
+    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH). `cuMemAllocPitch()` passes back
+    pitches that always work with `cuMemcpy2D()`. On intra-device memory copies
     (device to device, CUDA array to device, CUDA array to CUDA array),
-    `cuMemcpy2D(`) may fail for pitches not computed by `cuMemAllocPitch(`).
-    `cuMemcpy2DUnaligned(`) does not have this restriction, but may run
-    significantly slower in the cases where `cuMemcpy2D(`) would have returned
+    `cuMemcpy2D()` may fail for pitches not computed by `cuMemAllocPitch()`.
+    `cuMemcpy2DUnaligned()` does not have this restriction, but may run
+    significantly slower in the cases where `cuMemcpy2D()` would have returned
     an error code.
 
     **Parameters:**
@@ -8026,7 +8026,7 @@ def cuMemcpy3D(pCopy: CUDA_MEMCPY3D_v2) -> tuple[CUresult]:
     `srcY`, and `dstHeight` must be greater than or equal to `Height` + `dstY`.
 
     \\par
-    `cuMemcpy3D(`) returns an error if any pitch is greater than the maximum
+    `cuMemcpy3D()` returns an error if any pitch is greater than the maximum
     allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH).
 
     The `srcLOD` and `dstLOD` members of the `CUDA_MEMCPY3D` structure must be
@@ -8506,11 +8506,11 @@ def cuMemcpy2DAsync(pCopy: CUDA_MEMCPY2D_v2, hStream: CUstream | int) -> tuple[C
     `srcY`, and `dstHeight` must be greater than or equal to `Height` + `dstY`.
 
     \\par
-    `cuMemcpy2DAsync(`) returns an error if any pitch is greater than the maximum
-    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH). `cuMemAllocPitch(`) passes back
-    pitches that always work with `cuMemcpy2D(`). On intra-device memory copies
+    `cuMemcpy2DAsync()` returns an error if any pitch is greater than the maximum
+    allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH). `cuMemAllocPitch()` passes back
+    pitches that always work with `cuMemcpy2D()`. On intra-device memory copies
     (device to device, CUDA array to device, CUDA array to CUDA array),
-    `cuMemcpy2DAsync(`) may fail for pitches not computed by `cuMemAllocPitch(`).
+    `cuMemcpy2DAsync()` may fail for pitches not computed by `cuMemAllocPitch()`.
 
     **Parameters:**
     - `pCopy`: Parameters for the memory copy
@@ -8683,7 +8683,7 @@ def cuMemcpy3DAsync(pCopy: CUDA_MEMCPY3D_v2, hStream: CUstream | int) -> tuple[C
     `srcY`, and `dstHeight` must be greater than or equal to `Height` + `dstY`.
 
     \\par
-    `cuMemcpy3DAsync(`) returns an error if any pitch is greater than the maximum
+    `cuMemcpy3DAsync()` returns an error if any pitch is greater than the maximum
     allowed (::CU_DEVICE_ATTRIBUTE_MAX_PITCH).
 
     The `srcLOD` and `dstLOD` members of the `CUDA_MEMCPY3D` structure must be
@@ -9003,7 +9003,7 @@ def cuMemsetD2D8(dstDevice: CUdeviceptr | int, dstPitch: int, uc: int, Width: in
     `uc`. `Height` specifies the number of rows to set, and `dstPitch`
     specifies the number of bytes between each row. This function performs
     fastest when the pitch is one that has been passed back by
-    `cuMemAllocPitch(`).
+    `cuMemAllocPitch()`.
 
     **Parameters:**
     - `dstDevice`: Destination device pointer
@@ -9045,7 +9045,7 @@ def cuMemsetD2D16(dstDevice: CUdeviceptr | int, dstPitch: int, us: int, Width: i
     specifies the number of bytes between each row. The `dstDevice` pointer
     and `dstPitch` offset must be two byte aligned. This function performs
     fastest when the pitch is one that has been passed back by
-    `cuMemAllocPitch(`).
+    `cuMemAllocPitch()`.
 
     **Parameters:**
     - `dstDevice`: Destination device pointer
@@ -9087,7 +9087,7 @@ def cuMemsetD2D32(dstDevice: CUdeviceptr | int, dstPitch: int, ui: int, Width: i
     specifies the number of bytes between each row. The `dstDevice` pointer
     and `dstPitch` offset must be four byte aligned. This function performs
     fastest when the pitch is one that has been passed back by
-    `cuMemAllocPitch(`).
+    `cuMemAllocPitch()`.
 
     **Parameters:**
     - `dstDevice`: Destination device pointer
@@ -9241,7 +9241,7 @@ def cuMemsetD2D8Async(dstDevice: CUdeviceptr | int, dstPitch: int, uc: int, Widt
     `uc`. `Height` specifies the number of rows to set, and `dstPitch`
     specifies the number of bytes between each row. This function performs
     fastest when the pitch is one that has been passed back by
-    `cuMemAllocPitch(`).
+    `cuMemAllocPitch()`.
 
     **Parameters:**
     - `dstDevice`: Destination device pointer
@@ -9285,7 +9285,7 @@ def cuMemsetD2D16Async(dstDevice: CUdeviceptr | int, dstPitch: int, us: int, Wid
     specifies the number of bytes between each row. The `dstDevice` pointer
     and `dstPitch` offset must be two byte aligned. This function performs
     fastest when the pitch is one that has been passed back by
-    `cuMemAllocPitch(`).
+    `cuMemAllocPitch()`.
 
     **Parameters:**
     - `dstDevice`: Destination device pointer
@@ -9329,7 +9329,7 @@ def cuMemsetD2D32Async(dstDevice: CUdeviceptr | int, dstPitch: int, ui: int, Wid
     specifies the number of bytes between each row. The `dstDevice` pointer
     and `dstPitch` offset must be four byte aligned. This function performs
     fastest when the pitch is one that has been passed back by
-    `cuMemAllocPitch(`).
+    `cuMemAllocPitch()`.
 
     **Parameters:**
     - `dstDevice`: Destination device pointer
@@ -10284,9 +10284,9 @@ def cuMemBatchDecompressAsync(paramsArray: Sequence[CUmemDecompressParams] | Non
     non-zero value. To ensure this, the memory backing the pointers
     should have been allocated using one of the following CUDA memory
     allocators:
-    * `cuMemAlloc(`)
-    * `cuMemCreate(`) with the usage flag `CU_MEM_CREATE_USAGE_HW_DECOMPRESS`
-    * `cuMemAllocFromPoolAsync(`) from a pool that was created with
+    * `cuMemAlloc()`
+    * `cuMemCreate()` with the usage flag `CU_MEM_CREATE_USAGE_HW_DECOMPRESS`
+    * `cuMemAllocFromPoolAsync()` from a pool that was created with
     the usage flag `CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS`
     Additionally, `CUmemDecompressParams.src`, `CUmemDecompressParams.dst`,
     and `CUmemDecompressParams.dstActBytes`, must all be accessible from
@@ -12643,7 +12643,7 @@ def cuStreamGetCtx_v2(hStream: CUstream | int, ) -> tuple[CUresult, CUcontext | 
     `CU_STREAM_PER_THREAD`. The runtime API equivalents of these are also accepted,
     which are NULL, `cudaStreamLegacy` and `cudaStreamPerThread` respectively.
     If any of the special handles are specified, the API will operate on the context current to the
-    calling thread. If a green context (that was converted via `cuCtxFromGreenCtx(`) before setting it current)
+    calling thread. If a green context (that was converted via `cuCtxFromGreenCtx()` before setting it current)
     is current to the calling thread, the API will return the green context in `pGreenCtx`
     and the primary context of the associated device in `pCtx`. If a regular context is current,
     the API returns the regular context in `pCtx` and NULL in `pGreenCtx`.
@@ -12685,7 +12685,7 @@ def cuStreamWaitEvent(hStream: CUstream | int, hEvent: CUevent | int, Flags: int
     Make a compute stream wait on an event
 
     Makes all future work submitted to `hStream` wait for all work captured in
-    `hEvent`.  See `cuEventRecord(`) for details on what is captured by an event.
+    `hEvent`.  See `cuEventRecord()` for details on what is captured by an event.
     The synchronization will be performed efficiently on the device when applicable.
     `hEvent` may be from a different context or device than `hStream`.
 
@@ -13248,7 +13248,7 @@ def cuStreamQuery(hStream: CUstream | int) -> tuple[CUresult]:
     `hStream` have completed, or `CUDA_ERROR_NOT_READY` if not.
 
     For the purposes of Unified Memory, a return value of `CUDA_SUCCESS`
-    is equivalent to having called `cuStreamSynchronize(`).
+    is equivalent to having called `cuStreamSynchronize()`.
 
     **Parameters:**
     - `hStream`: Stream to query status of
@@ -13308,7 +13308,7 @@ def cuStreamDestroy(hStream: CUstream | int) -> tuple[CUresult]:
     Destroys the stream specified by `hStream`.
 
     In case the device is still doing work in the stream `hStream`
-    when `cuStreamDestroy(`) is called, the function will return immediately
+    when `cuStreamDestroy()` is called, the function will return immediately
     and the resources associated with `hStream` will be released automatically
     once the device has completed all work in `hStream`.
 
@@ -13405,15 +13405,15 @@ def cuEventCreate(Flags: int) -> tuple[CUresult, CUevent | None]:
     `Flags`. Valid flags include:
     - `CU_EVENT_DEFAULT`: Default event creation flag.
     - `CU_EVENT_BLOCKING_SYNC`: Specifies that the created event should use blocking
-    synchronization.  A CPU thread that uses `cuEventSynchronize(`) to wait on
+    synchronization.  A CPU thread that uses `cuEventSynchronize()` to wait on
     an event created with this flag will block until the event has actually
     been recorded.
     - `CU_EVENT_DISABLE_TIMING`: Specifies that the created event does not need
     to record timing data.  Events created with this flag specified and
     the `CU_EVENT_BLOCKING_SYNC` flag not specified will provide the best
-    performance when used with `cuStreamWaitEvent(`) and `cuEventQuery(`).
+    performance when used with `cuStreamWaitEvent()` and `cuEventQuery()`.
     - `CU_EVENT_INTERPROCESS`: Specifies that the created event may be used as an
-    interprocess event by `cuIpcGetEventHandle(`). `CU_EVENT_INTERPROCESS` must
+    interprocess event by `cuIpcGetEventHandle()`. `CU_EVENT_INTERPROCESS` must
     be specified along with `CU_EVENT_DISABLE_TIMING`.
 
     **Parameters:**
@@ -13446,17 +13446,17 @@ def cuEventRecord(hEvent: CUevent | int, hStream: CUstream | int) -> tuple[CUres
     Captures in `hEvent` the contents of `hStream` at the time of this call.
     `hEvent` and `hStream` must be from the same context otherwise
     `CUDA_ERROR_INVALID_HANDLE` is returned.
-    Calls such as `cuEventQuery(`) or `cuStreamWaitEvent(`) will then
+    Calls such as `cuEventQuery()` or `cuStreamWaitEvent()` will then
     examine or wait for completion of the work that was captured. Uses of
     `hStream` after this call do not modify `hEvent`. See note on default
     stream behavior for what is captured in the default case.
 
-    `cuEventRecord(`) can be called multiple times on the same event and
+    `cuEventRecord()` can be called multiple times on the same event and
     will overwrite the previously captured state. Other APIs such as
-    `cuStreamWaitEvent(`) use the most recently captured state at the time
+    `cuStreamWaitEvent()` use the most recently captured state at the time
     of the API call, and are not affected by later calls to
-    `cuEventRecord(`). Before the first call to `cuEventRecord(`), an
-    event represents an empty set of work, so for example `cuEventQuery(`)
+    `cuEventRecord()`. Before the first call to `cuEventRecord()`, an
+    event represents an empty set of work, so for example `cuEventQuery()`
     would return `CUDA_SUCCESS`.
 
     **Parameters:**
@@ -13490,17 +13490,17 @@ def cuEventRecordWithFlags(hEvent: CUevent | int, hStream: CUstream | int, flags
     Captures in `hEvent` the contents of `hStream` at the time of this call.
     `hEvent` and `hStream` must be from the same context otherwise
     `CUDA_ERROR_INVALID_HANDLE` is returned.
-    Calls such as `cuEventQuery(`) or `cuStreamWaitEvent(`) will then
+    Calls such as `cuEventQuery()` or `cuStreamWaitEvent()` will then
     examine or wait for completion of the work that was captured. Uses of
     `hStream` after this call do not modify `hEvent`. See note on default
     stream behavior for what is captured in the default case.
 
-    `cuEventRecordWithFlags(`) can be called multiple times on the same event and
+    `cuEventRecordWithFlags()` can be called multiple times on the same event and
     will overwrite the previously captured state. Other APIs such as
-    `cuStreamWaitEvent(`) use the most recently captured state at the time
+    `cuStreamWaitEvent()` use the most recently captured state at the time
     of the API call, and are not affected by later calls to
-    `cuEventRecordWithFlags(`). Before the first call to `cuEventRecordWithFlags(`), an
-    event represents an empty set of work, so for example `cuEventQuery(`)
+    `cuEventRecordWithFlags()`. Before the first call to `cuEventRecordWithFlags()`, an
+    event represents an empty set of work, so for example `cuEventQuery()`
     would return `CUDA_SUCCESS`.
 
     flags include:
@@ -13539,13 +13539,13 @@ def cuEventQuery(hEvent: CUevent | int) -> tuple[CUresult]:
     Queries an event's status
 
     Queries the status of all work currently captured by `hEvent`. See
-    `cuEventRecord(`) for details on what is captured by an event.
+    `cuEventRecord()` for details on what is captured by an event.
 
     Returns `CUDA_SUCCESS` if all captured work has been completed, or
     `CUDA_ERROR_NOT_READY` if any captured work is incomplete.
 
     For the purposes of Unified Memory, a return value of `CUDA_SUCCESS`
-    is equivalent to having called `cuEventSynchronize(`).
+    is equivalent to having called `cuEventSynchronize()`.
 
     **Parameters:**
     - `hEvent`: Event to query
@@ -13572,7 +13572,7 @@ def cuEventSynchronize(hEvent: CUevent | int) -> tuple[CUresult]:
     Waits for an event to complete
 
     Waits until the completion of all work currently captured in `hEvent`.
-    See `cuEventRecord(`) for details on what is captured by an event.
+    See `cuEventRecord()` for details on what is captured by an event.
 
     Waiting for an event that was created with the `CU_EVENT_BLOCKING_SYNC`
     flag will cause the calling CPU thread to block until the event has
@@ -13606,7 +13606,7 @@ def cuEventDestroy(hEvent: CUevent | int) -> tuple[CUresult]:
     Destroys the event specified by `hEvent`.
 
     An event may be destroyed before it is complete (i.e., while
-    `cuEventQuery(`) would return `CUDA_ERROR_NOT_READY`). In this case, the
+    `cuEventQuery()` would return `CUDA_ERROR_NOT_READY`). In this case, the
     call does not block on completion of the event, and any associated
     resources will automatically be released asynchronously at completion.
 
@@ -13638,16 +13638,16 @@ def cuEventElapsedTime(hStart: CUevent | int, hEnd: CUevent | int) -> tuple[CUre
 
     If either event was last recorded in a non-NULL stream, the resulting time
     may be greater than expected (even if both used the same stream handle). This
-    happens because the `cuEventRecord(`) operation takes place asynchronously
+    happens because the `cuEventRecord()` operation takes place asynchronously
     and there is no guarantee that the measured latency is actually just between
     the two events. Any number of other different stream operations could execute
     in between the two measured events, thus altering the timing in a significant
     way.
 
-    If `cuEventRecord(`) has not been called on either event then
-    `CUDA_ERROR_INVALID_HANDLE` is returned. If `cuEventRecord(`) has been called
+    If `cuEventRecord()` has not been called on either event then
+    `CUDA_ERROR_INVALID_HANDLE` is returned. If `cuEventRecord()` has been called
     on both events but one or both of them has not yet been completed (that is,
-    `cuEventQuery(`) would return `CUDA_ERROR_NOT_READY` on at least one of the
+    `cuEventQuery()` would return `CUDA_ERROR_NOT_READY` on at least one of the
     events), `CUDA_ERROR_NOT_READY` is returned. If either event was created with
     the `CU_EVENT_DISABLE_TIMING` flag, then this function will return
     `CUDA_ERROR_INVALID_HANDLE`.
@@ -13690,16 +13690,16 @@ def cuEventElapsedTime_v2(hStart: CUevent | int, hEnd: CUevent | int) -> tuple[C
 
     If either event was last recorded in a non-NULL stream, the resulting time
     may be greater than expected (even if both used the same stream handle). This
-    happens because the `cuEventRecord(`) operation takes place asynchronously
+    happens because the `cuEventRecord()` operation takes place asynchronously
     and there is no guarantee that the measured latency is actually just between
     the two events. Any number of other different stream operations could execute
     in between the two measured events, thus altering the timing in a significant
     way.
 
-    If `cuEventRecord(`) has not been called on either event then
-    `CUDA_ERROR_INVALID_HANDLE` is returned. If `cuEventRecord(`) has been called
+    If `cuEventRecord()` has not been called on either event then
+    `CUDA_ERROR_INVALID_HANDLE` is returned. If `cuEventRecord()` has been called
     on both events but one or both of them has not yet been completed (that is,
-    `cuEventQuery(`) would return `CUDA_ERROR_NOT_READY` on at least one of the
+    `cuEventQuery()` would return `CUDA_ERROR_NOT_READY` on at least one of the
     events), `CUDA_ERROR_NOT_READY` is returned. If either event was created with
     the `CU_EVENT_DISABLE_TIMING` flag, then this function will return
     `CUDA_ERROR_INVALID_HANDLE`.
@@ -14375,11 +14375,11 @@ def cuStreamWaitValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: 
     (int32_t)(*addr - value) >= 0, a cyclic greater-or-equal.
     Other condition types can be specified via `flags`.
 
-    If the memory was registered via `cuMemHostRegister(`), the device pointer
-    should be obtained with `cuMemHostGetDevicePointer(`). This function cannot
+    If the memory was registered via `cuMemHostRegister()`, the device pointer
+    should be obtained with `cuMemHostGetDevicePointer()`. This function cannot
     be used with managed memory (::cuMemAllocManaged).
 
-    Support for CU_STREAM_WAIT_VALUE_NOR can be queried with `cuDeviceGetAttribute(`) and
+    Support for CU_STREAM_WAIT_VALUE_NOR can be queried with `cuDeviceGetAttribute()` and
     `CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V2`.
 
     **Note:**
@@ -14420,10 +14420,10 @@ def cuStreamWaitValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: 
     (int64_t)(*addr - value) >= 0, a cyclic greater-or-equal.
     Other condition types can be specified via `flags`.
 
-    If the memory was registered via `cuMemHostRegister(`), the device pointer
-    should be obtained with `cuMemHostGetDevicePointer(`).
+    If the memory was registered via `cuMemHostRegister()`, the device pointer
+    should be obtained with `cuMemHostGetDevicePointer()`.
 
-    Support for this can be queried with `cuDeviceGetAttribute(`) and
+    Support for this can be queried with `cuDeviceGetAttribute()` and
     `CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS`.
 
     **Note:**
@@ -14460,8 +14460,8 @@ def cuStreamWriteValue32(stream: CUstream | int, addr: CUdeviceptr | int, value:
 
     Write a value to memory.
 
-    If the memory was registered via `cuMemHostRegister(`), the device pointer
-    should be obtained with `cuMemHostGetDevicePointer(`). This function cannot
+    If the memory was registered via `cuMemHostRegister()`, the device pointer
+    should be obtained with `cuMemHostGetDevicePointer()`. This function cannot
     be used with managed memory (::cuMemAllocManaged).
 
     **Parameters:**
@@ -14490,10 +14490,10 @@ def cuStreamWriteValue64(stream: CUstream | int, addr: CUdeviceptr | int, value:
 
     Write a value to memory.
 
-    If the memory was registered via `cuMemHostRegister(`), the device pointer
-    should be obtained with `cuMemHostGetDevicePointer(`).
+    If the memory was registered via `cuMemHostRegister()`, the device pointer
+    should be obtained with `cuMemHostGetDevicePointer()`.
 
-    Support for this can be queried with `cuDeviceGetAttribute(`) and
+    Support for this can be queried with `cuDeviceGetAttribute()` and
     `CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS`.
 
     **Parameters:**
@@ -14520,14 +14520,14 @@ def cuStreamBatchMemOp(stream: CUstream | int, count: int, paramArray: Sequence[
 
     Batch operations to synchronize the stream via memory operations
 
-    This is a batch version of `cuStreamWaitValue32(`) and `cuStreamWriteValue32(`).
+    This is a batch version of `cuStreamWaitValue32()` and `cuStreamWriteValue32()`.
     Batching operations may avoid some performance overhead in both the API call
     and the device execution versus adding them to the stream in separate API
     calls. The operations are enqueued in the order they appear in the array.
 
     See `CUstreamBatchMemOpType` for the full set of supported operations, and
-    `cuStreamWaitValue32(`), `cuStreamWaitValue64(`), `cuStreamWriteValue32(`),
-    and `cuStreamWriteValue64(`) for details of specific operations.
+    `cuStreamWaitValue32()`, `cuStreamWaitValue64()`, `cuStreamWriteValue32()`,
+    and `cuStreamWriteValue64()` for details of specific operations.
 
     See related APIs for details on querying support for specific operations.
 
@@ -14734,7 +14734,7 @@ def cuFuncSetCacheConfig(hfunc: CUfunction | int, config: CUfunc_cache | int) ->
     the device function `hfunc`. This is only a preference. The driver will use
     the requested configuration if possible, but it is free to choose a different
     configuration if required to execute `hfunc`.  Any context-wide preference
-    set via `cuCtxSetCacheConfig(`) will be overridden by this per-function
+    set via `cuCtxSetCacheConfig()` will be overridden by this per-function
     setting unless the per-function setting is `CU_FUNC_CACHE_PREFER_NONE`. In
     that case, the current context-wide setting will be used.
 
@@ -14780,7 +14780,7 @@ def cuFuncGetModule(hfunc: CUfunction | int) -> tuple[CUresult, CUmodule | None]
 
     The CUDA runtime manages its own modules loaded into the primary context.
     If the handle returned by this API refers to a module loaded by the CUDA runtime,
-    calling `cuModuleUnload(`) on that module will result in undefined behavior.
+    calling `cuModuleUnload()` on that module will result in undefined behavior.
 
     **Parameters:**
     - `hmod`: Returned module handle
@@ -14824,8 +14824,8 @@ def cuFuncGetParamInfo(func: CUfunction | int, paramIndex: int, ) -> tuple[CUres
     Queries the kernel parameter at `paramIndex` into `func's` list of parameters, and returns
     in `paramOffset` and `paramSize` the offset and size, respectively, where the parameter
     will reside in the device-side parameter layout. This information can be used to update kernel
-    node parameters from the device via `cudaGraphKernelNodeSetParam(`) and
-    `cudaGraphKernelNodeUpdatesApply(`). `paramIndex` must be less than the number of parameters
+    node parameters from the device via `cudaGraphKernelNodeSetParam()` and
+    `cudaGraphKernelNodeUpdatesApply()`. `paramIndex` must be less than the number of parameters
     that `func` takes. `paramSize` can be set to NULL if only the parameter offset is desired.
 
     **Parameters:**
@@ -14940,23 +14940,23 @@ def cuLaunchKernel(f: CUfunction | int, gridDimX: int, gridDimY: int, gridDimZ: 
     parameters are specified with both `kernelParams` and `extra`
     (i.e. both `kernelParams` and `extra` are non-NULL).
 
-    Calling `cuLaunchKernel(`) invalidates the persistent function state
+    Calling `cuLaunchKernel()` invalidates the persistent function state
     set through the following deprecated APIs:
-    `cuFuncSetBlockShape(`),
-    `cuFuncSetSharedSize(`),
-    `cuParamSetSize(`),
-    `cuParamSeti(`),
-    `cuParamSetf(`),
-    `cuParamSetv(`).
+    `cuFuncSetBlockShape()`,
+    `cuFuncSetSharedSize()`,
+    `cuParamSetSize()`,
+    `cuParamSeti()`,
+    `cuParamSetf()`,
+    `cuParamSetv()`.
 
-    Note that to use `cuLaunchKernel(`), the kernel `f` must either have
+    Note that to use `cuLaunchKernel()`, the kernel `f` must either have
     been compiled with toolchain version 3.2 or later so that it will
     contain kernel parameter information, or have no kernel parameters.
-    If either of these conditions is not met, then `cuLaunchKernel(`) will
+    If either of these conditions is not met, then `cuLaunchKernel()` will
     return `CUDA_ERROR_INVALID_IMAGE`.
 
     Note that the API can also be used to launch context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to launch
     the kernel on will either be taken from the specified stream `hStream`
     or the current context in case of NULL stream.
@@ -15235,7 +15235,7 @@ def cuLaunchKernelEx(config: CUlaunchConfig, f: CUfunction | int, kernelParams: 
     using `cuLaunchKernel`.
 
     Note that the API can also be used to launch context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to launch
     the kernel on will either be taken from the specified stream `CUlaunchConfig::hStream`
     or the current context in case of NULL stream.
@@ -15306,21 +15306,21 @@ def cuLaunchCooperativeKernel(f: CUfunction | int, gridDimX: int, gridDimY: int,
     offsets and sizes do not need to be specified as that information is
     retrieved directly from the kernel's image.
 
-    Calling `cuLaunchCooperativeKernel(`) sets persistent function state that is
+    Calling `cuLaunchCooperativeKernel()` sets persistent function state that is
     the same as function state set through `cuLaunchKernel` API
 
-    When the kernel `f` is launched via `cuLaunchCooperativeKernel(`), the previous
+    When the kernel `f` is launched via `cuLaunchCooperativeKernel()`, the previous
     block shape, shared size and parameter info associated with `f`
     is overwritten.
 
-    Note that to use `cuLaunchCooperativeKernel(`), the kernel `f` must either have
+    Note that to use `cuLaunchCooperativeKernel()`, the kernel `f` must either have
     been compiled with toolchain version 3.2 or later so that it will
     contain kernel parameter information, or have no kernel parameters.
-    If either of these conditions is not met, then `cuLaunchCooperativeKernel(`) will
+    If either of these conditions is not met, then `cuLaunchCooperativeKernel()` will
     return `CUDA_ERROR_INVALID_IMAGE`.
 
     Note that the API can also be used to launch context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to launch
     the kernel on will either be taken from the specified stream `hStream`
     or the current context in case of NULL stream.
@@ -15426,7 +15426,7 @@ def cuLaunchCooperativeKernelMultiDevice(launchParamsList: Sequence[CUDA_LAUNCH_
     - `CUDA_LAUNCH_PARAMS::function` specifies the kernel to be launched. All functions must
     be identical with respect to the compiled code.
     Note that you can also specify context-less kernel `CUkernel` by querying the handle
-    using `cuLibraryGetKernel(`) and then casting to `CUfunction`. In this case, the context to
+    using `cuLibraryGetKernel()` and then casting to `CUfunction`. In this case, the context to
     launch the kernel on be taken from the specified stream `CUDA_LAUNCH_PARAMS::hStream`.
     - `CUDA_LAUNCH_PARAMS::gridDimX` is the width of the grid in blocks. This must match across
     all kernels launched.
@@ -15464,18 +15464,18 @@ def cuLaunchCooperativeKernelMultiDevice(launchParamsList: Sequence[CUDA_LAUNCH_
     any subsequent work pushed in any of the specified streams will only wait for the kernel launched
     on the GPU corresponding to that stream to complete before it begins execution.
 
-    Calling `cuLaunchCooperativeKernelMultiDevice(`) sets persistent function state that is
+    Calling `cuLaunchCooperativeKernelMultiDevice()` sets persistent function state that is
     the same as function state set through `cuLaunchKernel` API when called individually for each
     element in `launchParamsList`.
 
-    When kernels are launched via `cuLaunchCooperativeKernelMultiDevice(`), the previous
+    When kernels are launched via `cuLaunchCooperativeKernelMultiDevice()`, the previous
     block shape, shared size and parameter info associated with each `CUDA_LAUNCH_PARAMS::function`
     in `launchParamsList` is overwritten.
 
-    Note that to use `cuLaunchCooperativeKernelMultiDevice(`), the kernels must either have
+    Note that to use `cuLaunchCooperativeKernelMultiDevice()`, the kernels must either have
     been compiled with toolchain version 3.2 or later so that it will
     contain kernel parameter information, or have no kernel parameters.
-    If either of these conditions is not met, then `cuLaunchCooperativeKernelMultiDevice(`) will
+    If either of these conditions is not met, then `cuLaunchCooperativeKernelMultiDevice()` will
     return `CUDA_ERROR_INVALID_IMAGE`.
 
     **Parameters:**
@@ -15791,19 +15791,19 @@ def cuLaunch(f: CUfunction | int) -> tuple[CUresult]:
 
     Invokes the kernel `f` on a 1 x 1 x 1 grid of blocks. The block
     contains the number of threads specified by a previous call to
-    `cuFuncSetBlockShape(`).
+    `cuFuncSetBlockShape()`.
 
     The block shape, dynamic shared memory size, and parameter information
     must be set using
-    `cuFuncSetBlockShape(`),
-    `cuFuncSetSharedSize(`),
-    `cuParamSetSize(`),
-    `cuParamSeti(`),
-    `cuParamSetf(`), and
-    `cuParamSetv(`)
+    `cuFuncSetBlockShape()`,
+    `cuFuncSetSharedSize()`,
+    `cuParamSetSize()`,
+    `cuParamSeti()`,
+    `cuParamSetf()`, and
+    `cuParamSetv()`
     prior to calling this function.
 
-    Launching a function via `cuLaunchKernel(`) invalidates the function's
+    Launching a function via `cuLaunchKernel()` invalidates the function's
     block shape, dynamic shared memory size, and parameter information. After
     launching via cuLaunchKernel, this state must be re-initialized prior to
     calling this function. Failure to do so results in undefined behavior.
@@ -15844,19 +15844,19 @@ def cuLaunchGrid(f: CUfunction | int, grid_width: int, grid_height: int) -> tupl
 
     Invokes the kernel `f` on a `grid_width` x `grid_height` grid of
     blocks. Each block contains the number of threads specified by a previous
-    call to `cuFuncSetBlockShape(`).
+    call to `cuFuncSetBlockShape()`.
 
     The block shape, dynamic shared memory size, and parameter information
     must be set using
-    `cuFuncSetBlockShape(`),
-    `cuFuncSetSharedSize(`),
-    `cuParamSetSize(`),
-    `cuParamSeti(`),
-    `cuParamSetf(`), and
-    `cuParamSetv(`)
+    `cuFuncSetBlockShape()`,
+    `cuFuncSetSharedSize()`,
+    `cuParamSetSize()`,
+    `cuParamSeti()`,
+    `cuParamSetf()`, and
+    `cuParamSetv()`
     prior to calling this function.
 
-    Launching a function via `cuLaunchKernel(`) invalidates the function's
+    Launching a function via `cuLaunchKernel()` invalidates the function's
     block shape, dynamic shared memory size, and parameter information. After
     launching via cuLaunchKernel, this state must be re-initialized prior to
     calling this function. Failure to do so results in undefined behavior.
@@ -15899,19 +15899,19 @@ def cuLaunchGridAsync(f: CUfunction | int, grid_width: int, grid_height: int, hS
 
     Invokes the kernel `f` on a `grid_width` x `grid_height` grid of
     blocks. Each block contains the number of threads specified by a previous
-    call to `cuFuncSetBlockShape(`).
+    call to `cuFuncSetBlockShape()`.
 
     The block shape, dynamic shared memory size, and parameter information
     must be set using
-    `cuFuncSetBlockShape(`),
-    `cuFuncSetSharedSize(`),
-    `cuParamSetSize(`),
-    `cuParamSeti(`),
-    `cuParamSetf(`), and
-    `cuParamSetv(`)
+    `cuFuncSetBlockShape()`,
+    `cuFuncSetSharedSize()`,
+    `cuParamSetSize()`,
+    `cuParamSeti()`,
+    `cuParamSetf()`, and
+    `cuParamSetv()`
     prior to calling this function.
 
-    Launching a function via `cuLaunchKernel(`) invalidates the function's
+    Launching a function via `cuLaunchKernel()` invalidates the function's
     block shape, dynamic shared memory size, and parameter information. After
     launching via cuLaunchKernel, this state must be re-initialized prior to
     calling this function. Failure to do so results in undefined behavior.
@@ -15962,7 +15962,7 @@ def cuParamSetTexRef(hfunc: CUfunction | int, texunit: int, hTexRef: CUtexref | 
 
     Makes the CUDA array or linear memory bound to the texture reference
     `hTexRef` available to a device program as a texture. In this version of
-    CUDA, the texture-reference must be obtained via `cuModuleGetTexRef(`) and
+    CUDA, the texture-reference must be obtained via `cuModuleGetTexRef()` and
     the `texunit` parameter must be set to `CU_PARAM_TR_DEFAULT`.
 
     **Parameters:**
@@ -16241,7 +16241,7 @@ def cuGraphAddMemcpyNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNo
     A handle to the new node will be returned in `phGraphNode`.
 
     When the graph is launched, the node will perform the memcpy described by `copyParams`.
-    See `cuMemcpy3D(`) for a description of the structure and its restrictions.
+    See `cuMemcpy3D()` for a description of the structure and its restrictions.
 
     Memcpy nodes have some additional restrictions with regards to managed memory, if the
     system contains at least one device which has a zero value for the device attribute
@@ -16731,7 +16731,7 @@ def cuGraphAddEventWaitNode(hGraph: CUgraph | int, dependencies: Sequence[CUgrap
     at the root of the graph. `dependencies` may not have any duplicate entries.
     A handle to the new node will be returned in `phGraphNode`.
 
-    The graph node will wait for all work captured in `event`.  See `cuEventRecord(`)
+    The graph node will wait for all work captured in `event`.  See `cuEventRecord()`
     for details on what is captured by an event. `event` may be from a different context
     or device than the launch stream.
 
@@ -18397,7 +18397,7 @@ def cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUg
     not modified by this call.
 
     The topology of `childGraph`, as well as the node insertion order,  must match that
-    of the graph contained in `hNode`.  See `cuGraphExecUpdate(`) for a list of restrictions
+    of the graph contained in `hNode`.  See `cuGraphExecUpdate()` for a list of restrictions
     on what can be updated in an instantiated graph.  The update is recursive, so child graph
     nodes contained within the top level child graph will also be updated.
 
@@ -19289,7 +19289,7 @@ def cuOccupancyMaxActiveBlocksPerMultiprocessor(func: CUfunction | int, blockSiz
     streaming multiprocessor.
 
     Note that the API can also be used with context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to use for calculations
     will be the current context.
 
@@ -19336,7 +19336,7 @@ def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: CUfunction | int,
     section of the Maxwell tuning guide.
 
     Note that the API can also be with launch context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to use for calculations
     will be the current context.
 
@@ -19393,7 +19393,7 @@ def cuOccupancyMaxPotentialBlockSize(func: CUfunction | int, blockSizeToDynamicS
     ```
 
     Note that the API can also be used with context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to use for calculations
     will be the current context.
 
@@ -19444,7 +19444,7 @@ def cuOccupancyMaxPotentialBlockSizeWithFlags(func: CUfunction | int, blockSizeT
     section of the Maxwell tuning guide.
 
     Note that the API can also be used with context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to use for calculations
     will be the current context.
 
@@ -19477,7 +19477,7 @@ def cuOccupancyAvailableDynamicSMemPerBlock(func: CUfunction | int, numBlocks: i
     Returns in `*dynamicSmemSize` the maximum size of dynamic shared memory to allow `numBlocks` blocks per SM.
 
     Note that the API can also be used with context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to use for calculations
     will be the current context.
 
@@ -19513,7 +19513,7 @@ def cuOccupancyMaxPotentialClusterSize(func: CUfunction | int, config: CUlaunchC
     This function will respect the compile time launch bounds.
 
     Note that the API can also be used with context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to use for calculations
     will either be taken from the specified stream `config->hStream`
     or the current context in case of NULL stream.
@@ -19554,7 +19554,7 @@ def cuOccupancyMaxActiveClusters(func: CUfunction | int, config: CUlaunchConfig)
     the clusters, so the calculated occupancy is not guaranteed to be achievable.
 
     Note that the API can also be used with context-less kernel `CUkernel`
-    by querying the handle using `cuLibraryGetKernel(`) and then passing it
+    by querying the handle using `cuLibraryGetKernel()` and then passing it
     to the API by casting to `CUfunction`. Here, the context to use for calculations
     will either be taken from the specified stream `config->hStream`
     or the current context in case of NULL stream.
@@ -19654,20 +19654,20 @@ def cuTexRefSetAddress(hTexRef: CUtexref | int, dptr: CUdeviceptr | int, bytes: 
     is unbound.
 
     Since the hardware enforces an alignment requirement on texture base
-    addresses, `cuTexRefSetAddress(`) passes back a byte offset in
+    addresses, `cuTexRefSetAddress()` passes back a byte offset in
     `*ByteOffset` that must be applied to texture fetches in order to read from
     the desired memory. This offset must be divided by the texel size and
     passed to kernels that read from the texture so they can be applied to the
-    `tex1Dfetch(`) function.
+    `tex1Dfetch()` function.
 
-    If the device memory pointer was returned from `cuMemAlloc(`), the offset
+    If the device memory pointer was returned from `cuMemAlloc()`, the offset
     is guaranteed to be 0 and NULL may be passed as the `ByteOffset` parameter.
 
     The total number of elements (or texels) in the linear address range
     cannot exceed `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH`.
     The number of elements is computed as (\\p bytes / bytesPerElement),
     where bytesPerElement is determined from the data format and number of
-    components set using `cuTexRefSetFormat(`).
+    components set using `cuTexRefSetFormat()`.
 
     **Parameters:**
     - `ByteOffset`: Returned byte offset
@@ -19700,13 +19700,13 @@ def cuTexRefSetAddress2D(hTexRef: CUtexref | int, desc: CUDA_ARRAY_DESCRIPTOR_v2
     is superseded by this function. Any memory previously bound to `hTexRef`
     is unbound.
 
-    Using a `tex2D(`) function inside a kernel requires a call to either
-    `cuTexRefSetArray(`) to bind the corresponding texture reference to an
-    array, or `cuTexRefSetAddress2D(`) to bind the texture reference to linear
+    Using a `tex2D()` function inside a kernel requires a call to either
+    `cuTexRefSetArray()` to bind the corresponding texture reference to an
+    array, or `cuTexRefSetAddress2D()` to bind the texture reference to linear
     memory.
 
-    Function calls to `cuTexRefSetFormat(`) cannot follow calls to
-    `cuTexRefSetAddress2D(`) for the same texture reference.
+    Function calls to `cuTexRefSetFormat()` cannot follow calls to
+    `cuTexRefSetAddress2D()` for the same texture reference.
 
     It is required that `dptr` be aligned to the appropriate hardware-specific
     texture alignment. You can query this value using the device attribute
@@ -20406,8 +20406,8 @@ def cuTexRefCreate() -> tuple[CUresult, CUtexref | None]:
     **Deprecated:**
 
     Creates a texture reference and returns its handle in `*pTexRef`. Once
-    created, the application must call `cuTexRefSetArray(`) or
-    `cuTexRefSetAddress(`) to associate the reference with allocated memory.
+    created, the application must call `cuTexRefSetArray()` or
+    `cuTexRefSetAddress()` to associate the reference with allocated memory.
     Other texture reference functions are used to specify the format and
     interpretation (addressing, filtering, etc.) to be used when the memory is
     read through this texture reference.
@@ -21459,7 +21459,7 @@ def cuDeviceCanAccessPeer(dev: CUdevice | int, peerDev: CUdevice | int) -> tuple
     Returns in `*canAccessPeer` a value of 1 if contexts on `dev` are capable of
     directly accessing memory from contexts on `peerDev` and 0 otherwise.
     If direct access of `peerDev` from `dev` is possible, then access may be
-    enabled on two specific contexts by calling `cuCtxEnablePeerAccess(`).
+    enabled on two specific contexts by calling `cuCtxEnablePeerAccess()`.
 
     **Parameters:**
     - `canAccessPeer`: Returned access capability
@@ -21491,13 +21491,13 @@ def cuCtxEnablePeerAccess(peerContext: CUcontext | int, Flags: int) -> tuple[CUr
 
     Note that access granted by this call is unidirectional and that in order to access
     memory from the current context in `peerContext`, a separate symmetric call
-    to `cuCtxEnablePeerAccess(`) is required.
+    to `cuCtxEnablePeerAccess()` is required.
 
     Note that there are both device-wide and system-wide limitations per system
     configuration, as noted in the CUDA Programming Guide under the section
     "Peer-to-Peer Memory Access".
 
-    Returns `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED` if `cuDeviceCanAccessPeer(`) indicates
+    Returns `CUDA_ERROR_PEER_ACCESS_UNSUPPORTED` if `cuDeviceCanAccessPeer()` indicates
     that the `CUdevice` of the current context cannot directly access memory
     from the `CUdevice` of `peerContext`.
 
@@ -21794,7 +21794,7 @@ def cuGraphicsMapResources(count: int, hStream: CUstream | int) -> tuple[CUresul
     application does so, the results are undefined.
 
     This function provides the synchronization guarantee that any graphics calls
-    issued before `cuGraphicsMapResources(`) will complete before any subsequent CUDA
+    issued before `cuGraphicsMapResources()` will complete before any subsequent CUDA
     work issued in `stream` begins.
 
     If `resources` includes any duplicate entries then `CUDA_ERROR_INVALID_HANDLE` is returned.
@@ -21833,7 +21833,7 @@ def cuGraphicsUnmapResources(count: int, hStream: CUstream | int) -> tuple[CUres
     until they are mapped again.
 
     This function provides the synchronization guarantee that any CUDA work issued
-    in `stream` before `cuGraphicsUnmapResources(`) will complete before any
+    in `stream` before `cuGraphicsUnmapResources()` will complete before any
     subsequently issued graphics work begins.
 
     If `resources` includes any duplicate entries then `CUDA_ERROR_INVALID_HANDLE` is returned.
@@ -22492,7 +22492,7 @@ def cuGreenCtxRecordEvent(hCtx: CUgreenCtx | int, hEvent: CUevent | int) -> tupl
     Captures in `hEvent` all the activities of the green context of `hCtx`
     at the time of this call. `hEvent` and `hCtx` must be from the same
     primary context otherwise `CUDA_ERROR_INVALID_HANDLE` is returned.
-    Calls such as `cuEventQuery(`) or `cuGreenCtxWaitEvent(`) will
+    Calls such as `cuEventQuery()` or `cuGreenCtxWaitEvent()` will
     then examine or wait for completion of the work that was captured. Uses of
     `hCtx` after this call do not modify `hEvent`.
 
@@ -22525,8 +22525,8 @@ def cuGreenCtxWaitEvent(hCtx: CUgreenCtx | int, hEvent: CUevent | int) -> tuple[
 
     Makes all future work submitted to green context `hCtx` wait for all work
     captured in `hEvent`. The synchronization will be performed on the device
-    and will not block the calling CPU thread. See `cuGreenCtxRecordEvent(`)
-    or `cuEventRecord(`), for details on what is captured by an event.
+    and will not block the calling CPU thread. See `cuGreenCtxRecordEvent()`
+    or `cuEventRecord()`, for details on what is captured by an event.
 
     **Note:** `hEvent` may be from a different context or device than `hCtx`.
 
@@ -22613,7 +22613,7 @@ def cuGreenCtxStreamCreate(greenCtx: CUgreenCtx | int, flags: int, priority: int
     Create a stream for use in the green context
 
     Creates a stream for use in the specified green context `greenCtx` and returns a handle in `phStream`.
-    The stream can be destroyed by calling `cuStreamDestroy(`). Note that the API ignores the context that
+    The stream can be destroyed by calling `cuStreamDestroy()`. Note that the API ignores the context that
     is current to the calling thread and creates a stream in the specified green context `greenCtx`.
 
     The supported values for `flags` are:

@@ -868,7 +868,7 @@ impl CUstreamWaitValue_flags {
     #[doc(alias = "CU_STREAM_WAIT_VALUE_AND")]
     pub const AND: Self = Self(2);
     /// Wait until ~(*addr | value) != 0. Support for this operation can be
-    /// queried with `cuDeviceGetAttribute(`) and
+    /// queried with `cuDeviceGetAttribute()` and
     /// `CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR`.
     #[doc(alias = "CU_STREAM_WAIT_VALUE_NOR")]
     pub const NOR: Self = Self(3);
@@ -3252,7 +3252,7 @@ impl CUjit_option {
     /// to remove constant (__constant__) and device (__device__) variables
     /// unreferenced in device code (Disabled by default).\\n
     /// Note that host references to constant and device variables using APIs like
-    /// `cuModuleGetGlobal(`) with this option specified may result in undefined behavior unless
+    /// `cuModuleGetGlobal()` with this option specified may result in undefined behavior unless
     /// the variables are explicitly specified using `CU_JIT_REFERENCED_VARIABLE_NAMES.\n`
     /// Option type: int\\n
     /// Applies to: link-time optimization specified with CU_JIT_LTO
@@ -4274,7 +4274,7 @@ impl CUgraphDependencyType {
     #[doc(alias = "CU_GRAPH_DEPENDENCY_TYPE_DEFAULT")]
     pub const DEFAULT: Self = Self(0);
     /// This dependency type allows the downstream node to
-    /// use `cudaGridDependencySynchronize(`). It may only be used
+    /// use `cudaGridDependencySynchronize()`. It may only be used
     /// between kernel nodes, and must be used with either the
     /// `CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC` or
     /// `CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER` outgoing port.
@@ -4665,7 +4665,7 @@ impl CUlaunchAttributeID {
     /// <br>
     /// A launch completion event is nominally similar to a programmatic
     /// event with `triggerAtBlockStart` set except that it is not
-    /// visible to `cudaGridDependencySynchronize(`) and can be used with
+    /// visible to `cudaGridDependencySynchronize()` and can be used with
     /// compute capability less than 9.0.
     /// <br>
     /// The event supplied must not be an interprocess or interop
@@ -5070,7 +5070,7 @@ impl From<CUcigDataType> for c_uint {
     }
 }
 
-/// Library options to be specified with `cuLibraryLoadData(`) or `cuLibraryLoadFromFile(`)
+/// Library options to be specified with `cuLibraryLoadData()` or `cuLibraryLoadFromFile()`
 #[doc(alias = "CUlibraryOption_enum")]
 #[repr(transparent)]
 #[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
@@ -5079,21 +5079,21 @@ pub struct CUlibraryOption(pub c_uint);
 impl CUlibraryOption {
     #[doc(alias = "CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE")]
     pub const HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE: Self = Self(0);
-    /// Specifes that the argument `code` passed to `cuLibraryLoadData(`) will be preserved.
+    /// Specifes that the argument `code` passed to `cuLibraryLoadData()` will be preserved.
     /// Specifying this option will let the driver know that `code` can be accessed at any point
-    /// until `cuLibraryUnload(`). The default behavior is for the driver to allocate and
+    /// until `cuLibraryUnload()`. The default behavior is for the driver to allocate and
     /// maintain its own copy of `code`. Note that this is only a memory usage optimization
     /// hint and the driver can choose to ignore it if required.
-    /// Specifying this option with `cuLibraryLoadFromFile(`) is invalid and
+    /// Specifying this option with `cuLibraryLoadFromFile()` is invalid and
     /// will return `CUDA_ERROR_INVALID_VALUE`.
     #[doc(alias = "CU_LIBRARY_BINARY_IS_PRESERVED")]
     pub const BINARY_IS_PRESERVED: Self = Self(1);
-    /// Specifes that the argument `code` passed to `cuLibraryLoadData(`) will be preserved.
+    /// Specifes that the argument `code` passed to `cuLibraryLoadData()` will be preserved.
     /// Specifying this option will let the driver know that `code` can be accessed at any point
-    /// until `cuLibraryUnload(`). The default behavior is for the driver to allocate and
+    /// until `cuLibraryUnload()`. The default behavior is for the driver to allocate and
     /// maintain its own copy of `code`. Note that this is only a memory usage optimization
     /// hint and the driver can choose to ignore it if required.
-    /// Specifying this option with `cuLibraryLoadFromFile(`) is invalid and
+    /// Specifying this option with `cuLibraryLoadFromFile()` is invalid and
     /// will return `CUDA_ERROR_INVALID_VALUE`.
     #[doc(alias = "CU_LIBRARY_NUM_OPTIONS")]
     pub const NUM_OPTIONS: Self = Self(2);
@@ -5139,7 +5139,7 @@ pub struct CUresult(pub c_uint);
 impl CUresult {
     /// The API call returned with no errors. In the case of query calls, this
     /// also means that the operation being queried is complete (see
-    /// `cuEventQuery(`) and `cuStreamQuery(`)).
+    /// `cuEventQuery()` and `cuStreamQuery()`).
     #[doc(alias = "CUDA_SUCCESS")]
     pub const SUCCESS: Self = Self(0);
     /// This indicates that one or more of the parameters passed to the API call
@@ -5151,7 +5151,7 @@ impl CUresult {
     #[doc(alias = "CUDA_ERROR_OUT_OF_MEMORY")]
     pub const ERROR_OUT_OF_MEMORY: Self = Self(2);
     /// This indicates that the CUDA driver has not been initialized with
-    /// `cuInit(`) or that initialization has failed.
+    /// `cuInit()` or that initialization has failed.
     #[doc(alias = "CUDA_ERROR_NOT_INITIALIZED")]
     pub const ERROR_NOT_INITIALIZED: Self = Self(3);
     /// This indicates that the CUDA driver is in the process of shutting down.
@@ -5207,9 +5207,9 @@ impl CUresult {
     /// This most frequently indicates that there is no context bound to the
     /// current thread. This can also be returned if the context passed to an
     /// API call is not a valid handle (such as a context that has had
-    /// `cuCtxDestroy(`) invoked on it). This can also be returned if a user
+    /// `cuCtxDestroy()` invoked on it). This can also be returned if a user
     /// mixes different API versions (i.e. 3010 context with 3020 API calls).
-    /// See `cuCtxGetApiVersion(`) for more details.
+    /// See `cuCtxGetApiVersion()` for more details.
     /// This can also be returned if the green context passed to an API call
     /// was not converted to a `CUcontext` using `cuCtxFromGreenCtx` API.
     #[doc(alias = "CUDA_ERROR_INVALID_CONTEXT")]
@@ -5218,7 +5218,7 @@ impl CUresult {
     /// API call was already the active context.
     /// **Deprecated:**
     /// This error return is deprecated as of CUDA 3.2. It is no longer an
-    /// error to attempt to push the active context via `cuCtxPushCurrent(`).
+    /// error to attempt to push the active context via `cuCtxPushCurrent()`.
     #[doc(alias = "CUDA_ERROR_CONTEXT_ALREADY_CURRENT")]
     pub const ERROR_CONTEXT_ALREADY_CURRENT: Self = Self(202);
     /// This indicates that a map or register operation has failed.
@@ -5345,7 +5345,7 @@ impl CUresult {
     /// This indicates that asynchronous operations issued previously have not
     /// completed yet. This result is not actually an error, but must be indicated
     /// differently than `CUDA_SUCCESS` (which indicates completion). Calls that
-    /// may return this value include `cuEventQuery(`) and `cuStreamQuery(`).
+    /// may return this value include `cuEventQuery()` and `cuStreamQuery()`.
     #[doc(alias = "CUDA_ERROR_NOT_READY")]
     pub const ERROR_NOT_READY: Self = Self(600);
     /// While executing a kernel, the device encountered a
@@ -5376,14 +5376,14 @@ impl CUresult {
     /// mode.
     #[doc(alias = "CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING")]
     pub const ERROR_LAUNCH_INCOMPATIBLE_TEXTURING: Self = Self(703);
-    /// This error indicates that a call to `cuCtxEnablePeerAccess(`) is
+    /// This error indicates that a call to `cuCtxEnablePeerAccess()` is
     /// trying to re-enable peer access to a context which has already
     /// had peer access to it enabled.
     #[doc(alias = "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED")]
     pub const ERROR_PEER_ACCESS_ALREADY_ENABLED: Self = Self(704);
-    /// This error indicates that `cuCtxDisablePeerAccess(`) is
+    /// This error indicates that `cuCtxDisablePeerAccess()` is
     /// trying to disable peer access which has not been enabled yet
-    /// via `cuCtxEnablePeerAccess(`).
+    /// via `cuCtxEnablePeerAccess()`.
     #[doc(alias = "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED")]
     pub const ERROR_PEER_ACCESS_NOT_ENABLED: Self = Self(705);
     /// This error indicates that the primary context for the specified device
@@ -5403,14 +5403,14 @@ impl CUresult {
     pub const ERROR_ASSERT: Self = Self(710);
     /// This error indicates that the hardware resources required to enable
     /// peer access have been exhausted for one or more of the devices
-    /// passed to `cuCtxEnablePeerAccess(`).
+    /// passed to `cuCtxEnablePeerAccess()`.
     #[doc(alias = "CUDA_ERROR_TOO_MANY_PEERS")]
     pub const ERROR_TOO_MANY_PEERS: Self = Self(711);
-    /// This error indicates that the memory range passed to `cuMemHostRegister(`)
+    /// This error indicates that the memory range passed to `cuMemHostRegister()`
     /// has already been registered.
     #[doc(alias = "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED")]
     pub const ERROR_HOST_MEMORY_ALREADY_REGISTERED: Self = Self(712);
-    /// This error indicates that the pointer passed to `cuMemHostUnregister(`)
+    /// This error indicates that the pointer passed to `cuMemHostUnregister()`
     /// does not correspond to any currently registered memory region.
     #[doc(alias = "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED")]
     pub const ERROR_HOST_MEMORY_NOT_REGISTERED: Self = Self(713);
@@ -7677,7 +7677,7 @@ impl From<CUgraphChildGraphNodeOwnership> for c_uint {
 pub struct CUflushGPUDirectRDMAWritesOptions(pub c_uint);
 
 impl CUflushGPUDirectRDMAWritesOptions {
-    /// `cuFlushGPUDirectRDMAWrites(`) and its CUDA Runtime API counterpart are supported on the device.
+    /// `cuFlushGPUDirectRDMAWrites()` and its CUDA Runtime API counterpart are supported on the device.
     #[doc(alias = "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST")]
     pub const HOST: Self = Self(1);
     /// The `CU_STREAM_WAIT_VALUE_FLUSH` flag and the `CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES` MemOp are supported on the device.
@@ -7722,7 +7722,7 @@ impl From<CUflushGPUDirectRDMAWritesOptions> for c_uint {
 pub struct CUGPUDirectRDMAWritesOrdering(pub c_uint);
 
 impl CUGPUDirectRDMAWritesOrdering {
-    /// The device does not natively support ordering of remote writes. `cuFlushGPUDirectRDMAWrites(`) can be leveraged if supported.
+    /// The device does not natively support ordering of remote writes. `cuFlushGPUDirectRDMAWrites()` can be leveraged if supported.
     #[doc(alias = "CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE")]
     pub const NONE: Self = Self(0);
     /// Natively, the device can consistently consume remote writes, although other CUDA devices may not.
@@ -7816,7 +7816,7 @@ impl From<CUflushGPUDirectRDMAWritesScope> for c_uint {
 pub struct CUflushGPUDirectRDMAWritesTarget(pub c_uint);
 
 impl CUflushGPUDirectRDMAWritesTarget {
-    /// Sets the target for `cuFlushGPUDirectRDMAWrites(`) to the currently active CUDA device context.
+    /// Sets the target for `cuFlushGPUDirectRDMAWrites()` to the currently active CUDA device context.
     pub const CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX: Self = Self(0);
 
     /// The C name of this value (`None` for a value this header does not know).
