@@ -29,12 +29,22 @@ pub type Fastcall = unsafe extern "C" fn(
 /// Called only by the interpreter, with this thread attached.
 #[inline(always)]
 pub unsafe fn run(body: impl FnOnce(Python<'_>) -> PyResult<Py<PyAny>>) -> *mut ffi::PyObject {
+    unsafe { guarded(null_mut(), |py| body(py).map(Py::into_ptr)) }
+}
+
+/// Runs the body of a function the interpreter calls (a binding or a type slot): its result, or
+/// `err` with the Python error set (a panic becomes `RuntimeError`).
+///
+/// # Safety
+/// Called only by the interpreter, with this thread attached.
+#[inline(always)]
+pub unsafe fn guarded<R>(err: R, body: impl FnOnce(Python<'_>) -> PyResult<R>) -> R {
     let py = unsafe { Python::assume_attached() };
     match crate::conv::guard(|| body(py)) {
-        Ok(o) => o.into_ptr(),
+        Ok(r) => r,
         Err(e) => {
             e.restore(py);
-            null_mut()
+            err
         }
     }
 }

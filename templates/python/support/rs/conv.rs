@@ -47,7 +47,7 @@ impl Ctx {
 
 /// Runs a binding body; a Rust panic becomes a RuntimeError, never PanicException.
 #[inline(always)]
-pub fn guard<F: FnOnce() -> PyResult<Py<PyAny>>>(f: F) -> PyResult<Py<PyAny>> {
+pub fn guard<T, F: FnOnce() -> PyResult<T>>(f: F) -> PyResult<T> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(p) => {
@@ -472,17 +472,19 @@ pub fn list(py: Python<'_>, n: usize, f: impl Fn(usize) -> PyResult<Py<PyAny>>) 
 /// A tuple of `N` items, built in place (no intermediate vector).
 #[inline]
 pub fn tuple<const N: usize>(py: Python<'_>, items: [Py<PyAny>; N]) -> PyResult<Py<PyAny>> {
-    let t = new_tuple(py, N)?;
-    for (k, item) in items.into_iter().enumerate() {
-        // SAFETY: `t` is a fresh tuple of N slots; SetItem steals the reference.
-        unsafe { ffi::PyTuple_SetItem(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr()) };
-    }
-    Ok(t)
+    tuple_of(py, N, items.into_iter())
 }
 
-fn new_tuple(py: Python<'_>, n: usize) -> PyResult<Py<PyAny>> {
+/// A tuple of the `n` items `items` yields.
+#[inline]
+fn tuple_of(py: Python<'_>, n: usize, items: impl Iterator<Item = Py<PyAny>>) -> PyResult<Py<PyAny>> {
     // SAFETY: attached (we hold `py`); a NULL result carries a Python error.
-    unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(n as ffi::Py_ssize_t)).map(Bound::unbind) }
+    let t = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(n as ffi::Py_ssize_t))? };
+    for (k, item) in items.enumerate().take(n) {
+        // SAFETY: `t` is a fresh tuple of n slots; SetItem steals the reference.
+        unsafe { ffi::PyTuple_SetItem(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr()) };
+    }
+    Ok(t.unbind())
 }
 
 /// Runs a library call on plain integers with the GIL released (the thread state is restored
@@ -513,11 +515,6 @@ pub fn fail(py: Python<'_>, status: &EnumCache, code: i64, library_missing: i64,
             return Err(LoaderError::new_err(msg));
         }
     }
-    let t = new_tuple(py, outs + 1)?;
     let items = std::iter::once(status.get(py, code)?).chain((0..outs).map(|_| py.None()));
-    for (k, item) in items.enumerate() {
-        // SAFETY: a fresh tuple of outs + 1 slots; SetItem steals the reference.
-        unsafe { ffi::PyTuple_SetItem(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr()) };
-    }
-    Ok(t)
+    tuple_of(py, outs + 1, items)
 }

@@ -6,6 +6,7 @@
 //! `PyObject_Free`, with no per-object bookkeeping.
 
 use crate::conv::{self, Ctx};
+use crate::entry::guarded;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -48,29 +49,25 @@ impl HandleType {
     /// A new instance holding `v`.
     #[inline]
     pub fn wrap(&'static self, py: Python<'_>, v: u64) -> PyResult<Py<PyAny>> {
-        let ty = self.ty.load(Ordering::Relaxed);
-        if ty.is_null() {
-            return Err(PyRuntimeError::new_err(format!("handle class {} is not registered", self.name)));
-        }
-        // SAFETY: attached; GenericAlloc returns a zeroed object of our basicsize (or NULL with an error).
-        unsafe {
-            let o = ffi::PyType_GenericAlloc(ty, 0);
-            if o.is_null() {
-                return Err(PyErr::fetch(py));
-            }
-            init(o, v, self);
-            Ok(Bound::from_owned_ptr(py, o).unbind())
-        }
+        let ty = self.registered()?;
+        // SAFETY: attached; `ty` is this class's type object.
+        unsafe { new_object(py, ty, v, self).map(|o| Bound::from_owned_ptr(py, o).unbind()) }
     }
 
     /// The type object (registered).
     pub fn type_object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let ty = self.registered()?;
+        // SAFETY: a live type object we keep a reference to for the life of the process.
+        Ok(unsafe { Bound::from_borrowed_ptr(py, ty as *mut ffi::PyObject) })
+    }
+
+    #[inline(always)]
+    fn registered(&self) -> PyResult<*mut ffi::PyTypeObject> {
         let ty = self.ty.load(Ordering::Relaxed);
         if ty.is_null() {
             return Err(PyRuntimeError::new_err(format!("handle class {} is not registered", self.name)));
         }
-        // SAFETY: a live type object we keep a reference to for the life of the process.
-        Ok(unsafe { Bound::from_borrowed_ptr(py, ty as *mut ffi::PyObject) })
+        Ok(ty)
     }
 
     /// Creates the type (once per process) and adds it to `m`.
@@ -169,33 +166,27 @@ fn class_of(o: *mut ffi::PyObject) -> &'static HandleType {
     unsafe { &*(*(o as *mut HandleObject)).class }
 }
 
-/// Runs a slot body; a panic or error becomes a Python exception and `err` is returned.
-fn slot_guard<R>(err: R, f: impl FnOnce(Python<'_>) -> PyResult<R>) -> R {
-    // SAFETY: slot functions are called by the interpreter with the thread attached.
-    let py = unsafe { Python::assume_attached() };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(py))) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            e.restore(py);
-            err
-        }
-        Err(_) => {
-            PyRuntimeError::new_err("internal error in cudagen (handle class)").restore(py);
-            err
-        }
-    }
-}
-
-/// Fills a freshly allocated instance.
+/// A new instance of `ty` holding `value`.
 ///
 /// # Safety
-/// `o` was allocated for a handle type (our basicsize).
-unsafe fn init(o: *mut ffi::PyObject, value: u64, class: &'static HandleType) {
+/// Attached; `ty` is the type object of `class`.
+unsafe fn new_object(
+    py: Python<'_>,
+    ty: *mut ffi::PyTypeObject,
+    value: u64,
+    class: &'static HandleType,
+) -> PyResult<*mut ffi::PyObject> {
+    // GenericAlloc returns a zeroed object of our basicsize, or NULL with an error set.
+    let o = unsafe { ffi::PyType_GenericAlloc(ty, 0) };
+    if o.is_null() {
+        return Err(PyErr::fetch(py));
+    }
     let h = o as *mut HandleObject;
     unsafe {
         (*h).value = value;
         (*h).class = class;
     }
+    Ok(o)
 }
 
 fn value_of(o: *mut ffi::PyObject) -> u64 {
@@ -204,7 +195,7 @@ fn value_of(o: *mut ffi::PyObject) -> u64 {
 }
 
 unsafe extern "C" fn tp_new(subtype: *mut ffi::PyTypeObject, args: *mut ffi::PyObject, kwargs: *mut ffi::PyObject) -> *mut ffi::PyObject {
-    slot_guard(std::ptr::null_mut(), |py| {
+    guarded(std::ptr::null_mut(), |py| {
         let h = class_of_type(subtype).ok_or_else(|| PyRuntimeError::new_err("unknown handle class"))?;
         let args = unsafe { Bound::from_borrowed_ptr(py, args) }.cast_into::<PyTuple>()?;
         let kwargs = unsafe { Bound::from_borrowed_ptr_or_opt(py, kwargs) };
@@ -231,12 +222,8 @@ unsafe extern "C" fn tp_new(subtype: *mut ffi::PyTypeObject, args: *mut ffi::PyO
             None => 0,
             Some(o) => conv::handle(h, &o, &c)?,
         };
-        let o = unsafe { ffi::PyType_GenericAlloc(subtype, 0) };
-        if o.is_null() {
-            return Err(PyErr::fetch(py));
-        }
-        unsafe { init(o, v, h) };
-        Ok(o)
+        // SAFETY: `subtype` is the type object of `h` (handle classes are final).
+        unsafe { new_object(py, subtype, v, h) }
     })
 }
 
@@ -251,7 +238,7 @@ unsafe extern "C" fn tp_dealloc(o: *mut ffi::PyObject) {
 }
 
 unsafe extern "C" fn tp_repr(o: *mut ffi::PyObject) -> *mut ffi::PyObject {
-    slot_guard(std::ptr::null_mut(), |py| {
+    guarded(std::ptr::null_mut(), |py| {
         let h = class_of(o);
         let v = value_of(o);
         let s = if h.pointer { format!("<{} 0x{:x}>", h.name, v) } else { format!("<{} {}>", h.name, h.value(v)) };
@@ -260,7 +247,7 @@ unsafe extern "C" fn tp_repr(o: *mut ffi::PyObject) -> *mut ffi::PyObject {
 }
 
 unsafe extern "C" fn tp_hash(o: *mut ffi::PyObject) -> ffi::Py_hash_t {
-    slot_guard(-1, |_| {
+    guarded(-1, |_| {
         let h = class_of(o);
         let v = h.value(value_of(o)) as i64 as ffi::Py_hash_t;
         Ok(if v == -1 { -2 } else { v }) // -1 means "error" to the interpreter
@@ -268,7 +255,7 @@ unsafe extern "C" fn tp_hash(o: *mut ffi::PyObject) -> ffi::Py_hash_t {
 }
 
 unsafe extern "C" fn tp_richcompare(o: *mut ffi::PyObject, other: *mut ffi::PyObject, op: c_int) -> *mut ffi::PyObject {
-    slot_guard(std::ptr::null_mut(), |py| {
+    guarded(std::ptr::null_mut(), |py| {
         let h = class_of(o);
         if op != ffi::Py_EQ && op != ffi::Py_NE {
             return Ok(py.NotImplemented().into_ptr());
@@ -287,14 +274,14 @@ unsafe extern "C" fn tp_richcompare(o: *mut ffi::PyObject, other: *mut ffi::PyOb
 }
 
 unsafe extern "C" fn nb_index(o: *mut ffi::PyObject) -> *mut ffi::PyObject {
-    slot_guard(std::ptr::null_mut(), |py| {
+    guarded(std::ptr::null_mut(), |py| {
         let h = class_of(o);
         Ok(h.value(value_of(o)).into_pyobject(py)?.into_ptr())
     })
 }
 
 unsafe extern "C" fn get_ptr(o: *mut ffi::PyObject, _: *mut ffi::PyObject) -> *mut ffi::PyObject {
-    slot_guard(std::ptr::null_mut(), |py| {
+    guarded(std::ptr::null_mut(), |py| {
         let addr = unsafe { &mut (*(o as *mut HandleObject)).value } as *mut u64 as usize;
         Ok(addr.into_pyobject(py)?.into_ptr())
     })
