@@ -125,6 +125,59 @@ def test_host_callback(ctx):
     driver.cuStreamDestroy(stream)
 
 
+def test_occupancy_callable(ctx):
+    module, k = _kernel('extern "C" __global__ void k(float *x) { x[threadIdx.x] = 1; }', "k")
+    sizes = []
+
+    def smem(block_size):
+        sizes.append(block_size)
+        return 4 * block_size
+
+    err, min_grid, block = driver.cuOccupancyMaxPotentialBlockSize(k, smem, 0, 0)
+    assert err == 0 and block > 0 and min_grid > 0
+    assert sizes and all(isinstance(b, int) and b > 0 for b in sizes)
+
+
+def test_user_object_destroy_callable(ctx):
+    destroyed = threading.Event()
+    token = object()
+    got = []
+
+    def destroy(ud):
+        got.append(ud)
+        destroyed.set()
+
+    err, obj = driver.cuUserObjectCreate(token, destroy, 1, driver.CUuserObject_flags.CU_USER_OBJECT_NO_DESTRUCTOR_SYNC)
+    assert err == 0
+    err, = driver.cuUserObjectRelease(obj, 1)
+    assert err == 0
+    assert destroyed.wait(10), "destroy callback not called within 10 s"
+    assert got == [token]
+
+
+def test_logs_callable(ctx):
+    messages = []
+    err, handle = driver.cuLogsRegisterCallback(lambda ud, level, msg: messages.append((ud, level, msg)), "mine")
+    if err == driver.CUresult.CUDA_ERROR_NOT_SUPPORTED:
+        pytest.skip("this driver has no error log callbacks")
+    assert err == 0
+    driver.cuMemAlloc(0)  # an invalid call the driver logs
+    driver.cuLogsUnregisterCallback(handle)
+    assert messages, "no log message reached the callable"
+    ud, level, msg = messages[0]
+    assert ud == "mine" and isinstance(level, driver.CUlogLevel) and isinstance(msg, bytes) and msg
+
+
+def test_async_notification_callable(ctx):
+    err, dev = driver.cuCtxGetDevice()
+    err, handle = driver.cuDeviceRegisterAsyncNotification(dev, lambda info, ud, h: None, None)
+    if err == driver.CUresult.CUDA_ERROR_NOT_SUPPORTED:
+        pytest.skip("this device sends no async notifications")
+    assert err == 0 and int(handle) != 0
+    err, = driver.cuDeviceUnregisterAsyncNotification(dev, handle)
+    assert err == 0
+
+
 def test_gil_released(ctx):
     src = 'extern "C" __global__ void spin(long long cycles) { long long t = clock64(); while (clock64() - t < cycles) {} }'
     module, k = _kernel(src, "spin")

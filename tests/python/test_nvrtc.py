@@ -1,5 +1,7 @@
 """NVRTC for real (no GPU needed): compile the seed SAXPY to PTX."""
 
+import sys
+
 from cudagen import nvrtc
 
 SAXPY = """\
@@ -60,3 +62,32 @@ def test_supported_archs():
     err, n = nvrtc.nvrtcGetNumSupportedArchs()
     err2, archs = nvrtc.nvrtcGetSupportedArchs()
     assert err == err2 == 0 and len(archs) == n and 75 in archs
+
+
+def test_flow_callback_callable():
+    src = b'extern "C" __global__ void k(float *x) { x[0] = 1; }'
+    for cancel, expected in ((False, nvrtc.nvrtcResult.NVRTC_SUCCESS), (True, nvrtc.nvrtcResult.NVRTC_ERROR_CANCELLED)):
+        calls = []
+
+        def flow(payload):
+            calls.append(payload)
+            return cancel
+
+        err, prog = nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], [])
+        assert nvrtc.nvrtcSetFlowCallback(prog, flow, "payload")[0] == 0
+        assert nvrtc.nvrtcCompileProgram(prog, 0, [])[0] == expected
+        assert calls and calls[0] == "payload"
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def test_callback_exception_is_reported_not_raised(monkeypatch):
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u.exc_value))
+
+    def flow(payload):
+        raise ValueError("boom")
+
+    err, prog = nvrtc.nvrtcCreateProgram(b'extern "C" __global__ void k() {}', b"k.cu", 0, [], [])
+    nvrtc.nvrtcSetFlowCallback(prog, flow, None)
+    assert nvrtc.nvrtcCompileProgram(prog, 0, [])[0] == 0  # an exception does not cancel
+    assert seen and isinstance(seen[0], ValueError)

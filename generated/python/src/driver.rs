@@ -2162,8 +2162,8 @@ unsafe extern "C" fn cuDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, a
         let callbackFunc = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
-        let a1: usize = crate::callbacks::raw(callbackFunc, &Ctx { func: F, param: "callbackFunc", expected: "ctypes function pointer or int" })?;
-        let a2: usize = conv::addr(userData, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
+        let ud1 = userData;
+        let (a1, a2, cb1) = crate::callbacks::async_notification(py, callbackFunc, ud1, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" })?;
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
@@ -2172,6 +2172,7 @@ unsafe extern "C" fn cuDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, a
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
+        cb1.commit();
         conv::tuple(py, [E_CUresult.get(py, 0)?, CUasyncCallbackHandle.wrap(py, o3.u64())?])
     })
 }
@@ -7428,8 +7429,8 @@ unsafe extern "C" fn cuUserObjectCreate(_m: *mut ffi::PyObject, args: *const *mu
         let destroy = unsafe { entry::arg(py, &a[1]) };
         let initialRefcount = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
-        let a1: usize = conv::addr(ptr, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
-        let a2: usize = crate::callbacks::raw(destroy, &Ctx { func: F, param: "destroy", expected: "ctypes function pointer or int" })?;
+        let ud2 = ptr;
+        let (a2, a1, cb2) = crate::callbacks::host(py, destroy, ud2, &Ctx { func: F, param: "destroy", expected: "callable or ctypes function pointer" })?;
         let a3: u64 = conv::int(initialRefcount, 32, false, &Ctx { func: F, param: "initialRefcount", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -7440,6 +7441,7 @@ unsafe extern "C" fn cuUserObjectCreate(_m: *mut ffi::PyObject, args: *const *mu
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
+        cb2.commit();
         conv::tuple(py, [E_CUresult.get(py, 0)?, CUuserObject.wrap(py, o0.u64())?])
     })
 }
@@ -7692,7 +7694,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(_m: *mut ffi::PyObject, ar
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
         let blockSizeLimit = unsafe { entry::arg(py, &a[3]) };
         let a2: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let a3: usize = crate::callbacks::raw(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "ctypes function pointer or int" })?;
+        let (a3, _scope3) = crate::callbacks::occupancy(py, blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -7719,7 +7721,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(_m: *mut ffi::PyO
         let blockSizeLimit = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
         let a2: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let a3: usize = crate::callbacks::raw(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "ctypes function pointer or int" })?;
+        let (a3, _scope3) = crate::callbacks::occupancy(py, blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
         let a6: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -9222,8 +9224,8 @@ unsafe extern "C" fn cuLogsRegisterCallback(_m: *mut ffi::PyObject, args: *const
         let a = unsafe { entry::args(py, F, &["callbackFunc", "userData", ], args, nargs, kwnames)? };
         let callbackFunc = unsafe { entry::arg(py, &a[0]) };
         let userData = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = crate::callbacks::raw(callbackFunc, &Ctx { func: F, param: "callbackFunc", expected: "ctypes function pointer or int" })?;
-        let a1: usize = conv::addr(userData, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
+        let ud0 = userData;
+        let (a0, a1, cb0) = crate::callbacks::logs(py, callbackFunc, ud0, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" })?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
@@ -9232,6 +9234,7 @@ unsafe extern "C" fn cuLogsRegisterCallback(_m: *mut ffi::PyObject, args: *const
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
+        cb0.commit();
         conv::tuple(py, [E_CUresult.get(py, 0)?, CUlogsCallbackHandle.wrap(py, o2.u64())?])
     })
 }

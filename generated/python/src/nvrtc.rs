@@ -481,14 +481,15 @@ unsafe extern "C" fn nvrtcSetFlowCallback(_m: *mut ffi::PyObject, args: *const *
         let callback = unsafe { entry::arg(py, &a[1]) };
         let payload = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = crate::callbacks::raw(callback, &Ctx { func: F, param: "callback", expected: "ctypes function pointer or int" })?;
-        let a2: usize = conv::addr(payload, &Ctx { func: F, param: "payload", expected: "int, buffer or None" })?;
+        let ud1 = payload;
+        let (a1, a2, cb1) = crate::callbacks::flow(py, callback, ud1, &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcSetFlowCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
+        cb1.commit();
         conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }

@@ -2430,7 +2430,7 @@ RESOURCE_ABI_VERSION: int
 RESOURCE_ABI_EXTERNAL_BYTES: int
 
 
-def cuGetErrorString(error: CUresult | int, ) -> tuple[CUresult, bytes | None]:
+def cuGetErrorString(error: CUresult | int) -> tuple[CUresult, bytes | None]:
     """Returns `tuple[CUresult, bytes | None]`.
 
     Gets the string description of an error code
@@ -2452,7 +2452,7 @@ def cuGetErrorString(error: CUresult | int, ) -> tuple[CUresult, bytes | None]:
     `CUresult`,
     `cudaGetErrorString`
     """
-def cuGetErrorName(error: CUresult | int, ) -> tuple[CUresult, bytes | None]:
+def cuGetErrorName(error: CUresult | int) -> tuple[CUresult, bytes | None]:
     """Returns `tuple[CUresult, bytes | None]`.
 
     Gets the string representation of an error code enum name
@@ -3478,7 +3478,7 @@ def cuDevicePrimaryCtxSetFlags(dev: CUdevice | int, flags: int) -> tuple[CUresul
     `cuCtxSetFlags`,
     `cudaSetDeviceFlags`
     """
-def cuDevicePrimaryCtxGetState(dev: CUdevice | int, ) -> tuple[CUresult, int | None, int | None]:
+def cuDevicePrimaryCtxGetState(dev: CUdevice | int) -> tuple[CUresult, int | None, int | None]:
     """Returns `tuple[CUresult, int | None, int | None]`.
 
     Get the state of the primary context
@@ -4242,7 +4242,7 @@ def cuCtxSetFlags(flags: int) -> tuple[CUresult]:
     `cudaGetDeviceFlags`,
     `cuDevicePrimaryCtxSetFlags`,
     """
-def cuCtxGetId(ctx: CUcontext | int, ) -> tuple[CUresult, int | None]:
+def cuCtxGetId(ctx: CUcontext | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Returns the unique Id associated with the context supplied
@@ -4547,7 +4547,7 @@ def cuCtxSetCacheConfig(config: CUfunc_cache | int) -> tuple[CUresult]:
     `cudaDeviceSetCacheConfig`,
     `cuKernelSetCacheConfig`
     """
-def cuCtxGetApiVersion(ctx: CUcontext | int, ) -> tuple[CUresult, int | None]:
+def cuCtxGetApiVersion(ctx: CUcontext | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Gets the context's API version.
@@ -5246,7 +5246,7 @@ def cuModuleGetGlobal(hmod: CUmodule | int, name: bytes) -> tuple[CUresult, CUde
     `cudaGetSymbolAddress`,
     `cudaGetSymbolSize`
     """
-def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None, ) -> tuple[CUresult, CUlinkState | None]:
+def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult, CUlinkState | None]:
     """Returns `tuple[CUresult, CUlinkState | None]`.
 
     Creates a pending JIT linker invocation.
@@ -5374,7 +5374,7 @@ def cuLinkAddFile(state: CUlinkState | int, type: CUjitInputType | int, path: by
     `cuLinkComplete`,
     `cuLinkDestroy`
     """
-def cuLinkComplete(state: CUlinkState | int, ) -> tuple[CUresult, int | None, int | None]:
+def cuLinkComplete(state: CUlinkState | int) -> tuple[CUresult, int | None, int | None]:
     """Returns `tuple[CUresult, int | None, int | None]`.
 
     Complete a pending linker invocation
@@ -6113,7 +6113,7 @@ def cuKernelGetName(hfunc: CUkernel | int) -> tuple[CUresult, bytes | None]:
     `CUDA_ERROR_INVALID_VALUE`
     *Note that this function may also return error codes from previous, asynchronous launches.*
     """
-def cuKernelGetParamInfo(kernel: CUkernel | int, paramIndex: int, ) -> tuple[CUresult, int | None, int | None]:
+def cuKernelGetParamInfo(kernel: CUkernel | int, paramIndex: int) -> tuple[CUresult, int | None, int | None]:
     """Returns `tuple[CUresult, int | None, int | None]`.
 
     Returns the offset and size of a kernel parameter in the device-side parameter layout
@@ -6713,7 +6713,7 @@ def cuMemAllocManaged(bytesize: int, flags: int) -> tuple[CUresult, CUdeviceptr 
     `cuDeviceGetAttribute`, `cuStreamAttachMemAsync`,
     `cudaMallocManaged`
     """
-def cuDeviceRegisterAsyncNotification(device: CUdevice | int, callbackFunc: Any, userData: Any, ) -> tuple[CUresult, CUasyncCallbackHandle | None]:
+def cuDeviceRegisterAsyncNotification(device: CUdevice | int, callbackFunc: Any, userData: Any) -> tuple[CUresult, CUasyncCallbackHandle | None]:
     """Returns `tuple[CUresult, CUasyncCallbackHandle | None]`.
 
     Registers a callback function to receive async notifications
@@ -12444,7 +12444,7 @@ def cuStreamCreateWithPriority(flags: int, priority: int) -> tuple[CUresult, CUs
     `cuStreamAddCallback`,
     `cudaStreamCreateWithPriority`
     """
-def cuStreamGetPriority(hStream: CUstream | int, ) -> tuple[CUresult, int | None]:
+def cuStreamGetPriority(hStream: CUstream | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Query the priority of a given stream
@@ -12478,7 +12478,7 @@ def cuStreamGetPriority(hStream: CUstream | int, ) -> tuple[CUresult, int | None
     `cuStreamGetDevice`,
     `cudaStreamGetPriority`
     """
-def cuStreamGetDevice(hStream: CUstream | int, ) -> tuple[CUresult, CUdevice | None]:
+def cuStreamGetDevice(hStream: CUstream | int) -> tuple[CUresult, CUdevice | None]:
     """Returns `tuple[CUresult, CUdevice | None]`.
 
     Returns the device handle of the stream
@@ -12505,7 +12505,7 @@ def cuStreamGetDevice(hStream: CUstream | int, ) -> tuple[CUresult, CUdevice | N
     `cuGreenCtxStreamCreate`,
     `cuStreamGetFlags`
     """
-def cuStreamGetFlags(hStream: CUstream | int, ) -> tuple[CUresult, int | None]:
+def cuStreamGetFlags(hStream: CUstream | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Query the flags of a given stream
@@ -12534,7 +12534,7 @@ def cuStreamGetFlags(hStream: CUstream | int, ) -> tuple[CUresult, int | None]:
     `cudaStreamGetFlags`,
     `cuStreamGetDevice`
     """
-def cuStreamGetId(hStream: CUstream | int, ) -> tuple[CUresult, int | None]:
+def cuStreamGetId(hStream: CUstream | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Returns the unique Id associated with the stream handle supplied
@@ -12568,7 +12568,7 @@ def cuStreamGetId(hStream: CUstream | int, ) -> tuple[CUresult, int | None]:
     `cuStreamGetPriority`,
     `cudaStreamGetId`
     """
-def cuStreamGetCtx(hStream: CUstream | int, ) -> tuple[CUresult, CUcontext | None]:
+def cuStreamGetCtx(hStream: CUstream | int) -> tuple[CUresult, CUcontext | None]:
     """Returns `tuple[CUresult, CUcontext | None]`.
 
     Query the context associated with a stream
@@ -12620,7 +12620,7 @@ def cuStreamGetCtx(hStream: CUstream | int, ) -> tuple[CUresult, CUcontext | Non
     `cuStreamGetCtx_v2`,
     `cudaStreamCreateWithFlags`
     """
-def cuStreamGetCtx_v2(hStream: CUstream | int, ) -> tuple[CUresult, CUcontext | None, CUgreenCtx | None]:
+def cuStreamGetCtx_v2(hStream: CUstream | int) -> tuple[CUresult, CUcontext | None, CUgreenCtx | None]:
     """Returns `tuple[CUresult, CUcontext | None, CUgreenCtx | None]`.
 
     Query the contexts associated with a stream
@@ -12929,7 +12929,7 @@ def cuThreadExchangeStreamCaptureMode() -> tuple[CUresult, CUstreamCaptureMode |
     **See also:**
     `cuStreamBeginCapture`
     """
-def cuStreamEndCapture(hStream: CUstream | int, ) -> tuple[CUresult, CUgraph | None]:
+def cuStreamEndCapture(hStream: CUstream | int) -> tuple[CUresult, CUgraph | None]:
     """Returns `tuple[CUresult, CUgraph | None]`.
 
     Ends capture on a stream, returning the captured graph
@@ -12961,7 +12961,7 @@ def cuStreamEndCapture(hStream: CUstream | int, ) -> tuple[CUresult, CUgraph | N
     `cuStreamIsCapturing`,
     `cuGraphDestroy`
     """
-def cuStreamIsCapturing(hStream: CUstream | int, ) -> tuple[CUresult, CUstreamCaptureStatus | None]:
+def cuStreamIsCapturing(hStream: CUstream | int) -> tuple[CUresult, CUstreamCaptureStatus | None]:
     """Returns `tuple[CUresult, CUstreamCaptureStatus | None]`.
 
     Returns a stream's capture status
@@ -13002,7 +13002,7 @@ def cuStreamIsCapturing(hStream: CUstream | int, ) -> tuple[CUresult, CUstreamCa
     `cuStreamBeginCapture`,
     `cuStreamEndCapture`
     """
-def cuStreamGetCaptureInfo_v2(hStream: CUstream | int, dependencies_out: Any, ) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]:
+def cuStreamGetCaptureInfo_v2(hStream: CUstream | int, dependencies_out: Any) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]:
     """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]`.
 
     Query a stream's capture state
@@ -13037,7 +13037,7 @@ def cuStreamGetCaptureInfo_v2(hStream: CUstream | int, dependencies_out: Any, ) 
     `cuStreamIsCapturing`,
     `cuStreamUpdateCaptureDependencies`
     """
-def cuStreamGetCaptureInfo_v3(hStream: CUstream | int, dependencies_out: Any, edgeData_out: Any, ) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]:
+def cuStreamGetCaptureInfo_v3(hStream: CUstream | int, dependencies_out: Any, edgeData_out: Any) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]:
     """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]`.
 
     Query a stream's capture state (12.3+)
@@ -13351,7 +13351,7 @@ def cuStreamCopyAttributes(dst: CUstream | int, src: CUstream | int) -> tuple[CU
     **See also:**
     `CUaccessPolicyWindow`
     """
-def cuStreamGetAttribute(hStream: CUstream | int, attr: CUlaunchAttributeID | int, ) -> tuple[CUresult, CUlaunchAttributeValue | None]:
+def cuStreamGetAttribute(hStream: CUstream | int, attr: CUlaunchAttributeID | int) -> tuple[CUresult, CUlaunchAttributeValue | None]:
     """Returns `tuple[CUresult, CUlaunchAttributeValue | None]`.
 
     Queries stream attribute.
@@ -14816,7 +14816,7 @@ def cuFuncGetName(hfunc: CUfunction | int) -> tuple[CUresult, bytes | None]:
     `CUDA_ERROR_INVALID_VALUE`,
     *Note that this function may also return error codes from previous, asynchronous launches.*
     """
-def cuFuncGetParamInfo(func: CUfunction | int, paramIndex: int, ) -> tuple[CUresult, int | None, int | None]:
+def cuFuncGetParamInfo(func: CUfunction | int, paramIndex: int) -> tuple[CUresult, int | None, int | None]:
     """Returns `tuple[CUresult, int | None, int | None]`.
 
     Returns the offset and size of a kernel parameter in the device-side parameter layout
@@ -16171,7 +16171,7 @@ def cuGraphAddKernelNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNo
     `cuGraphAddMemcpyNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphKernelNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_KERNEL_NODE_PARAMS_v2 | None]:
+def cuGraphKernelNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA_KERNEL_NODE_PARAMS_v2 | None]:
     """Returns `tuple[CUresult, CUDA_KERNEL_NODE_PARAMS_v2 | None]`.
 
     Returns a kernel node's parameters
@@ -16279,7 +16279,7 @@ def cuGraphAddMemcpyNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNo
     `cuGraphAddHostNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphMemcpyNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_MEMCPY3D_v2 | None]:
+def cuGraphMemcpyNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA_MEMCPY3D_v2 | None]:
     """Returns `tuple[CUresult, CUDA_MEMCPY3D_v2 | None]`.
 
     Returns a memcpy node's parameters
@@ -16372,7 +16372,7 @@ def cuGraphAddMemsetNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNo
     `cuGraphAddHostNode`,
     `cuGraphAddMemcpyNode`
     """
-def cuGraphMemsetNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_MEMSET_NODE_PARAMS_v1 | None]:
+def cuGraphMemsetNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA_MEMSET_NODE_PARAMS_v1 | None]:
     """Returns `tuple[CUresult, CUDA_MEMSET_NODE_PARAMS_v1 | None]`.
 
     Returns a memset node's parameters
@@ -16464,7 +16464,7 @@ def cuGraphAddHostNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode
     `cuGraphAddMemcpyNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphHostNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_HOST_NODE_PARAMS_v1 | None]:
+def cuGraphHostNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA_HOST_NODE_PARAMS_v1 | None]:
     """Returns `tuple[CUresult, CUDA_HOST_NODE_PARAMS_v1 | None]`.
 
     Returns a host node's parameters
@@ -16556,7 +16556,7 @@ def cuGraphAddChildGraphNode(hGraph: CUgraph | int, dependencies: Sequence[CUgra
     `cuGraphAddMemsetNode`,
     `cuGraphClone`
     """
-def cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUgraph | None]:
+def cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode | int) -> tuple[CUresult, CUgraph | None]:
     """Returns `tuple[CUresult, CUgraph | None]`.
 
     Gets a handle to the embedded graph of a child graph node
@@ -16667,7 +16667,7 @@ def cuGraphAddEventRecordNode(hGraph: CUgraph | int, dependencies: Sequence[CUgr
     `cuGraphAddMemcpyNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUevent | None]:
+def cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode | int) -> tuple[CUresult, CUevent | None]:
     """Returns `tuple[CUresult, CUevent | None]`.
 
     Returns the event associated with an event record node
@@ -16764,7 +16764,7 @@ def cuGraphAddEventWaitNode(hGraph: CUgraph | int, dependencies: Sequence[CUgrap
     `cuGraphAddMemcpyNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUevent | None]:
+def cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode | int) -> tuple[CUresult, CUevent | None]:
     """Returns `tuple[CUresult, CUevent | None]`.
 
     Returns the event associated with an event wait node
@@ -16867,7 +16867,7 @@ def cuGraphAddExternalSemaphoresSignalNode(hGraph: CUgraph | int, dependencies: 
     `cuGraphAddMemcpyNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 | None]:
+def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 | None]:
     """Returns `tuple[CUresult, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 | None]`.
 
     Returns an external semaphore signal node's parameters
@@ -16976,7 +16976,7 @@ def cuGraphAddExternalSemaphoresWaitNode(hGraph: CUgraph | int, dependencies: Se
     `cuGraphAddMemcpyNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 | None]:
+def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 | None]:
     """Returns `tuple[CUresult, CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 | None]`.
 
     Returns an external semaphore wait node's parameters
@@ -17092,7 +17092,7 @@ def cuGraphAddBatchMemOpNode(hGraph: CUgraph | int, dependencies: Sequence[CUgra
     `cuGraphAddMemcpyNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 | None]:
+def cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 | None]:
     """Returns `tuple[CUresult, CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 | None]`.
 
     Returns a batch mem op node's parameters
@@ -17273,7 +17273,7 @@ def cuGraphAddMemAllocNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraph
     `cuGraphAddMemcpyNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphMemAllocNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUDA_MEM_ALLOC_NODE_PARAMS_v1 | None]:
+def cuGraphMemAllocNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA_MEM_ALLOC_NODE_PARAMS_v1 | None]:
     """Returns `tuple[CUresult, CUDA_MEM_ALLOC_NODE_PARAMS_v1 | None]`.
 
     Returns a memory alloc node's parameters
@@ -17358,7 +17358,7 @@ def cuGraphAddMemFreeNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphN
     `cuGraphAddMemcpyNode`,
     `cuGraphAddMemsetNode`
     """
-def cuGraphMemFreeNodeGetParams(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUdeviceptr | None]:
+def cuGraphMemFreeNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUdeviceptr | None]:
     """Returns `tuple[CUresult, CUdeviceptr | None]`.
 
     Returns a memory free node's parameters
@@ -17513,7 +17513,7 @@ def cuGraphNodeFindInClone(hOriginalNode: CUgraphNode | int, hClonedGraph: CUgra
     **See also:**
     `cuGraphClone`
     """
-def cuGraphNodeGetType(hNode: CUgraphNode | int, ) -> tuple[CUresult, CUgraphNodeType | None]:
+def cuGraphNodeGetType(hNode: CUgraphNode | int) -> tuple[CUresult, CUgraphNodeType | None]:
     """Returns `tuple[CUresult, CUgraphNodeType | None]`.
 
     Returns a node's type
@@ -18162,7 +18162,7 @@ def cuGraphInstantiateWithParams(hGraph: CUgraph | int, instantiateParams: CUDA_
     `cuGraphInstantiate`,
     `cuGraphExecDestroy`
     """
-def cuGraphExecGetFlags(hGraphExec: CUgraphExec | int, ) -> tuple[CUresult, int | None]:
+def cuGraphExecGetFlags(hGraphExec: CUgraphExec | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Query the instantiation flags of an executable graph
@@ -18643,7 +18643,7 @@ def cuGraphNodeSetEnabled(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | in
     `cuGraphInstantiate`
     `cuGraphLaunch`
     """
-def cuGraphNodeGetEnabled(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, ) -> tuple[CUresult, int | None]:
+def cuGraphNodeGetEnabled(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Query whether a node in the given graphExec is enabled
@@ -18893,7 +18893,7 @@ def cuGraphKernelNodeCopyAttributes(dst: CUgraphNode | int, src: CUgraphNode | i
     **See also:**
     `CUaccessPolicyWindow`
     """
-def cuGraphKernelNodeGetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, ) -> tuple[CUresult, CUlaunchAttributeValue | None]:
+def cuGraphKernelNodeGetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int) -> tuple[CUresult, CUlaunchAttributeValue | None]:
     """Returns `tuple[CUresult, CUlaunchAttributeValue | None]`.
 
     Queries node attribute.
@@ -18915,7 +18915,7 @@ def cuGraphKernelNodeGetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttrib
     **See also:**
     `CUaccessPolicyWindow`
     """
-def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, ) -> tuple[CUresult, CUlaunchAttributeValue | None]:
+def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int) -> tuple[CUresult, CUlaunchAttributeValue | None]:
     """Returns `tuple[CUresult, CUlaunchAttributeValue | None]`.
 
     Sets node attribute.
@@ -19987,7 +19987,7 @@ def cuTexRefSetMaxAnisotropy(hTexRef: CUtexref | int, maxAniso: int) -> tuple[CU
     `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
     `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
     """
-def cuTexRefSetBorderColor(hTexRef: CUtexref | int, ) -> tuple[CUresult, float | None]:
+def cuTexRefSetBorderColor(hTexRef: CUtexref | int) -> tuple[CUresult, float | None]:
     """Returns `tuple[CUresult, float | None]`.
 
     Sets the border color for a texture reference
@@ -21859,7 +21859,7 @@ def cuGraphicsUnmapResources(count: int, hStream: CUstream | int) -> tuple[CUres
     `cuGraphicsMapResources`,
     `cudaGraphicsUnmapResources`
     """
-def cuGetProcAddress(symbol: bytes, cudaVersion: int, flags: int, ) -> tuple[CUresult, int | None, CUdriverProcAddressQueryResult | None]:
+def cuGetProcAddress(symbol: bytes, cudaVersion: int, flags: int) -> tuple[CUresult, int | None, CUdriverProcAddressQueryResult | None]:
     """Returns `tuple[CUresult, int | None, CUdriverProcAddressQueryResult | None]`.
 
     Returns the requested driver API function pointer
@@ -21923,7 +21923,7 @@ def cuGetProcAddress(symbol: bytes, cudaVersion: int, flags: int, ) -> tuple[CUr
     **See also:**
     `cudaGetDriverEntryPoint`
     """
-def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]:
+def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Allows caller to fetch a coredump attribute value for the current context
@@ -21994,7 +21994,7 @@ def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int, value: Any, ) -> tu
     `cuCoredumpSetAttribute`,
     `cuCoredumpSetAttributeGlobal`
     """
-def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]:
+def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Allows caller to fetch a coredump attribute value for the entire application
@@ -22059,7 +22059,7 @@ def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any, )
     `cuCoredumpSetAttribute`,
     `cuCoredumpSetAttributeGlobal`
     """
-def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]:
+def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Allows caller to set a coredump attribute value for the current context
@@ -22137,7 +22137,7 @@ def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any, ) -> tu
     `cuCoredumpGetAttribute`,
     `cuCoredumpSetAttributeGlobal`
     """
-def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any, ) -> tuple[CUresult, int | None]:
+def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Allows caller to set a coredump attribute value globally
@@ -22553,7 +22553,7 @@ def cuGreenCtxWaitEvent(hCtx: CUgreenCtx | int, hEvent: CUevent | int) -> tuple[
     `cuCtxRecordEvent`,
     `cuCtxWaitEvent`
     """
-def cuStreamGetGreenCtx(hStream: CUstream | int, ) -> tuple[CUresult, CUgreenCtx | None]:
+def cuStreamGetGreenCtx(hStream: CUstream | int) -> tuple[CUresult, CUgreenCtx | None]:
     """Returns `tuple[CUresult, CUgreenCtx | None]`.
 
     Query the green context associated with a stream
@@ -22662,7 +22662,7 @@ def cuGreenCtxStreamCreate(greenCtx: CUgreenCtx | int, flags: int, priority: int
     `cuStreamAddCallback`,
     `cudaStreamCreateWithPriority`
     """
-def cuLogsRegisterCallback(callbackFunc: Any, userData: Any, ) -> tuple[CUresult, CUlogsCallbackHandle | None]:
+def cuLogsRegisterCallback(callbackFunc: Any, userData: Any) -> tuple[CUresult, CUlogsCallbackHandle | None]:
     """Returns `tuple[CUresult, CUlogsCallbackHandle | None]`.
 
     Register a callback function to receive error log messages
@@ -22763,7 +22763,7 @@ def cuLogsDumpToMemory(buffer: bytes, flags: int) -> tuple[CUresult, CUlogIterat
     `CUDA_SUCCESS`,
     `CUDA_ERROR_INVALID_VALUE`
     """
-def cuCheckpointProcessGetRestoreThreadId(pid: int, ) -> tuple[CUresult, int | None]:
+def cuCheckpointProcessGetRestoreThreadId(pid: int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Returns the restore thread ID for a CUDA process
@@ -22781,7 +22781,7 @@ def cuCheckpointProcessGetRestoreThreadId(pid: int, ) -> tuple[CUresult, int | N
     `CUDA_ERROR_NOT_INITIALIZED`
     `CUDA_ERROR_NOT_SUPPORTED`
     """
-def cuCheckpointProcessGetState(pid: int, ) -> tuple[CUresult, CUprocessState | None]:
+def cuCheckpointProcessGetState(pid: int) -> tuple[CUresult, CUprocessState | None]:
     """Returns `tuple[CUresult, CUprocessState | None]`.
 
     Returns the process state of a CUDA process

@@ -187,7 +187,7 @@ def nvrtcCompileProgram(prog: nvrtcProgram | int, numOptions: int, options: Sequ
 
     It supports compile options listed in `options`.
     """
-def nvrtcGetPTXSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+def nvrtcGetPTXSize(prog: nvrtcProgram | int) -> tuple[nvrtcResult, int | None]:
     """Returns `tuple[nvrtcResult, int | None]`.
 
     compilation
@@ -225,7 +225,7 @@ def nvrtcGetPTX(prog: nvrtcProgram | int, ptx: bytes | bytearray | Any) -> tuple
 
     **See also:** `nvrtcGetPTXSize`
     """
-def nvrtcGetCUBINSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+def nvrtcGetCUBINSize(prog: nvrtcProgram | int) -> tuple[nvrtcResult, int | None]:
     """Returns `tuple[nvrtcResult, int | None]`.
 
     compilation
@@ -265,7 +265,7 @@ def nvrtcGetCUBIN(prog: nvrtcProgram | int, cubin: bytes | bytearray | Any) -> t
 
     **See also:** `nvrtcGetCUBINSize`
     """
-def nvrtcGetNVVMSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+def nvrtcGetNVVMSize(prog: nvrtcProgram | int) -> tuple[nvrtcResult, int | None]:
     """Returns `tuple[nvrtcResult, int | None]`.
 
     compilation
@@ -281,7 +281,7 @@ def nvrtcGetNVVM(prog: nvrtcProgram | int, nvvm: bytes | bytearray | Any) -> tup
     DEPRECATION NOTICE: This function will be removed in a future release. Please use
     nvrtcGetLTOIR (and nvrtcGetLTOIRSize) instead.
     """
-def nvrtcGetLTOIRSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+def nvrtcGetLTOIRSize(prog: nvrtcProgram | int) -> tuple[nvrtcResult, int | None]:
     """Returns `tuple[nvrtcResult, int | None]`.
 
     compilation
@@ -320,7 +320,7 @@ def nvrtcGetLTOIR(prog: nvrtcProgram | int, LTOIR: bytes | bytearray | Any) -> t
 
     **See also:** `nvrtcGetLTOIRSize`
     """
-def nvrtcGetOptiXIRSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+def nvrtcGetOptiXIRSize(prog: nvrtcProgram | int) -> tuple[nvrtcResult, int | None]:
     """Returns `tuple[nvrtcResult, int | None]`.
 
     compilation
@@ -359,7 +359,7 @@ def nvrtcGetOptiXIR(prog: nvrtcProgram | int, optixir: bytes | bytearray | Any) 
 
     **See also:** `nvrtcGetOptiXIRSize`
     """
-def nvrtcGetProgramLogSize(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+def nvrtcGetProgramLogSize(prog: nvrtcProgram | int) -> tuple[nvrtcResult, int | None]:
     """Returns `tuple[nvrtcResult, int | None]`.
 
     compilation
@@ -421,7 +421,7 @@ def nvrtcAddNameExpression(prog: nvrtcProgram | int, name_expression: bytes) -> 
     - `prog`: [in] CUDA Runtime Compilation program.
     - `name_expression`: [in] constant expression denoting the address of a __global__ function or __device__/__constant__ variable.
     """
-def nvrtcGetLoweredName(prog: nvrtcProgram | int, name_expression: bytes, ) -> tuple[nvrtcResult, bytes | None]:
+def nvrtcGetLoweredName(prog: nvrtcProgram | int, name_expression: bytes) -> tuple[nvrtcResult, bytes | None]:
     """Returns `tuple[nvrtcResult, bytes | None]`.
 
     compilation
@@ -506,7 +506,7 @@ def nvrtcGetPCHCreateStatus(prog: nvrtcProgram | int) -> tuple[nvrtcResult]:
     NVRTC_ERROR_PCH_CREATE indicates that an error condition prevented the
     PCH file from being created.
     """
-def nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram | int, ) -> tuple[nvrtcResult, int | None]:
+def nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram | int) -> tuple[nvrtcResult, int | None]:
     """Returns `tuple[nvrtcResult, int | None]`.
 
     precompiled_header

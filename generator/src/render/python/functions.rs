@@ -56,7 +56,9 @@ pub struct ParamView {
     pub capacity: u64,
     /// Buffer contents are a NUL-terminated string.
     pub string: bool,
-    /// For `callback`: `stream`, `host` or `raw`; the paired user-data parameter index.
+    /// For `callback`: the trampoline in `support/rs/callbacks.rs` that calls a Python callable
+    /// (see [`callback_kind`]), or `raw` (C function pointers only); the paired user-data
+    /// parameter index.
     pub callback: &'static str,
     pub user_data: Option<usize>,
     /// Rust identifier of the paired user-data argument.
@@ -254,12 +256,8 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             }
             Role::Callback => {
                 v.kind = "callback";
-                v.callback = match &p.ty {
-                    Type::Named { name } if name == "CUstreamCallback" => "stream",
-                    Type::Named { name } if name == "CUhostFn" => "host",
-                    _ => "raw",
-                };
-                if v.callback != "raw" {
+                v.callback = callback_kind(&f.name, &p.ty);
+                if v.callback != "raw" && v.callback != "occupancy" {
                     v.user_data = user_idx;
                     if user_idx.is_none() {
                         v.callback = "raw";
@@ -315,6 +313,24 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         stub_ret,
         brief: f.doc.brief.replace('\\', "\\\\").replace("\"\"\"", "'''"),
     })
+}
+
+/// Which trampoline lets a Python callable stand for a C callback parameter: by the callback's
+/// typedef, or by function for NVRTC's unnamed `int (*)(void*, void*)`. `raw` takes only C
+/// function pointers (none of the 12.x headers' callbacks is left raw).
+fn callback_kind(function: &str, ty: &Type) -> &'static str {
+    match ty {
+        Type::Named { name } => match name.as_str() {
+            "CUstreamCallback" => "stream",
+            "CUhostFn" => "host",
+            "CUlogsCallback" => "logs",
+            "CUasyncCallback" => "async_notification",
+            "CUoccupancyB2DSize" => "occupancy",
+            _ => "raw",
+        },
+        _ if function == "nvrtcSetFlowCallback" => "flow",
+        _ => "raw",
+    }
 }
 
 /// What a caller gets back, then the header's docs.

@@ -1,13 +1,24 @@
-//! Host callbacks: a ctypes function pointer (or int address) is passed through; a plain Python
-//! callable gets a trampoline that takes the GIL, calls it once with
-//! `(userData)` (`CUhostFn`) or `(hStream, status, userData)` (`CUstreamCallback`), reports an
-//! exception with `sys.unraisablehook`, and frees the kept references.
+//! Callbacks: a ctypes function pointer (or int address) is passed through; a plain Python
+//! callable gets a trampoline that attaches to the interpreter, calls it, and reports an exception
+//! with `sys.unraisablehook` (never letting it reach the library). The callable sees the C
+//! arguments, with the user-data pointer replaced by the object given for it:
+//!
+//! - `CUhostFn` (`cuLaunchHostFunc`, `cuUserObjectCreate`): `f(userData)`, once; then released;
+//! - `CUstreamCallback`: `f(hStream, status, userData)`, once; then released;
+//! - `CUlogsCallback`: `f(userData, logLevel, message: bytes)`, each time the driver logs;
+//! - `CUasyncCallback`: `f(info: CUasyncNotificationInfo, userData, callback)`, each notification;
+//! - NVRTC's flow callback: `f(payload) -> bool` (true cancels), during compilation;
+//! - `CUoccupancyB2DSize`: `f(blockSize) -> int`, while the occupancy call runs.
+//!
+//! Callables of the repeating kinds stay alive for the life of the process (the library may call
+//! them until it is told otherwise, and its unregister calls do not name the callable).
 
 use crate::conv::{self, Ctx};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyInt;
-use std::ffi::c_void;
+use pyo3::types::{PyBytes, PyInt};
+use std::cell::RefCell;
+use std::ffi::{c_char, c_int, c_void};
 
 struct Holder {
     func: Py<PyAny>,
@@ -89,9 +100,53 @@ pub fn stream(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c:
     prepare(py, cb, user, c, stream_trampoline as *const () as usize)
 }
 
-fn call_once(ud: *mut c_void, args: impl FnOnce(Python<'_>, Py<PyAny>) -> PyResult<Vec<Py<PyAny>>>) {
-    // Attach with PyGILState_Ensure rather than Python::attach: the calling thread may be one
-    // whose GIL `conv::nogil` released (a library that calls back synchronously).
+pub fn logs(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, usize, Pending)> {
+    prepare(py, cb, user, c, logs_trampoline as *const () as usize)
+}
+
+pub fn async_notification(
+    py: Python<'_>,
+    cb: &Bound<'_, PyAny>,
+    user: &Bound<'_, PyAny>,
+    c: &Ctx,
+) -> PyResult<(usize, usize, Pending)> {
+    prepare(py, cb, user, c, async_trampoline as *const () as usize)
+}
+
+pub fn flow(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, usize, Pending)> {
+    prepare(py, cb, user, c, flow_trampoline as *const () as usize)
+}
+
+thread_local! {
+    /// The callable of the occupancy call running on this thread (the driver calls it back
+    /// synchronously, on the calling thread).
+    static OCCUPANCY: RefCell<Option<Py<PyAny>>> = const { RefCell::new(None) };
+}
+
+/// Keeps an occupancy callable installed while the call runs.
+pub struct Installed(bool);
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        if self.0 {
+            drop(OCCUPANCY.with(|s| s.borrow_mut().take()));
+        }
+    }
+}
+
+/// `CUoccupancyB2DSize`: a C function pointer, or a callable installed for this thread.
+pub fn occupancy(_py: Python<'_>, cb: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, Installed)> {
+    if cb.is_none() || cb.is_instance_of::<PyInt>() || is_ctypes_fn(cb) || !cb.is_callable() {
+        return Ok((raw(cb, c)?, Installed(false)));
+    }
+    OCCUPANCY.with(|s| *s.borrow_mut() = Some(cb.clone().unbind()));
+    Ok((occupancy_trampoline as *const () as usize, Installed(true)))
+}
+
+/// Runs Python code for a library callback, on whatever thread the library uses: attaches with
+/// PyGILState_Ensure (not Python::attach: the thread may be one whose GIL `conv::nogil`
+/// released, when the library calls back synchronously); a panic gives `default`.
+fn from_library<R>(default: R, body: impl FnOnce(Python<'_>) -> R) -> R {
     struct Attached(ffi::PyGILState_STATE);
     impl Drop for Attached {
         fn drop(&mut self) {
@@ -99,18 +154,54 @@ fn call_once(ud: *mut c_void, args: impl FnOnce(Python<'_>, Py<PyAny>) -> PyResu
         }
     }
     let _attached = Attached(unsafe { ffi::PyGILState_Ensure() });
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: PyGILState_Ensure above attached this thread.
-        let py = unsafe { Python::assume_attached() };
+    // SAFETY: PyGILState_Ensure above attached this thread.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(unsafe { Python::assume_attached() })))
+        .unwrap_or(default)
+}
+
+/// Calls `func(*args)` and turns the result into `R`; an exception is reported and `default`
+/// returned.
+fn call<R>(
+    py: Python<'_>,
+    func: &Py<PyAny>,
+    default: R,
+    args: PyResult<Vec<Py<PyAny>>>,
+    done: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<R>,
+) -> R {
+    let r = args
+        .and_then(|a| pyo3::types::PyTuple::new(py, a))
+        .and_then(|a| func.bind(py).call1(a))
+        .and_then(|r| done(&r));
+    r.unwrap_or_else(|e| {
+        e.write_unraisable(py, Some(func.bind(py)));
+        default
+    })
+}
+
+/// A one-shot callback: calls the holder's function, then frees the holder.
+fn call_once(ud: *mut c_void, args: impl FnOnce(Python<'_>, Py<PyAny>) -> PyResult<Vec<Py<PyAny>>>) {
+    from_library((), |py| {
         let h = unsafe { Box::from_raw(ud as *mut Holder) };
-        let r = args(py, h.user.clone_ref(py))
-            .and_then(|a| pyo3::types::PyTuple::new(py, a))
-            .and_then(|a| h.func.call1(py, a));
-        if let Err(e) = r {
-            e.write_unraisable(py, Some(h.func.bind(py)));
-        }
-        drop(h);
-    }));
+        call(py, &h.func, (), args(py, h.user.clone_ref(py)), |_| Ok(()));
+    })
+}
+
+/// A repeating callback: calls the holder's function, which stays registered.
+fn call_kept<R: Copy>(
+    ud: *mut c_void,
+    default: R,
+    args: impl FnOnce(Python<'_>, Py<PyAny>) -> PyResult<Vec<Py<PyAny>>>,
+    done: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<R>,
+) -> R {
+    from_library(default, |py| {
+        // SAFETY: a committed holder is never freed for the repeating kinds.
+        let h = unsafe { &*(ud as *const Holder) };
+        call(py, &h.func, default, args(py, h.user.clone_ref(py)), done)
+    })
+}
+
+fn driver_attr<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("cudagen.driver")?.getattr(name)
 }
 
 unsafe extern "C" fn host_trampoline(ud: *mut c_void) {
@@ -119,9 +210,56 @@ unsafe extern "C" fn host_trampoline(ud: *mut c_void) {
 
 unsafe extern "C" fn stream_trampoline(stream: *mut c_void, status: u32, ud: *mut c_void) {
     call_once(ud, |py, user| {
-        let m = py.import("cudagen.driver")?;
-        let s = m.getattr("CUstream")?.call1((stream as usize,))?.unbind();
-        let st = m.getattr("CUresult")?.call1((status,))?.unbind();
+        let s = driver_attr(py, "CUstream")?.call1((stream as usize,))?.unbind();
+        let st = driver_attr(py, "CUresult")?.call1((status,))?.unbind();
         Ok(vec![s, st, user])
     });
+}
+
+unsafe extern "C" fn logs_trampoline(ud: *mut c_void, level: c_int, message: *const c_char, length: usize) {
+    call_kept(
+        ud,
+        (),
+        |py, user| {
+            let lv = driver_attr(py, "CUlogLevel")?.call1((level,))?.unbind();
+            let text: &[u8] = if message.is_null() {
+                &[]
+            } else {
+                let all = unsafe { std::slice::from_raw_parts(message as *const u8, length) };
+                all.split(|&b| b == 0).next().unwrap_or(all)
+            };
+            Ok(vec![user, lv, PyBytes::new(py, text).into_any().unbind()])
+        },
+        |_| Ok(()),
+    );
+}
+
+unsafe extern "C" fn async_trampoline(info: *const c_void, ud: *mut c_void, handle: *mut c_void) {
+    call_kept(
+        ud,
+        (),
+        |py, user| {
+            let cls = driver_attr(py, "CUasyncNotificationInfo")?;
+            let size: usize = py.import("ctypes")?.getattr("sizeof")?.call1((&cls,))?.extract()?;
+            let bytes: &[u8] = if info.is_null() { &[] } else { unsafe { std::slice::from_raw_parts(info as *const u8, size) } };
+            let record = if info.is_null() { py.None() } else { cls.call_method1("from_buffer_copy", (PyBytes::new(py, bytes),))?.unbind() };
+            let h = driver_attr(py, "CUasyncCallbackHandle")?.call1((handle as usize,))?.unbind();
+            Ok(vec![record, user, h])
+        },
+        |_| Ok(()),
+    );
+}
+
+unsafe extern "C" fn flow_trampoline(ud: *mut c_void, _reserved: *mut c_void) -> c_int {
+    call_kept(ud, 0, |_, user| Ok(vec![user]), |r| Ok(r.is_truthy()? as c_int))
+}
+
+unsafe extern "C" fn occupancy_trampoline(block_size: c_int) -> usize {
+    from_library(0, |py| {
+        let Some(f) = OCCUPANCY.with(|s| s.borrow().as_ref().map(|f| f.clone_ref(py))) else {
+            return 0;
+        };
+        let args = block_size.into_pyobject(py).map(|b| vec![b.into_any().unbind()]).map_err(PyErr::from);
+        call(py, &f, 0, args, |r| r.extract::<usize>())
+    })
 }
