@@ -5,7 +5,8 @@
 // Regenerate with `cargo xtask regen`.
 //! The exports of `cuda.h`: one `#[no_mangle] extern "C"` function per ABI symbol, with
 //! the C prototype, forwarding to `cudagen::driver::sys`, which resolves the real entry
-//! lazily through the shared loader and traces the call when `CUDAGEN_TRACE` is on.
+//! lazily through the shared loader and traces the call when `CUDAGEN_TRACE` is on. Panics never
+//! cross the boundary: sys catches them in its cold path, `guard` around the intercepted ones.
 #![allow(non_snake_case, deprecated, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 #[allow(unused_imports)]
@@ -17,2915 +18,3886 @@ use crate::guard::guard;
 /// `cuGetErrorString`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGetErrorString(error: CUresult, pStr: *mut *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuGetErrorString(error, pStr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGetErrorString(error, pStr) }
+
 }
 
 /// `cuGetErrorName`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGetErrorName(error: CUresult, pStr: *mut *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuGetErrorName(error, pStr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGetErrorName(error, pStr) }
+
 }
 
 /// `cuInit`.
 #[no_mangle]
 pub unsafe extern "C" fn cuInit(Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuInit(Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuInit(Flags) }
+
 }
 
 /// `cuDriverGetVersion`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDriverGetVersion(driverVersion: *mut ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuDriverGetVersion(driverVersion) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDriverGetVersion(driverVersion) }
+
 }
 
 /// `cuDeviceGet`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGet(device: *mut CUdevice, ordinal: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGet(device, ordinal) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGet(device, ordinal) }
+
 }
 
 /// `cuDeviceGetCount`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetCount(count: *mut ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetCount(count) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetCount(count) }
+
 }
 
 /// `cuDeviceGetName`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetName(name: *mut ::core::ffi::c_char, len: ::core::ffi::c_int, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetName(name, len, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetName(name, len, dev) }
+
 }
 
 /// `cuDeviceGetUuid`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetUuid(uuid, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetUuid(uuid, dev) }
+
 }
 
 /// `cuDeviceGetUuid_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetUuid_v2(uuid, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetUuid_v2(uuid, dev) }
+
 }
 
 /// `cuDeviceGetLuid`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetLuid(luid: *mut ::core::ffi::c_char, deviceNodeMask: *mut ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetLuid(luid, deviceNodeMask, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetLuid(luid, deviceNodeMask, dev) }
+
 }
 
 /// `cuDeviceTotalMem_v2` (`cuDeviceTotalMem`).
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceTotalMem_v2(bytes, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceTotalMem_v2(bytes, dev) }
+
 }
 
 /// `cuDeviceGetTexture1DLinearMaxWidth`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev) }
+
 }
 
 /// `cuDeviceGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetAttribute(pi: *mut ::core::ffi::c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetAttribute(pi, attrib, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetAttribute(pi, attrib, dev) }
+
 }
 
 /// `cuDeviceGetNvSciSyncAttributes`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut ::core::ffi::c_void, dev: CUdevice, flags: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags) }
+
 }
 
 /// `cuDeviceSetMemPool`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceSetMemPool(dev, pool) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceSetMemPool(dev, pool) }
+
 }
 
 /// `cuDeviceGetMemPool`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetMemPool(pool, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetMemPool(pool, dev) }
+
 }
 
 /// `cuDeviceGetDefaultMemPool`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetDefaultMemPool(pool_out, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetDefaultMemPool(pool_out, dev) }
+
 }
 
 /// `cuDeviceGetExecAffinitySupport`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetExecAffinitySupport(pi: *mut ::core::ffi::c_int, r#type: CUexecAffinityType, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetExecAffinitySupport(pi, r#type, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetExecAffinitySupport(pi, r#type, dev) }
+
 }
 
 /// `cuFlushGPUDirectRDMAWrites`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult {
-    guard(|| unsafe { sys::cuFlushGPUDirectRDMAWrites(target, scope) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFlushGPUDirectRDMAWrites(target, scope) }
+
 }
 
 /// `cuDeviceGetProperties`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetProperties(prop, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetProperties(prop, dev) }
+
 }
 
 /// `cuDeviceComputeCapability`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceComputeCapability(major: *mut ::core::ffi::c_int, minor: *mut ::core::ffi::c_int, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceComputeCapability(major, minor, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceComputeCapability(major, minor, dev) }
+
 }
 
 /// `cuDevicePrimaryCtxRetain`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDevicePrimaryCtxRetain(pctx, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDevicePrimaryCtxRetain(pctx, dev) }
+
 }
 
 /// `cuDevicePrimaryCtxRelease_v2` (`cuDevicePrimaryCtxRelease`).
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDevicePrimaryCtxRelease_v2(dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDevicePrimaryCtxRelease_v2(dev) }
+
 }
 
 /// `cuDevicePrimaryCtxSetFlags_v2` (`cuDevicePrimaryCtxSetFlags`).
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuDevicePrimaryCtxSetFlags_v2(dev, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDevicePrimaryCtxSetFlags_v2(dev, flags) }
+
 }
 
 /// `cuDevicePrimaryCtxGetState`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut ::core::ffi::c_uint, active: *mut ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuDevicePrimaryCtxGetState(dev, flags, active) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDevicePrimaryCtxGetState(dev, flags, active) }
+
 }
 
 /// `cuDevicePrimaryCtxReset_v2` (`cuDevicePrimaryCtxReset`).
 #[no_mangle]
 pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDevicePrimaryCtxReset_v2(dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDevicePrimaryCtxReset_v2(dev) }
+
 }
 
 /// `cuCtxCreate_v2` (`cuCtxCreate`).
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuCtxCreate_v2(pctx, flags, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxCreate_v2(pctx, flags, dev) }
+
 }
 
 /// `cuCtxCreate_v3`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: ::core::ffi::c_int, flags: ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev) }
+
 }
 
 /// `cuCtxCreate_v4`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev) }
+
 }
 
 /// `cuCtxDestroy_v2` (`cuCtxDestroy`).
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuCtxDestroy_v2(ctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxDestroy_v2(ctx) }
+
 }
 
 /// `cuCtxPushCurrent_v2` (`cuCtxPushCurrent`).
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuCtxPushCurrent_v2(ctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxPushCurrent_v2(ctx) }
+
 }
 
 /// `cuCtxPopCurrent_v2` (`cuCtxPopCurrent`).
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuCtxPopCurrent_v2(pctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxPopCurrent_v2(pctx) }
+
 }
 
 /// `cuCtxSetCurrent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuCtxSetCurrent(ctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxSetCurrent(ctx) }
+
 }
 
 /// `cuCtxGetCurrent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetCurrent(pctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetCurrent(pctx) }
+
 }
 
 /// `cuCtxGetDevice`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetDevice(device: *mut CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetDevice(device) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetDevice(device) }
+
 }
 
 /// `cuCtxGetFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetFlags(flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetFlags(flags) }
+
 }
 
 /// `cuCtxSetFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSetFlags(flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuCtxSetFlags(flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxSetFlags(flags) }
+
 }
 
 /// `cuCtxGetId`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetId(ctx: CUcontext, ctxId: *mut ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetId(ctx, ctxId) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetId(ctx, ctxId) }
+
 }
 
 /// `cuCtxSynchronize`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
-    guard(|| unsafe { sys::cuCtxSynchronize() }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxSynchronize() }
+
 }
 
 /// `cuCtxSetLimit`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult {
-    guard(|| unsafe { sys::cuCtxSetLimit(limit, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxSetLimit(limit, value) }
+
 }
 
 /// `cuCtxGetLimit`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetLimit(pvalue, limit) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetLimit(pvalue, limit) }
+
 }
 
 /// `cuCtxGetCacheConfig`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetCacheConfig(pconfig) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetCacheConfig(pconfig) }
+
 }
 
 /// `cuCtxSetCacheConfig`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
-    guard(|| unsafe { sys::cuCtxSetCacheConfig(config) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxSetCacheConfig(config) }
+
 }
 
 /// `cuCtxGetApiVersion`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetApiVersion(ctx, version) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetApiVersion(ctx, version) }
+
 }
 
 /// `cuCtxGetStreamPriorityRange`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(leastPriority: *mut ::core::ffi::c_int, greatestPriority: *mut ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetStreamPriorityRange(leastPriority, greatestPriority) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetStreamPriorityRange(leastPriority, greatestPriority) }
+
 }
 
 /// `cuCtxResetPersistingL2Cache`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxResetPersistingL2Cache() -> CUresult {
-    guard(|| unsafe { sys::cuCtxResetPersistingL2Cache() }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxResetPersistingL2Cache() }
+
 }
 
 /// `cuCtxGetExecAffinity`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetExecAffinity(pExecAffinity, r#type) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetExecAffinity(pExecAffinity, r#type) }
+
 }
 
 /// `cuCtxRecordEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuCtxRecordEvent(hCtx, hEvent) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxRecordEvent(hCtx, hEvent) }
+
 }
 
 /// `cuCtxWaitEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuCtxWaitEvent(hCtx, hEvent) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxWaitEvent(hCtx, hEvent) }
+
 }
 
 /// `cuCtxAttach`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxAttach(pctx: *mut CUcontext, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuCtxAttach(pctx, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxAttach(pctx, flags) }
+
 }
 
 /// `cuCtxDetach`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxDetach(ctx: CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuCtxDetach(ctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxDetach(ctx) }
+
 }
 
 /// `cuCtxGetSharedMemConfig`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetSharedMemConfig(pConfig) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetSharedMemConfig(pConfig) }
+
 }
 
 /// `cuCtxSetSharedMemConfig`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult {
-    guard(|| unsafe { sys::cuCtxSetSharedMemConfig(config) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxSetSharedMemConfig(config) }
+
 }
 
 /// `cuModuleLoad`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, fname: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuModuleLoad(module, fname) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleLoad(module, fname) }
+
 }
 
 /// `cuModuleLoadData`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadData(module: *mut CUmodule, image: *const ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuModuleLoadData(module, image) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleLoadData(module, image) }
+
 }
 
 /// `cuModuleLoadDataEx`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const ::core::ffi::c_void, numOptions: ::core::ffi::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuModuleLoadDataEx(module, image, numOptions, options, optionValues) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleLoadDataEx(module, image, numOptions, options, optionValues) }
+
 }
 
 /// `cuModuleLoadFatBinary`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuModuleLoadFatBinary(module, fatCubin) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleLoadFatBinary(module, fatCubin) }
+
 }
 
 /// `cuModuleUnload`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleUnload(hmod: CUmodule) -> CUresult {
-    guard(|| unsafe { sys::cuModuleUnload(hmod) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleUnload(hmod) }
+
 }
 
 /// `cuModuleGetLoadingMode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode) -> CUresult {
-    guard(|| unsafe { sys::cuModuleGetLoadingMode(mode) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleGetLoadingMode(mode) }
+
 }
 
 /// `cuModuleGetFunction`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuModuleGetFunction(hfunc, hmod, name) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleGetFunction(hfunc, hmod, name) }
+
 }
 
 /// `cuModuleGetFunctionCount`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleGetFunctionCount(count: *mut ::core::ffi::c_uint, r#mod: CUmodule) -> CUresult {
-    guard(|| unsafe { sys::cuModuleGetFunctionCount(count, r#mod) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleGetFunctionCount(count, r#mod) }
+
 }
 
 /// `cuModuleEnumerateFunctions`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunctions: ::core::ffi::c_uint, r#mod: CUmodule) -> CUresult {
-    guard(|| unsafe { sys::cuModuleEnumerateFunctions(functions, numFunctions, r#mod) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleEnumerateFunctions(functions, numFunctions, r#mod) }
+
 }
 
 /// `cuModuleGetGlobal_v2` (`cuModuleGetGlobal`).
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuModuleGetGlobal_v2(dptr, bytes, hmod, name) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleGetGlobal_v2(dptr, bytes, hmod, name) }
+
 }
 
 /// `cuLinkCreate_v2` (`cuLinkCreate`).
 #[no_mangle]
 pub unsafe extern "C" fn cuLinkCreate_v2(numOptions: ::core::ffi::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::core::ffi::c_void, stateOut: *mut CUlinkState) -> CUresult {
-    guard(|| unsafe { sys::cuLinkCreate_v2(numOptions, options, optionValues, stateOut) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLinkCreate_v2(numOptions, options, optionValues, stateOut) }
+
 }
 
 /// `cuLinkAddData_v2` (`cuLinkAddData`).
 #[no_mangle]
 pub unsafe extern "C" fn cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data: *mut ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char, numOptions: ::core::ffi::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues) }
+
 }
 
 /// `cuLinkAddFile_v2` (`cuLinkAddFile`).
 #[no_mangle]
 pub unsafe extern "C" fn cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path: *const ::core::ffi::c_char, numOptions: ::core::ffi::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues) }
+
 }
 
 /// `cuLinkComplete`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut ::core::ffi::c_void, sizeOut: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuLinkComplete(state, cubinOut, sizeOut) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLinkComplete(state, cubinOut, sizeOut) }
+
 }
 
 /// `cuLinkDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLinkDestroy(state: CUlinkState) -> CUresult {
-    guard(|| unsafe { sys::cuLinkDestroy(state) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLinkDestroy(state) }
+
 }
 
 /// `cuModuleGetTexRef`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuModuleGetTexRef(pTexRef, hmod, name) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleGetTexRef(pTexRef, hmod, name) }
+
 }
 
 /// `cuModuleGetSurfRef`.
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuModuleGetSurfRef(pSurfRef, hmod, name) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuModuleGetSurfRef(pSurfRef, hmod, name) }
+
 }
 
 /// `cuLibraryLoadData`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryLoadData(library: *mut CUlibrary, code: *const ::core::ffi::c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut ::core::ffi::c_void, numJitOptions: ::core::ffi::c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut ::core::ffi::c_void, numLibraryOptions: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) }
+
 }
 
 /// `cuLibraryLoadFromFile`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const ::core::ffi::c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut ::core::ffi::c_void, numJitOptions: ::core::ffi::c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut ::core::ffi::c_void, numLibraryOptions: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) }
+
 }
 
 /// `cuLibraryUnload`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryUnload(library: CUlibrary) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryUnload(library) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryUnload(library) }
+
 }
 
 /// `cuLibraryGetKernel`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, name: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryGetKernel(pKernel, library, name) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryGetKernel(pKernel, library, name) }
+
 }
 
 /// `cuLibraryGetKernelCount`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetKernelCount(count: *mut ::core::ffi::c_uint, lib: CUlibrary) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryGetKernelCount(count, lib) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryGetKernelCount(count, lib) }
+
 }
 
 /// `cuLibraryEnumerateKernels`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: ::core::ffi::c_uint, lib: CUlibrary) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryEnumerateKernels(kernels, numKernels, lib) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryEnumerateKernels(kernels, numKernels, lib) }
+
 }
 
 /// `cuLibraryGetModule`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryGetModule(pMod, library) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryGetModule(pMod, library) }
+
 }
 
 /// `cuKernelGetFunction`.
 #[no_mangle]
 pub unsafe extern "C" fn cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult {
-    guard(|| unsafe { sys::cuKernelGetFunction(pFunc, kernel) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuKernelGetFunction(pFunc, kernel) }
+
 }
 
 /// `cuKernelGetLibrary`.
 #[no_mangle]
 pub unsafe extern "C" fn cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult {
-    guard(|| unsafe { sys::cuKernelGetLibrary(pLib, kernel) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuKernelGetLibrary(pLib, kernel) }
+
 }
 
 /// `cuLibraryGetGlobal`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryGetGlobal(dptr, bytes, library, name) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryGetGlobal(dptr, bytes, library, name) }
+
 }
 
 /// `cuLibraryGetManaged`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryGetManaged(dptr, bytes, library, name) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryGetManaged(dptr, bytes, library, name) }
+
 }
 
 /// `cuLibraryGetUnifiedFunction`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetUnifiedFunction(fptr: *mut *mut ::core::ffi::c_void, library: CUlibrary, symbol: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuLibraryGetUnifiedFunction(fptr, library, symbol) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLibraryGetUnifiedFunction(fptr, library, symbol) }
+
 }
 
 /// `cuKernelGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuKernelGetAttribute(pi: *mut ::core::ffi::c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuKernelGetAttribute(pi, attrib, kernel, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuKernelGetAttribute(pi, attrib, kernel, dev) }
+
 }
 
 /// `cuKernelSetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuKernelSetAttribute(attrib: CUfunction_attribute, val: ::core::ffi::c_int, kernel: CUkernel, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuKernelSetAttribute(attrib, val, kernel, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuKernelSetAttribute(attrib, val, kernel, dev) }
+
 }
 
 /// `cuKernelSetCacheConfig`.
 #[no_mangle]
 pub unsafe extern "C" fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuKernelSetCacheConfig(kernel, config, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuKernelSetCacheConfig(kernel, config, dev) }
+
 }
 
 /// `cuKernelGetName`.
 #[no_mangle]
 pub unsafe extern "C" fn cuKernelGetName(name: *mut *const ::core::ffi::c_char, hfunc: CUkernel) -> CUresult {
-    guard(|| unsafe { sys::cuKernelGetName(name, hfunc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuKernelGetName(name, hfunc) }
+
 }
 
 /// `cuKernelGetParamInfo`.
 #[no_mangle]
 pub unsafe extern "C" fn cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize) }
+
 }
 
 /// `cuMemGetInfo_v2` (`cuMemGetInfo`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemGetInfo_v2(free, total) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemGetInfo_v2(free, total) }
+
 }
 
 /// `cuMemAlloc_v2` (`cuMemAlloc`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemAlloc_v2(dptr, bytesize) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAlloc_v2(dptr, bytesize) }
+
 }
 
 /// `cuMemAllocPitch_v2` (`cuMemAllocPitch`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) }
+
 }
 
 /// `cuMemFree_v2` (`cuMemFree`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuMemFree_v2(dptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemFree_v2(dptr) }
+
 }
 
 /// `cuMemGetAddressRange_v2` (`cuMemGetAddressRange`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuMemGetAddressRange_v2(pbase, psize, dptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemGetAddressRange_v2(pbase, psize, dptr) }
+
 }
 
 /// `cuMemAllocHost_v2` (`cuMemAllocHost`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut ::core::ffi::c_void, bytesize: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemAllocHost_v2(pp, bytesize) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAllocHost_v2(pp, bytesize) }
+
 }
 
 /// `cuMemFreeHost`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFreeHost(p: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuMemFreeHost(p) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemFreeHost(p) }
+
 }
 
 /// `cuMemHostAlloc`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemHostAlloc(pp: *mut *mut ::core::ffi::c_void, bytesize: usize, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuMemHostAlloc(pp, bytesize, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemHostAlloc(pp, bytesize, Flags) }
+
 }
 
 /// `cuMemHostGetDevicePointer_v2` (`cuMemHostGetDevicePointer`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut ::core::ffi::c_void, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuMemHostGetDevicePointer_v2(pdptr, p, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemHostGetDevicePointer_v2(pdptr, p, Flags) }
+
 }
 
 /// `cuMemHostGetFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemHostGetFlags(pFlags: *mut ::core::ffi::c_uint, p: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuMemHostGetFlags(pFlags, p) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemHostGetFlags(pFlags, p) }
+
 }
 
 /// `cuMemAllocManaged`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuMemAllocManaged(dptr, bytesize, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAllocManaged(dptr, bytesize, flags) }
+
 }
 
 /// `cuDeviceRegisterAsyncNotification`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut ::core::ffi::c_void, callback: *mut CUasyncCallbackHandle) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback) }
+
 }
 
 /// `cuDeviceUnregisterAsyncNotification`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceUnregisterAsyncNotification(device, callback) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceUnregisterAsyncNotification(device, callback) }
+
 }
 
 /// `cuDeviceGetByPCIBusId`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const ::core::ffi::c_char) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetByPCIBusId(dev, pciBusId) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetByPCIBusId(dev, pciBusId) }
+
 }
 
 /// `cuDeviceGetPCIBusId`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetPCIBusId(pciBusId: *mut ::core::ffi::c_char, len: ::core::ffi::c_int, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetPCIBusId(pciBusId, len, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetPCIBusId(pciBusId, len, dev) }
+
 }
 
 /// `cuIpcGetEventHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuIpcGetEventHandle(pHandle, event) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuIpcGetEventHandle(pHandle, event) }
+
 }
 
 /// `cuIpcOpenEventHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult {
-    guard(|| unsafe { sys::cuIpcOpenEventHandle(phEvent, handle) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuIpcOpenEventHandle(phEvent, handle) }
+
 }
 
 /// `cuIpcGetMemHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuIpcGetMemHandle(pHandle, dptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuIpcGetMemHandle(pHandle, dptr) }
+
 }
 
 /// `cuIpcOpenMemHandle_v2` (`cuIpcOpenMemHandle`).
 #[no_mangle]
 pub unsafe extern "C" fn cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuIpcOpenMemHandle_v2(pdptr, handle, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuIpcOpenMemHandle_v2(pdptr, handle, Flags) }
+
 }
 
 /// `cuIpcCloseMemHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuIpcCloseMemHandle(dptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuIpcCloseMemHandle(dptr) }
+
 }
 
 /// `cuMemHostRegister_v2` (`cuMemHostRegister`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemHostRegister_v2(p: *mut ::core::ffi::c_void, bytesize: usize, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuMemHostRegister_v2(p, bytesize, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemHostRegister_v2(p, bytesize, Flags) }
+
 }
 
 /// `cuMemHostUnregister`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemHostUnregister(p: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuMemHostUnregister(p) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemHostUnregister(p) }
+
 }
 
 /// `cuMemcpy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy(dst, src, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy(dst, src, ByteCount) }
+
 }
 
 /// `cuMemcpyPeer`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount) }
+
 }
 
 /// `cuMemcpyHtoD_v2` (`cuMemcpyHtoD`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const ::core::ffi::c_void, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount) }
+
 }
 
 /// `cuMemcpyHtoD_v2_ptds` (`cuMemcpyHtoD`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const ::core::ffi::c_void, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount) }
+
 }
 
 /// `cuMemcpyDtoH_v2` (`cuMemcpyDtoH`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoH_v2(dstHost: *mut ::core::ffi::c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount) }
+
 }
 
 /// `cuMemcpyDtoH_v2_ptds` (`cuMemcpyDtoH`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoH_v2_ptds(dstHost: *mut ::core::ffi::c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount) }
+
 }
 
 /// `cuMemcpyDtoD_v2` (`cuMemcpyDtoD`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount) }
+
 }
 
 /// `cuMemcpyDtoD_v2_ptds` (`cuMemcpyDtoD`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount) }
+
 }
 
 /// `cuMemcpyDtoA_v2` (`cuMemcpyDtoA`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount) }
+
 }
 
 /// `cuMemcpyDtoA_v2_ptds` (`cuMemcpyDtoA`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount) }
+
 }
 
 /// `cuMemcpyAtoD_v2` (`cuMemcpyAtoD`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount) }
+
 }
 
 /// `cuMemcpyAtoD_v2_ptds` (`cuMemcpyAtoD`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount) }
+
 }
 
 /// `cuMemcpyHtoA_v2` (`cuMemcpyHtoA`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const ::core::ffi::c_void, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount) }
+
 }
 
 /// `cuMemcpyHtoA_v2_ptds` (`cuMemcpyHtoA`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const ::core::ffi::c_void, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount) }
+
 }
 
 /// `cuMemcpyAtoH_v2` (`cuMemcpyAtoH`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAtoH_v2(dstHost: *mut ::core::ffi::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount) }
+
 }
 
 /// `cuMemcpyAtoH_v2_ptds` (`cuMemcpyAtoH`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAtoH_v2_ptds(dstHost: *mut ::core::ffi::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount) }
+
 }
 
 /// `cuMemcpyAtoA_v2` (`cuMemcpyAtoA`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount) }
+
 }
 
 /// `cuMemcpyAtoA_v2_ptds` (`cuMemcpyAtoA`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount) }
+
 }
 
 /// `cuMemcpy2D_v2` (`cuMemcpy2D`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy2D_v2(pCopy) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy2D_v2(pCopy) }
+
 }
 
 /// `cuMemcpy2D_v2_ptds` (`cuMemcpy2D`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy2D_v2_ptds(pCopy) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy2D_v2_ptds(pCopy) }
+
 }
 
 /// `cuMemcpy2DUnaligned_v2` (`cuMemcpy2DUnaligned`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy2DUnaligned_v2(pCopy) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy2DUnaligned_v2(pCopy) }
+
 }
 
 /// `cuMemcpy2DUnaligned_v2_ptds` (`cuMemcpy2DUnaligned`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy2DUnaligned_v2_ptds(pCopy) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy2DUnaligned_v2_ptds(pCopy) }
+
 }
 
 /// `cuMemcpy3D_v2` (`cuMemcpy3D`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy3D_v2(pCopy) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3D_v2(pCopy) }
+
 }
 
 /// `cuMemcpy3D_v2_ptds` (`cuMemcpy3D`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy3D_v2_ptds(pCopy) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3D_v2_ptds(pCopy) }
+
 }
 
 /// `cuMemcpy3DPeer`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy3DPeer(pCopy) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3DPeer(pCopy) }
+
 }
 
 /// `cuMemcpyAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyAsync(dst, src, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAsync(dst, src, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyPeerAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyHtoDAsync_v2` (`cuMemcpyHtoDAsync`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const ::core::ffi::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyHtoDAsync_v2_ptsz` (`cuMemcpyHtoDAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const ::core::ffi::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyDtoHAsync_v2` (`cuMemcpyDtoHAsync`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(dstHost: *mut ::core::ffi::c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyDtoHAsync_v2_ptsz` (`cuMemcpyDtoHAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut ::core::ffi::c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyDtoDAsync_v2` (`cuMemcpyDtoDAsync`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyDtoDAsync_v2_ptsz` (`cuMemcpyDtoDAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyHtoAAsync_v2` (`cuMemcpyHtoAAsync`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const ::core::ffi::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyHtoAAsync_v2_ptsz` (`cuMemcpyHtoAAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const ::core::ffi::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyAtoHAsync_v2` (`cuMemcpyAtoHAsync`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAtoHAsync_v2(dstHost: *mut ::core::ffi::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpyAtoHAsync_v2_ptsz` (`cuMemcpyAtoHAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut ::core::ffi::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream) }
+
 }
 
 /// `cuMemcpy2DAsync_v2` (`cuMemcpy2DAsync`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy2DAsync_v2(pCopy, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy2DAsync_v2(pCopy, hStream) }
+
 }
 
 /// `cuMemcpy2DAsync_v2_ptsz` (`cuMemcpy2DAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy2DAsync_v2_ptsz(pCopy, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy2DAsync_v2_ptsz(pCopy, hStream) }
+
 }
 
 /// `cuMemcpy3DAsync_v2` (`cuMemcpy3DAsync`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy3DAsync_v2(pCopy, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3DAsync_v2(pCopy, hStream) }
+
 }
 
 /// `cuMemcpy3DAsync_v2_ptsz` (`cuMemcpy3DAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy3DAsync_v2_ptsz(pCopy, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3DAsync_v2_ptsz(pCopy, hStream) }
+
 }
 
 /// `cuMemcpy3DPeerAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy3DPeerAsync(pCopy, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3DPeerAsync(pCopy, hStream) }
+
 }
 
 /// `cuMemcpyBatchAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) }
+
 }
 
 /// `cuMemcpyBatchAsync_ptsz` (`cuMemcpyBatchAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) }
+
 }
 
 /// `cuMemcpy3DBatchAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: ::core::ffi::c_ulonglong, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream) }
+
 }
 
 /// `cuMemcpy3DBatchAsync_ptsz` (`cuMemcpy3DBatchAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: ::core::ffi::c_ulonglong, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream) }
+
 }
 
 /// `cuMemsetD8_v2` (`cuMemsetD8`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: ::core::ffi::c_uchar, N: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD8_v2(dstDevice, uc, N) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD8_v2(dstDevice, uc, N) }
+
 }
 
 /// `cuMemsetD8_v2_ptds` (`cuMemsetD8`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: ::core::ffi::c_uchar, N: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD8_v2_ptds(dstDevice, uc, N) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD8_v2_ptds(dstDevice, uc, N) }
+
 }
 
 /// `cuMemsetD16_v2` (`cuMemsetD16`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: ::core::ffi::c_ushort, N: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD16_v2(dstDevice, us, N) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD16_v2(dstDevice, us, N) }
+
 }
 
 /// `cuMemsetD16_v2_ptds` (`cuMemsetD16`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: ::core::ffi::c_ushort, N: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD16_v2_ptds(dstDevice, us, N) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD16_v2_ptds(dstDevice, us, N) }
+
 }
 
 /// `cuMemsetD32_v2` (`cuMemsetD32`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: ::core::ffi::c_uint, N: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD32_v2(dstDevice, ui, N) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD32_v2(dstDevice, ui, N) }
+
 }
 
 /// `cuMemsetD32_v2_ptds` (`cuMemsetD32`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: ::core::ffi::c_uint, N: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD32_v2_ptds(dstDevice, ui, N) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD32_v2_ptds(dstDevice, ui, N) }
+
 }
 
 /// `cuMemsetD2D8_v2` (`cuMemsetD2D8`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::core::ffi::c_uchar, Width: usize, Height: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height) }
+
 }
 
 /// `cuMemsetD2D8_v2_ptds` (`cuMemsetD2D8`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::core::ffi::c_uchar, Width: usize, Height: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height) }
+
 }
 
 /// `cuMemsetD2D16_v2` (`cuMemsetD2D16`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: ::core::ffi::c_ushort, Width: usize, Height: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height) }
+
 }
 
 /// `cuMemsetD2D16_v2_ptds` (`cuMemsetD2D16`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: ::core::ffi::c_ushort, Width: usize, Height: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height) }
+
 }
 
 /// `cuMemsetD2D32_v2` (`cuMemsetD2D32`).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::core::ffi::c_uint, Width: usize, Height: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height) }
+
 }
 
 /// `cuMemsetD2D32_v2_ptds` (`cuMemsetD2D32`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::core::ffi::c_uint, Width: usize, Height: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height) }
+
 }
 
 /// `cuMemsetD8Async`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: ::core::ffi::c_uchar, N: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD8Async(dstDevice, uc, N, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD8Async(dstDevice, uc, N, hStream) }
+
 }
 
 /// `cuMemsetD16Async`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: ::core::ffi::c_ushort, N: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD16Async(dstDevice, us, N, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD16Async(dstDevice, us, N, hStream) }
+
 }
 
 /// `cuMemsetD32Async`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: ::core::ffi::c_uint, N: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD32Async(dstDevice, ui, N, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD32Async(dstDevice, ui, N, hStream) }
+
 }
 
 /// `cuMemsetD2D8Async`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::core::ffi::c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream) }
+
 }
 
 /// `cuMemsetD2D16Async`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: ::core::ffi::c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream) }
+
 }
 
 /// `cuMemsetD2D32Async`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::core::ffi::c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream) }
+
 }
 
 /// `cuArrayCreate_v2` (`cuArrayCreate`).
 #[no_mangle]
 pub unsafe extern "C" fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult {
-    guard(|| unsafe { sys::cuArrayCreate_v2(pHandle, pAllocateArray) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuArrayCreate_v2(pHandle, pAllocateArray) }
+
 }
 
 /// `cuArrayGetDescriptor_v2` (`cuArrayGetDescriptor`).
 #[no_mangle]
 pub unsafe extern "C" fn cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult {
-    guard(|| unsafe { sys::cuArrayGetDescriptor_v2(pArrayDescriptor, hArray) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuArrayGetDescriptor_v2(pArrayDescriptor, hArray) }
+
 }
 
 /// `cuArrayGetSparseProperties`.
 #[no_mangle]
 pub unsafe extern "C" fn cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult {
-    guard(|| unsafe { sys::cuArrayGetSparseProperties(sparseProperties, array) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuArrayGetSparseProperties(sparseProperties, array) }
+
 }
 
 /// `cuMipmappedArrayGetSparseProperties`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult {
-    guard(|| unsafe { sys::cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap) }
+
 }
 
 /// `cuArrayGetMemoryRequirements`.
 #[no_mangle]
 pub unsafe extern "C" fn cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuArrayGetMemoryRequirements(memoryRequirements, array, device) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuArrayGetMemoryRequirements(memoryRequirements, array, device) }
+
 }
 
 /// `cuMipmappedArrayGetMemoryRequirements`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device) }
+
 }
 
 /// `cuArrayGetPlane`.
 #[no_mangle]
 pub unsafe extern "C" fn cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuArrayGetPlane(pPlaneArray, hArray, planeIdx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuArrayGetPlane(pPlaneArray, hArray, planeIdx) }
+
 }
 
 /// `cuArrayDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuArrayDestroy(hArray: CUarray) -> CUresult {
-    guard(|| unsafe { sys::cuArrayDestroy(hArray) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuArrayDestroy(hArray) }
+
 }
 
 /// `cuArray3DCreate_v2` (`cuArray3DCreate`).
 #[no_mangle]
 pub unsafe extern "C" fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult {
-    guard(|| unsafe { sys::cuArray3DCreate_v2(pHandle, pAllocateArray) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuArray3DCreate_v2(pHandle, pAllocateArray) }
+
 }
 
 /// `cuArray3DGetDescriptor_v2` (`cuArray3DGetDescriptor`).
 #[no_mangle]
 pub unsafe extern "C" fn cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult {
-    guard(|| unsafe { sys::cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray) }
+
 }
 
 /// `cuMipmappedArrayCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels) }
+
 }
 
 /// `cuMipmappedArrayGetLevel`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level) }
+
 }
 
 /// `cuMipmappedArrayDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUresult {
-    guard(|| unsafe { sys::cuMipmappedArrayDestroy(hMipmappedArray) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMipmappedArrayDestroy(hMipmappedArray) }
+
 }
 
 /// `cuMemGetHandleForAddressRange`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemGetHandleForAddressRange(handle: *mut ::core::ffi::c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags) }
+
 }
 
 /// `cuMemBatchDecompressAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: ::core::ffi::c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream) }
+
 }
 
 /// `cuMemBatchDecompressAsync_ptsz` (`cuMemBatchDecompressAsync`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: ::core::ffi::c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream) }
+
 }
 
 /// `cuMemAddressReserve`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuMemAddressReserve(ptr, size, alignment, addr, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAddressReserve(ptr, size, alignment, addr, flags) }
+
 }
 
 /// `cuMemAddressFree`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemAddressFree(ptr, size) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAddressFree(ptr, size) }
+
 }
 
 /// `cuMemCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuMemCreate(handle, size, prop, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemCreate(handle, size, prop, flags) }
+
 }
 
 /// `cuMemRelease`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
-    guard(|| unsafe { sys::cuMemRelease(handle) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemRelease(handle) }
+
 }
 
 /// `cuMemMap`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuMemMap(ptr, size, offset, handle, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemMap(ptr, size, offset, handle, flags) }
+
 }
 
 /// `cuMemMapArrayAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: ::core::ffi::c_uint, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemMapArrayAsync(mapInfoList, count, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemMapArrayAsync(mapInfoList, count, hStream) }
+
 }
 
 /// `cuMemUnmap`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemUnmap(ptr, size) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemUnmap(ptr, size) }
+
 }
 
 /// `cuMemSetAccess`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemSetAccess(ptr, size, desc, count) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemSetAccess(ptr, size, desc, count) }
+
 }
 
 /// `cuMemGetAccess`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemGetAccess(flags: *mut ::core::ffi::c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuMemGetAccess(flags, location, ptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemGetAccess(flags, location, ptr) }
+
 }
 
 /// `cuMemExportToShareableHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemExportToShareableHandle(shareableHandle: *mut ::core::ffi::c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags) }
+
 }
 
 /// `cuMemImportFromShareableHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut ::core::ffi::c_void, shHandleType: CUmemAllocationHandleType) -> CUresult {
-    guard(|| unsafe { sys::cuMemImportFromShareableHandle(handle, osHandle, shHandleType) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemImportFromShareableHandle(handle, osHandle, shHandleType) }
+
 }
 
 /// `cuMemGetAllocationGranularity`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult {
-    guard(|| unsafe { sys::cuMemGetAllocationGranularity(granularity, prop, option) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemGetAllocationGranularity(granularity, prop, option) }
+
 }
 
 /// `cuMemGetAllocationPropertiesFromHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult {
-    guard(|| unsafe { sys::cuMemGetAllocationPropertiesFromHandle(prop, handle) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemGetAllocationPropertiesFromHandle(prop, handle) }
+
 }
 
 /// `cuMemRetainAllocationHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuMemRetainAllocationHandle(handle, addr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemRetainAllocationHandle(handle, addr) }
+
 }
 
 /// `cuMemFreeAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemFreeAsync(dptr, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemFreeAsync(dptr, hStream) }
+
 }
 
 /// `cuMemAllocAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemAllocAsync(dptr, bytesize, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAllocAsync(dptr, bytesize, hStream) }
+
 }
 
 /// `cuMemPoolTrimTo`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolTrimTo(pool, minBytesToKeep) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolTrimTo(pool, minBytesToKeep) }
+
 }
 
 /// `cuMemPoolSetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolSetAttribute(pool, attr, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolSetAttribute(pool, attr, value) }
+
 }
 
 /// `cuMemPoolGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolGetAttribute(pool, attr, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolGetAttribute(pool, attr, value) }
+
 }
 
 /// `cuMemPoolSetAccess`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolSetAccess(pool, map, count) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolSetAccess(pool, map, count) }
+
 }
 
 /// `cuMemPoolGetAccess`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolGetAccess(flags, memPool, location) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolGetAccess(flags, memPool, location) }
+
 }
 
 /// `cuMemPoolCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolCreate(pool, poolProps) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolCreate(pool, poolProps) }
+
 }
 
 /// `cuMemPoolDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolDestroy(pool) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolDestroy(pool) }
+
 }
 
 /// `cuMemAllocFromPoolAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream) }
+
 }
 
 /// `cuMemPoolExportToShareableHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(handle_out: *mut ::core::ffi::c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags) }
+
 }
 
 /// `cuMemPoolImportFromShareableHandle`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut ::core::ffi::c_void, handleType: CUmemAllocationHandleType, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags) }
+
 }
 
 /// `cuMemPoolExportPointer`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolExportPointer(shareData_out, ptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolExportPointer(shareData_out, ptr) }
+
 }
 
 /// `cuMemPoolImportPointer`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
-    guard(|| unsafe { sys::cuMemPoolImportPointer(ptr_out, pool, shareData) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPoolImportPointer(ptr_out, pool, shareData) }
+
 }
 
 /// `cuMulticastCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult {
-    guard(|| unsafe { sys::cuMulticastCreate(mcHandle, prop) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMulticastCreate(mcHandle, prop) }
+
 }
 
 /// `cuMulticastAddDevice`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuMulticastAddDevice(mcHandle, dev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMulticastAddDevice(mcHandle, dev) }
+
 }
 
 /// `cuMulticastBindMem`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags) }
+
 }
 
 /// `cuMulticastBindAddr`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags) }
+
 }
 
 /// `cuMulticastUnbind`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMulticastUnbind(mcHandle, dev, mcOffset, size) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMulticastUnbind(mcHandle, dev, mcOffset, size) }
+
 }
 
 /// `cuMulticastGetGranularity`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult {
-    guard(|| unsafe { sys::cuMulticastGetGranularity(granularity, prop, option) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMulticastGetGranularity(granularity, prop, option) }
+
 }
 
 /// `cuPointerGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuPointerGetAttribute(data: *mut ::core::ffi::c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuPointerGetAttribute(data, attribute, ptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuPointerGetAttribute(data, attribute, ptr) }
+
 }
 
 /// `cuMemPrefetchAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemPrefetchAsync(devPtr, count, dstDevice, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPrefetchAsync(devPtr, count, dstDevice, hStream) }
+
 }
 
 /// `cuMemPrefetchAsync_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: ::core::ffi::c_uint, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream) }
+
 }
 
 /// `cuMemAdvise`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuMemAdvise(devPtr, count, advice, device) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAdvise(devPtr, count, advice, device) }
+
 }
 
 /// `cuMemAdvise_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult {
-    guard(|| unsafe { sys::cuMemAdvise_v2(devPtr, count, advice, location) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAdvise_v2(devPtr, count, advice, location) }
+
 }
 
 /// `cuMemRangeGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemRangeGetAttribute(data: *mut ::core::ffi::c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) }
+
 }
 
 /// `cuMemRangeGetAttributes`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemRangeGetAttributes(data: *mut *mut ::core::ffi::c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult {
-    guard(|| unsafe { sys::cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) }
+
 }
 
 /// `cuPointerSetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuPointerSetAttribute(value: *const ::core::ffi::c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuPointerSetAttribute(value, attribute, ptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuPointerSetAttribute(value, attribute, ptr) }
+
 }
 
 /// `cuPointerGetAttributes`.
 #[no_mangle]
 pub unsafe extern "C" fn cuPointerGetAttributes(numAttributes: ::core::ffi::c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut ::core::ffi::c_void, ptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuPointerGetAttributes(numAttributes, attributes, data, ptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuPointerGetAttributes(numAttributes, attributes, data, ptr) }
+
 }
 
 /// `cuStreamCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamCreate(phStream, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamCreate(phStream, Flags) }
+
 }
 
 /// `cuStreamCreateWithPriority`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: ::core::ffi::c_uint, priority: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuStreamCreateWithPriority(phStream, flags, priority) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamCreateWithPriority(phStream, flags, priority) }
+
 }
 
 /// `cuStreamGetPriority`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetPriority(hStream, priority) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetPriority(hStream, priority) }
+
 }
 
 /// `cuStreamGetDevice`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetDevice(hStream, device) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetDevice(hStream, device) }
+
 }
 
 /// `cuStreamGetFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: *mut ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetFlags(hStream, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetFlags(hStream, flags) }
+
 }
 
 /// `cuStreamGetId`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetId(hStream: CUstream, streamId: *mut ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetId(hStream, streamId) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetId(hStream, streamId) }
+
 }
 
 /// `cuStreamGetCtx`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetCtx(hStream, pctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetCtx(hStream, pctx) }
+
 }
 
 /// `cuStreamGetCtx_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) }
+
 }
 
 /// `cuStreamWaitEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamWaitEvent(hStream, hEvent, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWaitEvent(hStream, hEvent, Flags) }
+
 }
 
 /// `cuStreamAddCallback`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut ::core::ffi::c_void, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamAddCallback(hStream, callback, userData, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamAddCallback(hStream, callback, userData, flags) }
+
 }
 
 /// `cuStreamBeginCapture_v2` (`cuStreamBeginCapture`).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
-    guard(|| unsafe { sys::cuStreamBeginCapture_v2(hStream, mode) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamBeginCapture_v2(hStream, mode) }
+
 }
 
 /// `cuStreamBeginCapture_v2_ptsz` (`cuStreamBeginCapture`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
-    guard(|| unsafe { sys::cuStreamBeginCapture_v2_ptsz(hStream, mode) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamBeginCapture_v2_ptsz(hStream, mode) }
+
 }
 
 /// `cuStreamBeginCaptureToGraph`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
-    guard(|| unsafe { sys::cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) }
+
 }
 
 /// `cuThreadExchangeStreamCaptureMode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult {
-    guard(|| unsafe { sys::cuThreadExchangeStreamCaptureMode(mode) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuThreadExchangeStreamCaptureMode(mode) }
+
 }
 
 /// `cuStreamEndCapture`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
-    guard(|| unsafe { sys::cuStreamEndCapture(hStream, phGraph) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamEndCapture(hStream, phGraph) }
+
 }
 
 /// `cuStreamIsCapturing`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
-    guard(|| unsafe { sys::cuStreamIsCapturing(hStream, captureStatus) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamIsCapturing(hStream, captureStatus) }
+
 }
 
 /// `cuStreamGetCaptureInfo_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }
+
 }
 
 /// `cuStreamGetCaptureInfo_v2_ptsz` (`cuStreamGetCaptureInfo_v2`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }
+
 }
 
 /// `cuStreamGetCaptureInfo_v3`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) }
+
 }
 
 /// `cuStreamUpdateCaptureDependencies`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags) }
+
 }
 
 /// `cuStreamUpdateCaptureDependencies_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags) }
+
 }
 
 /// `cuStreamAttachMemAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamAttachMemAsync(hStream, dptr, length, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamAttachMemAsync(hStream, dptr, length, flags) }
+
 }
 
 /// `cuStreamQuery`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuStreamQuery(hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamQuery(hStream) }
+
 }
 
 /// `cuStreamSynchronize`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuStreamSynchronize(hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamSynchronize(hStream) }
+
 }
 
 /// `cuStreamDestroy_v2` (`cuStreamDestroy`).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuStreamDestroy_v2(hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamDestroy_v2(hStream) }
+
 }
 
 /// `cuStreamCopyAttributes`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuStreamCopyAttributes(dst, src) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamCopyAttributes(dst, src) }
+
 }
 
 /// `cuStreamGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetAttribute(hStream, attr, value_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetAttribute(hStream, attr, value_out) }
+
 }
 
 /// `cuStreamSetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
-    guard(|| unsafe { sys::cuStreamSetAttribute(hStream, attr, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamSetAttribute(hStream, attr, value) }
+
 }
 
 /// `cuEventCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuEventCreate(phEvent: *mut CUevent, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuEventCreate(phEvent, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventCreate(phEvent, Flags) }
+
 }
 
 /// `cuEventRecord`.
 #[no_mangle]
 pub unsafe extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuEventRecord(hEvent, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventRecord(hEvent, hStream) }
+
 }
 
 /// `cuEventRecordWithFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuEventRecordWithFlags(hEvent, hStream, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventRecordWithFlags(hEvent, hStream, flags) }
+
 }
 
 /// `cuEventQuery`.
 #[no_mangle]
 pub unsafe extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuEventQuery(hEvent) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventQuery(hEvent) }
+
 }
 
 /// `cuEventSynchronize`.
 #[no_mangle]
 pub unsafe extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuEventSynchronize(hEvent) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventSynchronize(hEvent) }
+
 }
 
 /// `cuEventDestroy_v2` (`cuEventDestroy`).
 #[no_mangle]
 pub unsafe extern "C" fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuEventDestroy_v2(hEvent) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventDestroy_v2(hEvent) }
+
 }
 
 /// `cuEventElapsedTime`.
 #[no_mangle]
 pub unsafe extern "C" fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuEventElapsedTime(pMilliseconds, hStart, hEnd) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventElapsedTime(pMilliseconds, hStart, hEnd) }
+
 }
 
 /// `cuEventElapsedTime_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd) }
+
 }
 
 /// `cuImportExternalMemory`.
 #[no_mangle]
 pub unsafe extern "C" fn cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult {
-    guard(|| unsafe { sys::cuImportExternalMemory(extMem_out, memHandleDesc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuImportExternalMemory(extMem_out, memHandleDesc) }
+
 }
 
 /// `cuExternalMemoryGetMappedBuffer`.
 #[no_mangle]
 pub unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult {
-    guard(|| unsafe { sys::cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) }
+
 }
 
 /// `cuExternalMemoryGetMappedMipmappedArray`.
 #[no_mangle]
 pub unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult {
-    guard(|| unsafe { sys::cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc) }
+
 }
 
 /// `cuDestroyExternalMemory`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
-    guard(|| unsafe { sys::cuDestroyExternalMemory(extMem) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDestroyExternalMemory(extMem) }
+
 }
 
 /// `cuImportExternalSemaphore`.
 #[no_mangle]
 pub unsafe extern "C" fn cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult {
-    guard(|| unsafe { sys::cuImportExternalSemaphore(extSem_out, semHandleDesc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuImportExternalSemaphore(extSem_out, semHandleDesc) }
+
 }
 
 /// `cuSignalExternalSemaphoresAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: ::core::ffi::c_uint, stream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) }
+
 }
 
 /// `cuWaitExternalSemaphoresAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: ::core::ffi::c_uint, stream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) }
+
 }
 
 /// `cuDestroyExternalSemaphore`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresult {
-    guard(|| unsafe { sys::cuDestroyExternalSemaphore(extSem) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDestroyExternalSemaphore(extSem) }
+
 }
 
 /// `cuStreamWaitValue32_v2` (`cuStreamWaitValue32`).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamWaitValue32_v2(stream, addr, value, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWaitValue32_v2(stream, addr, value, flags) }
+
 }
 
 /// `cuStreamWaitValue32_v2_ptsz` (`cuStreamWaitValue32`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags) }
+
 }
 
 /// `cuStreamWaitValue64_v2` (`cuStreamWaitValue64`).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamWaitValue64_v2(stream, addr, value, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWaitValue64_v2(stream, addr, value, flags) }
+
 }
 
 /// `cuStreamWaitValue64_v2_ptsz` (`cuStreamWaitValue64`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags) }
+
 }
 
 /// `cuStreamWriteValue32_v2` (`cuStreamWriteValue32`).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamWriteValue32_v2(stream, addr, value, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWriteValue32_v2(stream, addr, value, flags) }
+
 }
 
 /// `cuStreamWriteValue32_v2_ptsz` (`cuStreamWriteValue32`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags) }
+
 }
 
 /// `cuStreamWriteValue64_v2` (`cuStreamWriteValue64`).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamWriteValue64_v2(stream, addr, value, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWriteValue64_v2(stream, addr, value, flags) }
+
 }
 
 /// `cuStreamWriteValue64_v2_ptsz` (`cuStreamWriteValue64`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags) }
+
 }
 
 /// `cuStreamBatchMemOp_v2` (`cuStreamBatchMemOp`).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBatchMemOp_v2(stream: CUstream, count: ::core::ffi::c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamBatchMemOp_v2(stream, count, paramArray, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamBatchMemOp_v2(stream, count, paramArray, flags) }
+
 }
 
 /// `cuStreamBatchMemOp_v2_ptsz` (`cuStreamBatchMemOp`, per-thread default stream).
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: ::core::ffi::c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags) }
+
 }
 
 /// `cuFuncGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut ::core::ffi::c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult {
-    guard(|| unsafe { sys::cuFuncGetAttribute(pi, attrib, hfunc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncGetAttribute(pi, attrib, hfunc) }
+
 }
 
 /// `cuFuncSetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuFuncSetAttribute(hfunc, attrib, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncSetAttribute(hfunc, attrib, value) }
+
 }
 
 /// `cuFuncSetCacheConfig`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult {
-    guard(|| unsafe { sys::cuFuncSetCacheConfig(hfunc, config) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncSetCacheConfig(hfunc, config) }
+
 }
 
 /// `cuFuncGetModule`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult {
-    guard(|| unsafe { sys::cuFuncGetModule(hmod, hfunc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncGetModule(hmod, hfunc) }
+
 }
 
 /// `cuFuncGetName`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncGetName(name: *mut *const ::core::ffi::c_char, hfunc: CUfunction) -> CUresult {
-    guard(|| unsafe { sys::cuFuncGetName(name, hfunc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncGetName(name, hfunc) }
+
 }
 
 /// `cuFuncGetParamInfo`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize) }
+
 }
 
 /// `cuFuncIsLoaded`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult {
-    guard(|| unsafe { sys::cuFuncIsLoaded(state, function) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncIsLoaded(state, function) }
+
 }
 
 /// `cuFuncLoad`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncLoad(function: CUfunction) -> CUresult {
-    guard(|| unsafe { sys::cuFuncLoad(function) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncLoad(function) }
+
 }
 
 /// `cuLaunchKernel`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchKernel(f: CUfunction, gridDimX: ::core::ffi::c_uint, gridDimY: ::core::ffi::c_uint, gridDimZ: ::core::ffi::c_uint, blockDimX: ::core::ffi::c_uint, blockDimY: ::core::ffi::c_uint, blockDimZ: ::core::ffi::c_uint, sharedMemBytes: ::core::ffi::c_uint, hStream: CUstream, kernelParams: *mut *mut ::core::ffi::c_void, extra: *mut *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) }
+
 }
 
 /// `cuLaunchKernelEx`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut ::core::ffi::c_void, extra: *mut *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuLaunchKernelEx(config, f, kernelParams, extra) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchKernelEx(config, f, kernelParams, extra) }
+
 }
 
 /// `cuLaunchCooperativeKernel`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: ::core::ffi::c_uint, gridDimY: ::core::ffi::c_uint, gridDimZ: ::core::ffi::c_uint, blockDimX: ::core::ffi::c_uint, blockDimY: ::core::ffi::c_uint, blockDimZ: ::core::ffi::c_uint, sharedMemBytes: ::core::ffi::c_uint, hStream: CUstream, kernelParams: *mut *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) }
+
 }
 
 /// `cuLaunchCooperativeKernelMultiDevice`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags) }
+
 }
 
 /// `cuLaunchHostFunc`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuLaunchHostFunc(hStream, r#fn, userData) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchHostFunc(hStream, r#fn, userData) }
+
 }
 
 /// `cuFuncSetBlockShape`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncSetBlockShape(hfunc: CUfunction, x: ::core::ffi::c_int, y: ::core::ffi::c_int, z: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuFuncSetBlockShape(hfunc, x, y, z) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncSetBlockShape(hfunc, x, y, z) }
+
 }
 
 /// `cuFuncSetSharedSize`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuFuncSetSharedSize(hfunc, bytes) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncSetSharedSize(hfunc, bytes) }
+
 }
 
 /// `cuParamSetSize`.
 #[no_mangle]
 pub unsafe extern "C" fn cuParamSetSize(hfunc: CUfunction, numbytes: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuParamSetSize(hfunc, numbytes) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuParamSetSize(hfunc, numbytes) }
+
 }
 
 /// `cuParamSeti`.
 #[no_mangle]
 pub unsafe extern "C" fn cuParamSeti(hfunc: CUfunction, offset: ::core::ffi::c_int, value: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuParamSeti(hfunc, offset, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuParamSeti(hfunc, offset, value) }
+
 }
 
 /// `cuParamSetf`.
 #[no_mangle]
 pub unsafe extern "C" fn cuParamSetf(hfunc: CUfunction, offset: ::core::ffi::c_int, value: f32) -> CUresult {
-    guard(|| unsafe { sys::cuParamSetf(hfunc, offset, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuParamSetf(hfunc, offset, value) }
+
 }
 
 /// `cuParamSetv`.
 #[no_mangle]
 pub unsafe extern "C" fn cuParamSetv(hfunc: CUfunction, offset: ::core::ffi::c_int, ptr: *mut ::core::ffi::c_void, numbytes: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuParamSetv(hfunc, offset, ptr, numbytes) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuParamSetv(hfunc, offset, ptr, numbytes) }
+
 }
 
 /// `cuLaunch`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunch(f: CUfunction) -> CUresult {
-    guard(|| unsafe { sys::cuLaunch(f) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunch(f) }
+
 }
 
 /// `cuLaunchGrid`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchGrid(f: CUfunction, grid_width: ::core::ffi::c_int, grid_height: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuLaunchGrid(f, grid_width, grid_height) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchGrid(f, grid_width, grid_height) }
+
 }
 
 /// `cuLaunchGridAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchGridAsync(f: CUfunction, grid_width: ::core::ffi::c_int, grid_height: ::core::ffi::c_int, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuLaunchGridAsync(f, grid_width, grid_height, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchGridAsync(f, grid_width, grid_height, hStream) }
+
 }
 
 /// `cuParamSetTexRef`.
 #[no_mangle]
 pub unsafe extern "C" fn cuParamSetTexRef(hfunc: CUfunction, texunit: ::core::ffi::c_int, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuParamSetTexRef(hfunc, texunit, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuParamSetTexRef(hfunc, texunit, hTexRef) }
+
 }
 
 /// `cuFuncSetSharedMemConfig`.
 #[no_mangle]
 pub unsafe extern "C" fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> CUresult {
-    guard(|| unsafe { sys::cuFuncSetSharedMemConfig(hfunc, config) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuFuncSetSharedMemConfig(hfunc, config) }
+
 }
 
 /// `cuGraphCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphCreate(phGraph: *mut CUgraph, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGraphCreate(phGraph, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphCreate(phGraph, flags) }
+
 }
 
 /// `cuGraphAddKernelNode_v2` (`cuGraphAddKernelNode`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
+
 }
 
 /// `cuGraphKernelNodeGetParams_v2` (`cuGraphKernelNodeGetParams`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphKernelNodeGetParams_v2(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphKernelNodeGetParams_v2(hNode, nodeParams) }
+
 }
 
 /// `cuGraphKernelNodeSetParams_v2` (`cuGraphKernelNodeSetParams`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphKernelNodeSetParams_v2(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphKernelNodeSetParams_v2(hNode, nodeParams) }
+
 }
 
 /// `cuGraphAddMemcpyNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx) }
+
 }
 
 /// `cuGraphMemcpyNodeGetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult {
-    guard(|| unsafe { sys::cuGraphMemcpyNodeGetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphMemcpyNodeGetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphMemcpyNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult {
-    guard(|| unsafe { sys::cuGraphMemcpyNodeSetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphMemcpyNodeSetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphAddMemsetNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx) }
+
 }
 
 /// `cuGraphMemsetNodeGetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphMemsetNodeGetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphMemsetNodeGetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphMemsetNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphMemsetNodeSetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphMemsetNodeSetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphAddHostNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
+
 }
 
 /// `cuGraphHostNodeGetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphHostNodeGetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphHostNodeGetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphHostNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphHostNodeSetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphHostNodeSetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphAddChildGraphNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph) }
+
 }
 
 /// `cuGraphChildGraphNodeGetGraph`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult {
-    guard(|| unsafe { sys::cuGraphChildGraphNodeGetGraph(hNode, phGraph) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphChildGraphNodeGetGraph(hNode, phGraph) }
+
 }
 
 /// `cuGraphAddEmptyNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies) }
+
 }
 
 /// `cuGraphAddEventRecordNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event) }
+
 }
 
 /// `cuGraphEventRecordNodeGetEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGraphEventRecordNodeGetEvent(hNode, event_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphEventRecordNodeGetEvent(hNode, event_out) }
+
 }
 
 /// `cuGraphEventRecordNodeSetEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGraphEventRecordNodeSetEvent(hNode, event) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphEventRecordNodeSetEvent(hNode, event) }
+
 }
 
 /// `cuGraphAddEventWaitNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event) }
+
 }
 
 /// `cuGraphEventWaitNodeGetEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGraphEventWaitNodeGetEvent(hNode, event_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphEventWaitNodeGetEvent(hNode, event_out) }
+
 }
 
 /// `cuGraphEventWaitNodeSetEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGraphEventWaitNodeSetEvent(hNode, event) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphEventWaitNodeSetEvent(hNode, event) }
+
 }
 
 /// `cuGraphAddExternalSemaphoresSignalNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
+
 }
 
 /// `cuGraphExternalSemaphoresSignalNodeGetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out) }
+
 }
 
 /// `cuGraphExternalSemaphoresSignalNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphAddExternalSemaphoresWaitNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
+
 }
 
 /// `cuGraphExternalSemaphoresWaitNodeGetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out) }
+
 }
 
 /// `cuGraphExternalSemaphoresWaitNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphAddBatchMemOpNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
+
 }
 
 /// `cuGraphBatchMemOpNodeGetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out) }
+
 }
 
 /// `cuGraphBatchMemOpNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphBatchMemOpNodeSetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphBatchMemOpNodeSetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphExecBatchMemOpNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams) }
+
 }
 
 /// `cuGraphAddMemAllocNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
+
 }
 
 /// `cuGraphMemAllocNodeGetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphMemAllocNodeGetParams(hNode, params_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphMemAllocNodeGetParams(hNode, params_out) }
+
 }
 
 /// `cuGraphAddMemFreeNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr) }
+
 }
 
 /// `cuGraphMemFreeNodeGetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult {
-    guard(|| unsafe { sys::cuGraphMemFreeNodeGetParams(hNode, dptr_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphMemFreeNodeGetParams(hNode, dptr_out) }
+
 }
 
 /// `cuDeviceGraphMemTrim`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGraphMemTrim(device) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGraphMemTrim(device) }
+
 }
 
 /// `cuDeviceGetGraphMemAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetGraphMemAttribute(device, attr, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetGraphMemAttribute(device, attr, value) }
+
 }
 
 /// `cuDeviceSetGraphMemAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceSetGraphMemAttribute(device, attr, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceSetGraphMemAttribute(device, attr, value) }
+
 }
 
 /// `cuGraphClone`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult {
-    guard(|| unsafe { sys::cuGraphClone(phGraphClone, originalGraph) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphClone(phGraphClone, originalGraph) }
+
 }
 
 /// `cuGraphNodeFindInClone`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult {
-    guard(|| unsafe { sys::cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph) }
+
 }
 
 /// `cuGraphNodeGetType`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult {
-    guard(|| unsafe { sys::cuGraphNodeGetType(hNode, r#type) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphNodeGetType(hNode, r#type) }
+
 }
 
 /// `cuGraphGetNodes`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphGetNodes(hGraph, nodes, numNodes) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphGetNodes(hGraph, nodes, numNodes) }
+
 }
 
 /// `cuGraphGetRootNodes`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes) }
+
 }
 
 /// `cuGraphGetEdges`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphGetEdges(hGraph, from, to, numEdges) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphGetEdges(hGraph, from, to, numEdges) }
+
 }
 
 /// `cuGraphGetEdges_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges) }
+
 }
 
 /// `cuGraphNodeGetDependencies`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphNodeGetDependencies(hNode, dependencies, numDependencies) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphNodeGetDependencies(hNode, dependencies, numDependencies) }
+
 }
 
 /// `cuGraphNodeGetDependencies_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies) }
+
 }
 
 /// `cuGraphNodeGetDependentNodes`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes) }
+
 }
 
 /// `cuGraphNodeGetDependentNodes_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes) }
+
 }
 
 /// `cuGraphAddDependencies`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddDependencies(hGraph, from, to, numDependencies) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddDependencies(hGraph, from, to, numDependencies) }
+
 }
 
 /// `cuGraphAddDependencies_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies) }
+
 }
 
 /// `cuGraphRemoveDependencies`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphRemoveDependencies(hGraph, from, to, numDependencies) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphRemoveDependencies(hGraph, from, to, numDependencies) }
+
 }
 
 /// `cuGraphRemoveDependencies_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
-    guard(|| unsafe { sys::cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies) }
+
 }
 
 /// `cuGraphDestroyNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
-    guard(|| unsafe { sys::cuGraphDestroyNode(hNode) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphDestroyNode(hNode) }
+
 }
 
 /// `cuGraphInstantiateWithFlags` (`cuGraphInstantiate`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: ::core::ffi::c_ulonglong) -> CUresult {
-    guard(|| unsafe { sys::cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags) }
+
 }
 
 /// `cuGraphInstantiateWithParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams) }
+
 }
 
 /// `cuGraphExecGetFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecGetFlags(hGraphExec, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecGetFlags(hGraphExec, flags) }
+
 }
 
 /// `cuGraphExecKernelNodeSetParams_v2` (`cuGraphExecKernelNodeSetParams`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams) }
+
 }
 
 /// `cuGraphExecMemcpyNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx) }
+
 }
 
 /// `cuGraphExecMemsetNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx) }
+
 }
 
 /// `cuGraphExecHostNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams) }
+
 }
 
 /// `cuGraphExecChildGraphNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph) }
+
 }
 
 /// `cuGraphExecEventRecordNodeSetEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) }
+
 }
 
 /// `cuGraphExecEventWaitNodeSetEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) }
+
 }
 
 /// `cuGraphExecExternalSemaphoresSignalNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) }
+
 }
 
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) }
+
 }
 
 /// `cuGraphNodeSetEnabled`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) }
+
 }
 
 /// `cuGraphNodeGetEnabled`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) }
+
 }
 
 /// `cuGraphUpload`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuGraphUpload(hGraphExec, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphUpload(hGraphExec, hStream) }
+
 }
 
 /// `cuGraphLaunch`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuGraphLaunch(hGraphExec, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphLaunch(hGraphExec, hStream) }
+
 }
 
 /// `cuGraphExecDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecDestroy(hGraphExec) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecDestroy(hGraphExec) }
+
 }
 
 /// `cuGraphDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
-    guard(|| unsafe { sys::cuGraphDestroy(hGraph) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphDestroy(hGraph) }
+
 }
 
 /// `cuGraphExecUpdate_v2` (`cuGraphExecUpdate`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo) }
+
 }
 
 /// `cuGraphKernelNodeCopyAttributes`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> CUresult {
-    guard(|| unsafe { sys::cuGraphKernelNodeCopyAttributes(dst, src) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphKernelNodeCopyAttributes(dst, src) }
+
 }
 
 /// `cuGraphKernelNodeGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult {
-    guard(|| unsafe { sys::cuGraphKernelNodeGetAttribute(hNode, attr, value_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphKernelNodeGetAttribute(hNode, attr, value_out) }
+
 }
 
 /// `cuGraphKernelNodeSetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult {
-    guard(|| unsafe { sys::cuGraphKernelNodeSetAttribute(hNode, attr, value) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphKernelNodeSetAttribute(hNode, attr, value) }
+
 }
 
 /// `cuGraphDebugDotPrint`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const ::core::ffi::c_char, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGraphDebugDotPrint(hGraph, path, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphDebugDotPrint(hGraph, path, flags) }
+
 }
 
 /// `cuUserObjectCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut ::core::ffi::c_void, destroy: CUhostFn, initialRefcount: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) }
+
 }
 
 /// `cuUserObjectRetain`.
 #[no_mangle]
 pub unsafe extern "C" fn cuUserObjectRetain(object: CUuserObject, count: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuUserObjectRetain(object, count) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuUserObjectRetain(object, count) }
+
 }
 
 /// `cuUserObjectRelease`.
 #[no_mangle]
 pub unsafe extern "C" fn cuUserObjectRelease(object: CUuserObject, count: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuUserObjectRelease(object, count) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuUserObjectRelease(object, count) }
+
 }
 
 /// `cuGraphRetainUserObject`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGraphRetainUserObject(graph, object, count, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphRetainUserObject(graph, object, count, flags) }
+
 }
 
 /// `cuGraphReleaseUserObject`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGraphReleaseUserObject(graph, object, count) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphReleaseUserObject(graph, object, count) }
+
 }
 
 /// `cuGraphAddNode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
+
 }
 
 /// `cuGraphAddNode_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    guard(|| unsafe { sys::cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams) }
+
 }
 
 /// `cuGraphNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    guard(|| unsafe { sys::cuGraphNodeSetParams(hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphNodeSetParams(hNode, nodeParams) }
+
 }
 
 /// `cuGraphExecNodeSetParams`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    guard(|| unsafe { sys::cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams) }
+
 }
 
 /// `cuGraphConditionalHandleCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags) }
+
 }
 
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`.
 #[no_mangle]
 pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut ::core::ffi::c_int, func: CUfunction, blockSize: ::core::ffi::c_int, dynamicSMemSize: usize) -> CUresult {
-    guard(|| unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) }
+
 }
 
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut ::core::ffi::c_int, func: CUfunction, blockSize: ::core::ffi::c_int, dynamicSMemSize: usize, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags) }
+
 }
 
 /// `cuOccupancyMaxPotentialBlockSize`.
 #[no_mangle]
 pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(minGridSize: *mut ::core::ffi::c_int, blockSize: *mut ::core::ffi::c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) }
+
 }
 
 /// `cuOccupancyMaxPotentialBlockSizeWithFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut ::core::ffi::c_int, blockSize: *mut ::core::ffi::c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: ::core::ffi::c_int, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) }
+
 }
 
 /// `cuOccupancyAvailableDynamicSMemPerBlock`.
 #[no_mangle]
 pub unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: ::core::ffi::c_int, blockSize: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize) }
+
 }
 
 /// `cuOccupancyMaxPotentialClusterSize`.
 #[no_mangle]
 pub unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(clusterSize: *mut ::core::ffi::c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
-    guard(|| unsafe { sys::cuOccupancyMaxPotentialClusterSize(clusterSize, func, config) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuOccupancyMaxPotentialClusterSize(clusterSize, func, config) }
+
 }
 
 /// `cuOccupancyMaxActiveClusters`.
 #[no_mangle]
 pub unsafe extern "C" fn cuOccupancyMaxActiveClusters(numClusters: *mut ::core::ffi::c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
-    guard(|| unsafe { sys::cuOccupancyMaxActiveClusters(numClusters, func, config) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuOccupancyMaxActiveClusters(numClusters, func, config) }
+
 }
 
 /// `cuTexRefSetArray`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetArray(hTexRef, hArray, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetArray(hTexRef, hArray, Flags) }
+
 }
 
 /// `cuTexRefSetMipmappedArray`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags) }
+
 }
 
 /// `cuTexRefSetAddress_v2` (`cuTexRefSetAddress`).
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes) }
+
 }
 
 /// `cuTexRefSetAddress2D_v3` (`cuTexRefSetAddress2D`).
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch) }
+
 }
 
 /// `cuTexRefSetFormat`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents) }
+
 }
 
 /// `cuTexRefSetAddressMode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetAddressMode(hTexRef: CUtexref, dim: ::core::ffi::c_int, am: CUaddress_mode) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetAddressMode(hTexRef, dim, am) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetAddressMode(hTexRef, dim, am) }
+
 }
 
 /// `cuTexRefSetFilterMode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetFilterMode(hTexRef, fm) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetFilterMode(hTexRef, fm) }
+
 }
 
 /// `cuTexRefSetMipmapFilterMode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetMipmapFilterMode(hTexRef, fm) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetMipmapFilterMode(hTexRef, fm) }
+
 }
 
 /// `cuTexRefSetMipmapLevelBias`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetMipmapLevelBias(hTexRef, bias) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetMipmapLevelBias(hTexRef, bias) }
+
 }
 
 /// `cuTexRefSetMipmapLevelClamp`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp) }
+
 }
 
 /// `cuTexRefSetMaxAnisotropy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetMaxAnisotropy(hTexRef, maxAniso) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetMaxAnisotropy(hTexRef, maxAniso) }
+
 }
 
 /// `cuTexRefSetBorderColor`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetBorderColor(hTexRef, pBorderColor) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetBorderColor(hTexRef, pBorderColor) }
+
 }
 
 /// `cuTexRefSetFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefSetFlags(hTexRef: CUtexref, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefSetFlags(hTexRef, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefSetFlags(hTexRef, Flags) }
+
 }
 
 /// `cuTexRefGetAddress_v2` (`cuTexRefGetAddress`).
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetAddress_v2(pdptr, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetAddress_v2(pdptr, hTexRef) }
+
 }
 
 /// `cuTexRefGetArray`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetArray(phArray, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetArray(phArray, hTexRef) }
+
 }
 
 /// `cuTexRefGetMipmappedArray`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef) }
+
 }
 
 /// `cuTexRefGetAddressMode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetAddressMode(pam, hTexRef, dim) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetAddressMode(pam, hTexRef, dim) }
+
 }
 
 /// `cuTexRefGetFilterMode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetFilterMode(pfm, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetFilterMode(pfm, hTexRef) }
+
 }
 
 /// `cuTexRefGetFormat`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut ::core::ffi::c_int, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetFormat(pFormat, pNumChannels, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetFormat(pFormat, pNumChannels, hTexRef) }
+
 }
 
 /// `cuTexRefGetMipmapFilterMode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetMipmapFilterMode(pfm, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetMipmapFilterMode(pfm, hTexRef) }
+
 }
 
 /// `cuTexRefGetMipmapLevelBias`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetMipmapLevelBias(pbias, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetMipmapLevelBias(pbias, hTexRef) }
+
 }
 
 /// `cuTexRefGetMipmapLevelClamp`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef) }
+
 }
 
 /// `cuTexRefGetMaxAnisotropy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetMaxAnisotropy(pmaxAniso: *mut ::core::ffi::c_int, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef) }
+
 }
 
 /// `cuTexRefGetBorderColor`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetBorderColor(pBorderColor, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetBorderColor(pBorderColor, hTexRef) }
+
 }
 
 /// `cuTexRefGetFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefGetFlags(pFlags: *mut ::core::ffi::c_uint, hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefGetFlags(pFlags, hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefGetFlags(pFlags, hTexRef) }
+
 }
 
 /// `cuTexRefCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefCreate(pTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefCreate(pTexRef) }
+
 }
 
 /// `cuTexRefDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
-    guard(|| unsafe { sys::cuTexRefDestroy(hTexRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexRefDestroy(hTexRef) }
+
 }
 
 /// `cuSurfRefSetArray`.
 #[no_mangle]
 pub unsafe extern "C" fn cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuSurfRefSetArray(hSurfRef, hArray, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuSurfRefSetArray(hSurfRef, hArray, Flags) }
+
 }
 
 /// `cuSurfRefGetArray`.
 #[no_mangle]
 pub unsafe extern "C" fn cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult {
-    guard(|| unsafe { sys::cuSurfRefGetArray(phArray, hSurfRef) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuSurfRefGetArray(phArray, hSurfRef) }
+
 }
 
 /// `cuTexObjectCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult {
-    guard(|| unsafe { sys::cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc) }
+
 }
 
 /// `cuTexObjectDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult {
-    guard(|| unsafe { sys::cuTexObjectDestroy(texObject) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexObjectDestroy(texObject) }
+
 }
 
 /// `cuTexObjectGetResourceDesc`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult {
-    guard(|| unsafe { sys::cuTexObjectGetResourceDesc(pResDesc, texObject) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexObjectGetResourceDesc(pResDesc, texObject) }
+
 }
 
 /// `cuTexObjectGetTextureDesc`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult {
-    guard(|| unsafe { sys::cuTexObjectGetTextureDesc(pTexDesc, texObject) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexObjectGetTextureDesc(pTexDesc, texObject) }
+
 }
 
 /// `cuTexObjectGetResourceViewDesc`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult {
-    guard(|| unsafe { sys::cuTexObjectGetResourceViewDesc(pResViewDesc, texObject) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTexObjectGetResourceViewDesc(pResViewDesc, texObject) }
+
 }
 
 /// `cuSurfObjectCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult {
-    guard(|| unsafe { sys::cuSurfObjectCreate(pSurfObject, pResDesc) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuSurfObjectCreate(pSurfObject, pResDesc) }
+
 }
 
 /// `cuSurfObjectDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult {
-    guard(|| unsafe { sys::cuSurfObjectDestroy(surfObject) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuSurfObjectDestroy(surfObject) }
+
 }
 
 /// `cuSurfObjectGetResourceDesc`.
 #[no_mangle]
 pub unsafe extern "C" fn cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult {
-    guard(|| unsafe { sys::cuSurfObjectGetResourceDesc(pResDesc, surfObject) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuSurfObjectGetResourceDesc(pResDesc, surfObject) }
+
 }
 
 /// `cuTensorMapEncodeTiled`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut ::core::ffi::c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    guard(|| unsafe { sys::cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill) }
+
 }
 
 /// `cuTensorMapEncodeIm2col`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut ::core::ffi::c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const ::core::ffi::c_int, pixelBoxUpperCorner: *const ::core::ffi::c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    guard(|| unsafe { sys::cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill) }
+
 }
 
 /// `cuTensorMapEncodeIm2colWide`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut ::core::ffi::c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: ::core::ffi::c_int, pixelBoxUpperCornerWidth: ::core::ffi::c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    guard(|| unsafe { sys::cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill) }
+
 }
 
 /// `cuTensorMapReplaceAddress`.
 #[no_mangle]
 pub unsafe extern "C" fn cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut ::core::ffi::c_void) -> CUresult {
-    guard(|| unsafe { sys::cuTensorMapReplaceAddress(tensorMap, globalAddress) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuTensorMapReplaceAddress(tensorMap, globalAddress) }
+
 }
 
 /// `cuDeviceCanAccessPeer`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceCanAccessPeer(canAccessPeer: *mut ::core::ffi::c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev) }
+
 }
 
 /// `cuCtxEnablePeerAccess`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuCtxEnablePeerAccess(peerContext, Flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxEnablePeerAccess(peerContext, Flags) }
+
 }
 
 /// `cuCtxDisablePeerAccess`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult {
-    guard(|| unsafe { sys::cuCtxDisablePeerAccess(peerContext) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxDisablePeerAccess(peerContext) }
+
 }
 
 /// `cuDeviceGetP2PAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetP2PAttribute(value: *mut ::core::ffi::c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice) }
+
 }
 
 /// `cuGraphicsUnregisterResource`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUresult {
-    guard(|| unsafe { sys::cuGraphicsUnregisterResource(resource) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphicsUnregisterResource(resource) }
+
 }
 
 /// `cuGraphicsSubResourceGetMappedArray`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: ::core::ffi::c_uint, mipLevel: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel) }
+
 }
 
 /// `cuGraphicsResourceGetMappedMipmappedArray`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult {
-    guard(|| unsafe { sys::cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource) }
+
 }
 
 /// `cuGraphicsResourceGetMappedPointer_v2` (`cuGraphicsResourceGetMappedPointer`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult {
-    guard(|| unsafe { sys::cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource) }
+
 }
 
 /// `cuGraphicsResourceSetMapFlags_v2` (`cuGraphicsResourceSetMapFlags`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGraphicsResourceSetMapFlags_v2(resource, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphicsResourceSetMapFlags_v2(resource, flags) }
+
 }
 
 /// `cuGraphicsMapResources`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphicsMapResources(count: ::core::ffi::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuGraphicsMapResources(count, resources, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphicsMapResources(count, resources, hStream) }
+
 }
 
 /// `cuGraphicsUnmapResources`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphicsUnmapResources(count: ::core::ffi::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    guard(|| unsafe { sys::cuGraphicsUnmapResources(count, resources, hStream) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphicsUnmapResources(count, resources, hStream) }
+
 }
 
 /// `cuGetProcAddress_v2` (`cuGetProcAddress`).
 #[no_mangle]
 pub unsafe extern "C" fn cuGetProcAddress_v2(symbol: *const ::core::ffi::c_char, pfn: *mut *mut ::core::ffi::c_void, cudaVersion: ::core::ffi::c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult {
     guard(|| unsafe { crate::getproc::get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus) }, CUresult(999))
+
 }
 
 /// `cuCoredumpGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut ::core::ffi::c_void, size: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuCoredumpGetAttribute(attrib, value, size) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCoredumpGetAttribute(attrib, value, size) }
+
 }
 
 /// `cuCoredumpGetAttributeGlobal`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut ::core::ffi::c_void, size: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuCoredumpGetAttributeGlobal(attrib, value, size) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCoredumpGetAttributeGlobal(attrib, value, size) }
+
 }
 
 /// `cuCoredumpSetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut ::core::ffi::c_void, size: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuCoredumpSetAttribute(attrib, value, size) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCoredumpSetAttribute(attrib, value, size) }
+
 }
 
 /// `cuCoredumpSetAttributeGlobal`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut ::core::ffi::c_void, size: *mut usize) -> CUresult {
-    guard(|| unsafe { sys::cuCoredumpSetAttributeGlobal(attrib, value, size) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCoredumpSetAttributeGlobal(attrib, value, size) }
+
 }
 
 /// `cuGetExportTable`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGetExportTable(ppExportTable: *mut *const ::core::ffi::c_void, pExportTableId: *const CUuuid) -> CUresult {
-    guard(|| unsafe { sys::cuGetExportTable(ppExportTable, pExportTableId) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGetExportTable(ppExportTable, pExportTableId) }
+
 }
 
 /// `cuGreenCtxCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuGreenCtxCreate(phCtx, desc, dev, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGreenCtxCreate(phCtx, desc, dev, flags) }
+
 }
 
 /// `cuGreenCtxDestroy`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
-    guard(|| unsafe { sys::cuGreenCtxDestroy(hCtx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGreenCtxDestroy(hCtx) }
+
 }
 
 /// `cuCtxFromGreenCtx`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult {
-    guard(|| unsafe { sys::cuCtxFromGreenCtx(pContext, hCtx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxFromGreenCtx(pContext, hCtx) }
+
 }
 
 /// `cuDeviceGetDevResource`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    guard(|| unsafe { sys::cuDeviceGetDevResource(device, resource, r#type) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDeviceGetDevResource(device, resource, r#type) }
+
 }
 
 /// `cuCtxGetDevResource`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    guard(|| unsafe { sys::cuCtxGetDevResource(hCtx, resource, r#type) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCtxGetDevResource(hCtx, resource, r#type) }
+
 }
 
 /// `cuGreenCtxGetDevResource`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    guard(|| unsafe { sys::cuGreenCtxGetDevResource(hCtx, resource, r#type) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGreenCtxGetDevResource(hCtx, resource, r#type) }
+
 }
 
 /// `cuDevSmResourceSplitByCount`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut ::core::ffi::c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: ::core::ffi::c_uint, minCount: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount) }
+
 }
 
 /// `cuDevResourceGenerateDesc`.
 #[no_mangle]
 pub unsafe extern "C" fn cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuDevResourceGenerateDesc(phDesc, resources, nbResources) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuDevResourceGenerateDesc(phDesc, resources, nbResources) }
+
 }
 
 /// `cuGreenCtxRecordEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGreenCtxRecordEvent(hCtx, hEvent) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGreenCtxRecordEvent(hCtx, hEvent) }
+
 }
 
 /// `cuGreenCtxWaitEvent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
-    guard(|| unsafe { sys::cuGreenCtxWaitEvent(hCtx, hEvent) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGreenCtxWaitEvent(hCtx, hEvent) }
+
 }
 
 /// `cuStreamGetGreenCtx`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult {
-    guard(|| unsafe { sys::cuStreamGetGreenCtx(hStream, phCtx) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetGreenCtx(hStream, phCtx) }
+
 }
 
 /// `cuGreenCtxStreamCreate`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: ::core::ffi::c_uint, priority: ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority) }
+
 }
 
 /// `cuLogsRegisterCallback`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut ::core::ffi::c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult {
-    guard(|| unsafe { sys::cuLogsRegisterCallback(callbackFunc, userData, callback_out) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLogsRegisterCallback(callbackFunc, userData, callback_out) }
+
 }
 
 /// `cuLogsUnregisterCallback`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUresult {
-    guard(|| unsafe { sys::cuLogsUnregisterCallback(callback) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLogsUnregisterCallback(callback) }
+
 }
 
 /// `cuLogsCurrent`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuLogsCurrent(iterator_out, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLogsCurrent(iterator_out, flags) }
+
 }
 
 /// `cuLogsDumpToFile`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const ::core::ffi::c_char, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuLogsDumpToFile(iterator, pathToFile, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLogsDumpToFile(iterator, pathToFile, flags) }
+
 }
 
 /// `cuLogsDumpToMemory`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut ::core::ffi::c_char, size: *mut usize, flags: ::core::ffi::c_uint) -> CUresult {
-    guard(|| unsafe { sys::cuLogsDumpToMemory(iterator, buffer, size, flags) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLogsDumpToMemory(iterator, buffer, size, flags) }
+
 }
 
 /// `cuCheckpointProcessGetRestoreThreadId`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(pid: ::core::ffi::c_int, tid: *mut ::core::ffi::c_int) -> CUresult {
-    guard(|| unsafe { sys::cuCheckpointProcessGetRestoreThreadId(pid, tid) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCheckpointProcessGetRestoreThreadId(pid, tid) }
+
 }
 
 /// `cuCheckpointProcessGetState`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCheckpointProcessGetState(pid: ::core::ffi::c_int, state: *mut CUprocessState) -> CUresult {
-    guard(|| unsafe { sys::cuCheckpointProcessGetState(pid, state) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCheckpointProcessGetState(pid, state) }
+
 }
 
 /// `cuCheckpointProcessLock`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCheckpointProcessLock(pid: ::core::ffi::c_int, args: *mut CUcheckpointLockArgs) -> CUresult {
-    guard(|| unsafe { sys::cuCheckpointProcessLock(pid, args) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCheckpointProcessLock(pid, args) }
+
 }
 
 /// `cuCheckpointProcessCheckpoint`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCheckpointProcessCheckpoint(pid: ::core::ffi::c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult {
-    guard(|| unsafe { sys::cuCheckpointProcessCheckpoint(pid, args) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCheckpointProcessCheckpoint(pid, args) }
+
 }
 
 /// `cuCheckpointProcessRestore`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCheckpointProcessRestore(pid: ::core::ffi::c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult {
-    guard(|| unsafe { sys::cuCheckpointProcessRestore(pid, args) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCheckpointProcessRestore(pid, args) }
+
 }
 
 /// `cuCheckpointProcessUnlock`.
 #[no_mangle]
 pub unsafe extern "C" fn cuCheckpointProcessUnlock(pid: ::core::ffi::c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult {
-    guard(|| unsafe { sys::cuCheckpointProcessUnlock(pid, args) }, CUresult(999))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuCheckpointProcessUnlock(pid, args) }
+
 }

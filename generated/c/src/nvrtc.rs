@@ -5,167 +5,219 @@
 // Regenerate with `cargo xtask regen`.
 //! The exports of `nvrtc.h`: one `#[no_mangle] extern "C"` function per ABI symbol, with
 //! the C prototype, forwarding to `cudagen::nvrtc::sys`, which resolves the real entry
-//! lazily through the shared loader and traces the call when `CUDAGEN_TRACE` is on.
+//! lazily through the shared loader and traces the call when `CUDAGEN_TRACE` is on. Panics never
+//! cross the boundary: sys catches them in its cold path, `guard` around the intercepted ones.
 #![allow(non_snake_case, deprecated, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 #[allow(unused_imports)]
 use cudagen_rs::nvrtc::sys;
 #[allow(unused_imports)]
 use cudagen_rs::nvrtc::types::*;
-use crate::guard::guard;
 
 /// `nvrtcGetErrorString`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetErrorString(result: nvrtcResult) -> *const ::core::ffi::c_char {
-    guard(|| unsafe { sys::nvrtcGetErrorString(result) }, c"cudagen: internal error".as_ptr())
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetErrorString(result) }
+
 }
 
 /// `nvrtcVersion`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcVersion(major: *mut ::core::ffi::c_int, minor: *mut ::core::ffi::c_int) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcVersion(major, minor) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcVersion(major, minor) }
+
 }
 
 /// `nvrtcGetNumSupportedArchs`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetNumSupportedArchs(numArchs: *mut ::core::ffi::c_int) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetNumSupportedArchs(numArchs) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetNumSupportedArchs(numArchs) }
+
 }
 
 /// `nvrtcGetSupportedArchs`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetSupportedArchs(supportedArchs: *mut ::core::ffi::c_int) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetSupportedArchs(supportedArchs) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetSupportedArchs(supportedArchs) }
+
 }
 
 /// `nvrtcCreateProgram`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const ::core::ffi::c_char, name: *const ::core::ffi::c_char, numHeaders: ::core::ffi::c_int, headers: *const *const ::core::ffi::c_char, includeNames: *const *const ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames) }
+
 }
 
 /// `nvrtcDestroyProgram`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcDestroyProgram(prog) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcDestroyProgram(prog) }
+
 }
 
 /// `nvrtcCompileProgram`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: ::core::ffi::c_int, options: *const *const ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcCompileProgram(prog, numOptions, options) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcCompileProgram(prog, numOptions, options) }
+
 }
 
 /// `nvrtcGetPTXSize`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetPTXSize(prog, ptxSizeRet) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetPTXSize(prog, ptxSizeRet) }
+
 }
 
 /// `nvrtcGetPTX`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetPTX(prog, ptx) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetPTX(prog, ptx) }
+
 }
 
 /// `nvrtcGetCUBINSize`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetCUBINSize(prog, cubinSizeRet) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetCUBINSize(prog, cubinSizeRet) }
+
 }
 
 /// `nvrtcGetCUBIN`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetCUBIN(prog, cubin) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetCUBIN(prog, cubin) }
+
 }
 
 /// `nvrtcGetNVVMSize`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetNVVMSize(prog, nvvmSizeRet) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetNVVMSize(prog, nvvmSizeRet) }
+
 }
 
 /// `nvrtcGetNVVM`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetNVVM(prog, nvvm) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetNVVM(prog, nvvm) }
+
 }
 
 /// `nvrtcGetLTOIRSize`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetLTOIRSize(prog, LTOIRSizeRet) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetLTOIRSize(prog, LTOIRSizeRet) }
+
 }
 
 /// `nvrtcGetLTOIR`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetLTOIR(prog, LTOIR) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetLTOIR(prog, LTOIR) }
+
 }
 
 /// `nvrtcGetOptiXIRSize`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetOptiXIRSize(prog, optixirSizeRet) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetOptiXIRSize(prog, optixirSizeRet) }
+
 }
 
 /// `nvrtcGetOptiXIR`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetOptiXIR(prog, optixir) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetOptiXIR(prog, optixir) }
+
 }
 
 /// `nvrtcGetProgramLogSize`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetProgramLogSize(prog, logSizeRet) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetProgramLogSize(prog, logSizeRet) }
+
 }
 
 /// `nvrtcGetProgramLog`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetProgramLog(prog, log) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetProgramLog(prog, log) }
+
 }
 
 /// `nvrtcAddNameExpression`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcAddNameExpression(prog, name_expression) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcAddNameExpression(prog, name_expression) }
+
 }
 
 /// `nvrtcGetLoweredName`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const ::core::ffi::c_char, lowered_name: *mut *const ::core::ffi::c_char) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetLoweredName(prog, name_expression, lowered_name) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetLoweredName(prog, name_expression, lowered_name) }
+
 }
 
 /// `nvrtcGetPCHHeapSize`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetPCHHeapSize(ret) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetPCHHeapSize(ret) }
+
 }
 
 /// `nvrtcSetPCHHeapSize`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcSetPCHHeapSize(size) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcSetPCHHeapSize(size) }
+
 }
 
 /// `nvrtcGetPCHCreateStatus`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetPCHCreateStatus(prog) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetPCHCreateStatus(prog) }
+
 }
 
 /// `nvrtcGetPCHHeapSizeRequired`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcGetPCHHeapSizeRequired(prog, size) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcGetPCHHeapSizeRequired(prog, size) }
+
 }
 
 /// `nvrtcSetFlowCallback`.
 #[no_mangle]
 pub unsafe extern "C" fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut ::core::ffi::c_void, *mut ::core::ffi::c_void) -> ::core::ffi::c_int>, payload: *mut ::core::ffi::c_void) -> nvrtcResult {
-    guard(|| unsafe { sys::nvrtcSetFlowCallback(prog, callback, payload) }, nvrtcResult(11))
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvrtcSetFlowCallback(prog, callback, payload) }
+
 }

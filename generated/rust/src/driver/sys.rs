@@ -566,13 +566,16 @@ pub unsafe fn cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUr
     slow_cuGetErrorString(error, pStr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUresult {
-    match call_cuGetErrorString(error, pStr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGetErrorString(error, pStr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -616,13 +619,16 @@ pub unsafe fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUres
     slow_cuGetErrorName(error, pStr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult {
-    match call_cuGetErrorName(error, pStr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGetErrorName(error, pStr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -665,13 +671,16 @@ pub unsafe fn cuInit(Flags: c_uint) -> CUresult {
     slow_cuInit(Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuInit(Flags: c_uint) -> CUresult {
-    match call_cuInit(Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuInit(Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -714,13 +723,16 @@ pub unsafe fn cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult {
     slow_cuDriverGetVersion(driverVersion)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult {
-    match call_cuDriverGetVersion(driverVersion) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDriverGetVersion(driverVersion);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -764,13 +776,16 @@ pub unsafe fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
     slow_cuDeviceGet(device, ordinal)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
-    match call_cuDeviceGet(device, ordinal) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGet(device, ordinal);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -813,13 +828,16 @@ pub unsafe fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
     slow_cuDeviceGetCount(count)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetCount(count: *mut c_int) -> CUresult {
-    match call_cuDeviceGetCount(count) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetCount(count);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -864,13 +882,16 @@ pub unsafe fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> C
     slow_cuDeviceGetName(name, len, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetName(name, len, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetName(name, len, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -914,13 +935,16 @@ pub unsafe fn cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
     slow_cuDeviceGetUuid(uuid, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetUuid(uuid, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetUuid(uuid, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -964,13 +988,16 @@ pub unsafe fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
     slow_cuDeviceGetUuid_v2(uuid, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetUuid_v2(uuid, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetUuid_v2(uuid, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1015,13 +1042,16 @@ pub unsafe fn cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mut c_uint, de
     slow_cuDeviceGetLuid(luid, deviceNodeMask, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mut c_uint, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetLuid(luid, deviceNodeMask, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1065,13 +1095,16 @@ pub unsafe fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult 
     slow_cuDeviceTotalMem_v2(bytes, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
-    match call_cuDeviceTotalMem_v2(bytes, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceTotalMem_v2(bytes, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1117,13 +1150,16 @@ pub unsafe fn cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize,
     slow_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: c_uint, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1168,13 +1204,16 @@ pub unsafe fn cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, d
     slow_cuDeviceGetAttribute(pi, attrib, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetAttribute(pi, attrib, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetAttribute(pi, attrib, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1219,13 +1258,16 @@ pub unsafe fn cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut c_void, dev
     slow_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut c_void, dev: CUdevice, flags: c_int) -> CUresult {
-    match call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1269,13 +1311,16 @@ pub unsafe fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult 
     slow_cuDeviceSetMemPool(dev, pool)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
-    match call_cuDeviceSetMemPool(dev, pool) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceSetMemPool(dev, pool);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1319,13 +1364,16 @@ pub unsafe fn cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUre
     slow_cuDeviceGetMemPool(pool, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetMemPool(pool, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetMemPool(pool, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1369,13 +1417,16 @@ pub unsafe fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevi
     slow_cuDeviceGetDefaultMemPool(pool_out, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetDefaultMemPool(pool_out, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetDefaultMemPool(pool_out, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1420,13 +1471,16 @@ pub unsafe fn cuDeviceGetExecAffinitySupport(pi: *mut c_int, r#type: CUexecAffin
     slow_cuDeviceGetExecAffinitySupport(pi, r#type, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetExecAffinitySupport(pi: *mut c_int, r#type: CUexecAffinityType, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetExecAffinitySupport(pi, r#type, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetExecAffinitySupport(pi, r#type, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1470,13 +1524,16 @@ pub unsafe fn cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarge
     slow_cuFlushGPUDirectRDMAWrites(target, scope)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult {
-    match call_cuFlushGPUDirectRDMAWrites(target, scope) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFlushGPUDirectRDMAWrites(target, scope);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1521,13 +1578,16 @@ pub unsafe fn cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice) -> CUre
     slow_cuDeviceGetProperties(prop, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetProperties(prop, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetProperties(prop, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1573,13 +1633,16 @@ pub unsafe fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, de
     slow_cuDeviceComputeCapability(major, minor, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult {
-    match call_cuDeviceComputeCapability(major, minor, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceComputeCapability(major, minor, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1623,13 +1686,16 @@ pub unsafe fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> C
     slow_cuDevicePrimaryCtxRetain(pctx, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult {
-    match call_cuDevicePrimaryCtxRetain(pctx, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDevicePrimaryCtxRetain(pctx, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1672,13 +1738,16 @@ pub unsafe fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
     slow_cuDevicePrimaryCtxRelease_v2(dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
-    match call_cuDevicePrimaryCtxRelease_v2(dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDevicePrimaryCtxRelease_v2(dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1722,13 +1791,16 @@ pub unsafe fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) -> CUr
     slow_cuDevicePrimaryCtxSetFlags_v2(dev, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) -> CUresult {
-    match call_cuDevicePrimaryCtxSetFlags_v2(dev, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1773,13 +1845,16 @@ pub unsafe fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, acti
     slow_cuDevicePrimaryCtxGetState(dev, flags, active)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult {
-    match call_cuDevicePrimaryCtxGetState(dev, flags, active) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDevicePrimaryCtxGetState(dev, flags, active);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1822,13 +1897,16 @@ pub unsafe fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
     slow_cuDevicePrimaryCtxReset_v2(dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
-    match call_cuDevicePrimaryCtxReset_v2(dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDevicePrimaryCtxReset_v2(dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1873,13 +1951,16 @@ pub unsafe fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice)
     slow_cuCtxCreate_v2(pctx, flags, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult {
-    match call_cuCtxCreate_v2(pctx, flags, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxCreate_v2(pctx, flags, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1926,13 +2007,16 @@ pub unsafe fn cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffin
     slow_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: c_int, flags: c_uint, dev: CUdevice) -> CUresult {
-    match call_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -1978,13 +2062,16 @@ pub unsafe fn cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCr
     slow_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> CUresult {
-    match call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2027,13 +2114,16 @@ pub unsafe fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
     slow_cuCtxDestroy_v2(ctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
-    match call_cuCtxDestroy_v2(ctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxDestroy_v2(ctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2076,13 +2166,16 @@ pub unsafe fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
     slow_cuCtxPushCurrent_v2(ctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
-    match call_cuCtxPushCurrent_v2(ctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxPushCurrent_v2(ctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2125,13 +2218,16 @@ pub unsafe fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
     slow_cuCtxPopCurrent_v2(pctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
-    match call_cuCtxPopCurrent_v2(pctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxPopCurrent_v2(pctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2174,13 +2270,16 @@ pub unsafe fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
     slow_cuCtxSetCurrent(ctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
-    match call_cuCtxSetCurrent(ctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxSetCurrent(ctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2223,13 +2322,16 @@ pub unsafe fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
     slow_cuCtxGetCurrent(pctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
-    match call_cuCtxGetCurrent(pctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetCurrent(pctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2272,13 +2374,16 @@ pub unsafe fn cuCtxGetDevice(device: *mut CUdevice) -> CUresult {
     slow_cuCtxGetDevice(device)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetDevice(device: *mut CUdevice) -> CUresult {
-    match call_cuCtxGetDevice(device) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetDevice(device);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2321,13 +2426,16 @@ pub unsafe fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
     slow_cuCtxGetFlags(flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
-    match call_cuCtxGetFlags(flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetFlags(flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2370,13 +2478,16 @@ pub unsafe fn cuCtxSetFlags(flags: c_uint) -> CUresult {
     slow_cuCtxSetFlags(flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxSetFlags(flags: c_uint) -> CUresult {
-    match call_cuCtxSetFlags(flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxSetFlags(flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2420,13 +2531,16 @@ pub unsafe fn cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult {
     slow_cuCtxGetId(ctx, ctxId)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult {
-    match call_cuCtxGetId(ctx, ctxId) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetId(ctx, ctxId);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2468,13 +2582,16 @@ pub unsafe fn cuCtxSynchronize() -> CUresult {
     slow_cuCtxSynchronize()
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxSynchronize() -> CUresult {
-    match call_cuCtxSynchronize() {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxSynchronize();
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2518,13 +2635,16 @@ pub unsafe fn cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult {
     slow_cuCtxSetLimit(limit, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult {
-    match call_cuCtxSetLimit(limit, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxSetLimit(limit, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2568,13 +2688,16 @@ pub unsafe fn cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult {
     slow_cuCtxGetLimit(pvalue, limit)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult {
-    match call_cuCtxGetLimit(pvalue, limit) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetLimit(pvalue, limit);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2617,13 +2740,16 @@ pub unsafe fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
     slow_cuCtxGetCacheConfig(pconfig)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
-    match call_cuCtxGetCacheConfig(pconfig) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetCacheConfig(pconfig);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2666,13 +2792,16 @@ pub unsafe fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
     slow_cuCtxSetCacheConfig(config)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
-    match call_cuCtxSetCacheConfig(config) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxSetCacheConfig(config);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2716,13 +2845,16 @@ pub unsafe fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUresu
     slow_cuCtxGetApiVersion(ctx, version)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUresult {
-    match call_cuCtxGetApiVersion(ctx, version) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetApiVersion(ctx, version);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2766,13 +2898,16 @@ pub unsafe fn cuCtxGetStreamPriorityRange(leastPriority: *mut c_int, greatestPri
     slow_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetStreamPriorityRange(leastPriority: *mut c_int, greatestPriority: *mut c_int) -> CUresult {
-    match call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2814,13 +2949,16 @@ pub unsafe fn cuCtxResetPersistingL2Cache() -> CUresult {
     slow_cuCtxResetPersistingL2Cache()
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxResetPersistingL2Cache() -> CUresult {
-    match call_cuCtxResetPersistingL2Cache() {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxResetPersistingL2Cache();
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2864,13 +3002,16 @@ pub unsafe fn cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#ty
     slow_cuCtxGetExecAffinity(pExecAffinity, r#type)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType) -> CUresult {
-    match call_cuCtxGetExecAffinity(pExecAffinity, r#type) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetExecAffinity(pExecAffinity, r#type);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2914,13 +3055,16 @@ pub unsafe fn cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
     slow_cuCtxRecordEvent(hCtx, hEvent)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
-    match call_cuCtxRecordEvent(hCtx, hEvent) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxRecordEvent(hCtx, hEvent);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -2964,13 +3108,16 @@ pub unsafe fn cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
     slow_cuCtxWaitEvent(hCtx, hEvent)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
-    match call_cuCtxWaitEvent(hCtx, hEvent) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxWaitEvent(hCtx, hEvent);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3015,13 +3162,16 @@ pub unsafe fn cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> CUresult {
     slow_cuCtxAttach(pctx, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> CUresult {
-    match call_cuCtxAttach(pctx, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxAttach(pctx, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3065,13 +3215,16 @@ pub unsafe fn cuCtxDetach(ctx: CUcontext) -> CUresult {
     slow_cuCtxDetach(ctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxDetach(ctx: CUcontext) -> CUresult {
-    match call_cuCtxDetach(ctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxDetach(ctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3115,13 +3268,16 @@ pub unsafe fn cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult 
     slow_cuCtxGetSharedMemConfig(pConfig)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult {
-    match call_cuCtxGetSharedMemConfig(pConfig) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetSharedMemConfig(pConfig);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3165,13 +3321,16 @@ pub unsafe fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult {
     slow_cuCtxSetSharedMemConfig(config)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult {
-    match call_cuCtxSetSharedMemConfig(config) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxSetSharedMemConfig(config);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3215,13 +3374,16 @@ pub unsafe fn cuModuleLoad(module: *mut CUmodule, fname: *const c_char) -> CUres
     slow_cuModuleLoad(module, fname)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleLoad(module: *mut CUmodule, fname: *const c_char) -> CUresult {
-    match call_cuModuleLoad(module, fname) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleLoad(module, fname);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3265,13 +3427,16 @@ pub unsafe fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> C
     slow_cuModuleLoadData(module, image)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> CUresult {
-    match call_cuModuleLoadData(module, image) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleLoadData(module, image);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3318,13 +3483,16 @@ pub unsafe fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, nu
     slow_cuModuleLoadDataEx(module, image, numOptions, options, optionValues)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
-    match call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3368,13 +3536,16 @@ pub unsafe fn cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_vo
     slow_cuModuleLoadFatBinary(module, fatCubin)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_void) -> CUresult {
-    match call_cuModuleLoadFatBinary(module, fatCubin) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleLoadFatBinary(module, fatCubin);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3417,13 +3588,16 @@ pub unsafe fn cuModuleUnload(hmod: CUmodule) -> CUresult {
     slow_cuModuleUnload(hmod)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleUnload(hmod: CUmodule) -> CUresult {
-    match call_cuModuleUnload(hmod) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleUnload(hmod);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3466,13 +3640,16 @@ pub unsafe fn cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode) -> CUresult
     slow_cuModuleGetLoadingMode(mode)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode) -> CUresult {
-    match call_cuModuleGetLoadingMode(mode) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleGetLoadingMode(mode);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3517,13 +3694,16 @@ pub unsafe fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: 
     slow_cuModuleGetFunction(hfunc, hmod, name)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const c_char) -> CUresult {
-    match call_cuModuleGetFunction(hfunc, hmod, name) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleGetFunction(hfunc, hmod, name);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3567,13 +3747,16 @@ pub unsafe fn cuModuleGetFunctionCount(count: *mut c_uint, r#mod: CUmodule) -> C
     slow_cuModuleGetFunctionCount(count, r#mod)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleGetFunctionCount(count: *mut c_uint, r#mod: CUmodule) -> CUresult {
-    match call_cuModuleGetFunctionCount(count, r#mod) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleGetFunctionCount(count, r#mod);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3618,13 +3801,16 @@ pub unsafe fn cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunction
     slow_cuModuleEnumerateFunctions(functions, numFunctions, r#mod)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunctions: c_uint, r#mod: CUmodule) -> CUresult {
-    match call_cuModuleEnumerateFunctions(functions, numFunctions, r#mod) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleEnumerateFunctions(functions, numFunctions, r#mod);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3670,13 +3856,16 @@ pub unsafe fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hm
     slow_cuModuleGetGlobal_v2(dptr, bytes, hmod, name)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const c_char) -> CUresult {
-    match call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3722,13 +3911,16 @@ pub unsafe fn cuLinkCreate_v2(numOptions: c_uint, options: *mut CUjit_option, op
     slow_cuLinkCreate_v2(numOptions, options, optionValues, stateOut)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLinkCreate_v2(numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, stateOut: *mut CUlinkState) -> CUresult {
-    match call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3778,13 +3970,16 @@ pub unsafe fn cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data:
     slow_cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
-    match call_cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3832,13 +4027,16 @@ pub unsafe fn cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path:
     slow_cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
-    match call_cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3883,13 +4081,16 @@ pub unsafe fn cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut c_void, siz
     slow_cuLinkComplete(state, cubinOut, sizeOut)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut c_void, sizeOut: *mut usize) -> CUresult {
-    match call_cuLinkComplete(state, cubinOut, sizeOut) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLinkComplete(state, cubinOut, sizeOut);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3932,13 +4133,16 @@ pub unsafe fn cuLinkDestroy(state: CUlinkState) -> CUresult {
     slow_cuLinkDestroy(state)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLinkDestroy(state: CUlinkState) -> CUresult {
-    match call_cuLinkDestroy(state) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLinkDestroy(state);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -3984,13 +4188,16 @@ pub unsafe fn cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *c
     slow_cuModuleGetTexRef(pTexRef, hmod, name)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const c_char) -> CUresult {
-    match call_cuModuleGetTexRef(pTexRef, hmod, name) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleGetTexRef(pTexRef, hmod, name);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4036,13 +4243,16 @@ pub unsafe fn cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name:
     slow_cuModuleGetSurfRef(pSurfRef, hmod, name)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const c_char) -> CUresult {
-    match call_cuModuleGetSurfRef(pSurfRef, hmod, name) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuModuleGetSurfRef(pSurfRef, hmod, name);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4092,13 +4302,16 @@ pub unsafe fn cuLibraryLoadData(library: *mut CUlibrary, code: *const c_void, ji
     slow_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryLoadData(library: *mut CUlibrary, code: *const c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult {
-    match call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4148,13 +4361,16 @@ pub unsafe fn cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const c_
     slow_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult {
-    match call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4197,13 +4413,16 @@ pub unsafe fn cuLibraryUnload(library: CUlibrary) -> CUresult {
     slow_cuLibraryUnload(library)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryUnload(library: CUlibrary) -> CUresult {
-    match call_cuLibraryUnload(library) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryUnload(library);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4248,13 +4467,16 @@ pub unsafe fn cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, nam
     slow_cuLibraryGetKernel(pKernel, library, name)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, name: *const c_char) -> CUresult {
-    match call_cuLibraryGetKernel(pKernel, library, name) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryGetKernel(pKernel, library, name);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4298,13 +4520,16 @@ pub unsafe fn cuLibraryGetKernelCount(count: *mut c_uint, lib: CUlibrary) -> CUr
     slow_cuLibraryGetKernelCount(count, lib)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryGetKernelCount(count: *mut c_uint, lib: CUlibrary) -> CUresult {
-    match call_cuLibraryGetKernelCount(count, lib) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryGetKernelCount(count, lib);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4349,13 +4574,16 @@ pub unsafe fn cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: c_ui
     slow_cuLibraryEnumerateKernels(kernels, numKernels, lib)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: c_uint, lib: CUlibrary) -> CUresult {
-    match call_cuLibraryEnumerateKernels(kernels, numKernels, lib) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4399,13 +4627,16 @@ pub unsafe fn cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CUr
     slow_cuLibraryGetModule(pMod, library)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CUresult {
-    match call_cuLibraryGetModule(pMod, library) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryGetModule(pMod, library);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4449,13 +4680,16 @@ pub unsafe fn cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> C
     slow_cuKernelGetFunction(pFunc, kernel)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult {
-    match call_cuKernelGetFunction(pFunc, kernel) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuKernelGetFunction(pFunc, kernel);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4499,13 +4733,16 @@ pub unsafe fn cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUre
     slow_cuKernelGetLibrary(pLib, kernel)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult {
-    match call_cuKernelGetLibrary(pLib, kernel) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuKernelGetLibrary(pLib, kernel);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4551,13 +4788,16 @@ pub unsafe fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, libr
     slow_cuLibraryGetGlobal(dptr, bytes, library, name)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult {
-    match call_cuLibraryGetGlobal(dptr, bytes, library, name) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryGetGlobal(dptr, bytes, library, name);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4603,13 +4843,16 @@ pub unsafe fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, lib
     slow_cuLibraryGetManaged(dptr, bytes, library, name)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult {
-    match call_cuLibraryGetManaged(dptr, bytes, library, name) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryGetManaged(dptr, bytes, library, name);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4654,13 +4897,16 @@ pub unsafe fn cuLibraryGetUnifiedFunction(fptr: *mut *mut c_void, library: CUlib
     slow_cuLibraryGetUnifiedFunction(fptr, library, symbol)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLibraryGetUnifiedFunction(fptr: *mut *mut c_void, library: CUlibrary, symbol: *const c_char) -> CUresult {
-    match call_cuLibraryGetUnifiedFunction(fptr, library, symbol) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4706,13 +4952,16 @@ pub unsafe fn cuKernelGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute,
     slow_cuKernelGetAttribute(pi, attrib, kernel, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuKernelGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) -> CUresult {
-    match call_cuKernelGetAttribute(pi, attrib, kernel, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuKernelGetAttribute(pi, attrib, kernel, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4758,13 +5007,16 @@ pub unsafe fn cuKernelSetAttribute(attrib: CUfunction_attribute, val: c_int, ker
     slow_cuKernelSetAttribute(attrib, val, kernel, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuKernelSetAttribute(attrib: CUfunction_attribute, val: c_int, kernel: CUkernel, dev: CUdevice) -> CUresult {
-    match call_cuKernelSetAttribute(attrib, val, kernel, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuKernelSetAttribute(attrib, val, kernel, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4809,13 +5061,16 @@ pub unsafe fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev
     slow_cuKernelSetCacheConfig(kernel, config, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult {
-    match call_cuKernelSetCacheConfig(kernel, config, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuKernelSetCacheConfig(kernel, config, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4859,13 +5114,16 @@ pub unsafe fn cuKernelGetName(name: *mut *const c_char, hfunc: CUkernel) -> CUre
     slow_cuKernelGetName(name, hfunc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuKernelGetName(name: *mut *const c_char, hfunc: CUkernel) -> CUresult {
-    match call_cuKernelGetName(name, hfunc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuKernelGetName(name, hfunc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4911,13 +5169,16 @@ pub unsafe fn cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOff
     slow_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
-    match call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -4961,13 +5222,16 @@ pub unsafe fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
     slow_cuMemGetInfo_v2(free, total)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
-    match call_cuMemGetInfo_v2(free, total) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemGetInfo_v2(free, total);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5011,13 +5275,16 @@ pub unsafe fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult
     slow_cuMemAlloc_v2(dptr, bytesize)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
-    match call_cuMemAlloc_v2(dptr, bytesize) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAlloc_v2(dptr, bytesize);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5064,13 +5331,16 @@ pub unsafe fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, Wid
     slow_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: c_uint) -> CUresult {
-    match call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5113,13 +5383,16 @@ pub unsafe fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
     slow_cuMemFree_v2(dptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
-    match call_cuMemFree_v2(dptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemFree_v2(dptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5164,13 +5437,16 @@ pub unsafe fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize
     slow_cuMemGetAddressRange_v2(pbase, psize, dptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
-    match call_cuMemGetAddressRange_v2(pbase, psize, dptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemGetAddressRange_v2(pbase, psize, dptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5214,13 +5490,16 @@ pub unsafe fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: usize) -> CUresu
     slow_cuMemAllocHost_v2(pp, bytesize)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: usize) -> CUresult {
-    match call_cuMemAllocHost_v2(pp, bytesize) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAllocHost_v2(pp, bytesize);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5263,13 +5542,16 @@ pub unsafe fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     slow_cuMemFreeHost(p)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemFreeHost(p: *mut c_void) -> CUresult {
-    match call_cuMemFreeHost(p) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemFreeHost(p);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5314,13 +5596,16 @@ pub unsafe fn cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uin
     slow_cuMemHostAlloc(pp, bytesize, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult {
-    match call_cuMemHostAlloc(pp, bytesize, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemHostAlloc(pp, bytesize, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5365,13 +5650,16 @@ pub unsafe fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_vo
     slow_cuMemHostGetDevicePointer_v2(pdptr, p, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_void, Flags: c_uint) -> CUresult {
-    match call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5415,13 +5703,16 @@ pub unsafe fn cuMemHostGetFlags(pFlags: *mut c_uint, p: *mut c_void) -> CUresult
     slow_cuMemHostGetFlags(pFlags, p)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemHostGetFlags(pFlags: *mut c_uint, p: *mut c_void) -> CUresult {
-    match call_cuMemHostGetFlags(pFlags, p) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemHostGetFlags(pFlags, p);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5466,13 +5757,16 @@ pub unsafe fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: 
     slow_cuMemAllocManaged(dptr, bytesize, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) -> CUresult {
-    match call_cuMemAllocManaged(dptr, bytesize, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAllocManaged(dptr, bytesize, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5518,13 +5812,16 @@ pub unsafe fn cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc: 
     slow_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut c_void, callback: *mut CUasyncCallbackHandle) -> CUresult {
-    match call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5568,13 +5865,16 @@ pub unsafe fn cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: CU
     slow_cuDeviceUnregisterAsyncNotification(device, callback)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult {
-    match call_cuDeviceUnregisterAsyncNotification(device, callback) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceUnregisterAsyncNotification(device, callback);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5618,13 +5918,16 @@ pub unsafe fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const c_char)
     slow_cuDeviceGetByPCIBusId(dev, pciBusId)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const c_char) -> CUresult {
-    match call_cuDeviceGetByPCIBusId(dev, pciBusId) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetByPCIBusId(dev, pciBusId);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5669,13 +5972,16 @@ pub unsafe fn cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdevi
     slow_cuDeviceGetPCIBusId(pciBusId, len, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
-    match call_cuDeviceGetPCIBusId(pciBusId, len, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetPCIBusId(pciBusId, len, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5719,13 +6025,16 @@ pub unsafe fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent
     slow_cuIpcGetEventHandle(pHandle, event)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult {
-    match call_cuIpcGetEventHandle(pHandle, event) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuIpcGetEventHandle(pHandle, event);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5769,13 +6078,16 @@ pub unsafe fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHand
     slow_cuIpcOpenEventHandle(phEvent, handle)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult {
-    match call_cuIpcOpenEventHandle(phEvent, handle) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuIpcOpenEventHandle(phEvent, handle);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5819,13 +6131,16 @@ pub unsafe fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr)
     slow_cuIpcGetMemHandle(pHandle, dptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult {
-    match call_cuIpcGetMemHandle(pHandle, dptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuIpcGetMemHandle(pHandle, dptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5870,13 +6185,16 @@ pub unsafe fn cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHan
     slow_cuIpcOpenMemHandle_v2(pdptr, handle, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint) -> CUresult {
-    match call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5919,13 +6237,16 @@ pub unsafe fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
     slow_cuIpcCloseMemHandle(dptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
-    match call_cuIpcCloseMemHandle(dptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuIpcCloseMemHandle(dptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -5970,13 +6291,16 @@ pub unsafe fn cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, Flags: c_uin
     slow_cuMemHostRegister_v2(p, bytesize, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult {
-    match call_cuMemHostRegister_v2(p, bytesize, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemHostRegister_v2(p, bytesize, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6019,13 +6343,16 @@ pub unsafe fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
     slow_cuMemHostUnregister(p)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemHostUnregister(p: *mut c_void) -> CUresult {
-    match call_cuMemHostUnregister(p) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemHostUnregister(p);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6070,13 +6397,16 @@ pub unsafe fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> 
     slow_cuMemcpy(dst, src, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
-    match call_cuMemcpy(dst, src, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy(dst, src, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6123,13 +6453,16 @@ pub unsafe fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDev
     slow_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6174,13 +6507,16 @@ pub unsafe fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, By
     slow_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6225,13 +6561,16 @@ pub unsafe fn cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_voi
     slow_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6276,13 +6615,16 @@ pub unsafe fn cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, Byte
     slow_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6327,13 +6669,16 @@ pub unsafe fn cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr,
     slow_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6378,13 +6723,16 @@ pub unsafe fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, By
     slow_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6429,13 +6777,16 @@ pub unsafe fn cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdevicept
     slow_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6481,13 +6832,16 @@ pub unsafe fn cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CU
     slow_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6533,13 +6887,16 @@ pub unsafe fn cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevic
     slow_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6585,13 +6942,16 @@ pub unsafe fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffs
     slow_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6637,13 +6997,16 @@ pub unsafe fn cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, sr
     slow_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6689,13 +7052,16 @@ pub unsafe fn cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *con
     slow_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6741,13 +7107,16 @@ pub unsafe fn cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost:
     slow_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6793,13 +7162,16 @@ pub unsafe fn cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset
     slow_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6845,13 +7217,16 @@ pub unsafe fn cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, srcO
     slow_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6898,13 +7273,16 @@ pub unsafe fn cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUa
     slow_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -6951,13 +7329,16 @@ pub unsafe fn cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray
     slow_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    match call_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7000,13 +7381,16 @@ pub unsafe fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     slow_cuMemcpy2D_v2(pCopy)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    match call_cuMemcpy2D_v2(pCopy) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy2D_v2(pCopy);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7049,13 +7433,16 @@ pub unsafe fn cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     slow_cuMemcpy2D_v2_ptds(pCopy)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    match call_cuMemcpy2D_v2_ptds(pCopy) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy2D_v2_ptds(pCopy);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7098,13 +7485,16 @@ pub unsafe fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     slow_cuMemcpy2DUnaligned_v2(pCopy)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    match call_cuMemcpy2DUnaligned_v2(pCopy) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy2DUnaligned_v2(pCopy);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7147,13 +7537,16 @@ pub unsafe fn cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresu
     slow_cuMemcpy2DUnaligned_v2_ptds(pCopy)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    match call_cuMemcpy2DUnaligned_v2_ptds(pCopy) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy2DUnaligned_v2_ptds(pCopy);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7196,13 +7589,16 @@ pub unsafe fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
     slow_cuMemcpy3D_v2(pCopy)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
-    match call_cuMemcpy3D_v2(pCopy) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy3D_v2(pCopy);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7245,13 +7641,16 @@ pub unsafe fn cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
     slow_cuMemcpy3D_v2_ptds(pCopy)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
-    match call_cuMemcpy3D_v2_ptds(pCopy) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy3D_v2_ptds(pCopy);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7294,13 +7693,16 @@ pub unsafe fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
     slow_cuMemcpy3DPeer(pCopy)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
-    match call_cuMemcpy3DPeer(pCopy) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy3DPeer(pCopy);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7346,13 +7748,16 @@ pub unsafe fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize
     slow_cuMemcpyAsync(dst, src, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyAsync(dst, src, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyAsync(dst, src, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7400,13 +7805,16 @@ pub unsafe fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, s
     slow_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7452,13 +7860,16 @@ pub unsafe fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_voi
     slow_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7504,13 +7915,16 @@ pub unsafe fn cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const 
     slow_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7556,13 +7970,16 @@ pub unsafe fn cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr,
     slow_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7608,13 +8025,16 @@ pub unsafe fn cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdevic
     slow_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7660,13 +8080,16 @@ pub unsafe fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdevicept
     slow_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7712,13 +8135,16 @@ pub unsafe fn cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdev
     slow_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7765,13 +8191,16 @@ pub unsafe fn cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost:
     slow_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7818,13 +8247,16 @@ pub unsafe fn cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, src
     slow_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7871,13 +8303,16 @@ pub unsafe fn cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, srcO
     slow_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7924,13 +8359,16 @@ pub unsafe fn cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray,
     slow_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -7974,13 +8412,16 @@ pub unsafe fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream)
     slow_cuMemcpy2DAsync_v2(pCopy, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
-    match call_cuMemcpy2DAsync_v2(pCopy, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy2DAsync_v2(pCopy, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8024,13 +8465,16 @@ pub unsafe fn cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUst
     slow_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
-    match call_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8074,13 +8518,16 @@ pub unsafe fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream)
     slow_cuMemcpy3DAsync_v2(pCopy, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
-    match call_cuMemcpy3DAsync_v2(pCopy, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy3DAsync_v2(pCopy, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8124,13 +8571,16 @@ pub unsafe fn cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUst
     slow_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
-    match call_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8174,13 +8624,16 @@ pub unsafe fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUs
     slow_cuMemcpy3DPeerAsync(pCopy, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
-    match call_cuMemcpy3DPeerAsync(pCopy, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy3DPeerAsync(pCopy, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8231,13 +8684,16 @@ pub unsafe fn cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr,
     slow_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8288,13 +8744,16 @@ pub unsafe fn cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdevic
     slow_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
-    match call_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8341,13 +8800,16 @@ pub unsafe fn cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BAT
     slow_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
-    match call_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8394,13 +8856,16 @@ pub unsafe fn cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3
     slow_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
-    match call_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8445,13 +8910,16 @@ pub unsafe fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CU
     slow_cuMemsetD8_v2(dstDevice, uc, N)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
-    match call_cuMemsetD8_v2(dstDevice, uc, N) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD8_v2(dstDevice, uc, N);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8496,13 +8964,16 @@ pub unsafe fn cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) 
     slow_cuMemsetD8_v2_ptds(dstDevice, uc, N)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
-    match call_cuMemsetD8_v2_ptds(dstDevice, uc, N) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD8_v2_ptds(dstDevice, uc, N);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8547,13 +9018,16 @@ pub unsafe fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> 
     slow_cuMemsetD16_v2(dstDevice, us, N)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
-    match call_cuMemsetD16_v2(dstDevice, us, N) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD16_v2(dstDevice, us, N);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8598,13 +9072,16 @@ pub unsafe fn cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize
     slow_cuMemsetD16_v2_ptds(dstDevice, us, N)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
-    match call_cuMemsetD16_v2_ptds(dstDevice, us, N) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD16_v2_ptds(dstDevice, us, N);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8649,13 +9126,16 @@ pub unsafe fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CU
     slow_cuMemsetD32_v2(dstDevice, ui, N)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
-    match call_cuMemsetD32_v2(dstDevice, ui, N) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD32_v2(dstDevice, ui, N);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8700,13 +9180,16 @@ pub unsafe fn cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize) 
     slow_cuMemsetD32_v2_ptds(dstDevice, ui, N)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
-    match call_cuMemsetD32_v2_ptds(dstDevice, ui, N) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD32_v2_ptds(dstDevice, ui, N);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8753,13 +9236,16 @@ pub unsafe fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uch
     slow_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
-    match call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8806,13 +9292,16 @@ pub unsafe fn cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: 
     slow_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
-    match call_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8859,13 +9348,16 @@ pub unsafe fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_us
     slow_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
-    match call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8912,13 +9404,16 @@ pub unsafe fn cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us:
     slow_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
-    match call_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -8965,13 +9460,16 @@ pub unsafe fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_ui
     slow_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
-    match call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9018,13 +9516,16 @@ pub unsafe fn cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui:
     slow_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
-    match call_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9070,13 +9571,16 @@ pub unsafe fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hSt
     slow_cuMemsetD8Async(dstDevice, uc, N, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemsetD8Async(dstDevice, uc, N, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD8Async(dstDevice, uc, N, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9122,13 +9626,16 @@ pub unsafe fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, h
     slow_cuMemsetD16Async(dstDevice, us, N, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemsetD16Async(dstDevice, us, N, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD16Async(dstDevice, us, N, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9174,13 +9681,16 @@ pub unsafe fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hSt
     slow_cuMemsetD32Async(dstDevice, ui, N, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemsetD32Async(dstDevice, ui, N, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD32Async(dstDevice, ui, N, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9228,13 +9738,16 @@ pub unsafe fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_u
     slow_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9282,13 +9795,16 @@ pub unsafe fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_
     slow_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9336,13 +9852,16 @@ pub unsafe fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_
     slow_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9386,13 +9905,16 @@ pub unsafe fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUD
     slow_cuArrayCreate_v2(pHandle, pAllocateArray)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult {
-    match call_cuArrayCreate_v2(pHandle, pAllocateArray) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuArrayCreate_v2(pHandle, pAllocateArray);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9436,13 +9958,16 @@ pub unsafe fn cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPT
     slow_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult {
-    match call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9486,13 +10011,16 @@ pub unsafe fn cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARS
     slow_cuArrayGetSparseProperties(sparseProperties, array)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult {
-    match call_cuArrayGetSparseProperties(sparseProperties, array) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuArrayGetSparseProperties(sparseProperties, array);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9536,13 +10064,16 @@ pub unsafe fn cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_AR
     slow_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult {
-    match call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9587,13 +10118,16 @@ pub unsafe fn cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_M
     slow_cuArrayGetMemoryRequirements(memoryRequirements, array, device)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult {
-    match call_cuArrayGetMemoryRequirements(memoryRequirements, array, device) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9638,13 +10172,16 @@ pub unsafe fn cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUD
     slow_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult {
-    match call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9689,13 +10226,16 @@ pub unsafe fn cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeI
     slow_cuArrayGetPlane(pPlaneArray, hArray, planeIdx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint) -> CUresult {
-    match call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9738,13 +10278,16 @@ pub unsafe fn cuArrayDestroy(hArray: CUarray) -> CUresult {
     slow_cuArrayDestroy(hArray)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuArrayDestroy(hArray: CUarray) -> CUresult {
-    match call_cuArrayDestroy(hArray) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuArrayDestroy(hArray);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9788,13 +10331,16 @@ pub unsafe fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const C
     slow_cuArray3DCreate_v2(pHandle, pAllocateArray)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult {
-    match call_cuArray3DCreate_v2(pHandle, pAllocateArray) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuArray3DCreate_v2(pHandle, pAllocateArray);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9838,13 +10384,16 @@ pub unsafe fn cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESC
     slow_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult {
-    match call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9889,13 +10438,16 @@ pub unsafe fn cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedA
     slow_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint) -> CUresult {
-    match call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9940,13 +10492,16 @@ pub unsafe fn cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArra
     slow_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint) -> CUresult {
-    match call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -9989,13 +10544,16 @@ pub unsafe fn cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUre
     slow_cuMipmappedArrayDestroy(hMipmappedArray)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUresult {
-    match call_cuMipmappedArrayDestroy(hMipmappedArray) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMipmappedArrayDestroy(hMipmappedArray);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10042,13 +10600,16 @@ pub unsafe fn cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdevicep
     slow_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong) -> CUresult {
-    match call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10095,13 +10656,16 @@ pub unsafe fn cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams,
     slow_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
-    match call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10148,13 +10712,16 @@ pub unsafe fn cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressPa
     slow_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
-    match call_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10201,13 +10768,16 @@ pub unsafe fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment:
     slow_cuMemAddressReserve(ptr, size, alignment, addr, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> CUresult {
-    match call_cuMemAddressReserve(ptr, size, alignment, addr, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10251,13 +10821,16 @@ pub unsafe fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
     slow_cuMemAddressFree(ptr, size)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
-    match call_cuMemAddressFree(ptr, size) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAddressFree(ptr, size);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10303,13 +10876,16 @@ pub unsafe fn cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize
     slow_cuMemCreate(handle, size, prop, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong) -> CUresult {
-    match call_cuMemCreate(handle, size, prop, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemCreate(handle, size, prop, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10352,13 +10928,16 @@ pub unsafe fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
     slow_cuMemRelease(handle)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
-    match call_cuMemRelease(handle) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemRelease(handle);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10405,13 +10984,16 @@ pub unsafe fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUm
     slow_cuMemMap(ptr, size, offset, handle, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> CUresult {
-    match call_cuMemMap(ptr, size, offset, handle, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemMap(ptr, size, offset, handle, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10456,13 +11038,16 @@ pub unsafe fn cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uint
     slow_cuMemMapArrayAsync(mapInfoList, count, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult {
-    match call_cuMemMapArrayAsync(mapInfoList, count, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemMapArrayAsync(mapInfoList, count, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10506,13 +11091,16 @@ pub unsafe fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
     slow_cuMemUnmap(ptr, size)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
-    match call_cuMemUnmap(ptr, size) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemUnmap(ptr, size);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10558,13 +11146,16 @@ pub unsafe fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAc
     slow_cuMemSetAccess(ptr, size, desc, count)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult {
-    match call_cuMemSetAccess(ptr, size, desc, count) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemSetAccess(ptr, size, desc, count);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10609,13 +11200,16 @@ pub unsafe fn cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLoca
     slow_cuMemGetAccess(flags, location, ptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
-    match call_cuMemGetAccess(flags, location, ptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemGetAccess(flags, location, ptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10661,13 +11255,16 @@ pub unsafe fn cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle:
     slow_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
-    match call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10712,13 +11309,16 @@ pub unsafe fn cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocation
     slow_cuMemImportFromShareableHandle(handle, osHandle, shHandleType)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult {
-    match call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10763,13 +11363,16 @@ pub unsafe fn cuMemGetAllocationGranularity(granularity: *mut usize, prop: *cons
     slow_cuMemGetAllocationGranularity(granularity, prop, option)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult {
-    match call_cuMemGetAllocationGranularity(granularity, prop, option) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemGetAllocationGranularity(granularity, prop, option);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10813,13 +11416,16 @@ pub unsafe fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationP
     slow_cuMemGetAllocationPropertiesFromHandle(prop, handle)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult {
-    match call_cuMemGetAllocationPropertiesFromHandle(prop, handle) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10863,13 +11469,16 @@ pub unsafe fn cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHan
     slow_cuMemRetainAllocationHandle(handle, addr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult {
-    match call_cuMemRetainAllocationHandle(handle, addr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemRetainAllocationHandle(handle, addr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10913,13 +11522,16 @@ pub unsafe fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
     slow_cuMemFreeAsync(dptr, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
-    match call_cuMemFreeAsync(dptr, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemFreeAsync(dptr, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -10964,13 +11576,16 @@ pub unsafe fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: 
     slow_cuMemAllocAsync(dptr, bytesize, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
-    match call_cuMemAllocAsync(dptr, bytesize, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAllocAsync(dptr, bytesize, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11014,13 +11629,16 @@ pub unsafe fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUre
     slow_cuMemPoolTrimTo(pool, minBytesToKeep)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
-    match call_cuMemPoolTrimTo(pool, minBytesToKeep) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolTrimTo(pool, minBytesToKeep);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11065,13 +11683,16 @@ pub unsafe fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribut
     slow_cuMemPoolSetAttribute(pool, attr, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
-    match call_cuMemPoolSetAttribute(pool, attr, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolSetAttribute(pool, attr, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11116,13 +11737,16 @@ pub unsafe fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribut
     slow_cuMemPoolGetAttribute(pool, attr, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
-    match call_cuMemPoolGetAttribute(pool, attr, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolGetAttribute(pool, attr, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11167,13 +11791,16 @@ pub unsafe fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc
     slow_cuMemPoolSetAccess(pool, map, count)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
-    match call_cuMemPoolSetAccess(pool, map, count) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolSetAccess(pool, map, count);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11218,13 +11845,16 @@ pub unsafe fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemor
     slow_cuMemPoolGetAccess(flags, memPool, location)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
-    match call_cuMemPoolGetAccess(flags, memPool, location) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolGetAccess(flags, memPool, location);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11268,13 +11898,16 @@ pub unsafe fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPo
     slow_cuMemPoolCreate(pool, poolProps)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
-    match call_cuMemPoolCreate(pool, poolProps) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolCreate(pool, poolProps);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11317,13 +11950,16 @@ pub unsafe fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
     slow_cuMemPoolDestroy(pool)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
-    match call_cuMemPoolDestroy(pool) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolDestroy(pool);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11369,13 +12005,16 @@ pub unsafe fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, p
     slow_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
-    match call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11421,13 +12060,16 @@ pub unsafe fn cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: CU
     slow_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
-    match call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11473,13 +12115,16 @@ pub unsafe fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, ha
     slow_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
-    match call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11523,13 +12168,16 @@ pub unsafe fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData,
     slow_cuMemPoolExportPointer(shareData_out, ptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
-    match call_cuMemPoolExportPointer(shareData_out, ptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolExportPointer(shareData_out, ptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11574,13 +12222,16 @@ pub unsafe fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPo
     slow_cuMemPoolImportPointer(ptr_out, pool, shareData)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
-    match call_cuMemPoolImportPointer(ptr_out, pool, shareData) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPoolImportPointer(ptr_out, pool, shareData);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11624,13 +12275,16 @@ pub unsafe fn cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, pro
     slow_cuMulticastCreate(mcHandle, prop)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult {
-    match call_cuMulticastCreate(mcHandle, prop) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMulticastCreate(mcHandle, prop);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11674,13 +12328,16 @@ pub unsafe fn cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: 
     slow_cuMulticastAddDevice(mcHandle, dev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult {
-    match call_cuMulticastAddDevice(mcHandle, dev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMulticastAddDevice(mcHandle, dev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11728,13 +12385,16 @@ pub unsafe fn cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffse
     slow_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong) -> CUresult {
-    match call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11781,13 +12441,16 @@ pub unsafe fn cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffs
     slow_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> CUresult {
-    match call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11833,13 +12496,16 @@ pub unsafe fn cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUd
     slow_cuMulticastUnbind(mcHandle, dev, mcOffset, size)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult {
-    match call_cuMulticastUnbind(mcHandle, dev, mcOffset, size) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11884,13 +12550,16 @@ pub unsafe fn cuMulticastGetGranularity(granularity: *mut usize, prop: *const CU
     slow_cuMulticastGetGranularity(granularity, prop, option)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult {
-    match call_cuMulticastGetGranularity(granularity, prop, option) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMulticastGetGranularity(granularity, prop, option);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11935,13 +12604,16 @@ pub unsafe fn cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_attr
     slow_cuPointerGetAttribute(data, attribute, ptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
-    match call_cuPointerGetAttribute(data, attribute, ptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuPointerGetAttribute(data, attribute, ptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -11987,13 +12659,16 @@ pub unsafe fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: C
     slow_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
-    match call_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12040,13 +12715,16 @@ pub unsafe fn cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location:
     slow_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult {
-    match call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12092,13 +12770,16 @@ pub unsafe fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advis
     slow_cuMemAdvise(devPtr, count, advice, device)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult {
-    match call_cuMemAdvise(devPtr, count, advice, device) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAdvise(devPtr, count, advice, device);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12144,13 +12825,16 @@ pub unsafe fn cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_ad
     slow_cuMemAdvise_v2(devPtr, count, advice, location)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult {
-    match call_cuMemAdvise_v2(devPtr, count, advice, location) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemAdvise_v2(devPtr, count, advice, location);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12197,13 +12881,16 @@ pub unsafe fn cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attribu
     slow_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult {
-    match call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12251,13 +12938,16 @@ pub unsafe fn cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut us
     slow_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult {
-    match call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12302,13 +12992,16 @@ pub unsafe fn cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_a
     slow_cuPointerSetAttribute(value, attribute, ptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
-    match call_cuPointerSetAttribute(value, attribute, ptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuPointerSetAttribute(value, attribute, ptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12354,13 +13047,16 @@ pub unsafe fn cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CUp
     slow_cuPointerGetAttributes(numAttributes, attributes, data, ptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) -> CUresult {
-    match call_cuPointerGetAttributes(numAttributes, attributes, data, ptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12404,13 +13100,16 @@ pub unsafe fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult
     slow_cuStreamCreate(phStream, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult {
-    match call_cuStreamCreate(phStream, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamCreate(phStream, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12455,13 +13154,16 @@ pub unsafe fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint,
     slow_cuStreamCreateWithPriority(phStream, flags, priority)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint, priority: c_int) -> CUresult {
-    match call_cuStreamCreateWithPriority(phStream, flags, priority) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamCreateWithPriority(phStream, flags, priority);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12505,13 +13207,16 @@ pub unsafe fn cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> CU
     slow_cuStreamGetPriority(hStream, priority)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> CUresult {
-    match call_cuStreamGetPriority(hStream, priority) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetPriority(hStream, priority);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12555,13 +13260,16 @@ pub unsafe fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUr
     slow_cuStreamGetDevice(hStream, device)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult {
-    match call_cuStreamGetDevice(hStream, device) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetDevice(hStream, device);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12605,13 +13313,16 @@ pub unsafe fn cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresul
     slow_cuStreamGetFlags(hStream, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresult {
-    match call_cuStreamGetFlags(hStream, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetFlags(hStream, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12655,13 +13366,16 @@ pub unsafe fn cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> CU
     slow_cuStreamGetId(hStream, streamId)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult {
-    match call_cuStreamGetId(hStream, streamId) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetId(hStream, streamId);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12705,13 +13419,16 @@ pub unsafe fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresul
     slow_cuStreamGetCtx(hStream, pctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
-    match call_cuStreamGetCtx(hStream, pctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetCtx(hStream, pctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12756,13 +13473,16 @@ pub unsafe fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenC
     slow_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
-    match call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12807,13 +13527,16 @@ pub unsafe fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uin
     slow_cuStreamWaitEvent(hStream, hEvent, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult {
-    match call_cuStreamWaitEvent(hStream, hEvent, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamWaitEvent(hStream, hEvent, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12859,13 +13582,16 @@ pub unsafe fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback,
     slow_cuStreamAddCallback(hStream, callback, userData, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult {
-    match call_cuStreamAddCallback(hStream, callback, userData, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamAddCallback(hStream, callback, userData, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12909,13 +13635,16 @@ pub unsafe fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMo
     slow_cuStreamBeginCapture_v2(hStream, mode)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
-    match call_cuStreamBeginCapture_v2(hStream, mode) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamBeginCapture_v2(hStream, mode);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -12959,13 +13688,16 @@ pub unsafe fn cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCapt
     slow_cuStreamBeginCapture_v2_ptsz(hStream, mode)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
-    match call_cuStreamBeginCapture_v2_ptsz(hStream, mode) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamBeginCapture_v2_ptsz(hStream, mode);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13013,13 +13745,16 @@ pub unsafe fn cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, de
     slow_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
-    match call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13062,13 +13797,16 @@ pub unsafe fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) 
     slow_cuThreadExchangeStreamCaptureMode(mode)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult {
-    match call_cuThreadExchangeStreamCaptureMode(mode) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuThreadExchangeStreamCaptureMode(mode);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13112,13 +13850,16 @@ pub unsafe fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CU
     slow_cuStreamEndCapture(hStream, phGraph)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
-    match call_cuStreamEndCapture(hStream, phGraph) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamEndCapture(hStream, phGraph);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13162,13 +13903,16 @@ pub unsafe fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstrea
     slow_cuStreamIsCapturing(hStream, captureStatus)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
-    match call_cuStreamIsCapturing(hStream, captureStatus) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamIsCapturing(hStream, captureStatus);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13216,13 +13960,16 @@ pub unsafe fn cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *m
     slow_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
-    match call_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13270,13 +14017,16 @@ pub unsafe fn cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_ou
     slow_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
-    match call_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13325,13 +14075,16 @@ pub unsafe fn cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *m
     slow_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
-    match call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13377,13 +14130,16 @@ pub unsafe fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies:
     slow_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult {
-    match call_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13430,13 +14186,16 @@ pub unsafe fn cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependenci
     slow_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult {
-    match call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13482,13 +14241,16 @@ pub unsafe fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, lengt
     slow_cuStreamAttachMemAsync(hStream, dptr, length, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
-    match call_cuStreamAttachMemAsync(hStream, dptr, length, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13531,13 +14293,16 @@ pub unsafe fn cuStreamQuery(hStream: CUstream) -> CUresult {
     slow_cuStreamQuery(hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamQuery(hStream: CUstream) -> CUresult {
-    match call_cuStreamQuery(hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamQuery(hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13580,13 +14345,16 @@ pub unsafe fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
     slow_cuStreamSynchronize(hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamSynchronize(hStream: CUstream) -> CUresult {
-    match call_cuStreamSynchronize(hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamSynchronize(hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13629,13 +14397,16 @@ pub unsafe fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
     slow_cuStreamDestroy_v2(hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
-    match call_cuStreamDestroy_v2(hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamDestroy_v2(hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13679,13 +14450,16 @@ pub unsafe fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult {
     slow_cuStreamCopyAttributes(dst, src)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult {
-    match call_cuStreamCopyAttributes(dst, src) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamCopyAttributes(dst, src);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13730,13 +14504,16 @@ pub unsafe fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, valu
     slow_cuStreamGetAttribute(hStream, attr, value_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
-    match call_cuStreamGetAttribute(hStream, attr, value_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetAttribute(hStream, attr, value_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13781,13 +14558,16 @@ pub unsafe fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, valu
     slow_cuStreamSetAttribute(hStream, attr, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
-    match call_cuStreamSetAttribute(hStream, attr, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamSetAttribute(hStream, attr, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13831,13 +14611,16 @@ pub unsafe fn cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult {
     slow_cuEventCreate(phEvent, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult {
-    match call_cuEventCreate(phEvent, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuEventCreate(phEvent, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13881,13 +14664,16 @@ pub unsafe fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
     slow_cuEventRecord(hEvent, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
-    match call_cuEventRecord(hEvent, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuEventRecord(hEvent, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13932,13 +14718,16 @@ pub unsafe fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: 
     slow_cuEventRecordWithFlags(hEvent, hStream, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult {
-    match call_cuEventRecordWithFlags(hEvent, hStream, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuEventRecordWithFlags(hEvent, hStream, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -13981,13 +14770,16 @@ pub unsafe fn cuEventQuery(hEvent: CUevent) -> CUresult {
     slow_cuEventQuery(hEvent)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuEventQuery(hEvent: CUevent) -> CUresult {
-    match call_cuEventQuery(hEvent) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuEventQuery(hEvent);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14030,13 +14822,16 @@ pub unsafe fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
     slow_cuEventSynchronize(hEvent)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuEventSynchronize(hEvent: CUevent) -> CUresult {
-    match call_cuEventSynchronize(hEvent) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuEventSynchronize(hEvent);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14079,13 +14874,16 @@ pub unsafe fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
     slow_cuEventDestroy_v2(hEvent)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
-    match call_cuEventDestroy_v2(hEvent) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuEventDestroy_v2(hEvent);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14130,13 +14928,16 @@ pub unsafe fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd:
     slow_cuEventElapsedTime(pMilliseconds, hStart, hEnd)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
-    match call_cuEventElapsedTime(pMilliseconds, hStart, hEnd) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14181,13 +14982,16 @@ pub unsafe fn cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hE
     slow_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
-    match call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14231,13 +15035,16 @@ pub unsafe fn cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandl
     slow_cuImportExternalMemory(extMem_out, memHandleDesc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult {
-    match call_cuImportExternalMemory(extMem_out, memHandleDesc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuImportExternalMemory(extMem_out, memHandleDesc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14282,13 +15089,16 @@ pub unsafe fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: 
     slow_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult {
-    match call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14333,13 +15143,16 @@ pub unsafe fn cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedAr
     slow_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult {
-    match call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14382,13 +15195,16 @@ pub unsafe fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
     slow_cuDestroyExternalMemory(extMem)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
-    match call_cuDestroyExternalMemory(extMem) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDestroyExternalMemory(extMem);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14432,13 +15248,16 @@ pub unsafe fn cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, se
     slow_cuImportExternalSemaphore(extSem_out, semHandleDesc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult {
-    match call_cuImportExternalSemaphore(extSem_out, semHandleDesc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14484,13 +15303,16 @@ pub unsafe fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSema
     slow_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
-    match call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14536,13 +15358,16 @@ pub unsafe fn cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaph
     slow_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
-    match call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14585,13 +15410,16 @@ pub unsafe fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresul
     slow_cuDestroyExternalSemaphore(extSem)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresult {
-    match call_cuDestroyExternalSemaphore(extSem) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDestroyExternalSemaphore(extSem);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14637,13 +15465,16 @@ pub unsafe fn cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value:
     slow_cuStreamWaitValue32_v2(stream, addr, value, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    match call_cuStreamWaitValue32_v2(stream, addr, value, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamWaitValue32_v2(stream, addr, value, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14689,13 +15520,16 @@ pub unsafe fn cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, v
     slow_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    match call_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14741,13 +15575,16 @@ pub unsafe fn cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value:
     slow_cuStreamWaitValue64_v2(stream, addr, value, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    match call_cuStreamWaitValue64_v2(stream, addr, value, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamWaitValue64_v2(stream, addr, value, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14793,13 +15630,16 @@ pub unsafe fn cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, v
     slow_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    match call_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14845,13 +15685,16 @@ pub unsafe fn cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value
     slow_cuStreamWriteValue32_v2(stream, addr, value, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    match call_cuStreamWriteValue32_v2(stream, addr, value, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamWriteValue32_v2(stream, addr, value, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14897,13 +15740,16 @@ pub unsafe fn cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, 
     slow_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    match call_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -14949,13 +15795,16 @@ pub unsafe fn cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value
     slow_cuStreamWriteValue64_v2(stream, addr, value, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    match call_cuStreamWriteValue64_v2(stream, addr, value, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamWriteValue64_v2(stream, addr, value, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15001,13 +15850,16 @@ pub unsafe fn cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, 
     slow_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    match call_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15053,13 +15905,16 @@ pub unsafe fn cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray:
     slow_cuStreamBatchMemOp_v2(stream, count, paramArray, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
-    match call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15105,13 +15960,16 @@ pub unsafe fn cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramA
     slow_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
-    match call_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15156,13 +16014,16 @@ pub unsafe fn cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, h
     slow_cuFuncGetAttribute(pi, attrib, hfunc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult {
-    match call_cuFuncGetAttribute(pi, attrib, hfunc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncGetAttribute(pi, attrib, hfunc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15207,13 +16068,16 @@ pub unsafe fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute
     slow_cuFuncSetAttribute(hfunc, attrib, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> CUresult {
-    match call_cuFuncSetAttribute(hfunc, attrib, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncSetAttribute(hfunc, attrib, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15257,13 +16121,16 @@ pub unsafe fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> C
     slow_cuFuncSetCacheConfig(hfunc, config)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult {
-    match call_cuFuncSetCacheConfig(hfunc, config) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncSetCacheConfig(hfunc, config);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15307,13 +16174,16 @@ pub unsafe fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresul
     slow_cuFuncGetModule(hmod, hfunc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult {
-    match call_cuFuncGetModule(hmod, hfunc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncGetModule(hmod, hfunc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15357,13 +16227,16 @@ pub unsafe fn cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction) -> CUre
     slow_cuFuncGetName(name, hfunc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction) -> CUresult {
-    match call_cuFuncGetName(name, hfunc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncGetName(name, hfunc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15409,13 +16282,16 @@ pub unsafe fn cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffse
     slow_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
-    match call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15459,13 +16335,16 @@ pub unsafe fn cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfun
     slow_cuFuncIsLoaded(state, function)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult {
-    match call_cuFuncIsLoaded(state, function) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncIsLoaded(state, function);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15508,13 +16387,16 @@ pub unsafe fn cuFuncLoad(function: CUfunction) -> CUresult {
     slow_cuFuncLoad(function)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncLoad(function: CUfunction) -> CUresult {
-    match call_cuFuncLoad(function) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncLoad(function);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15567,13 +16449,16 @@ pub unsafe fn cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, 
     slow_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
-    match call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15619,13 +16504,16 @@ pub unsafe fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, ker
     slow_cuLaunchKernelEx(config, f, kernelParams, extra)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
-    match call_cuLaunchKernelEx(config, f, kernelParams, extra) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLaunchKernelEx(config, f, kernelParams, extra);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15677,13 +16565,16 @@ pub unsafe fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDim
     slow_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult {
-    match call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15729,13 +16620,16 @@ pub unsafe fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_L
     slow_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult {
-    match call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15780,13 +16674,16 @@ pub unsafe fn cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut
     slow_cuLaunchHostFunc(hStream, r#fn, userData)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult {
-    match call_cuLaunchHostFunc(hStream, r#fn, userData) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLaunchHostFunc(hStream, r#fn, userData);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15833,13 +16730,16 @@ pub unsafe fn cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_in
     slow_cuFuncSetBlockShape(hfunc, x, y, z)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult {
-    match call_cuFuncSetBlockShape(hfunc, x, y, z) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncSetBlockShape(hfunc, x, y, z);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15884,13 +16784,16 @@ pub unsafe fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> CUresult 
     slow_cuFuncSetSharedSize(hfunc, bytes)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> CUresult {
-    match call_cuFuncSetSharedSize(hfunc, bytes) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncSetSharedSize(hfunc, bytes);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15935,13 +16838,16 @@ pub unsafe fn cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> CUresult {
     slow_cuParamSetSize(hfunc, numbytes)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> CUresult {
-    match call_cuParamSetSize(hfunc, numbytes) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuParamSetSize(hfunc, numbytes);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -15987,13 +16893,16 @@ pub unsafe fn cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> CU
     slow_cuParamSeti(hfunc, offset, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult {
-    match call_cuParamSeti(hfunc, offset, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuParamSeti(hfunc, offset, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16039,13 +16948,16 @@ pub unsafe fn cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> CUres
     slow_cuParamSetf(hfunc, offset, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> CUresult {
-    match call_cuParamSetf(hfunc, offset, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuParamSetf(hfunc, offset, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16092,13 +17004,16 @@ pub unsafe fn cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, nu
     slow_cuParamSetv(hfunc, offset, ptr, numbytes)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> CUresult {
-    match call_cuParamSetv(hfunc, offset, ptr, numbytes) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuParamSetv(hfunc, offset, ptr, numbytes);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16142,13 +17057,16 @@ pub unsafe fn cuLaunch(f: CUfunction) -> CUresult {
     slow_cuLaunch(f)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLaunch(f: CUfunction) -> CUresult {
-    match call_cuLaunch(f) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLaunch(f);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16194,13 +17112,16 @@ pub unsafe fn cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int)
     slow_cuLaunchGrid(f, grid_width, grid_height)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult {
-    match call_cuLaunchGrid(f, grid_width, grid_height) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLaunchGrid(f, grid_width, grid_height);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16247,13 +17168,16 @@ pub unsafe fn cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c
     slow_cuLaunchGridAsync(f, grid_width, grid_height, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> CUresult {
-    match call_cuLaunchGridAsync(f, grid_width, grid_height, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16299,13 +17223,16 @@ pub unsafe fn cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtex
     slow_cuParamSetTexRef(hfunc, texunit, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult {
-    match call_cuParamSetTexRef(hfunc, texunit, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuParamSetTexRef(hfunc, texunit, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16350,13 +17277,16 @@ pub unsafe fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig
     slow_cuFuncSetSharedMemConfig(hfunc, config)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> CUresult {
-    match call_cuFuncSetSharedMemConfig(hfunc, config) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuFuncSetSharedMemConfig(hfunc, config);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16400,13 +17330,16 @@ pub unsafe fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult {
     slow_cuGraphCreate(phGraph, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult {
-    match call_cuGraphCreate(phGraph, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphCreate(phGraph, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16453,13 +17386,16 @@ pub unsafe fn cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUg
     slow_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    match call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16503,13 +17439,16 @@ pub unsafe fn cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut
     slow_cuGraphKernelNodeGetParams_v2(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    match call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16553,13 +17492,16 @@ pub unsafe fn cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *con
     slow_cuGraphKernelNodeSetParams_v2(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    match call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16607,13 +17549,16 @@ pub unsafe fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgrap
     slow_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
-    match call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16657,13 +17602,16 @@ pub unsafe fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CU
     slow_cuGraphMemcpyNodeGetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult {
-    match call_cuGraphMemcpyNodeGetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16707,13 +17655,16 @@ pub unsafe fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const 
     slow_cuGraphMemcpyNodeSetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult {
-    match call_cuGraphMemcpyNodeSetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16761,13 +17712,16 @@ pub unsafe fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgrap
     slow_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
-    match call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16811,13 +17765,16 @@ pub unsafe fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CU
     slow_cuGraphMemsetNodeGetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult {
-    match call_cuGraphMemsetNodeGetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16861,13 +17818,16 @@ pub unsafe fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const 
     slow_cuGraphMemsetNodeSetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult {
-    match call_cuGraphMemsetNodeSetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16914,13 +17874,16 @@ pub unsafe fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph,
     slow_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    match call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -16964,13 +17927,16 @@ pub unsafe fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA
     slow_cuGraphHostNodeGetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult {
-    match call_cuGraphHostNodeGetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphHostNodeGetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17014,13 +17980,16 @@ pub unsafe fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CU
     slow_cuGraphHostNodeSetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    match call_cuGraphHostNodeSetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphHostNodeSetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17067,13 +18036,16 @@ pub unsafe fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CU
     slow_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult {
-    match call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17117,13 +18089,16 @@ pub unsafe fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CU
     slow_cuGraphChildGraphNodeGetGraph(hNode, phGraph)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult {
-    match call_cuGraphChildGraphNodeGetGraph(hNode, phGraph) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17169,13 +18144,16 @@ pub unsafe fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph
     slow_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    match call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17222,13 +18200,16 @@ pub unsafe fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: C
     slow_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
-    match call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17272,13 +18253,16 @@ pub unsafe fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut
     slow_cuGraphEventRecordNodeGetEvent(hNode, event_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
-    match call_cuGraphEventRecordNodeGetEvent(hNode, event_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17322,13 +18306,16 @@ pub unsafe fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent)
     slow_cuGraphEventRecordNodeSetEvent(hNode, event)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
-    match call_cuGraphEventRecordNodeSetEvent(hNode, event) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphEventRecordNodeSetEvent(hNode, event);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17375,13 +18362,16 @@ pub unsafe fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUg
     slow_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
-    match call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17425,13 +18415,16 @@ pub unsafe fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut C
     slow_cuGraphEventWaitNodeGetEvent(hNode, event_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
-    match call_cuGraphEventWaitNodeGetEvent(hNode, event_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17475,13 +18468,16 @@ pub unsafe fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -
     slow_cuGraphEventWaitNodeSetEvent(hNode, event)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
-    match call_cuGraphEventWaitNodeSetEvent(hNode, event) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphEventWaitNodeSetEvent(hNode, event);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17528,13 +18524,16 @@ pub unsafe fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNo
     slow_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    match call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17578,13 +18577,16 @@ pub unsafe fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, p
     slow_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    match call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17628,13 +18630,16 @@ pub unsafe fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, n
     slow_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    match call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17681,13 +18686,16 @@ pub unsafe fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode
     slow_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    match call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17731,13 +18739,16 @@ pub unsafe fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, par
     slow_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    match call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17781,13 +18792,16 @@ pub unsafe fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nod
     slow_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    match call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17834,13 +18848,16 @@ pub unsafe fn cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CU
     slow_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    match call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17884,13 +18901,16 @@ pub unsafe fn cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out:
     slow_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    match call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17934,13 +18954,16 @@ pub unsafe fn cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *co
     slow_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    match call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -17985,13 +19008,16 @@ pub unsafe fn cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode:
     slow_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    match call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18038,13 +19064,16 @@ pub unsafe fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgr
     slow_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
-    match call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18088,13 +19117,16 @@ pub unsafe fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut 
     slow_cuGraphMemAllocNodeGetParams(hNode, params_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
-    match call_cuGraphMemAllocNodeGetParams(hNode, params_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphMemAllocNodeGetParams(hNode, params_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18141,13 +19173,16 @@ pub unsafe fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgra
     slow_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult {
-    match call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18191,13 +19226,16 @@ pub unsafe fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUd
     slow_cuGraphMemFreeNodeGetParams(hNode, dptr_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult {
-    match call_cuGraphMemFreeNodeGetParams(hNode, dptr_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18240,13 +19278,16 @@ pub unsafe fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
     slow_cuDeviceGraphMemTrim(device)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
-    match call_cuDeviceGraphMemTrim(device) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGraphMemTrim(device);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18291,13 +19332,16 @@ pub unsafe fn cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_at
     slow_cuDeviceGetGraphMemAttribute(device, attr, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
-    match call_cuDeviceGetGraphMemAttribute(device, attr, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetGraphMemAttribute(device, attr, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18342,13 +19386,16 @@ pub unsafe fn cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_at
     slow_cuDeviceSetGraphMemAttribute(device, attr, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
-    match call_cuDeviceSetGraphMemAttribute(device, attr, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceSetGraphMemAttribute(device, attr, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18392,13 +19439,16 @@ pub unsafe fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -
     slow_cuGraphClone(phGraphClone, originalGraph)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult {
-    match call_cuGraphClone(phGraphClone, originalGraph) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphClone(phGraphClone, originalGraph);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18443,13 +19493,16 @@ pub unsafe fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CU
     slow_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult {
-    match call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18493,13 +19546,16 @@ pub unsafe fn cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeTyp
     slow_cuGraphNodeGetType(hNode, r#type)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult {
-    match call_cuGraphNodeGetType(hNode, r#type) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphNodeGetType(hNode, r#type);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18544,13 +19600,16 @@ pub unsafe fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes
     slow_cuGraphGetNodes(hGraph, nodes, numNodes)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult {
-    match call_cuGraphGetNodes(hGraph, nodes, numNodes) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphGetNodes(hGraph, nodes, numNodes);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18595,13 +19654,16 @@ pub unsafe fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, 
     slow_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult {
-    match call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18647,13 +19709,16 @@ pub unsafe fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut 
     slow_cuGraphGetEdges(hGraph, from, to, numEdges)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult {
-    match call_cuGraphGetEdges(hGraph, from, to, numEdges) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphGetEdges(hGraph, from, to, numEdges);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18700,13 +19765,16 @@ pub unsafe fn cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *m
     slow_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult {
-    match call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18751,13 +19819,16 @@ pub unsafe fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut 
     slow_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult {
-    match call_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18803,13 +19874,16 @@ pub unsafe fn cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *m
     slow_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult {
-    match call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18854,13 +19928,16 @@ pub unsafe fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *
     slow_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult {
-    match call_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18906,13 +19983,16 @@ pub unsafe fn cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes
     slow_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult {
-    match call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -18958,13 +20038,16 @@ pub unsafe fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, 
     slow_cuGraphAddDependencies(hGraph, from, to, numDependencies)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    match call_cuGraphAddDependencies(hGraph, from, to, numDependencies) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddDependencies(hGraph, from, to, numDependencies);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19011,13 +20094,16 @@ pub unsafe fn cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNod
     slow_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
-    match call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19063,13 +20149,16 @@ pub unsafe fn cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNod
     slow_cuGraphRemoveDependencies(hGraph, from, to, numDependencies)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    match call_cuGraphRemoveDependencies(hGraph, from, to, numDependencies) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19116,13 +20205,16 @@ pub unsafe fn cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraph
     slow_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
-    match call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19165,13 +20257,16 @@ pub unsafe fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
     slow_cuGraphDestroyNode(hNode)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
-    match call_cuGraphDestroyNode(hNode) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphDestroyNode(hNode);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19216,13 +20311,16 @@ pub unsafe fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph:
     slow_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> CUresult {
-    match call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19267,13 +20365,16 @@ pub unsafe fn cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph
     slow_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
-    match call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19317,13 +20418,16 @@ pub unsafe fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_
     slow_cuGraphExecGetFlags(hGraphExec, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult {
-    match call_cuGraphExecGetFlags(hGraphExec, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecGetFlags(hGraphExec, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19368,13 +20472,16 @@ pub unsafe fn cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: 
     slow_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    match call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19420,13 +20527,16 @@ pub unsafe fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUg
     slow_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
-    match call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19472,13 +20582,16 @@ pub unsafe fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUg
     slow_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
-    match call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19523,13 +20636,16 @@ pub unsafe fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgra
     slow_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    match call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19574,13 +20690,16 @@ pub unsafe fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode:
     slow_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult {
-    match call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19625,13 +20744,16 @@ pub unsafe fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode:
     slow_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    match call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19676,13 +20798,16 @@ pub unsafe fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: C
     slow_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    match call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19727,13 +20852,16 @@ pub unsafe fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgra
     slow_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    match call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19778,13 +20906,16 @@ pub unsafe fn cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraph
     slow_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    match call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19829,13 +20960,16 @@ pub unsafe fn cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode,
     slow_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> CUresult {
-    match call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19880,13 +21014,16 @@ pub unsafe fn cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode,
     slow_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> CUresult {
-    match call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19930,13 +21067,16 @@ pub unsafe fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUres
     slow_cuGraphUpload(hGraphExec, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    match call_cuGraphUpload(hGraphExec, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphUpload(hGraphExec, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -19980,13 +21120,16 @@ pub unsafe fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUres
     slow_cuGraphLaunch(hGraphExec, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    match call_cuGraphLaunch(hGraphExec, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphLaunch(hGraphExec, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20029,13 +21172,16 @@ pub unsafe fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
     slow_cuGraphExecDestroy(hGraphExec)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
-    match call_cuGraphExecDestroy(hGraphExec) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecDestroy(hGraphExec);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20078,13 +21224,16 @@ pub unsafe fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
     slow_cuGraphDestroy(hGraph)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphDestroy(hGraph: CUgraph) -> CUresult {
-    match call_cuGraphDestroy(hGraph) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphDestroy(hGraph);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20129,13 +21278,16 @@ pub unsafe fn cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, res
     slow_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult {
-    match call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20179,13 +21331,16 @@ pub unsafe fn cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode
     slow_cuGraphKernelNodeCopyAttributes(dst, src)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> CUresult {
-    match call_cuGraphKernelNodeCopyAttributes(dst, src) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphKernelNodeCopyAttributes(dst, src);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20230,13 +21385,16 @@ pub unsafe fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNo
     slow_cuGraphKernelNodeGetAttribute(hNode, attr, value_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult {
-    match call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20281,13 +21439,16 @@ pub unsafe fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNo
     slow_cuGraphKernelNodeSetAttribute(hNode, attr, value)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult {
-    match call_cuGraphKernelNodeSetAttribute(hNode, attr, value) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20332,13 +21493,16 @@ pub unsafe fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: 
     slow_cuGraphDebugDotPrint(hGraph, path, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult {
-    match call_cuGraphDebugDotPrint(hGraph, path, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphDebugDotPrint(hGraph, path, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20385,13 +21549,16 @@ pub unsafe fn cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_void
     slow_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint) -> CUresult {
-    match call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20435,13 +21602,16 @@ pub unsafe fn cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresul
     slow_cuUserObjectRetain(object, count)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresult {
-    match call_cuUserObjectRetain(object, count) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuUserObjectRetain(object, count);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20485,13 +21655,16 @@ pub unsafe fn cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUresu
     slow_cuUserObjectRelease(object, count)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUresult {
-    match call_cuUserObjectRelease(object, count) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuUserObjectRelease(object, count);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20537,13 +21710,16 @@ pub unsafe fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, coun
     slow_cuGraphRetainUserObject(graph, object, count, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> CUresult {
-    match call_cuGraphRetainUserObject(graph, object, count, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphRetainUserObject(graph, object, count, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20588,13 +21764,16 @@ pub unsafe fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, cou
     slow_cuGraphReleaseUserObject(graph, object, count)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult {
-    match call_cuGraphReleaseUserObject(graph, object, count) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphReleaseUserObject(graph, object, count);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20641,13 +21820,16 @@ pub unsafe fn cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dep
     slow_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    match call_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20695,13 +21877,16 @@ pub unsafe fn cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, 
     slow_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    match call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20745,13 +21930,16 @@ pub unsafe fn cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphN
     slow_cuGraphNodeSetParams(hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    match call_cuGraphNodeSetParams(hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphNodeSetParams(hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20796,13 +21984,16 @@ pub unsafe fn cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNo
     slow_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    match call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20849,13 +22040,16 @@ pub unsafe fn cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditiona
     slow_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> CUresult {
-    match call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20901,13 +22095,16 @@ pub unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int,
     slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize) -> CUresult {
-    match call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -20954,13 +22151,16 @@ pub unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *m
     slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint) -> CUresult {
-    match call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21008,13 +22208,16 @@ pub unsafe fn cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSiz
     slow_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int) -> CUresult {
-    match call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21063,13 +22266,16 @@ pub unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int,
     slow_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint) -> CUresult {
-    match call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21115,13 +22321,16 @@ pub unsafe fn cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usiz
     slow_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int) -> CUresult {
-    match call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21166,13 +22375,16 @@ pub unsafe fn cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: 
     slow_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
-    match call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21217,13 +22429,16 @@ pub unsafe fn cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunc
     slow_cuOccupancyMaxActiveClusters(numClusters, func, config)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
-    match call_cuOccupancyMaxActiveClusters(numClusters, func, config) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuOccupancyMaxActiveClusters(numClusters, func, config);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21269,13 +22484,16 @@ pub unsafe fn cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint
     slow_cuTexRefSetArray(hTexRef, hArray, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> CUresult {
-    match call_cuTexRefSetArray(hTexRef, hArray, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetArray(hTexRef, hArray, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21321,13 +22539,16 @@ pub unsafe fn cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmi
     slow_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint) -> CUresult {
-    match call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21374,13 +22595,16 @@ pub unsafe fn cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, d
     slow_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult {
-    match call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21427,13 +22651,16 @@ pub unsafe fn cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY
     slow_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult {
-    match call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21479,13 +22706,16 @@ pub unsafe fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPacke
     slow_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int) -> CUresult {
-    match call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21531,13 +22761,16 @@ pub unsafe fn cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddres
     slow_cuTexRefSetAddressMode(hTexRef, dim, am)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> CUresult {
-    match call_cuTexRefSetAddressMode(hTexRef, dim, am) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetAddressMode(hTexRef, dim, am);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21582,13 +22815,16 @@ pub unsafe fn cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUr
     slow_cuTexRefSetFilterMode(hTexRef, fm)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
-    match call_cuTexRefSetFilterMode(hTexRef, fm) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetFilterMode(hTexRef, fm);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21633,13 +22869,16 @@ pub unsafe fn cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) 
     slow_cuTexRefSetMipmapFilterMode(hTexRef, fm)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
-    match call_cuTexRefSetMipmapFilterMode(hTexRef, fm) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21684,13 +22923,16 @@ pub unsafe fn cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUresu
     slow_cuTexRefSetMipmapLevelBias(hTexRef, bias)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUresult {
-    match call_cuTexRefSetMipmapLevelBias(hTexRef, bias) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21736,13 +22978,16 @@ pub unsafe fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp
     slow_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult {
-    match call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21787,13 +23032,16 @@ pub unsafe fn cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint) -> C
     slow_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult {
-    match call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21838,13 +23086,16 @@ pub unsafe fn cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) 
     slow_cuTexRefSetBorderColor(hTexRef, pBorderColor)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult {
-    match call_cuTexRefSetBorderColor(hTexRef, pBorderColor) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21889,13 +23140,16 @@ pub unsafe fn cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> CUresult {
     slow_cuTexRefSetFlags(hTexRef, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> CUresult {
-    match call_cuTexRefSetFlags(hTexRef, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefSetFlags(hTexRef, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21940,13 +23194,16 @@ pub unsafe fn cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) 
     slow_cuTexRefGetAddress_v2(pdptr, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetAddress_v2(pdptr, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetAddress_v2(pdptr, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -21991,13 +23248,16 @@ pub unsafe fn cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUre
     slow_cuTexRefGetArray(phArray, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetArray(phArray, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetArray(phArray, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22042,13 +23302,16 @@ pub unsafe fn cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray,
     slow_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22094,13 +23357,16 @@ pub unsafe fn cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref
     slow_cuTexRefGetAddressMode(pam, hTexRef, dim)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int) -> CUresult {
-    match call_cuTexRefGetAddressMode(pam, hTexRef, dim) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetAddressMode(pam, hTexRef, dim);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22145,13 +23411,16 @@ pub unsafe fn cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) 
     slow_cuTexRefGetFilterMode(pfm, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetFilterMode(pfm, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetFilterMode(pfm, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22197,13 +23466,16 @@ pub unsafe fn cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut
     slow_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22248,13 +23520,16 @@ pub unsafe fn cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUte
     slow_cuTexRefGetMipmapFilterMode(pfm, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetMipmapFilterMode(pfm, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22299,13 +23574,16 @@ pub unsafe fn cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> 
     slow_cuTexRefGetMipmapLevelBias(pbias, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetMipmapLevelBias(pbias, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22351,13 +23629,16 @@ pub unsafe fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMi
     slow_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22402,13 +23683,16 @@ pub unsafe fn cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref)
     slow_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22453,13 +23737,16 @@ pub unsafe fn cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) 
     slow_cuTexRefGetBorderColor(pBorderColor, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetBorderColor(pBorderColor, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22504,13 +23791,16 @@ pub unsafe fn cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresu
     slow_cuTexRefGetFlags(pFlags, hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefGetFlags(pFlags, hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefGetFlags(pFlags, hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22554,13 +23844,16 @@ pub unsafe fn cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
     slow_cuTexRefCreate(pTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
-    match call_cuTexRefCreate(pTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefCreate(pTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22604,13 +23897,16 @@ pub unsafe fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
     slow_cuTexRefDestroy(hTexRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
-    match call_cuTexRefDestroy(hTexRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexRefDestroy(hTexRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22656,13 +23952,16 @@ pub unsafe fn cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_u
     slow_cuSurfRefSetArray(hSurfRef, hArray, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> CUresult {
-    match call_cuSurfRefSetArray(hSurfRef, hArray, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22707,13 +24006,16 @@ pub unsafe fn cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> C
     slow_cuSurfRefGetArray(phArray, hSurfRef)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult {
-    match call_cuSurfRefGetArray(phArray, hSurfRef) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuSurfRefGetArray(phArray, hSurfRef);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22759,13 +24061,16 @@ pub unsafe fn cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const C
     slow_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult {
-    match call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22808,13 +24113,16 @@ pub unsafe fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult {
     slow_cuTexObjectDestroy(texObject)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexObjectDestroy(texObject: CUtexObject) -> CUresult {
-    match call_cuTexObjectDestroy(texObject) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexObjectDestroy(texObject);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22858,13 +24166,16 @@ pub unsafe fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texO
     slow_cuTexObjectGetResourceDesc(pResDesc, texObject)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult {
-    match call_cuTexObjectGetResourceDesc(pResDesc, texObject) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexObjectGetResourceDesc(pResDesc, texObject);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22908,13 +24219,16 @@ pub unsafe fn cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObj
     slow_cuTexObjectGetTextureDesc(pTexDesc, texObject)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult {
-    match call_cuTexObjectGetTextureDesc(pTexDesc, texObject) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -22958,13 +24272,16 @@ pub unsafe fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VI
     slow_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult {
-    match call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23008,13 +24325,16 @@ pub unsafe fn cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *cons
     slow_cuSurfObjectCreate(pSurfObject, pResDesc)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult {
-    match call_cuSurfObjectCreate(pSurfObject, pResDesc) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuSurfObjectCreate(pSurfObject, pResDesc);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23057,13 +24377,16 @@ pub unsafe fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult {
     slow_cuSurfObjectDestroy(surfObject)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult {
-    match call_cuSurfObjectDestroy(surfObject) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuSurfObjectDestroy(surfObject);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23107,13 +24430,16 @@ pub unsafe fn cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, sur
     slow_cuSurfObjectGetResourceDesc(pResDesc, surfObject)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult {
-    match call_cuSurfObjectGetResourceDesc(pResDesc, surfObject) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23167,13 +24493,16 @@ pub unsafe fn cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType
     slow_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    match call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23230,13 +24559,16 @@ pub unsafe fn cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataTyp
     slow_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    match call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23294,13 +24626,16 @@ pub unsafe fn cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDat
     slow_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    match call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23344,13 +24679,16 @@ pub unsafe fn cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddre
     slow_cuTensorMapReplaceAddress(tensorMap, globalAddress)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> CUresult {
-    match call_cuTensorMapReplaceAddress(tensorMap, globalAddress) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23395,13 +24733,16 @@ pub unsafe fn cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, pe
     slow_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult {
-    match call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23445,13 +24786,16 @@ pub unsafe fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> CU
     slow_cuCtxEnablePeerAccess(peerContext, Flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> CUresult {
-    match call_cuCtxEnablePeerAccess(peerContext, Flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxEnablePeerAccess(peerContext, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23494,13 +24838,16 @@ pub unsafe fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult {
     slow_cuCtxDisablePeerAccess(peerContext)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult {
-    match call_cuCtxDisablePeerAccess(peerContext) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxDisablePeerAccess(peerContext);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23546,13 +24893,16 @@ pub unsafe fn cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAtt
     slow_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult {
-    match call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23595,13 +24945,16 @@ pub unsafe fn cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUre
     slow_cuGraphicsUnregisterResource(resource)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUresult {
-    match call_cuGraphicsUnregisterResource(resource) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphicsUnregisterResource(resource);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23647,13 +25000,16 @@ pub unsafe fn cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource
     slow_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint) -> CUresult {
-    match call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23697,13 +25053,16 @@ pub unsafe fn cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CU
     slow_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult {
-    match call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23748,13 +25107,16 @@ pub unsafe fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, p
     slow_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult {
-    match call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23798,13 +25160,16 @@ pub unsafe fn cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, fla
     slow_cuGraphicsResourceSetMapFlags_v2(resource, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: c_uint) -> CUresult {
-    match call_cuGraphicsResourceSetMapFlags_v2(resource, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23849,13 +25214,16 @@ pub unsafe fn cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsRe
     slow_cuGraphicsMapResources(count, resources, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    match call_cuGraphicsMapResources(count, resources, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphicsMapResources(count, resources, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23900,13 +25268,16 @@ pub unsafe fn cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphics
     slow_cuGraphicsUnmapResources(count, resources, hStream)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    match call_cuGraphicsUnmapResources(count, resources, hStream) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGraphicsUnmapResources(count, resources, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -23953,13 +25324,16 @@ pub unsafe fn cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, 
     slow_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult {
-    match call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24004,13 +25378,16 @@ pub unsafe fn cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_v
     slow_cuCoredumpGetAttribute(attrib, value, size)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    match call_cuCoredumpGetAttribute(attrib, value, size) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCoredumpGetAttribute(attrib, value, size);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24055,13 +25432,16 @@ pub unsafe fn cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *m
     slow_cuCoredumpGetAttributeGlobal(attrib, value, size)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    match call_cuCoredumpGetAttributeGlobal(attrib, value, size) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCoredumpGetAttributeGlobal(attrib, value, size);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24106,13 +25486,16 @@ pub unsafe fn cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_v
     slow_cuCoredumpSetAttribute(attrib, value, size)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    match call_cuCoredumpSetAttribute(attrib, value, size) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCoredumpSetAttribute(attrib, value, size);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24157,13 +25540,16 @@ pub unsafe fn cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *m
     slow_cuCoredumpSetAttributeGlobal(attrib, value, size)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    match call_cuCoredumpSetAttributeGlobal(attrib, value, size) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCoredumpSetAttributeGlobal(attrib, value, size);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24207,13 +25593,16 @@ pub unsafe fn cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableId
     slow_cuGetExportTable(ppExportTable, pExportTableId)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid) -> CUresult {
-    match call_cuGetExportTable(ppExportTable, pExportTableId) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGetExportTable(ppExportTable, pExportTableId);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24259,13 +25648,16 @@ pub unsafe fn cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, 
     slow_cuGreenCtxCreate(phCtx, desc, dev, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> CUresult {
-    match call_cuGreenCtxCreate(phCtx, desc, dev, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGreenCtxCreate(phCtx, desc, dev, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24308,13 +25700,16 @@ pub unsafe fn cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
     slow_cuGreenCtxDestroy(hCtx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
-    match call_cuGreenCtxDestroy(hCtx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGreenCtxDestroy(hCtx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24358,13 +25753,16 @@ pub unsafe fn cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> C
     slow_cuCtxFromGreenCtx(pContext, hCtx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult {
-    match call_cuCtxFromGreenCtx(pContext, hCtx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxFromGreenCtx(pContext, hCtx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24409,13 +25807,16 @@ pub unsafe fn cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResou
     slow_cuDeviceGetDevResource(device, resource, r#type)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    match call_cuDeviceGetDevResource(device, resource, r#type) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDeviceGetDevResource(device, resource, r#type);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24460,13 +25861,16 @@ pub unsafe fn cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource,
     slow_cuCtxGetDevResource(hCtx, resource, r#type)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    match call_cuCtxGetDevResource(hCtx, resource, r#type) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCtxGetDevResource(hCtx, resource, r#type);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24511,13 +25915,16 @@ pub unsafe fn cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevRes
     slow_cuGreenCtxGetDevResource(hCtx, resource, r#type)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    match call_cuGreenCtxGetDevResource(hCtx, resource, r#type) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGreenCtxGetDevResource(hCtx, resource, r#type);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24565,13 +25972,16 @@ pub unsafe fn cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: 
     slow_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> CUresult {
-    match call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24616,13 +26026,16 @@ pub unsafe fn cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resource
     slow_cuDevResourceGenerateDesc(phDesc, resources, nbResources)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> CUresult {
-    match call_cuDevResourceGenerateDesc(phDesc, resources, nbResources) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24666,13 +26079,16 @@ pub unsafe fn cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresu
     slow_cuGreenCtxRecordEvent(hCtx, hEvent)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
-    match call_cuGreenCtxRecordEvent(hCtx, hEvent) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGreenCtxRecordEvent(hCtx, hEvent);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24716,13 +26132,16 @@ pub unsafe fn cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult
     slow_cuGreenCtxWaitEvent(hCtx, hEvent)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
-    match call_cuGreenCtxWaitEvent(hCtx, hEvent) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGreenCtxWaitEvent(hCtx, hEvent);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24766,13 +26185,16 @@ pub unsafe fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> 
     slow_cuStreamGetGreenCtx(hStream, phCtx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult {
-    match call_cuStreamGetGreenCtx(hStream, phCtx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuStreamGetGreenCtx(hStream, phCtx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24818,13 +26240,16 @@ pub unsafe fn cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenC
     slow_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult {
-    match call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24869,13 +26294,16 @@ pub unsafe fn cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mu
     slow_cuLogsRegisterCallback(callbackFunc, userData, callback_out)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult {
-    match call_cuLogsRegisterCallback(callbackFunc, userData, callback_out) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24918,13 +26346,16 @@ pub unsafe fn cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUresu
     slow_cuLogsUnregisterCallback(callback)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUresult {
-    match call_cuLogsUnregisterCallback(callback) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLogsUnregisterCallback(callback);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -24968,13 +26399,16 @@ pub unsafe fn cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint) -> 
     slow_cuLogsCurrent(iterator_out, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint) -> CUresult {
-    match call_cuLogsCurrent(iterator_out, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLogsCurrent(iterator_out, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -25019,13 +26453,16 @@ pub unsafe fn cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const 
     slow_cuLogsDumpToFile(iterator, pathToFile, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint) -> CUresult {
-    match call_cuLogsDumpToFile(iterator, pathToFile, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLogsDumpToFile(iterator, pathToFile, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -25071,13 +26508,16 @@ pub unsafe fn cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_ch
     slow_cuLogsDumpToMemory(iterator, buffer, size, flags)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint) -> CUresult {
-    match call_cuLogsDumpToMemory(iterator, buffer, size, flags) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuLogsDumpToMemory(iterator, buffer, size, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -25121,13 +26561,16 @@ pub unsafe fn cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int)
     slow_cuCheckpointProcessGetRestoreThreadId(pid, tid)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int) -> CUresult {
-    match call_cuCheckpointProcessGetRestoreThreadId(pid, tid) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -25171,13 +26614,16 @@ pub unsafe fn cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessState
     slow_cuCheckpointProcessGetState(pid, state)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessState) -> CUresult {
-    match call_cuCheckpointProcessGetState(pid, state) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCheckpointProcessGetState(pid, state);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -25221,13 +26667,16 @@ pub unsafe fn cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockArg
     slow_cuCheckpointProcessLock(pid, args)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult {
-    match call_cuCheckpointProcessLock(pid, args) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCheckpointProcessLock(pid, args);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -25271,13 +26720,16 @@ pub unsafe fn cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpointC
     slow_cuCheckpointProcessCheckpoint(pid, args)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult {
-    match call_cuCheckpointProcessCheckpoint(pid, args) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCheckpointProcessCheckpoint(pid, args);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -25321,13 +26773,16 @@ pub unsafe fn cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRest
     slow_cuCheckpointProcessRestore(pid, args)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult {
-    match call_cuCheckpointProcessRestore(pid, args) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCheckpointProcessRestore(pid, args);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }
 
@@ -25371,12 +26826,15 @@ pub unsafe fn cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnloc
     slow_cuCheckpointProcessUnlock(pid, args)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult {
-    match call_cuCheckpointProcessUnlock(pid, args) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_cuCheckpointProcessUnlock(pid, args);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
     }
 }

@@ -105,13 +105,16 @@ pub unsafe fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char {
     slow_nvrtcGetErrorString(result)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetErrorString(result: nvrtcResult) -> *const c_char {
-    match call_nvrtcGetErrorString(result) {
-        Ok(r) => r,
-        Err(e) => { let _ = e; c"(library not loaded)".as_ptr() },
+    let call = || call_nvrtcGetErrorString(result);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => { let _ = e; c"(library not loaded)".as_ptr() },
+        Err(_) => c"cudagen: internal error".as_ptr(),
     }
 }
 
@@ -155,13 +158,16 @@ pub unsafe fn nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult 
     slow_nvrtcVersion(major, minor)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
-    match call_nvrtcVersion(major, minor) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcVersion(major, minor);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -204,13 +210,16 @@ pub unsafe fn nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult {
     slow_nvrtcGetNumSupportedArchs(numArchs)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult {
-    match call_nvrtcGetNumSupportedArchs(numArchs) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetNumSupportedArchs(numArchs);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -253,13 +262,16 @@ pub unsafe fn nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult 
     slow_nvrtcGetSupportedArchs(supportedArchs)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult {
-    match call_nvrtcGetSupportedArchs(supportedArchs) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetSupportedArchs(supportedArchs);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -307,13 +319,16 @@ pub unsafe fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, na
     slow_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult {
-    match call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -356,13 +371,16 @@ pub unsafe fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
     slow_nvrtcDestroyProgram(prog)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
-    match call_nvrtcDestroyProgram(prog) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcDestroyProgram(prog);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -407,13 +425,16 @@ pub unsafe fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options
     slow_nvrtcCompileProgram(prog, numOptions, options)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
-    match call_nvrtcCompileProgram(prog, numOptions, options) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcCompileProgram(prog, numOptions, options);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -457,13 +478,16 @@ pub unsafe fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvr
     slow_nvrtcGetPTXSize(prog, ptxSizeRet)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-    match call_nvrtcGetPTXSize(prog, ptxSizeRet) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetPTXSize(prog, ptxSizeRet);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -507,13 +531,16 @@ pub unsafe fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
     slow_nvrtcGetPTX(prog, ptx)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-    match call_nvrtcGetPTX(prog, ptx) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetPTX(prog, ptx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -557,13 +584,16 @@ pub unsafe fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) ->
     slow_nvrtcGetCUBINSize(prog, cubinSizeRet)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
-    match call_nvrtcGetCUBINSize(prog, cubinSizeRet) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetCUBINSize(prog, cubinSizeRet);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -607,13 +637,16 @@ pub unsafe fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResu
     slow_nvrtcGetCUBIN(prog, cubin)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
-    match call_nvrtcGetCUBIN(prog, cubin) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetCUBIN(prog, cubin);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -658,13 +691,16 @@ pub unsafe fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> n
     slow_nvrtcGetNVVMSize(prog, nvvmSizeRet)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
-    match call_nvrtcGetNVVMSize(prog, nvvmSizeRet) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetNVVMSize(prog, nvvmSizeRet);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -709,13 +745,16 @@ pub unsafe fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult
     slow_nvrtcGetNVVM(prog, nvvm)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult {
-    match call_nvrtcGetNVVM(prog, nvvm) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetNVVM(prog, nvvm);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -759,13 +798,16 @@ pub unsafe fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) ->
     slow_nvrtcGetLTOIRSize(prog, LTOIRSizeRet)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
-    match call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -809,13 +851,16 @@ pub unsafe fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResu
     slow_nvrtcGetLTOIR(prog, LTOIR)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
-    match call_nvrtcGetLTOIR(prog, LTOIR) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetLTOIR(prog, LTOIR);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -859,13 +904,16 @@ pub unsafe fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize
     slow_nvrtcGetOptiXIRSize(prog, optixirSizeRet)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
-    match call_nvrtcGetOptiXIRSize(prog, optixirSizeRet) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -909,13 +957,16 @@ pub unsafe fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtc
     slow_nvrtcGetOptiXIR(prog, optixir)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult {
-    match call_nvrtcGetOptiXIR(prog, optixir) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetOptiXIR(prog, optixir);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -959,13 +1010,16 @@ pub unsafe fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize)
     slow_nvrtcGetProgramLogSize(prog, logSizeRet)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
-    match call_nvrtcGetProgramLogSize(prog, logSizeRet) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetProgramLogSize(prog, logSizeRet);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -1009,13 +1063,16 @@ pub unsafe fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcR
     slow_nvrtcGetProgramLog(prog, log)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
-    match call_nvrtcGetProgramLog(prog, log) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetProgramLog(prog, log);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -1059,13 +1116,16 @@ pub unsafe fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const
     slow_nvrtcAddNameExpression(prog, name_expression)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
-    match call_nvrtcAddNameExpression(prog, name_expression) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcAddNameExpression(prog, name_expression);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -1110,13 +1170,16 @@ pub unsafe fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_
     slow_nvrtcGetLoweredName(prog, name_expression, lowered_name)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult {
-    match call_nvrtcGetLoweredName(prog, name_expression, lowered_name) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -1159,13 +1222,16 @@ pub unsafe fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
     slow_nvrtcGetPCHHeapSize(ret)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
-    match call_nvrtcGetPCHHeapSize(ret) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetPCHHeapSize(ret);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -1208,13 +1274,16 @@ pub unsafe fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
     slow_nvrtcSetPCHHeapSize(size)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
-    match call_nvrtcSetPCHHeapSize(size) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcSetPCHHeapSize(size);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -1257,13 +1326,16 @@ pub unsafe fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
     slow_nvrtcGetPCHCreateStatus(prog)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
-    match call_nvrtcGetPCHCreateStatus(prog) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetPCHCreateStatus(prog);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -1307,13 +1379,16 @@ pub unsafe fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) 
     slow_nvrtcGetPCHHeapSizeRequired(prog, size)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
-    match call_nvrtcGetPCHHeapSizeRequired(prog, size) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcGetPCHHeapSizeRequired(prog, size);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }
 
@@ -1358,12 +1433,15 @@ pub unsafe fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe e
     slow_nvrtcSetFlowCallback(prog, callback, payload)
 }
 
-/// First call, tracing on, or a load failure.
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
 #[cold]
 #[inline(never)]
 unsafe fn slow_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult {
-    match call_nvrtcSetFlowCallback(prog, callback, payload) {
-        Ok(r) => r,
-        Err(e) => load_status(&e),
+    let call = || call_nvrtcSetFlowCallback(prog, callback, payload);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => nvrtcResult(11),
     }
 }

@@ -31,6 +31,8 @@ pub(super) struct ExportView {
     pub on_panic: String,
     /// The function called: `sys::cuMemAlloc_v2`, or the interceptor.
     pub target: String,
+    /// `cuGetProcAddress*`: the shim's own code runs (under `guard`).
+    pub intercepted: bool,
     pub per_thread: bool,
 }
 
@@ -56,7 +58,7 @@ pub(super) struct ProcView {
     pub per_thread: Option<(String, u32)>,
 }
 
-pub(super) fn view(lib: &Library, status_on_panic: Option<i64>) -> ExportsView {
+pub(super) fn view(lib: &Library) -> ExportsView {
     let mut exports = Vec::new();
     let mut seen = BTreeSet::new();
     for f in &lib.functions {
@@ -78,8 +80,9 @@ pub(super) fn view(lib: &Library, status_on_panic: Option<i64>) -> ExportsView {
                 api_name: f.name.clone(),
                 params: params.iter().map(|p| ParamView { name: p.name.clone(), ty: p.ty.clone() }).collect(),
                 ret_suffix: if f.ret.is_void() { String::new() } else { format!(" -> {}", rust(&f.ret)) },
-                on_panic: on_panic(lib, f, status_on_panic),
+                on_panic: crate::render::on_panic(lib, f),
                 target: if intercepted { "crate::getproc::get_proc_address".into() } else { format!("sys::{symbol}") },
+                intercepted,
                 per_thread,
             });
         }
@@ -125,17 +128,6 @@ fn proc_view(f: &Function, default_version: u32) -> ProcView {
     ProcView { name: f.proc_name.clone(), version, path: format!("crate::driver::{}", f.symbol), per_thread }
 }
 
-fn on_panic(lib: &Library, f: &Function, status_on_panic: Option<i64>) -> String {
-    match (&f.ret, &lib.status_enum, status_on_panic) {
-        (Type::Named { name }, Some(status), Some(code)) if name == status => format!("{status}({code})"),
-        (Type::Prim { prim: Prim::Void }, ..) => "()".into(),
-        (Type::Pointer { pointee, is_const: true }, ..) if matches!(**pointee, Type::Prim { prim: Prim::Char }) => {
-            "c\"cudagen: internal error\".as_ptr()".into()
-        }
-        (Type::Pointer { .. }, ..) => "::core::ptr::null_mut()".into(),
-        _ => "unsafe { ::core::mem::zeroed() }".into(),
-    }
-}
 
 /// Rust spelling of a C type, identical to the `sys` layer's (types come from a glob import).
 pub(super) fn rust(ty: &Type) -> String {

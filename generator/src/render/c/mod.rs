@@ -58,11 +58,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         out.files.insert(format!("c/include/{}", h.file), templates.render(root, &h)?);
         headers.push(h.file.clone());
 
-        let status_on_panic = match lib.kind {
-            LibraryKind::Driver => 999, // CUDA_ERROR_UNKNOWN
-            LibraryKind::Nvrtc => 11,   // NVRTC_ERROR_INTERNAL_ERROR
-        };
-        let x = exports::view(lib, Some(status_on_panic));
+        let x = exports::view(lib);
         for e in &x.exports {
             symbols.insert(e.symbol.clone());
         }

@@ -27,6 +27,8 @@ pub(super) struct SymbolView {
     pub ret_ty: String,
     /// The expression a sys fn returns when the entry cannot be loaded (`e` is the `LoadError`).
     pub on_load_error: String,
+    /// What the cold path returns if it panicked (see `render::on_panic`).
+    pub on_panic: String,
     /// `trace::Value` of the result `__r`.
     pub ret_trace: String,
     pub deprecated: Option<String>,
@@ -73,6 +75,7 @@ pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_versi
     } else {
         "{ let _ = e; unsafe { core::mem::zeroed() } }".to_string()
     };
+    let on_panic = crate::render::on_panic(ctx.lib, f);
     let ret_trace = if f.ret.is_void() {
         "crate::trace::Value::Str(None)".to_string()
     } else {
@@ -96,6 +99,7 @@ pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_versi
             ret_suffix: ctx.ret_suffix(&f.ret),
             ret_ty: ret_ty.clone(),
             on_load_error: on_load_error.clone(),
+            on_panic: on_panic.clone(),
             ret_trace: ret_trace.clone(),
             deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
         })
