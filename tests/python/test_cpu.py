@@ -114,6 +114,26 @@ def test_handle_class_details():
             pass
 
 
+def test_every_function_rejects_wrong_types():
+    """No argument of any function takes an arbitrary object: each call fails in conversion, with
+    a TypeError that names the function, before anything reaches the library."""
+    import inspect
+
+    checked = 0
+    for mod in (driver, nvrtc):
+        for name in dir(mod):
+            f = getattr(mod, name)
+            if not name.startswith(("cu", "nvrtc")) or isinstance(f, type) or not callable(f):
+                continue
+            n = len(inspect.signature(f).parameters)
+            if n == 0:
+                continue
+            with pytest.raises(TypeError, match=rf"^{name}\(\)"):
+                f(*[object()] * n)
+            checked += 1
+    assert checked > 450
+
+
 def test_numpy_scalars():
     np = pytest.importorskip("numpy")
     # numpy ints reach the library (here: NVRTC, no GPU needed) through __index__
