@@ -103,6 +103,9 @@ def main():
                 samples[name][side].append(timed(f, n) / div)
     rows = {name: (statistics.median(a), statistics.median(b)) for name, (a, b) in samples.items()}
     rows["import driver module"] = (import_time("cudagen.driver"), import_time("cuda.bindings.driver"))
+    import cuda.bindings
+
+    print(f"cuda.bindings {cuda.bindings.__version__}, Python {sys.version.split()[0]}")
     print("| call | cudagen ns | cuda.bindings ns | ratio |")
     print("| --- | ---: | ---: | ---: |")
     for name, (a, b) in rows.items():
