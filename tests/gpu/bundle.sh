@@ -26,6 +26,13 @@ cargo bench -p cudagen-tests --bench rust_overhead --no-run --message-format=jso
 if [ -f generated/python/pyproject.toml ]; then
   [ -x .venv/bin/maturin ] || { python3 -m venv .venv && .venv/bin/pip install -q "maturin>=1.5,<2"; }
   .venv/bin/maturin build --release --quiet -m generated/python/Cargo.toml -o "$out/whl"
+  # The GPU machine runs CPython 3.12: also a wheel for exactly that version (no abi3), which
+  # pip there prefers; built when a 3.12 interpreter is around.
+  py312=$(command -v python3.12 || ls "$HOME"/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | head -n 1 || true)
+  if [ -n "$py312" ]; then
+    .venv/bin/maturin build --release --quiet -m generated/python/Cargo.toml -o "$out/whl" \
+      -i "$py312" --no-default-features --features extension-module
+  fi
   python3 -m pip download -q --only-binary=:all: --python-version 3.12 --implementation cp \
     --platform manylinux2014_x86_64 --platform any -d "$out/whl" pytest
 fi
