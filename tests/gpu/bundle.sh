@@ -28,7 +28,10 @@ if [ -f generated/python/pyproject.toml ]; then
   .venv/bin/maturin build --release --quiet -m generated/python/Cargo.toml -o "$out/whl"
   # The GPU machine runs CPython 3.12: also a wheel for exactly that version (no abi3), which
   # pip there prefers; built when a 3.12 interpreter is around.
-  py312=$(command -v python3.12 || ls "$HOME"/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | head -n 1 || true)
+  py312=
+  for c in python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
+    if "$c" -c "import sys; assert sys.version_info[:2] == (3, 12)" 2>/dev/null; then py312=$c; break; fi
+  done
   if [ -n "$py312" ]; then
     .venv/bin/maturin build --release --quiet -m generated/python/Cargo.toml -o "$out/whl" \
       -i "$py312" --no-default-features --features extension-module
