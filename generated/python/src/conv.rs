@@ -486,8 +486,15 @@ fn tuple_of(py: Python<'_>, n: usize, items: impl Iterator<Item = Py<PyAny>>) ->
     // SAFETY: attached (we hold `py`); a NULL result carries a Python error.
     let t = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(n as ffi::Py_ssize_t))? };
     for (k, item) in items.enumerate().take(n) {
-        // SAFETY: `t` is a fresh tuple of n slots; SetItem steals the reference.
-        unsafe { ffi::PyTuple_SetItem(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr()) };
+        // SAFETY: `t` is a fresh tuple of n slots; both forms steal the reference.
+        #[cfg(not(feature = "abi3"))]
+        unsafe {
+            ffi::PyTuple_SET_ITEM(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr())
+        };
+        #[cfg(feature = "abi3")]
+        unsafe {
+            ffi::PyTuple_SetItem(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr())
+        };
     }
     Ok(t.unbind())
 }
