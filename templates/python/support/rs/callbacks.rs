@@ -75,6 +75,11 @@ pub fn raw(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     Err(c.type_error(o))
 }
 
+/// A C function pointer (ctypes function, int address, None) rather than a Python callable.
+fn is_c_function(cb: &Bound<'_, PyAny>) -> bool {
+    cb.is_none() || cb.is_instance_of::<PyInt>() || is_ctypes_fn(cb) || !cb.is_callable()
+}
+
 fn prepare(
     py: Python<'_>,
     cb: &Bound<'_, PyAny>,
@@ -82,7 +87,7 @@ fn prepare(
     c: &Ctx,
     tramp: usize,
 ) -> PyResult<(usize, usize, Pending)> {
-    if cb.is_none() || cb.is_instance_of::<PyInt>() || is_ctypes_fn(cb) || !cb.is_callable() {
+    if is_c_function(cb) {
         let f = raw(cb, c)?;
         let ud = conv::addr(user, &Ctx { func: c.func, param: "userData", expected: "int, buffer or None" })?;
         return Ok((f, ud, Pending(None)));
@@ -136,7 +141,7 @@ impl Drop for Installed {
 
 /// `CUoccupancyB2DSize`: a C function pointer, or a callable installed for this thread.
 pub fn occupancy(_py: Python<'_>, cb: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, Installed)> {
-    if cb.is_none() || cb.is_instance_of::<PyInt>() || is_ctypes_fn(cb) || !cb.is_callable() {
+    if is_c_function(cb) {
         return Ok((raw(cb, c)?, Installed(false)));
     }
     OCCUPANCY.with(|s| *s.borrow_mut() = Some(cb.clone().unbind()));
