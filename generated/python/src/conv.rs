@@ -6,7 +6,7 @@
 //! Argument and result conversions shared by every generated function (hand-written, copied
 //! verbatim). Arguments become plain integers before the GIL is released; nothing here panics.
 
-use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -47,22 +47,6 @@ impl Ctx {
     }
     pub fn value_error(&self, what: &str) -> PyErr {
         PyValueError::new_err(format!("{}() argument '{}': {}", self.func, self.param, what))
-    }
-}
-
-/// Runs a binding body; a Rust panic becomes a RuntimeError, never PanicException.
-#[inline(always)]
-pub fn guard<T, F: FnOnce() -> PyResult<T>>(f: F) -> PyResult<T> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(p) => {
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(PyRuntimeError::new_err(format!("internal error in cudagen: {msg}")))
-        }
     }
 }
 

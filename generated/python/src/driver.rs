@@ -2163,7 +2163,7 @@ unsafe extern "C" fn cuDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, a
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let ud1 = userData;
-        let (a1, a2, cb1) = crate::callbacks::async_notification(py, callbackFunc, ud1, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" })?;
+        let (a1, a2, cb1) = crate::callbacks::python(callbackFunc, ud1, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" }, crate::callbacks::async_notification_trampoline as *const ())?;
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
@@ -4553,7 +4553,7 @@ unsafe extern "C" fn cuStreamAddCallback(_m: *mut ffi::PyObject, args: *const *m
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let ud1 = userData;
-        let (a1, a2, cb1) = crate::callbacks::stream(py, callback, ud1, &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" })?;
+        let (a1, a2, cb1) = crate::callbacks::python(callback, ud1, &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" }, crate::callbacks::stream_trampoline as *const ())?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamAddCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
@@ -5581,7 +5581,7 @@ unsafe extern "C" fn cuLaunchHostFunc(_m: *mut ffi::PyObject, args: *const *mut 
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let ud1 = userData;
-        let (a1, a2, cb1) = crate::callbacks::host(py, r#fn, ud1, &Ctx { func: F, param: "fn", expected: "callable or ctypes function pointer" })?;
+        let (a1, a2, cb1) = crate::callbacks::python(r#fn, ud1, &Ctx { func: F, param: "fn", expected: "callable or ctypes function pointer" }, crate::callbacks::host_trampoline as *const ())?;
 
         let r = unsafe { conv::nogil(move || sys::cuLaunchHostFunc(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7430,7 +7430,7 @@ unsafe extern "C" fn cuUserObjectCreate(_m: *mut ffi::PyObject, args: *const *mu
         let initialRefcount = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let ud2 = ptr;
-        let (a2, a1, cb2) = crate::callbacks::host(py, destroy, ud2, &Ctx { func: F, param: "destroy", expected: "callable or ctypes function pointer" })?;
+        let (a2, a1, cb2) = crate::callbacks::python(destroy, ud2, &Ctx { func: F, param: "destroy", expected: "callable or ctypes function pointer" }, crate::callbacks::host_trampoline as *const ())?;
         let a3: u64 = conv::int(initialRefcount, 32, false, &Ctx { func: F, param: "initialRefcount", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -7694,7 +7694,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(_m: *mut ffi::PyObject, ar
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
         let blockSizeLimit = unsafe { entry::arg(py, &a[3]) };
         let a2: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let (a3, _scope3) = crate::callbacks::occupancy(py, blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
+        let (a3, _scope3) = crate::callbacks::occupancy(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -7721,7 +7721,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(_m: *mut ffi::PyO
         let blockSizeLimit = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
         let a2: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let (a3, _scope3) = crate::callbacks::occupancy(py, blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
+        let (a3, _scope3) = crate::callbacks::occupancy(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
         let a6: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -9225,7 +9225,7 @@ unsafe extern "C" fn cuLogsRegisterCallback(_m: *mut ffi::PyObject, args: *const
         let callbackFunc = unsafe { entry::arg(py, &a[0]) };
         let userData = unsafe { entry::arg(py, &a[1]) };
         let ud0 = userData;
-        let (a0, a1, cb0) = crate::callbacks::logs(py, callbackFunc, ud0, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" })?;
+        let (a0, a1, cb0) = crate::callbacks::python(callbackFunc, ud0, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" }, crate::callbacks::logs_trampoline as *const ())?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 

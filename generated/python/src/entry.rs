@@ -8,7 +8,7 @@
 //! arrive as a pointer array and are matched by position, then by keyword; the body's result or
 //! error (or a panic, as `RuntimeError`) is handed back as CPython expects.
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
@@ -40,13 +40,20 @@ pub unsafe fn run(body: impl FnOnce(Python<'_>) -> PyResult<Py<PyAny>>) -> *mut 
 #[inline(always)]
 pub unsafe fn guarded<R>(err: R, body: impl FnOnce(Python<'_>) -> PyResult<R>) -> R {
     let py = unsafe { Python::assume_attached() };
-    match crate::conv::guard(|| body(py)) {
-        Ok(r) => r,
-        Err(e) => {
-            e.restore(py);
-            err
+    let e = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(py))) {
+        Ok(Ok(r)) => return r,
+        Ok(Err(e)) => e,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            PyRuntimeError::new_err(format!("internal error in cudagen: {msg}"))
         }
-    }
+    };
+    e.restore(py);
+    err
 }
 
 /// The `N` arguments of a call, in parameter order (positional first, then keywords); every

@@ -482,7 +482,7 @@ unsafe extern "C" fn nvrtcSetFlowCallback(_m: *mut ffi::PyObject, args: *const *
         let payload = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let ud1 = payload;
-        let (a1, a2, cb1) = crate::callbacks::flow(py, callback, ud1, &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" })?;
+        let (a1, a2, cb1) = crate::callbacks::python(callback, ud1, &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" }, crate::callbacks::flow_trampoline as *const ())?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcSetFlowCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;

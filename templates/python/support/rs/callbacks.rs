@@ -80,46 +80,17 @@ fn is_c_function(cb: &Bound<'_, PyAny>) -> bool {
     cb.is_none() || cb.is_instance_of::<PyInt>() || is_ctypes_fn(cb) || !cb.is_callable()
 }
 
-fn prepare(
-    py: Python<'_>,
-    cb: &Bound<'_, PyAny>,
-    user: &Bound<'_, PyAny>,
-    c: &Ctx,
-    tramp: usize,
-) -> PyResult<(usize, usize, Pending)> {
+/// A callback argument and its user data: a C function pointer passes through with the user data
+/// as an address; a Python callable is kept (with the user object) for `trampoline`, which then
+/// receives the keeper as its user data.
+pub fn python(cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx, trampoline: *const ()) -> PyResult<(usize, usize, Pending)> {
     if is_c_function(cb) {
         let f = raw(cb, c)?;
         let ud = conv::addr(user, &Ctx { func: c.func, param: "userData", expected: "int, buffer or None" })?;
         return Ok((f, ud, Pending(None)));
     }
     let h = Box::into_raw(Box::new(Holder { func: cb.clone().unbind(), user: user.clone().unbind() }));
-    let _ = py;
-    Ok((tramp, h as usize, Pending(Some(h))))
-}
-
-pub fn host(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, usize, Pending)> {
-    prepare(py, cb, user, c, host_trampoline as *const () as usize)
-}
-
-pub fn stream(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, usize, Pending)> {
-    prepare(py, cb, user, c, stream_trampoline as *const () as usize)
-}
-
-pub fn logs(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, usize, Pending)> {
-    prepare(py, cb, user, c, logs_trampoline as *const () as usize)
-}
-
-pub fn async_notification(
-    py: Python<'_>,
-    cb: &Bound<'_, PyAny>,
-    user: &Bound<'_, PyAny>,
-    c: &Ctx,
-) -> PyResult<(usize, usize, Pending)> {
-    prepare(py, cb, user, c, async_trampoline as *const () as usize)
-}
-
-pub fn flow(py: Python<'_>, cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, usize, Pending)> {
-    prepare(py, cb, user, c, flow_trampoline as *const () as usize)
+    Ok((trampoline as usize, h as usize, Pending(Some(h))))
 }
 
 thread_local! {
@@ -140,7 +111,7 @@ impl Drop for Installed {
 }
 
 /// `CUoccupancyB2DSize`: a C function pointer, or a callable installed for this thread.
-pub fn occupancy(_py: Python<'_>, cb: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, Installed)> {
+pub fn occupancy(cb: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, Installed)> {
     if is_c_function(cb) {
         return Ok((raw(cb, c)?, Installed(false)));
     }
@@ -209,11 +180,11 @@ fn driver_attr<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> 
     py.import("cudagen.driver")?.getattr(name)
 }
 
-unsafe extern "C" fn host_trampoline(ud: *mut c_void) {
+pub unsafe extern "C" fn host_trampoline(ud: *mut c_void) {
     call_once(ud, |_, user| Ok(vec![user]));
 }
 
-unsafe extern "C" fn stream_trampoline(stream: *mut c_void, status: u32, ud: *mut c_void) {
+pub unsafe extern "C" fn stream_trampoline(stream: *mut c_void, status: u32, ud: *mut c_void) {
     call_once(ud, |py, user| {
         let s = driver_attr(py, "CUstream")?.call1((stream as usize,))?.unbind();
         let st = driver_attr(py, "CUresult")?.call1((status,))?.unbind();
@@ -221,7 +192,7 @@ unsafe extern "C" fn stream_trampoline(stream: *mut c_void, status: u32, ud: *mu
     });
 }
 
-unsafe extern "C" fn logs_trampoline(ud: *mut c_void, level: c_int, message: *const c_char, length: usize) {
+pub unsafe extern "C" fn logs_trampoline(ud: *mut c_void, level: c_int, message: *const c_char, length: usize) {
     call_kept(
         ud,
         (),
@@ -239,7 +210,7 @@ unsafe extern "C" fn logs_trampoline(ud: *mut c_void, level: c_int, message: *co
     );
 }
 
-unsafe extern "C" fn async_trampoline(info: *const c_void, ud: *mut c_void, handle: *mut c_void) {
+pub unsafe extern "C" fn async_notification_trampoline(info: *const c_void, ud: *mut c_void, handle: *mut c_void) {
     call_kept(
         ud,
         (),
@@ -255,11 +226,11 @@ unsafe extern "C" fn async_trampoline(info: *const c_void, ud: *mut c_void, hand
     );
 }
 
-unsafe extern "C" fn flow_trampoline(ud: *mut c_void, _reserved: *mut c_void) -> c_int {
+pub unsafe extern "C" fn flow_trampoline(ud: *mut c_void, _reserved: *mut c_void) -> c_int {
     call_kept(ud, 0, |_, user| Ok(vec![user]), |r| Ok(r.is_truthy()? as c_int))
 }
 
-unsafe extern "C" fn occupancy_trampoline(block_size: c_int) -> usize {
+pub unsafe extern "C" fn occupancy_trampoline(block_size: c_int) -> usize {
     from_library(0, |py| {
         let Some(f) = OCCUPANCY.with(|s| s.borrow().as_ref().map(|f| f.clone_ref(py))) else {
             return 0;

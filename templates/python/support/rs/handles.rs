@@ -43,7 +43,7 @@ impl HandleType {
     pub fn raw_of(&self, o: &Bound<'_, PyAny>) -> Option<u64> {
         let p = o.as_ptr();
         // SAFETY: every object has a type; a match means `o` has our layout.
-        unsafe { (ffi::Py_TYPE(p) == self.ty.load(Ordering::Relaxed)).then(|| (*(p as *mut HandleObject)).value) }
+        (unsafe { ffi::Py_TYPE(p) } == self.ty.load(Ordering::Relaxed)).then(|| value_of(p))
     }
 
     /// A new instance holding `v`.
@@ -150,7 +150,7 @@ pub fn any_handle(o: &Bound<'_, PyAny>) -> Option<(u64, i128)> {
 /// Address of the C value a handle object holds (what `getPtr()` returns).
 #[inline]
 pub fn value_addr(o: &Bound<'_, PyAny>) -> Option<usize> {
-    any_handle(o).map(|_| unsafe { &mut (*(o.as_ptr() as *mut HandleObject)).value } as *mut u64 as usize)
+    any_handle(o).map(|_| value_addr_of(o.as_ptr()))
 }
 
 /// Registered classes by type object, for `tp_new` (a handful per module).
@@ -192,6 +192,11 @@ unsafe fn new_object(
 fn value_of(o: *mut ffi::PyObject) -> u64 {
     // SAFETY: only called on instances of our handle types.
     unsafe { (*(o as *mut HandleObject)).value }
+}
+
+fn value_addr_of(o: *mut ffi::PyObject) -> usize {
+    // SAFETY: only called on instances of our handle types.
+    unsafe { std::ptr::addr_of_mut!((*(o as *mut HandleObject)).value) as usize }
 }
 
 unsafe extern "C" fn tp_new(subtype: *mut ffi::PyTypeObject, args: *mut ffi::PyObject, kwargs: *mut ffi::PyObject) -> *mut ffi::PyObject {
@@ -282,7 +287,6 @@ unsafe extern "C" fn nb_index(o: *mut ffi::PyObject) -> *mut ffi::PyObject {
 
 unsafe extern "C" fn get_ptr(o: *mut ffi::PyObject, _: *mut ffi::PyObject) -> *mut ffi::PyObject {
     guarded(std::ptr::null_mut(), |py| {
-        let addr = unsafe { &mut (*(o as *mut HandleObject)).value } as *mut u64 as usize;
-        Ok(addr.into_pyobject(py)?.into_ptr())
+        Ok(value_addr_of(o).into_pyobject(py)?.into_ptr())
     })
 }
