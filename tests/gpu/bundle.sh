@@ -35,6 +35,11 @@ if [ -f generated/python/pyproject.toml ]; then
   if [ -n "$py312" ]; then
     .venv/bin/maturin build --release --quiet -m generated/python/Cargo.toml -o "$out/whl" \
       -i "$py312" --no-default-features --features extension-module
+    # the benchmark's reference: the least a GIL-releasing binding can do (bench_floor.c)
+    mkdir -p "$out/floor"
+    sysconfig() { "$py312" -c "import sysconfig; print(sysconfig.$1)"; }
+    gcc -O2 -shared -fPIC -I"$(sysconfig "get_paths()['include']")" tests/python/bench_floor.c -ldl \
+      -o "$out/floor/bench_floor$(sysconfig "get_config_var('EXT_SUFFIX')")"
   fi
   python3 -m pip download -q --only-binary=:all: --python-version 3.12 --implementation cp \
     --platform manylinux2014_x86_64 --platform any -d "$out/whl" pytest

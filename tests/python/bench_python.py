@@ -7,10 +7,18 @@ in batches of 256, then a synchronize.
 Contexts come from cuDevicePrimaryCtxRetain, whose signature is the same in cuda.bindings 12.x
 and 13.x.
 
+The "floor" columns time `bench_floor` (tests/python/bench_floor.c, built by tests/gpu/bundle.sh):
+the least a binding that releases the GIL around each call can do: the same driver calls taking and
+returning plain ints (handles as ints, no typed objects); nvrtcVersion's floor is an empty function
+that only releases and retakes the GIL; both launch forms' floor is a launch with int handles and a
+pointer array. "floor ratio" is
+floor / cuda.bindings: no such binding can have a smaller ratio.
+
     python tests/python/bench_python.py
 """
 
 import ctypes
+import os
 import statistics
 import subprocess
 import sys
@@ -70,7 +78,7 @@ def cases(driver, nvrtc):
     check(driver.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, arr, 0))
     check(driver.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, pair, 0))
     check(driver.cuStreamSynchronize(stream))
-    keep = (vals, arr, pair, ptx)
+    keep = (vals, arr, pair, ptx, kernel, stream)
     names = {"driver": driver, "nvrtc": nvrtc, "attr": attr, "dev": dev, "stream": stream,
              "ctx_get": driver.cuCtxGetCurrent, "get_attr": driver.cuDeviceGetAttribute,
              "query": driver.cuStreamQuery, "version": nvrtc.nvrtcVersion,
@@ -89,27 +97,56 @@ def cases(driver, nvrtc):
     }
 
 
+def floor_cases(driver, keep):
+    """The same case names timed with bench_floor, or {} when it is not built."""
+    sys.path.insert(0, os.environ.get("CUDAGEN_BENCH_FLOOR", ".carry/floor"))
+    try:
+        import bench_floor
+    except ImportError as e:
+        print(f"bench_floor not available ({e}): no floor columns")
+        return {}
+    vals, arr, pair, ptx, kernel, stream = keep
+    names = {"gil": bench_floor.gil, "ctx": bench_floor.ctx, "attr": bench_floor.attr, "query": bench_floor.query,
+             "launch": bench_floor.launch, "k": int(kernel), "s": int(stream), "p": arr, "driver": driver,
+             "stream": stream, "a": int(driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)}
+    launch = "for _ in range(256): launch(k, 1, 1, 1, 1, 1, 1, 0, s, p, 0)\ndriver.cuStreamSynchronize(stream)"
+    batch = timeit.Timer(launch, globals=names), 20, 256
+
+    def case(stmt):
+        return timeit.Timer(stmt, globals=names), 20000, 1
+
+    return {"cuCtxGetCurrent": case("ctx()"), "cuDeviceGetAttribute": case("attr(a, 0)"),
+            "cuStreamQuery": case("query(s)"), "nvrtcVersion": case("gil()"),
+            "cuLaunchKernel numpy array": batch, "cuLaunchKernel ctypes pair": batch}
+
+
 def main():
     from cudagen import driver as d1, nvrtc as n1
     from cuda.bindings import driver as d2, nvrtc as n2
 
     keep1, ours = cases(d1, n1)
     keep2, theirs = cases(d2, n2)
-    samples = {name: ([], []) for name in ours}
+    floor = floor_cases(d1, keep1)
+    sides = (ours, theirs, floor)
+    samples = {name: ([], [], []) for name in ours}
     for _ in range(ROUNDS):
         for name in ours:
-            for side, table in ((0, ours), (1, theirs)):
-                f, n, div = table[name]
-                samples[name][side].append(timed(f, n) / div)
-    rows = {name: (statistics.median(a), statistics.median(b)) for name, (a, b) in samples.items()}
-    rows["import driver module"] = (import_time("cudagen.driver"), import_time("cuda.bindings.driver"))
+            for side, table in enumerate(sides):
+                if name in table:
+                    f, n, div = table[name]
+                    samples[name][side].append(timed(f, n) / div)
+    rows = {name: [statistics.median(s) if s else None for s in runs] for name, runs in samples.items()}
+    imports = import_time("cudagen.driver"), import_time("cuda.bindings.driver")
     import cuda.bindings
 
     print(f"cuda.bindings {cuda.bindings.__version__}, Python {sys.version.split()[0]}")
-    print("| call | cudagen ns | cuda.bindings ns | ratio |")
-    print("| --- | ---: | ---: | ---: |")
-    for name, (a, b) in rows.items():
-        print(f"| {name} | {a:.0f} | {b:.0f} | {a / b:.2f}x |")
+    print("| call | cudagen ns | cuda.bindings ns | ratio | floor ns | floor ratio |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for name, (a, b, f) in rows.items():
+        least = f"{f:.0f} | {f / b:.2f}x" if f is not None else "- | -"
+        print(f"| {name} | {a:.0f} | {b:.0f} | {a / b:.2f}x | {least} |")
+    a, b = (t / 1e6 for t in imports)
+    print(f"| import driver module (ms) | {a:.1f} | {b:.1f} | {a / b:.2f}x | - | - |")
 
 
 if __name__ == "__main__":

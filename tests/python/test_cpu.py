@@ -48,6 +48,23 @@ def test_handles():
         driver.CUdevice("x")
 
 
+def test_integer_widths():
+    """Ints at the edges of each C width convert (int subclasses too); one past them is an
+    OverflowError, and so is anything beyond 64 bits."""
+    for ok in (-(2**31), -1, 0, 2**31 - 1, True, driver.CUresult.CUDA_ERROR_INVALID_VALUE):
+        assert int(driver.CUdevice(ok)) == int(ok)
+    for bad in (-(2**31) - 1, 2**31, 2**63, 2**64, -(2**64), 2**100):
+        with pytest.raises(OverflowError):
+            driver.CUdevice(bad)
+    for ok in (0, 2**63 - 1, 2**63, 2**64 - 1):
+        assert int(driver.CUdeviceptr(ok)) == ok
+    for bad in (2**64, -(2**63) - 1, 2**100):
+        with pytest.raises(OverflowError):
+            driver.CUdeviceptr(bad)
+    # pointer handles take either sign (two's complement)
+    assert int(driver.CUcontext(-1)) == 2**64 - 1 and int(driver.CUcontext(-(2**63))) == 2**63
+
+
 def test_records():
     m = driver.CUDA_MEMCPY2D()
     m.srcXInBytes = 5

@@ -65,6 +65,7 @@ fn index<'py>(o: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
     }
 }
 
+#[inline(always)]
 fn check_range(v: i128, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
     let (lo, hi): (i128, i128) = if signed {
         (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
@@ -77,19 +78,53 @@ fn check_range(v: i128, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
     Ok(v as i64 as u64 & if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 })
 }
 
-/// An integer argument (int, IntEnum, numpy integer, our handles via `__index__`).
-#[inline]
+/// The value of an int (or int subclass) when it fits in 64 bits of either sign; one C call on
+/// the common path, no exception raised and cleared.
+#[inline(always)]
+fn long_value(o: &Bound<'_, PyAny>) -> Option<i128> {
+    let mut overflow = 0;
+    // SAFETY: attached, `o` is an int: this reads it and sets no error for an int that fits.
+    let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(o.as_ptr(), &mut overflow) };
+    if overflow == 0 && v != -1 {
+        return Some(v as i128);
+    }
+    long_value_rare(o, v, overflow)
+}
+
+/// [`long_value`] for -1 (which may flag an error) and for ints beyond i64.
+#[cold]
+fn long_value_rare(o: &Bound<'_, PyAny>, v: i64, overflow: i32) -> Option<i128> {
+    // SAFETY: attached; an error set here is cleared before returning.
+    unsafe {
+        if overflow == 0 && ffi::PyErr_Occurred().is_null() {
+            return Some(v as i128);
+        }
+        if overflow > 0 {
+            let u = ffi::PyLong_AsUnsignedLongLong(o.as_ptr());
+            if !(u == u64::MAX && !ffi::PyErr_Occurred().is_null()) {
+                return Some(u as i128);
+            }
+        }
+        ffi::PyErr_Clear();
+    }
+    None
+}
+
+/// An integer argument (int, IntEnum, numpy integer, our handles via `__index__`). Inlined so
+/// that the range check folds to constants at each call site.
+#[inline(always)]
 pub fn int(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
     if o.is_instance_of::<PyInt>() {
-        let v: i128 = match o.extract::<i64>() {
-            Ok(v) => v as i128,
-            Err(_) => match o.extract::<u64>() {
-                Ok(v) => v as i128,
-                Err(_) => return Err(c.overflow(bits, signed)),
-            },
+        return match long_value(o) {
+            Some(v) => check_range(v, bits, signed, c),
+            None => Err(c.overflow(bits, signed)),
         };
-        return check_range(v, bits, signed, c);
     }
+    int_other(o, bits, signed, c)
+}
+
+/// [`int`] for anything but an int: a handle, or an object with `__index__`.
+fn int_other(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
     if let Some((_, v)) = crate::handles::any_handle(o) {
         return check_range(v, bits, signed, c);
     }
@@ -104,9 +139,9 @@ pub fn int(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u
 #[inline]
 pub fn int_either(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     if o.is_instance_of::<PyInt>() {
-        return match o.extract::<i64>() {
-            Ok(v) => Ok(v as u64),
-            Err(_) => o.extract::<u64>().map_err(|_| c.overflow(64, false)),
+        return match long_value(o) {
+            Some(v) => Ok(v as u64),
+            None => Err(c.overflow(64, false)),
         };
     }
     if let Some((raw, _)) = crate::handles::any_handle(o) {
