@@ -65,6 +65,33 @@ def test_integer_widths():
     assert int(driver.CUcontext(-1)) == 2**64 - 1 and int(driver.CUcontext(-(2**63))) == 2**63
 
 
+def test_no_leaks_on_fallback_and_error_paths():
+    """Conversions that try one form and fall back to another, argument errors, and a failed
+    callback registration release every object they made (10,000 rounds grow nothing)."""
+
+    class Index:  # an address given through __index__ only: buffer and getPtr tried first
+        def __index__(self):
+            return 0
+
+    def rounds():
+        driver.CUcontext()
+        assert driver.CUdevice(1) != "1"
+        nvrtc.nvrtcGetPTX(0, Index())
+        try:
+            driver.cuInit(1.5)
+            raise AssertionError("a float flag was accepted")
+        except TypeError:
+            pass
+        nvrtc.nvrtcSetFlowCallback(0, lambda payload: False, None)  # invalid program: refused
+
+    for _ in range(1000):
+        rounds()
+    before = sys.getallocatedblocks()
+    for _ in range(10000):
+        rounds()
+    assert sys.getallocatedblocks() - before < 500
+
+
 def test_records():
     m = driver.CUDA_MEMCPY2D()
     m.srcXInBytes = 5

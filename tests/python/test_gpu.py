@@ -2,11 +2,13 @@
 forms of seed 002, memcpy round trips, a Python host callback, and the GIL released."""
 
 import ctypes
+import gc
 import os
 import subprocess
 import sys
 import threading
 import time
+import weakref
 
 import pytest
 
@@ -155,27 +157,46 @@ def test_user_object_destroy_callable(ctx):
     assert got == [token]
 
 
+class Payload:
+    """User data whose lifetime a weak reference shows."""
+
+
+def released_by(unregister, payload_ref):
+    """Whether the kept user data is alive before `unregister()` and gone after it."""
+    gc.collect()
+    before = payload_ref() is not None
+    unregister()
+    gc.collect()
+    return before and payload_ref() is None
+
+
 def test_logs_callable(ctx):
     messages = []
-    err, handle = driver.cuLogsRegisterCallback(lambda ud, level, msg: messages.append((ud, level, msg)), "mine")
+    payload = Payload()
+    err, handle = driver.cuLogsRegisterCallback(lambda ud, level, msg: messages.append((ud, level, msg)), payload)
     if err == driver.CUresult.CUDA_ERROR_NOT_SUPPORTED:
         pytest.skip("this driver has no error log callbacks")
     assert err == 0
     driver.cuMemAlloc(0)  # an invalid call the driver logs
-    driver.cuLogsUnregisterCallback(handle)
+    alive = weakref.ref(payload)
+    del payload
     assert messages, "no log message reached the callable"
     ud, level, msg = messages[0]
-    assert ud == "mine" and isinstance(level, driver.CUlogLevel) and isinstance(msg, bytes) and msg
+    assert ud is alive() and isinstance(level, driver.CUlogLevel) and isinstance(msg, bytes) and msg
+    messages.clear()
+    assert released_by(lambda: driver.cuLogsUnregisterCallback(handle), alive)
 
 
 def test_async_notification_callable(ctx):
     err, dev = driver.cuCtxGetDevice()
-    err, handle = driver.cuDeviceRegisterAsyncNotification(dev, lambda info, ud, h: None, None)
+    payload = Payload()
+    err, handle = driver.cuDeviceRegisterAsyncNotification(dev, lambda info, ud, h: None, payload)
     if err == driver.CUresult.CUDA_ERROR_NOT_SUPPORTED:
         pytest.skip("this device sends no async notifications")
     assert err == 0 and int(handle) != 0
-    err, = driver.cuDeviceUnregisterAsyncNotification(dev, handle)
-    assert err == 0
+    alive = weakref.ref(payload)
+    del payload
+    assert released_by(lambda: driver.cuDeviceUnregisterAsyncNotification(dev, handle), alive)
 
 
 def test_gil_released(ctx):

@@ -1,6 +1,8 @@
 """NVRTC for real (no GPU needed): compile the seed SAXPY to PTX."""
 
+import gc
 import sys
+import weakref
 
 from cudagen import nvrtc
 
@@ -78,6 +80,33 @@ def test_flow_callback_callable():
         assert nvrtc.nvrtcCompileProgram(prog, 0, [])[0] == expected
         assert calls and calls[0] == "payload"
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+def test_flow_callable_released_with_its_program():
+    """A flow callable (and its payload) lives while NVRTC may call it: until the program is
+    destroyed or another callback replaces it."""
+
+    class Payload:
+        pass
+
+    def kept_while(setup, release):
+        payload = Payload()
+        alive = weakref.ref(payload)
+        setup(payload)
+        del payload
+        gc.collect()
+        assert alive() is not None, "released while NVRTC may still call it"
+        release()
+        gc.collect()
+        assert alive() is None, "still alive after NVRTC was told to stop calling it"
+
+    src = b'extern "C" __global__ void k() {}'
+    err, prog = nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], [])
+    kept_while(lambda p: nvrtc.nvrtcSetFlowCallback(prog, lambda x: False, p),
+               lambda: nvrtc.nvrtcSetFlowCallback(prog, lambda x: False, None))
+    kept_while(lambda p: nvrtc.nvrtcSetFlowCallback(prog, lambda x: False, p),
+               lambda: nvrtc.nvrtcDestroyProgram(prog))
+    assert int(prog) == 0
 
 
 def test_callback_exception_is_reported_not_raised(monkeypatch):

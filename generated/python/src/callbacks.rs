@@ -15,35 +15,86 @@
 //! - NVRTC's flow callback: `f(payload) -> bool` (true cancels), during compilation;
 //! - `CUoccupancyB2DSize`: `f(blockSize) -> int`, while the occupancy call runs.
 //!
-//! Callables of the repeating kinds stay alive for the life of the process (the library may call
-//! them until it is told otherwise, and its unregister calls do not name the callable).
+//! Callables of the repeating kinds are kept under a key (the registration handle, or the NVRTC
+//! program) and released when the library is told to stop calling them (`cuLogsUnregisterCallback`,
+//! `cuDeviceUnregisterAsyncNotification`, `nvrtcDestroyProgram`, or a new flow callback for the
+//! same program). Only their small holder outlives that, since a call may already be on its way.
 
 use crate::conv::{self, Ctx};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
+use std::sync::{Mutex, MutexGuard};
 
-struct Holder {
-    func: Py<PyAny>,
-    user: Py<PyAny>,
+/// The callable and user object a trampoline receives as its user data; empty once released.
+struct Holder(Mutex<Option<(Py<PyAny>, Py<PyAny>)>>);
+
+impl Holder {
+    fn slot(&self) -> MutexGuard<'_, Option<(Py<PyAny>, Py<PyAny>)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Holders of repeating callables, by (kind, key).
+static KEPT: Mutex<Option<HashMap<(&'static str, u64), usize>>> = Mutex::new(None);
+
+fn kept() -> MutexGuard<'static, Option<HashMap<(&'static str, u64), usize>>> {
+    KEPT.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Frees the holder unless the call succeeded (then the trampoline owns it).
 pub struct Pending(Option<*mut Holder>);
 
 impl Pending {
+    /// A one-shot callable: the trampoline frees it after its call.
     pub fn commit(mut self) {
         self.0 = None;
     }
+
+    /// A repeating callable, kept under `key` until [`release`]. Any registration under the same
+    /// key (a C function pointer too) releases the one before.
+    pub fn keep(mut self, py: Python<'_>, kind: &'static str, key: u64) {
+        let Some(h) = self.0.take() else { return release(py, kind, key) };
+        let old = kept().get_or_insert_with(HashMap::new).insert((kind, key), h as usize);
+        if let Some(old) = old {
+            empty(py, old);
+        }
+    }
+}
+
+/// The library no longer calls the callable kept under (`kind`, `key`): drops it.
+pub fn release(py: Python<'_>, kind: &'static str, key: u64) {
+    let h = kept().as_mut().and_then(|m| m.remove(&(kind, key)));
+    if let Some(h) = h {
+        empty(py, h);
+    }
+}
+
+/// Drops a kept holder's objects (attached, outside every lock); the holder itself stays.
+fn empty(py: Python<'_>, h: usize) {
+    // SAFETY: kept holders are never freed.
+    let objects = unsafe { &*(h as *const Holder) }.slot().take();
+    release_objects(py, objects);
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
         if let Some(p) = self.0.take() {
-            drop(unsafe { Box::from_raw(p) });
+            // SAFETY: a Pending lives in a binding's body, on an attached thread.
+            let py = unsafe { Python::assume_attached() };
+            release_objects(py, unsafe { Box::from_raw(p) }.0.into_inner().unwrap_or_else(|e| e.into_inner()));
         }
+    }
+}
+
+/// Drops a holder's objects at once: as `Bound` (a `Py` dropped where PyO3 does not count the
+/// thread as attached would only be queued).
+fn release_objects(py: Python<'_>, objects: Option<(Py<PyAny>, Py<PyAny>)>) {
+    if let Some((func, user)) = objects {
+        drop((func.into_bound(py), user.into_bound(py)));
     }
 }
 
@@ -73,7 +124,7 @@ pub fn raw(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
             }
         }
     }
-    if let Ok(f) = o.getattr("getPtr") {
+    if let Some(f) = conv::attr_opt(o, c"getPtr") {
         let p = conv::int(&f.call0()?, 64, false, c)? as usize;
         return Ok(if p == 0 { 0 } else { unsafe { *(p as *const usize) } });
     }
@@ -94,7 +145,7 @@ pub fn python(cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx, trampolin
         let ud = conv::addr(user, &Ctx { func: c.func, param: "userData", expected: "int, buffer or None" })?;
         return Ok((f, ud, Pending(None)));
     }
-    let h = Box::into_raw(Box::new(Holder { func: cb.clone().unbind(), user: user.clone().unbind() }));
+    let h = Box::into_raw(Box::new(Holder(Mutex::new(Some((cb.clone().unbind(), user.clone().unbind()))))));
     Ok((trampoline as usize, h as usize, Pending(Some(h))))
 }
 
@@ -126,7 +177,8 @@ pub fn occupancy(cb: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, Installed)>
 
 /// Runs Python code for a library callback, on whatever thread the library uses: attaches with
 /// PyGILState_Ensure (not Python::attach: the thread may be one whose GIL `conv::nogil`
-/// released, when the library calls back synchronously); a panic gives `default`.
+/// released, when the library calls back synchronously); a panic gives `default`. Objects are
+/// dropped as `Bound` here (see `release_objects`).
 fn from_library<R>(default: R, body: impl FnOnce(Python<'_>) -> R) -> R {
     struct Attached(ffi::PyGILState_STATE);
     impl Drop for Attached {
@@ -144,17 +196,17 @@ fn from_library<R>(default: R, body: impl FnOnce(Python<'_>) -> R) -> R {
 /// returned.
 fn call<R>(
     py: Python<'_>,
-    func: &Py<PyAny>,
+    func: &Bound<'_, PyAny>,
     default: R,
     args: PyResult<Vec<Py<PyAny>>>,
     done: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<R>,
 ) -> R {
     let r = args
         .and_then(|a| pyo3::types::PyTuple::new(py, a))
-        .and_then(|a| func.bind(py).call1(a))
+        .and_then(|a| func.call1(a))
         .and_then(|r| done(&r));
     r.unwrap_or_else(|e| {
-        e.write_unraisable(py, Some(func.bind(py)));
+        e.write_unraisable(py, Some(func));
         default
     })
 }
@@ -163,11 +215,13 @@ fn call<R>(
 fn call_once(ud: *mut c_void, args: impl FnOnce(Python<'_>, Py<PyAny>) -> PyResult<Vec<Py<PyAny>>>) {
     from_library((), |py| {
         let h = unsafe { Box::from_raw(ud as *mut Holder) };
-        call(py, &h.func, (), args(py, h.user.clone_ref(py)), |_| Ok(()));
+        if let Some((func, user)) = h.0.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            call(py, &func.into_bound(py), (), args(py, user), |_| Ok(()));
+        }
     })
 }
 
-/// A repeating callback: calls the holder's function, which stays registered.
+/// A repeating callback: calls the holder's function (nothing once it was released).
 fn call_kept<R: Copy>(
     ud: *mut c_void,
     default: R,
@@ -175,9 +229,13 @@ fn call_kept<R: Copy>(
     done: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<R>,
 ) -> R {
     from_library(default, |py| {
-        // SAFETY: a committed holder is never freed for the repeating kinds.
+        // SAFETY: the holders of repeating kinds are never freed.
         let h = unsafe { &*(ud as *const Holder) };
-        call(py, &h.func, default, args(py, h.user.clone_ref(py)), done)
+        let objects = h.slot().as_ref().map(|(f, u)| (f.bind(py).clone(), u.clone_ref(py)));
+        match objects {
+            Some((func, user)) => call(py, &func, default, args(py, user), done),
+            None => default,
+        }
     })
 }
 
@@ -237,7 +295,7 @@ pub unsafe extern "C" fn flow_trampoline(ud: *mut c_void, _reserved: *mut c_void
 
 pub unsafe extern "C" fn occupancy_trampoline(block_size: c_int) -> usize {
     from_library(0, |py| {
-        let Some(f) = OCCUPANCY.with(|s| s.borrow().as_ref().map(|f| f.clone_ref(py))) else {
+        let Some(f) = OCCUPANCY.with(|s| s.borrow().as_ref().map(|f| f.bind(py).clone())) else {
             return 0;
         };
         let args = block_size.into_pyobject(py).map(|b| vec![b.into_any().unbind()]).map_err(PyErr::from);

@@ -5,11 +5,16 @@
 // Regenerate with `cargo xtask regen`.
 //! Argument and result conversions shared by every generated function (hand-written, copied
 //! verbatim). Arguments become plain integers before the GIL is released; nothing here panics.
+//!
+//! Entry points run without PyO3's attach bookkeeping (see `entry`), so a `Py` or `PyErr`
+//! dropped on their way is queued, not released: fallbacks here clear a failed lookup at the C
+//! level ([`attr_opt`], [`iter_opt`]) instead of making a `PyErr` to drop.
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::ffi::CStr;
 use std::mem::{size_of, MaybeUninit};
 
 pub use crate::enums::{ClassCache, EnumCache};
@@ -78,10 +83,36 @@ fn check_range(v: i128, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
     Ok(v as i64 as u64 & if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 })
 }
 
+/// `o.<name>`, or None when `o` has no such attribute (the error cleared, no `PyErr` made).
+pub fn attr_opt<'py>(o: &Bound<'py, PyAny>, name: &CStr) -> Option<Bound<'py, PyAny>> {
+    // SAFETY: attached; a NULL result's error is cleared here.
+    unsafe {
+        let r = ffi::PyObject_GetAttrString(o.as_ptr(), name.as_ptr());
+        if r.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        Some(Bound::from_owned_ptr(o.py(), r))
+    }
+}
+
+/// `iter(o)`, or None when `o` is not iterable (the error cleared, no `PyErr` made).
+pub fn iter_opt<'py>(o: &Bound<'py, PyAny>) -> Option<Bound<'py, pyo3::types::PyIterator>> {
+    // SAFETY: attached; a NULL result's error is cleared here; non-NULL is an iterator.
+    unsafe {
+        let r = ffi::PyObject_GetIter(o.as_ptr());
+        if r.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        Some(Bound::from_owned_ptr(o.py(), r).cast_into_unchecked())
+    }
+}
+
 /// The value of an int (or int subclass) when it fits in 64 bits of either sign; one C call on
 /// the common path, no exception raised and cleared.
 #[inline(always)]
-fn long_value(o: &Bound<'_, PyAny>) -> Option<i128> {
+pub fn long_value(o: &Bound<'_, PyAny>) -> Option<i128> {
     let mut overflow = 0;
     // SAFETY: attached, `o` is an int: this reads it and sets no error for an int that fits.
     let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(o.as_ptr(), &mut overflow) };
@@ -218,7 +249,7 @@ pub fn addr(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     if let Some((p, _)) = buffer(o, false) {
         return Ok(p);
     }
-    if let Ok(f) = o.getattr("getPtr") {
+    if let Some(f) = attr_opt(o, c"getPtr") {
         let r = f.call0()?;
         return int(&r, 64, false, c).map(|v| v as usize);
     }
@@ -243,7 +274,7 @@ pub fn record(o: &Bound<'_, PyAny>, size: u64, nullable: bool, c: &Ctx) -> PyRes
         }
         return Ok(p);
     }
-    if let Ok(f) = o.getattr("getPtr") {
+    if let Some(f) = attr_opt(o, c"getPtr") {
         let r = f.call0()?;
         return int(&r, 64, false, c).map(|v| v as usize);
     }
@@ -288,7 +319,7 @@ impl<'py> InArray<'py> {
         if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
             return Err(c.type_error(o));
         }
-        if let Ok(it) = o.try_iter() {
+        if let Some(it) = iter_opt(o) {
             if !o.is_instance_of::<PyInt>() && buffer(o, false).is_none() {
                 return Ok(Some(it.collect::<PyResult<Vec<_>>>()?));
             }

@@ -2172,7 +2172,7 @@ unsafe extern "C" fn cuDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, a
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        cb1.commit();
+        cb1.keep(py, "async_notification", o3.u64());
         conv::tuple(py, [E_CUresult.get(py, 0)?, CUasyncCallbackHandle.wrap(py, o3.u64())?])
     })
 }
@@ -2186,10 +2186,14 @@ unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(_m: *mut ffi::PyObject,
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a1: u64 = conv::handle(&CUasyncCallbackHandle, callback, &Ctx { func: F, param: "callback", expected: "CUasyncCallbackHandle or int" })?;
 
+        let released: Option<u64> = Some(a1);
         let r = unsafe { conv::nogil(move || sys::cuDeviceUnregisterAsyncNotification(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
+        }
+        if let Some(key) = released {
+            crate::callbacks::release(py, "async_notification", key);
         }
         conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
@@ -9234,7 +9238,7 @@ unsafe extern "C" fn cuLogsRegisterCallback(_m: *mut ffi::PyObject, args: *const
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        cb0.commit();
+        cb0.keep(py, "logs", o2.u64());
         conv::tuple(py, [E_CUresult.get(py, 0)?, CUlogsCallbackHandle.wrap(py, o2.u64())?])
     })
 }
@@ -9246,10 +9250,14 @@ unsafe extern "C" fn cuLogsUnregisterCallback(_m: *mut ffi::PyObject, args: *con
         let callback = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlogsCallbackHandle, callback, &Ctx { func: F, param: "callback", expected: "CUlogsCallbackHandle or int" })?;
 
+        let released: Option<u64> = Some(a0);
         let r = unsafe { conv::nogil(move || sys::cuLogsUnregisterCallback(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
+        }
+        if let Some(key) = released {
+            crate::callbacks::release(py, "logs", key);
         }
         conv::tuple(py, [E_CUresult.get(py, 0)?])
     })

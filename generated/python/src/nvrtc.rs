@@ -123,10 +123,14 @@ unsafe extern "C" fn nvrtcDestroyProgram(_m: *mut ffi::PyObject, args: *const *m
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: usize = conv::addr(prog, &Ctx { func: F, param: "prog", expected: "int, buffer or None" })?;
 
+        let released: Option<u64> = crate::handles::any_handle(prog).map(|(raw, _)| raw);
         let r = unsafe { conv::nogil(move || sys::nvrtcDestroyProgram(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
+        }
+        if let Some(key) = released {
+            crate::callbacks::release(py, "flow", key);
         }
         conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
@@ -489,7 +493,7 @@ unsafe extern "C" fn nvrtcSetFlowCallback(_m: *mut ffi::PyObject, args: *const *
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
-        cb1.commit();
+        cb1.keep(py, "flow", a0);
         conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }

@@ -1,5 +1,6 @@
 //! Function view models: every parameter becomes a conversion kind the templates switch on.
 
+use super::lifetimes;
 use super::rust_ident;
 use super::types::{handle_class, HandleView};
 use crate::ir::{Function, Library, Prim, Resolved, ReturnShape, Role, Type};
@@ -22,6 +23,8 @@ pub struct FnView {
     pub doc_literal: String,
     /// The same docs as the indented body of a `.pyi` docstring.
     pub doc_stub: String,
+    /// The kept Python callable this call releases, if any.
+    pub release: Option<lifetimes::Release>,
 }
 
 /// A scalar the Rust support code converts (argument, output or array element).
@@ -63,6 +66,8 @@ pub struct ParamView {
     pub user_data: Option<usize>,
     /// Rust identifier of the paired user-data argument.
     pub user_data_rust: String,
+    /// For a repeating callback kind: the key its callable is kept under (see `lifetimes`).
+    pub keep_key: String,
     pub stub: String,
     /// Position among the Python arguments (when `is_arg`).
     pub arg_pos: usize,
@@ -153,6 +158,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             callback: "",
             user_data: None,
             user_data_rust: String::new(),
+            keep_key: String::new(),
             stub: "Any".into(),
             arg_pos: 0,
             is_arg: false,
@@ -277,9 +283,10 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         }
     }
     let ud_rust = user_idx.map(|u| params[u].rust.clone()).unwrap_or_default();
-    for p in &mut params {
-        if p.kind == "callback" && p.callback != "raw" {
-            p.user_data_rust = ud_rust.clone();
+    for k in 0..params.len() {
+        if params[k].kind == "callback" && params[k].callback != "raw" {
+            params[k].user_data_rust = ud_rust.clone();
+            params[k].keep_key = lifetimes::keep_key(params[k].callback, &params)?;
         }
     }
     let is_out = |k: &str| matches!(k, "out" | "cstr_out" | "out_array" | "out_buffer");
@@ -301,7 +308,9 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         ret_items.push("bytes | None".into());
     }
     let stub_ret = format!("tuple[{}]", ret_items.join(", "));
+    let release = lifetimes::release(&f.name, &params)?;
     Ok(FnView {
+        release,
         name: f.name.clone(),
         symbol: f.symbol.clone(),
         ret,

@@ -6,9 +6,11 @@
 //! tables, built lazily into `IntEnum`s and `ctypes` structures on first attribute access) and
 //! `<module>.pyi` stubs. `templates/python/support/rs/*` is copied to `src/`,
 //! `templates/python/support/py/**` to `python/`. View models: `functions` (parameters ->
-//! conversion kinds), `types` (enums, records, handles, constants).
+//! conversion kinds), `lifetimes` (how long a Python callable given to the library is kept),
+//! `types` (enums, records, handles, constants).
 
 mod functions;
+mod lifetimes;
 mod types;
 
 use super::{Output, Templates};

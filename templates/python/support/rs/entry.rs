@@ -2,6 +2,11 @@
 //! (`METH_FASTCALL | METH_KEYWORDS`) called directly, without a per-call trampoline. Arguments
 //! arrive as a pointer array and are matched by position, then by keyword; the body's result or
 //! error (or a panic, as `RuntimeError`) is handed back as CPython expects.
+//!
+//! PyO3 does not count the thread as attached here (that bookkeeping costs about 250
+//! instructions per call), so a `Py` or `PyErr` dropped in a body is queued rather than
+//! released: bodies drop objects as `Bound` and clear failed lookups at the C level
+//! (`conv::attr_opt`), and a failed call releases whatever was queued.
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi;
@@ -47,6 +52,10 @@ pub unsafe fn guarded<R>(err: R, body: impl FnOnce(Python<'_>) -> PyResult<R>) -
             PyRuntimeError::new_err(format!("internal error in cudagen: {msg}"))
         }
     };
+    // A failed call may have dropped a `Py` or `PyErr` on its way, which PyO3 only queued (this
+    // entry keeps out of its attach bookkeeping, for speed): attaching through PyO3 once, on
+    // this cold path, releases the queue.
+    Python::attach(|_| ());
     e.restore(py);
     err
 }

@@ -208,7 +208,7 @@ unsafe extern "C" fn tp_new(subtype: *mut ffi::PyTypeObject, args: *mut ffi::PyO
         let mut given = if args.len() > 1 {
             return Err(pyo3::exceptions::PyTypeError::new_err(format!("{}() takes at most 1 argument", h.name)));
         } else {
-            args.get_item(0).ok()
+            args.iter().next()
         };
         if let Some(kw) = kwargs {
             let kw = kw.cast_into::<PyDict>()?;
@@ -270,7 +270,7 @@ unsafe extern "C" fn tp_richcompare(o: *mut ffi::PyObject, other: *mut ffi::PyOb
         let equal = if let Some(v) = h.raw_of(&other) {
             h.value(v) == mine
         } else if other.is_instance_of::<PyInt>() {
-            other.extract::<i128>().map(|i| i == mine).unwrap_or(false)
+            conv::long_value(&other) == Some(mine)
         } else {
             false
         };

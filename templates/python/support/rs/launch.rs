@@ -91,7 +91,7 @@ impl KernelParams {
                     ptrs[k] = slot;
                 } else if let Some(p) = crate::handles::value_addr(&v) {
                     ptrs[k] = p;
-                } else if let Ok(f) = v.getattr("getPtr") {
+                } else if let Some(f) = conv::attr_opt(&v, c"getPtr") {
                     ptrs[k] = conv::int(&f.call0()?, 64, false, c)? as usize;
                 } else if let Some((p, _)) = conv::buffer(&v, false) {
                     ptrs[k] = p;
@@ -117,7 +117,7 @@ impl KernelParams {
                 }
                 FLOAT => {
                     let plain = v.is_instance_of::<pyo3::types::PyFloat>() || v.is_instance_of::<PyInt>();
-                    let x = if plain { v.clone() } else { v.getattr("value").unwrap_or_else(|_| v.clone()) };
+                    let x = if plain { v.clone() } else { conv::attr_opt(&v, c"value").unwrap_or_else(|| v.clone()) };
                     data[k] = conv::float(&x, size * 8, c)?;
                     ptrs[k] = slot;
                 }
@@ -151,8 +151,8 @@ fn scalar(v: &Bound<'_, PyAny>, kind: i64, bits: u32, c: &Ctx) -> PyResult<u64> 
     if kind == VOIDP {
         return conv::addr(v, c).map(|a| a as u64);
     }
-    match v.getattr("value") {
-        Ok(x) if x.is_instance_of::<PyInt>() => conv::int(&x, bits, signed, c),
+    match conv::attr_opt(v, c"value") {
+        Some(x) if x.is_instance_of::<PyInt>() => conv::int(&x, bits, signed, c),
         _ => Err(c.type_error(v)),
     }
 }
