@@ -183,6 +183,7 @@ def test_logs_callable(ctx):
     assert messages, "no log message reached the callable"
     ud, level, msg = messages[0]
     assert ud is alive() and isinstance(level, driver.CUlogLevel) and isinstance(msg, bytes) and msg
+    del ud
     messages.clear()
     assert released_by(lambda: driver.cuLogsUnregisterCallback(handle), alive)
 
