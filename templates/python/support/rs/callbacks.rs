@@ -20,23 +20,30 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, MutexGuard};
 
-/// The callable and user object a trampoline receives as its user data; empty once released.
-struct Holder(Mutex<Option<(Py<PyAny>, Py<PyAny>)>>);
+/// A Python callable and the user object it is called with.
+type Objects = Option<(Py<PyAny>, Py<PyAny>)>;
+
+/// The objects a trampoline receives as its user data; empty once released.
+struct Holder(Mutex<Objects>);
 
 impl Holder {
-    fn slot(&self) -> MutexGuard<'_, Option<(Py<PyAny>, Py<PyAny>)>> {
+    fn slot(&self) -> MutexGuard<'_, Objects> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn into_objects(self: Box<Self>) -> Objects {
+        self.0.into_inner().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 /// Holders of repeating callables, by (kind, key).
-static KEPT: Mutex<Option<HashMap<(&'static str, u64), usize>>> = Mutex::new(None);
+static KEPT: Mutex<BTreeMap<(&'static str, u64), usize>> = Mutex::new(BTreeMap::new());
 
-fn kept() -> MutexGuard<'static, Option<HashMap<(&'static str, u64), usize>>> {
+fn kept() -> MutexGuard<'static, BTreeMap<(&'static str, u64), usize>> {
     KEPT.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -53,7 +60,7 @@ impl Pending {
     /// key (a C function pointer too) releases the one before.
     pub fn keep(mut self, py: Python<'_>, kind: &'static str, key: u64) {
         let Some(h) = self.0.take() else { return release(py, kind, key) };
-        let old = kept().get_or_insert_with(HashMap::new).insert((kind, key), h as usize);
+        let old = kept().insert((kind, key), h as usize);
         if let Some(old) = old {
             empty(py, old);
         }
@@ -62,7 +69,7 @@ impl Pending {
 
 /// The library no longer calls the callable kept under (`kind`, `key`): drops it.
 pub fn release(py: Python<'_>, kind: &'static str, key: u64) {
-    let h = kept().as_mut().and_then(|m| m.remove(&(kind, key)));
+    let h = kept().remove(&(kind, key));
     if let Some(h) = h {
         empty(py, h);
     }
@@ -80,14 +87,14 @@ impl Drop for Pending {
         if let Some(p) = self.0.take() {
             // SAFETY: a Pending lives in a binding's body, on an attached thread.
             let py = unsafe { Python::assume_attached() };
-            release_objects(py, unsafe { Box::from_raw(p) }.0.into_inner().unwrap_or_else(|e| e.into_inner()));
+            release_objects(py, unsafe { Box::from_raw(p) }.into_objects());
         }
     }
 }
 
 /// Drops a holder's objects at once: as `Bound` (a `Py` dropped where PyO3 does not count the
 /// thread as attached would only be queued).
-fn release_objects(py: Python<'_>, objects: Option<(Py<PyAny>, Py<PyAny>)>) {
+fn release_objects(py: Python<'_>, objects: Objects) {
     if let Some((func, user)) = objects {
         drop((func.into_bound(py), user.into_bound(py)));
     }
@@ -209,8 +216,7 @@ fn call<R>(
 /// A one-shot callback: calls the holder's function, then frees the holder.
 fn call_once(ud: *mut c_void, args: impl FnOnce(Python<'_>, Py<PyAny>) -> PyResult<Vec<Py<PyAny>>>) {
     from_library((), |py| {
-        let h = unsafe { Box::from_raw(ud as *mut Holder) };
-        if let Some((func, user)) = h.0.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        if let Some((func, user)) = unsafe { Box::from_raw(ud as *mut Holder) }.into_objects() {
             call(py, &func.into_bound(py), (), args(py, user), |_| Ok(()));
         }
     })
