@@ -25,7 +25,7 @@ suite rust-overhead-bench "$carry/rust/rust_overhead"
 
 if ls "$carry"/whl/cudagen-*.whl >/dev/null 2>&1; then
   # pip picks the best wheel for this interpreter (cp312 over abi3 when both are there)
-  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site --find-links "$carry/whl" \
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site --find-links "$carry/whl" \
     cudagen pytest iniconfig packaging pluggy pygments >> "$log" 2>&1
   python3 -c "import sys; sys.path.insert(0, '/tmp/site'); import cudagen._cudagen as m; print('cudagen module:', m.__file__)" | tee -a "$log"
   export PYTHONPATH=/tmp/site

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import cudagen
+from cudagen import _lazy
 from cudagen import cuda, driver, nvrtc
 import cudagen.driver as driver2
 
@@ -106,7 +107,12 @@ def test_records():
     # every record builds and has the header's size
     for name in driver._RECORDS:
         cls = getattr(driver, name)
-        assert ctypes.sizeof(cls) == driver._RECORDS[name][1], name
+        assert ctypes.sizeof(cls) == _lazy.record_layout(driver._RECORDS[name])[1], name
+    # every enum builds with every member of its table, values included
+    for module in (driver, nvrtc):
+        for name, table in module._ENUMS.items():
+            members = _lazy.enum_members(table)
+            assert members and {n: int(getattr(module, name)[n]) for n, _ in members} == dict(members), name
     # anonymous members: fields reachable on the parent
     lp = driver.CUlaunchAttributeValue()
     lp.priority = 3

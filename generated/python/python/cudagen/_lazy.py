@@ -113,10 +113,27 @@ class _BytesField:
         ctypes.memmove(ctypes.addressof(arr), value, len(value))
 
 
+def enum_members(table):
+    """``((name, value), ...)`` from an enum's table string."""
+    words = table.split()
+    return tuple((words[i], int(words[i + 1])) for i in range(0, len(words), 2))
+
+
+def record_layout(table):
+    """``(union, size, ((field, spec, anonymous, bit width or None), ...))`` from a record's
+    table string."""
+    words = table.split()
+    fields = tuple(
+        (words[i], words[i + 1], words[i + 2] == "1", None if words[i + 3] == "-" else int(words[i + 3]))
+        for i in range(2, len(words), 4)
+    )
+    return words[0] == "1", int(words[1]), fields
+
+
 def resolve(g, module, name, enums, records):
     """Module ``__getattr__``: builds and caches the enum or record ``name``."""
     if name in enums:
-        cls = make_enum(module, name, enums[name])
+        cls = make_enum(module, name, enum_members(enums[name]))
         g[name] = cls
         return cls
     if name in records:
@@ -149,7 +166,7 @@ def _ctype(g, module, spec, records):
 def _make_record(g, module, name, records):
     if name in g:
         return g[name]
-    union, size, fields = records[name]
+    union, size, fields = record_layout(records[name])
     ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _repr}
     cls = type(name, (_record_base(union),), ns)
     g[name] = cls  # before the fields: records may refer to themselves through pointers
