@@ -33,7 +33,7 @@ pub fn keep_key(kind: &str, params: &[ParamView]) -> Result<String, String> {
 
 /// What a release call does: the callback kind, and the Rust expression (evaluated before the
 /// call, `Option<u64>`) of the key it releases.
-#[derive(serde::Serialize, Default)]
+#[derive(serde::Serialize)]
 pub struct Release {
     pub kind: &'static str,
     pub key: String,
