@@ -3230,8 +3230,6 @@ typedef enum CUdevResourceType {
 } CUdevResourceType;
 
 /**
- * \defgroup CUDA_LOGS Error Log Management Functions
- *
  * ___MANBRIEF___ error log management functions for the low-level CUDA API
  * (___CURRENT_FILE___) ___ENDMANBRIEF___
  *

@@ -108,6 +108,9 @@ pub fn convert(raw: &str) -> Converted {
             }
             current_param = None;
         }
+        if is_grouping(t) {
+            continue;
+        }
         if let Some(rest) = t.strip_prefix("\\deprecated") {
             in_deprecated = true;
             out.deprecated = Some(inline(rest.trim()));
@@ -179,6 +182,13 @@ fn split_param(rest: &str) -> (String, String) {
     (name.to_string(), text)
 }
 
+/// Doxygen grouping metadata (`\ingroup query`): no text of the item, so it is dropped.
+fn is_grouping(t: &str) -> bool {
+    ["\\ingroup", "\\defgroup", "\\addtogroup", "\\weakgroup"]
+        .iter()
+        .any(|cmd| t.strip_prefix(cmd).is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace)))
+}
+
 /// Block-level commands at the start of a line.
 fn block(t: &str) -> String {
     let map = [
@@ -190,7 +200,6 @@ fn block(t: &str) -> String {
         ("\\sa", "**See also:**"),
         ("\\see", "**See also:**"),
         ("\\details", ""),
-        ("\\ingroup", ""),
     ];
     for (cmd, md) in map {
         if let Some(rest) = t.strip_prefix(cmd) {
@@ -310,6 +319,13 @@ mod tests {
         assert!(!c.doc.markdown.contains("\\param"));
         assert_eq!(inline("If 0, ::cuMemAlloc() returns ::CUDA_ERROR_INVALID_VALUE."), "If 0, `cuMemAlloc()` returns `CUDA_ERROR_INVALID_VALUE`.");
         assert_eq!(inline("(see ::cuMemFree)."), "(see `cuMemFree`).");
+    }
+
+    #[test]
+    fn grouping_commands_are_not_text() {
+        let c = convert("/**\n * \\ingroup query\n * \\brief   nvrtcVersion sets the output parameters.\n */");
+        assert_eq!(c.doc.brief, "nvrtcVersion sets the output parameters.");
+        assert!(!c.doc.markdown.contains("query"));
     }
 
     #[test]

@@ -8790,8 +8790,6 @@ impl From<CUdevResourceType> for c_uint {
     }
 }
 
-/// \\defgroup CUDA_LOGS Error Log Management Functions
-///
 /// ___MANBRIEF___ error log management functions for the low-level CUDA API
 /// (___CURRENT_FILE___) ___ENDMANBRIEF___
 ///

@@ -13,7 +13,6 @@ use core::ffi::{
 #[allow(unused_imports)]
 use super::*;
 
-/// error
 /// The enumerated type nvrtcResult defines API call result codes.
 /// NVRTC API functions return nvrtcResult to indicate the call
 /// result.

@@ -13,7 +13,6 @@ use core::ffi::{
 #[allow(unused_imports)]
 use super::*;
 
-/// compilation
 /// nvrtcProgram is the unit of compilation, and an opaque handle for
 /// a program.
 ///
