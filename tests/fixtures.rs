@@ -1,4 +1,5 @@
-//! Fixture headers (one feature each) -> IR snapshot and rendered Rust snapshot.
+//! Fixture headers (one feature each) -> IR snapshot and the rendered Rust and Python surfaces
+//! (the C surface is in `c_fixtures.rs`).
 //! Review changes with `cargo insta review`.
 
 use cudagen_generator::annotations::Annotations;
@@ -6,14 +7,32 @@ use cudagen_generator::ir::{Api, LibraryKind};
 use cudagen_generator::{emit, parse, passes};
 use cudagen_tests::{fixture, root};
 
+/// Contents of the files under `templates/<surface>/support`: shipped verbatim (after the
+/// banner), not rendered from the fixture.
+fn verbatim_texts(surface: &str) -> Vec<String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                out.push(text);
+            }
+        }
+    }
+    let mut texts = Vec::new();
+    walk(&root().join("templates").join(surface).join("support"), &mut texts);
+    texts
+}
+
 /// All rendered files of one surface, concatenated with path headers.
 fn rendered(api: &Api, surface: &str) -> String {
     let out = emit::generate(api, &root().join("templates")).expect("render");
+    let verbatim = verbatim_texts(surface);
     out.files
         .iter()
         .filter(|(p, _)| p.starts_with(&format!("{surface}/")))
-        // Verbatim support files (loader, tracer, helpers) are not rendered from the fixture.
-        .filter(|(p, _)| !["/loader", "/trace", "/util.rs"].iter().any(|s| p.contains(s)))
+        .filter(|(_, t)| !verbatim.iter().any(|v| !v.is_empty() && t.ends_with(v.as_str())))
         .map(|(p, t)| format!("==> {p}\n{t}"))
         .collect::<Vec<_>>()
         .join("\n")
@@ -26,6 +45,7 @@ macro_rules! fixture_test {
             let api = fixture(stringify!($name), $kind);
             insta::assert_yaml_snapshot!(concat!(stringify!($name), "_ir"), api.libraries[0]);
             insta::assert_snapshot!(concat!(stringify!($name), "_rust"), rendered(&api, "rust"));
+            insta::assert_snapshot!(concat!(stringify!($name), "_python"), rendered(&api, "python"));
         }
     };
 }
