@@ -110,6 +110,10 @@ impl Library {
 pub struct HeaderInfo {
     pub file: String,
     pub sha256: String,
+    /// Graphics headers this header needs (`GL/gl.h`): the IR's types from them (`GLuint`) are
+    /// stand-ins whose location names that header; the C surface includes the real one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub includes: Vec<String>,
 }
 
 /// A source position, for diagnostics and review.

@@ -1,13 +1,14 @@
 //! Object-like macros: API-name aliases (`#define cuMemAlloc cuMemAlloc_v2`, `__CUDA_API_PTDS`)
 //! and constants (`CUDA_VERSION`, `CU_LAUNCH_PARAM_END`, `CU_STREAM_LEGACY`).
 
+use super::Files;
 use crate::clang::{Cursor, CursorKind, Token, TokenKind};
 use crate::ir::*;
 
-pub fn collect(top: &[Cursor<'_>], main_file: &str, library: &mut Library) {
+pub fn collect(top: &[Cursor<'_>], files: &Files, library: &mut Library) {
     let defs: Vec<(Cursor<'_>, Vec<Token>)> = top
         .iter()
-        .filter(|c| c.kind() == CursorKind::MacroDefinition && c.location().file == main_file)
+        .filter(|c| c.kind() == CursorKind::MacroDefinition && files.declares(c))
         .filter(|c| !c.is_function_like_macro())
         .map(|c| (*c, c.tokens()))
         .collect();
@@ -42,6 +43,10 @@ pub fn collect(top: &[Cursor<'_>], main_file: &str, library: &mut Library) {
 }
 
 /// `#define api abi` and `#define api __CUDA_API_PTDS(abi)`: records the API name and variant.
+/// A define mapping an ABI symbol to itself (`#define cuStreamGetCaptureInfo_v2
+/// __CUDA_API_PTSZ(cuStreamGetCaptureInfo_v2)`) only adds the variant: the API name stays the one
+/// another define gave (`cuStreamGetCaptureInfo`), so no `_vN` name reaches users through it.
+/// A versioned alias of a function the library leaves out (`cuGLCtxCreate_v2`) is consumed too.
 fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
     let texts: Vec<&str> = body.iter().map(|t| t.text.as_str()).collect();
     let (abi, variant) = match texts.as_slice() {
@@ -51,9 +56,11 @@ fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
         _ => return false,
     };
     let Some(f) = library.functions.iter_mut().find(|f| f.symbol == abi) else {
-        return variant.is_some();
+        return variant.is_some() || (abi != api && super::versions::proc_name(abi) == api);
     };
-    f.name = api.to_string();
+    if api != abi {
+        f.name = api.to_string();
+    }
     if let Some(kind) = variant {
         let suffix = match kind {
             VariantKind::Ptds => "_ptds",
