@@ -347,8 +347,48 @@ class CUlogIterator:
 
 
 @final
+class GLuint:
+    def __new__(cls, init_value: SupportsIndex | None = None) -> GLuint: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+
+@final
 class CUeglStreamConnection:
     def __new__(cls, init_value: SupportsIndex | None = None) -> CUeglStreamConnection: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+
+@final
+class VdpDevice:
+    def __new__(cls, init_value: SupportsIndex | None = None) -> VdpDevice: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+
+@final
+class VdpVideoSurface:
+    def __new__(cls, init_value: SupportsIndex | None = None) -> VdpVideoSurface: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+
+@final
+class VdpOutputSurface:
+    def __new__(cls, init_value: SupportsIndex | None = None) -> VdpOutputSurface: ...
     def __int__(self) -> int: ...
     def __index__(self) -> int: ...
     def getPtr(self) -> int: ...
@@ -23075,7 +23115,7 @@ def cuCheckpointProcessUnlock(pid: int, args: CUcheckpointUnlockArgs | None) -> 
     `CUDA_ERROR_ILLEGAL_STATE`
     `CUDA_ERROR_NOT_SUPPORTED`
     """
-def cuGraphicsGLRegisterBuffer(buffer: int, Flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
+def cuGraphicsGLRegisterBuffer(buffer: GLuint | int, Flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
     """Returns `tuple[CUresult, CUgraphicsResource | None]`.
 
     Registers an OpenGL buffer object
@@ -23114,7 +23154,7 @@ def cuGraphicsGLRegisterBuffer(buffer: int, Flags: int) -> tuple[CUresult, CUgra
     `cuGraphicsResourceGetMappedPointer`,
     `cudaGraphicsGLRegisterBuffer`
     """
-def cuGraphicsGLRegisterImage(image: int, target: int, Flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
+def cuGraphicsGLRegisterImage(image: GLuint | int, target: int, Flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
     """Returns `tuple[CUresult, CUgraphicsResource | None]`.
 
     Register an OpenGL texture or renderbuffer object
@@ -23584,7 +23624,7 @@ def cuEventCreateFromEGLSync(eglSync: Any, flags: int) -> tuple[CUresult, CUeven
     `cuEventSynchronize`,
     `cuEventDestroy`
     """
-def cuVDPAUGetDevice(vdpDevice: int, vdpGetProcAddress: Any) -> tuple[CUresult, CUdevice | None]:
+def cuVDPAUGetDevice(vdpDevice: VdpDevice | int, vdpGetProcAddress: Any) -> tuple[CUresult, CUdevice | None]:
     """Returns `tuple[CUresult, CUdevice | None]`.
 
     Gets the CUDA device associated with a VDPAU device
@@ -23611,7 +23651,7 @@ def cuVDPAUGetDevice(vdpDevice: int, vdpGetProcAddress: Any) -> tuple[CUresult, 
     `cuGraphicsUnmapResources`, `cuGraphicsSubResourceGetMappedArray`,
     `cudaVDPAUGetDevice`
     """
-def cuVDPAUCtxCreate(flags: int, device: CUdevice | int, vdpDevice: int, vdpGetProcAddress: Any) -> tuple[CUresult, CUcontext | None]:
+def cuVDPAUCtxCreate(flags: int, device: CUdevice | int, vdpDevice: VdpDevice | int, vdpGetProcAddress: Any) -> tuple[CUresult, CUcontext | None]:
     """Returns `tuple[CUresult, CUcontext | None]`.
 
     Create a CUDA context for interoperability with VDPAU
@@ -23644,7 +23684,7 @@ def cuVDPAUCtxCreate(flags: int, device: CUdevice | int, vdpDevice: int, vdpGetP
     `cuGraphicsUnmapResources`, `cuGraphicsSubResourceGetMappedArray`,
     `cuVDPAUGetDevice`
     """
-def cuGraphicsVDPAURegisterVideoSurface(vdpSurface: int, flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
+def cuGraphicsVDPAURegisterVideoSurface(vdpSurface: VdpVideoSurface | int, flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
     """Returns `tuple[CUresult, CUgraphicsResource | None]`.
 
     Registers a VDPAU VdpVideoSurface object
@@ -23719,7 +23759,7 @@ def cuGraphicsVDPAURegisterVideoSurface(vdpSurface: int, flags: int) -> tuple[CU
     `cuVDPAUGetDevice`,
     `cudaGraphicsVDPAURegisterVideoSurface`
     """
-def cuGraphicsVDPAURegisterOutputSurface(vdpSurface: int, flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
+def cuGraphicsVDPAURegisterOutputSurface(vdpSurface: VdpOutputSurface | int, flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
     """Returns `tuple[CUresult, CUgraphicsResource | None]`.
 
     Registers a VDPAU VdpOutputSurface object

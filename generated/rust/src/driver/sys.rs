@@ -26889,7 +26889,7 @@ unsafe fn trace_cuGraphicsGLRegisterBuffer(__f: Fn_cuGraphicsGLRegisterBuffer, p
         "cuGraphicsGLRegisterBuffer",
         &[
             ("pCudaResource", crate::trace::Value::Ptr(pCudaResource as *const c_void)),
-            ("buffer", crate::trace::Value::U64(buffer as u64)),
+            ("buffer", crate::trace::Value::Hex(buffer.0 as u64)),
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -26943,7 +26943,7 @@ unsafe fn trace_cuGraphicsGLRegisterImage(__f: Fn_cuGraphicsGLRegisterImage, pCu
         "cuGraphicsGLRegisterImage",
         &[
             ("pCudaResource", crate::trace::Value::Ptr(pCudaResource as *const c_void)),
-            ("image", crate::trace::Value::U64(image as u64)),
+            ("image", crate::trace::Value::Hex(image.0 as u64)),
             ("target", crate::trace::Value::U64(target as u64)),
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
@@ -27699,7 +27699,7 @@ unsafe fn trace_cuVDPAUGetDevice(__f: Fn_cuVDPAUGetDevice, pDevice: *mut CUdevic
         "cuVDPAUGetDevice",
         &[
             ("pDevice", crate::trace::Value::Ptr(pDevice as *const c_void)),
-            ("vdpDevice", crate::trace::Value::U64(vdpDevice as u64)),
+            ("vdpDevice", crate::trace::Value::Hex(vdpDevice.0 as u64)),
             ("vdpGetProcAddress", crate::trace::Value::Ptr(vdpGetProcAddress.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -27755,7 +27755,7 @@ unsafe fn trace_cuVDPAUCtxCreate_v2(__f: Fn_cuVDPAUCtxCreate_v2, pCtx: *mut CUco
             ("pCtx", crate::trace::Value::Ptr(pCtx as *const c_void)),
             ("flags", crate::trace::Value::U64(flags as u64)),
             ("device", crate::trace::Value::I64(device.0 as i64)),
-            ("vdpDevice", crate::trace::Value::U64(vdpDevice as u64)),
+            ("vdpDevice", crate::trace::Value::Hex(vdpDevice.0 as u64)),
             ("vdpGetProcAddress", crate::trace::Value::Ptr(vdpGetProcAddress.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -27809,7 +27809,7 @@ unsafe fn trace_cuGraphicsVDPAURegisterVideoSurface(__f: Fn_cuGraphicsVDPAURegis
         "cuGraphicsVDPAURegisterVideoSurface",
         &[
             ("pCudaResource", crate::trace::Value::Ptr(pCudaResource as *const c_void)),
-            ("vdpSurface", crate::trace::Value::U64(vdpSurface as u64)),
+            ("vdpSurface", crate::trace::Value::Hex(vdpSurface.0 as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
@@ -27863,7 +27863,7 @@ unsafe fn trace_cuGraphicsVDPAURegisterOutputSurface(__f: Fn_cuGraphicsVDPAURegi
         "cuGraphicsVDPAURegisterOutputSurface",
         &[
             ("pCudaResource", crate::trace::Value::Ptr(pCudaResource as *const c_void)),
-            ("vdpSurface", crate::trace::Value::U64(vdpSurface as u64)),
+            ("vdpSurface", crate::trace::Value::Hex(vdpSurface.0 as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },

@@ -980,7 +980,21 @@ impl From<CUlogIterator> for c_uint {
 
 pub type GLenum = c_uint;
 
-pub type GLuint = c_uint;
+#[repr(transparent)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GLuint(pub c_uint);
+
+impl From<c_uint> for GLuint {
+    fn from(v: c_uint) -> Self {
+        Self(v)
+    }
+}
+
+impl From<GLuint> for c_uint {
+    fn from(v: GLuint) -> Self {
+        v.0
+    }
+}
 
 pub type EGLint = i32;
 
@@ -1025,10 +1039,52 @@ pub type VdpStatus = c_uint;
 
 pub type VdpFuncId = u32;
 
-pub type VdpDevice = u32;
+#[repr(transparent)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VdpDevice(pub u32);
 
-pub type VdpVideoSurface = u32;
+impl From<u32> for VdpDevice {
+    fn from(v: u32) -> Self {
+        Self(v)
+    }
+}
 
-pub type VdpOutputSurface = u32;
+impl From<VdpDevice> for u32 {
+    fn from(v: VdpDevice) -> Self {
+        v.0
+    }
+}
+
+#[repr(transparent)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VdpVideoSurface(pub u32);
+
+impl From<u32> for VdpVideoSurface {
+    fn from(v: u32) -> Self {
+        Self(v)
+    }
+}
+
+impl From<VdpVideoSurface> for u32 {
+    fn from(v: VdpVideoSurface) -> Self {
+        v.0
+    }
+}
+
+#[repr(transparent)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VdpOutputSurface(pub u32);
+
+impl From<u32> for VdpOutputSurface {
+    fn from(v: u32) -> Self {
+        Self(v)
+    }
+}
+
+impl From<VdpOutputSurface> for u32 {
+    fn from(v: VdpOutputSurface) -> Self {
+        v.0
+    }
+}
 
 pub type VdpGetProcAddress = Option<unsafe extern "C" fn(device: VdpDevice, function_id: VdpFuncId, function_pointer: *mut *mut c_void) -> VdpStatus>;
