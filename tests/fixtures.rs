@@ -52,6 +52,7 @@ fn interop_names_versions_and_stand_ins() {
     let f = lib.function("cuStreamGetCaptureInfo").expect("plain API name");
     assert_eq!((f.symbol.as_str(), f.version), ("cuStreamGetCaptureInfo_v2", Some(11030)));
     assert_eq!(f.variants.iter().map(|v| (v.symbol.as_str(), v.version)).collect::<Vec<_>>(), [("cuStreamGetCaptureInfo_v2_ptsz", Some(11030))]);
+    assert_eq!(f.variants[0].also_named, ["cuStreamGetCaptureInfo_v2"], "per-thread builds map the _v2 name too (C only)");
     assert!(lib.functions.iter().all(|f| !f.name.ends_with("_v2")), "no _vN API name");
     assert_eq!(lib.function("cuGraphicsGLRegisterBuffer").and_then(|f| f.version), Some(3000));
     assert!(lib.function("cuGLCtxCreate").is_none() && lib.skipped.is_empty(), "{:?}", lib.skipped);

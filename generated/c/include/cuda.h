@@ -25784,6 +25784,7 @@ CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args
 #define cuMemBatchDecompressAsync cuMemBatchDecompressAsync_ptsz
 #define cuStreamBeginCapture cuStreamBeginCapture_v2_ptsz
 #define cuStreamGetCaptureInfo cuStreamGetCaptureInfo_v2_ptsz
+#define cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v2_ptsz
 #define cuStreamWaitValue32 cuStreamWaitValue32_v2_ptsz
 #define cuStreamWaitValue64 cuStreamWaitValue64_v2_ptsz
 #define cuStreamWriteValue32 cuStreamWriteValue32_v2_ptsz

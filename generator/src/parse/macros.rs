@@ -12,7 +12,12 @@ pub fn collect(top: &[Cursor<'_>], files: &Files, library: &mut Library) {
         .filter(|c| !c.is_function_like_macro())
         .map(|c| (*c, c.tokens()))
         .collect();
-    for (c, tokens) in &defs {
+    collect_defs(&defs, library);
+    tidy_also_named(library);
+}
+
+fn collect_defs(defs: &[(Cursor<'_>, Vec<Token>)], library: &mut Library) {
+    for (c, tokens) in defs {
         let Some((name, body)) = tokens.split_first() else { continue };
         let name = &name.text;
         if body.is_empty() || name.starts_with('_') {
@@ -68,10 +73,26 @@ fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
         };
         let symbol = format!("{abi}{suffix}");
         if !f.variants.iter().any(|v| v.symbol == symbol) {
-            f.variants.push(SymbolVariant { symbol, kind, version: None });
+            f.variants.push(SymbolVariant { symbol: symbol.clone(), kind, version: None, also_named: Vec::new() });
+        }
+        if api == abi {
+            let v = f.variants.iter_mut().find(|v| v.symbol == symbol).expect("pushed above");
+            if !v.also_named.iter().any(|n| n == api) {
+                v.also_named.push(api.to_string());
+            }
         }
     }
     true
+}
+
+/// Drops `also_named` entries that are the function's own API name (`cuStreamGetCtx_v2`).
+fn tidy_also_named(library: &mut Library) {
+    for f in &mut library.functions {
+        let name = f.name.clone();
+        for v in &mut f.variants {
+            v.also_named.retain(|n| *n != name);
+        }
+    }
 }
 
 /// A tiny constant-expression evaluator: literals, casts, unary and binary integer operators,

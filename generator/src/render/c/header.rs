@@ -222,6 +222,9 @@ fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: St
         match per_thread {
             Some(v) => {
                 per_thread_defines.push(DefineView { name: f.name.clone(), symbol: v.symbol.clone() });
+                for n in &v.also_named {
+                    per_thread_defines.push(DefineView { name: n.clone(), symbol: v.symbol.clone() });
+                }
                 if f.name != f.symbol {
                     legacy_defines.push(DefineView { name: f.name.clone(), symbol: f.symbol.clone() });
                 }
