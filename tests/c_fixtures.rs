@@ -32,6 +32,9 @@ fn c_surface(name: &str, kind: LibraryKind) -> String {
             let o = Command::new("gcc")
                 .args([&format!("-std={std}"), "-x", lang, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
                 .arg(dir.join("include"))
+                // graphics headers of the interop fixture: the parser's stand-ins
+                .arg("-I")
+                .arg(root().join("generator/src/clang/interop"))
                 .arg(dir.join("t.c"))
                 .output()
                 .unwrap();
@@ -68,3 +71,4 @@ c_fixture!(flags_enum, LibraryKind::Driver);
 c_fixture!(callback, LibraryKind::Driver);
 c_fixture!(anonymous_union, LibraryKind::Driver);
 c_fixture!(deprecated, LibraryKind::Driver);
+c_fixture!(interop, LibraryKind::Driver);

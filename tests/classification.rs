@@ -56,7 +56,7 @@ fn classification_table_12_9() {
     }
     let driver = api.libraries.iter().find(|l| l.kind.module() == "driver").unwrap();
     let nvrtc = api.libraries.iter().find(|l| l.kind.module() == "nvrtc").unwrap();
-    assert_eq!(driver.functions.len(), 452);
+    assert_eq!(driver.functions.len(), 473);
     assert_eq!(nvrtc.functions.len(), 26);
     insta::assert_snapshot!("classification_12_9", table);
 }

@@ -60,6 +60,32 @@ fixture_test!(flags_enum, LibraryKind::Driver);
 fixture_test!(callback, LibraryKind::Driver);
 fixture_test!(anonymous_union, LibraryKind::Driver);
 fixture_test!(deprecated, LibraryKind::Driver);
+fixture_test!(interop, LibraryKind::Driver);
+
+/// The interop fixture's decisions: plain API name over `_v2`, stand-in graphics types, ABI
+/// versions from the companion's typedefs, the deprecated legacy function left out.
+#[test]
+fn interop_names_versions_and_stand_ins() {
+    use cudagen_generator::ir::{Type, TypedefKind};
+    let api = fixture("interop", LibraryKind::Driver);
+    let lib = &api.libraries[0];
+    let f = lib.function("cuStreamGetCaptureInfo").expect("plain API name");
+    assert_eq!((f.symbol.as_str(), f.version), ("cuStreamGetCaptureInfo_v2", Some(11030)));
+    assert_eq!(f.variants.iter().map(|v| (v.symbol.as_str(), v.version)).collect::<Vec<_>>(), [("cuStreamGetCaptureInfo_v2_ptsz", Some(11030))]);
+    assert_eq!(f.variants[0].also_named, ["cuStreamGetCaptureInfo_v2"], "per-thread builds map the _v2 name too (C only)");
+    assert!(lib.functions.iter().all(|f| !f.name.ends_with("_v2")), "no _vN API name");
+    assert_eq!(lib.function("cuGraphicsGLRegisterBuffer").and_then(|f| f.version), Some(3000));
+    assert!(lib.function("cuGLCtxCreate").is_none() && lib.skipped.is_empty(), "{:?}", lib.skipped);
+    let vdp = lib.function("cuVDPAUGetDevice").expect("companion function");
+    assert_eq!(vdp.version, Some(3010));
+    assert_eq!(vdp.param("vdpGetProcAddress").unwrap().ty, Type::named("VdpGetProcAddress"), "pointer to a function typedef");
+    assert!(matches!(lib.typedef("VdpGetProcAddress").unwrap().kind, TypedefKind::Callback { .. }));
+    let gluint = lib.typedef("GLuint").expect("stand-in type");
+    assert_eq!((gluint.location.file.as_str(), &gluint.target), ("gl.h", &Type::prim(cudagen_generator::ir::Prim::UInt)));
+    assert_eq!(lib.headers.iter().map(|h| h.file.as_str()).collect::<Vec<_>>(), ["interop.h", "interop_typedefs.h", "interop_gl.h", "interop_gl_typedefs.h"]);
+    assert_eq!(lib.headers[2].includes, ["GL/gl.h", "vdpau/vdpau.h"]);
+    assert!(lib.macros.iter().any(|m| m.name == "MAX_PLANES" && m.location.file == "interop_gl.h"));
+}
 
 #[test]
 fn malformed_header_is_an_error_with_location() {

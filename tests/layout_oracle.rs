@@ -56,7 +56,13 @@ fn gcc_agrees_with_the_ir_on_every_layout_enum_and_macro() {
     let api = cudagen_generator::build_api(&HeaderSet { cuda_version: "12.9".into(), include_dir: dir.clone() }, &ann).unwrap();
 
     let mut expected: BTreeMap<String, i128> = BTreeMap::new();
-    let mut probe = String::from("#include <stdio.h>\n#include <stddef.h>\n#include <cuda.h>\n#include <nvrtc.h>\nint main(void) {\n");
+    let mut probe = String::from("#include <stdio.h>\n#include <stddef.h>\n");
+    // Every header read (the interop headers' graphics includes are the parser's stand-ins).
+    let headers: Vec<_> = api.libraries.iter().flat_map(|l| &l.headers).collect();
+    for name in headers.iter().flat_map(|h| &h.includes).chain(headers.iter().map(|h| &h.file)) {
+        let _ = writeln!(probe, "#include <{name}>");
+    }
+    probe.push_str("int main(void) {\n");
     for lib in &api.libraries {
         for r in &lib.records {
             let Some(c) = c_spelling(r) else { continue };
@@ -94,6 +100,7 @@ fn gcc_agrees_with_the_ir_on_every_layout_enum_and_macro() {
         .arg(&exe)
         .arg(work.join("probe.c"))
         .arg(format!("-I{}", dir.display()))
+        .arg(format!("-I{}", root.join("generator/src/clang/interop").display()))
         .output()
         .unwrap();
     assert!(cc.status.success(), "gcc failed:\n{}", String::from_utf8_lossy(&cc.stderr));

@@ -13,12 +13,18 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ lives in the repository").to_path_buf()
 }
 
-/// Parses `tests/fixtures/<name>.h` (with `<name>_typedefs.h` when present) and runs every pass.
+/// The companion of the `interop` fixture, as `cudaGL.h`/`cudaVDPAU.h` are of `cuda.h`.
+const INTEROP_COMPANION: parse::Companion =
+    parse::Companion { header: "interop_gl.h", typedefs: "interop_gl_typedefs.h", needs: &["GL/gl.h", "vdpau/vdpau.h"] };
+
+/// Parses `tests/fixtures/<name>.h` (with `<name>_typedefs.h` when present, and the companion
+/// `interop_gl.h` for `interop`) and runs every pass.
 pub fn fixture(name: &str, kind: LibraryKind) -> Api {
     let dir = root().join("tests/fixtures");
     let header = dir.join(format!("{name}.h"));
     let typedefs = dir.join(format!("{name}_typedefs.h"));
-    let lib = parse::parse_library(kind, &header, typedefs.exists().then_some(typedefs.as_path()))
+    let companions: &[parse::Companion] = if name == "interop" { &[INTEROP_COMPANION] } else { &[] };
+    let lib = parse::parse_family(kind, &header, typedefs.exists().then_some(typedefs.as_path()), companions)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut api = Api { cuda_version: "fixture".into(), libraries: vec![lib] };
     passes::run_all(&mut api, &Annotations::default()).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -3,9 +3,11 @@
 #   1. builds libcudagen.so / libcudagen.a (cargo build --release -p cudagen-shim)
 #   2. its dynamic symbol table equals generated/c/symbols.txt (the IR's ABI symbols) plus the
 #      EXTRAS below: nothing missing, nothing extra; the static library defines the same set
-#   3. the generated headers compile as C99 (-Wall -Werror), C11 and C++; their layouts, enum and
-#      macro values and prototypes equal NVIDIA's (when the 12.9 headers are at hand:
-#      $CUDAGEN_HEADERS_DIR or .cache/headers/12.9)
+#   3. the generated headers (cuda.h with its interop companions cudaGL.h, cudaEGL.h, cudaVDPAU.h,
+#      cudaProfiler.h, and nvrtc.h) compile as C99 (-Wall -Werror), C11 and C++; their layouts,
+#      enum and macro values and prototypes equal NVIDIA's (when the 12.9 headers are at hand:
+#      $CUDAGEN_HEADERS_DIR or .cache/headers/12.9). The OpenGL, EGL and VDPAU headers they
+#      include are the parser's stand-ins (generator/src/clang/interop), given to gcc for the test only.
 #   4. saxpy.c builds with gcc -std=c99 -Wall -Werror against the generated headers alone, linked
 #      -lcudagen (shared), against libcudagen.a (static) and through pkg-config; the NVRTC part
 #      runs for real ($CUDAGEN_NVRTC_PATH, else the wheel in .cache/nvrtc); without a driver it
@@ -42,6 +44,8 @@ lib="$target/release"
 if cargo build --release -q -p cudagen-shim; then row "cargo build --release -p cudagen-shim" PASS; else row "cargo build --release -p cudagen-shim" FAIL; fi
 so="$lib/libcudagen.so"; ar="$lib/libcudagen.a"
 inc="$root/generated/c/include"
+# Stand-ins for <GL/gl.h>, <EGL/egl.h>, <vdpau/vdpau.h>: the same types the real headers define.
+gfx="$root/generator/src/clang/interop"
 
 echo "== symbols"
 grep -v '^#' generated/c/symbols.txt | sed '/^$/d' | sort > "$work/ir.txt"
@@ -62,22 +66,19 @@ smissing=$(comm -23 "$work/expected.txt" "$work/static.txt" | wc -l)
 if [ "$smissing" = 0 ]; then row "libcudagen.a defines every symbol" PASS; else row "libcudagen.a defines every symbol" FAIL "missing $smissing"; fi
 
 echo "== headers"
-cat > "$work/all.c" <<'EOF'
-#include <cuda.h>
-#include <nvrtc.h>
-#include <cudagen.h>
-int main(void) { return CUDA_VERSION > 0 && CUDAGEN_CUDA_H && CUDAGEN_NVRTC_H ? 0 : 1; }
-EOF
-check "headers: gcc -std=c99 -Wall -Wextra -Werror" $CC -std=c99 -Wall -Wextra -Werror -I "$inc" -c "$work/all.c" -o "$work/all99.o"
-check "headers: gcc -std=c11 -Wall -Wextra -Werror" $CC -std=c11 -Wall -Wextra -Werror -I "$inc" -c "$work/all.c" -o "$work/all11.o"
-check "headers: g++ -std=c++11 -Wall -Wextra -Werror" $CXX -std=c++11 -Wall -Wextra -Werror -x c++ -I "$inc" -c "$work/all.c" -o "$work/allxx.o"
-check "headers: per-thread default stream mode" $CC -std=c99 -Wall -Werror -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I "$inc" -c "$work/all.c" -o "$work/allpt.o"
+{ for h in "$inc"/*.h; do echo "#include <$(basename "$h")>"; done
+  echo 'int main(void) { return CUDA_VERSION > 0 && CUDAGEN_CUDA_H && CUDAGEN_NVRTC_H ? 0 : 1; }'; } > "$work/all.c"
+echo "headers: $(cd "$inc" && echo *.h)"
+check "headers: gcc -std=c99 -Wall -Wextra -Werror" $CC -std=c99 -Wall -Wextra -Werror -I "$inc" -I "$gfx" -c "$work/all.c" -o "$work/all99.o"
+check "headers: gcc -std=c11 -Wall -Wextra -Werror" $CC -std=c11 -Wall -Wextra -Werror -I "$inc" -I "$gfx" -c "$work/all.c" -o "$work/all11.o"
+check "headers: g++ -std=c++11 -Wall -Wextra -Werror" $CXX -std=c++11 -Wall -Wextra -Werror -x c++ -I "$inc" -I "$gfx" -c "$work/all.c" -o "$work/allxx.o"
+check "headers: per-thread default stream mode" $CC -std=c99 -Wall -Werror -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I "$inc" -I "$gfx" -c "$work/all.c" -o "$work/allpt.o"
 
 nv=${CUDAGEN_HEADERS_DIR:-$root/.cache/headers/12.9}
 if [ -f "$nv/cuda.h" ] && [ -f "$nv/nvrtc.h" ]; then
     probe=generated/c/tests/abi_probe.c
-    if $CC -std=c99 -Wall -Werror -I "$inc" "$probe" -o "$work/probe-ours" > "$work/probe-ours.log" 2>&1 \
-        && $CC -std=c99 -Wall -Werror -I "$nv" "$probe" -o "$work/probe-nv" > "$work/probe-nv.log" 2>&1 \
+    if $CC -std=c99 -Wall -Werror -I "$inc" -I "$gfx" "$probe" -o "$work/probe-ours" > "$work/probe-ours.log" 2>&1 \
+        && $CC -std=c99 -Wall -Werror -I "$nv" -I "$gfx" "$probe" -o "$work/probe-nv" > "$work/probe-nv.log" 2>&1 \
         && "$work/probe-ours" > "$work/ours.txt" && "$work/probe-nv" > "$work/nv.txt" && cmp -s "$work/ours.txt" "$work/nv.txt"; then
         row "ABI probe == NVIDIA headers" PASS "$(grep -c size= "$work/ours.txt") records, $(grep -c ' = ' "$work/ours.txt") constants, $(grep -cE '^[^ #].*\);$' "$probe") prototypes"
     else

@@ -18,7 +18,7 @@ def test_import_forms():
     from cudagen import LoaderError
 
     assert issubclass(LoaderError, RuntimeError)
-    assert len([n for n in dir(driver) if n.startswith("cu") and callable(getattr(driver, n))]) >= 452
+    assert len([n for n in dir(driver) if n.startswith("cu") and callable(getattr(driver, n))]) >= 473
 
 
 def test_enums():

@@ -1,8 +1,10 @@
 //! Getting NVIDIA's headers (and libnvrtc) out of its pip wheels, into the git-ignored cache:
-//! `.cache/wheels/` (downloads), `.cache/headers/<minor>/` (cuda.h, cudaTypedefs.h, nvrtc.h),
-//! `.cache/nvrtc/<minor>/` (libnvrtc.so.*). Each header's sha256 is checked against the table.
+//! `.cache/wheels/` (downloads), `.cache/headers/<minor>/` (cuda.h, cudaTypedefs.h, nvrtc.h, the
+//! interop headers cudaGL.h/cudaEGL.h/cudaVDPAU.h with their `*Typedefs.h`, cudaProfiler.h from
+//! the profiler wheel), `.cache/nvrtc/<minor>/` (libnvrtc.so.*). Each header's sha256 is checked
+//! against the table.
 
-use crate::versions::{Entry, Table, HEADERS};
+use crate::versions::{Entry, Table, HEADERS, PROFILER_HEADER, RUNTIME_COMPANIONS};
 use crate::{root, run, HeaderSource};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
@@ -37,6 +39,12 @@ pub fn headers(source: &HeaderSource) -> Result<Fetched> {
             }
             sha256.insert(h.to_string(), sha256_file(&p)?);
         }
+        for h in companions() {
+            let p = include_dir.join(h);
+            if p.exists() {
+                sha256.insert(h.to_string(), sha256_file(&p)?);
+            }
+        }
         return Ok(Fetched { version: source.cuda.clone(), include_dir, nvrtc_lib: None, sha256 });
     }
     let table = Table::load()?;
@@ -48,18 +56,29 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
     let cache = root().join(".cache");
     let include_dir = cache.join("headers").join(&entry.minor);
     let nvrtc_dir = cache.join("nvrtc").join(&entry.minor);
-    let complete = HEADERS.iter().all(|h| include_dir.join(h).exists()) && find_nvrtc(&nvrtc_dir).is_some();
+    // Written last: a folder from before the interop headers were read is refetched.
+    let stamp = include_dir.join(".complete");
+    let complete = HEADERS.iter().all(|h| include_dir.join(h).exists()) && find_nvrtc(&nvrtc_dir).is_some() && stamp.exists();
     if !complete {
         std::fs::create_dir_all(&include_dir)?;
         std::fs::create_dir_all(&nvrtc_dir)?;
         let runtime = wheel(&cache.join("wheels"), &entry.runtime)?;
-        extract(&runtime, &include_dir, |name| ["cuda.h", "cudaTypedefs.h"].iter().any(|h| name.ends_with(&format!("include/{h}"))))?;
+        let from_runtime = |name: &str| {
+            ["cuda.h", "cudaTypedefs.h"].iter().chain(&RUNTIME_COMPANIONS).any(|h| name.ends_with(&format!("include/{h}")))
+        };
+        extract(&runtime, &include_dir, from_runtime)?;
         let nvrtc = wheel(&cache.join("wheels"), &entry.nvrtc)?;
         extract(&nvrtc, &include_dir, |name| name.ends_with("include/nvrtc.h"))?;
         extract(&nvrtc, &nvrtc_dir, |name| name.contains("/lib/lib") && name.contains(".so"))?;
+        if let Some(profiler) = &entry.profiler {
+            let profiler = wheel(&cache.join("wheels"), profiler)?;
+            extract(&profiler, &include_dir, |name| name.ends_with(&format!("include/{PROFILER_HEADER}")))?;
+        }
+        std::fs::write(&stamp, "")?;
     }
     let mut sha256 = BTreeMap::new();
-    for h in HEADERS {
+    let present: Vec<&str> = companions().filter(|h| include_dir.join(h).exists()).collect();
+    for h in HEADERS.into_iter().chain(present) {
         let got = sha256_file(&include_dir.join(h))?;
         if verify {
             match entry.sha256.get(h) {
@@ -76,6 +95,11 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
         sha256.insert(h.to_string(), got);
     }
     Ok(Fetched { version: entry.minor.clone(), include_dir, nvrtc_lib: find_nvrtc(&nvrtc_dir), sha256 })
+}
+
+/// Headers read when present: the interop headers and cudaProfiler.h.
+fn companions() -> impl Iterator<Item = &'static str> {
+    RUNTIME_COMPANIONS.into_iter().chain([PROFILER_HEADER])
 }
 
 fn find_nvrtc(dir: &Path) -> Option<PathBuf> {

@@ -6,8 +6,22 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// The headers the generator reads.
+/// The headers the generator needs.
 pub const HEADERS: [&str; 3] = ["cuda.h", "cudaTypedefs.h", "nvrtc.h"];
+
+/// The driver's interop headers in the runtime wheel, read when present.
+pub const RUNTIME_COMPANIONS: [&str; 7] = [
+    "cudaGL.h",
+    "cudaGLTypedefs.h",
+    "cudaEGL.h",
+    "cudaEGLTypedefs.h",
+    "cudaVDPAU.h",
+    "cudaVDPAUTypedefs.h",
+    "cudaProfilerTypedefs.h",
+];
+
+/// The header of the profiler wheel (`Entry::profiler`).
+pub const PROFILER_HEADER: &str = "cudaProfiler.h";
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct Table {
@@ -21,6 +35,9 @@ pub struct Entry {
     pub runtime: String,
     /// pip requirement of the wheel holding nvrtc.h and libnvrtc.
     pub nvrtc: String,
+    /// pip requirement of the wheel holding cudaProfiler.h (without it, no profiler functions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiler: Option<String>,
     /// Header file name -> sha256.
     #[serde(default)]
     pub sha256: BTreeMap<String, String>,
@@ -73,6 +90,9 @@ impl Table {
         );
         for e in &self.cuda {
             let _ = write!(s, "\n[[cuda]]\nminor = \"{}\"\nruntime = \"{}\"\nnvrtc = \"{}\"\n", e.minor, e.runtime, e.nvrtc);
+            if let Some(p) = &e.profiler {
+                let _ = writeln!(s, "profiler = \"{p}\"");
+            }
             if !e.sha256.is_empty() {
                 s.push_str("[cuda.sha256]\n");
                 for (k, v) in &e.sha256 {
@@ -107,7 +127,7 @@ pub fn command(update: bool) -> Result<()> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "[[cuda]]\nminor = \"12.9\"\nruntime = \"nvidia-cuda-runtime-cu12==12.9.79\"\nnvrtc = \"nvidia-cuda-nvrtc-cu12==12.9.86\"\n[cuda.sha256]\n\"cuda.h\" = \"ab\"\n";
+    const SAMPLE: &str = "[[cuda]]\nminor = \"12.9\"\nruntime = \"nvidia-cuda-runtime-cu12==12.9.79\"\nnvrtc = \"nvidia-cuda-nvrtc-cu12==12.9.86\"\nprofiler = \"nvidia-cuda-profiler-api-cu12==12.9.79\"\n[cuda.sha256]\n\"cuda.h\" = \"ab\"\n";
 
     #[test]
     fn resolves_minor_and_full_versions() {
@@ -136,7 +156,7 @@ mod tests {
         let t = Table::load().unwrap();
         for m in ["12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.8", "12.9"] {
             let e = t.resolve(m).unwrap();
-            assert_eq!(e.sha256.len(), 3, "{m} lacks header hashes");
+            assert!(HEADERS.iter().all(|h| e.sha256.contains_key(*h)), "{m} lacks header hashes");
         }
     }
 }

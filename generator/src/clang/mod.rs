@@ -45,6 +45,15 @@ impl TranslationUnit {
     /// Parses `file` as C11 with the given `-I`/`-D` arguments and the hermetic libc stubs.
     /// Any error-level diagnostic becomes an [`Error`] with its location.
     pub fn parse(file: &Path, extra_args: &[String]) -> Result<TranslationUnit> {
+        Self::parse_with(file, None, extra_args)
+    }
+
+    /// Parses `text` as if it were the file `file` (which need not exist): an umbrella source.
+    pub fn parse_source(file: &Path, text: &str, extra_args: &[String]) -> Result<TranslationUnit> {
+        Self::parse_with(file, Some(text), extra_args)
+    }
+
+    fn parse_with(file: &Path, text: Option<&str>, extra_args: &[String]) -> Result<TranslationUnit> {
         ensure_loaded()?;
         let mut args: Vec<String> = vec!["-x".into(), "c".into(), "-std=c11".into(), "-nostdinc".into()];
         let stub_dir = stdinc::materialise()?;
@@ -55,6 +64,11 @@ impl TranslationUnit {
         let c_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         let c_file = CString::new(file.to_string_lossy().as_bytes())
             .map_err(|_| Error::new(format!("{}: path contains NUL", file.display())))?;
+        let c_text = text.map(|t| CString::new(t).map_err(|_| Error::new(format!("{}: text contains NUL", file.display())))).transpose()?;
+        let mut unsaved: Vec<CXUnsavedFile> = c_text
+            .iter()
+            .map(|t| CXUnsavedFile { Filename: c_file.as_ptr(), Contents: t.as_ptr(), Length: t.as_bytes().len() as _ })
+            .collect();
         unsafe {
             let index = clang_createIndex(0, 0);
             let mut tu: CXTranslationUnit = ptr::null_mut();
@@ -64,8 +78,8 @@ impl TranslationUnit {
                 c_file.as_ptr(),
                 c_ptrs.as_ptr(),
                 c_ptrs.len() as i32,
-                ptr::null_mut(),
-                0,
+                if unsaved.is_empty() { ptr::null_mut() } else { unsaved.as_mut_ptr() },
+                unsaved.len() as u32,
                 options,
                 &mut tu,
             );

@@ -110,6 +110,10 @@ impl Library {
 pub struct HeaderInfo {
     pub file: String,
     pub sha256: String,
+    /// Graphics headers this header needs (`GL/gl.h`): the IR's types from them (`GLuint`) are
+    /// stand-ins whose location names that header; the C surface includes the real one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub includes: Vec<String>,
 }
 
 /// A source position, for diagnostics and review.
@@ -196,6 +200,11 @@ pub struct SymbolVariant {
     pub kind: VariantKind,
     /// ABI version of this variant (`__API_TYPEDEF_PTDS(PFN_x, 3020, 7000)` gives 7000).
     pub version: Option<u32>,
+    /// Versioned names that per-thread builds also map to this variant, besides the function's
+    /// name (`#define cuStreamGetCaptureInfo_v2 __CUDA_API_PTSZ(cuStreamGetCaptureInfo_v2)`).
+    /// Only the C surface spells them; the typed surfaces use the API name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_named: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

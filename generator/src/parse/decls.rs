@@ -1,18 +1,19 @@
-//! Top-level declarations of the main header: enums, records, typedefs, functions.
+//! Top-level declarations of the library's files: enums, records, typedefs, functions.
 
 use super::names::PublicNames;
+use super::Files;
 use super::types::convert;
 use crate::clang::{Cursor, CursorKind, Ty, TyKind};
 use crate::diag::{Errors, Result};
 use crate::ir::*;
 use std::collections::BTreeSet;
 
-/// Fills `library` with the declarations of `main_file`.
-pub fn collect(top: &[Cursor<'_>], main_file: &str, names: &PublicNames, library: &mut Library) -> Result<()> {
+/// Fills `library` with the declarations of `files`.
+pub fn collect(top: &[Cursor<'_>], files: &Files, names: &PublicNames, library: &mut Library) -> Result<()> {
     let mut names = names.clone();
     let mut seen_records = BTreeSet::new();
     let mut errors = Errors::default();
-    for c in top.iter().filter(|c| c.location().file == main_file) {
+    for c in top.iter().filter(|c| files.declares(c)) {
         let result = match c.kind() {
             CursorKind::Enum if c.is_definition() => enumeration(c, &names, library),
             CursorKind::Struct | CursorKind::Union => {
@@ -20,6 +21,7 @@ pub fn collect(top: &[Cursor<'_>], main_file: &str, names: &PublicNames, library
                 Ok(())
             }
             CursorKind::Typedef => typedef(c, &mut names, &mut seen_records, library),
+            CursorKind::Function if c.is_deprecated() && files.legacy_free.contains(&c.location().file) => Ok(()),
             CursorKind::Function => function(c, &names, library),
             _ => Ok(()),
         };

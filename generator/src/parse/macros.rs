@@ -1,17 +1,23 @@
 //! Object-like macros: API-name aliases (`#define cuMemAlloc cuMemAlloc_v2`, `__CUDA_API_PTDS`)
 //! and constants (`CUDA_VERSION`, `CU_LAUNCH_PARAM_END`, `CU_STREAM_LEGACY`).
 
+use super::Files;
 use crate::clang::{Cursor, CursorKind, Token, TokenKind};
 use crate::ir::*;
 
-pub fn collect(top: &[Cursor<'_>], main_file: &str, library: &mut Library) {
+pub fn collect(top: &[Cursor<'_>], files: &Files, library: &mut Library) {
     let defs: Vec<(Cursor<'_>, Vec<Token>)> = top
         .iter()
-        .filter(|c| c.kind() == CursorKind::MacroDefinition && c.location().file == main_file)
+        .filter(|c| c.kind() == CursorKind::MacroDefinition && files.declares(c))
         .filter(|c| !c.is_function_like_macro())
         .map(|c| (*c, c.tokens()))
         .collect();
-    for (c, tokens) in &defs {
+    collect_defs(&defs, library);
+    tidy_also_named(library);
+}
+
+fn collect_defs(defs: &[(Cursor<'_>, Vec<Token>)], library: &mut Library) {
+    for (c, tokens) in defs {
         let Some((name, body)) = tokens.split_first() else { continue };
         let name = &name.text;
         if body.is_empty() || name.starts_with('_') {
@@ -42,6 +48,10 @@ pub fn collect(top: &[Cursor<'_>], main_file: &str, library: &mut Library) {
 }
 
 /// `#define api abi` and `#define api __CUDA_API_PTDS(abi)`: records the API name and variant.
+/// A define mapping an ABI symbol to itself (`#define cuStreamGetCaptureInfo_v2
+/// __CUDA_API_PTSZ(cuStreamGetCaptureInfo_v2)`) only adds the variant: the API name stays the one
+/// another define gave (`cuStreamGetCaptureInfo`), so no `_vN` name reaches users through it.
+/// A versioned alias of a function the library leaves out (`cuGLCtxCreate_v2`) is consumed too.
 fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
     let texts: Vec<&str> = body.iter().map(|t| t.text.as_str()).collect();
     let (abi, variant) = match texts.as_slice() {
@@ -51,9 +61,11 @@ fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
         _ => return false,
     };
     let Some(f) = library.functions.iter_mut().find(|f| f.symbol == abi) else {
-        return variant.is_some();
+        return variant.is_some() || (abi != api && super::versions::proc_name(abi) == api);
     };
-    f.name = api.to_string();
+    if api != abi {
+        f.name = api.to_string();
+    }
     if let Some(kind) = variant {
         let suffix = match kind {
             VariantKind::Ptds => "_ptds",
@@ -61,10 +73,26 @@ fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
         };
         let symbol = format!("{abi}{suffix}");
         if !f.variants.iter().any(|v| v.symbol == symbol) {
-            f.variants.push(SymbolVariant { symbol, kind, version: None });
+            f.variants.push(SymbolVariant { symbol: symbol.clone(), kind, version: None, also_named: Vec::new() });
+        }
+        if api == abi {
+            let v = f.variants.iter_mut().find(|v| v.symbol == symbol).expect("pushed above");
+            if !v.also_named.iter().any(|n| n == api) {
+                v.also_named.push(api.to_string());
+            }
         }
     }
     true
+}
+
+/// Drops `also_named` entries that are the function's own API name (`cuStreamGetCtx_v2`).
+fn tidy_also_named(library: &mut Library) {
+    for f in &mut library.functions {
+        let name = f.name.clone();
+        for v in &mut f.variants {
+            v.also_named.retain(|n| *n != name);
+        }
+    }
 }
 
 /// A tiny constant-expression evaluator: literals, casts, unary and binary integer operators,

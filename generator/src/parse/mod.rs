@@ -13,7 +13,30 @@ use crate::clang::TranslationUnit;
 use crate::diag::{Error, Result};
 use crate::ir::{Api, HeaderInfo, Library, LibraryKind};
 use crate::HeaderSet;
+use std::collections::BTreeSet;
+use std::fmt::Write;
 use std::path::Path;
+
+/// A header that joins a library's main header (NVIDIA's interop and profiler headers join
+/// `cuda.h`): its declarations become the library's, its `PFN_*` typedefs give their ABI
+/// versions, and its deprecated functions (the legacy pre-graphics-resource OpenGL API,
+/// `cuProfilerInitialize`) are left out, as cuda.bindings leaves them out.
+#[derive(Clone, Copy, Debug)]
+pub struct Companion {
+    pub header: &'static str,
+    pub typedefs: &'static str,
+    /// Graphics headers it needs first, by include spelling. The parse reads stand-ins for them
+    /// (`clang/interop/`) whose types join the library; the C surface includes the real ones.
+    pub needs: &'static [&'static str],
+}
+
+/// The driver's companions, parsed when present beside `cuda.h`.
+pub const DRIVER_COMPANIONS: [Companion; 4] = [
+    Companion { header: "cudaGL.h", typedefs: "cudaGLTypedefs.h", needs: &["GL/gl.h"] },
+    Companion { header: "cudaEGL.h", typedefs: "cudaEGLTypedefs.h", needs: &["EGL/egl.h", "EGL/eglext.h"] },
+    Companion { header: "cudaVDPAU.h", typedefs: "cudaVDPAUTypedefs.h", needs: &["vdpau/vdpau.h"] },
+    Companion { header: "cudaProfiler.h", typedefs: "cudaProfilerTypedefs.h", needs: &[] },
+];
 
 /// Parses every library whose header is present in `headers.include_dir`.
 pub fn parse_headers(headers: &HeaderSet) -> Result<Api> {
@@ -26,7 +49,13 @@ pub fn parse_headers(headers: &HeaderSet) -> Result<Api> {
     }
     if cuda.exists() {
         let typedefs = dir.join("cudaTypedefs.h");
-        api.libraries.push(parse_library(LibraryKind::Driver, &cuda, typedefs.exists().then_some(typedefs.as_path()))?);
+        let companions: Vec<Companion> = DRIVER_COMPANIONS.into_iter().filter(|c| dir.join(c.header).exists()).collect();
+        api.libraries.push(parse_family(
+            LibraryKind::Driver,
+            &cuda,
+            typedefs.exists().then_some(typedefs.as_path()),
+            &companions,
+        )?);
     }
     if nvrtc.exists() {
         api.libraries.push(parse_library(LibraryKind::Nvrtc, &nvrtc, None)?);
@@ -36,22 +65,54 @@ pub fn parse_headers(headers: &HeaderSet) -> Result<Api> {
 
 /// Parses one header (and, for the driver, its `cudaTypedefs.h` companion for ABI versions).
 pub fn parse_library(kind: LibraryKind, header: &Path, typedefs: Option<&Path>) -> Result<Library> {
+    parse_family(kind, header, typedefs, &[])
+}
+
+/// Parses a main header with its `PFN_*` typedefs header and its companions (all in one folder).
+pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, companions: &[Companion]) -> Result<Library> {
     let include_dir = header.parent().unwrap_or(Path::new("."));
     let args = vec![format!("-I{}", include_dir.display())];
-    let main_file = file_name(header);
     let mut library = Library::new(kind);
-    library.headers.push(header_info(header)?);
-
-    // cudaTypedefs.h includes cuda.h: one parse serves both.
-    let root = typedefs.unwrap_or(header);
-    let tu = TranslationUnit::parse(root, &args)?;
-    let top: Vec<_> = tu.cursor().children();
-    let names = names::PublicNames::collect(&top, &main_file);
-    decls::collect(&top, &main_file, &names, &mut library)?;
-    macros::collect(&top, &main_file, &mut library);
+    let mut files = Files::default();
+    files.declarations.insert(file_name(header));
+    library.headers.push(header_info(header, &[])?);
     if let Some(t) = typedefs {
-        library.headers.push(header_info(t)?);
-        versions::assign(&top, &file_name(t), &mut library);
+        library.headers.push(header_info(t, &[])?);
+        files.versions.insert(file_name(t));
+    }
+    for c in companions {
+        library.headers.push(header_info(&include_dir.join(c.header), c.needs)?);
+        files.declarations.insert(c.header.to_string());
+        files.legacy_free.insert(c.header.to_string());
+        files.declarations.extend(c.needs.iter().map(|n| file_name(Path::new(n))));
+        let t = include_dir.join(c.typedefs);
+        if t.exists() {
+            library.headers.push(header_info(&t, &[])?);
+            files.versions.insert(c.typedefs.to_string());
+        }
+    }
+
+    // A typedefs header includes its main header: one parse serves both.
+    let root = typedefs.unwrap_or(header);
+    let tu = if companions.is_empty() {
+        TranslationUnit::parse(root, &args)?
+    } else {
+        let mut umbrella = format!("#include \"{}\"\n", file_name(root));
+        for c in companions {
+            for n in c.needs {
+                let _ = writeln!(umbrella, "#include <{n}>");
+            }
+            let t = if include_dir.join(c.typedefs).exists() { c.typedefs } else { c.header };
+            let _ = writeln!(umbrella, "#include \"{t}\"");
+        }
+        TranslationUnit::parse_source(&include_dir.join("cudagen-umbrella.c"), &umbrella, &args)?
+    };
+    let top: Vec<_> = tu.cursor().children();
+    let names = names::PublicNames::collect(&top, &files);
+    decls::collect(&top, &files, &names, &mut library)?;
+    macros::collect(&top, &files, &mut library);
+    if !files.versions.is_empty() {
+        versions::assign(&top, &files.versions, &mut library);
     }
     library.status_enum = match kind {
         LibraryKind::Driver => library.enum_named("CUresult").map(|e| e.name.clone()),
@@ -60,13 +121,30 @@ pub fn parse_library(kind: LibraryKind, header: &Path, typedefs: Option<&Path>) 
     Ok(library)
 }
 
+/// Which files of a parse say what (file names without folders, as locations give them).
+#[derive(Default)]
+pub(crate) struct Files {
+    /// Files whose declarations belong to the library (headers and graphics stand-ins).
+    pub declarations: BTreeSet<String>,
+    /// Files whose deprecated functions are left out (the companions).
+    pub legacy_free: BTreeSet<String>,
+    /// `PFN_*` typedef headers.
+    pub versions: BTreeSet<String>,
+}
+
+impl Files {
+    pub fn declares(&self, c: &crate::clang::Cursor<'_>) -> bool {
+        self.declarations.contains(&c.location().file)
+    }
+}
+
 fn file_name(p: &Path) -> String {
     p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-fn header_info(path: &Path) -> Result<HeaderInfo> {
+fn header_info(path: &Path, needs: &[&str]) -> Result<HeaderInfo> {
     let bytes = std::fs::read(path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
-    Ok(HeaderInfo { file: file_name(path), sha256: sha256_hex(&bytes) })
+    Ok(HeaderInfo { file: file_name(path), sha256: sha256_hex(&bytes), includes: needs.iter().map(|n| n.to_string()).collect() })
 }
 
 fn sha256_hex(data: &[u8]) -> String {

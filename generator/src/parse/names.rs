@@ -1,6 +1,7 @@
 //! Public names of records and enums: the first typedef that names a tag wins
 //! (`typedef enum cudaError_enum {..} CUresult` -> `CUresult`), else the tag.
 
+use super::Files;
 use crate::clang::{Cursor, CursorKind, TyKind};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,10 +14,10 @@ pub struct PublicNames {
 }
 
 impl PublicNames {
-    pub fn collect(top: &[Cursor<'_>], main_file: &str) -> Self {
+    pub fn collect(top: &[Cursor<'_>], files: &Files) -> Self {
         let mut by_usr = BTreeMap::new();
         let mut absorbed = BTreeSet::new();
-        for c in top.iter().filter(|c| c.location().file == main_file) {
+        for c in top.iter().filter(|c| files.declares(c)) {
             if c.kind() != CursorKind::Typedef {
                 continue;
             }

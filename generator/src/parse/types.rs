@@ -42,8 +42,13 @@ pub fn convert(ty: &Ty<'_>, names: &PublicNames, at: &Location) -> Result<Type> 
         }
         TyKind::Pointer => {
             let pointee = ty.pointee();
-            // A pointer to a function is the IR's `FnPtr` itself.
-            if matches!(pointee.kind(), TyKind::FunctionProto | TyKind::FunctionNoProto) {
+            // A pointer to a function is the IR's `FnPtr` itself; so is a pointer to a typedef of
+            // a function type (`VdpGetProcAddress *`), whose IR typedef is already the pointer.
+            let written = if pointee.kind() == TyKind::Elaborated { pointee.named() } else { pointee };
+            if matches!(pointee.kind(), TyKind::FunctionProto | TyKind::FunctionNoProto)
+                || (written.kind() == TyKind::Typedef
+                    && matches!(written.canonical().kind(), TyKind::FunctionProto | TyKind::FunctionNoProto))
+            {
                 return convert(&pointee, names, at);
             }
             Ok(Type::ptr(convert(&pointee, names, at)?, pointee.is_const()))

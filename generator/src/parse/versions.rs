@@ -8,7 +8,7 @@
 
 use crate::clang::{Cursor, CursorKind, Ty, TyKind};
 use crate::ir::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Canonical signature: return type and parameter types as libclang spells them canonically.
 type Signature = Vec<String>;
@@ -38,13 +38,13 @@ pub fn proc_name(symbol: &str) -> &str {
     }
 }
 
-pub fn assign(top: &[Cursor<'_>], typedefs_file: &str, library: &mut Library) {
+pub fn assign(top: &[Cursor<'_>], typedefs_files: &BTreeSet<String>, library: &mut Library) {
     // (proc_name, variant) -> [(version, signature)]
     let mut pfns: BTreeMap<(String, Option<VariantKind>), Vec<(u32, Signature)>> = BTreeMap::new();
     let mut decls: BTreeMap<String, Signature> = BTreeMap::new();
     for c in top {
         match c.kind() {
-            CursorKind::Typedef if c.location().file == typedefs_file => {
+            CursorKind::Typedef if typedefs_files.contains(&c.location().file) => {
                 let Some((base, version, kind)) = split_pfn(&c.spelling()).map(|(b, v, k)| (b.to_string(), v, k)) else {
                     continue;
                 };

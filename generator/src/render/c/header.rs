@@ -1,4 +1,8 @@
-//! View model of one generated C header (`include/cuda.h`, `include/nvrtc.h`).
+//! View model of the generated C headers: one per header of the library that declares something
+//! (`include/cuda.h`, `include/nvrtc.h`, and beside `cuda.h` its companions `cudaGL.h`,
+//! `cudaEGL.h`, `cudaVDPAU.h`, `cudaProfiler.h`), each holding the declarations the IR locates in
+//! it. Types located in no header of the library are stand-ins for graphics headers (`GLuint`):
+//! a companion includes the real header (`HeaderInfo::includes`) instead of declaring them.
 //!
 //! C needs every type declared before use, and the IR keeps enums, records and typedefs in
 //! separate lists, so the header is laid out in dependency order:
@@ -25,6 +29,10 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(super) struct HeaderView {
     /// `cuda.h`.
     pub file: String,
+    /// The library's main header this one builds on (`cuda.h` for `cudaGL.h`); empty for a main header.
+    pub parent: String,
+    /// Graphics headers included for their types (`GL/gl.h`).
+    pub includes: Vec<String>,
     /// Include guard (NVIDIA's own, so code testing it keeps working).
     pub guard: String,
     /// `CUDAGEN_CUDA_H`: defined by the header so programs can tell they build against cudagen.
@@ -127,35 +135,76 @@ pub(super) struct DefineView {
     pub symbol: String,
 }
 
-/// Builds the header view of `lib`.
-pub(super) fn view(lib: &Library, cuda_version: &str) -> Result<HeaderView> {
-    let (file, guard, marker, callconv) = match lib.kind {
-        LibraryKind::Driver => ("cuda.h", "__cuda_cuda_h__", "CUDAGEN_CUDA_H", "CUDAAPI "),
-        LibraryKind::Nvrtc => ("nvrtc.h", "__NVRTC_H__", "CUDAGEN_NVRTC_H", ""),
-    };
-    let file = lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| file.to_string());
+/// NVIDIA's include guards of the companion headers (code may test them).
+const COMPANION_GUARDS: &[(&str, &str)] =
+    &[("cudaGL.h", "CUDAGL_H"), ("cudaEGL.h", "CUDAEGL_H"), ("cudaVDPAU.h", "CUDAVDPAU_H"), ("cudaProfiler.h", "cuda_profiler_H")];
+
+/// The header views of `lib`: its main header first, then each companion that declares something.
+pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>> {
     check_unique_names(lib)?;
+    let (main, guard, marker) = match lib.kind {
+        LibraryKind::Driver => ("cuda.h", "__cuda_cuda_h__", "CUDAGEN_CUDA_H"),
+        LibraryKind::Nvrtc => ("nvrtc.h", "__NVRTC_H__", "CUDAGEN_NVRTC_H"),
+    };
+    let main = lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| main.to_string());
+    let mut out = vec![view(lib, cuda_version, &main, guard.to_string(), marker.to_string())?];
+    for h in lib.headers.iter().skip(1) {
+        if !declares_anything(lib, &h.file) {
+            continue;
+        }
+        let guard = COMPANION_GUARDS.iter().find(|(f, _)| *f == h.file).map(|(_, g)| g.to_string());
+        let stem: String = h.file.trim_end_matches(".h").chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+        let guard = guard.unwrap_or_else(|| format!("CUDAGEN_{stem}_H_GUARD"));
+        let mut v = view(lib, cuda_version, &h.file, guard, format!("CUDAGEN_{stem}_H"))?;
+        v.parent = main.clone();
+        v.includes = h.includes.clone();
+        out.push(v);
+    }
+    Ok(out)
+}
+
+fn declares_anything(lib: &Library, file: &str) -> bool {
+    lib.functions.iter().any(|f| f.location.file == file)
+        || lib.enums.iter().any(|e| e.location.file == file)
+        || lib.records.iter().any(|r| r.location.file == file)
+        || lib.typedefs.iter().any(|t| t.location.file == file)
+        || lib.macros.iter().any(|m| m.location.file == file)
+}
+
+/// The view of one header: the declarations the IR locates in `file`. The main header also takes
+/// what is located in no header of the library's (a fixture's or an older parse's items).
+fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: String) -> Result<HeaderView> {
+    let callconv = match lib.kind {
+        LibraryKind::Driver => "CUDAAPI ",
+        LibraryKind::Nvrtc => "",
+    };
+    let is_main = lib.headers.first().is_none_or(|h| h.file == file);
+    let stand_ins: BTreeSet<String> =
+        lib.headers.iter().flat_map(|h| &h.includes).map(|i| i.rsplit('/').next().unwrap_or(i).to_string()).collect();
+    let known = |f: &str| lib.headers.iter().any(|h| h.file == f);
+    let here = |loc: &crate::ir::Location| loc.file == file || (is_main && !known(&loc.file) && !stand_ins.contains(&loc.file));
     let anon: BTreeMap<&str, &Record> = lib.records.iter().filter(|r| r.anonymous).map(|r| (r.name.as_str(), r)).collect();
 
     let forwards = lib
         .records
         .iter()
+        .filter(|r| here(&r.location))
         .filter(|r| !r.anonymous)
         .map(|r| ForwardView { keyword: keyword(r.kind), tag: tag(r).to_string(), name: r.name.clone() })
         .collect();
-    let enums = lib.enums.iter().map(enum_view).collect();
-    let typedefs = order_typedefs(lib).into_iter().map(typedef_view).collect();
+    let enums = lib.enums.iter().filter(|e| here(&e.location)).map(enum_view).collect();
+    let typedefs = order_typedefs(lib).into_iter().filter(|t| here(&t.location)).map(typedef_view).collect();
     let mut records = Vec::new();
-    for r in order_records(lib, &anon) {
+    for r in order_records(lib, &anon).into_iter().filter(|r| here(&r.location)) {
         records.push(record_view(r, &anon, 0)?);
     }
-    let macros = lib.macros.iter().map(macro_view).collect();
+    let macros = lib.macros.iter().filter(|m| here(&m.location)).map(macro_view).collect();
 
     let callconv_str = callconv.to_string();
     let mut protos = Vec::new();
     let mut seen = BTreeSet::new();
     let (mut defines, mut per_thread_defines, mut legacy_defines) = (Vec::new(), Vec::new(), Vec::new());
-    for f in &lib.functions {
+    for f in lib.functions.iter().filter(|f| here(&f.location)) {
         let doc = function_doc(f);
         for symbol in f.all_symbols() {
             if !seen.insert(symbol.to_string()) {
@@ -173,6 +222,9 @@ pub(super) fn view(lib: &Library, cuda_version: &str) -> Result<HeaderView> {
         match per_thread {
             Some(v) => {
                 per_thread_defines.push(DefineView { name: f.name.clone(), symbol: v.symbol.clone() });
+                for n in &v.also_named {
+                    per_thread_defines.push(DefineView { name: n.clone(), symbol: v.symbol.clone() });
+                }
                 if f.name != f.symbol {
                     legacy_defines.push(DefineView { name: f.name.clone(), symbol: f.symbol.clone() });
                 }
@@ -182,13 +234,16 @@ pub(super) fn view(lib: &Library, cuda_version: &str) -> Result<HeaderView> {
         }
     }
     let get_proc_ptsz = lib.kind == LibraryKind::Driver
+        && is_main
         && lib.function("cuGetProcAddress").is_some_and(|f| f.symbol == "cuGetProcAddress_v2" && f.variants.is_empty())
         && lib.enum_named("CUdriverProcAddressQueryResult").is_some();
     Ok(HeaderView {
         get_proc_ptsz,
-        file,
-        guard: guard.into(),
-        marker: marker.into(),
+        file: file.to_string(),
+        parent: String::new(),
+        includes: Vec::new(),
+        guard,
+        marker,
         cuda_version: cuda_version.into(),
         callconv: callconv_str,
         forwards,
@@ -529,7 +584,7 @@ mod tests {
             record("Later", RecordKind::Struct, false, vec![field("x", Type::prim(Prim::Int), false)]),
             record("Inner_v1", RecordKind::Struct, false, vec![field("x", Type::prim(Prim::Int), false)]),
         ];
-        let v = view(&lib, "test").unwrap();
+        let v = views(&lib, "test").unwrap().remove(0);
         let typedefs: Vec<&str> = v.typedefs.iter().map(|t| t.decl.as_str()).collect();
         assert_eq!(typedefs, ["unsigned long long CUdeviceptr_v2", "CUdeviceptr_v2 CUdeviceptr", "Inner_v1 Inner"]);
         let records: Vec<&str> = v.records.iter().map(|r| r.name.as_str()).collect();
@@ -550,7 +605,7 @@ mod tests {
             typedef("A", Type::prim(Prim::Int), TypedefKind::Alias),
             typedef("A", Type::prim(Prim::UInt), TypedefKind::Alias),
         ];
-        assert!(view(&lib, "test").is_err());
+        assert!(views(&lib, "test").is_err());
     }
 
     #[test]

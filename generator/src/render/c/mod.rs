@@ -2,8 +2,10 @@
 //! `cudagen`) plus the C headers that declare what it exports.
 //!
 //! Files written:
-//! * `include/cuda.h`, `include/nvrtc.h`: every type, enum, record, typedef, macro constant and
-//!   prototype of the library, rendered from the IR (NVIDIA's headers are never shipped);
+//! * `include/cuda.h`, `include/nvrtc.h` and `cuda.h`'s companions (`cudaGL.h`, `cudaEGL.h`,
+//!   `cudaVDPAU.h`, `cudaProfiler.h`): every type, enum, record, typedef, macro constant and
+//!   prototype of the library, each in the header that declares it, rendered from the IR
+//!   (NVIDIA's headers are never shipped);
 //!   `include/cudagen.h`: the shim's own API.
 //! * `src/lib.rs`, `src/<module>.rs`: one `#[no_mangle] extern "C"` export per ABI symbol,
 //!   forwarding to `cudagen::<module>::sys::<symbol>` (loader + tracing live there);
@@ -50,13 +52,15 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let mut symbols = BTreeSet::new();
     let mut intercept = false;
     for lib in &api.libraries {
-        let h = header::view(lib, &api.cuda_version)?;
-        let root = match lib.kind {
-            LibraryKind::Driver => "c/cuda.h.tera",
-            LibraryKind::Nvrtc => "c/nvrtc.h.tera",
-        };
-        out.files.insert(format!("c/include/{}", h.file), templates.render(root, &h)?);
-        headers.push(h.file.clone());
+        for h in header::views(lib, &api.cuda_version)? {
+            let root = match lib.kind {
+                _ if !h.parent.is_empty() => "c/companion.h.tera",
+                LibraryKind::Driver => "c/cuda.h.tera",
+                LibraryKind::Nvrtc => "c/nvrtc.h.tera",
+            };
+            out.files.insert(format!("c/include/{}", h.file), templates.render(root, &h)?);
+            headers.push(h.file.clone());
+        }
 
         let x = exports::view(lib);
         for e in &x.exports {
@@ -95,7 +99,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     out.files.insert("c/cudagen.pc".into(), templates.render("c/cudagen.pc.tera", &view)?);
     out.files.insert("c/README.md".into(), templates.render("c/README.md.tera", &view)?);
     let libs: Vec<&crate::ir::Library> = api.libraries.iter().collect();
-    out.files.insert("c/tests/abi_probe.c".into(), templates.render("c/abi_probe.c.tera", &probe::view(&libs))?);
+    out.files.insert("c/tests/abi_probe.c".into(), templates.render("c/abi_probe.c.tera", &probe::view(&libs, &view.headers))?);
     let symbols = SymbolsView { symbols: symbols.into_iter().collect() };
     out.files.insert("c/symbols.txt".into(), templates.render("c/symbols.txt.tera", &symbols)?);
     super::copy_support(templates, out, "c/support/", "c/src/", |rel| rel == "getproc.rs" && !intercept)

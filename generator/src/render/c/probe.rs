@@ -6,6 +6,7 @@
 use super::header::{params, tag};
 use crate::ir::{Library, MacroValue, Type};
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 #[derive(Serialize)]
 pub(super) struct ProbeView {
@@ -26,15 +27,25 @@ pub(super) struct ProbeRecord {
     pub fields: Vec<String>,
 }
 
-pub(super) fn view(libs: &[&Library]) -> ProbeView {
-    let mut v = ProbeView { includes: Vec::new(), records: Vec::new(), ints: Vec::new(), floats: Vec::new(), strings: Vec::new(), protos: Vec::new() };
+/// `headers`: the rendered headers (NVIDIA has one of each name), in inclusion order.
+pub(super) fn view(libs: &[&Library], headers: &[String]) -> ProbeView {
+    let mut v = ProbeView { includes: headers.to_vec(), records: Vec::new(), ints: Vec::new(), floats: Vec::new(), strings: Vec::new(), protos: Vec::new() };
+    // NVIDIA's cudaVDPAU.h does not include the VDPAU header it needs: the probe includes every
+    // graphics header first.
+    let graphics: BTreeSet<&String> = libs.iter().flat_map(|l| &l.headers).flat_map(|h| &h.includes).collect();
+    v.includes.splice(0..0, graphics.into_iter().cloned());
+    let stand_ins: BTreeSet<String> = libs
+        .iter()
+        .flat_map(|l| &l.headers)
+        .flat_map(|h| &h.includes)
+        .map(|i| i.rsplit('/').next().unwrap_or(i).to_string())
+        .collect();
     for lib in libs {
-        v.includes.push(lib.headers.first().map(|h| h.file.clone()).unwrap_or_default());
-        for r in lib.records.iter().filter(|r| r.complete && !r.anonymous) {
+        for r in lib.records.iter().filter(|r| r.complete && !r.anonymous && !stand_ins.contains(&r.location.file)) {
             let fields = r.fields.iter().filter(|f| !f.anonymous && f.bit_width.is_none()).map(|f| f.name.clone()).collect();
             v.records.push(ProbeRecord { spelled: format!("{} {}", super::header::keyword(r.kind), tag(r)), fields });
         }
-        for e in &lib.enums {
+        for e in lib.enums.iter().filter(|e| !stand_ins.contains(&e.location.file)) {
             v.ints.extend(e.variants.iter().map(|x| x.name.clone()));
         }
         for m in &lib.macros {
