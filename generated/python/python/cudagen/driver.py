@@ -255,7 +255,18 @@ _RECORDS = {
     "CUdevResource_v1": "0 144 type e:CUdevResourceType:c_uint 0 - _internal_padding a:92:c_ubyte 0 - anon0 r:CUdevResource_v1_anon0 1 -",
 }
 
-# typedef names of enums and records
+# typedef classes: "pointer bits" (1: a function pointer, 0: an unsigned integer)
+_TYPEDEFS = {
+    "cuuint32_t": "0 32",
+    "cuuint64_t": "0 64",
+    "CUasyncCallback": "1 64",
+    "CUhostFn": "1 64",
+    "CUstreamCallback": "1 64",
+    "CUoccupancyB2DSize": "1 64",
+    "CUlogsCallback": "1 64",
+}
+
+# typedef and tag names of enums and records
 _ALIASES = {
     "CUmemFabricHandle": "CUmemFabricHandle_v1",
     "CUipcEventHandle": "CUipcEventHandle_v1",
@@ -310,6 +321,85 @@ _ALIASES = {
     "CUDA_MEMCPY3D_BATCH_OP": "CUDA_MEMCPY3D_BATCH_OP_v1",
     "CUDA_MEM_ALLOC_NODE_PARAMS": "CUDA_MEM_ALLOC_NODE_PARAMS_v1",
     "CUdevResource": "CUdevResource_v1",
+    "CUuuid_st": "CUuuid",
+    "CUmemFabricHandle_st": "CUmemFabricHandle_v1",
+    "CUipcEventHandle_st": "CUipcEventHandle_v1",
+    "CUipcMemHandle_st": "CUipcMemHandle_v1",
+    "CUstreamBatchMemOpParams_union": "CUstreamBatchMemOpParams_v1",
+    "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st": "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1",
+    "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st": "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2",
+    "CUasyncNotificationInfo_st": "CUasyncNotificationInfo",
+    "CUdevprop_st": "CUdevprop_v1",
+    "CUaccessPolicyWindow_st": "CUaccessPolicyWindow_v1",
+    "CUDA_KERNEL_NODE_PARAMS_st": "CUDA_KERNEL_NODE_PARAMS_v1",
+    "CUDA_KERNEL_NODE_PARAMS_v2_st": "CUDA_KERNEL_NODE_PARAMS_v2",
+    "CUDA_KERNEL_NODE_PARAMS_v3_st": "CUDA_KERNEL_NODE_PARAMS_v3",
+    "CUDA_MEMSET_NODE_PARAMS_st": "CUDA_MEMSET_NODE_PARAMS_v1",
+    "CUDA_MEMSET_NODE_PARAMS_v2_st": "CUDA_MEMSET_NODE_PARAMS_v2",
+    "CUDA_HOST_NODE_PARAMS_st": "CUDA_HOST_NODE_PARAMS_v1",
+    "CUDA_HOST_NODE_PARAMS_v2_st": "CUDA_HOST_NODE_PARAMS_v2",
+    "CUgraphEdgeData_st": "CUgraphEdgeData",
+    "CUDA_GRAPH_INSTANTIATE_PARAMS_st": "CUDA_GRAPH_INSTANTIATE_PARAMS",
+    "CUlaunchMemSyncDomainMap_st": "CUlaunchMemSyncDomainMap",
+    "CUlaunchAttributeValue_union": "CUlaunchAttributeValue",
+    "CUlaunchAttribute_st": "CUlaunchAttribute",
+    "CUlaunchConfig_st": "CUlaunchConfig",
+    "CUexecAffinitySmCount_st": "CUexecAffinitySmCount_v1",
+    "CUexecAffinityParam_st": "CUexecAffinityParam_v1",
+    "CUctxCigParam_st": "CUctxCigParam",
+    "CUctxCreateParams_st": "CUctxCreateParams",
+    "CUlibraryHostUniversalFunctionAndDataTable_st": "CUlibraryHostUniversalFunctionAndDataTable",
+    "CUDA_MEMCPY2D_st": "CUDA_MEMCPY2D_v2",
+    "CUDA_MEMCPY3D_st": "CUDA_MEMCPY3D_v2",
+    "CUDA_MEMCPY3D_PEER_st": "CUDA_MEMCPY3D_PEER_v1",
+    "CUDA_MEMCPY_NODE_PARAMS_st": "CUDA_MEMCPY_NODE_PARAMS",
+    "CUDA_ARRAY_DESCRIPTOR_st": "CUDA_ARRAY_DESCRIPTOR_v2",
+    "CUDA_ARRAY3D_DESCRIPTOR_st": "CUDA_ARRAY3D_DESCRIPTOR_v2",
+    "CUDA_ARRAY_SPARSE_PROPERTIES_st": "CUDA_ARRAY_SPARSE_PROPERTIES_v1",
+    "CUDA_ARRAY_MEMORY_REQUIREMENTS_st": "CUDA_ARRAY_MEMORY_REQUIREMENTS_v1",
+    "CUDA_RESOURCE_DESC_st": "CUDA_RESOURCE_DESC_v1",
+    "CUDA_TEXTURE_DESC_st": "CUDA_TEXTURE_DESC_v1",
+    "CUDA_RESOURCE_VIEW_DESC_st": "CUDA_RESOURCE_VIEW_DESC_v1",
+    "CUtensorMap_st": "CUtensorMap",
+    "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st": "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1",
+    "CUDA_LAUNCH_PARAMS_st": "CUDA_LAUNCH_PARAMS_v1",
+    "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st": "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1",
+    "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st": "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1",
+    "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st": "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1",
+    "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st": "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1",
+    "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st": "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1",
+    "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st": "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1",
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st": "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1",
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st": "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2",
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_st": "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1",
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st": "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2",
+    "CUarrayMapInfo_st": "CUarrayMapInfo_v1",
+    "CUmemLocation_st": "CUmemLocation_v1",
+    "CUmemAllocationProp_st": "CUmemAllocationProp_v1",
+    "CUmulticastObjectProp_st": "CUmulticastObjectProp_v1",
+    "CUmemAccessDesc_st": "CUmemAccessDesc_v1",
+    "CUgraphExecUpdateResultInfo_st": "CUgraphExecUpdateResultInfo_v1",
+    "CUmemPoolProps_st": "CUmemPoolProps_v1",
+    "CUmemPoolPtrExportData_st": "CUmemPoolPtrExportData_v1",
+    "CUmemcpyAttributes_st": "CUmemcpyAttributes_v1",
+    "CUoffset3D_st": "CUoffset3D_v1",
+    "CUextent3D_st": "CUextent3D_v1",
+    "CUmemcpy3DOperand_st": "CUmemcpy3DOperand_v1",
+    "CUDA_MEMCPY3D_BATCH_OP_st": "CUDA_MEMCPY3D_BATCH_OP_v1",
+    "CUDA_MEM_ALLOC_NODE_PARAMS_v1_st": "CUDA_MEM_ALLOC_NODE_PARAMS_v1",
+    "CUDA_MEM_ALLOC_NODE_PARAMS_v2_st": "CUDA_MEM_ALLOC_NODE_PARAMS_v2",
+    "CUDA_MEM_FREE_NODE_PARAMS_st": "CUDA_MEM_FREE_NODE_PARAMS",
+    "CUDA_CHILD_GRAPH_NODE_PARAMS_st": "CUDA_CHILD_GRAPH_NODE_PARAMS",
+    "CUDA_EVENT_RECORD_NODE_PARAMS_st": "CUDA_EVENT_RECORD_NODE_PARAMS",
+    "CUDA_EVENT_WAIT_NODE_PARAMS_st": "CUDA_EVENT_WAIT_NODE_PARAMS",
+    "CUgraphNodeParams_st": "CUgraphNodeParams",
+    "CUcheckpointLockArgs_st": "CUcheckpointLockArgs",
+    "CUcheckpointCheckpointArgs_st": "CUcheckpointCheckpointArgs",
+    "CUcheckpointRestoreArgs_st": "CUcheckpointRestoreArgs",
+    "CUcheckpointUnlockArgs_st": "CUcheckpointUnlockArgs",
+    "CUmemDecompressParams_st": "CUmemDecompressParams",
+    "CUdevSmResource_st": "CUdevSmResource",
+    "CUdevResource_st": "CUdevResource_v1",
 }
 
 CUDA_VERSION = 12090
@@ -391,8 +481,8 @@ def __getattr__(name):
     if target is not None:
         value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
         return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS)
+    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
 
 
 def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES))
+    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))

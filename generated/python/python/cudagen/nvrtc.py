@@ -26,7 +26,11 @@ _ENUMS = {
 _RECORDS = {
 }
 
-# typedef names of enums and records
+# typedef classes: "pointer bits" (1: a function pointer, 0: an unsigned integer)
+_TYPEDEFS = {
+}
+
+# typedef and tag names of enums and records
 _ALIASES = {
 }
 
@@ -37,8 +41,8 @@ def __getattr__(name):
     if target is not None:
         value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
         return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS)
+    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
 
 
 def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES))
+    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))
