@@ -228,7 +228,8 @@ pub fn consts(lib: &Library) -> Vec<ConstView> {
                             (false, 32) => (v as u32) as i128,
                             _ => v as i128,
                         };
-                        (format!("{}({v})", h.name), h.name.clone())
+                        // a plain int, as in cuda.bindings (every handle parameter takes ints)
+                        (format!("{v}"), "int".to_string())
                     }
                     None => continue,
                 },
