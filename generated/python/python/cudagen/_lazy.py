@@ -53,8 +53,8 @@ def _lines(rec, indent):
             out.extend(_lines(value, indent + "    "))
         elif kind == "p":
             out.append("%s%s : %s" % (indent, name, hex(value or 0)))
-        elif kind == "b":
-            out.append("%s%s : %s" % (indent, name, value.hex()))
+        elif kind == "b":  # a uuid's `bytes` in hex, other char arrays as bytes
+            out.append("%s%s : %s" % (indent, name, value.hex() if name == "bytes" else repr(value)))
         else:
             out.append("%s%s : %s" % (indent, name, value))
     return out
@@ -206,6 +206,8 @@ def make_typedef(module, name, pointer, bits):
     hi = (1 << bits) - 1
 
     def __init__(self, init_value=0):
+        if isinstance(init_value, (str, bytes)) or callable(init_value):
+            raise TypeError("%s() takes an int, not %s" % (name, type(init_value).__name__))
         v = int(init_value)
         if v < 0 or v > hi:
             raise OverflowError("%s: %d is out of range [0, %d]" % (name, v, hi))
@@ -300,6 +302,7 @@ def _make_record(g, module, name, records):
         cfields.append((raw, t) if bits is None else (raw, t, bits))
         if anonymous:
             anon.append(raw)
+            fmt.append((None, raw))  # its members are listed here, in declaration order
         else:
             kind = "r" if spec.startswith("r:") else "p" if spec == "c_void_p" else "b" if conv == "bytes" else "v"
             fmt.append((fname, kind))
@@ -320,13 +323,18 @@ def _make_record(g, module, name, records):
             continue
         setattr(cls, fname, property(desc.__get__, desc.__set__))
     # fields of anonymous members, reachable on the parent
-    for a in anon:
-        inner = dict(cfields)[a]
-        for iname, kind in getattr(inner, "_cg_fmt", ()):
+    flat = []
+    for fname, kind in fmt:
+        if fname is not None:
+            flat.append((fname, kind))
+            continue
+        a = kind
+        for iname, ikind in getattr(dict(cfields)[a], "_cg_fmt", ()):
             if not hasattr(cls, iname):
                 setattr(cls, iname, property(lambda s, _a=a, _n=iname: getattr(getattr(s, _a), _n),
                                              lambda s, v, _a=a, _n=iname: setattr(getattr(s, _a), _n, v)))
-            fmt.append((iname, kind))
+            flat.append((iname, ikind))
+    fmt = flat
     cls._cg_fmt = tuple(fmt)
     cls._cg_names = tuple(n for n, _ in fmt)
     if ctypes.sizeof(cls) != size:  # pragma: no cover - checked by the tests
