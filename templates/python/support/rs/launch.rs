@@ -198,19 +198,28 @@ fn pointer_array(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<Option<usize>> {
         }
         let v = view.assume_init_mut();
         let (buf, ndim, itemsize) = (v.buf as usize, v.ndim, v.itemsize as usize);
-        let format = if v.format.is_null() { b"B".to_vec() } else { std::ffi::CStr::from_ptr(v.format).to_bytes().to_vec() };
-        ffi::PyBuffer_Release(v);
-        let code = format.strip_prefix(b"@").or_else(|| format.strip_prefix(b"=")).or_else(|| format.strip_prefix(b"<")).unwrap_or(&format);
+        // the format stays valid until the release; read it without allocating
+        let format: &[u8] = if v.format.is_null() { b"B" } else { std::ffi::CStr::from_ptr(v.format).to_bytes() };
+        let code = match format {
+            [b'@' | b'=' | b'<', rest @ ..] => rest,
+            _ => format,
+        };
         let integer = matches!(code, b"q" | b"Q" | b"l" | b"L" | b"n" | b"N" | b"P");
-        if ndim != 1 {
-            return Err(c.value_error(&format!("a buffer of kernel parameters must be 1-D (an array of void*), got {ndim}-D")));
-        }
-        if !integer || itemsize != std::mem::size_of::<usize>() {
-            let f = String::from_utf8_lossy(&format);
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "{}() argument '{}': a buffer of kernel parameters must hold pointer-sized integers (void*), got items of format '{f}' and {itemsize} bytes",
-                c.func, c.param
-            )));
+        let err = if ndim != 1 {
+            Some(c.value_error(&format!("a buffer of kernel parameters must be 1-D (an array of void*), got {ndim}-D")))
+        } else if !integer || itemsize != std::mem::size_of::<usize>() {
+            Some(pyo3::exceptions::PyTypeError::new_err(format!(
+                "{}() argument '{}': a buffer of kernel parameters must hold pointer-sized integers (void*), got items of format '{}' and {itemsize} bytes",
+                c.func,
+                c.param,
+                String::from_utf8_lossy(format)
+            )))
+        } else {
+            None
+        };
+        ffi::PyBuffer_Release(v);
+        if let Some(e) = err {
+            return Err(e);
         }
         Ok(Some(buf))
     }
