@@ -26,7 +26,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ALLOWLIST = os.path.join(HERE, "oracle_allowlist.txt")
-CHECKS = ("name", "kind", "sig", "ret")
+CHECKS = ("name", "kind", "sig", "ret", "order")
 MODULES = ("driver", "nvrtc")
 
 
@@ -143,7 +143,7 @@ def _call(theirs_fn, fn, mod):
                 last = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
                 continue
             if isinstance(r, tuple):
-                return {"len": len(r)}
+                return {"len": len(r), "types": [type(x).__name__ for x in r]}
             return {"len": None, "type": type(r).__name__}
     return {"exc": last}
 
@@ -181,12 +181,13 @@ def _allowlist():
     return out
 
 
-def _judge(check, found):
-    """Fails on a difference that is not allowed and on an allowed one that no longer differs."""
+def _judge(check, found, compared=None):
+    """Fails on a difference that is not allowed and on an allowed one that no longer differs
+    (among the ``compared`` (module, name) pairs when given)."""
     allowed = {k for k in _allowlist() if k[2] == check}
     found_keys = {(m, n, check) for m, n, _ in found}
     new = sorted("%s.%s %s: %s" % (m, n, check, why) for m, n, why in found if (m, n, check) not in allowed)
-    stale = sorted("%s.%s %s" % k for k in allowed - found_keys)
+    stale = sorted("%s.%s %s" % k for k in allowed - found_keys if compared is None or k[:2] in compared)
     assert not new and not stale, "\n".join(
         ["differences from cuda.bindings (%d):" % len(new)] + new + ["stale allow-list entries (%d):" % len(stale)] + stale
     )
@@ -283,8 +284,8 @@ def test_signatures(oracle):
 _FAKE_CUDA = r"""
 #include <stdint.h>
 #include <string.h>
-/* Every entry but these returns CUDA_ERROR_INVALID_VALUE without touching its arguments. */
-static int stub(void) { return 1; }
+/* Every entry but these returns STATUS without touching its arguments. */
+static int stub(void) { return STATUS; }
 int cuDriverGetVersion(int *v) { if (v) *v = 12090; return 0; }
 int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status);
 int cuGetProcAddress(const char *sym, void **pfn, int ver, uint64_t flags) {
@@ -308,7 +309,7 @@ def _fake_nvrtc_source(names):
         if n == "nvrtcGetErrorString":
             lines.append('const char *nvrtcGetErrorString(int r) { (void)r; return "fake"; }')
         else:
-            lines.append("int %s(void) { return 3; }" % n)
+            lines.append("int %s(void) { return STATUS; }" % n)
     return "\n".join(lines) + "\n"
 
 
@@ -317,13 +318,20 @@ def fakes(oracle, tmp_path_factory):
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         pytest.skip("no C compiler to build the fake libraries")
-    d = tmp_path_factory.mktemp("oracle_fakes")
     names = {n for n in _functions("nvrtc")} | {n for n in _public(_ours("nvrtc")) if n.startswith("nvrtc")}
-    for soname, src in (("libcuda.so.1", _FAKE_CUDA), ("libnvrtc.so.12", _fake_nvrtc_source(names))):
-        c = d / (soname + ".c")
-        c.write_text(src)
-        subprocess.run([gcc, "-shared", "-fPIC", "-O0", "-Wl,-soname," + soname, "-o", str(d / soname), str(c)], check=True)
-    return d
+    out = {}
+    # "fail": every entry returns CUDA_ERROR_INVALID_VALUE / NVRTC_ERROR_INVALID_INPUT, so nothing is
+    # decoded; "ok": every entry returns success without writing, so each output is decoded (from
+    # whatever its memory held) and its type shows where it is in the tuple
+    for mode, cuda_status, nvrtc_status in (("fail", 1, 3), ("ok", 0, 0)):
+        d = tmp_path_factory.mktemp("oracle_fakes_" + mode)
+        for soname, src, status in (("libcuda.so.1", _FAKE_CUDA, cuda_status), ("libnvrtc.so.12", _fake_nvrtc_source(names), nvrtc_status)):
+            c = d / (soname + ".c")
+            c.write_text(src)
+            subprocess.run([gcc, "-shared", "-fPIC", "-O0", "-DSTATUS=%d" % status, "-Wl,-soname," + soname,
+                            "-o", str(d / soname), str(c)], check=True)
+        out[mode] = d
+    return out
 
 
 def _differential(fakes, package, module):
@@ -365,8 +373,8 @@ def _differential(fakes, package, module):
 def test_return_shapes(fakes):
     found = []
     for module in MODULES:
-        theirs = _differential(fakes, "theirs", module)
-        ours = _differential(fakes, "ours", module)
+        theirs = _differential(fakes["fail"], "theirs", module)
+        ours = _differential(fakes["fail"], "ours", module)
         for name in _functions(module):
             t, o = theirs.get(name, {}), ours.get(name, {})
             if o.get("missing"):
@@ -378,6 +386,25 @@ def test_return_shapes(fakes):
             elif t.get("len") != o.get("len"):
                 found.append((module, name, "returns %s values, cudagen %s" % (t.get("len"), o.get("len"))))
     _judge("ret", found)
+
+
+def test_return_types(fakes):
+    """Each returned value's class, where both packages decoded the same number of values from
+    the "ok" fake (outputs read from memory the fake never wrote: a call that fails on what it
+    read is not compared)."""
+    found, compared = [], set()
+    for module in MODULES:
+        theirs = _differential(fakes["ok"], "theirs", module)
+        ours = _differential(fakes["ok"], "ours", module)
+        for name in _functions(module):
+            t, o = theirs.get(name, {}), ours.get(name, {})
+            if "types" not in t or "types" not in o or len(t["types"]) != len(o["types"]):
+                continue
+            compared.add((module, name))
+            if t["types"] != o["types"]:
+                found.append((module, name, "returns %s, cudagen %s" % (t["types"], o["types"])))
+    assert len(compared) > 400
+    _judge("order", found, compared)
 
 
 if __name__ == "__main__" and len(sys.argv) == 6 and sys.argv[1] == "run":

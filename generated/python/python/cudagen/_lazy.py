@@ -286,7 +286,7 @@ def _make_record(g, module, name, records):
         return g[name]
     union, size, fields = record_layout(records[name])
     ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _str, "__str__": _str}
-    cls = type(name, (_record_base(union),), ns)
+    cls = type(g.get("_CLASS_NAMES", {}).get(name, name), (_record_base(union),), ns)
     g[name] = cls  # before the fields: records may refer to themselves through pointers
     cfields = []
     anon = []

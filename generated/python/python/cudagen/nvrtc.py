@@ -26,6 +26,10 @@ _ENUMS = {
 _RECORDS = {
 }
 
+# class names of records whose IR name carries an ABI version
+_CLASS_NAMES = {
+}
+
 # typedef classes: "pointer bits" (1: a function pointer, 0: an unsigned integer)
 _TYPEDEFS = {
 }

@@ -41,6 +41,7 @@ struct ModuleView {
     consts: Vec<types::ConstView>,
     aliases: Vec<(String, String)>,
     typedef_classes: Vec<types::TypedefClassView>,
+    record_class_names: Vec<(String, String)>,
 }
 
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
@@ -73,6 +74,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             records: lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect(),
             handles,
             typedef_classes,
+            record_class_names: types::record_class_names(lib),
             consts: types::consts(lib),
             aliases: types::aliases(lib),
         };

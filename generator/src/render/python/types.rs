@@ -242,6 +242,19 @@ pub fn consts(lib: &Library) -> Vec<ConstView> {
     out
 }
 
+/// Python class names of records whose IR name carries an ABI version (`CUDA_MEMCPY2D_v2` prints
+/// as `CUDA_MEMCPY2D`, its unversioned typedef, as the handle classes do): (IR name, class name).
+pub fn record_class_names(lib: &Library) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for r in lib.records.iter().filter(|r| r.complete && has_version_suffix(&r.name)) {
+        let plain = aliases(lib).into_iter().find(|(a, target)| *target == r.name && !has_version_suffix(a) && Some(a) != r.tag.as_ref());
+        if let Some((a, _)) = plain {
+            out.push((r.name.clone(), a));
+        }
+    }
+    out
+}
+
 /// Typedef names of enums and records that differ from the IR name (`CUDA_MEMCPY2D` ->
 /// `CUDA_MEMCPY2D_v2`): (alias, target).
 pub fn aliases(lib: &Library) -> Vec<(String, String)> {
