@@ -178,9 +178,10 @@ def _launch(params):
 
 @pytest.mark.parametrize("bad,exc,what", [
     (np.ones((2, 2)), ValueError, "1-D"),
-    (np.ones(2), TypeError, "format 'd'"),
-    (memoryview(b"abc"), TypeError, "1 bytes"),
-    (np.zeros(3, dtype=np.int32), TypeError, "4 bytes"),
+    (np.ones((2, 2), dtype=np.intp), ValueError, "2-D"),
+    (memoryview(b"abc"), TypeError, "1-byte items"),
+    (np.zeros(3, dtype=np.int32), TypeError, "4-byte items"),
+    (np.zeros((1, 1, 1)), ValueError, "3-D"),
     (b"12345678", TypeError, "kernelParams"),
     (((b"ab",), (ctypes.c_char,)), ValueError, "1 byte"),
     ((("ab",), (ctypes.c_wchar,)), ValueError, "1 character"),
