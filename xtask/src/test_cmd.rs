@@ -81,6 +81,8 @@ fn python(root: &Path, env: &dyn Fn(&mut Command)) -> Result<()> {
     run::status(
         Command::new(&py)
             .args(["-m", "pip", "install", "--quiet", "maturin==1.16.0", "pytest==9.2.0", "numpy==2.4.6", "mypy==2.4.1"])
+            // NVIDIA's bindings: the oracle `tests/python/test_oracle.py` compares the surface with.
+            .args(["cuda-bindings==12.9.5", "cuda-pathfinder==1.9.0"])
             .arg(nvrtc_requirement()?),
     )?;
     let wheels = root.join("target/wheels");

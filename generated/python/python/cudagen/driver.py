@@ -270,7 +270,74 @@ _RECORDS = {
     "CUeglFrame_v1": "0 64 frame r:CUeglFrame_v1_frame 0 - width c_uint 0 - height c_uint 0 - depth c_uint 0 - pitch c_uint 0 - planeCount c_uint 0 - numChannels c_uint 0 - frameType e:CUeglFrameType:c_uint 0 - eglColorFormat e:CUeglColorFormat:c_uint 0 - cuFormat e:CUarray_format:c_uint 0 -",
 }
 
-# typedef names of enums and records
+# class names of records whose IR name carries an ABI version
+_CLASS_NAMES = {
+    "CUmemFabricHandle_v1": "CUmemFabricHandle",
+    "CUipcEventHandle_v1": "CUipcEventHandle",
+    "CUipcMemHandle_v1": "CUipcMemHandle",
+    "CUstreamBatchMemOpParams_v1": "CUstreamBatchMemOpParams",
+    "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1": "CUDA_BATCH_MEM_OP_NODE_PARAMS",
+    "CUdevprop_v1": "CUdevprop",
+    "CUaccessPolicyWindow_v1": "CUaccessPolicyWindow",
+    "CUDA_KERNEL_NODE_PARAMS_v2": "CUDA_KERNEL_NODE_PARAMS",
+    "CUDA_MEMSET_NODE_PARAMS_v1": "CUDA_MEMSET_NODE_PARAMS",
+    "CUDA_HOST_NODE_PARAMS_v1": "CUDA_HOST_NODE_PARAMS",
+    "CUexecAffinitySmCount_v1": "CUexecAffinitySmCount",
+    "CUexecAffinityParam_v1": "CUexecAffinityParam",
+    "CUDA_MEMCPY2D_v2": "CUDA_MEMCPY2D",
+    "CUDA_MEMCPY3D_v2": "CUDA_MEMCPY3D",
+    "CUDA_MEMCPY3D_PEER_v1": "CUDA_MEMCPY3D_PEER",
+    "CUDA_ARRAY_DESCRIPTOR_v2": "CUDA_ARRAY_DESCRIPTOR",
+    "CUDA_ARRAY3D_DESCRIPTOR_v2": "CUDA_ARRAY3D_DESCRIPTOR",
+    "CUDA_ARRAY_SPARSE_PROPERTIES_v1": "CUDA_ARRAY_SPARSE_PROPERTIES",
+    "CUDA_ARRAY_MEMORY_REQUIREMENTS_v1": "CUDA_ARRAY_MEMORY_REQUIREMENTS",
+    "CUDA_RESOURCE_DESC_v1": "CUDA_RESOURCE_DESC",
+    "CUDA_TEXTURE_DESC_v1": "CUDA_TEXTURE_DESC",
+    "CUDA_RESOURCE_VIEW_DESC_v1": "CUDA_RESOURCE_VIEW_DESC",
+    "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1": "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS",
+    "CUDA_LAUNCH_PARAMS_v1": "CUDA_LAUNCH_PARAMS",
+    "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1": "CUDA_EXTERNAL_MEMORY_HANDLE_DESC",
+    "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1": "CUDA_EXTERNAL_MEMORY_BUFFER_DESC",
+    "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1": "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC",
+    "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1": "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC",
+    "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1": "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS",
+    "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1": "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS",
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1": "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS",
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1": "CUDA_EXT_SEM_WAIT_NODE_PARAMS",
+    "CUarrayMapInfo_v1": "CUarrayMapInfo",
+    "CUmemLocation_v1": "CUmemLocation",
+    "CUmemAllocationProp_v1": "CUmemAllocationProp",
+    "CUmulticastObjectProp_v1": "CUmulticastObjectProp",
+    "CUmemAccessDesc_v1": "CUmemAccessDesc",
+    "CUgraphExecUpdateResultInfo_v1": "CUgraphExecUpdateResultInfo",
+    "CUmemPoolProps_v1": "CUmemPoolProps",
+    "CUmemPoolPtrExportData_v1": "CUmemPoolPtrExportData",
+    "CUmemcpyAttributes_v1": "CUmemcpyAttributes",
+    "CUoffset3D_v1": "CUoffset3D",
+    "CUextent3D_v1": "CUextent3D",
+    "CUmemcpy3DOperand_v1": "CUmemcpy3DOperand",
+    "CUDA_MEMCPY3D_BATCH_OP_v1": "CUDA_MEMCPY3D_BATCH_OP",
+    "CUDA_MEM_ALLOC_NODE_PARAMS_v1": "CUDA_MEM_ALLOC_NODE_PARAMS",
+    "CUdevResource_v1": "CUdevResource",
+    "CUeglFrame_v1": "CUeglFrame",
+}
+
+# typedef classes: "pointer bits" (1: a function pointer, 0: an unsigned integer)
+_TYPEDEFS = {
+    "cuuint32_t": "0 32",
+    "cuuint64_t": "0 64",
+    "CUasyncCallback": "1 64",
+    "CUhostFn": "1 64",
+    "CUstreamCallback": "1 64",
+    "CUoccupancyB2DSize": "1 64",
+    "CUlogsCallback": "1 64",
+    "GLenum": "0 32",
+    "VdpStatus": "0 32",
+    "VdpFuncId": "0 32",
+    "VdpGetProcAddress": "1 64",
+}
+
+# typedef and tag names of enums and records
 _ALIASES = {
     "CUmemFabricHandle": "CUmemFabricHandle_v1",
     "CUipcEventHandle": "CUipcEventHandle_v1",
@@ -326,12 +393,92 @@ _ALIASES = {
     "CUDA_MEM_ALLOC_NODE_PARAMS": "CUDA_MEM_ALLOC_NODE_PARAMS_v1",
     "CUdevResource": "CUdevResource_v1",
     "CUeglFrame": "CUeglFrame_v1",
+    "CUuuid_st": "CUuuid",
+    "CUmemFabricHandle_st": "CUmemFabricHandle_v1",
+    "CUipcEventHandle_st": "CUipcEventHandle_v1",
+    "CUipcMemHandle_st": "CUipcMemHandle_v1",
+    "CUstreamBatchMemOpParams_union": "CUstreamBatchMemOpParams_v1",
+    "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st": "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1",
+    "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st": "CUDA_BATCH_MEM_OP_NODE_PARAMS_v2",
+    "CUasyncNotificationInfo_st": "CUasyncNotificationInfo",
+    "CUdevprop_st": "CUdevprop_v1",
+    "CUaccessPolicyWindow_st": "CUaccessPolicyWindow_v1",
+    "CUDA_KERNEL_NODE_PARAMS_st": "CUDA_KERNEL_NODE_PARAMS_v1",
+    "CUDA_KERNEL_NODE_PARAMS_v2_st": "CUDA_KERNEL_NODE_PARAMS_v2",
+    "CUDA_KERNEL_NODE_PARAMS_v3_st": "CUDA_KERNEL_NODE_PARAMS_v3",
+    "CUDA_MEMSET_NODE_PARAMS_st": "CUDA_MEMSET_NODE_PARAMS_v1",
+    "CUDA_MEMSET_NODE_PARAMS_v2_st": "CUDA_MEMSET_NODE_PARAMS_v2",
+    "CUDA_HOST_NODE_PARAMS_st": "CUDA_HOST_NODE_PARAMS_v1",
+    "CUDA_HOST_NODE_PARAMS_v2_st": "CUDA_HOST_NODE_PARAMS_v2",
+    "CUgraphEdgeData_st": "CUgraphEdgeData",
+    "CUDA_GRAPH_INSTANTIATE_PARAMS_st": "CUDA_GRAPH_INSTANTIATE_PARAMS",
+    "CUlaunchMemSyncDomainMap_st": "CUlaunchMemSyncDomainMap",
+    "CUlaunchAttributeValue_union": "CUlaunchAttributeValue",
+    "CUlaunchAttribute_st": "CUlaunchAttribute",
+    "CUlaunchConfig_st": "CUlaunchConfig",
+    "CUexecAffinitySmCount_st": "CUexecAffinitySmCount_v1",
+    "CUexecAffinityParam_st": "CUexecAffinityParam_v1",
+    "CUctxCigParam_st": "CUctxCigParam",
+    "CUctxCreateParams_st": "CUctxCreateParams",
+    "CUlibraryHostUniversalFunctionAndDataTable_st": "CUlibraryHostUniversalFunctionAndDataTable",
+    "CUDA_MEMCPY2D_st": "CUDA_MEMCPY2D_v2",
+    "CUDA_MEMCPY3D_st": "CUDA_MEMCPY3D_v2",
+    "CUDA_MEMCPY3D_PEER_st": "CUDA_MEMCPY3D_PEER_v1",
+    "CUDA_MEMCPY_NODE_PARAMS_st": "CUDA_MEMCPY_NODE_PARAMS",
+    "CUDA_ARRAY_DESCRIPTOR_st": "CUDA_ARRAY_DESCRIPTOR_v2",
+    "CUDA_ARRAY3D_DESCRIPTOR_st": "CUDA_ARRAY3D_DESCRIPTOR_v2",
+    "CUDA_ARRAY_SPARSE_PROPERTIES_st": "CUDA_ARRAY_SPARSE_PROPERTIES_v1",
+    "CUDA_ARRAY_MEMORY_REQUIREMENTS_st": "CUDA_ARRAY_MEMORY_REQUIREMENTS_v1",
+    "CUDA_RESOURCE_DESC_st": "CUDA_RESOURCE_DESC_v1",
+    "CUDA_TEXTURE_DESC_st": "CUDA_TEXTURE_DESC_v1",
+    "CUDA_RESOURCE_VIEW_DESC_st": "CUDA_RESOURCE_VIEW_DESC_v1",
+    "CUtensorMap_st": "CUtensorMap",
+    "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st": "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1",
+    "CUDA_LAUNCH_PARAMS_st": "CUDA_LAUNCH_PARAMS_v1",
+    "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st": "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1",
+    "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st": "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1",
+    "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st": "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1",
+    "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st": "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1",
+    "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st": "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1",
+    "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st": "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1",
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st": "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1",
+    "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st": "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2",
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_st": "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1",
+    "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st": "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2",
+    "CUarrayMapInfo_st": "CUarrayMapInfo_v1",
+    "CUmemLocation_st": "CUmemLocation_v1",
+    "CUmemAllocationProp_st": "CUmemAllocationProp_v1",
+    "CUmulticastObjectProp_st": "CUmulticastObjectProp_v1",
+    "CUmemAccessDesc_st": "CUmemAccessDesc_v1",
+    "CUgraphExecUpdateResultInfo_st": "CUgraphExecUpdateResultInfo_v1",
+    "CUmemPoolProps_st": "CUmemPoolProps_v1",
+    "CUmemPoolPtrExportData_st": "CUmemPoolPtrExportData_v1",
+    "CUmemcpyAttributes_st": "CUmemcpyAttributes_v1",
+    "CUoffset3D_st": "CUoffset3D_v1",
+    "CUextent3D_st": "CUextent3D_v1",
+    "CUmemcpy3DOperand_st": "CUmemcpy3DOperand_v1",
+    "CUDA_MEMCPY3D_BATCH_OP_st": "CUDA_MEMCPY3D_BATCH_OP_v1",
+    "CUDA_MEM_ALLOC_NODE_PARAMS_v1_st": "CUDA_MEM_ALLOC_NODE_PARAMS_v1",
+    "CUDA_MEM_ALLOC_NODE_PARAMS_v2_st": "CUDA_MEM_ALLOC_NODE_PARAMS_v2",
+    "CUDA_MEM_FREE_NODE_PARAMS_st": "CUDA_MEM_FREE_NODE_PARAMS",
+    "CUDA_CHILD_GRAPH_NODE_PARAMS_st": "CUDA_CHILD_GRAPH_NODE_PARAMS",
+    "CUDA_EVENT_RECORD_NODE_PARAMS_st": "CUDA_EVENT_RECORD_NODE_PARAMS",
+    "CUDA_EVENT_WAIT_NODE_PARAMS_st": "CUDA_EVENT_WAIT_NODE_PARAMS",
+    "CUgraphNodeParams_st": "CUgraphNodeParams",
+    "CUcheckpointLockArgs_st": "CUcheckpointLockArgs",
+    "CUcheckpointCheckpointArgs_st": "CUcheckpointCheckpointArgs",
+    "CUcheckpointRestoreArgs_st": "CUcheckpointRestoreArgs",
+    "CUcheckpointUnlockArgs_st": "CUcheckpointUnlockArgs",
+    "CUmemDecompressParams_st": "CUmemDecompressParams",
+    "CUdevSmResource_st": "CUdevSmResource",
+    "CUdevResource_st": "CUdevResource_v1",
+    "CUeglFrame_st": "CUeglFrame_v1",
 }
 
 CUDA_VERSION = 12090
 CU_IPC_HANDLE_SIZE = 64
-CU_STREAM_LEGACY = CUstream(1)
-CU_STREAM_PER_THREAD = CUstream(2)
+CU_STREAM_LEGACY = 1
+CU_STREAM_PER_THREAD = 2
 CU_COMPUTE_ACCELERATED_TARGET_BASE = 65536
 CU_COMPUTE_FAMILY_TARGET_BASE = 131072
 CU_GRAPH_COND_ASSIGN_DEFAULT = 1
@@ -396,8 +543,8 @@ CU_LAUNCH_PARAM_BUFFER_POINTER = 1
 CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT = 2
 CU_LAUNCH_PARAM_BUFFER_SIZE = 2
 CU_PARAM_TR_DEFAULT = -1
-CU_DEVICE_CPU = CUdevice(-1)
-CU_DEVICE_INVALID = CUdevice(-2)
+CU_DEVICE_CPU = -1
+CU_DEVICE_INVALID = -2
 RESOURCE_ABI_VERSION = 1
 RESOURCE_ABI_EXTERNAL_BYTES = 48
 MAX_PLANES = 3
@@ -409,8 +556,8 @@ def __getattr__(name):
     if target is not None:
         value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
         return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS)
+    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
 
 
 def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES))
+    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))

@@ -15,7 +15,7 @@
 import ctypes
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, SupportsIndex, final
+from typing import Any, SupportsIndex, SupportsInt, final
 
 def __dir__() -> list[str]: ...
 
@@ -394,6 +394,67 @@ class VdpOutputSurface:
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+
+
+class cuuint32_t:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class cuuint64_t:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class CUasyncCallback:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class CUhostFn:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class CUstreamCallback:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class CUoccupancyB2DSize:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class CUlogsCallback:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class GLenum:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class VdpStatus:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class VdpFuncId:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class VdpGetProcAddress:
+    def __init__(self, init_value: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def getPtr(self) -> int: ...
 
 
 class CUipcMem_flags(IntEnum):
@@ -2573,11 +2634,91 @@ CUDA_MEMCPY3D_BATCH_OP = CUDA_MEMCPY3D_BATCH_OP_v1
 CUDA_MEM_ALLOC_NODE_PARAMS = CUDA_MEM_ALLOC_NODE_PARAMS_v1
 CUdevResource = CUdevResource_v1
 CUeglFrame = CUeglFrame_v1
+CUuuid_st = CUuuid
+CUmemFabricHandle_st = CUmemFabricHandle_v1
+CUipcEventHandle_st = CUipcEventHandle_v1
+CUipcMemHandle_st = CUipcMemHandle_v1
+CUstreamBatchMemOpParams_union = CUstreamBatchMemOpParams_v1
+CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st = CUDA_BATCH_MEM_OP_NODE_PARAMS_v1
+CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st = CUDA_BATCH_MEM_OP_NODE_PARAMS_v2
+CUasyncNotificationInfo_st = CUasyncNotificationInfo
+CUdevprop_st = CUdevprop_v1
+CUaccessPolicyWindow_st = CUaccessPolicyWindow_v1
+CUDA_KERNEL_NODE_PARAMS_st = CUDA_KERNEL_NODE_PARAMS_v1
+CUDA_KERNEL_NODE_PARAMS_v2_st = CUDA_KERNEL_NODE_PARAMS_v2
+CUDA_KERNEL_NODE_PARAMS_v3_st = CUDA_KERNEL_NODE_PARAMS_v3
+CUDA_MEMSET_NODE_PARAMS_st = CUDA_MEMSET_NODE_PARAMS_v1
+CUDA_MEMSET_NODE_PARAMS_v2_st = CUDA_MEMSET_NODE_PARAMS_v2
+CUDA_HOST_NODE_PARAMS_st = CUDA_HOST_NODE_PARAMS_v1
+CUDA_HOST_NODE_PARAMS_v2_st = CUDA_HOST_NODE_PARAMS_v2
+CUgraphEdgeData_st = CUgraphEdgeData
+CUDA_GRAPH_INSTANTIATE_PARAMS_st = CUDA_GRAPH_INSTANTIATE_PARAMS
+CUlaunchMemSyncDomainMap_st = CUlaunchMemSyncDomainMap
+CUlaunchAttributeValue_union = CUlaunchAttributeValue
+CUlaunchAttribute_st = CUlaunchAttribute
+CUlaunchConfig_st = CUlaunchConfig
+CUexecAffinitySmCount_st = CUexecAffinitySmCount_v1
+CUexecAffinityParam_st = CUexecAffinityParam_v1
+CUctxCigParam_st = CUctxCigParam
+CUctxCreateParams_st = CUctxCreateParams
+CUlibraryHostUniversalFunctionAndDataTable_st = CUlibraryHostUniversalFunctionAndDataTable
+CUDA_MEMCPY2D_st = CUDA_MEMCPY2D_v2
+CUDA_MEMCPY3D_st = CUDA_MEMCPY3D_v2
+CUDA_MEMCPY3D_PEER_st = CUDA_MEMCPY3D_PEER_v1
+CUDA_MEMCPY_NODE_PARAMS_st = CUDA_MEMCPY_NODE_PARAMS
+CUDA_ARRAY_DESCRIPTOR_st = CUDA_ARRAY_DESCRIPTOR_v2
+CUDA_ARRAY3D_DESCRIPTOR_st = CUDA_ARRAY3D_DESCRIPTOR_v2
+CUDA_ARRAY_SPARSE_PROPERTIES_st = CUDA_ARRAY_SPARSE_PROPERTIES_v1
+CUDA_ARRAY_MEMORY_REQUIREMENTS_st = CUDA_ARRAY_MEMORY_REQUIREMENTS_v1
+CUDA_RESOURCE_DESC_st = CUDA_RESOURCE_DESC_v1
+CUDA_TEXTURE_DESC_st = CUDA_TEXTURE_DESC_v1
+CUDA_RESOURCE_VIEW_DESC_st = CUDA_RESOURCE_VIEW_DESC_v1
+CUtensorMap_st = CUtensorMap
+CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st = CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1
+CUDA_LAUNCH_PARAMS_st = CUDA_LAUNCH_PARAMS_v1
+CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st = CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1
+CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st = CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1
+CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st = CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1
+CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_st = CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1
+CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st = CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1
+CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st = CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1
+CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st = CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1
+CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st = CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2
+CUDA_EXT_SEM_WAIT_NODE_PARAMS_st = CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1
+CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st = CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2
+CUarrayMapInfo_st = CUarrayMapInfo_v1
+CUmemLocation_st = CUmemLocation_v1
+CUmemAllocationProp_st = CUmemAllocationProp_v1
+CUmulticastObjectProp_st = CUmulticastObjectProp_v1
+CUmemAccessDesc_st = CUmemAccessDesc_v1
+CUgraphExecUpdateResultInfo_st = CUgraphExecUpdateResultInfo_v1
+CUmemPoolProps_st = CUmemPoolProps_v1
+CUmemPoolPtrExportData_st = CUmemPoolPtrExportData_v1
+CUmemcpyAttributes_st = CUmemcpyAttributes_v1
+CUoffset3D_st = CUoffset3D_v1
+CUextent3D_st = CUextent3D_v1
+CUmemcpy3DOperand_st = CUmemcpy3DOperand_v1
+CUDA_MEMCPY3D_BATCH_OP_st = CUDA_MEMCPY3D_BATCH_OP_v1
+CUDA_MEM_ALLOC_NODE_PARAMS_v1_st = CUDA_MEM_ALLOC_NODE_PARAMS_v1
+CUDA_MEM_ALLOC_NODE_PARAMS_v2_st = CUDA_MEM_ALLOC_NODE_PARAMS_v2
+CUDA_MEM_FREE_NODE_PARAMS_st = CUDA_MEM_FREE_NODE_PARAMS
+CUDA_CHILD_GRAPH_NODE_PARAMS_st = CUDA_CHILD_GRAPH_NODE_PARAMS
+CUDA_EVENT_RECORD_NODE_PARAMS_st = CUDA_EVENT_RECORD_NODE_PARAMS
+CUDA_EVENT_WAIT_NODE_PARAMS_st = CUDA_EVENT_WAIT_NODE_PARAMS
+CUgraphNodeParams_st = CUgraphNodeParams
+CUcheckpointLockArgs_st = CUcheckpointLockArgs
+CUcheckpointCheckpointArgs_st = CUcheckpointCheckpointArgs
+CUcheckpointRestoreArgs_st = CUcheckpointRestoreArgs
+CUcheckpointUnlockArgs_st = CUcheckpointUnlockArgs
+CUmemDecompressParams_st = CUmemDecompressParams
+CUdevSmResource_st = CUdevSmResource
+CUdevResource_st = CUdevResource_v1
+CUeglFrame_st = CUeglFrame_v1
 
 CUDA_VERSION: int
 CU_IPC_HANDLE_SIZE: int
-CU_STREAM_LEGACY: CUstream
-CU_STREAM_PER_THREAD: CUstream
+CU_STREAM_LEGACY: int
+CU_STREAM_PER_THREAD: int
 CU_COMPUTE_ACCELERATED_TARGET_BASE: int
 CU_COMPUTE_FAMILY_TARGET_BASE: int
 CU_GRAPH_COND_ASSIGN_DEFAULT: int
@@ -2642,8 +2783,8 @@ CU_LAUNCH_PARAM_BUFFER_POINTER: int
 CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT: int
 CU_LAUNCH_PARAM_BUFFER_SIZE: int
 CU_PARAM_TR_DEFAULT: int
-CU_DEVICE_CPU: CUdevice
-CU_DEVICE_INVALID: CUdevice
+CU_DEVICE_CPU: int
+CU_DEVICE_INVALID: int
 RESOURCE_ABI_VERSION: int
 RESOURCE_ABI_EXTERNAL_BYTES: int
 MAX_PLANES: int

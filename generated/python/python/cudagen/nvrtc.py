@@ -33,7 +33,15 @@ _ENUMS = {
 _RECORDS = {
 }
 
-# typedef names of enums and records
+# class names of records whose IR name carries an ABI version
+_CLASS_NAMES = {
+}
+
+# typedef classes: "pointer bits" (1: a function pointer, 0: an unsigned integer)
+_TYPEDEFS = {
+}
+
+# typedef and tag names of enums and records
 _ALIASES = {
 }
 
@@ -44,8 +52,8 @@ def __getattr__(name):
     if target is not None:
         value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
         return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS)
+    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
 
 
 def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES))
+    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))

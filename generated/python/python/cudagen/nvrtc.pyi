@@ -15,7 +15,7 @@
 import ctypes
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, SupportsIndex, final
+from typing import Any, SupportsIndex, SupportsInt, final
 
 def __dir__() -> list[str]: ...
 
@@ -28,6 +28,7 @@ class nvrtcProgram:
     def getPtr(self) -> int: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
 
 
 

@@ -40,6 +40,8 @@ struct ModuleView {
     handles: Vec<types::HandleView>,
     consts: Vec<types::ConstView>,
     aliases: Vec<(String, String)>,
+    typedef_classes: Vec<types::TypedefClassView>,
+    record_class_names: Vec<(String, String)>,
 }
 
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
@@ -58,6 +60,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
                 Err(why) => out.coverage.skipped(lib.kind, SURFACE, &f.name, why),
             }
         }
+        let typedef_classes = types::typedef_classes(lib, &handles);
         let view = ModuleView {
             module: m.clone(),
             qualname,
@@ -70,6 +73,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             enums: lib.enums.iter().map(types::enum_view).collect(),
             records: lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect(),
             handles,
+            typedef_classes,
+            record_class_names: types::record_class_names(lib),
             consts: types::consts(lib),
             aliases: types::aliases(lib),
         };

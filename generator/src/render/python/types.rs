@@ -44,6 +44,16 @@ pub struct FieldView {
     pub bits: Option<u32>,
 }
 
+/// A typedef that is neither a handle, enum nor record but a class in cuda.bindings: integer
+/// aliases (`cuuint32_t`) and callbacks (`CUhostFn`), holding one C value.
+#[derive(Serialize)]
+pub struct TypedefClassView {
+    pub name: String,
+    /// Function pointer (repr in hex) or unsigned integer.
+    pub pointer: bool,
+    pub bits: u32,
+}
+
 #[derive(Serialize)]
 pub struct ConstView {
     pub name: String,
@@ -84,6 +94,21 @@ pub fn handles(lib: &Library) -> Vec<HandleView> {
             bits: (prim.size() * 8) as u32,
             signed: prim.is_signed() && !pointer,
         });
+    }
+    out
+}
+
+/// Integer-alias and callback typedefs, as classes holding their C value.
+pub fn typedef_classes(lib: &Library, handles: &[HandleView]) -> Vec<TypedefClassView> {
+    let is_handle = |n: &str| handles.iter().any(|h| h.name == n || h.aliases.iter().any(|a| a == n));
+    let mut out = Vec::new();
+    for t in lib.typedefs.iter().filter(|t| !is_handle(&t.name)) {
+        let (pointer, bits) = match (&t.kind, lib.resolve(&Type::named(&t.name))) {
+            (TypedefKind::Callback { .. }, _) => (true, 64),
+            (TypedefKind::Alias, Resolved::Prim(p)) if p.is_integer() && !p.is_signed() => (false, (p.size() * 8) as u32),
+            _ => continue,
+        };
+        out.push(TypedefClassView { name: t.name.clone(), pointer, bits });
     }
     out
 }
@@ -203,7 +228,8 @@ pub fn consts(lib: &Library) -> Vec<ConstView> {
                             (false, 32) => (v as u32) as i128,
                             _ => v as i128,
                         };
-                        (format!("{}({v})", h.name), h.name.clone())
+                        // a plain int, as in cuda.bindings (every handle parameter takes ints)
+                        (format!("{v}"), "int".to_string())
                     }
                     None => continue,
                 },
@@ -212,6 +238,19 @@ pub fn consts(lib: &Library) -> Vec<ConstView> {
             MacroValue::Str { .. } => continue,
         };
         out.push(ConstView { name: m.name.clone(), value, stub });
+    }
+    out
+}
+
+/// Python class names of records whose IR name carries an ABI version (`CUDA_MEMCPY2D_v2` prints
+/// as `CUDA_MEMCPY2D`, its unversioned typedef, as the handle classes do): (IR name, class name).
+pub fn record_class_names(lib: &Library) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for r in lib.records.iter().filter(|r| r.complete && has_version_suffix(&r.name)) {
+        let plain = aliases(lib).into_iter().find(|(a, target)| *target == r.name && !has_version_suffix(a) && Some(a) != r.tag.as_ref());
+        if let Some((a, _)) = plain {
+            out.push((r.name.clone(), a));
+        }
     }
     out
 }
@@ -231,6 +270,15 @@ pub fn aliases(lib: &Library) -> Vec<(String, String)> {
         };
         if target != t.name {
             out.push((t.name.clone(), target));
+        }
+    }
+    // C tags name the same class (`CUDA_MEMCPY2D_st`, `CUlaunchAttributeValue_union`)
+    for r in lib.records.iter().filter(|r| r.complete) {
+        if let Some(tag) = &r.tag {
+            let taken = *tag == r.name || lib.records.iter().any(|o| o.name == *tag) || lib.typedefs.iter().any(|t| t.name == *tag) || out.iter().any(|(a, _)| a == tag);
+            if !taken {
+                out.push((tag.clone(), r.name.clone()));
+            }
         }
     }
     out

@@ -3,6 +3,7 @@ on first attribute access (module ``__getattr__``), so ``import cudagen.driver``
 
 import ctypes
 import enum
+import operator
 import sys
 
 
@@ -33,25 +34,83 @@ def _get_ptr(self):
     return ctypes.addressof(self)
 
 
-def _repr(self):
-    parts = []
-    for f in type(self)._cg_names:
+def _lines(rec, indent):
+    """``field : value`` lines of a record, nested records indented under ``field :``."""
+    out = []
+    for name, kind in type(rec)._cg_fmt:
         try:
-            parts.append("%s=%r" % (f, getattr(self, f)))
-        except Exception:  # pragma: no cover
-            parts.append("%s=?" % f)
-    return "<%s %s>" % (type(self).__name__, " ".join(parts))
+            value = getattr(rec, name)
+        except Exception as e:  # pragma: no cover - a field that cannot be read
+            out.append("%s%s : <%s>" % (indent, name, type(e).__name__))
+            continue
+        if kind == "r":
+            out.append("%s%s :" % (indent, name))
+            out.extend(_lines(value, indent + "    "))
+        elif kind == "p":
+            out.append("%s%s : %s" % (indent, name, hex(value or 0)))
+        elif kind == "b":  # a uuid's `bytes` in hex, other char arrays as bytes
+            out.append("%s%s : %s" % (indent, name, value.hex() if name == "bytes" else repr(value)))
+        else:
+            out.append("%s%s : %s" % (indent, name, value))
+    return out
+
+
+def _str(self):
+    """One ``field : value`` line per field (nested records indented), as cuda.bindings prints."""
+    return "\n".join(_lines(self, ""))
+
+
+def _int_range(ctype, bits=None):
+    """(lowest, highest) value of an integer ctypes type (or of its bit field)."""
+    if bits is None:
+        bits = ctypes.sizeof(ctype) * 8
+    if ctype(-1).value == -1:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def _checked_int(name, value, lo, hi):
+    """``value`` as an int within [lo, hi]: TypeError for non-integers, OverflowError outside."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError("%s: expected an int, got %s" % (name, type(value).__name__)) from None
+    if v < lo or v > hi:
+        raise OverflowError("%s: %d is out of range [%d, %d]" % (name, v, lo, hi))
+    return v
+
+
+class _Int:
+    """An integer or pointer field: reads as the C value, set only from an int in its C range
+    (None too for pointers); ctypes itself would wrap silently."""
+
+    __slots__ = ("raw", "name", "lo", "hi", "none")
+
+    def __init__(self, raw, name, lo, hi, none):
+        self.raw = raw
+        self.name = name
+        self.lo = lo
+        self.hi = hi
+        self.none = none
+
+    def __set__(self, obj, value):
+        if value is None and self.none:
+            self.raw.__set__(obj, None)
+        else:
+            self.raw.__set__(obj, _checked_int(self.name, value, self.lo, self.hi))
 
 
 class _Wrapped:
     """A field whose C storage is an integer but reads as an enum member / handle object."""
 
-    __slots__ = ("raw", "conv", "name")
+    __slots__ = ("raw", "conv", "name", "lo", "hi")
 
-    def __init__(self, raw, conv, name):
+    def __init__(self, raw, conv, name, lo, hi):
         self.raw = raw
         self.conv = conv
         self.name = name
+        self.lo = lo
+        self.hi = hi
 
     def __get__(self, obj, cls=None):
         if obj is None:
@@ -59,43 +118,48 @@ class _Wrapped:
         return self.conv(self.raw.__get__(obj, cls))
 
     def __set__(self, obj, value):
-        self.raw.__set__(obj, int(value))
+        self.raw.__set__(obj, _checked_int(self.name, value, self.lo, self.hi))
 
 
 class _ListField:
-    """A fixed array field read as a list (bytes for char arrays) and set from a sequence."""
+    """A fixed array field read as a list and set from a sequence of exactly its length (items
+    range-checked like scalar fields)."""
 
-    __slots__ = ("raw", "conv", "name")
+    __slots__ = ("raw", "conv", "name", "lo", "hi")
 
-    def __init__(self, raw, conv, name):
+    def __init__(self, raw, conv, name, lo, hi):
         self.raw = raw
         self.conv = conv
         self.name = name
+        self.lo = lo
+        self.hi = hi
 
     def __get__(self, obj, cls=None):
         if obj is None:
             return self
         arr = self.raw.__get__(obj, cls)
-        if isinstance(arr, bytes):
-            return arr
         return [self.conv(x) for x in arr] if self.conv else list(arr)
 
     def __set__(self, obj, value):
         arr = self.raw.__get__(obj, type(obj))
-        if isinstance(arr, bytes):
-            self.raw.__set__(obj, value)
-            return
-        for i, v in enumerate(value):
-            arr[i] = int(v) if self.conv else v
+        items = list(value)
+        if len(items) != len(arr):
+            raise ValueError("%s: expected %d items, got %d" % (self.name, len(arr), len(items)))
+        if self.lo is not None:
+            items = [_checked_int(self.name, v, self.lo, self.hi) for v in items]
+        for i, v in enumerate(items):
+            arr[i] = v
 
 
 class _BytesField:
-    """A `char[N]` field: bytes of length N (NULs kept), set from bytes."""
+    """A `char[N]` field: bytes of length N (NULs kept), set from at most N bytes (the rest
+    zeroed, so no old tail survives)."""
 
-    __slots__ = ("raw",)
+    __slots__ = ("raw", "name")
 
-    def __init__(self, raw):
+    def __init__(self, raw, name):
         self.raw = raw
+        self.name = name
 
     def __get__(self, obj, cls=None):
         if obj is None:
@@ -104,8 +168,12 @@ class _BytesField:
 
     def __set__(self, obj, value):
         arr = self.raw.__get__(obj, type(obj))
-        value = bytes(value)[: len(arr)]
-        ctypes.memmove(ctypes.addressof(arr), value, len(value))
+        if isinstance(value, int):
+            raise TypeError("%s: expected bytes, got int" % self.name)
+        value = bytes(value)
+        if len(value) > len(arr):
+            raise ValueError("%s: at most %d bytes, got %d" % (self.name, len(arr), len(value)))
+        ctypes.memmove(ctypes.addressof(arr), value.ljust(len(arr), b"\0"), len(arr))
 
 
 def enum_members(table):
@@ -125,8 +193,44 @@ def record_layout(table):
     return words[0] == "1", int(words[1]), fields
 
 
-def resolve(g, module, name, enums, records):
-    """Module ``__getattr__``: builds and caches the enum or record ``name``."""
+def make_typedef(module, name, pointer, bits):
+    """A class holding one C value of a typedef that is neither handle, enum nor record
+    (``cuuint32_t``, the callback ``CUhostFn``): built from an int, ``int()`` reads it back,
+    ``getPtr()`` is the address of the C value."""
+    ctype = ctypes.c_uint32 if bits == 32 else ctypes.c_uint64
+    hi = (1 << bits) - 1
+
+    def __init__(self, init_value=0):
+        if isinstance(init_value, (str, bytes)) or callable(init_value):
+            raise TypeError("%s() takes an int, not %s" % (name, type(init_value).__name__))
+        v = int(init_value)
+        if v < 0 or v > hi:
+            raise OverflowError("%s: %d is out of range [0, %d]" % (name, v, hi))
+        self._cg_c = ctype(v)
+
+    def __int__(self):
+        return self._cg_c.value
+
+    def getPtr(self):
+        """Address of the C value."""
+        return ctypes.addressof(self._cg_c)
+
+    def __repr__(self):
+        return ("<%s 0x%x>" if pointer else "<%s %d>") % (name, self._cg_c.value)
+
+    ns = {"__module__": module, "__slots__": ("_cg_c",), "__init__": __init__, "__int__": __int__,
+          "getPtr": getPtr, "__repr__": __repr__}
+    if not pointer:
+        ns["__index__"] = __int__
+    return type(name, (), ns)
+
+
+def resolve(g, module, name, enums, records, typedefs=None):
+    """Module ``__getattr__``: builds and caches the enum, record or typedef class ``name``."""
+    if typedefs and name in typedefs:
+        pointer, bits = typedefs[name].split()
+        cls = g[name] = make_typedef(module, name, pointer == "1", int(bits))
+        return cls
     if name in enums:
         cls = make_enum(module, name, enum_members(enums[name]))
         g[name] = cls
@@ -137,68 +241,97 @@ def resolve(g, module, name, enums, records):
     raise AttributeError("module %r has no attribute %r" % (module, name))
 
 
+_INTS = frozenset(
+    ("c_byte", "c_ubyte", "c_short", "c_ushort", "c_int", "c_uint", "c_long", "c_ulong",
+     "c_longlong", "c_ulonglong", "c_size_t", "c_ssize_t")
+)
+
+
 def _ctype(g, module, spec, records):
-    """(ctypes type, converter or None) of a field spec."""
+    """(ctypes type, converter or None, integer ctypes type whose range a set value must fit, or
+    None) of a field spec."""
     if spec.startswith("a:") and spec.endswith(":c_char") and spec.count(":") == 2:
-        return ctypes.c_ubyte * int(spec.split(":")[1]), "bytes"
+        return ctypes.c_ubyte * int(spec.split(":")[1]), "bytes", None
     if spec.startswith("a:"):
         _, n, rest = spec.split(":", 2)
-        t, conv = _ctype(g, module, rest, records)
-        return t * int(n), conv
+        t, conv, base = _ctype(g, module, rest, records)
+        return t * int(n), conv, base
     if spec.startswith("e:"):
         _, ename, base = spec.split(":")
-        return getattr(ctypes, base), lambda v, _n=ename: getattr(sys.modules[module], _n)(v)
+        t = getattr(ctypes, base)
+        return t, lambda v, _n=ename: getattr(sys.modules[module], _n)(v), t
     if spec.startswith("h:"):
         _, hname, base = spec.split(":")
-        return getattr(ctypes, base), lambda v, _c=g[hname]: _c(v or 0)
+        t = getattr(ctypes, base)
+        return t, lambda v, _c=g[hname]: _c(v or 0), ctypes.c_size_t if t is ctypes.c_void_p else t
     if spec.startswith("r:"):
         rname = spec[2:]
         cls = g.get(rname) or _make_record(g, module, rname, records)
-        return cls, None
-    return getattr(ctypes, spec), None
+        return cls, None, None
+    t = getattr(ctypes, spec)
+    if spec in _INTS:
+        return t, None, t
+    if spec == "c_void_p":
+        return t, None, ctypes.c_size_t
+    return t, None, None
 
 
 def _make_record(g, module, name, records):
     if name in g:
         return g[name]
     union, size, fields = record_layout(records[name])
-    ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _repr}
-    cls = type(name, (_record_base(union),), ns)
+    ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _str, "__str__": _str}
+    cls = type(g.get("_CLASS_NAMES", {}).get(name, name), (_record_base(union),), ns)
     g[name] = cls  # before the fields: records may refer to themselves through pointers
     cfields = []
     anon = []
     wrap = []
-    names = []
+    fmt = []
     for fname, spec, anonymous, bits in fields:
-        t, conv = _ctype(g, module, spec, records)
+        t, conv, base = _ctype(g, module, spec, records)
         raw = fname
-        if spec.startswith("a:") or conv is not None:
+        if spec.startswith("a:") or conv is not None or base is not None:
             raw = "_cg_" + fname
-            wrap.append((fname, raw, conv, spec.startswith("a:")))
+            lo, hi = _int_range(base, bits) if base is not None else (None, None)
+            wrap.append((fname, raw, conv, spec, lo, hi))
         cfields.append((raw, t) if bits is None else (raw, t, bits))
         if anonymous:
             anon.append(raw)
+            fmt.append((None, raw))  # its members are listed here, in declaration order
         else:
-            names.append(fname)
+            kind = "r" if spec.startswith("r:") else "p" if spec == "c_void_p" else "b" if conv == "bytes" else "v"
+            fmt.append((fname, kind))
     if anon:
         cls._anonymous_ = anon
     cls._fields_ = cfields
-    for fname, raw, conv, is_array in wrap:
+    for fname, raw, conv, spec, lo, hi in wrap:
         d = getattr(cls, raw)
         if conv == "bytes":
-            desc = _BytesField(d)
+            desc = _BytesField(d, fname)
+        elif spec.startswith("a:"):
+            desc = _ListField(d, conv, fname, lo, hi)
+        elif conv is not None:
+            desc = _Wrapped(d, conv, fname, lo, hi)
         else:
-            desc = _ListField(d, conv, fname) if is_array else _Wrapped(d, conv, fname)
+            desc = _Int(d, fname, lo, hi, spec == "c_void_p")
+            setattr(cls, fname, property(operator.attrgetter(raw), desc.__set__))
+            continue
         setattr(cls, fname, property(desc.__get__, desc.__set__))
-    # fields of anonymous members, reachable on the parent: also wrap the promoted raw names
-    for a in anon:
-        inner = dict(cfields)[a]
-        for iname in getattr(inner, "_cg_names", ()):
+    # fields of anonymous members, reachable on the parent
+    flat = []
+    for fname, kind in fmt:
+        if fname is not None:
+            flat.append((fname, kind))
+            continue
+        a = kind
+        for iname, ikind in getattr(dict(cfields)[a], "_cg_fmt", ()):
             if not hasattr(cls, iname):
                 setattr(cls, iname, property(lambda s, _a=a, _n=iname: getattr(getattr(s, _a), _n),
                                              lambda s, v, _a=a, _n=iname: setattr(getattr(s, _a), _n, v)))
-            names.append(iname)
-    cls._cg_names = tuple(names)
+            flat.append((iname, ikind))
+    fmt = flat
+    cls._cg_fmt = tuple(fmt)
+    cls._cg_names = tuple(n for n, _ in fmt)
     if ctypes.sizeof(cls) != size:  # pragma: no cover - checked by the tests
         raise RuntimeError("cudagen: %s is %d bytes, the header says %d" % (name, ctypes.sizeof(cls), size))
     return cls
