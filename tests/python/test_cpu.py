@@ -210,9 +210,14 @@ def test_missing_driver_raises_loader_error():
     assert "LOADER" in out.stdout and "libcuda" in out.stdout, out.stdout + out.stderr
 
 
-def test_import_time():
-    code = "import time; t=time.perf_counter(); import cudagen.driver; print(time.perf_counter()-t)"
-    times = sorted(
-        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout) for _ in range(5)
+def test_import_builds_no_enum_or_record_eagerly():
+    # Import speed is measured in bench_python.py; what keeps it low is that enums and records
+    # are built on first access. After a bare import none may exist, and the first access builds one.
+    code = (
+        "import ctypes, enum, cudagen.driver as d\n"
+        "built = lambda: len({id(v) for v in vars(d).values()"
+        " if isinstance(v, type) and issubclass(v, (enum.Enum, ctypes.Structure, ctypes.Union))})\n"
+        "before = built(); d.CUresult; d.CUDA_MEMCPY2D; print(before, built())"
     )
-    assert times[2] < 0.05, times
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["0", "2"], out

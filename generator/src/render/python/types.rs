@@ -49,7 +49,7 @@ pub struct FieldView {
 #[derive(Serialize)]
 pub struct TypedefClassView {
     pub name: String,
-    /// Function pointer (repr in hex) or unsigned integer.
+    /// Function or object pointer (repr in hex) or unsigned integer.
     pub pointer: bool,
     pub bits: u32,
 }
@@ -98,14 +98,17 @@ pub fn handles(lib: &Library) -> Vec<HandleView> {
     out
 }
 
-/// Integer-alias and callback typedefs, as classes holding their C value.
+/// Integer-alias, pointer-alias and callback typedefs, as classes holding their C value.
 pub fn typedef_classes(lib: &Library, handles: &[HandleView]) -> Vec<TypedefClassView> {
     let is_handle = |n: &str| handles.iter().any(|h| h.name == n || h.aliases.iter().any(|a| a == n));
     let mut out = Vec::new();
     for t in lib.typedefs.iter().filter(|t| !is_handle(&t.name)) {
         let (pointer, bits) = match (&t.kind, lib.resolve(&Type::named(&t.name))) {
             (TypedefKind::Callback { .. }, _) => (true, 64),
-            (TypedefKind::Alias, Resolved::Prim(p)) if p.is_integer() && !p.is_signed() => (false, (p.size() * 8) as u32),
+            // cuda.bindings holds signed aliases (`EGLint`) as unsigned values of the same width too.
+            (TypedefKind::Alias, Resolved::Prim(p)) if p.is_integer() => (false, (p.size() * 8) as u32),
+            // `void *` aliases of interop objects (`EGLImageKHR`), shown as addresses.
+            (TypedefKind::Alias, Resolved::Pointer { .. }) => (true, 64),
             _ => continue,
         };
         out.push(TypedefClassView { name: t.name.clone(), pointer, bits });
