@@ -20,5 +20,6 @@
 pub mod loader;
 pub mod trace;
 mod util;
+pub use util::Plain;
 pub mod driver;
 pub mod nvrtc;

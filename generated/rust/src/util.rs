@@ -63,3 +63,29 @@ pub(crate) fn array_len<T: TryFrom<usize>>(lens: &[Option<usize>]) -> Option<T> 
     }
     T::try_from(n.unwrap_or(0)).ok()
 }
+
+/// Types a C library may write any bytes into: integers, floats, raw pointers, arrays of them and
+/// the generated `#[repr(C)]` types built from those. The typed functions whose value type an
+/// enum argument selects (`pointer_get_attribute`) take or return one, checked by size.
+///
+/// # Safety
+/// Every bit pattern of `size_of::<Self>()` bytes must be a valid value.
+pub unsafe trait Plain: Copy {}
+
+macro_rules! plain {
+    ($($t:ty),*) => { $(unsafe impl Plain for $t {})* };
+}
+plain!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, f32, f64);
+unsafe impl<T> Plain for *mut T {}
+unsafe impl<T> Plain for *const T {}
+unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
+
+/// The byte size of a selected value of type `T` for selector value `sel`, checked against the
+/// member table `(value, bytes, sized)`: `T` must have the member's size (a multiple of it for
+/// `sized` members). `None` for an unlisted member or a wrong size.
+pub(crate) fn selected_size<T: Plain>(sel: i64, table: &[(i64, usize, bool)]) -> Option<usize> {
+    let &(_, bytes, sized) = table.iter().find(|m| m.0 == sel)?;
+    let n = core::mem::size_of::<T>();
+    let ok = if sized { n > 0 && n % bytes == 0 } else { n == bytes };
+    ok.then_some(n)
+}

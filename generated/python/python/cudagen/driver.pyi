@@ -2579,7 +2579,7 @@ def cuDeviceGetCount() -> tuple[CUresult, int | None]:
     `cuDeviceGetExecAffinitySupport`,
     `cudaGetDeviceCount`
     """
-def cuDeviceGetName(len: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
+def cuDeviceGetName(length: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
     """Returns `tuple[CUresult, bytes | None]`.
 
     Returns an identifier string for the device
@@ -2736,7 +2736,7 @@ def cuDeviceTotalMem(dev: CUdevice | int) -> tuple[CUresult, int | None]:
     `cuDeviceGetExecAffinitySupport`,
     `cudaMemGetInfo`
     """
-def cuDeviceGetTexture1DLinearMaxWidth(format: CUarray_format | int, numChannels: int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
+def cuDeviceGetTexture1DLinearMaxWidth(pformat: CUarray_format | int, numChannels: int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Returns the maximum number of elements allocatable in a 1D linear texture for a given texture element size.
@@ -3116,7 +3116,7 @@ def cuDeviceGetDefaultMemPool(dev: CUdevice | int) -> tuple[CUresult, CUmemoryPo
 
     **See also:** `cuMemAllocAsync`, `cuMemPoolTrimTo`, `cuMemPoolGetAttribute`, `cuMemPoolSetAttribute`, cuMemPoolSetAccess, `cuDeviceGetMemPool`, `cuMemPoolCreate`
     """
-def cuDeviceGetExecAffinitySupport(type: CUexecAffinityType | int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
+def cuDeviceGetExecAffinitySupport(typename: CUexecAffinityType | int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Returns information about the execution affinity support of the device.
@@ -4641,7 +4641,7 @@ def cuCtxResetPersistingL2Cache() -> tuple[CUresult]:
     **See also:**
     `CUaccessPolicyWindow`
     """
-def cuCtxGetExecAffinity(type: CUexecAffinityType | int) -> tuple[CUresult, CUexecAffinityParam_v1 | None]:
+def cuCtxGetExecAffinity(typename: CUexecAffinityType | int) -> tuple[CUresult, CUexecAffinityParam_v1 | None]:
     """Returns `tuple[CUresult, CUexecAffinityParam_v1 | None]`.
 
     Returns the execution affinity setting for the current context.
@@ -5293,7 +5293,7 @@ def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option | int] | None, 
     `cuLinkComplete`,
     `cuLinkDestroy`
     """
-def cuLinkAddData(state: CUlinkState | int, type: CUjitInputType | int, data: Any, size: int, name: bytes | None, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
+def cuLinkAddData(state: CUlinkState | int, typename: CUjitInputType | int, data: Any, size: int, name: bytes | None, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Add an input to a pending linker invocation
@@ -5333,7 +5333,7 @@ def cuLinkAddData(state: CUlinkState | int, type: CUjitInputType | int, data: An
     `cuLinkComplete`,
     `cuLinkDestroy`
     """
-def cuLinkAddFile(state: CUlinkState | int, type: CUjitInputType | int, path: bytes, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
+def cuLinkAddFile(state: CUlinkState | int, typename: CUjitInputType | int, path: bytes, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Add a file input to a pending linker invocation
@@ -6800,7 +6800,7 @@ def cuDeviceGetByPCIBusId(pciBusId: bytes) -> tuple[CUresult, CUdevice | None]:
     `cuDeviceGetPCIBusId`,
     `cudaDeviceGetByPCIBusId`
     """
-def cuDeviceGetPCIBusId(len: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
+def cuDeviceGetPCIBusId(length: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
     """Returns `tuple[CUresult, bytes | None]`.
 
     Returns a PCI Bus Id string for the device
@@ -10221,8 +10221,8 @@ def cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray | int) -> tuple[CU
     `cuArrayCreate`,
     `cudaFreeMipmappedArray`
     """
-def cuMemGetHandleForAddressRange(handle: Any, dptr: CUdeviceptr | int, size: int, handleType: CUmemRangeHandleType | int, flags: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemGetHandleForAddressRange(dptr: CUdeviceptr | int, size: int, handleType: CUmemRangeHandleType | int, flags: int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Retrieve handle for an address range
 
@@ -10740,8 +10740,8 @@ def cuMemGetAccess(location: CUmemLocation_v1, ptr: CUdeviceptr | int) -> tuple[
 
     **See also:** `cuMemSetAccess`
     """
-def cuMemExportToShareableHandle(shareableHandle: Any, handle: CUmemGenericAllocationHandle | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemExportToShareableHandle(handle: CUmemGenericAllocationHandle | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Exports an allocation to a requested shareable handle type
 
@@ -11006,8 +11006,8 @@ def cuMemPoolSetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | 
     **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
     `cuDeviceGetMemPool`, `cuMemPoolCreate`
     """
-def cuMemPoolGetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | int, value: Any) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemPoolGetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Gets attributes of a memory pool
 
@@ -11196,8 +11196,8 @@ def cuMemAllocFromPoolAsync(bytesize: int, pool: CUmemoryPool | int, hStream: CU
     `cuDeviceGetMemPool`, `cuMemPoolCreate`, `cuMemPoolSetAccess`,
     `cuMemPoolSetAttribute`
     """
-def cuMemPoolExportToShareableHandle(handle_out: Any, pool: CUmemoryPool | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemPoolExportToShareableHandle(pool: CUmemoryPool | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Exports a memory pool to the requested handle type.
 
@@ -11551,8 +11551,8 @@ def cuMulticastGetGranularity(prop: CUmulticastObjectProp_v1, option: CUmulticas
 
     **See also:** `cuMulticastCreate`, `cuMulticastBindMem`, `cuMulticastBindAddr`, `cuMulticastUnbind`
     """
-def cuPointerGetAttribute(data: Any, attribute: CUpointer_attribute | int, ptr: CUdeviceptr | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuPointerGetAttribute(attribute: CUpointer_attribute | int, ptr: CUdeviceptr | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Returns information about a pointer
 
@@ -12137,8 +12137,8 @@ def cuMemAdvise_v2(devPtr: CUdeviceptr | int, count: int, advice: CUmem_advise |
     `cuMemcpy3DPeerAsync`, `cuMemPrefetchAsync`, `cuMemAdvise`,
     `cudaMemAdvise`
     """
-def cuMemRangeGetAttribute(data: Any, dataSize: int, attribute: CUmem_range_attribute | int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemRangeGetAttribute(dataSize: int, attribute: CUmem_range_attribute | int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Query an attribute of a given memory range
 
@@ -12875,8 +12875,8 @@ def cuStreamBeginCaptureToGraph(hStream: CUstream | int, hGraph: CUgraph | int, 
     `cuThreadExchangeStreamCaptureMode`,
     `cuGraphAddNode`
     """
-def cuThreadExchangeStreamCaptureMode() -> tuple[CUresult, CUstreamCaptureMode | None]:
-    """Returns `tuple[CUresult, CUstreamCaptureMode | None]`.
+def cuThreadExchangeStreamCaptureMode(mode: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
 
     Swaps the stream capture interaction mode for a thread
 
@@ -15610,7 +15610,7 @@ def cuFuncSetBlockShape(hfunc: CUfunction | int, x: int, y: int, z: int) -> tupl
     `cuLaunchGridAsync`,
     `cuLaunchKernel`
     """
-def cuFuncSetSharedSize(hfunc: CUfunction | int, bytes: int) -> tuple[CUresult]:
+def cuFuncSetSharedSize(hfunc: CUfunction | int, numbytes: int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets the dynamic shared-memory size for the function
@@ -17402,8 +17402,8 @@ def cuDeviceGraphMemTrim(device: CUdevice | int) -> tuple[CUresult]:
     `cuDeviceSetGraphMemAttribute`,
     `cuDeviceGetGraphMemAttribute`
     """
-def cuDeviceGetGraphMemAttribute(device: CUdevice | int, attr: CUgraphMem_attribute | int, value: Any) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuDeviceGetGraphMemAttribute(device: CUdevice | int, attr: CUgraphMem_attribute | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Query asynchronous allocation attributes related to graphs
 
@@ -18780,8 +18780,8 @@ def cuGraphDestroy(hGraph: CUgraph | int) -> tuple[CUresult]:
     **See also:**
     `cuGraphCreate`
     """
-def cuGraphExecUpdate(hGraphExec: CUgraphExec | int, hGraph: CUgraph | int, resultInfo: CUgraphExecUpdateResultInfo_v1) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuGraphExecUpdate(hGraphExec: CUgraphExec | int, hGraph: CUgraph | int) -> tuple[CUresult, CUgraphExecUpdateResultInfo_v1 | None]:
+    """Returns `tuple[CUresult, CUgraphExecUpdateResultInfo_v1 | None]`.
 
     Check whether an executable graph can be updated with a graph and perform the update if possible
 
@@ -18915,8 +18915,8 @@ def cuGraphKernelNodeGetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttrib
     **See also:**
     `CUaccessPolicyWindow`
     """
-def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int) -> tuple[CUresult, CUlaunchAttributeValue | None]:
-    """Returns `tuple[CUresult, CUlaunchAttributeValue | None]`.
+def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, value: CUlaunchAttributeValue) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Sets node attribute.
 
@@ -19641,7 +19641,7 @@ def cuTexRefSetMipmappedArray(hTexRef: CUtexref | int, hMipmappedArray: CUmipmap
     `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
     `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
     """
-def cuTexRefSetAddress(hTexRef: CUtexref | int, dptr: CUdeviceptr | int, bytes: int) -> tuple[CUresult, int | None]:
+def cuTexRefSetAddress(hTexRef: CUtexref | int, dptr: CUdeviceptr | int, numbytes: int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Binds an address as a texture reference
@@ -19987,8 +19987,8 @@ def cuTexRefSetMaxAnisotropy(hTexRef: CUtexref | int, maxAniso: int) -> tuple[CU
     `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
     `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
     """
-def cuTexRefSetBorderColor(hTexRef: CUtexref | int) -> tuple[CUresult, float | None]:
-    """Returns `tuple[CUresult, float | None]`.
+def cuTexRefSetBorderColor(hTexRef: CUtexref | int, pBorderColor: Sequence[float] | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Sets the border color for a texture reference
 
@@ -20743,8 +20743,8 @@ def cuTexObjectDestroy(texObject: CUtexObject | int) -> tuple[CUresult]:
     `cuTexObjectCreate`,
     `cudaDestroyTextureObject`
     """
-def cuTexObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTexObjectGetResourceDesc(texObject: CUtexObject | int) -> tuple[CUresult, CUDA_RESOURCE_DESC_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_RESOURCE_DESC_v1 | None]`.
 
     Returns a texture object's resource descriptor
 
@@ -20765,8 +20765,8 @@ def cuTexObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, texObject: CUtex
     `cuTexObjectCreate`,
     `cudaGetTextureObjectResourceDesc`,
     """
-def cuTexObjectGetTextureDesc(pTexDesc: CUDA_TEXTURE_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTexObjectGetTextureDesc(texObject: CUtexObject | int) -> tuple[CUresult, CUDA_TEXTURE_DESC_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_TEXTURE_DESC_v1 | None]`.
 
     Returns a texture object's texture descriptor
 
@@ -20787,8 +20787,8 @@ def cuTexObjectGetTextureDesc(pTexDesc: CUDA_TEXTURE_DESC_v1, texObject: CUtexOb
     `cuTexObjectCreate`,
     `cudaGetTextureObjectTextureDesc`
     """
-def cuTexObjectGetResourceViewDesc(pResViewDesc: CUDA_RESOURCE_VIEW_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTexObjectGetResourceViewDesc(texObject: CUtexObject | int) -> tuple[CUresult, CUDA_RESOURCE_VIEW_DESC_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_RESOURCE_VIEW_DESC_v1 | None]`.
 
     Returns a texture object's resource view descriptor
 
@@ -20860,8 +20860,8 @@ def cuSurfObjectDestroy(surfObject: CUsurfObject | int) -> tuple[CUresult]:
     `cuSurfObjectCreate`,
     `cudaDestroySurfaceObject`
     """
-def cuSurfObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, surfObject: CUsurfObject | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuSurfObjectGetResourceDesc(surfObject: CUsurfObject | int) -> tuple[CUresult, CUDA_RESOURCE_DESC_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_RESOURCE_DESC_v1 | None]`.
 
     Returns a surface object's resource descriptor
 
@@ -20882,8 +20882,8 @@ def cuSurfObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, surfObject: CUs
     `cuSurfObjectCreate`,
     `cudaGetSurfaceObjectResourceDesc`
     """
-def cuTensorMapEncodeTiled(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, boxDim: Sequence[int] | None, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTensorMapEncodeTiled(tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, boxDim: Sequence[int] | None, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
+    """Returns `tuple[CUresult, CUtensorMap | None]`.
 
     Create a tensor map descriptor object representing tiled memory region
 
@@ -21052,8 +21052,8 @@ def cuTensorMapEncodeTiled(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDa
     `cuTensorMapEncodeIm2colWide`,
     `cuTensorMapReplaceAddress`
     """
-def cuTensorMapEncodeIm2col(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCorner: Sequence[int] | None, pixelBoxUpperCorner: Sequence[int] | None, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTensorMapEncodeIm2col(tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCorner: Sequence[int] | None, pixelBoxUpperCorner: Sequence[int] | None, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
+    """Returns `tuple[CUresult, CUtensorMap | None]`.
 
     Create a tensor map descriptor object representing im2col memory region
 
@@ -21238,8 +21238,8 @@ def cuTensorMapEncodeIm2col(tensorMap: CUtensorMap, tensorDataType: CUtensorMapD
     `cuTensorMapEncodeIm2colWide`,
     `cuTensorMapReplaceAddress`
     """
-def cuTensorMapEncodeIm2colWide(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCornerWidth: int, pixelBoxUpperCornerWidth: int, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, mode: CUtensorMapIm2ColWideMode | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTensorMapEncodeIm2colWide(tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCornerWidth: int, pixelBoxUpperCornerWidth: int, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, mode: CUtensorMapIm2ColWideMode | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
+    """Returns `tuple[CUresult, CUtensorMap | None]`.
 
     Create a tensor map descriptor object representing im2col memory region, but where
     the elements are exclusively loaded along the W dimension.
@@ -21781,8 +21781,8 @@ def cuGraphicsResourceSetMapFlags(resource: CUgraphicsResource | int, flags: int
     `cuGraphicsMapResources`,
     `cudaGraphicsResourceSetMapFlags`
     """
-def cuGraphicsMapResources(count: int, hStream: CUstream | int) -> tuple[CUresult, CUgraphicsResource | None]:
-    """Returns `tuple[CUresult, CUgraphicsResource | None]`.
+def cuGraphicsMapResources(count: int, resources: Sequence[CUgraphicsResource | int] | None, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Map graphics resources for access by CUDA
 
@@ -21822,8 +21822,8 @@ def cuGraphicsMapResources(count: int, hStream: CUstream | int) -> tuple[CUresul
     `cuGraphicsUnmapResources`,
     `cudaGraphicsMapResources`
     """
-def cuGraphicsUnmapResources(count: int, hStream: CUstream | int) -> tuple[CUresult, CUgraphicsResource | None]:
-    """Returns `tuple[CUresult, CUgraphicsResource | None]`.
+def cuGraphicsUnmapResources(count: int, resources: Sequence[CUgraphicsResource | int] | None, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Unmap graphics resources.
 
@@ -21923,8 +21923,8 @@ def cuGetProcAddress(symbol: bytes, cudaVersion: int, flags: int) -> tuple[CUres
     **See also:**
     `cudaGetDriverEntryPoint`
     """
-def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Allows caller to fetch a coredump attribute value for the current context
 
@@ -21994,8 +21994,8 @@ def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tupl
     `cuCoredumpSetAttribute`,
     `cuCoredumpSetAttributeGlobal`
     """
-def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Allows caller to fetch a coredump attribute value for the entire application
 
@@ -22059,8 +22059,8 @@ def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -
     `cuCoredumpSetAttribute`,
     `cuCoredumpSetAttributeGlobal`
     """
-def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Allows caller to set a coredump attribute value for the current context
 
@@ -22137,8 +22137,8 @@ def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tupl
     `cuCoredumpGetAttribute`,
     `cuCoredumpSetAttributeGlobal`
     """
-def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Allows caller to set a coredump attribute value globally
 
@@ -22212,8 +22212,8 @@ def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -
     `cuCoredumpGetAttributeGlobal`,
     `cuCoredumpSetAttribute`
     """
-def cuGetExportTable(ppExportTable: Any, pExportTableId: CUuuid) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuGetExportTable(pExportTableId: CUuuid) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
     """
 def cuGreenCtxCreate(desc: CUdevResourceDesc | int, dev: CUdevice | int, flags: int) -> tuple[CUresult, CUgreenCtx | None]:
     """Returns `tuple[CUresult, CUgreenCtx | None]`.
@@ -22313,7 +22313,7 @@ def cuCtxFromGreenCtx(hCtx: CUgreenCtx | int) -> tuple[CUresult, CUcontext | Non
     **See also:**
     `cuGreenCtxCreate`
     """
-def cuDeviceGetDevResource(device: CUdevice | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
+def cuDeviceGetDevResource(device: CUdevice | int, typename: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
     """Returns `tuple[CUresult, CUdevResource_v1 | None]`.
 
     Get device resources
@@ -22339,7 +22339,7 @@ def cuDeviceGetDevResource(device: CUdevice | int, type: CUdevResourceType | int
     **See also:**
     `cuDevResourceGenerateDesc`
     """
-def cuCtxGetDevResource(hCtx: CUcontext | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
+def cuCtxGetDevResource(hCtx: CUcontext | int, typename: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
     """Returns `tuple[CUresult, CUdevResource_v1 | None]`.
 
     Get context resources
@@ -22364,7 +22364,7 @@ def cuCtxGetDevResource(hCtx: CUcontext | int, type: CUdevResourceType | int) ->
     **See also:**
     `cuDevResourceGenerateDesc`
     """
-def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
+def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int, typename: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
     """Returns `tuple[CUresult, CUdevResource_v1 | None]`.
 
     Get green context resources
@@ -22387,8 +22387,8 @@ def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int, type: CUdevResourceType | i
     **See also:**
     `cuDevResourceGenerateDesc`
     """
-def cuDevSmResourceSplitByCount(result: Any, input: CUdevResource_v1, remaining: CUdevResource_v1, useFlags: int, minCount: int) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuDevSmResourceSplitByCount(nbGroups: int, input_: CUdevResource_v1, useFlags: int, minCount: int) -> tuple[CUresult, list[CUdevResource_v1] | None, int | None, CUdevResource_v1 | None]:
+    """Returns `tuple[CUresult, list[CUdevResource_v1] | None, int | None, CUdevResource_v1 | None]`.
 
     Splits `CU_DEV_RESOURCE_TYPE_SM` resources.
 
@@ -22701,8 +22701,8 @@ def cuLogsCurrent(flags: int) -> tuple[CUresult, CUlogIterator | None]:
     `CUDA_SUCCESS`
     `CUDA_ERROR_INVALID_VALUE`
     """
-def cuLogsDumpToFile(pathToFile: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None]:
-    """Returns `tuple[CUresult, CUlogIterator | None]`.
+def cuLogsDumpToFile(iterator: Any, pathToFile: bytes, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Dump accumulated driver logs into a file
 
@@ -22726,8 +22726,8 @@ def cuLogsDumpToFile(pathToFile: bytes, flags: int) -> tuple[CUresult, CUlogIter
     `CUDA_SUCCESS`
     `CUDA_ERROR_INVALID_VALUE`
     """
-def cuLogsDumpToMemory(buffer: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None, int | None]:
-    """Returns `tuple[CUresult, CUlogIterator | None, int | None]`.
+def cuLogsDumpToMemory(iterator: Any, buffer: bytes | bytearray | Any, size: int, flags: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
 
     Dump accumulated driver logs into a buffer
 
