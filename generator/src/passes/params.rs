@@ -148,6 +148,7 @@ fn apply(f: &mut Function, pname: &str, a: &ParamAnnotation, ann: &LibraryAnnota
         p.direction = a.direction.unwrap_or(match p.role {
             Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut => Direction::Out,
             Role::InOutRef => Direction::InOut,
+            Role::Value | Role::InRef | Role::InArray { .. } | Role::CStrIn => Direction::In,
             _ => p.direction,
         });
     }

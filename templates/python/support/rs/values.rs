@@ -34,6 +34,7 @@ pub fn put_bytes(w: &mut [u64], o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<()> {
 }
 
 /// Copies `size` bytes of the record at `addr` (from `conv::record`) into the storage.
+#[allow(dead_code)] // for setters whose member is a record (none in the 12.x tables)
 pub fn put_record(w: &mut [u64], addr: usize, size: u64) {
     let dst = bytes_mut(w);
     let n = (size as usize).min(dst.len());
