@@ -13037,8 +13037,8 @@ def cuStreamGetCaptureInfo_v2(hStream: CUstream | int, dependencies_out: Any) ->
     `cuStreamIsCapturing`,
     `cuStreamUpdateCaptureDependencies`
     """
-def cuStreamGetCaptureInfo_v3(hStream: CUstream | int, dependencies_out: Any, edgeData_out: Any) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]:
-    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]`.
+def cuStreamGetCaptureInfo_v3(hStream: CUstream | int) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None, int | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None, int | None]`.
 
     Query a stream's capture state (12.3+)
 
