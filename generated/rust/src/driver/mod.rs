@@ -23,7 +23,6 @@ pub mod types;
 
 pub use error::Error;
 pub use types::*;
-
 // SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
 unsafe impl crate::Plain for types::CUcontext {}
 // SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.

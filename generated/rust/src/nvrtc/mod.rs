@@ -24,7 +24,6 @@ pub mod types;
 pub use error::Error;
 pub use types::*;
 
-
 /// error
 /// nvrtcGetErrorString is a helper function that returns a string
 /// describing the given nvrtcResult code, e.g., NVRTC_SUCCESS to
