@@ -18,6 +18,10 @@ fn role(r: &Role) -> String {
             len.as_deref().or(size_from.as_deref()).unwrap_or("?")
         ),
         Role::Length { of } => format!("len({of})"),
+        Role::SelectedValues { selectors, sizes } => match sizes {
+            Some(s) => format!("selected_by({selectors}[])[{s}]"),
+            None => format!("selected_by({selectors}[])"),
+        },
         Role::SelectedValue { selector, len } => match len {
             Some(l) => format!("selected_by({selector})[{l}]"),
             None => format!("selected_by({selector})"),

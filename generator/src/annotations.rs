@@ -87,8 +87,11 @@ pub struct ParamAnnotation {
     pub size_from: Option<String>,
     /// For `out_buffer`: size the typed surfaces allocate.
     pub capacity: Option<u32>,
-    /// For `selected_value`: the enum parameter that chooses the value's type.
+    /// For `selected_value`: the enum parameter that chooses the value's type; for
+    /// `selected_values`: the enum array parameter.
     pub selector: Option<String>,
+    /// For `selected_values`: the array of byte sizes.
+    pub sizes: Option<String>,
 }
 
 impl LibraryAnnotations {

@@ -47,3 +47,11 @@ pub fn put_record(w: &mut [u64], addr: usize, size: u64) {
     let src = unsafe { core::slice::from_raw_parts(addr as *const u8, n) };
     dst[..n].copy_from_slice(src);
 }
+
+/// The integers of a list or tuple (enum members included).
+pub fn ints(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<Vec<i64>> {
+    if !(o.is_instance_of::<pyo3::types::PyList>() || o.is_instance_of::<pyo3::types::PyTuple>()) {
+        return Err(c.type_error(o));
+    }
+    o.try_iter()?.map(|it| it?.extract::<i64>().map_err(|_| c.type_error(o))).collect()
+}

@@ -326,6 +326,9 @@ pub enum Role {
     /// [`Library::value_types`]); read by the callee for direction `In`, written for `Out`.
     /// `len` names its byte-size parameter (by value, or an in/out `size_t*`), if any.
     SelectedValue { selector: String, len: Option<String> },
+    /// `void**`: one pointer per element of the enum array parameter `selectors`, each to a value
+    /// of the type that element selects; `sizes` names the array of their byte sizes, if any.
+    SelectedValues { selectors: String, sizes: Option<String> },
 }
 
 impl Role {

@@ -43,15 +43,23 @@ fn check_rules(lib: &Library, f: &Function, ann: &LibraryAnnotations) -> Result<
         if matches!(p.ty, Type::Pointer { is_const: true, .. }) && p.direction != Direction::In {
             errors.push(Error::at(ann.location_of(&f.name), format!("`{}.{}` points to const but is classified {:?}", f.name, p.name, p.direction)));
         }
-        if let Role::SelectedValue { selector, .. } = &p.role {
-            let table = f.param(selector).and_then(|s| match lib.resolve(&s.ty) {
-                Resolved::Enum(e) => lib.value_table(&e.name),
-                _ => None,
+        let selector = match &p.role {
+            Role::SelectedValue { selector, .. } => Some((selector, false)),
+            Role::SelectedValues { selectors, .. } => Some((selectors, true)),
+            _ => None,
+        };
+        if let Some((selector, array)) = selector {
+            let table = f.param(selector).and_then(|s| {
+                let ty = if array { s.ty.pointee().map(|(t, _)| t)? } else { &s.ty };
+                match lib.resolve(ty) {
+                    Resolved::Enum(e) => lib.value_table(&e.name),
+                    _ => None,
+                }
             });
             if table.is_none() {
                 errors.push(Error::at(
                     ann.location_of(&f.name),
-                    format!("`{}.{}`: selector `{selector}` is not an enum parameter with a value_types table", f.name, p.name),
+                    format!("`{}.{}`: selector `{selector}` is not an enum (array) parameter with a value_types table", f.name, p.name),
                 ));
             }
         }
@@ -98,7 +106,7 @@ fn validate_annotations(lib: &Library, ann: &LibraryAnnotations, cuda_version: O
                     format!("annotation names parameter `{pname}` of `{fname}`, which has no such parameter"),
                 ));
             }
-            for other in [&a.len, &a.selector].into_iter().flatten() {
+            for other in [&a.len, &a.selector, &a.sizes].into_iter().flatten() {
                 if f.param(other).is_none() {
                     errors.push(Error::at(ann.location_of(fname), format!("`{fname}.{pname}`: len names unknown parameter `{other}`")));
                 }
@@ -143,10 +151,16 @@ fn apply(f: &mut Function, pname: &str, a: &ParamAnnotation, ann: &LibraryAnnota
                 };
                 Role::SelectedValue { selector: sel, len: a.len.clone() }
             }
+            "selected_values" => {
+                let Some(sel) = a.selector.clone() else {
+                    return Err(Error::at(at, format!("`{}.{pname}`: selected_values needs `selector`", f.name)));
+                };
+                Role::SelectedValues { selectors: sel, sizes: a.sizes.clone() }
+            }
             other => return Err(Error::at(at, format!("`{}.{pname}`: unknown role `{other}`", f.name))),
         };
         p.direction = a.direction.unwrap_or(match p.role {
-            Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut => Direction::Out,
+            Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut | Role::SelectedValues { .. } => Direction::Out,
             Role::InOutRef => Direction::InOut,
             Role::Value | Role::InRef | Role::InArray { .. } | Role::CStrIn => Direction::In,
             _ => p.direction,

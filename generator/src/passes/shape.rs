@@ -27,6 +27,8 @@ pub fn caller_promise(f: &Function, p: &Param) -> bool {
     let unchecked = |len: &Option<String>| !len.as_deref().and_then(|l| f.param(l)).is_some_and(|q| matches!(q.role, Role::Length { .. }));
     match &p.role {
         r if r.is_raw() => true,
+        // Each element's type differs: the typed layer keeps the pointer array raw.
+        Role::SelectedValues { .. } => true,
         Role::Callback => true,
         Role::InArray { len } | Role::OutArray { len } => unchecked(len) || !fits(p),
         Role::OutBuffer { len: None, size_from: None, capacity: None, .. } => true,
@@ -54,5 +56,6 @@ pub fn fits(p: &Param) -> bool {
             pointee.is_some_and(|(t, c)| !c && (t.is_void() || is_char(t) || matches!(t, Type::Prim { prim: Prim::U8 | Prim::I8 })))
         }
         Role::SelectedValue { .. } => pointee.is_some(),
+        Role::SelectedValues { .. } => false,
     }
 }

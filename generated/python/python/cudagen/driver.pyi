@@ -12218,8 +12218,8 @@ def cuMemRangeGetAttribute(dataSize: int, attribute: CUmem_range_attribute | int
     `cuMemAdvise`,
     `cudaMemRangeGetAttribute`
     """
-def cuMemRangeGetAttributes(data: Any, dataSizes: Sequence[int] | None, attributes: Sequence[CUmem_range_attribute | int] | None, numAttributes: int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemRangeGetAttributes(dataSizes: Sequence[int] | None, attributes: Sequence[CUmem_range_attribute | int] | None, numAttributes: int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult, list[Any] | None]:
+    """Returns `tuple[CUresult, list[Any] | None]`.
 
     Query attributes of a given memory range.
 
@@ -12304,8 +12304,8 @@ def cuPointerSetAttribute(value: Any, attribute: CUpointer_attribute | int, ptr:
     `cuMemHostRegister`,
     `cuMemHostUnregister`
     """
-def cuPointerGetAttributes(numAttributes: int, attributes: Sequence[CUpointer_attribute | int] | None, data: Any, ptr: CUdeviceptr | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuPointerGetAttributes(numAttributes: int, attributes: Sequence[CUpointer_attribute | int] | None, ptr: CUdeviceptr | int) -> tuple[CUresult, list[Any] | None]:
+    """Returns `tuple[CUresult, list[Any] | None]`.
 
     Returns information about a pointer.
 

@@ -10927,10 +10927,9 @@ pub fn mem_range_get_attribute<T: crate::Plain>(attribute: CUmem_range_attribute
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemRangeGetAttributes")]
 #[inline]
-pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[CUmem_range_attribute], dev_ptr: CUdeviceptr) -> Result<(), Error> {
-    let __num_attributes: usize = crate::util::array_len(&[Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __count: usize = crate::util::array_len(&[Some(data_sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, __count) }?;
+pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[CUmem_range_attribute], dev_ptr: CUdeviceptr, count: usize) -> Result<(), Error> {
+    let __num_attributes: usize = crate::util::array_len(&[Some(data_sizes.len()), Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, count) }?;
     error::check(__r)?;
     Ok(())
 }

@@ -76,7 +76,8 @@ pub struct ParamView {
     pub is_out: bool,
     /// Words of `u64` storage for an `out` value.
     pub words: u64,
-    /// `selected_out` / `selected_in`: the selector argument, the member types, the size
+    /// `selected_out` / `selected_in` / `selected_list`: the selector argument (for a list: the
+    /// enum array, counted by `len_var`; `size_arg`: the array of byte sizes), the member types, the size
     /// parameter (`size_ptr`: an in/out `size_t*` set from the member; `size_arg`: the caller's
     /// byte count), the status code for an unlisted member and the number of outputs.
     pub selector: usize,
@@ -87,6 +88,9 @@ pub struct ParamView {
     pub nouts: usize,
     /// The early return for an unlisted selector member.
     pub fail: String,
+    /// `selected_list`: Python argument variables of the enum array and of the sizes.
+    pub selector_rust: String,
+    pub size_rust: String,
 }
 
 /// One member of a selector enum and how its value crosses the boundary.
@@ -196,6 +200,8 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             invalid: 0,
             nouts: 0,
             fail: String::new(),
+            selector_rust: String::new(),
+            size_rust: String::new(),
         };
         let pointee = p.ty.pointee().map(|(t, _)| t);
         match &p.role {
@@ -217,6 +223,23 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                     }
                 }
                 v.invalid = invalid_value(lib);
+            }
+            Role::SelectedValues { selectors, sizes } => {
+                let (sel, sp) = f.params.iter().enumerate().find(|(_, q)| &q.name == selectors).ok_or_else(|| format!("no selectors {selectors}"))?;
+                let table = match sp.ty.pointee().map(|(t, _)| lib.resolve(t)) {
+                    Some(Resolved::Enum(e)) => lib.value_table(&e.name).ok_or_else(|| format!("no value table for {}", e.name))?,
+                    _ => return Err(format!("selectors {selectors} is not an enum array")),
+                };
+                v.kind = "selected_list";
+                v.selector = sel;
+                v.members = table.members.iter().map(|m| member_view(lib, m, handles)).collect();
+                v.size_arg = sizes.as_ref().and_then(|s| f.params.iter().position(|q| &q.name == s));
+                v.len_var = match &sp.role {
+                    Role::InArray { len: Some(l) } => len_var(f, l)?,
+                    _ => return Err(format!("selectors {selectors} has no count")),
+                };
+                v.invalid = invalid_value(lib);
+                v.stub = "list[Any]".into();
             }
             Role::Value | Role::Length { .. } => {
                 let s = scalar(lib, &p.ty, handles);
@@ -342,7 +365,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             params[k].keep_key = lifetimes::keep_key(params[k].callback, &params)?;
         }
     }
-    let is_out = |k: &str| matches!(k, "out" | "cstr_out" | "out_array" | "out_buffer" | "selected_out");
+    let is_out = |k: &str| matches!(k, "out" | "cstr_out" | "out_array" | "out_buffer" | "selected_out" | "selected_list");
     let hidden = |k: &str| k == "selected_size";
     let args: Vec<usize> = params.iter().filter(|p| !is_out(p.kind) && !hidden(p.kind)).map(|p| p.index).collect();
     let outs: Vec<usize> =
@@ -355,8 +378,11 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         p.nouts = outs.len();
     }
     let status = lib.status_enum.clone().unwrap_or_else(|| "int".into());
+    let rust_names: Vec<String> = params.iter().map(|p| p.rust.clone()).collect();
     for p in params.iter_mut().filter(|p| p.kind.starts_with("selected_") && p.kind != "selected_size") {
         p.fail = format!("conv::fail(py, &E_{status}, {}, LIBRARY_MISSING, {})", p.invalid, p.nouts);
+        p.selector_rust = rust_names[p.selector].clone();
+        p.size_rust = p.size_arg.map(|k| rust_names[k].clone()).unwrap_or_default();
     }
     let mut ret_items = vec![status];
     for &o in &outs {
@@ -468,6 +494,7 @@ fn arg_stub(s: &Scalar) -> String {
 fn out_stub(p: &ParamView) -> String {
     match p.kind {
         "selected_out" => "Any".into(),
+        "selected_list" => "list[Any]".into(),
         "inout_int" => "int".into(),
         "cstr_out" | "out_buffer" => "bytes".into(),
         "out_array" => format!("list[{}]", p.scalar.stub),

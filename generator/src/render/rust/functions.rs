@@ -220,7 +220,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                 };
             }
             (Role::Value | Role::Callback, _) => raw(&mut tp),
-            (Role::HostPtr | Role::Opaque | Role::UserData, _) => raw(&mut tp),
+            (Role::HostPtr | Role::Opaque | Role::UserData | Role::SelectedValues { .. }, _) => raw(&mut tp),
             (Role::InRef, Some((t, c))) if pointee_ok(t) => {
                 let t = ctx.rust(t);
                 tp.kind = "in_ref";
