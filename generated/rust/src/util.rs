@@ -89,3 +89,18 @@ pub(crate) fn selected_size<T: Plain>(sel: i64, table: &[(i64, usize, bool)]) ->
     let ok = if sized { n > 0 && n % bytes == 0 } else { n == bytes };
     ok.then_some(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::selected_size;
+
+    #[test]
+    fn selected_size_checks_the_member_table() {
+        let table = [(1, 8, false), (2, 4, false), (3, 4, true)];
+        assert_eq!(selected_size::<u64>(1, &table), Some(8));
+        assert_eq!(selected_size::<u32>(1, &table), None, "wrong size");
+        assert_eq!(selected_size::<u32>(9, &table), None, "unlisted member");
+        assert_eq!(selected_size::<[i32; 3]>(3, &table), Some(12), "sized: any multiple");
+        assert_eq!(selected_size::<[u8; 6]>(3, &table), None);
+    }
+}

@@ -22,7 +22,7 @@ pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
             LibraryKind::Nvrtc => &annotations.nvrtc,
         };
         handles::run(lib, ann)?;
-        values::run(lib, ann)?;
+        values::run(lib, ann, cuda_version)?;
         params::run(lib, ann, cuda_version)?;
         shape::run(lib);
         naming::run(lib);

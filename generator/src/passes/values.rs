@@ -6,12 +6,17 @@ use crate::annotations::LibraryAnnotations;
 use crate::diag::{Error, Errors, Result};
 use crate::ir::{Library, Prim, Resolved, Type, ValueCount, ValueMember, ValueTable};
 
-pub fn run(lib: &mut Library, ann: &LibraryAnnotations) -> Result<()> {
+/// `cuda_version` (e.g. 12090) lets `[since]` entries named `Enum` or `Enum.MEMBER` be absent
+/// from older headers.
+pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
     let mut errors = Errors::default();
     let mut tables = Vec::new();
     for (enum_name, members) in &ann.value_types {
         let at = ann.location_of(enum_name);
         let Some(e) = lib.enum_named(enum_name) else {
+            if ann.may_be_absent(enum_name, cuda_version) {
+                continue;
+            }
             errors.push(Error::at(at, format!("value_types names enum `{enum_name}`, which the header does not declare")));
             continue;
         };
@@ -25,7 +30,8 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations) -> Result<()> {
                 Err(why) => errors.push(Error::at(at.clone(), format!("value_types.{enum_name}.{}: {why}", v.name))),
             }
         }
-        for m in members.keys().filter(|m| !e.variants.iter().any(|v| &v.name == *m)) {
+        let absent = |m: &str| !e.variants.iter().any(|v| v.name == m);
+        for m in members.keys().filter(|m| absent(m) && !ann.may_be_absent(&format!("{enum_name}.{m}"), cuda_version)) {
             errors.push(Error::at(at.clone(), format!("value_types.{enum_name} names `{m}`, which is not a member of the enum")));
         }
         tables.push(table);
@@ -89,4 +95,50 @@ fn prim_named(s: &str) -> Option<Type> {
         _ => return None,
     };
     Some(Type::prim(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Doc, Enum, EnumVariant, Location, Names};
+
+    fn lib() -> Library {
+        let mut lib = Library::new(crate::ir::LibraryKind::Driver);
+        let v = |name: &str, value| EnumVariant { name: name.into(), value, doc: Doc::default(), names: Names::default() };
+        lib.enums.push(Enum {
+            name: "attr".into(),
+            tag: None,
+            variants: vec![v("A_CTX", 1), v("A_FLAG", 2), v("A_PATH", 3)],
+            is_flags: false,
+            repr: Prim::UInt,
+            doc: Doc::default(),
+            location: Location::default(),
+            names: Names::default(),
+        });
+        lib
+    }
+
+    fn ann(text: &str) -> LibraryAnnotations {
+        LibraryAnnotations::parse("t.toml", text).unwrap()
+    }
+
+    #[test]
+    fn member_types_sizes_and_counts() {
+        let mut l = lib();
+        run(&mut l, &ann("[value_types.attr]\nA_CTX = \"void*\"\nA_FLAG = \"bool\"\nA_PATH = \"char[16]\"\n"), None).unwrap();
+        let t = l.value_table("attr").unwrap();
+        let sizes: Vec<(u64, bool, ValueCount)> = t.members.iter().map(|m| (m.size, m.boolean, m.count)).collect();
+        assert_eq!(sizes, vec![(8, false, ValueCount::One), (4, true, ValueCount::One), (1, false, ValueCount::Fixed { n: 16 })]);
+    }
+
+    #[test]
+    fn names_that_name_nothing_are_errors() {
+        for text in ["[value_types.nope]\nA_CTX = \"int\"\n", "[value_types.attr]\nA_NONE = \"int\"\n", "[value_types.attr]\nA_CTX = \"CUnothing\"\n"] {
+            assert!(run(&mut lib(), &ann(text), None).is_err(), "{text}");
+        }
+        // Unless `[since]` says the member is newer than these headers.
+        let text = "[value_types.attr]\nA_NEW = \"int\"\n[since]\n\"attr.A_NEW\" = \"12.9\"\n";
+        assert!(run(&mut lib(), &ann(text), Some(12000)).is_ok());
+        assert!(run(&mut lib(), &ann(text), Some(12090)).is_err());
+    }
 }
