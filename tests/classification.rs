@@ -1,9 +1,10 @@
 //! Snapshot of the full classification table of the real headers: one line per function with
-//! its ABI symbol, version, variants and each parameter's direction and role.
+//! its ABI symbol, version, variants, final safety and each parameter's direction, role and the
+//! source that decided it; plus rules every decision must keep (soundness of the typed layer).
 //! Headers come from `CUDAGEN_HEADERS_DIR` or the xtask cache `.cache/headers/12.9`.
 
 use cudagen_generator::annotations::Annotations;
-use cudagen_generator::ir::{Function, Role};
+use cudagen_generator::ir::{Api, DecidedBy, Direction, Function, Role, Type};
 use cudagen_generator::HeaderSet;
 use std::path::Path;
 
@@ -17,7 +18,24 @@ fn role(r: &Role) -> String {
             len.as_deref().or(size_from.as_deref()).unwrap_or("?")
         ),
         Role::Length { of } => format!("len({of})"),
+        Role::SelectedValues { selectors, sizes } => match sizes {
+            Some(s) => format!("selected_by({selectors}[])[{s}]"),
+            None => format!("selected_by({selectors}[])"),
+        },
+        Role::SelectedValue { selector, len } => match len {
+            Some(l) => format!("selected_by({selector})[{l}]"),
+            None => format!("selected_by({selector})"),
+        },
         other => serde_json::to_value(other).unwrap()["role"].as_str().unwrap().to_string(),
+    }
+}
+
+fn by(d: DecidedBy) -> &'static str {
+    match d {
+        DecidedBy::Annotation => "ann",
+        DecidedBy::Doc => "doc",
+        DecidedBy::Heuristic => "heur",
+        DecidedBy::Type => "type",
     }
 }
 
@@ -27,13 +45,13 @@ fn line(f: &Function) -> String {
     let params: Vec<String> = f
         .params
         .iter()
-        .map(|p| format!("{}:{:?}/{}{}", p.name, p.direction, role(&p.role), if p.nullable { "?" } else { "" }))
+        .map(|p| format!("{}:{:?}/{}{}@{}", p.name, p.direction, role(&p.role), if p.nullable { "?" } else { "" }, by(p.decided_by)))
         .collect();
-    format!("{} -> {}@{}{} {}({})", f.name, f.symbol, version, variants.concat(), if f.needs_unsafe { "unsafe " } else { "" }, params.join(", "))
+    format!("{} -> {}@{}{} {}({})", f.name, f.symbol, version, variants.concat(), if f.needs_unsafe { "unsafe " } else { "safe " }, params.join(", "))
 }
 
-#[test]
-fn classification_table_12_9() {
+/// The IR of the real 12.9 headers, or `None` (skipped) outside CI when they are not fetched.
+fn api_12_9() -> Option<Api> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let dir = std::env::var_os("CUDAGEN_HEADERS_DIR")
         .map(Into::into)
@@ -43,10 +61,15 @@ fn classification_table_12_9() {
             panic!("no 12.9 headers at {}: run `cargo xtask regen --cuda 12.9` first", dir.display());
         }
         eprintln!("skipped: no 12.9 headers at {} (run `cargo xtask regen --cuda 12.9`)", dir.display());
-        return;
+        return None;
     }
     let ann = Annotations::load_dir(&root.join("headers")).unwrap();
-    let api = cudagen_generator::build_api(&HeaderSet { cuda_version: "12.9".into(), include_dir: dir }, &ann).unwrap();
+    Some(cudagen_generator::build_api(&HeaderSet { cuda_version: "12.9".into(), include_dir: dir }, &ann).unwrap())
+}
+
+#[test]
+fn classification_table_12_9() {
+    let Some(api) = api_12_9() else { return };
     let mut table = String::new();
     for lib in &api.libraries {
         for f in &lib.functions {
@@ -59,4 +82,86 @@ fn classification_table_12_9() {
     assert_eq!(driver.functions.len(), 473);
     assert_eq!(nvrtc.functions.len(), 26);
     insta::assert_snapshot!("classification_12_9", table);
+}
+
+/// Every parameter of every function of the real headers, with its function.
+fn params(api: &Api) -> impl Iterator<Item = (&Function, &cudagen_generator::ir::Param)> {
+    api.libraries.iter().flat_map(|l| &l.functions).flat_map(|f| f.params.iter().map(move |p| (f, p)))
+}
+
+#[test]
+fn a_const_pointee_is_never_an_output() {
+    let Some(api) = api_12_9() else { return };
+    let bad: Vec<String> = params(&api)
+        .filter(|(_, p)| matches!(p.ty, Type::Pointer { is_const: true, .. }))
+        .filter(|(_, p)| p.direction != Direction::In || matches!(p.role, Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut))
+        .map(|(f, p)| format!("{}.{}", f.name, p.name))
+        .collect();
+    assert!(bad.is_empty(), "const pointees classified as outputs: {bad:?}");
+}
+
+/// Parameters the callee reads: the typed layer must pass initialised memory (never a
+/// `MaybeUninit` out-value) to them.
+#[test]
+fn read_parameters_are_never_uninitialised_outputs() {
+    let Some(api) = api_12_9() else { return };
+    let is_set = |f: &Function| f.name.contains("Set") && !f.name.contains("Get");
+    let mut bad = Vec::new();
+    for (f, p) in params(&api) {
+        let write_only = matches!(p.role, Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. });
+        // A set function's pointers are read unless its doc says one is returned.
+        if is_set(f) && p.decided_by != DecidedBy::Doc && (write_only || p.direction == Direction::Out) {
+            bad.push(format!("{}.{} (set function)", f.name, p.name));
+        }
+        // A count the caller passes with an array, and in/out values, are read.
+        if p.direction == Direction::InOut && matches!(p.role, Role::OutValue) {
+            bad.push(format!("{}.{} (in/out as out-value)", f.name, p.name));
+        }
+        // Selected values the callee reads (set functions) are never out.
+        if matches!(p.role, Role::SelectedValue { .. }) && is_set(f) && p.direction != Direction::In {
+            bad.push(format!("{}.{} (selected value of a set function)", f.name, p.name));
+        }
+        // An array with a counted length is input unless the doc or an annotation says filled.
+        if let Role::OutArray { len: Some(_) } = &p.role {
+            if p.decided_by == DecidedBy::Heuristic {
+                bad.push(format!("{}.{} (counted array guessed as output)", f.name, p.name));
+            }
+        }
+    }
+    for (name, param) in [
+        ("cuTexRefSetBorderColor", "pBorderColor"),
+        ("cuGraphicsMapResources", "resources"),
+        ("cuGraphicsUnmapResources", "resources"),
+        ("cuGraphKernelNodeSetAttribute", "value"),
+        ("cuCoredumpSetAttribute", "size"),
+        ("cuThreadExchangeStreamCaptureMode", "mode"),
+        ("cuLogsDumpToMemory", "iterator"),
+        ("cuLogsDumpToMemory", "size"),
+        ("cuLogsDumpToFile", "iterator"),
+    ] {
+        let f = api.libraries.iter().find_map(|l| l.function(name)).unwrap();
+        let p = f.param(param).unwrap();
+        if p.direction == Direction::Out || matches!(p.role, Role::OutValue | Role::OutArray { .. }) {
+            bad.push(format!("{name}.{param} ({:?}/{:?})", p.direction, p.role));
+        }
+    }
+    assert!(bad.is_empty(), "read parameters passed as uninitialised outputs: {bad:?}");
+}
+
+/// `pub unsafe fn` in the generated Rust crate is exactly the IR's `needs_unsafe` set.
+#[test]
+fn generated_unsafe_fns_are_the_irs() {
+    let Some(api) = api_12_9() else { return };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    for lib in &api.libraries {
+        let text = std::fs::read_to_string(root.join(format!("generated/rust/src/{}/mod.rs", lib.kind.module()))).unwrap();
+        let generated: std::collections::BTreeSet<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub unsafe fn "))
+            .map(|l| l.split(['(', '<']).next().unwrap())
+            .collect();
+        let ir: std::collections::BTreeSet<&str> =
+            lib.functions.iter().filter(|f| f.needs_unsafe).map(|f| f.names.rust.as_str()).collect();
+        assert_eq!(generated, ir, "{}: unsafe fns of generated/rust differ from the IR", lib.kind.module());
+    }
 }

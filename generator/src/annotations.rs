@@ -44,6 +44,10 @@ pub struct LibraryAnnotations {
     pub functions: BTreeMap<String, BTreeMap<String, ParamAnnotation>>,
     #[serde(default)]
     pub handles: HandleAnnotations,
+    /// Selector enum -> member -> C type of the value it selects (`"CUcontext"`, `"bool"`,
+    /// `"unsigned long long"`, `"int[]"`, `"char[1024]"`); read by `selected_value` parameters.
+    #[serde(default)]
+    pub value_types: BTreeMap<String, BTreeMap<String, String>>,
     /// Function name -> CUDA version (`"12.4"`) that introduced it: annotations of a function
     /// absent from older headers are not errors there.
     #[serde(default)]
@@ -83,6 +87,11 @@ pub struct ParamAnnotation {
     pub size_from: Option<String>,
     /// For `out_buffer`: size the typed surfaces allocate.
     pub capacity: Option<u32>,
+    /// For `selected_value`: the enum parameter that chooses the value's type; for
+    /// `selected_values`: the enum array parameter.
+    pub selector: Option<String>,
+    /// For `selected_values`: the array of byte sizes.
+    pub sizes: Option<String>,
 }
 
 impl LibraryAnnotations {
@@ -115,7 +124,7 @@ impl LibraryAnnotations {
 
     /// Best location for an annotation of `function` (the line of its table header).
     pub fn location_of(&self, function: &str) -> Location {
-        let line = ["[functions.", "functions."]
+        let line = ["[functions.", "functions.", "[value_types."]
             .iter()
             .find_map(|p| self.text.find(&format!("{p}{function}")))
             .map(|off| line_of(&self.text, off))

@@ -21,6 +21,7 @@ mod entry;
 mod enums;
 mod handles;
 mod launch;
+mod values;
 mod driver;
 mod nvrtc;
 

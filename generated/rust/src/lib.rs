@@ -28,5 +28,6 @@
 pub mod loader;
 pub mod trace;
 mod util;
+pub use util::Plain;
 pub mod driver;
 pub mod nvrtc;

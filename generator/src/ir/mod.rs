@@ -76,6 +76,10 @@ pub struct Library {
     pub macros: Vec<MacroConst>,
     /// Declarations that were seen but could not be represented, with the reason.
     pub skipped: Vec<Skipped>,
+    /// Per-member C types of enums that select a value's type (`CUpointer_attribute`), from the
+    /// annotations; read by [`Role::SelectedValue`] parameters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub value_types: Vec<ValueTable>,
 }
 
 impl Library {
@@ -90,6 +94,7 @@ impl Library {
             typedefs: Vec::new(),
             macros: Vec::new(),
             skipped: Vec::new(),
+            value_types: Vec::new(),
         }
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
@@ -104,6 +109,45 @@ impl Library {
     pub fn typedef(&self, name: &str) -> Option<&Typedef> {
         self.typedefs.iter().find(|t| t.name == name)
     }
+    /// The member type table of the enum `name` (by public name).
+    pub fn value_table(&self, name: &str) -> Option<&ValueTable> {
+        self.value_types.iter().find(|t| t.enum_name == name)
+    }
+}
+
+/// The C type of a value for each member of a selector enum (`CU_POINTER_ATTRIBUTE_CONTEXT` ->
+/// `CUcontext`). Members not listed are refused by the typed surfaces (never passed to the driver
+/// with a buffer of a guessed size).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValueTable {
+    /// Public enum name (`CUpointer_attribute`).
+    pub enum_name: String,
+    pub members: Vec<ValueMember>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValueMember {
+    /// Enum constant (`CU_POINTER_ATTRIBUTE_CONTEXT`) and its value.
+    pub variant: String,
+    pub value: i64,
+    /// C type of the value; of one element when `count` is not `One`.
+    pub ty: Type,
+    /// Size in bytes of one element of `ty`.
+    pub size: u64,
+    /// An integer the surfaces read as a truth value (annotation `bool`).
+    pub boolean: bool,
+    pub count: ValueCount,
+}
+
+/// How many elements of [`ValueMember::ty`] a selected value holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "count")]
+pub enum ValueCount {
+    One,
+    /// A fixed array (`char[1024]`); char arrays hold a NUL-terminated string.
+    Fixed { n: u32 },
+    /// As many as the value's size parameter allows (`int[]`).
+    Sized,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -287,6 +331,13 @@ pub enum Role {
     UserData,
     /// Any other pointer the generator cannot type safely; raw on every surface.
     Opaque,
+    /// `void*` to one value whose C type the enum parameter `selector` chooses (see
+    /// [`Library::value_types`]); read by the callee for direction `In`, written for `Out`.
+    /// `len` names its byte-size parameter (by value, or an in/out `size_t*`), if any.
+    SelectedValue { selector: String, len: Option<String> },
+    /// `void**`: one pointer per element of the enum array parameter `selectors`, each to a value
+    /// of the type that element selects; `sizes` names the array of their byte sizes, if any.
+    SelectedValues { selectors: String, sizes: Option<String> },
 }
 
 impl Role {

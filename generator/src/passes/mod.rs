@@ -1,11 +1,12 @@
-//! IR -> IR passes, run in order by [`run_all`]: docs, handles, parameters, return shapes,
-//! names. Each pass is deterministic and reports bad annotations as errors with locations.
+//! IR -> IR passes, run in order by [`run_all`]: docs, handles, value tables, parameters,
+//! return shapes and safety, names. Each pass is deterministic and reports bad annotations as errors with locations.
 
 pub mod docs;
 pub mod handles;
 pub mod naming;
 pub mod params;
 pub mod shape;
+pub mod values;
 
 use crate::annotations::Annotations;
 use crate::diag::Result;
@@ -21,6 +22,7 @@ pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
             LibraryKind::Nvrtc => &annotations.nvrtc,
         };
         handles::run(lib, ann)?;
+        values::run(lib, ann, cuda_version)?;
         params::run(lib, ann, cuda_version)?;
         shape::run(lib);
         naming::run(lib);

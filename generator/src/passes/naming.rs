@@ -23,6 +23,19 @@ pub fn rust_ident(s: &str) -> String {
     }
 }
 
+/// Parameter names that would shadow a Python builtin, renamed as NVIDIA's `cuda.bindings` does
+/// so that keyword calls written for it keep working.
+const PYTHON_SHADOWED: [(&str, &str); 5] =
+    [("type", "typename"), ("len", "length"), ("format", "pformat"), ("bytes", "numbytes"), ("input", "input_")];
+
+/// Python name of a function parameter: builtins it would shadow are renamed, keywords escaped.
+pub fn python_param_ident(s: &str) -> String {
+    match PYTHON_SHADOWED.iter().find(|(from, _)| *from == s) {
+        Some((_, to)) => to.to_string(),
+        None => python_ident(s),
+    }
+}
+
 pub fn python_ident(s: &str) -> String {
     if PYTHON_KEYWORDS.contains(&s) {
         format!("{s}_")
@@ -73,7 +86,7 @@ pub fn run(lib: &mut Library) {
     for f in &mut lib.functions {
         f.names = Names { rust: function_rust_name(kind, &f.name), python: python_ident(&f.name) };
         for p in &mut f.params {
-            p.names = Names { rust: rust_ident(&p.name.to_snake_case()), python: python_ident(&p.name) };
+            p.names = Names { rust: rust_ident(&p.name.to_snake_case()), python: python_param_ident(&p.name) };
         }
     }
     for e in &mut lib.enums {
@@ -116,5 +129,9 @@ mod tests {
     fn escapes() {
         assert_eq!(rust_ident("type"), "r#type");
         assert_eq!(python_ident("lambda"), "lambda_");
+        assert_eq!(python_param_ident("type"), "typename");
+        assert_eq!(python_param_ident("input"), "input_");
+        assert_eq!(python_param_ident("from"), "from_");
+        assert_eq!(python_param_ident("ptr"), "ptr");
     }
 }

@@ -28,6 +28,41 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
             link_lengths(lib, i);
             unlink_stale_lengths(&mut lib.functions[i]);
         }
+        if let Err(e) = check_rules(lib, &lib.functions[i], ann) {
+            errors.push(e);
+        }
+    }
+    errors.finish()
+}
+
+/// Facts every classification must keep, whoever decided it: a `const` pointee is never written,
+/// and a selected value's selector is an enum with a member type table.
+fn check_rules(lib: &Library, f: &Function, ann: &LibraryAnnotations) -> Result<()> {
+    let mut errors = Errors::default();
+    for p in &f.params {
+        if matches!(p.ty, Type::Pointer { is_const: true, .. }) && p.direction != Direction::In {
+            errors.push(Error::at(ann.location_of(&f.name), format!("`{}.{}` points to const but is classified {:?}", f.name, p.name, p.direction)));
+        }
+        let selector = match &p.role {
+            Role::SelectedValue { selector, .. } => Some((selector, false)),
+            Role::SelectedValues { selectors, .. } => Some((selectors, true)),
+            _ => None,
+        };
+        if let Some((selector, array)) = selector {
+            let table = f.param(selector).and_then(|s| {
+                let ty = if array { s.ty.pointee().map(|(t, _)| t)? } else { &s.ty };
+                match lib.resolve(ty) {
+                    Resolved::Enum(e) => lib.value_table(&e.name),
+                    _ => None,
+                }
+            });
+            if table.is_none() {
+                errors.push(Error::at(
+                    ann.location_of(&f.name),
+                    format!("`{}.{}`: selector `{selector}` is not an enum (array) parameter with a value_types table", f.name, p.name),
+                ));
+            }
+        }
     }
     errors.finish()
 }
@@ -39,7 +74,10 @@ fn unlink_stale_lengths(f: &mut Function) {
         .params
         .iter()
         .filter_map(|p| match &p.role {
-            Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) } | Role::OutBuffer { len: Some(l), .. } => Some(l.clone()),
+            Role::InArray { len: Some(l) }
+            | Role::OutArray { len: Some(l) }
+            | Role::OutBuffer { len: Some(l), .. }
+            | Role::SelectedValue { len: Some(l), .. } => Some(l.clone()),
             _ => None,
         })
         .collect();
@@ -68,7 +106,7 @@ fn validate_annotations(lib: &Library, ann: &LibraryAnnotations, cuda_version: O
                     format!("annotation names parameter `{pname}` of `{fname}`, which has no such parameter"),
                 ));
             }
-            for other in [&a.len].into_iter().flatten() {
+            for other in [&a.len, &a.selector, &a.sizes].into_iter().flatten() {
                 if f.param(other).is_none() {
                     errors.push(Error::at(ann.location_of(fname), format!("`{fname}.{pname}`: len names unknown parameter `{other}`")));
                 }
@@ -107,22 +145,40 @@ fn apply(f: &mut Function, pname: &str, a: &ParamAnnotation, ann: &LibraryAnnota
             "callback" => Role::Callback,
             "user_data" => Role::UserData,
             "opaque" => Role::Opaque,
+            "selected_value" => {
+                let Some(sel) = a.selector.clone() else {
+                    return Err(Error::at(at, format!("`{}.{pname}`: selected_value needs `selector`", f.name)));
+                };
+                Role::SelectedValue { selector: sel, len: a.len.clone() }
+            }
+            "selected_values" => {
+                let Some(sel) = a.selector.clone() else {
+                    return Err(Error::at(at, format!("`{}.{pname}`: selected_values needs `selector`", f.name)));
+                };
+                Role::SelectedValues { selectors: sel, sizes: a.sizes.clone() }
+            }
             other => return Err(Error::at(at, format!("`{}.{pname}`: unknown role `{other}`", f.name))),
         };
         p.direction = a.direction.unwrap_or(match p.role {
-            Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut => Direction::Out,
+            Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut | Role::SelectedValues { .. } => Direction::Out,
             Role::InOutRef => Direction::InOut,
+            Role::Value | Role::InRef | Role::InArray { .. } | Role::CStrIn => Direction::In,
             _ => p.direction,
         });
     }
     p.decided_by = DecidedBy::Annotation;
     let len = match &p.role {
-        Role::InArray { len } | Role::OutArray { len } | Role::OutBuffer { len, .. } => len.clone(),
+        Role::InArray { len } | Role::OutArray { len } | Role::OutBuffer { len, .. } | Role::SelectedValue { len, .. } => len.clone(),
         _ => None,
     };
     if let Some(len) = len {
         let of = pname.to_string();
-        if let Some(lp) = f.params.iter_mut().find(|q| q.name == len && matches!(q.ty, Type::Prim { .. } | Type::Named { .. })) {
+        let selected = matches!(p.role, Role::SelectedValue { .. });
+        if let Some(lp) = f.params.iter_mut().find(|q| q.name == len && (selected || matches!(q.ty, Type::Prim { .. } | Type::Named { .. }))) {
+            // A selected value's `size_t *size` is in/out: the surfaces set it from the member type.
+            if matches!(lp.ty, Type::Pointer { .. }) {
+                lp.direction = Direction::InOut;
+            }
             lp.role = Role::Length { of };
             lp.decided_by = DecidedBy::Annotation;
         }
@@ -149,6 +205,14 @@ fn doc_direction(doc: &str) -> Option<Direction> {
     ];
     let first_sentence = lower.split(". ").next().unwrap_or("");
     (OUT.iter().any(|p| lower.starts_with(p)) || first_sentence.contains(" to return ")).then_some(Direction::Out)
+}
+
+/// True when the function's name has `word` as a word after the prefix (`cuTexRefSetAddress`
+/// for `Set`; not `cuMemset`).
+fn verb(f: &Function, word: &str) -> bool {
+    f.name.match_indices(word).any(|(i, _)| {
+        i > 0 && f.name[i + word.len()..].chars().next().is_none_or(|c| c.is_ascii_uppercase() || c == '_')
+    })
 }
 
 fn is_nullable(doc: &str) -> bool {
@@ -200,9 +264,18 @@ fn classify(lib: &Library, f: &Function, p: &Param) -> (Direction, Role, bool, D
     let has_callback = f.params.iter().any(|q| matches!(lib.resolve(&q.ty), Resolved::Callback(_) | Resolved::FnPtr));
     let array_len = length_param(lib, f, p);
     let status = lib.is_status(&f.ret);
+    let (setter, getter) = (verb(f, "Set"), verb(f, "Get"));
+    // A const pointee is never written, whatever the doc says.
+    let by = if *is_const { DecidedBy::Type } else { by };
     let dir = match (stated, is_const) {
+        (_, true) => Direction::In,
         (Some(d), _) => d,
-        (None, true) => Direction::In,
+        // An array sized by a count is an input unless the doc says the callee fills it.
+        (None, false) if array_len.is_some() && matches!(kind, Pointee::Value | Pointee::Record) => Direction::In,
+        // A set function reads what its pointers point to.
+        (None, false) if setter => Direction::In,
+        // A get function fills the struct it is given.
+        (None, false) if getter && kind == Pointee::Record => Direction::Out,
         // A non-const pointer to a value on a status-returning function is usually an output.
         (None, false) if status && matches!(kind, Pointee::Value | Pointee::CharPtr) && array_len.is_none() => Direction::Out,
         (None, false) => match kind {
@@ -229,6 +302,7 @@ fn classify(lib: &Library, f: &Function, p: &Param) -> (Direction, Role, bool, D
         (Pointee::Value | Pointee::Record, _, _) if array_len.is_some() => Role::OutArray { len: array_len.clone() },
         (Pointee::Value, Direction::In, true) => Role::InArray { len: None },
         (Pointee::Record, Direction::In, true) => Role::InRef,
+        (Pointee::Value | Pointee::Record, Direction::In, false) if setter => Role::InRef,
         (Pointee::Value | Pointee::Record, Direction::Out, _) => Role::OutValue,
         (Pointee::Value | Pointee::Record, _, _) => Role::InOutRef,
         (Pointee::Other, _, _) => Role::Opaque,

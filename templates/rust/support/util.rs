@@ -58,3 +58,44 @@ pub(crate) fn array_len<T: TryFrom<usize>>(lens: &[Option<usize>]) -> Option<T> 
     }
     T::try_from(n.unwrap_or(0)).ok()
 }
+
+/// Types a C library may write any bytes into: integers, floats, raw pointers, arrays of them and
+/// the generated `#[repr(C)]` types built from those. The typed functions whose value type an
+/// enum argument selects (`pointer_get_attribute`) take or return one, checked by size.
+///
+/// # Safety
+/// Every bit pattern of `size_of::<Self>()` bytes must be a valid value.
+pub unsafe trait Plain: Copy {}
+
+macro_rules! plain {
+    ($($t:ty),*) => { $(unsafe impl Plain for $t {})* };
+}
+plain!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, f32, f64);
+unsafe impl<T> Plain for *mut T {}
+unsafe impl<T> Plain for *const T {}
+unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
+
+/// The byte size of a selected value of type `T` for selector value `sel`, checked against the
+/// member table `(value, bytes, sized)`: `T` must have the member's size (a multiple of it for
+/// `sized` members). `None` for an unlisted member or a wrong size.
+pub(crate) fn selected_size<T: Plain>(sel: i64, table: &[(i64, usize, bool)]) -> Option<usize> {
+    let &(_, bytes, sized) = table.iter().find(|m| m.0 == sel)?;
+    let n = core::mem::size_of::<T>();
+    let ok = if sized { n > 0 && n % bytes == 0 } else { n == bytes };
+    ok.then_some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::selected_size;
+
+    #[test]
+    fn selected_size_checks_the_member_table() {
+        let table = [(1, 8, false), (2, 4, false), (3, 4, true)];
+        assert_eq!(selected_size::<u64>(1, &table), Some(8));
+        assert_eq!(selected_size::<u32>(1, &table), None, "wrong size");
+        assert_eq!(selected_size::<u32>(9, &table), None, "unlisted member");
+        assert_eq!(selected_size::<[i32; 3]>(3, &table), Some(12), "sized: any multiple");
+        assert_eq!(selected_size::<[u8; 6]>(3, &table), None);
+    }
+}

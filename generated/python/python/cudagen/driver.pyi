@@ -2961,7 +2961,7 @@ def cuDeviceGetCount() -> tuple[CUresult, int | None]:
     `cuDeviceGetExecAffinitySupport`,
     `cudaGetDeviceCount`
     """
-def cuDeviceGetName(len: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
+def cuDeviceGetName(length: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
     """Returns `tuple[CUresult, bytes | None]`.
 
     Returns an identifier string for the device
@@ -3118,7 +3118,7 @@ def cuDeviceTotalMem(dev: CUdevice | int) -> tuple[CUresult, int | None]:
     `cuDeviceGetExecAffinitySupport`,
     `cudaMemGetInfo`
     """
-def cuDeviceGetTexture1DLinearMaxWidth(format: CUarray_format | int, numChannels: int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
+def cuDeviceGetTexture1DLinearMaxWidth(pformat: CUarray_format | int, numChannels: int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Returns the maximum number of elements allocatable in a 1D linear texture for a given texture element size.
@@ -3498,7 +3498,7 @@ def cuDeviceGetDefaultMemPool(dev: CUdevice | int) -> tuple[CUresult, CUmemoryPo
 
     **See also:** `cuMemAllocAsync`, `cuMemPoolTrimTo`, `cuMemPoolGetAttribute`, `cuMemPoolSetAttribute`, cuMemPoolSetAccess, `cuDeviceGetMemPool`, `cuMemPoolCreate`
     """
-def cuDeviceGetExecAffinitySupport(type: CUexecAffinityType | int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
+def cuDeviceGetExecAffinitySupport(typename: CUexecAffinityType | int, dev: CUdevice | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Returns information about the execution affinity support of the device.
@@ -5023,7 +5023,7 @@ def cuCtxResetPersistingL2Cache() -> tuple[CUresult]:
     **See also:**
     `CUaccessPolicyWindow`
     """
-def cuCtxGetExecAffinity(type: CUexecAffinityType | int) -> tuple[CUresult, CUexecAffinityParam_v1 | None]:
+def cuCtxGetExecAffinity(typename: CUexecAffinityType | int) -> tuple[CUresult, CUexecAffinityParam_v1 | None]:
     """Returns `tuple[CUresult, CUexecAffinityParam_v1 | None]`.
 
     Returns the execution affinity setting for the current context.
@@ -5675,7 +5675,7 @@ def cuLinkCreate(numOptions: int, options: Sequence[CUjit_option | int] | None, 
     `cuLinkComplete`,
     `cuLinkDestroy`
     """
-def cuLinkAddData(state: CUlinkState | int, type: CUjitInputType | int, data: Any, size: int, name: bytes | None, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
+def cuLinkAddData(state: CUlinkState | int, typename: CUjitInputType | int, data: Any, size: int, name: bytes | None, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Add an input to a pending linker invocation
@@ -5715,7 +5715,7 @@ def cuLinkAddData(state: CUlinkState | int, type: CUjitInputType | int, data: An
     `cuLinkComplete`,
     `cuLinkDestroy`
     """
-def cuLinkAddFile(state: CUlinkState | int, type: CUjitInputType | int, path: bytes, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
+def cuLinkAddFile(state: CUlinkState | int, typename: CUjitInputType | int, path: bytes, numOptions: int, options: Sequence[CUjit_option | int] | None, optionValues: Sequence[Any] | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Add a file input to a pending linker invocation
@@ -7182,7 +7182,7 @@ def cuDeviceGetByPCIBusId(pciBusId: bytes) -> tuple[CUresult, CUdevice | None]:
     `cuDeviceGetPCIBusId`,
     `cudaDeviceGetByPCIBusId`
     """
-def cuDeviceGetPCIBusId(len: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
+def cuDeviceGetPCIBusId(length: int, dev: CUdevice | int) -> tuple[CUresult, bytes | None]:
     """Returns `tuple[CUresult, bytes | None]`.
 
     Returns a PCI Bus Id string for the device
@@ -10603,8 +10603,8 @@ def cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray | int) -> tuple[CU
     `cuArrayCreate`,
     `cudaFreeMipmappedArray`
     """
-def cuMemGetHandleForAddressRange(handle: Any, dptr: CUdeviceptr | int, size: int, handleType: CUmemRangeHandleType | int, flags: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemGetHandleForAddressRange(dptr: CUdeviceptr | int, size: int, handleType: CUmemRangeHandleType | int, flags: int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Retrieve handle for an address range
 
@@ -11122,8 +11122,8 @@ def cuMemGetAccess(location: CUmemLocation_v1, ptr: CUdeviceptr | int) -> tuple[
 
     **See also:** `cuMemSetAccess`
     """
-def cuMemExportToShareableHandle(shareableHandle: Any, handle: CUmemGenericAllocationHandle | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemExportToShareableHandle(handle: CUmemGenericAllocationHandle | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Exports an allocation to a requested shareable handle type
 
@@ -11388,8 +11388,8 @@ def cuMemPoolSetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | 
     **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
     `cuDeviceGetMemPool`, `cuMemPoolCreate`
     """
-def cuMemPoolGetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | int, value: Any) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemPoolGetAttribute(pool: CUmemoryPool | int, attr: CUmemPool_attribute | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Gets attributes of a memory pool
 
@@ -11578,8 +11578,8 @@ def cuMemAllocFromPoolAsync(bytesize: int, pool: CUmemoryPool | int, hStream: CU
     `cuDeviceGetMemPool`, `cuMemPoolCreate`, `cuMemPoolSetAccess`,
     `cuMemPoolSetAttribute`
     """
-def cuMemPoolExportToShareableHandle(handle_out: Any, pool: CUmemoryPool | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemPoolExportToShareableHandle(pool: CUmemoryPool | int, handleType: CUmemAllocationHandleType | int, flags: int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Exports a memory pool to the requested handle type.
 
@@ -11933,8 +11933,8 @@ def cuMulticastGetGranularity(prop: CUmulticastObjectProp_v1, option: CUmulticas
 
     **See also:** `cuMulticastCreate`, `cuMulticastBindMem`, `cuMulticastBindAddr`, `cuMulticastUnbind`
     """
-def cuPointerGetAttribute(data: Any, attribute: CUpointer_attribute | int, ptr: CUdeviceptr | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuPointerGetAttribute(attribute: CUpointer_attribute | int, ptr: CUdeviceptr | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Returns information about a pointer
 
@@ -12519,8 +12519,8 @@ def cuMemAdvise_v2(devPtr: CUdeviceptr | int, count: int, advice: CUmem_advise |
     `cuMemcpy3DPeerAsync`, `cuMemPrefetchAsync`, `cuMemAdvise`,
     `cudaMemAdvise`
     """
-def cuMemRangeGetAttribute(data: Any, dataSize: int, attribute: CUmem_range_attribute | int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemRangeGetAttribute(dataSize: int, attribute: CUmem_range_attribute | int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Query an attribute of a given memory range
 
@@ -12600,8 +12600,8 @@ def cuMemRangeGetAttribute(data: Any, dataSize: int, attribute: CUmem_range_attr
     `cuMemAdvise`,
     `cudaMemRangeGetAttribute`
     """
-def cuMemRangeGetAttributes(data: Any, dataSizes: Sequence[int] | None, attributes: Sequence[CUmem_range_attribute | int] | None, numAttributes: int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuMemRangeGetAttributes(dataSizes: Sequence[int] | None, attributes: Sequence[CUmem_range_attribute | int] | None, numAttributes: int, devPtr: CUdeviceptr | int, count: int) -> tuple[CUresult, list[Any] | None]:
+    """Returns `tuple[CUresult, list[Any] | None]`.
 
     Query attributes of a given memory range.
 
@@ -12686,8 +12686,8 @@ def cuPointerSetAttribute(value: Any, attribute: CUpointer_attribute | int, ptr:
     `cuMemHostRegister`,
     `cuMemHostUnregister`
     """
-def cuPointerGetAttributes(numAttributes: int, attributes: Sequence[CUpointer_attribute | int] | None, data: Any, ptr: CUdeviceptr | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuPointerGetAttributes(numAttributes: int, attributes: Sequence[CUpointer_attribute | int] | None, ptr: CUdeviceptr | int) -> tuple[CUresult, list[Any] | None]:
+    """Returns `tuple[CUresult, list[Any] | None]`.
 
     Returns information about a pointer.
 
@@ -13257,8 +13257,8 @@ def cuStreamBeginCaptureToGraph(hStream: CUstream | int, hGraph: CUgraph | int, 
     `cuThreadExchangeStreamCaptureMode`,
     `cuGraphAddNode`
     """
-def cuThreadExchangeStreamCaptureMode() -> tuple[CUresult, CUstreamCaptureMode | None]:
-    """Returns `tuple[CUresult, CUstreamCaptureMode | None]`.
+def cuThreadExchangeStreamCaptureMode(mode: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
 
     Swaps the stream capture interaction mode for a thread
 
@@ -13419,8 +13419,8 @@ def cuStreamGetCaptureInfo(hStream: CUstream | int, dependencies_out: Any) -> tu
     `cuStreamIsCapturing`,
     `cuStreamUpdateCaptureDependencies`
     """
-def cuStreamGetCaptureInfo_v3(hStream: CUstream | int, dependencies_out: Any, edgeData_out: Any) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]:
-    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]`.
+def cuStreamGetCaptureInfo_v3(hStream: CUstream | int) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None, int | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None, int | None]`.
 
     Query a stream's capture state (12.3+)
 
@@ -15992,7 +15992,7 @@ def cuFuncSetBlockShape(hfunc: CUfunction | int, x: int, y: int, z: int) -> tupl
     `cuLaunchGridAsync`,
     `cuLaunchKernel`
     """
-def cuFuncSetSharedSize(hfunc: CUfunction | int, bytes: int) -> tuple[CUresult]:
+def cuFuncSetSharedSize(hfunc: CUfunction | int, numbytes: int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets the dynamic shared-memory size for the function
@@ -17784,8 +17784,8 @@ def cuDeviceGraphMemTrim(device: CUdevice | int) -> tuple[CUresult]:
     `cuDeviceSetGraphMemAttribute`,
     `cuDeviceGetGraphMemAttribute`
     """
-def cuDeviceGetGraphMemAttribute(device: CUdevice | int, attr: CUgraphMem_attribute | int, value: Any) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuDeviceGetGraphMemAttribute(device: CUdevice | int, attr: CUgraphMem_attribute | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Query asynchronous allocation attributes related to graphs
 
@@ -19162,8 +19162,8 @@ def cuGraphDestroy(hGraph: CUgraph | int) -> tuple[CUresult]:
     **See also:**
     `cuGraphCreate`
     """
-def cuGraphExecUpdate(hGraphExec: CUgraphExec | int, hGraph: CUgraph | int, resultInfo: CUgraphExecUpdateResultInfo_v1) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuGraphExecUpdate(hGraphExec: CUgraphExec | int, hGraph: CUgraph | int) -> tuple[CUresult, CUgraphExecUpdateResultInfo_v1 | None]:
+    """Returns `tuple[CUresult, CUgraphExecUpdateResultInfo_v1 | None]`.
 
     Check whether an executable graph can be updated with a graph and perform the update if possible
 
@@ -19297,8 +19297,8 @@ def cuGraphKernelNodeGetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttrib
     **See also:**
     `CUaccessPolicyWindow`
     """
-def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int) -> tuple[CUresult, CUlaunchAttributeValue | None]:
-    """Returns `tuple[CUresult, CUlaunchAttributeValue | None]`.
+def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, value: CUlaunchAttributeValue) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Sets node attribute.
 
@@ -20023,7 +20023,7 @@ def cuTexRefSetMipmappedArray(hTexRef: CUtexref | int, hMipmappedArray: CUmipmap
     `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
     `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
     """
-def cuTexRefSetAddress(hTexRef: CUtexref | int, dptr: CUdeviceptr | int, bytes: int) -> tuple[CUresult, int | None]:
+def cuTexRefSetAddress(hTexRef: CUtexref | int, dptr: CUdeviceptr | int, numbytes: int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Binds an address as a texture reference
@@ -20369,8 +20369,8 @@ def cuTexRefSetMaxAnisotropy(hTexRef: CUtexref | int, maxAniso: int) -> tuple[CU
     `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
     `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
     """
-def cuTexRefSetBorderColor(hTexRef: CUtexref | int) -> tuple[CUresult, float | None]:
-    """Returns `tuple[CUresult, float | None]`.
+def cuTexRefSetBorderColor(hTexRef: CUtexref | int, pBorderColor: Sequence[float] | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Sets the border color for a texture reference
 
@@ -21125,8 +21125,8 @@ def cuTexObjectDestroy(texObject: CUtexObject | int) -> tuple[CUresult]:
     `cuTexObjectCreate`,
     `cudaDestroyTextureObject`
     """
-def cuTexObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTexObjectGetResourceDesc(texObject: CUtexObject | int) -> tuple[CUresult, CUDA_RESOURCE_DESC_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_RESOURCE_DESC_v1 | None]`.
 
     Returns a texture object's resource descriptor
 
@@ -21147,8 +21147,8 @@ def cuTexObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, texObject: CUtex
     `cuTexObjectCreate`,
     `cudaGetTextureObjectResourceDesc`,
     """
-def cuTexObjectGetTextureDesc(pTexDesc: CUDA_TEXTURE_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTexObjectGetTextureDesc(texObject: CUtexObject | int) -> tuple[CUresult, CUDA_TEXTURE_DESC_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_TEXTURE_DESC_v1 | None]`.
 
     Returns a texture object's texture descriptor
 
@@ -21169,8 +21169,8 @@ def cuTexObjectGetTextureDesc(pTexDesc: CUDA_TEXTURE_DESC_v1, texObject: CUtexOb
     `cuTexObjectCreate`,
     `cudaGetTextureObjectTextureDesc`
     """
-def cuTexObjectGetResourceViewDesc(pResViewDesc: CUDA_RESOURCE_VIEW_DESC_v1, texObject: CUtexObject | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTexObjectGetResourceViewDesc(texObject: CUtexObject | int) -> tuple[CUresult, CUDA_RESOURCE_VIEW_DESC_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_RESOURCE_VIEW_DESC_v1 | None]`.
 
     Returns a texture object's resource view descriptor
 
@@ -21242,8 +21242,8 @@ def cuSurfObjectDestroy(surfObject: CUsurfObject | int) -> tuple[CUresult]:
     `cuSurfObjectCreate`,
     `cudaDestroySurfaceObject`
     """
-def cuSurfObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, surfObject: CUsurfObject | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuSurfObjectGetResourceDesc(surfObject: CUsurfObject | int) -> tuple[CUresult, CUDA_RESOURCE_DESC_v1 | None]:
+    """Returns `tuple[CUresult, CUDA_RESOURCE_DESC_v1 | None]`.
 
     Returns a surface object's resource descriptor
 
@@ -21264,8 +21264,8 @@ def cuSurfObjectGetResourceDesc(pResDesc: CUDA_RESOURCE_DESC_v1, surfObject: CUs
     `cuSurfObjectCreate`,
     `cudaGetSurfaceObjectResourceDesc`
     """
-def cuTensorMapEncodeTiled(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, boxDim: Sequence[int] | None, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTensorMapEncodeTiled(tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, boxDim: Sequence[int] | None, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
+    """Returns `tuple[CUresult, CUtensorMap | None]`.
 
     Create a tensor map descriptor object representing tiled memory region
 
@@ -21434,8 +21434,8 @@ def cuTensorMapEncodeTiled(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDa
     `cuTensorMapEncodeIm2colWide`,
     `cuTensorMapReplaceAddress`
     """
-def cuTensorMapEncodeIm2col(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCorner: Sequence[int] | None, pixelBoxUpperCorner: Sequence[int] | None, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTensorMapEncodeIm2col(tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCorner: Sequence[int] | None, pixelBoxUpperCorner: Sequence[int] | None, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
+    """Returns `tuple[CUresult, CUtensorMap | None]`.
 
     Create a tensor map descriptor object representing im2col memory region
 
@@ -21620,8 +21620,8 @@ def cuTensorMapEncodeIm2col(tensorMap: CUtensorMap, tensorDataType: CUtensorMapD
     `cuTensorMapEncodeIm2colWide`,
     `cuTensorMapReplaceAddress`
     """
-def cuTensorMapEncodeIm2colWide(tensorMap: CUtensorMap, tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCornerWidth: int, pixelBoxUpperCornerWidth: int, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, mode: CUtensorMapIm2ColWideMode | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuTensorMapEncodeIm2colWide(tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCornerWidth: int, pixelBoxUpperCornerWidth: int, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, mode: CUtensorMapIm2ColWideMode | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
+    """Returns `tuple[CUresult, CUtensorMap | None]`.
 
     Create a tensor map descriptor object representing im2col memory region, but where
     the elements are exclusively loaded along the W dimension.
@@ -22163,8 +22163,8 @@ def cuGraphicsResourceSetMapFlags(resource: CUgraphicsResource | int, flags: int
     `cuGraphicsMapResources`,
     `cudaGraphicsResourceSetMapFlags`
     """
-def cuGraphicsMapResources(count: int, hStream: CUstream | int) -> tuple[CUresult, CUgraphicsResource | None]:
-    """Returns `tuple[CUresult, CUgraphicsResource | None]`.
+def cuGraphicsMapResources(count: int, resources: Sequence[CUgraphicsResource | int] | None, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Map graphics resources for access by CUDA
 
@@ -22204,8 +22204,8 @@ def cuGraphicsMapResources(count: int, hStream: CUstream | int) -> tuple[CUresul
     `cuGraphicsUnmapResources`,
     `cudaGraphicsMapResources`
     """
-def cuGraphicsUnmapResources(count: int, hStream: CUstream | int) -> tuple[CUresult, CUgraphicsResource | None]:
-    """Returns `tuple[CUresult, CUgraphicsResource | None]`.
+def cuGraphicsUnmapResources(count: int, resources: Sequence[CUgraphicsResource | int] | None, hStream: CUstream | int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Unmap graphics resources.
 
@@ -22305,8 +22305,8 @@ def cuGetProcAddress(symbol: bytes, cudaVersion: int, flags: int) -> tuple[CUres
     **See also:**
     `cudaGetDriverEntryPoint`
     """
-def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Allows caller to fetch a coredump attribute value for the current context
 
@@ -22376,8 +22376,8 @@ def cuCoredumpGetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tupl
     `cuCoredumpSetAttribute`,
     `cuCoredumpSetAttributeGlobal`
     """
-def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int) -> tuple[CUresult, Any | None]:
+    """Returns `tuple[CUresult, Any | None]`.
 
     Allows caller to fetch a coredump attribute value for the entire application
 
@@ -22441,8 +22441,8 @@ def cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -
     `cuCoredumpSetAttribute`,
     `cuCoredumpSetAttributeGlobal`
     """
-def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Allows caller to set a coredump attribute value for the current context
 
@@ -22519,8 +22519,8 @@ def cuCoredumpSetAttribute(attrib: CUcoredumpSettings | int, value: Any) -> tupl
     `cuCoredumpGetAttribute`,
     `cuCoredumpSetAttributeGlobal`
     """
-def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Allows caller to set a coredump attribute value globally
 
@@ -22594,8 +22594,8 @@ def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -
     `cuCoredumpGetAttributeGlobal`,
     `cuCoredumpSetAttribute`
     """
-def cuGetExportTable(ppExportTable: Any, pExportTableId: CUuuid) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuGetExportTable(pExportTableId: CUuuid) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
     """
 def cuGreenCtxCreate(desc: CUdevResourceDesc | int, dev: CUdevice | int, flags: int) -> tuple[CUresult, CUgreenCtx | None]:
     """Returns `tuple[CUresult, CUgreenCtx | None]`.
@@ -22695,7 +22695,7 @@ def cuCtxFromGreenCtx(hCtx: CUgreenCtx | int) -> tuple[CUresult, CUcontext | Non
     **See also:**
     `cuGreenCtxCreate`
     """
-def cuDeviceGetDevResource(device: CUdevice | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
+def cuDeviceGetDevResource(device: CUdevice | int, typename: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
     """Returns `tuple[CUresult, CUdevResource_v1 | None]`.
 
     Get device resources
@@ -22721,7 +22721,7 @@ def cuDeviceGetDevResource(device: CUdevice | int, type: CUdevResourceType | int
     **See also:**
     `cuDevResourceGenerateDesc`
     """
-def cuCtxGetDevResource(hCtx: CUcontext | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
+def cuCtxGetDevResource(hCtx: CUcontext | int, typename: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
     """Returns `tuple[CUresult, CUdevResource_v1 | None]`.
 
     Get context resources
@@ -22746,7 +22746,7 @@ def cuCtxGetDevResource(hCtx: CUcontext | int, type: CUdevResourceType | int) ->
     **See also:**
     `cuDevResourceGenerateDesc`
     """
-def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int, type: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
+def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int, typename: CUdevResourceType | int) -> tuple[CUresult, CUdevResource_v1 | None]:
     """Returns `tuple[CUresult, CUdevResource_v1 | None]`.
 
     Get green context resources
@@ -22769,8 +22769,8 @@ def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int, type: CUdevResourceType | i
     **See also:**
     `cuDevResourceGenerateDesc`
     """
-def cuDevSmResourceSplitByCount(result: Any, input: CUdevResource_v1, remaining: CUdevResource_v1, useFlags: int, minCount: int) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuDevSmResourceSplitByCount(nbGroups: int, input_: CUdevResource_v1, useFlags: int, minCount: int) -> tuple[CUresult, list[CUdevResource_v1] | None, int | None, CUdevResource_v1 | None]:
+    """Returns `tuple[CUresult, list[CUdevResource_v1] | None, int | None, CUdevResource_v1 | None]`.
 
     Splits `CU_DEV_RESOURCE_TYPE_SM` resources.
 
@@ -23083,8 +23083,8 @@ def cuLogsCurrent(flags: int) -> tuple[CUresult, CUlogIterator | None]:
     `CUDA_SUCCESS`
     `CUDA_ERROR_INVALID_VALUE`
     """
-def cuLogsDumpToFile(pathToFile: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None]:
-    """Returns `tuple[CUresult, CUlogIterator | None]`.
+def cuLogsDumpToFile(iterator: Any, pathToFile: bytes, flags: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Dump accumulated driver logs into a file
 
@@ -23108,8 +23108,8 @@ def cuLogsDumpToFile(pathToFile: bytes, flags: int) -> tuple[CUresult, CUlogIter
     `CUDA_SUCCESS`
     `CUDA_ERROR_INVALID_VALUE`
     """
-def cuLogsDumpToMemory(buffer: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None, int | None]:
-    """Returns `tuple[CUresult, CUlogIterator | None, int | None]`.
+def cuLogsDumpToMemory(iterator: Any, buffer: bytes | bytearray | Any, size: int, flags: int) -> tuple[CUresult, int | None]:
+    """Returns `tuple[CUresult, int | None]`.
 
     Dump accumulated driver logs into a buffer
 

@@ -31,6 +31,18 @@ pub mod types;
 
 pub use error::Error;
 pub use types::*;
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::CUcontext {}
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::CUdeviceptr_v2 {}
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::CUmemFabricHandle_v1 {}
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::CUmemLocationType {}
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::CUmemoryPool {}
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::CUmemorytype {}
 
 /// Gets the string description of an error code
 ///
@@ -1551,10 +1563,10 @@ pub fn ctx_create(flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
 /// `CUexecAffinityParam`
 #[doc(alias = "cuCtxCreate_v3")]
 #[inline]
-pub fn ctx_create_v3(params_array: &mut [CUexecAffinityParam], flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
+pub fn ctx_create_v3(params_array: &[CUexecAffinityParam], flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
     let mut __pctx = MaybeUninit::<CUcontext>::uninit();
     let __num_params: c_int = crate::util::array_len(&[Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuCtxCreate_v3(__pctx.as_mut_ptr(), params_array.as_mut_ptr(), __num_params, flags, dev) }?;
+    let __r = unsafe { sys::call_cuCtxCreate_v3(__pctx.as_mut_ptr(), params_array.as_ptr().cast_mut(), __num_params, flags, dev) }?;
     error::check(__r)?;
     Ok(unsafe { __pctx.assume_init() })
 }
@@ -7136,11 +7148,11 @@ pub fn memcpy3d_peer_async(p_copy: &CUDA_MEMCPY3D_PEER, h_stream: CUstream) -> R
 /// *Memcpy semantics apply (see the CUDA programming guide).*
 #[doc(alias = "cuMemcpyBatchAsync")]
 #[inline]
-pub fn memcpy_batch_async(dsts: &[CUdeviceptr], srcs: &[CUdeviceptr], sizes: &[usize], attrs: &mut [CUmemcpyAttributes], attrs_idxs: &[usize], h_stream: CUstream) -> Result<usize, Error> {
+pub fn memcpy_batch_async(dsts: &[CUdeviceptr], srcs: &[CUdeviceptr], sizes: &[usize], attrs: &[CUmemcpyAttributes], attrs_idxs: &[usize], h_stream: CUstream) -> Result<usize, Error> {
     let mut __fail_idx = MaybeUninit::<usize>::uninit();
     let __count: usize = crate::util::array_len(&[Some(dsts.len()), Some(srcs.len()), Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
     let __num_attrs: usize = crate::util::array_len(&[Some(attrs.len()), Some(attrs_idxs.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemcpyBatchAsync(dsts.as_ptr().cast_mut(), srcs.as_ptr().cast_mut(), sizes.as_ptr().cast_mut(), __count, attrs.as_mut_ptr(), attrs_idxs.as_ptr().cast_mut(), __num_attrs, __fail_idx.as_mut_ptr(), h_stream) }?;
+    let __r = unsafe { sys::call_cuMemcpyBatchAsync(dsts.as_ptr().cast_mut(), srcs.as_ptr().cast_mut(), sizes.as_ptr().cast_mut(), __count, attrs.as_ptr().cast_mut(), attrs_idxs.as_ptr().cast_mut(), __num_attrs, __fail_idx.as_mut_ptr(), h_stream) }?;
     error::check(__r)?;
     Ok(unsafe { __fail_idx.assume_init() })
 }
@@ -7213,10 +7225,10 @@ pub fn memcpy_batch_async(dsts: &[CUdeviceptr], srcs: &[CUdeviceptr], sizes: &[u
 /// *Memcpy semantics apply (see the CUDA programming guide).*
 #[doc(alias = "cuMemcpy3DBatchAsync")]
 #[inline]
-pub fn memcpy3d_batch_async(op_list: &mut [CUDA_MEMCPY3D_BATCH_OP], flags: c_ulonglong, h_stream: CUstream) -> Result<usize, Error> {
+pub fn memcpy3d_batch_async(op_list: &[CUDA_MEMCPY3D_BATCH_OP], flags: c_ulonglong, h_stream: CUstream) -> Result<usize, Error> {
     let mut __fail_idx = MaybeUninit::<usize>::uninit();
     let __num_ops: usize = crate::util::array_len(&[Some(op_list.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemcpy3DBatchAsync(__num_ops, op_list.as_mut_ptr(), __fail_idx.as_mut_ptr(), flags, h_stream) }?;
+    let __r = unsafe { sys::call_cuMemcpy3DBatchAsync(__num_ops, op_list.as_ptr().cast_mut(), __fail_idx.as_mut_ptr(), flags, h_stream) }?;
     error::check(__r)?;
     Ok(unsafe { __fail_idx.assume_init() })
 }
@@ -8704,16 +8716,14 @@ pub fn mipmapped_array_destroy(h_mipmapped_array: CUmipmappedArray) -> Result<()
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`,
 /// `CUDA_ERROR_NOT_SUPPORTED`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemGetHandleForAddressRange")]
 #[inline]
-pub unsafe fn mem_get_handle_for_address_range(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handle_type: CUmemRangeHandleType, flags: c_ulonglong) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuMemGetHandleForAddressRange(handle, dptr, size, handle_type, flags) }?;
+pub fn mem_get_handle_for_address_range<T: crate::Plain>(dptr: CUdeviceptr, size: usize, handle_type: CUmemRangeHandleType, flags: c_ulonglong) -> Result<T, Error> {
+    let __handle_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __handle = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cuMemGetHandleForAddressRange(__handle.as_mut_ptr().cast::<c_void>(), dptr, size, handle_type, flags) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __handle.assume_init() })
 }
 
 /// Submit a batch of `count` independent decompression operations.
@@ -9272,16 +9282,14 @@ pub fn mem_get_access(location: &CUmemLocation, ptr: CUdeviceptr) -> Result<c_ul
 /// `CUDA_ERROR_NOT_SUPPORTED`
 ///
 /// **See also:** `cuMemImportFromShareableHandle`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemExportToShareableHandle")]
 #[inline]
-pub unsafe fn mem_export_to_shareable_handle(shareable_handle: *mut c_void, handle: CUmemGenericAllocationHandle, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuMemExportToShareableHandle(shareable_handle, handle, handle_type, flags) }?;
+pub fn mem_export_to_shareable_handle<T: crate::Plain>(handle: CUmemGenericAllocationHandle, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
+    let __shareable_handle_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __shareable_handle = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cuMemExportToShareableHandle(__shareable_handle.as_mut_ptr().cast::<c_void>(), handle, handle_type, flags) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __shareable_handle.assume_init() })
 }
 
 /// Imports an allocation from a requested shareable handle type.
@@ -9552,14 +9560,11 @@ pub fn mem_pool_trim_to(pool: CUmemoryPool, min_bytes_to_keep: usize) -> Result<
 ///
 /// **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
 /// `cuDeviceGetMemPool`, `cuMemPoolCreate`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemPoolSetAttribute")]
 #[inline]
-pub unsafe fn mem_pool_set_attribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuMemPoolSetAttribute(pool, attr, value) }?;
+pub fn mem_pool_set_attribute<T: crate::Plain>(pool: CUmemoryPool, attr: CUmemPool_attribute, value: &T) -> Result<(), Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuMemPoolSetAttribute(pool, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -9608,16 +9613,14 @@ pub unsafe fn mem_pool_set_attribute(pool: CUmemoryPool, attr: CUmemPool_attribu
 ///
 /// **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
 /// `cuDeviceGetMemPool`, `cuMemPoolCreate`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemPoolGetAttribute")]
 #[inline]
-pub unsafe fn mem_pool_get_attribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuMemPoolGetAttribute(pool, attr, value) }?;
+pub fn mem_pool_get_attribute<T: crate::Plain>(pool: CUmemoryPool, attr: CUmemPool_attribute) -> Result<T, Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __value = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cuMemPoolGetAttribute(pool, attr, __value.as_mut_ptr().cast::<c_void>()) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __value.assume_init() })
 }
 
 /// Controls visibility of pools between devices
@@ -9812,16 +9815,14 @@ pub fn mem_alloc_from_pool_async(bytesize: usize, pool: CUmemoryPool, h_stream: 
 /// `cuMemPoolImportPointer`, `cuMemAllocAsync`, `cuMemFreeAsync`,
 /// `cuDeviceGetDefaultMemPool`, `cuDeviceGetMemPool`, `cuMemPoolCreate`,
 /// `cuMemPoolSetAccess`, `cuMemPoolSetAttribute`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemPoolExportToShareableHandle")]
 #[inline]
-pub unsafe fn mem_pool_export_to_shareable_handle(handle_out: *mut c_void, pool: CUmemoryPool, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuMemPoolExportToShareableHandle(handle_out, pool, handle_type, flags) }?;
+pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(pool: CUmemoryPool, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
+    let __handle_out_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __handle_out = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cuMemPoolExportToShareableHandle(__handle_out.as_mut_ptr().cast::<c_void>(), pool, handle_type, flags) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __handle_out.assume_init() })
 }
 
 /// imports a memory pool from a shared handle.
@@ -10386,16 +10387,14 @@ pub fn multicast_get_granularity(prop: &CUmulticastObjectProp, option: CUmultica
 /// `cuMemHostRegister`,
 /// `cuMemHostUnregister`,
 /// `cudaPointerGetAttributes`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuPointerGetAttribute")]
 #[inline]
-pub unsafe fn pointer_get_attribute(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuPointerGetAttribute(data, attribute, ptr) }?;
+pub fn pointer_get_attribute<T: crate::Plain>(attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<T, Error> {
+    let __data_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 8, false), (2, 4, false), (3, 8, false), (4, 8, false), (6, 4, false), (7, 8, false), (8, 4, false), (9, 4, false), (10, 4, false), (11, 8, false), (12, 8, false), (13, 4, false), (14, 8, false), (15, 4, false), (16, 4, false), (17, 8, false), (18, 8, false), (19, 8, false), (20, 8, false), (21, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __data = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cuPointerGetAttribute(__data.as_mut_ptr().cast::<c_void>(), attribute, ptr) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __data.assume_init() })
 }
 
 /// Prefetches memory to the specified destination device
@@ -10881,16 +10880,14 @@ pub fn mem_advise_v2(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, l
 /// **See also:** `cuMemRangeGetAttributes`, `cuMemPrefetchAsync`,
 /// `cuMemAdvise`,
 /// `cudaMemRangeGetAttribute`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemRangeGetAttribute")]
 #[inline]
-pub unsafe fn mem_range_get_attribute(data: *mut c_void, data_size: usize, attribute: CUmem_range_attribute, dev_ptr: CUdeviceptr, count: usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count) }?;
+pub fn mem_range_get_attribute<T: crate::Plain>(attribute: CUmem_range_attribute, dev_ptr: CUdeviceptr, count: usize) -> Result<T, Error> {
+    let __data_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, true), (4, 4, false), (5, 4, false), (6, 4, false), (7, 4, false), (8, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __data = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cuMemRangeGetAttribute(__data.as_mut_ptr().cast::<c_void>(), __data_size as _, attribute, dev_ptr, count) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __data.assume_init() })
 }
 
 /// Query attributes of a given memory range.
@@ -10938,10 +10935,9 @@ pub unsafe fn mem_range_get_attribute(data: *mut c_void, data_size: usize, attri
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemRangeGetAttributes")]
 #[inline]
-pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[CUmem_range_attribute], dev_ptr: CUdeviceptr) -> Result<(), Error> {
-    let __num_attributes: usize = crate::util::array_len(&[Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __count: usize = crate::util::array_len(&[Some(data_sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, __count) }?;
+pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[CUmem_range_attribute], dev_ptr: CUdeviceptr, count: usize) -> Result<(), Error> {
+    let __num_attributes: usize = crate::util::array_len(&[Some(data_sizes.len()), Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, count) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -10985,14 +10981,11 @@ pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usi
 /// `cuMemHostAlloc`,
 /// `cuMemHostRegister`,
 /// `cuMemHostUnregister`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuPointerSetAttribute")]
 #[inline]
-pub unsafe fn pointer_set_attribute(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuPointerSetAttribute(value, attribute, ptr) }?;
+pub fn pointer_set_attribute<T: crate::Plain>(value: &T, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<(), Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 8, false), (2, 4, false), (3, 8, false), (4, 8, false), (6, 4, false), (7, 8, false), (8, 4, false), (9, 4, false), (10, 4, false), (11, 8, false), (12, 8, false), (13, 4, false), (14, 8, false), (15, 4, false), (16, 4, false), (17, 8, false), (18, 8, false), (19, 8, false), (20, 8, false), (21, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuPointerSetAttribute(core::ptr::from_ref(value).cast::<c_void>(), attribute, ptr) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11691,11 +11684,10 @@ pub fn stream_begin_capture_to_graph(h_stream: CUstream, h_graph: CUgraph, depen
 /// `cuStreamBeginCapture`
 #[doc(alias = "cuThreadExchangeStreamCaptureMode")]
 #[inline]
-pub fn thread_exchange_stream_capture_mode() -> Result<CUstreamCaptureMode, Error> {
-    let mut __mode = MaybeUninit::<CUstreamCaptureMode>::uninit();
-    let __r = unsafe { sys::call_cuThreadExchangeStreamCaptureMode(__mode.as_mut_ptr()) }?;
+pub fn thread_exchange_stream_capture_mode(mode: &mut CUstreamCaptureMode) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuThreadExchangeStreamCaptureMode(core::ptr::from_mut(mode)) }?;
     error::check(__r)?;
-    Ok(unsafe { __mode.assume_init() })
+    Ok(())
 }
 
 /// Ends capture on a stream, returning the captured graph
@@ -11866,20 +11858,18 @@ pub unsafe fn stream_get_capture_info(h_stream: CUstream, dependencies_out: *mut
 /// `cuStreamBeginCapture`,
 /// `cuStreamIsCapturing`,
 /// `cuStreamUpdateCaptureDependencies`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuStreamGetCaptureInfo_v3")]
 #[inline]
-pub unsafe fn stream_get_capture_info_v3(h_stream: CUstream, dependencies_out: *mut *const CUgraphNode, edge_data_out: *mut *const CUgraphEdgeData) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, usize), Error> {
+pub fn stream_get_capture_info_v3(h_stream: CUstream) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, *const CUgraphEdgeData, usize), Error> {
     let mut __capture_status_out = MaybeUninit::<CUstreamCaptureStatus>::uninit();
     let mut __id_out = MaybeUninit::<cuuint64_t>::uninit();
     let mut __graph_out = MaybeUninit::<CUgraph>::uninit();
+    let mut __dependencies_out = MaybeUninit::<*const CUgraphNode>::uninit();
+    let mut __edge_data_out = MaybeUninit::<*const CUgraphEdgeData>::uninit();
     let mut __num_dependencies_out = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuStreamGetCaptureInfo_v3(h_stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), dependencies_out, edge_data_out, __num_dependencies_out.as_mut_ptr()) }?;
+    let __r = unsafe { sys::call_cuStreamGetCaptureInfo_v3(h_stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), __dependencies_out.as_mut_ptr(), __edge_data_out.as_mut_ptr(), __num_dependencies_out.as_mut_ptr()) }?;
     error::check(__r)?;
-    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
+    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __dependencies_out.assume_init() }, unsafe { __edge_data_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
 }
 
 /// Update the set of dependencies in a capturing stream (11.3+)
@@ -13488,9 +13478,9 @@ pub fn stream_write_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64
 /// `cuMemHostRegister`
 #[doc(alias = "cuStreamBatchMemOp")]
 #[inline]
-pub fn stream_batch_mem_op(stream: CUstream, param_array: &mut [CUstreamBatchMemOpParams], flags: c_uint) -> Result<(), Error> {
+pub fn stream_batch_mem_op(stream: CUstream, param_array: &[CUstreamBatchMemOpParams], flags: c_uint) -> Result<(), Error> {
     let __count: c_uint = crate::util::array_len(&[Some(param_array.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuStreamBatchMemOp_v2(stream, __count, param_array.as_mut_ptr(), flags) }?;
+    let __r = unsafe { sys::call_cuStreamBatchMemOp_v2(stream, __count, param_array.as_ptr().cast_mut(), flags) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -14504,9 +14494,9 @@ pub unsafe fn launch_cooperative_kernel(f: CUfunction, grid_dim_x: c_uint, grid_
 #[doc(alias = "cuLaunchCooperativeKernelMultiDevice")]
 #[deprecated(note = "This function is deprecated as of CUDA 11.3.")]
 #[inline]
-pub fn launch_cooperative_kernel_multi_device(launch_params_list: &mut [CUDA_LAUNCH_PARAMS], flags: c_uint) -> Result<(), Error> {
+pub fn launch_cooperative_kernel_multi_device(launch_params_list: &[CUDA_LAUNCH_PARAMS], flags: c_uint) -> Result<(), Error> {
     let __num_devices: c_uint = crate::util::array_len(&[Some(launch_params_list.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLaunchCooperativeKernelMultiDevice(launch_params_list.as_mut_ptr(), __num_devices, flags) }?;
+    let __r = unsafe { sys::call_cuLaunchCooperativeKernelMultiDevice(launch_params_list.as_ptr().cast_mut(), __num_devices, flags) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -16685,16 +16675,14 @@ pub fn device_graph_mem_trim(device: CUdevice) -> Result<(), Error> {
 /// `cuDeviceSetGraphMemAttribute`,
 /// `cuGraphAddMemAllocNode`,
 /// `cuGraphAddMemFreeNode`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuDeviceGetGraphMemAttribute")]
 #[inline]
-pub unsafe fn device_get_graph_mem_attribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuDeviceGetGraphMemAttribute(device, attr, value) }?;
+pub fn device_get_graph_mem_attribute<T: crate::Plain>(device: CUdevice, attr: CUgraphMem_attribute) -> Result<T, Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __value = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cuDeviceGetGraphMemAttribute(device, attr, __value.as_mut_ptr().cast::<c_void>()) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __value.assume_init() })
 }
 
 /// Set asynchronous allocation attributes related to graphs
@@ -16719,14 +16707,11 @@ pub unsafe fn device_get_graph_mem_attribute(device: CUdevice, attr: CUgraphMem_
 /// `cuDeviceGetGraphMemAttribute`,
 /// `cuGraphAddMemAllocNode`,
 /// `cuGraphAddMemFreeNode`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuDeviceSetGraphMemAttribute")]
 #[inline]
-pub unsafe fn device_set_graph_mem_attribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuDeviceSetGraphMemAttribute(device, attr, value) }?;
+pub fn device_set_graph_mem_attribute<T: crate::Plain>(device: CUdevice, attr: CUgraphMem_attribute, value: &T) -> Result<(), Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuDeviceSetGraphMemAttribute(device, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18324,10 +18309,11 @@ pub fn graph_destroy(h_graph: CUgraph) -> Result<(), Error> {
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecUpdate")]
 #[inline]
-pub fn graph_exec_update(h_graph_exec: CUgraphExec, h_graph: CUgraph, result_info: &mut CUgraphExecUpdateResultInfo) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphExecUpdate_v2(h_graph_exec, h_graph, core::ptr::from_mut(result_info)) }?;
+pub fn graph_exec_update(h_graph_exec: CUgraphExec, h_graph: CUgraph) -> Result<CUgraphExecUpdateResultInfo, Error> {
+    let mut __result_info = MaybeUninit::<CUgraphExecUpdateResultInfo>::uninit();
+    let __r = unsafe { sys::call_cuGraphExecUpdate_v2(h_graph_exec, h_graph, __result_info.as_mut_ptr()) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __result_info.assume_init() })
 }
 
 /// Copies attributes from source node to destination node.
@@ -18401,11 +18387,10 @@ pub fn graph_kernel_node_get_attribute(h_node: CUgraphNode, attr: CUkernelNodeAt
 /// `CUaccessPolicyWindow`
 #[doc(alias = "cuGraphKernelNodeSetAttribute")]
 #[inline]
-pub fn graph_kernel_node_set_attribute(h_node: CUgraphNode, attr: CUkernelNodeAttrID) -> Result<CUkernelNodeAttrValue, Error> {
-    let mut __value = MaybeUninit::<CUkernelNodeAttrValue>::uninit();
-    let __r = unsafe { sys::call_cuGraphKernelNodeSetAttribute(h_node, attr, __value.as_mut_ptr().cast_const()) }?;
+pub fn graph_kernel_node_set_attribute(h_node: CUgraphNode, attr: CUkernelNodeAttrID, value: &CUkernelNodeAttrValue) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphKernelNodeSetAttribute(h_node, attr, core::ptr::from_ref(value)) }?;
     error::check(__r)?;
-    Ok(unsafe { __value.assume_init() })
+    Ok(())
 }
 
 /// Write a DOT file describing graph structure
@@ -18712,8 +18697,8 @@ pub fn graph_add_node_v2(h_graph: CUgraph, dependencies: &[CUgraphNode], depende
 /// `cuGraphExecNodeSetParams`
 #[doc(alias = "cuGraphNodeSetParams")]
 #[inline]
-pub fn graph_node_set_params(h_node: CUgraphNode, node_params: &mut CUgraphNodeParams) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphNodeSetParams(h_node, core::ptr::from_mut(node_params)) }?;
+pub fn graph_node_set_params(h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphNodeSetParams(h_node, core::ptr::from_ref(node_params).cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18764,8 +18749,8 @@ pub fn graph_node_set_params(h_node: CUgraphNode, node_params: &mut CUgraphNodeP
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecNodeSetParams")]
 #[inline]
-pub fn graph_exec_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, node_params: &mut CUgraphNodeParams) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphExecNodeSetParams(h_graph_exec, h_node, core::ptr::from_mut(node_params)) }?;
+pub fn graph_exec_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphExecNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params).cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -19643,14 +19628,17 @@ pub fn tex_ref_set_max_anisotropy(h_tex_ref: CUtexref, max_aniso: c_uint) -> Res
 /// **See also:**
 /// `cuTexRefSetAddressMode`,
 /// `cuTexRefGetAddressMode`, `cuTexRefGetBorderColor`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuTexRefSetBorderColor")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_set_border_color(h_tex_ref: CUtexref) -> Result<f32, Error> {
-    let mut __p_border_color = MaybeUninit::<f32>::uninit();
-    let __r = unsafe { sys::call_cuTexRefSetBorderColor(h_tex_ref, __p_border_color.as_mut_ptr()) }?;
+pub unsafe fn tex_ref_set_border_color(h_tex_ref: CUtexref, p_border_color: &[f32]) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuTexRefSetBorderColor(h_tex_ref, p_border_color.as_ptr().cast_mut()) }?;
     error::check(__r)?;
-    Ok(unsafe { __p_border_color.assume_init() })
+    Ok(())
 }
 
 /// Sets the flags for a texture reference
@@ -20505,10 +20493,11 @@ pub fn tex_object_destroy(tex_object: CUtexObject) -> Result<(), Error> {
 /// `cudaGetTextureObjectResourceDesc`,
 #[doc(alias = "cuTexObjectGetResourceDesc")]
 #[inline]
-pub fn tex_object_get_resource_desc(p_res_desc: &mut CUDA_RESOURCE_DESC, tex_object: CUtexObject) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuTexObjectGetResourceDesc(core::ptr::from_mut(p_res_desc), tex_object) }?;
+pub fn tex_object_get_resource_desc(tex_object: CUtexObject) -> Result<CUDA_RESOURCE_DESC, Error> {
+    let mut __p_res_desc = MaybeUninit::<CUDA_RESOURCE_DESC>::uninit();
+    let __r = unsafe { sys::call_cuTexObjectGetResourceDesc(__p_res_desc.as_mut_ptr(), tex_object) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __p_res_desc.assume_init() })
 }
 
 /// Returns a texture object's texture descriptor
@@ -20531,10 +20520,11 @@ pub fn tex_object_get_resource_desc(p_res_desc: &mut CUDA_RESOURCE_DESC, tex_obj
 /// `cudaGetTextureObjectTextureDesc`
 #[doc(alias = "cuTexObjectGetTextureDesc")]
 #[inline]
-pub fn tex_object_get_texture_desc(p_tex_desc: &mut CUDA_TEXTURE_DESC, tex_object: CUtexObject) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuTexObjectGetTextureDesc(core::ptr::from_mut(p_tex_desc), tex_object) }?;
+pub fn tex_object_get_texture_desc(tex_object: CUtexObject) -> Result<CUDA_TEXTURE_DESC, Error> {
+    let mut __p_tex_desc = MaybeUninit::<CUDA_TEXTURE_DESC>::uninit();
+    let __r = unsafe { sys::call_cuTexObjectGetTextureDesc(__p_tex_desc.as_mut_ptr(), tex_object) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __p_tex_desc.assume_init() })
 }
 
 /// Returns a texture object's resource view descriptor
@@ -20558,10 +20548,11 @@ pub fn tex_object_get_texture_desc(p_tex_desc: &mut CUDA_TEXTURE_DESC, tex_objec
 /// `cudaGetTextureObjectResourceViewDesc`
 #[doc(alias = "cuTexObjectGetResourceViewDesc")]
 #[inline]
-pub fn tex_object_get_resource_view_desc(p_res_view_desc: &mut CUDA_RESOURCE_VIEW_DESC, tex_object: CUtexObject) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuTexObjectGetResourceViewDesc(core::ptr::from_mut(p_res_view_desc), tex_object) }?;
+pub fn tex_object_get_resource_view_desc(tex_object: CUtexObject) -> Result<CUDA_RESOURCE_VIEW_DESC, Error> {
+    let mut __p_res_view_desc = MaybeUninit::<CUDA_RESOURCE_VIEW_DESC>::uninit();
+    let __r = unsafe { sys::call_cuTexObjectGetResourceViewDesc(__p_res_view_desc.as_mut_ptr(), tex_object) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __p_res_view_desc.assume_init() })
 }
 
 /// Creates a surface object
@@ -20643,10 +20634,11 @@ pub fn surf_object_destroy(surf_object: CUsurfObject) -> Result<(), Error> {
 /// `cudaGetSurfaceObjectResourceDesc`
 #[doc(alias = "cuSurfObjectGetResourceDesc")]
 #[inline]
-pub fn surf_object_get_resource_desc(p_res_desc: &mut CUDA_RESOURCE_DESC, surf_object: CUsurfObject) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuSurfObjectGetResourceDesc(core::ptr::from_mut(p_res_desc), surf_object) }?;
+pub fn surf_object_get_resource_desc(surf_object: CUsurfObject) -> Result<CUDA_RESOURCE_DESC, Error> {
+    let mut __p_res_desc = MaybeUninit::<CUDA_RESOURCE_DESC>::uninit();
+    let __r = unsafe { sys::call_cuSurfObjectGetResourceDesc(__p_res_desc.as_mut_ptr(), surf_object) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __p_res_desc.assume_init() })
 }
 
 /// Create a tensor map descriptor object representing tiled memory region
@@ -20821,10 +20813,11 @@ pub fn surf_object_get_resource_desc(p_res_desc: &mut CUDA_RESOURCE_DESC, surf_o
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuTensorMapEncodeTiled")]
 #[inline]
-pub unsafe fn tensor_map_encode_tiled(tensor_map: &mut CUtensorMap, tensor_data_type: CUtensorMapDataType, tensor_rank: cuuint32_t, global_address: *mut c_void, global_dim: &[cuuint64_t], global_strides: &[cuuint64_t], box_dim: &[cuuint32_t], element_strides: &[cuuint32_t], interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2_promotion: CUtensorMapL2promotion, oob_fill: CUtensorMapFloatOOBfill) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuTensorMapEncodeTiled(core::ptr::from_mut(tensor_map), tensor_data_type, tensor_rank, global_address, global_dim.as_ptr(), global_strides.as_ptr(), box_dim.as_ptr(), element_strides.as_ptr(), interleave, swizzle, l2_promotion, oob_fill) }?;
+pub unsafe fn tensor_map_encode_tiled(tensor_data_type: CUtensorMapDataType, tensor_rank: cuuint32_t, global_address: *mut c_void, global_dim: &[cuuint64_t], global_strides: &[cuuint64_t], box_dim: &[cuuint32_t], element_strides: &[cuuint32_t], interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2_promotion: CUtensorMapL2promotion, oob_fill: CUtensorMapFloatOOBfill) -> Result<CUtensorMap, Error> {
+    let mut __tensor_map = MaybeUninit::<CUtensorMap>::uninit();
+    let __r = unsafe { sys::call_cuTensorMapEncodeTiled(__tensor_map.as_mut_ptr(), tensor_data_type, tensor_rank, global_address, global_dim.as_ptr(), global_strides.as_ptr(), box_dim.as_ptr(), element_strides.as_ptr(), interleave, swizzle, l2_promotion, oob_fill) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __tensor_map.assume_init() })
 }
 
 /// Create a tensor map descriptor object representing im2col memory region
@@ -21015,10 +21008,11 @@ pub unsafe fn tensor_map_encode_tiled(tensor_map: &mut CUtensorMap, tensor_data_
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuTensorMapEncodeIm2col")]
 #[inline]
-pub unsafe fn tensor_map_encode_im2col(tensor_map: &mut CUtensorMap, tensor_data_type: CUtensorMapDataType, tensor_rank: cuuint32_t, global_address: *mut c_void, global_dim: &[cuuint64_t], global_strides: &[cuuint64_t], pixel_box_lower_corner: &[c_int], pixel_box_upper_corner: &[c_int], channels_per_pixel: cuuint32_t, pixels_per_column: cuuint32_t, element_strides: &[cuuint32_t], interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2_promotion: CUtensorMapL2promotion, oob_fill: CUtensorMapFloatOOBfill) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuTensorMapEncodeIm2col(core::ptr::from_mut(tensor_map), tensor_data_type, tensor_rank, global_address, global_dim.as_ptr(), global_strides.as_ptr(), pixel_box_lower_corner.as_ptr(), pixel_box_upper_corner.as_ptr(), channels_per_pixel, pixels_per_column, element_strides.as_ptr(), interleave, swizzle, l2_promotion, oob_fill) }?;
+pub unsafe fn tensor_map_encode_im2col(tensor_data_type: CUtensorMapDataType, tensor_rank: cuuint32_t, global_address: *mut c_void, global_dim: &[cuuint64_t], global_strides: &[cuuint64_t], pixel_box_lower_corner: &[c_int], pixel_box_upper_corner: &[c_int], channels_per_pixel: cuuint32_t, pixels_per_column: cuuint32_t, element_strides: &[cuuint32_t], interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2_promotion: CUtensorMapL2promotion, oob_fill: CUtensorMapFloatOOBfill) -> Result<CUtensorMap, Error> {
+    let mut __tensor_map = MaybeUninit::<CUtensorMap>::uninit();
+    let __r = unsafe { sys::call_cuTensorMapEncodeIm2col(__tensor_map.as_mut_ptr(), tensor_data_type, tensor_rank, global_address, global_dim.as_ptr(), global_strides.as_ptr(), pixel_box_lower_corner.as_ptr(), pixel_box_upper_corner.as_ptr(), channels_per_pixel, pixels_per_column, element_strides.as_ptr(), interleave, swizzle, l2_promotion, oob_fill) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __tensor_map.assume_init() })
 }
 
 /// Create a tensor map descriptor object representing im2col memory region, but where
@@ -21208,10 +21202,11 @@ pub unsafe fn tensor_map_encode_im2col(tensor_map: &mut CUtensorMap, tensor_data
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuTensorMapEncodeIm2colWide")]
 #[inline]
-pub unsafe fn tensor_map_encode_im2col_wide(tensor_map: &mut CUtensorMap, tensor_data_type: CUtensorMapDataType, tensor_rank: cuuint32_t, global_address: *mut c_void, global_dim: &[cuuint64_t], global_strides: &[cuuint64_t], pixel_box_lower_corner_width: c_int, pixel_box_upper_corner_width: c_int, channels_per_pixel: cuuint32_t, pixels_per_column: cuuint32_t, element_strides: &[cuuint32_t], interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2_promotion: CUtensorMapL2promotion, oob_fill: CUtensorMapFloatOOBfill) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuTensorMapEncodeIm2colWide(core::ptr::from_mut(tensor_map), tensor_data_type, tensor_rank, global_address, global_dim.as_ptr(), global_strides.as_ptr(), pixel_box_lower_corner_width, pixel_box_upper_corner_width, channels_per_pixel, pixels_per_column, element_strides.as_ptr(), interleave, mode, swizzle, l2_promotion, oob_fill) }?;
+pub unsafe fn tensor_map_encode_im2col_wide(tensor_data_type: CUtensorMapDataType, tensor_rank: cuuint32_t, global_address: *mut c_void, global_dim: &[cuuint64_t], global_strides: &[cuuint64_t], pixel_box_lower_corner_width: c_int, pixel_box_upper_corner_width: c_int, channels_per_pixel: cuuint32_t, pixels_per_column: cuuint32_t, element_strides: &[cuuint32_t], interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2_promotion: CUtensorMapL2promotion, oob_fill: CUtensorMapFloatOOBfill) -> Result<CUtensorMap, Error> {
+    let mut __tensor_map = MaybeUninit::<CUtensorMap>::uninit();
+    let __r = unsafe { sys::call_cuTensorMapEncodeIm2colWide(__tensor_map.as_mut_ptr(), tensor_data_type, tensor_rank, global_address, global_dim.as_ptr(), global_strides.as_ptr(), pixel_box_lower_corner_width, pixel_box_upper_corner_width, channels_per_pixel, pixels_per_column, element_strides.as_ptr(), interleave, mode, swizzle, l2_promotion, oob_fill) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __tensor_map.assume_init() })
 }
 
 /// Modify an existing tensor map descriptor with an updated global address
@@ -21661,11 +21656,11 @@ pub fn graphics_resource_set_map_flags(resource: CUgraphicsResource, flags: c_ui
 /// `cudaGraphicsMapResources`
 #[doc(alias = "cuGraphicsMapResources")]
 #[inline]
-pub fn graphics_map_resources(count: c_uint, h_stream: CUstream) -> Result<CUgraphicsResource, Error> {
-    let mut __resources = MaybeUninit::<CUgraphicsResource>::uninit();
-    let __r = unsafe { sys::call_cuGraphicsMapResources(count, __resources.as_mut_ptr(), h_stream) }?;
+pub fn graphics_map_resources(resources: &[CUgraphicsResource], h_stream: CUstream) -> Result<(), Error> {
+    let __count: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuGraphicsMapResources(__count, resources.as_ptr().cast_mut(), h_stream) }?;
     error::check(__r)?;
-    Ok(unsafe { __resources.assume_init() })
+    Ok(())
 }
 
 /// Unmap graphics resources.
@@ -21703,11 +21698,11 @@ pub fn graphics_map_resources(count: c_uint, h_stream: CUstream) -> Result<CUgra
 /// `cudaGraphicsUnmapResources`
 #[doc(alias = "cuGraphicsUnmapResources")]
 #[inline]
-pub fn graphics_unmap_resources(count: c_uint, h_stream: CUstream) -> Result<CUgraphicsResource, Error> {
-    let mut __resources = MaybeUninit::<CUgraphicsResource>::uninit();
-    let __r = unsafe { sys::call_cuGraphicsUnmapResources(count, __resources.as_mut_ptr(), h_stream) }?;
+pub fn graphics_unmap_resources(resources: &[CUgraphicsResource], h_stream: CUstream) -> Result<(), Error> {
+    let __count: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cuGraphicsUnmapResources(__count, resources.as_ptr().cast_mut(), h_stream) }?;
     error::check(__r)?;
-    Ok(unsafe { __resources.assume_init() })
+    Ok(())
 }
 
 /// Returns the requested driver API function pointer
@@ -21847,17 +21842,15 @@ pub fn get_proc_address(symbol: &CStr, cuda_version: c_int, flags: cuuint64_t) -
 /// `cuCoredumpGetAttributeGlobal`,
 /// `cuCoredumpSetAttribute`,
 /// `cuCoredumpSetAttributeGlobal`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpGetAttribute")]
 #[inline]
-pub unsafe fn coredump_get_attribute(attrib: CUcoredumpSettings, value: *mut c_void) -> Result<usize, Error> {
-    let mut __size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuCoredumpGetAttribute(attrib, value, __size.as_mut_ptr()) }?;
+pub fn coredump_get_attribute<T: crate::Plain>(attrib: CUcoredumpSettings) -> Result<T, Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 4, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __value = MaybeUninit::<T>::zeroed();
+    let mut __size: usize = __value_size;
+    let __r = unsafe { sys::call_cuCoredumpGetAttribute(attrib, __value.as_mut_ptr().cast::<c_void>(), core::ptr::addr_of_mut!(__size)) }?;
     error::check(__r)?;
-    Ok(unsafe { __size.assume_init() })
+    Ok(unsafe { __value.assume_init() })
 }
 
 /// Allows caller to fetch a coredump attribute value for the entire application
@@ -21921,17 +21914,15 @@ pub unsafe fn coredump_get_attribute(attrib: CUcoredumpSettings, value: *mut c_v
 /// `cuCoredumpGetAttribute`,
 /// `cuCoredumpSetAttribute`,
 /// `cuCoredumpSetAttributeGlobal`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpGetAttributeGlobal")]
 #[inline]
-pub unsafe fn coredump_get_attribute_global(attrib: CUcoredumpSettings, value: *mut c_void) -> Result<usize, Error> {
-    let mut __size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuCoredumpGetAttributeGlobal(attrib, value, __size.as_mut_ptr()) }?;
+pub fn coredump_get_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings) -> Result<T, Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 4, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __value = MaybeUninit::<T>::zeroed();
+    let mut __size: usize = __value_size;
+    let __r = unsafe { sys::call_cuCoredumpGetAttributeGlobal(attrib, __value.as_mut_ptr().cast::<c_void>(), core::ptr::addr_of_mut!(__size)) }?;
     error::check(__r)?;
-    Ok(unsafe { __size.assume_init() })
+    Ok(unsafe { __value.assume_init() })
 }
 
 /// Allows caller to set a coredump attribute value for the current context
@@ -22008,17 +21999,14 @@ pub unsafe fn coredump_get_attribute_global(attrib: CUcoredumpSettings, value: *
 /// `cuCoredumpGetAttributeGlobal`,
 /// `cuCoredumpGetAttribute`,
 /// `cuCoredumpSetAttributeGlobal`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpSetAttribute")]
 #[inline]
-pub unsafe fn coredump_set_attribute(attrib: CUcoredumpSettings, value: *mut c_void) -> Result<usize, Error> {
-    let mut __size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuCoredumpSetAttribute(attrib, value, __size.as_mut_ptr()) }?;
+pub fn coredump_set_attribute<T: crate::Plain>(attrib: CUcoredumpSettings, value: &T) -> Result<(), Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 4, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __size: usize = __value_size;
+    let __r = unsafe { sys::call_cuCoredumpSetAttribute(attrib, core::ptr::from_ref(value).cast::<c_void>().cast_mut(), core::ptr::addr_of_mut!(__size)) }?;
     error::check(__r)?;
-    Ok(unsafe { __size.assume_init() })
+    Ok(())
 }
 
 /// Allows caller to set a coredump attribute value globally
@@ -22092,28 +22080,23 @@ pub unsafe fn coredump_set_attribute(attrib: CUcoredumpSettings, value: *mut c_v
 /// `cuCoredumpGetAttribute`,
 /// `cuCoredumpGetAttributeGlobal`,
 /// `cuCoredumpSetAttribute`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpSetAttributeGlobal")]
 #[inline]
-pub unsafe fn coredump_set_attribute_global(attrib: CUcoredumpSettings, value: *mut c_void) -> Result<usize, Error> {
-    let mut __size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuCoredumpSetAttributeGlobal(attrib, value, __size.as_mut_ptr()) }?;
-    error::check(__r)?;
-    Ok(unsafe { __size.assume_init() })
-}
-
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
-#[doc(alias = "cuGetExportTable")]
-#[inline]
-pub unsafe fn get_export_table(pp_export_table: *mut *const c_void, p_export_table_id: &CUuuid) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGetExportTable(pp_export_table, core::ptr::from_ref(p_export_table_id)) }?;
+pub fn coredump_set_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings, value: &T) -> Result<(), Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 4, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __size: usize = __value_size;
+    let __r = unsafe { sys::call_cuCoredumpSetAttributeGlobal(attrib, core::ptr::from_ref(value).cast::<c_void>().cast_mut(), core::ptr::addr_of_mut!(__size)) }?;
     error::check(__r)?;
     Ok(())
+}
+
+#[doc(alias = "cuGetExportTable")]
+#[inline]
+pub fn get_export_table(p_export_table_id: &CUuuid) -> Result<*const c_void, Error> {
+    let mut __pp_export_table = MaybeUninit::<*const c_void>::uninit();
+    let __r = unsafe { sys::call_cuGetExportTable(__pp_export_table.as_mut_ptr(), core::ptr::from_ref(p_export_table_id)) }?;
+    error::check(__r)?;
+    Ok(unsafe { __pp_export_table.assume_init() })
 }
 
 /// Creates a green context with a specified set of resources.
@@ -22380,11 +22363,11 @@ pub fn green_ctx_get_dev_resource(h_ctx: CUgreenCtx, r#type: CUdevResourceType) 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuDevSmResourceSplitByCount")]
 #[inline]
-pub unsafe fn dev_sm_resource_split_by_count(result: *mut CUdevResource, input: &CUdevResource, remaining: &mut CUdevResource, use_flags: c_uint, min_count: c_uint) -> Result<c_uint, Error> {
-    let mut __nb_groups = MaybeUninit::<c_uint>::uninit();
-    let __r = unsafe { sys::call_cuDevSmResourceSplitByCount(result, __nb_groups.as_mut_ptr(), core::ptr::from_ref(input), core::ptr::from_mut(remaining), use_flags, min_count) }?;
+pub unsafe fn dev_sm_resource_split_by_count(result: Option<&mut [CUdevResource]>, nb_groups: &mut c_uint, input: &CUdevResource, use_flags: c_uint, min_count: c_uint) -> Result<CUdevResource, Error> {
+    let mut __remaining = MaybeUninit::<CUdevResource>::uninit();
+    let __r = unsafe { sys::call_cuDevSmResourceSplitByCount(result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(nb_groups), core::ptr::from_ref(input), __remaining.as_mut_ptr(), use_flags, min_count) }?;
     error::check(__r)?;
-    Ok(unsafe { __nb_groups.assume_init() })
+    Ok(unsafe { __remaining.assume_init() })
 }
 
 /// Generate a resource descriptor
@@ -22421,10 +22404,10 @@ pub unsafe fn dev_sm_resource_split_by_count(result: *mut CUdevResource, input: 
 /// `cuDevSmResourceSplitByCount`
 #[doc(alias = "cuDevResourceGenerateDesc")]
 #[inline]
-pub fn dev_resource_generate_desc(resources: &mut [CUdevResource]) -> Result<CUdevResourceDesc, Error> {
+pub fn dev_resource_generate_desc(resources: &[CUdevResource]) -> Result<CUdevResourceDesc, Error> {
     let mut __ph_desc = MaybeUninit::<CUdevResourceDesc>::uninit();
     let __nb_resources: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuDevResourceGenerateDesc(__ph_desc.as_mut_ptr(), resources.as_mut_ptr(), __nb_resources) }?;
+    let __r = unsafe { sys::call_cuDevResourceGenerateDesc(__ph_desc.as_mut_ptr(), resources.as_ptr().cast_mut(), __nb_resources) }?;
     error::check(__r)?;
     Ok(unsafe { __ph_desc.assume_init() })
 }
@@ -22705,11 +22688,10 @@ pub fn logs_current(flags: c_uint) -> Result<CUlogIterator, Error> {
 /// `CUDA_ERROR_INVALID_VALUE`
 #[doc(alias = "cuLogsDumpToFile")]
 #[inline]
-pub fn logs_dump_to_file(path_to_file: &CStr, flags: c_uint) -> Result<CUlogIterator, Error> {
-    let mut __iterator = MaybeUninit::<CUlogIterator>::uninit();
-    let __r = unsafe { sys::call_cuLogsDumpToFile(__iterator.as_mut_ptr(), path_to_file.as_ptr(), flags) }?;
+pub fn logs_dump_to_file(iterator: Option<&mut CUlogIterator>, path_to_file: &CStr, flags: c_uint) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuLogsDumpToFile(iterator.map_or(core::ptr::null_mut(), |r| r as *mut CUlogIterator), path_to_file.as_ptr(), flags) }?;
     error::check(__r)?;
-    Ok(unsafe { __iterator.assume_init() })
+    Ok(())
 }
 
 /// Dump accumulated driver logs into a buffer
@@ -22745,14 +22727,17 @@ pub fn logs_dump_to_file(path_to_file: &CStr, flags: c_uint) -> Result<CUlogIter
 /// **Returns:**
 /// `CUDA_SUCCESS`,
 /// `CUDA_ERROR_INVALID_VALUE`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLogsDumpToMemory")]
 #[inline]
-pub fn logs_dump_to_memory(buffer: &CStr, flags: c_uint) -> Result<(CUlogIterator, usize), Error> {
-    let mut __iterator = MaybeUninit::<CUlogIterator>::uninit();
-    let mut __size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuLogsDumpToMemory(__iterator.as_mut_ptr(), buffer.as_ptr().cast_mut(), __size.as_mut_ptr(), flags) }?;
+pub unsafe fn logs_dump_to_memory(iterator: Option<&mut CUlogIterator>, size: &mut usize, flags: c_uint) -> Result<String, Error> {
+    let mut __buffer = vec![0u8; 256];
+    let __r = unsafe { sys::call_cuLogsDumpToMemory(iterator.map_or(core::ptr::null_mut(), |r| r as *mut CUlogIterator), __buffer.as_mut_ptr().cast(), core::ptr::from_mut(size), flags) }?;
     error::check(__r)?;
-    Ok((unsafe { __iterator.assume_init() }, unsafe { __size.assume_init() }))
+    Ok(crate::util::buf_to_string(__buffer))
 }
 
 /// Returns the restore thread ID for a CUDA process

@@ -26516,7 +26516,7 @@ unsafe fn trace_cuLogsDumpToMemory(__f: Fn_cuLogsDumpToMemory, iterator: *mut CU
         "cuLogsDumpToMemory",
         &[
             ("iterator", crate::trace::Value::Ptr(iterator as *const c_void)),
-            ("buffer", crate::trace::Value::Str(crate::util::opt_cstr(buffer as *const c_char))),
+            ("buffer", crate::trace::Value::Ptr(buffer as *const c_void)),
             ("size", crate::trace::Value::Ptr(size as *const c_void)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],

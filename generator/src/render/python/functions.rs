@@ -76,6 +76,35 @@ pub struct ParamView {
     pub is_out: bool,
     /// Words of `u64` storage for an `out` value.
     pub words: u64,
+    /// `selected_out` / `selected_in` / `selected_list`: the selector argument (for a list: the
+    /// enum array, counted by `len_var`; `size_arg`: the array of byte sizes), the member types, the size
+    /// parameter (`size_ptr`: an in/out `size_t*` set from the member; `size_arg`: the caller's
+    /// byte count), the status code for an unlisted member and the number of outputs.
+    pub selector: usize,
+    pub members: Vec<MemberView>,
+    pub size_ptr: Option<usize>,
+    pub size_arg: Option<usize>,
+    pub invalid: i64,
+    pub nouts: usize,
+    /// The early return for an unlisted selector member.
+    pub fail: String,
+    /// `selected_list`: Python argument variables of the enum array and of the sizes.
+    pub selector_rust: String,
+    pub size_rust: String,
+}
+
+/// One member of a selector enum and how its value crosses the boundary.
+#[derive(Serialize)]
+pub struct MemberView {
+    pub value: i64,
+    pub scalar: Scalar,
+    pub boolean: bool,
+    /// `one`, `fixed` (`n` elements; a NUL-terminated string when `string`) or `sized`.
+    pub count: &'static str,
+    pub n: u64,
+    pub string: bool,
+    /// Bytes of storage for a fixed-size member.
+    pub bytes: u64,
 }
 
 fn int_scalar(p: Prim) -> Scalar {
@@ -164,9 +193,54 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             is_arg: false,
             is_out: false,
             words: 1,
+            selector: 0,
+            members: Vec::new(),
+            size_ptr: None,
+            size_arg: None,
+            invalid: 0,
+            nouts: 0,
+            fail: String::new(),
+            selector_rust: String::new(),
+            size_rust: String::new(),
         };
         let pointee = p.ty.pointee().map(|(t, _)| t);
         match &p.role {
+            Role::Length { of } if matches!(p.ty, Type::Pointer { .. }) && selected(f, of) => {
+                // Set by the selected value's conversion from its member's size.
+                v.kind = "selected_size";
+            }
+            Role::SelectedValue { selector, len } => {
+                let (sel, table) = selector_table(lib, f, selector)?;
+                v.kind = if matches!(p.direction, crate::ir::Direction::In) { "selected_in" } else { "selected_out" };
+                v.selector = sel;
+                v.members = table.members.iter().map(|m| member_view(lib, m, handles)).collect();
+                if let Some(l) = len {
+                    let (k, lp) = f.params.iter().enumerate().find(|(_, q)| &q.name == l).ok_or_else(|| format!("no parameter {l}"))?;
+                    if matches!(lp.ty, Type::Pointer { .. }) {
+                        v.size_ptr = Some(k);
+                    } else {
+                        v.size_arg = Some(k);
+                    }
+                }
+                v.invalid = invalid_value(lib);
+            }
+            Role::SelectedValues { selectors, sizes } => {
+                let (sel, sp) = f.params.iter().enumerate().find(|(_, q)| &q.name == selectors).ok_or_else(|| format!("no selectors {selectors}"))?;
+                let table = match sp.ty.pointee().map(|(t, _)| lib.resolve(t)) {
+                    Some(Resolved::Enum(e)) => lib.value_table(&e.name).ok_or_else(|| format!("no value table for {}", e.name))?,
+                    _ => return Err(format!("selectors {selectors} is not an enum array")),
+                };
+                v.kind = "selected_list";
+                v.selector = sel;
+                v.members = table.members.iter().map(|m| member_view(lib, m, handles)).collect();
+                v.size_arg = sizes.as_ref().and_then(|s| f.params.iter().position(|q| &q.name == s));
+                v.len_var = match &sp.role {
+                    Role::InArray { len: Some(l) } => len_var(f, l)?,
+                    _ => return Err(format!("selectors {selectors} has no count")),
+                };
+                v.invalid = invalid_value(lib);
+                v.stub = "list[Any]".into();
+            }
             Role::Value | Role::Length { .. } => {
                 let s = scalar(lib, &p.ty, handles);
                 v.kind = match s.kind {
@@ -236,8 +310,10 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             }
             Role::OutBuffer { len, string, size_from, capacity } => {
                 v.string = *string;
-                if size_from.is_some() {
-                    // Two-call pattern: the caller sizes and passes the buffer (cuda.bindings style).
+                let caller_sized = len.as_deref().and_then(|l| f.param(l)).is_some_and(|l| matches!(l.role, Role::InOutRef));
+                if size_from.is_some() || caller_sized {
+                    // Two-call pattern, or an in/out size: the caller sizes and passes the buffer
+                    // (cuda.bindings style).
                     v.kind = "ptr";
                     v.stub = "bytes | bytearray | Any".into();
                 } else {
@@ -289,8 +365,9 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             params[k].keep_key = lifetimes::keep_key(params[k].callback, &params)?;
         }
     }
-    let is_out = |k: &str| matches!(k, "out" | "cstr_out" | "out_array" | "out_buffer");
-    let args: Vec<usize> = params.iter().filter(|p| !is_out(p.kind)).map(|p| p.index).collect();
+    let is_out = |k: &str| matches!(k, "out" | "cstr_out" | "out_array" | "out_buffer" | "selected_out" | "selected_list");
+    let hidden = |k: &str| k == "selected_size";
+    let args: Vec<usize> = params.iter().filter(|p| !is_out(p.kind) && !hidden(p.kind)).map(|p| p.index).collect();
     let outs: Vec<usize> =
         params.iter().filter(|p| is_out(p.kind) || p.kind == "inout_int").map(|p| p.index).collect();
     for p in &mut params {
@@ -298,8 +375,15 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         p.arg_pos = args.iter().position(|&i| i == p.index).unwrap_or(0);
         p.is_out = outs.contains(&p.index);
         p.words = p.scalar.size.div_ceil(8).max(1);
+        p.nouts = outs.len();
     }
     let status = lib.status_enum.clone().unwrap_or_else(|| "int".into());
+    let rust_names: Vec<String> = params.iter().map(|p| p.rust.clone()).collect();
+    for p in params.iter_mut().filter(|p| p.kind.starts_with("selected_") && p.kind != "selected_size") {
+        p.fail = format!("conv::fail(py, &E_{status}, {}, LIBRARY_MISSING, {})", p.invalid, p.nouts);
+        p.selector_rust = rust_names[p.selector].clone();
+        p.size_rust = p.size_arg.map(|k| rust_names[k].clone()).unwrap_or_default();
+    }
     let mut ret_items = vec![status];
     for &o in &outs {
         ret_items.push(format!("{} | None", out_stub(&params[o])));
@@ -322,6 +406,40 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         stub_ret,
         brief: f.doc.brief.replace('\\', "\\\\").replace("\"\"\"", "'''"),
     })
+}
+
+/// True when parameter `name` of `f` is a selected value.
+fn selected(f: &Function, name: &str) -> bool {
+    f.param(name).is_some_and(|p| matches!(p.role, Role::SelectedValue { .. }))
+}
+
+/// The selector parameter's index and its enum's member type table.
+fn selector_table<'a>(lib: &'a Library, f: &Function, selector: &str) -> Result<(usize, &'a crate::ir::ValueTable), String> {
+    let (i, p) = f.params.iter().enumerate().find(|(_, q)| q.name == selector).ok_or_else(|| format!("no selector {selector}"))?;
+    match lib.resolve(&p.ty) {
+        Resolved::Enum(e) => lib.value_table(&e.name).map(|t| (i, t)).ok_or_else(|| format!("no value table for {}", e.name)),
+        _ => Err(format!("selector {selector} is not an enum")),
+    }
+}
+
+fn member_view(lib: &Library, m: &crate::ir::ValueMember, handles: &[HandleView]) -> MemberView {
+    let scalar = scalar(lib, &m.ty, handles);
+    let (count, n) = match m.count {
+        crate::ir::ValueCount::One => ("one", 1),
+        crate::ir::ValueCount::Fixed { n } => ("fixed", u64::from(n)),
+        crate::ir::ValueCount::Sized => ("sized", 0),
+    };
+    let string = count == "fixed" && matches!(lib.resolve(&m.ty), Resolved::Prim(Prim::Char));
+    MemberView { value: m.value, boolean: m.boolean, count, n, string, bytes: m.size * n, scalar }
+}
+
+/// The status code for an argument out of range (`CUDA_ERROR_INVALID_VALUE`).
+fn invalid_value(lib: &Library) -> i64 {
+    lib.status_enum
+        .as_deref()
+        .and_then(|s| lib.enum_named(s))
+        .and_then(|e| e.variants.iter().find(|v| v.name.ends_with("INVALID_VALUE")))
+        .map_or(1, |v| v.value)
 }
 
 /// Which trampoline lets a Python callable stand for a C callback parameter: by the callback's
@@ -375,6 +493,8 @@ fn arg_stub(s: &Scalar) -> String {
 
 fn out_stub(p: &ParamView) -> String {
     match p.kind {
+        "selected_out" => "Any".into(),
+        "selected_list" => "list[Any]".into(),
         "inout_int" => "int".into(),
         "cstr_out" | "out_buffer" => "bytes".into(),
         "out_array" => format!("list[{}]", p.scalar.stub),

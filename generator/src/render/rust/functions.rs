@@ -3,7 +3,7 @@
 
 use super::docs;
 use super::types::{bare, ident, Ctx};
-use crate::ir::{Function, Prim, ReturnShape, Role, Type, VariantKind};
+use crate::ir::{Direction, Function, Prim, ReturnShape, Role, Type, ValueCount, VariantKind};
 use serde::Serialize;
 
 // ---------------------------------------------------------------------------
@@ -118,6 +118,8 @@ pub(super) struct TypedFn {
     pub doc: Vec<String>,
     pub deprecated: Option<String>,
     pub is_unsafe: bool,
+    /// `<T: crate::Plain>` when a selected value's type is the caller's choice.
+    pub generics: String,
     pub params: Vec<TParam>,
     /// `name: Type` of each parameter in the signature.
     pub sig: Vec<String>,
@@ -150,6 +152,11 @@ pub(super) struct TParam {
     /// `out_buffer`: the two-call size query.
     pub size_call: Option<SizeCall>,
     pub string: bool,
+    /// `selected_out` / `selected_in`: the selector expression and the member table as
+    /// `(value, bytes, sized)` tuples; `selected_len`: the local holding the value's size.
+    pub selector: String,
+    pub members: String,
+    pub size_local: String,
 }
 
 #[derive(Serialize)]
@@ -171,7 +178,9 @@ fn fit(expr: String, have_const: bool, want_const: bool) -> String {
 /// The typed view of `f`, plus reasons for every parameter that fell back to a raw pointer.
 pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<String>) {
     let mut notes = Vec::new();
-    let mut is_unsafe = f.needs_unsafe;
+    // The IR decides (`passes::shape`); `promise` only cross-checks what this view had to leave raw.
+    let is_unsafe = f.needs_unsafe;
+    let mut promise = false;
     let mut params: Vec<TParam> = Vec::new();
     let mut outputs = Vec::new();
     for p in &f.params {
@@ -187,8 +196,31 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
             tp.arg = name.clone();
         };
         match (&p.role, &ptr) {
+            (Role::SelectedValue { selector, .. }, Some((_, c))) => {
+                let sel = f.param(selector).map(|q| q.names.rust.clone()).unwrap_or_default();
+                tp.selector = format!("{sel}.0 as i64");
+                tp.members = selected_members(ctx, f, selector);
+                if p.direction == Direction::In {
+                    tp.kind = "selected_in";
+                    tp.sig_ty = Some("&T".into());
+                    tp.arg = fit(format!("core::ptr::from_ref({name}).cast::<c_void>()"), true, *c);
+                } else {
+                    tp.kind = "selected_out";
+                    tp.arg = fit(format!("{local}.as_mut_ptr().cast::<c_void>()"), false, *c);
+                    outputs.push(format!("unsafe {{ {local}.assume_init() }}"));
+                }
+            }
+            (Role::Length { of }, _) if f.param(of).is_some_and(|q| matches!(q.role, Role::SelectedValue { .. })) => {
+                let of_local = f.param(of).map(|q| format!("__{}", bare(&q.names.rust))).unwrap_or_default();
+                tp.kind = "selected_len";
+                tp.size_local = format!("{of_local}_size");
+                tp.arg = match &p.ty {
+                    Type::Pointer { .. } => format!("core::ptr::addr_of_mut!({local})"),
+                    _ => format!("{of_local}_size as _"),
+                };
+            }
             (Role::Value | Role::Callback, _) => raw(&mut tp),
-            (Role::HostPtr | Role::Opaque | Role::UserData, _) => raw(&mut tp),
+            (Role::HostPtr | Role::Opaque | Role::UserData | Role::SelectedValues { .. }, _) => raw(&mut tp),
             (Role::InRef, Some((t, c))) if pointee_ok(t) => {
                 let t = ctx.rust(t);
                 tp.kind = "in_ref";
@@ -254,7 +286,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                     }
                 }
                 if !len_is_computed(f, len.as_deref()) {
-                    is_unsafe = true;
+                    promise = true;
                 }
             }
             (Role::OutArray { len }, Some((t, c))) if pointee_ok(t) => {
@@ -268,7 +300,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                     tp.arg = fit(format!("{name}.as_mut_ptr()"), false, *c);
                 }
                 if !len_is_computed(f, len.as_deref()) {
-                    is_unsafe = true;
+                    promise = true;
                 }
             }
             (Role::OutBuffer { len, string, size_from, capacity }, Some((t, false))) if t.is_void() || prim_byte(t) => {
@@ -283,7 +315,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                     }
                 } else if len.is_none() && capacity.is_none() {
                     // Nothing bounds what the callee writes.
-                    is_unsafe = true;
+                    promise = true;
                 }
                 outputs.push(if *string { format!("crate::util::buf_to_string({local})") } else { local.clone() });
             }
@@ -305,9 +337,12 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
             }
         }
         if tp.sig_ty.as_deref().is_some_and(|t| t.contains('*')) && tp.kind == "value" && !matches!(p.role, Role::Callback) {
-            is_unsafe = true;
+            promise = true;
         }
         params.push(tp);
+    }
+    if promise && !is_unsafe {
+        notes.push("a raw pointer or unchecked count in a fn the IR calls safe (passes::shape disagrees)".into());
     }
     let returns = match f.returns {
         ReturnShape::Status => "status",
@@ -354,12 +389,38 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
         doc,
         deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
         is_unsafe,
+        generics: if params.iter().any(|p| p.kind.starts_with("selected_") && p.kind != "selected_len") {
+            "<T: crate::Plain>".into()
+        } else {
+            String::new()
+        },
         params,
         returns,
         ret_ty: format!("Result<{inner}, Error>"),
         outputs,
     };
     (view, notes)
+}
+
+/// `&[(member value, bytes, sized)]` of the selector's member type table.
+fn selected_members(ctx: &Ctx, f: &Function, selector: &str) -> String {
+    let table = f.param(selector).and_then(|q| match ctx.lib.resolve(&q.ty) {
+        crate::ir::Resolved::Enum(e) => ctx.lib.value_table(&e.name),
+        _ => None,
+    });
+    let items: Vec<String> = table
+        .map(|t| {
+            t.members
+                .iter()
+                .map(|m| match m.count {
+                    ValueCount::One => format!("({}, {}, false)", m.value, m.size),
+                    ValueCount::Fixed { n } => format!("({}, {}, false)", m.value, m.size * u64::from(n)),
+                    ValueCount::Sized => format!("({}, {}, true)", m.value, m.size),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    format!("&[{}]", items.join(", "))
 }
 
 fn prim_byte(t: &Type) -> bool {
@@ -433,6 +494,7 @@ fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: &str) -> Ve
     for p in params {
         match p.kind {
             "out_value" => out.push(p.ty.clone()),
+            "selected_out" => out.push("T".into()),
             "cstr_out" => out.push("String".into()),
             "out_buffer" => out.push(if p.string { "String".into() } else { "Vec<u8>".into() }),
             _ => {}
@@ -444,7 +506,7 @@ fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: &str) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{DecidedBy, Direction, Doc, Library, LibraryKind, Location, Names, Param};
+    use crate::ir::{DecidedBy, Doc, Library, LibraryKind, Location, Names, Param};
 
     fn param(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
         Param {
@@ -509,8 +571,15 @@ mod tests {
             vec![param("dims", Type::ptr(Type::prim(Prim::U64), true), Role::InArray { len: None }, false)],
         );
         let lib = Library::new(LibraryKind::Driver);
-        let (t, _) = typed(&Ctx::new(&lib), &f, "CUresult");
-        assert!(t.is_unsafe);
+        // The renderer prints the IR's decision and reports a raw pointer the IR calls safe.
+        let (t, notes) = typed(&Ctx::new(&lib), &f, "CUresult");
+        assert!(!t.is_unsafe);
+        assert!(notes.iter().any(|n| n.contains("passes::shape disagrees")), "{notes:?}");
+        let mut f = f;
+        f.needs_unsafe = f.params.iter().any(|p| crate::passes::shape::caller_promise(&f, p));
+        let (t, notes) = typed(&Ctx::new(&lib), &f, "CUresult");
+        assert!(t.is_unsafe, "{notes:?}");
+        assert!(notes.is_empty(), "{notes:?}");
         assert!(t.doc.iter().any(|l| l == "# Safety"));
     }
 }

@@ -51,6 +51,8 @@ struct ModuleView {
     functions: Vec<functions::TypedFn>,
     /// Which `types/` submodules have content.
     type_files: Vec<&'static str>,
+    /// Generated types some selected value may be (`crate::Plain` impls).
+    plain_types: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -180,5 +182,23 @@ fn module_view(lib: &Library, default_version: u32, out: &mut Output) -> ModuleV
         symbols,
         functions,
         type_files,
+        plain_types: plain_types(lib),
     }
+}
+
+/// The generated types (by their own name, not an alias) that member type tables name.
+fn plain_types(lib: &crate::ir::Library) -> Vec<String> {
+    use crate::ir::Resolved;
+    let names: BTreeSet<String> = lib
+        .value_types
+        .iter()
+        .flat_map(|t| &t.members)
+        .filter_map(|m| match lib.resolve(&m.ty) {
+            Resolved::Enum(e) => Some(e.name.clone()),
+            Resolved::Record(r) => Some(r.name.clone()),
+            Resolved::OpaqueHandle(t) | Resolved::ScalarHandle(t, _) => Some(t.name.clone()),
+            _ => None,
+        })
+        .collect();
+    names.into_iter().collect()
 }
