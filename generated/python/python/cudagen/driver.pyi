@@ -13257,8 +13257,8 @@ def cuStreamBeginCaptureToGraph(hStream: CUstream | int, hGraph: CUgraph | int, 
     `cuThreadExchangeStreamCaptureMode`,
     `cuGraphAddNode`
     """
-def cuThreadExchangeStreamCaptureMode(mode: int) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuThreadExchangeStreamCaptureMode(mode: CUstreamCaptureMode | int) -> tuple[CUresult, CUstreamCaptureMode | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureMode | None]`.
 
     Swaps the stream capture interaction mode for a thread
 
@@ -13384,8 +13384,8 @@ def cuStreamIsCapturing(hStream: CUstream | int) -> tuple[CUresult, CUstreamCapt
     `cuStreamBeginCapture`,
     `cuStreamEndCapture`
     """
-def cuStreamGetCaptureInfo(hStream: CUstream | int, dependencies_out: Any) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]:
-    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None]`.
+def cuStreamGetCaptureInfo(hStream: CUstream | int) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None]`.
 
     Query a stream's capture state
 
@@ -23083,8 +23083,8 @@ def cuLogsCurrent(flags: int) -> tuple[CUresult, CUlogIterator | None]:
     `CUDA_SUCCESS`
     `CUDA_ERROR_INVALID_VALUE`
     """
-def cuLogsDumpToFile(iterator: Any, pathToFile: bytes, flags: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuLogsDumpToFile(iterator: CUlogIterator | int, pathToFile: bytes, flags: int) -> tuple[CUresult, CUlogIterator | None]:
+    """Returns `tuple[CUresult, CUlogIterator | None]`.
 
     Dump accumulated driver logs into a file
 
@@ -23108,8 +23108,8 @@ def cuLogsDumpToFile(iterator: Any, pathToFile: bytes, flags: int) -> tuple[CUre
     `CUDA_SUCCESS`
     `CUDA_ERROR_INVALID_VALUE`
     """
-def cuLogsDumpToMemory(iterator: Any, buffer: bytes | bytearray | Any, size: int, flags: int) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuLogsDumpToMemory(iterator: CUlogIterator | int, buffer: bytes | bytearray | Any, size: int, flags: int) -> tuple[CUresult, CUlogIterator | None, int | None]:
+    """Returns `tuple[CUresult, CUlogIterator | None, int | None]`.
 
     Dump accumulated driver logs into a buffer
 
@@ -23511,8 +23511,8 @@ def cuEGLStreamConsumerConnectWithFlags(stream: Any, flags: int) -> tuple[CUresu
     `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
     `cudaEGLStreamConsumerConnectWithFlags`
     """
-def cuEGLStreamConsumerDisconnect(conn: Any) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuEGLStreamConsumerDisconnect(conn: CUeglStreamConnection | int) -> tuple[CUresult, CUeglStreamConnection | None]:
+    """Returns `tuple[CUresult, CUeglStreamConnection | None]`.
 
     Disconnect CUDA as a consumer to EGLStream .
 
@@ -23530,8 +23530,8 @@ def cuEGLStreamConsumerDisconnect(conn: Any) -> tuple[CUresult]:
     `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
     `cudaEGLStreamConsumerDisconnect`
     """
-def cuEGLStreamConsumerAcquireFrame(conn: Any, pCudaResource: Any, pStream: Any, timeout: int) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuEGLStreamConsumerAcquireFrame(conn: CUeglStreamConnection | int, pCudaResource: CUgraphicsResource | int, pStream: CUstream | int, timeout: int) -> tuple[CUresult, CUeglStreamConnection | None, CUgraphicsResource | None, CUstream | None]:
+    """Returns `tuple[CUresult, CUeglStreamConnection | None, CUgraphicsResource | None, CUstream | None]`.
 
     Acquire an image frame from the EGLStream with CUDA as a consumer.
 
@@ -23556,8 +23556,8 @@ def cuEGLStreamConsumerAcquireFrame(conn: Any, pCudaResource: Any, pStream: Any,
     `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
     `cudaEGLStreamConsumerAcquireFrame`
     """
-def cuEGLStreamConsumerReleaseFrame(conn: Any, pCudaResource: CUgraphicsResource | int, pStream: Any) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuEGLStreamConsumerReleaseFrame(conn: CUeglStreamConnection | int, pCudaResource: CUgraphicsResource | int, pStream: CUstream | int) -> tuple[CUresult, CUeglStreamConnection | None, CUstream | None]:
+    """Returns `tuple[CUresult, CUeglStreamConnection | None, CUstream | None]`.
 
     Releases the last frame acquired from the EGLStream.
 
@@ -23604,8 +23604,8 @@ def cuEGLStreamProducerConnect(stream: Any, width: int, height: int) -> tuple[CU
     `cuEGLStreamProducerPresentFrame`,
     `cudaEGLStreamProducerConnect`
     """
-def cuEGLStreamProducerDisconnect(conn: Any) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuEGLStreamProducerDisconnect(conn: CUeglStreamConnection | int) -> tuple[CUresult, CUeglStreamConnection | None]:
+    """Returns `tuple[CUresult, CUeglStreamConnection | None]`.
 
     Disconnect CUDA as a producer  to EGLStream .
 
@@ -23623,8 +23623,8 @@ def cuEGLStreamProducerDisconnect(conn: Any) -> tuple[CUresult]:
     `cuEGLStreamProducerPresentFrame`,
     `cudaEGLStreamProducerDisconnect`
     """
-def cuEGLStreamProducerPresentFrame(conn: Any, eglframe: CUeglFrame_v1, pStream: Any) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuEGLStreamProducerPresentFrame(conn: CUeglStreamConnection | int, eglframe: CUeglFrame_v1, pStream: CUstream | int) -> tuple[CUresult, CUeglStreamConnection | None, CUstream | None]:
+    """Returns `tuple[CUresult, CUeglStreamConnection | None, CUstream | None]`.
 
     Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
 
@@ -23672,8 +23672,8 @@ def cuEGLStreamProducerPresentFrame(conn: Any, eglframe: CUeglFrame_v1, pStream:
     `cuEGLStreamProducerReturnFrame`,
     `cudaEGLStreamProducerPresentFrame`
     """
-def cuEGLStreamProducerReturnFrame(conn: Any, eglframe: CUeglFrame_v1, pStream: Any) -> tuple[CUresult]:
-    """Returns `tuple[CUresult]`.
+def cuEGLStreamProducerReturnFrame(conn: CUeglStreamConnection | int, eglframe: CUeglFrame_v1, pStream: CUstream | int) -> tuple[CUresult, CUeglStreamConnection | None, CUstream | None]:
+    """Returns `tuple[CUresult, CUeglStreamConnection | None, CUstream | None]`.
 
     Return the CUDA eglFrame to the EGLStream released by the consumer.
 

@@ -149,8 +149,8 @@ def nvrtcCreateProgram(src: bytes, name: bytes | None, numHeaders: int, headers:
     - `headers`: [in] Sources of the headers.\\n
     - `includeNames`: [in] Name of each header by which they can be included in the CUDA program source.\\n
     """
-def nvrtcDestroyProgram(prog: Any) -> tuple[nvrtcResult]:
-    """Returns `tuple[nvrtcResult]`.
+def nvrtcDestroyProgram(prog: nvrtcProgram | int) -> tuple[nvrtcResult, nvrtcProgram | None]:
+    """Returns `tuple[nvrtcResult, nvrtcProgram | None]`.
 
     nvrtcDestroyProgram destroys the given program.
 

@@ -11804,20 +11804,17 @@ pub fn stream_is_capturing(h_stream: CUstream) -> Result<CUstreamCaptureStatus, 
 /// `cuStreamBeginCapture`,
 /// `cuStreamIsCapturing`,
 /// `cuStreamUpdateCaptureDependencies`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuStreamGetCaptureInfo")]
 #[inline]
-pub unsafe fn stream_get_capture_info(h_stream: CUstream, dependencies_out: *mut *const CUgraphNode) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, usize), Error> {
+pub fn stream_get_capture_info(h_stream: CUstream) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, usize), Error> {
     let mut __capture_status_out = MaybeUninit::<CUstreamCaptureStatus>::uninit();
     let mut __id_out = MaybeUninit::<cuuint64_t>::uninit();
     let mut __graph_out = MaybeUninit::<CUgraph>::uninit();
+    let mut __dependencies_out = MaybeUninit::<*const CUgraphNode>::uninit();
     let mut __num_dependencies_out = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuStreamGetCaptureInfo_v2(h_stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), dependencies_out, __num_dependencies_out.as_mut_ptr()) }?;
+    let __r = unsafe { sys::call_cuStreamGetCaptureInfo_v2(h_stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), __dependencies_out.as_mut_ptr(), __num_dependencies_out.as_mut_ptr()) }?;
     error::check(__r)?;
-    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
+    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __dependencies_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
 }
 
 /// Query a stream's capture state (12.3+)

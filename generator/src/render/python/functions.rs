@@ -47,7 +47,7 @@ pub struct ParamView {
     pub cname: String,
     pub py: String,
     pub rust: String,
-    /// Conversion kind: `int`, `float`, `handle`, `record_val`, `record_ref`, `ptr`, `inout_int`,
+    /// Conversion kind: `int`, `float`, `handle`, `record_val`, `record_ref`, `ptr`, `inout_scalar`,
     /// `cstr`, `in_array`, `callback`, `userdata_paired`, `kernel_params`, `out`, `cstr_out`,
     /// `out_array`, `out_buffer`.
     pub kind: &'static str,
@@ -265,9 +265,9 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                         v.kind = "record_ref";
                         v.stub = if p.nullable { format!("{} | None", s.class) } else { s.class.clone() };
                     }
-                    "int" | "enum" if matches!(p.role, Role::InOutRef) => {
-                        v.kind = "inout_int";
-                        v.stub = "int".into();
+                    "int" | "enum" | "handle" if matches!(p.role, Role::InOutRef) => {
+                        v.kind = "inout_scalar";
+                        v.stub = arg_stub(&s);
                     }
                     _ => v.kind = "ptr",
                 }
@@ -369,7 +369,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     let hidden = |k: &str| k == "selected_size";
     let args: Vec<usize> = params.iter().filter(|p| !is_out(p.kind) && !hidden(p.kind)).map(|p| p.index).collect();
     let outs: Vec<usize> =
-        params.iter().filter(|p| is_out(p.kind) || p.kind == "inout_int").map(|p| p.index).collect();
+        params.iter().filter(|p| is_out(p.kind) || p.kind == "inout_scalar").map(|p| p.index).collect();
     for p in &mut params {
         p.is_arg = args.contains(&p.index);
         p.arg_pos = args.iter().position(|&i| i == p.index).unwrap_or(0);
@@ -495,7 +495,6 @@ fn out_stub(p: &ParamView) -> String {
     match p.kind {
         "selected_out" => "Any".into(),
         "selected_list" => "list[Any]".into(),
-        "inout_int" => "int".into(),
         "cstr_out" | "out_buffer" => "bytes".into(),
         "out_array" => format!("list[{}]", p.scalar.stub),
         _ => {
