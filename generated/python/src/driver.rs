@@ -395,7 +395,7 @@ unsafe extern "C" fn cuDeviceGetName(_m: *mut ffi::PyObject, args: *const *mut f
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(len, 32, true, &Ctx { func: F, param: "len", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
-        let n0: usize = conv::count(a1 as u64)?;
+        let n0: usize = conv::count(a1, 32, true, 1, &Ctx { func: F, param: "name", expected: "" })?;
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
@@ -532,7 +532,8 @@ unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(_m: *mut ffi::PyObject, args
         let nvSciSyncAttrList = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let a0: usize = conv::addr(nvSciSyncAttrList, &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(nvSciSyncAttrList, true, &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a2: u64 = conv::int(flags, 32, true, &Ctx { func: F, param: "flags", expected: "int" })?;
 
@@ -798,6 +799,7 @@ unsafe extern "C" fn cuCtxCreate_v3(_m: *mut ffi::PyObject, args: *const *mut ff
         let a4: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr1.holds(conv::wide(a2, 32, true), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v3(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -815,7 +817,8 @@ unsafe extern "C" fn cuCtxCreate_v4(_m: *mut ffi::PyObject, args: *const *mut ff
         let ctxCreateParams = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
-        let a1: usize = conv::record(ctxCreateParams, 24, false, &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" })?;
+        let h1 = conv::Held::record(ctxCreateParams, 24, false, true, &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -1251,7 +1254,8 @@ unsafe extern "C" fn cuModuleLoadData(_m: *mut ffi::PyObject, args: *const *mut 
         const F: &str = "cuModuleLoadData";
         let a = unsafe { entry::args(py, F, &["image", ], args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::addr(image, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -1272,7 +1276,8 @@ unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mu
         let numOptions = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
         let optionValues = unsafe { entry::arg(py, &a[3]) };
-        let a1: usize = conv::addr(image, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
         let arr3 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
         let a3: usize = arr3.addr();
@@ -1280,6 +1285,8 @@ unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mu
         let a4: usize = arr4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr3.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
+        arr4.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuModuleLoadDataEx(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -1295,7 +1302,8 @@ unsafe extern "C" fn cuModuleLoadFatBinary(_m: *mut ffi::PyObject, args: *const 
         const F: &str = "cuModuleLoadFatBinary";
         let a = unsafe { entry::args(py, F, &["fatCubin", ], args, nargs, kwnames)? };
         let fatCubin = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::addr(fatCubin, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(fatCubin, false, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -1386,7 +1394,7 @@ unsafe extern "C" fn cuModuleEnumerateFunctions(_m: *mut ffi::PyObject, args: *c
         let r#mod = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numFunctions, 32, false, &Ctx { func: F, param: "numFunctions", expected: "int" })?;
         let a2: u64 = conv::handle(&CUmodule, r#mod, &Ctx { func: F, param: "mod", expected: "CUmodule or int" })?;
-        let n0: usize = conv::count(a1 as u64)?;
+        let n0: usize = conv::count(a1, 32, false, 8, &Ctx { func: F, param: "functions", expected: "" })?;
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
@@ -1435,6 +1443,8 @@ unsafe extern "C" fn cuLinkCreate(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let a2: usize = arr2.addr();
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
+        arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
+        arr2.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLinkCreate_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
@@ -1459,7 +1469,8 @@ unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi
         let optionValues = unsafe { entry::arg(py, &a[7]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
         let a1: u64 = conv::int(r#type, 32, false, &Ctx { func: F, param: "type", expected: "int" })?;
-        let a2: usize = conv::addr(data, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(data, false, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a4, _k4) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let a5: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
@@ -1467,6 +1478,8 @@ unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi
         let a6: usize = arr6.addr();
         let arr7 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a7: usize = arr7.addr();
+        arr6.holds(conv::wide(a5, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
+        arr7.holds(conv::wide(a5, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLinkAddData_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), conv::bits(a6 as u64), conv::bits(a7 as u64), )) };
         let code = r.0 as i64;
@@ -1495,6 +1508,8 @@ unsafe extern "C" fn cuLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi
         let a4: usize = arr4.addr();
         let arr5 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a5: usize = arr5.addr();
+        arr4.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
+        arr5.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLinkAddFile_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
@@ -1592,7 +1607,8 @@ unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut
         let libraryOptions = unsafe { entry::arg(py, &a[4]) };
         let libraryOptionValues = unsafe { entry::arg(py, &a[5]) };
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
-        let a1: usize = conv::addr(code, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(code, false, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
         let a2: usize = arr2.addr();
         let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
@@ -1605,6 +1621,10 @@ unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptions", expected: "" })?;
+        arr3.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptionsValues", expected: "" })?;
+        arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
+        arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLibraryLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
@@ -1639,6 +1659,10 @@ unsafe extern "C" fn cuLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const 
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptions", expected: "" })?;
+        arr3.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptionsValues", expected: "" })?;
+        arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
+        arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLibraryLoadFromFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
@@ -1711,7 +1735,7 @@ unsafe extern "C" fn cuLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *co
         let lib = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numKernels, 32, false, &Ctx { func: F, param: "numKernels", expected: "int" })?;
         let a2: u64 = conv::handle(&CUlibrary, lib, &Ctx { func: F, param: "lib", expected: "CUlibrary or int" })?;
-        let n0: usize = conv::count(a1 as u64)?;
+        let n0: usize = conv::count(a1, 32, false, 8, &Ctx { func: F, param: "kernels", expected: "" })?;
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
@@ -2065,7 +2089,8 @@ unsafe extern "C" fn cuMemFreeHost(_m: *mut ffi::PyObject, args: *const *mut ffi
         const F: &str = "cuMemFreeHost";
         let a = unsafe { entry::args(py, F, &["p", ], args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemFreeHost(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2102,7 +2127,8 @@ unsafe extern "C" fn cuMemHostGetDevicePointer(_m: *mut ffi::PyObject, args: *co
         let a = unsafe { entry::args(py, F, &["p", "Flags", ], args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -2121,7 +2147,8 @@ unsafe extern "C" fn cuMemHostGetFlags(_m: *mut ffi::PyObject, args: *const *mut
         const F: &str = "cuMemHostGetFlags";
         let a = unsafe { entry::args(py, F, &["p", ], args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -2225,7 +2252,7 @@ unsafe extern "C" fn cuDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const *m
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(len, 32, true, &Ctx { func: F, param: "len", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
-        let n0: usize = conv::count(a1 as u64)?;
+        let n0: usize = conv::count(a1, 32, true, 1, &Ctx { func: F, param: "pciBusId", expected: "" })?;
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
@@ -2261,7 +2288,8 @@ unsafe extern "C" fn cuIpcOpenEventHandle(_m: *mut ffi::PyObject, args: *const *
         const F: &str = "cuIpcOpenEventHandle";
         let a = unsafe { entry::args(py, F, &["handle", ], args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(handle, 64, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
+        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -2298,7 +2326,8 @@ unsafe extern "C" fn cuIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *mu
         let a = unsafe { entry::args(py, F, &["handle", "Flags", ], args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(handle, 64, false, &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" })?;
+        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -2335,9 +2364,11 @@ unsafe extern "C" fn cuMemHostRegister(_m: *mut ffi::PyObject, args: *const *mut
         let p = unsafe { entry::arg(py, &a[0]) };
         let bytesize = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
-        let a0: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(p, false, true, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
+        h0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "p", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemHostRegister_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -2353,7 +2384,8 @@ unsafe extern "C" fn cuMemHostUnregister(_m: *mut ffi::PyObject, args: *const *m
         const F: &str = "cuMemHostUnregister";
         let a = unsafe { entry::args(py, F, &["p", ], args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemHostUnregister(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2416,8 +2448,10 @@ unsafe extern "C" fn cuMemcpyHtoD(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let srcHost = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let a1: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
+        h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoD_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -2435,9 +2469,11 @@ unsafe extern "C" fn cuMemcpyDtoH(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
-        let a0: usize = conv::addr(dstHost, &Ctx { func: F, param: "dstHost", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
+        h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -2522,8 +2558,10 @@ unsafe extern "C" fn cuMemcpyHtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUarray, dstArray, &Ctx { func: F, param: "dstArray", expected: "CUarray or int" })?;
         let a1: u64 = conv::int(dstOffset, 64, false, &Ctx { func: F, param: "dstOffset", expected: "int" })?;
-        let a2: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
+        h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -2542,10 +2580,12 @@ unsafe extern "C" fn cuMemcpyAtoH(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
-        let a0: usize = conv::addr(dstHost, &Ctx { func: F, param: "dstHost", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
+        h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -2585,7 +2625,8 @@ unsafe extern "C" fn cuMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi::P
         const F: &str = "cuMemcpy2D";
         let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::record(pCopy, 128, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2D_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2601,7 +2642,8 @@ unsafe extern "C" fn cuMemcpy2DUnaligned(_m: *mut ffi::PyObject, args: *const *m
         const F: &str = "cuMemcpy2DUnaligned";
         let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::record(pCopy, 128, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2617,7 +2659,8 @@ unsafe extern "C" fn cuMemcpy3D(_m: *mut ffi::PyObject, args: *const *mut ffi::P
         const F: &str = "cuMemcpy3D";
         let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3D_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2633,7 +2676,8 @@ unsafe extern "C" fn cuMemcpy3DPeer(_m: *mut ffi::PyObject, args: *const *mut ff
         const F: &str = "cuMemcpy3DPeer";
         let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeer(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2701,9 +2745,11 @@ unsafe extern "C" fn cuMemcpyHtoDAsync(_m: *mut ffi::PyObject, args: *const *mut
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let a1: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoDAsync_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -2722,10 +2768,12 @@ unsafe extern "C" fn cuMemcpyDtoHAsync(_m: *mut ffi::PyObject, args: *const *mut
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: usize = conv::addr(dstHost, &Ctx { func: F, param: "dstHost", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -2769,9 +2817,11 @@ unsafe extern "C" fn cuMemcpyHtoAAsync(_m: *mut ffi::PyObject, args: *const *mut
         let hStream = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUarray, dstArray, &Ctx { func: F, param: "dstArray", expected: "CUarray or int" })?;
         let a1: u64 = conv::int(dstOffset, 64, false, &Ctx { func: F, param: "dstOffset", expected: "int" })?;
-        let a2: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoAAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -2791,11 +2841,13 @@ unsafe extern "C" fn cuMemcpyAtoHAsync(_m: *mut ffi::PyObject, args: *const *mut
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
         let hStream = unsafe { entry::arg(py, &a[4]) };
-        let a0: usize = conv::addr(dstHost, &Ctx { func: F, param: "dstHost", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -2812,7 +2864,8 @@ unsafe extern "C" fn cuMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut f
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pCopy, 128, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -2830,7 +2883,8 @@ unsafe extern "C" fn cuMemcpy3DAsync(_m: *mut ffi::PyObject, args: *const *mut f
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -2848,7 +2902,8 @@ unsafe extern "C" fn cuMemcpy3DPeerAsync(_m: *mut ffi::PyObject, args: *const *m
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -2887,6 +2942,11 @@ unsafe extern "C" fn cuMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mu
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o7 = Out::<1>::new();
         let a7: usize = o7.addr();
+        arr0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dsts", expected: "" })?;
+        arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcs", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "sizes", expected: "" })?;
+        arr4.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrs", expected: "" })?;
+        arr5.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrsIdxs", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyBatchAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7 as u64), conv::bits(a8), )) };
         let code = r.0 as i64;
@@ -2912,6 +2972,7 @@ unsafe extern "C" fn cuMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const *
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
+        arr1.holds(conv::wide(a0, 64, false), &Ctx { func: F, param: "opList", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3DBatchAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -3203,7 +3264,8 @@ unsafe extern "C" fn cuArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi
         const F: &str = "cuArrayCreate";
         let a = unsafe { entry::args(py, F, &["pAllocateArray", ], args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(pAllocateArray, 24, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(pAllocateArray, 24, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -3351,7 +3413,8 @@ unsafe extern "C" fn cuArray3DCreate(_m: *mut ffi::PyObject, args: *const *mut f
         const F: &str = "cuArray3DCreate";
         let a = unsafe { entry::args(py, F, &["pAllocateArray", ], args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(pAllocateArray, 40, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(pAllocateArray, 40, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -3388,7 +3451,8 @@ unsafe extern "C" fn cuMipmappedArrayCreate(_m: *mut ffi::PyObject, args: *const
         let a = unsafe { entry::args(py, F, &["pMipmappedArrayDesc", "numMipmapLevels", ], args, nargs, kwnames)? };
         let pMipmappedArrayDesc = unsafe { entry::arg(py, &a[0]) };
         let numMipmapLevels = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(pMipmappedArrayDesc, 40, false, &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(pMipmappedArrayDesc, 40, false, false, &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(numMipmapLevels, 32, false, &Ctx { func: F, param: "numMipmapLevels", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3447,7 +3511,8 @@ unsafe extern "C" fn cuMemGetHandleForAddressRange(_m: *mut ffi::PyObject, args:
         let size = unsafe { entry::arg(py, &a[2]) };
         let handleType = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
-        let a0: usize = conv::addr(handle, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(handle, true, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a3: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
@@ -3477,6 +3542,7 @@ unsafe extern "C" fn cuMemBatchDecompressAsync(_m: *mut ffi::PyObject, args: *co
         let a4: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
+        arr0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemBatchDecompressAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -3537,7 +3603,8 @@ unsafe extern "C" fn cuMemCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let prop = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
-        let a2: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let h2 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3602,6 +3669,7 @@ unsafe extern "C" fn cuMemMapArrayAsync(_m: *mut ffi::PyObject, args: *const *mu
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "mapInfoList", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemMapArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -3643,6 +3711,7 @@ unsafe extern "C" fn cuMemSetAccess(_m: *mut ffi::PyObject, args: *const *mut ff
         let arr2 = InArray::records(desc, 12, &Ctx { func: F, param: "desc", expected: "sequence of CUmemAccessDesc_v1" })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "desc", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemSetAccess(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -3659,7 +3728,8 @@ unsafe extern "C" fn cuMemGetAccess(_m: *mut ffi::PyObject, args: *const *mut ff
         let a = unsafe { entry::args(py, F, &["location", "ptr", ], args, nargs, kwnames)? };
         let location = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h1 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3681,7 +3751,8 @@ unsafe extern "C" fn cuMemExportToShareableHandle(_m: *mut ffi::PyObject, args: 
         let handle = unsafe { entry::arg(py, &a[1]) };
         let handleType = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
-        let a0: usize = conv::addr(shareableHandle, &Ctx { func: F, param: "shareableHandle", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(shareableHandle, true, &Ctx { func: F, param: "shareableHandle", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -3701,7 +3772,8 @@ unsafe extern "C" fn cuMemImportFromShareableHandle(_m: *mut ffi::PyObject, args
         let a = unsafe { entry::args(py, F, &["osHandle", "shHandleType", ], args, nargs, kwnames)? };
         let osHandle = unsafe { entry::arg(py, &a[0]) };
         let shHandleType = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::addr(osHandle, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(osHandle, false, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(shHandleType, 32, false, &Ctx { func: F, param: "shHandleType", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3721,7 +3793,8 @@ unsafe extern "C" fn cuMemGetAllocationGranularity(_m: *mut ffi::PyObject, args:
         let a = unsafe { entry::args(py, F, &["prop", "option", ], args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3758,7 +3831,8 @@ unsafe extern "C" fn cuMemRetainAllocationHandle(_m: *mut ffi::PyObject, args: *
         const F: &str = "cuMemRetainAllocationHandle";
         let a = unsafe { entry::args(py, F, &["addr", ], args, nargs, kwnames)? };
         let addr = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::addr(addr, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(addr, false, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -3836,7 +3910,8 @@ unsafe extern "C" fn cuMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *const 
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let a2: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(value, false, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -3856,7 +3931,8 @@ unsafe extern "C" fn cuMemPoolGetAttribute(_m: *mut ffi::PyObject, args: *const 
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let a2: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(value, true, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemPoolGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -3878,6 +3954,7 @@ unsafe extern "C" fn cuMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *mu
         let arr1 = InArray::records(map, 12, &Ctx { func: F, param: "map", expected: "sequence of CUmemAccessDesc_v1" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
+        arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "map", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -3895,7 +3972,8 @@ unsafe extern "C" fn cuMemPoolGetAccess(_m: *mut ffi::PyObject, args: *const *mu
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let location = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, memPool, &Ctx { func: F, param: "memPool", expected: "CUmemoryPool or int" })?;
-        let a2: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -3913,7 +3991,8 @@ unsafe extern "C" fn cuMemPoolCreate(_m: *mut ffi::PyObject, args: *const *mut f
         const F: &str = "cuMemPoolCreate";
         let a = unsafe { entry::args(py, F, &["poolProps", ], args, nargs, kwnames)? };
         let poolProps = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(poolProps, 88, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
+        let h1 = conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -3972,7 +4051,8 @@ unsafe extern "C" fn cuMemPoolExportToShareableHandle(_m: *mut ffi::PyObject, ar
         let pool = unsafe { entry::arg(py, &a[1]) };
         let handleType = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
-        let a0: usize = conv::addr(handle_out, &Ctx { func: F, param: "handle_out", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(handle_out, true, &Ctx { func: F, param: "handle_out", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -3993,7 +4073,8 @@ unsafe extern "C" fn cuMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject, 
         let handle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let a1: usize = conv::addr(handle, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(handle, false, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -4033,7 +4114,8 @@ unsafe extern "C" fn cuMemPoolImportPointer(_m: *mut ffi::PyObject, args: *const
         let pool = unsafe { entry::arg(py, &a[0]) };
         let shareData = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
-        let a2: usize = conv::record(shareData, 64, false, &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" })?;
+        let h2 = conv::Held::record(shareData, 64, false, false, &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -4051,7 +4133,8 @@ unsafe extern "C" fn cuMulticastCreate(_m: *mut ffi::PyObject, args: *const *mut
         const F: &str = "cuMulticastCreate";
         let a = unsafe { entry::args(py, F, &["prop", ], args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -4160,7 +4243,8 @@ unsafe extern "C" fn cuMulticastGetGranularity(_m: *mut ffi::PyObject, args: *co
         let a = unsafe { entry::args(py, F, &["prop", "option", ], args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -4181,7 +4265,8 @@ unsafe extern "C" fn cuPointerGetAttribute(_m: *mut ffi::PyObject, args: *const 
         let data = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
-        let a0: usize = conv::addr(data, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(data, true, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
 
@@ -4227,7 +4312,8 @@ unsafe extern "C" fn cuMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *const 
         let hStream = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a2: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -4273,7 +4359,8 @@ unsafe extern "C" fn cuMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut ff
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
-        let a3: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h3 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let a3: usize = h3.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemAdvise_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::read(a3), )) };
         let code = r.0 as i64;
@@ -4293,11 +4380,13 @@ unsafe extern "C" fn cuMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *const
         let attribute = unsafe { entry::arg(py, &a[2]) };
         let devPtr = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
-        let a0: usize = conv::addr(data, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(data, true, true, &Ctx { func: F, param: "data", expected: "int, bytes, writable buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::int(dataSize, 64, false, &Ctx { func: F, param: "dataSize", expected: "int" })?;
         let a2: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a3: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
+        h0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "data", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemRangeGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -4318,7 +4407,8 @@ unsafe extern "C" fn cuMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *cons
         let numAttributes = unsafe { entry::arg(py, &a[3]) };
         let devPtr = unsafe { entry::arg(py, &a[4]) };
         let count = unsafe { entry::arg(py, &a[5]) };
-        let a0: usize = conv::addr(data, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(data, false, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let arr1 = InArray::scalars(dataSizes, 8, &Ctx { func: F, param: "dataSizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "dataSizes", expected: "int" }))?;
         let a1: usize = arr1.addr();
         let arr2 = InArray::scalars(attributes, 4, &Ctx { func: F, param: "attributes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }))?;
@@ -4326,6 +4416,8 @@ unsafe extern "C" fn cuMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *cons
         let a3: u64 = conv::int(numAttributes, 64, false, &Ctx { func: F, param: "numAttributes", expected: "int" })?;
         let a4: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a5: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
+        arr1.holds(conv::wide(a5, 64, false), &Ctx { func: F, param: "dataSizes", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "attributes", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemRangeGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
@@ -4343,7 +4435,8 @@ unsafe extern "C" fn cuPointerSetAttribute(_m: *mut ffi::PyObject, args: *const 
         let value = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
-        let a0: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(value, false, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
 
@@ -4367,8 +4460,10 @@ unsafe extern "C" fn cuPointerGetAttributes(_m: *mut ffi::PyObject, args: *const
         let a0: u64 = conv::int(numAttributes, 32, false, &Ctx { func: F, param: "numAttributes", expected: "int" })?;
         let arr1 = InArray::scalars(attributes, 4, &Ctx { func: F, param: "attributes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }))?;
         let a1: usize = arr1.addr();
-        let a2: usize = conv::addr(data, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(data, false, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
+        arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "attributes", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuPointerGetAttributes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -4606,6 +4701,8 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a5: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
+        arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
+        arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamBeginCaptureToGraph(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
@@ -4675,7 +4772,8 @@ unsafe extern "C" fn cuStreamGetCaptureInfo_v2(_m: *mut ffi::PyObject, args: *co
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dependencies_out = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let a4: usize = conv::addr(dependencies_out, &Ctx { func: F, param: "dependencies_out", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(dependencies_out, false, &Ctx { func: F, param: "dependencies_out", expected: "int, buffer or None" })?;
+        let a4: usize = h4.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
         let mut o2 = Out::<1>::new();
@@ -4702,8 +4800,10 @@ unsafe extern "C" fn cuStreamGetCaptureInfo_v3(_m: *mut ffi::PyObject, args: *co
         let dependencies_out = unsafe { entry::arg(py, &a[1]) };
         let edgeData_out = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let a4: usize = conv::addr(dependencies_out, &Ctx { func: F, param: "dependencies_out", expected: "int, buffer or None" })?;
-        let a5: usize = conv::addr(edgeData_out, &Ctx { func: F, param: "edgeData_out", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(dependencies_out, false, &Ctx { func: F, param: "dependencies_out", expected: "int, buffer or None" })?;
+        let a4: usize = h4.addr();
+        let h5 = conv::Held::addr_of(edgeData_out, false, &Ctx { func: F, param: "edgeData_out", expected: "int, buffer or None" })?;
+        let a5: usize = h5.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
         let mut o2 = Out::<1>::new();
@@ -4735,6 +4835,7 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies(_m: *mut ffi::PyObject, a
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -4761,6 +4862,8 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObject
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -4888,7 +4991,8 @@ unsafe extern "C" fn cuStreamSetAttribute(_m: *mut ffi::PyObject, args: *const *
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let a2: usize = conv::record(value, 64, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let h2 = conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -5048,7 +5152,8 @@ unsafe extern "C" fn cuImportExternalMemory(_m: *mut ffi::PyObject, args: *const
         const F: &str = "cuImportExternalMemory";
         let a = unsafe { entry::args(py, F, &["memHandleDesc", ], args, nargs, kwnames)? };
         let memHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(memHandleDesc, 104, false, &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" })?;
+        let h1 = conv::Held::record(memHandleDesc, 104, false, false, &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5068,7 +5173,8 @@ unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(_m: *mut ffi::PyObject, arg
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let bufferDesc = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
-        let a2: usize = conv::record(bufferDesc, 88, false, &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" })?;
+        let h2 = conv::Held::record(bufferDesc, 88, false, false, &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5088,7 +5194,8 @@ unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(_m: *mut ffi::PyObj
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let mipmapDesc = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
-        let a2: usize = conv::record(mipmapDesc, 120, false, &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" })?;
+        let h2 = conv::Held::record(mipmapDesc, 120, false, false, &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5122,7 +5229,8 @@ unsafe extern "C" fn cuImportExternalSemaphore(_m: *mut ffi::PyObject, args: *co
         const F: &str = "cuImportExternalSemaphore";
         let a = unsafe { entry::args(py, F, &["semHandleDesc", ], args, nargs, kwnames)? };
         let semHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(semHandleDesc, 96, false, &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" })?;
+        let h1 = conv::Held::record(semHandleDesc, 96, false, false, &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5149,6 +5257,8 @@ unsafe extern "C" fn cuSignalExternalSemaphoresAsync(_m: *mut ffi::PyObject, arg
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
+        arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
+        arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuSignalExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -5173,6 +5283,8 @@ unsafe extern "C" fn cuWaitExternalSemaphoresAsync(_m: *mut ffi::PyObject, args:
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
+        arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
+        arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuWaitExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -5300,6 +5412,7 @@ unsafe extern "C" fn cuStreamBatchMemOp(_m: *mut ffi::PyObject, args: *const *mu
         let arr2 = InArray::records(paramArray, 48, &Ctx { func: F, param: "paramArray", expected: "sequence of CUstreamBatchMemOpParams_v1" })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        arr2.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "paramArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamBatchMemOp_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -5486,7 +5599,8 @@ unsafe extern "C" fn cuLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut ff
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let kp9 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
         let a9: usize = kp9.addr();
-        let a10: usize = conv::addr(extra, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let h10 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let a10: usize = h10.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuLaunchKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), conv::bits(a10 as u64), )) };
         let code = r.0 as i64;
@@ -5505,11 +5619,13 @@ unsafe extern "C" fn cuLaunchKernelEx(_m: *mut ffi::PyObject, args: *const *mut 
         let f = unsafe { entry::arg(py, &a[1]) };
         let kernelParams = unsafe { entry::arg(py, &a[2]) };
         let extra = unsafe { entry::arg(py, &a[3]) };
-        let a0: usize = conv::record(config, 56, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let h0 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUfunction, f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
         let kp2 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
         let a2: usize = kp2.addr();
-        let a3: usize = conv::addr(extra, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let a3: usize = h3.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuLaunchKernelEx(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
@@ -5566,6 +5682,7 @@ unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(_m: *mut ffi::PyObject
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(numDevices, 32, false, &Ctx { func: F, param: "numDevices", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "launchParamsList", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -5705,8 +5822,10 @@ unsafe extern "C" fn cuParamSetv(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let numbytes = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(offset, 32, true, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a2: usize = conv::addr(ptr, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::buffer(ptr, false, true, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
+        h2.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "ptr", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuParamSetv(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -5843,9 +5962,11 @@ unsafe extern "C" fn cuGraphAddKernelNode(_m: *mut ffi::PyObject, args: *const *
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 72, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let h4 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddKernelNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -5881,7 +6002,8 @@ unsafe extern "C" fn cuGraphKernelNodeSetParams(_m: *mut ffi::PyObject, args: *c
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 72, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let h1 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -5905,10 +6027,12 @@ unsafe extern "C" fn cuGraphAddMemcpyNode(_m: *mut ffi::PyObject, args: *const *
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(copyParams, 200, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h4 = conv::Held::record(copyParams, 200, false, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddMemcpyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
         let code = r.0 as i64;
@@ -5944,7 +6068,8 @@ unsafe extern "C" fn cuGraphMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *c
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 200, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h1 = conv::Held::record(nodeParams, 200, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -5968,10 +6093,12 @@ unsafe extern "C" fn cuGraphAddMemsetNode(_m: *mut ffi::PyObject, args: *const *
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(memsetParams, 40, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(memsetParams, 40, false, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddMemsetNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
         let code = r.0 as i64;
@@ -6007,7 +6134,8 @@ unsafe extern "C" fn cuGraphMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *c
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 40, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 40, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6030,9 +6158,11 @@ unsafe extern "C" fn cuGraphAddHostNode(_m: *mut ffi::PyObject, args: *const *mu
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 16, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddHostNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6068,7 +6198,8 @@ unsafe extern "C" fn cuGraphHostNodeSetParams(_m: *mut ffi::PyObject, args: *con
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 16, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6094,6 +6225,7 @@ unsafe extern "C" fn cuGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *con
         let a4: u64 = conv::handle(&CUgraph, childGraph, &Ctx { func: F, param: "childGraph", expected: "CUgraph or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddChildGraphNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -6135,6 +6267,7 @@ unsafe extern "C" fn cuGraphAddEmptyNode(_m: *mut ffi::PyObject, args: *const *m
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -6160,6 +6293,7 @@ unsafe extern "C" fn cuGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *co
         let a4: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddEventRecordNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -6221,6 +6355,7 @@ unsafe extern "C" fn cuGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *cons
         let a4: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddEventWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -6279,9 +6414,11 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(_m: *mut ffi::PyObje
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresSignalNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6317,7 +6454,8 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6340,9 +6478,11 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(_m: *mut ffi::PyObject
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6378,7 +6518,8 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::Py
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6401,9 +6542,11 @@ unsafe extern "C" fn cuGraphAddBatchMemOpNode(_m: *mut ffi::PyObject, args: *con
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 32, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddBatchMemOpNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6439,7 +6582,8 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 32, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6459,7 +6603,8 @@ unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, 
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 32, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -6482,9 +6627,11 @@ unsafe extern "C" fn cuGraphAddMemAllocNode(_m: *mut ffi::PyObject, args: *const
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 120, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 120, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddMemAllocNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6528,6 +6675,7 @@ unsafe extern "C" fn cuGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *const 
         let a4: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddMemFreeNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -6581,7 +6729,8 @@ unsafe extern "C" fn cuDeviceGetGraphMemAttribute(_m: *mut ffi::PyObject, args: 
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let a2: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(value, false, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuDeviceGetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -6601,7 +6750,8 @@ unsafe extern "C" fn cuDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args: 
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let a2: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(value, false, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuDeviceSetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -6677,7 +6827,7 @@ unsafe extern "C" fn cuGraphGetNodes(_m: *mut ffi::PyObject, args: *const *mut f
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o2: u64 = conv::int(numNodes, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" })?;
         let a2: usize = &mut o2 as *mut u64 as usize;
-        let n1: usize = conv::count(o2 as u64)?;
+        let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "nodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
@@ -6699,7 +6849,7 @@ unsafe extern "C" fn cuGraphGetRootNodes(_m: *mut ffi::PyObject, args: *const *m
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o2: u64 = conv::int(numRootNodes, 64, false, &Ctx { func: F, param: "numRootNodes", expected: "int" })?;
         let a2: usize = &mut o2 as *mut u64 as usize;
-        let n1: usize = conv::count(o2 as u64)?;
+        let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "rootNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
@@ -6721,10 +6871,10 @@ unsafe extern "C" fn cuGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut f
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o3: u64 = conv::int(numEdges, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" })?;
         let a3: usize = &mut o3 as *mut u64 as usize;
-        let n1: usize = conv::count(o3 as u64)?;
+        let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let n2: usize = conv::count(o3 as u64)?;
+        let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "to", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
 
@@ -6746,13 +6896,13 @@ unsafe extern "C" fn cuGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *mu
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o4: u64 = conv::int(numEdges, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" })?;
         let a4: usize = &mut o4 as *mut u64 as usize;
-        let n1: usize = conv::count(o4 as u64)?;
+        let n1: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let n2: usize = conv::count(o4 as u64)?;
+        let n2: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "to", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
-        let n3: usize = conv::count(o4 as u64)?;
+        let n3: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o3 = conv::zeroed_words(n3, 8);
         let a3: usize = o3.as_mut_ptr() as usize;
 
@@ -6774,7 +6924,7 @@ unsafe extern "C" fn cuGraphNodeGetDependencies(_m: *mut ffi::PyObject, args: *c
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o2: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a2: usize = &mut o2 as *mut u64 as usize;
-        let n1: usize = conv::count(o2 as u64)?;
+        let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
@@ -6796,10 +6946,10 @@ unsafe extern "C" fn cuGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args:
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a3: usize = &mut o3 as *mut u64 as usize;
-        let n1: usize = conv::count(o3 as u64)?;
+        let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let n2: usize = conv::count(o3 as u64)?;
+        let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
 
@@ -6821,7 +6971,7 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes(_m: *mut ffi::PyObject, args: 
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o2: u64 = conv::int(numDependentNodes, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" })?;
         let a2: usize = &mut o2 as *mut u64 as usize;
-        let n1: usize = conv::count(o2 as u64)?;
+        let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
@@ -6843,10 +6993,10 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, arg
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o3: u64 = conv::int(numDependentNodes, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" })?;
         let a3: usize = &mut o3 as *mut u64 as usize;
-        let n1: usize = conv::count(o3 as u64)?;
+        let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let n2: usize = conv::count(o3 as u64)?;
+        let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
 
@@ -6873,6 +7023,8 @@ unsafe extern "C" fn cuGraphAddDependencies(_m: *mut ffi::PyObject, args: *const
         let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -6900,6 +7052,9 @@ unsafe extern "C" fn cuGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *co
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        arr1.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
+        arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
+        arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -6924,6 +7079,8 @@ unsafe extern "C" fn cuGraphRemoveDependencies(_m: *mut ffi::PyObject, args: *co
         let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -6951,6 +7108,9 @@ unsafe extern "C" fn cuGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args: 
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        arr1.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
+        arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
+        arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -7004,7 +7164,8 @@ unsafe extern "C" fn cuGraphInstantiateWithParams(_m: *mut ffi::PyObject, args: 
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let instantiateParams = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let a2: usize = conv::record(instantiateParams, 32, false, &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" })?;
+        let h2 = conv::Held::record(instantiateParams, 32, false, true, &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -7044,7 +7205,8 @@ unsafe extern "C" fn cuGraphExecKernelNodeSetParams(_m: *mut ffi::PyObject, args
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 72, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let h2 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7065,7 +7227,8 @@ unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(_m: *mut ffi::PyObject, args
         let ctx = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(copyParams, 200, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h2 = conv::Held::record(copyParams, 200, false, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
@@ -7087,7 +7250,8 @@ unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(_m: *mut ffi::PyObject, args
         let ctx = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(memsetParams, 40, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(memsetParams, 40, false, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
@@ -7108,7 +7272,8 @@ unsafe extern "C" fn cuGraphExecHostNodeSetParams(_m: *mut ffi::PyObject, args: 
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 16, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7188,7 +7353,8 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(_m: *mut f
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7208,7 +7374,8 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(_m: *mut ffi
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7336,7 +7503,8 @@ unsafe extern "C" fn cuGraphExecUpdate(_m: *mut ffi::PyObject, args: *const *mut
         let resultInfo = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let a2: usize = conv::record(resultInfo, 24, false, &Ctx { func: F, param: "resultInfo", expected: "CUgraphExecUpdateResultInfo_v1" })?;
+        let h2 = conv::Held::record(resultInfo, 24, false, true, &Ctx { func: F, param: "resultInfo", expected: "CUgraphExecUpdateResultInfo_v1" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecUpdate_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7540,9 +7708,11 @@ unsafe extern "C" fn cuGraphAddNode(_m: *mut ffi::PyObject, args: *const *mut ff
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h4 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -7568,9 +7738,12 @@ unsafe extern "C" fn cuGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *mut
         let arr3 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a5: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h5 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let a5: usize = h5.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
+        arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
@@ -7588,7 +7761,8 @@ unsafe extern "C" fn cuGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h1 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -7608,7 +7782,8 @@ unsafe extern "C" fn cuGraphExecNodeSetParams(_m: *mut ffi::PyObject, args: *con
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h2 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7772,7 +7947,8 @@ unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject, 
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let a2: usize = conv::record(config, 56, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let h2 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -7792,7 +7968,8 @@ unsafe extern "C" fn cuOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args: 
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let a2: usize = conv::record(config, 56, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let h2 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -7876,7 +8053,8 @@ unsafe extern "C" fn cuTexRefSetAddress2D(_m: *mut ffi::PyObject, args: *const *
         let dptr = unsafe { entry::arg(py, &a[2]) };
         let Pitch = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let a1: usize = conv::record(desc, 24, false, &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(desc, 24, false, false, &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(Pitch, 64, false, &Ctx { func: F, param: "Pitch", expected: "int" })?;
 
@@ -8356,9 +8534,12 @@ unsafe extern "C" fn cuTexObjectCreate(_m: *mut ffi::PyObject, args: *const *mut
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let pTexDesc = unsafe { entry::arg(py, &a[1]) };
         let pResViewDesc = unsafe { entry::arg(py, &a[2]) };
-        let a1: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
-        let a2: usize = conv::record(pTexDesc, 104, false, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
-        let a3: usize = conv::record(pResViewDesc, 112, false, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
+        let h1 = conv::Held::record(pResDesc, 144, false, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let a1: usize = h1.addr();
+        let h2 = conv::Held::record(pTexDesc, 104, false, false, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
+        let a2: usize = h2.addr();
+        let h3 = conv::Held::record(pResViewDesc, 112, false, false, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
+        let a3: usize = h3.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -8393,7 +8574,8 @@ unsafe extern "C" fn cuTexObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *c
         let a = unsafe { entry::args(py, F, &["pResDesc", "texObject", ], args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let texObject = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let h0 = conv::Held::record(pResDesc, 144, false, true, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -8411,7 +8593,8 @@ unsafe extern "C" fn cuTexObjectGetTextureDesc(_m: *mut ffi::PyObject, args: *co
         let a = unsafe { entry::args(py, F, &["pTexDesc", "texObject", ], args, nargs, kwnames)? };
         let pTexDesc = unsafe { entry::arg(py, &a[0]) };
         let texObject = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pTexDesc, 104, false, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
+        let h0 = conv::Held::record(pTexDesc, 104, false, true, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuTexObjectGetTextureDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -8429,7 +8612,8 @@ unsafe extern "C" fn cuTexObjectGetResourceViewDesc(_m: *mut ffi::PyObject, args
         let a = unsafe { entry::args(py, F, &["pResViewDesc", "texObject", ], args, nargs, kwnames)? };
         let pResViewDesc = unsafe { entry::arg(py, &a[0]) };
         let texObject = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pResViewDesc, 112, false, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
+        let h0 = conv::Held::record(pResViewDesc, 112, false, true, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceViewDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -8446,7 +8630,8 @@ unsafe extern "C" fn cuSurfObjectCreate(_m: *mut ffi::PyObject, args: *const *mu
         const F: &str = "cuSurfObjectCreate";
         let a = unsafe { entry::args(py, F, &["pResDesc", ], args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let h1 = conv::Held::record(pResDesc, 144, false, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -8481,7 +8666,8 @@ unsafe extern "C" fn cuSurfObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *
         let a = unsafe { entry::args(py, F, &["pResDesc", "surfObject", ], args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let surfObject = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let h0 = conv::Held::record(pResDesc, 144, false, true, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuSurfObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -8509,10 +8695,12 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(_m: *mut ffi::PyObject, args: *const
         let swizzle = unsafe { entry::arg(py, &a[9]) };
         let l2Promotion = unsafe { entry::arg(py, &a[10]) };
         let oobFill = unsafe { entry::arg(py, &a[11]) };
-        let a0: usize = conv::record(tensorMap, 128, false, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
+        let h0 = conv::Held::record(tensorMap, 128, false, true, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let a3: usize = conv::addr(globalAddress, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let a3: usize = h3.addr();
         let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
         let a4: usize = arr4.addr();
         let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
@@ -8554,10 +8742,12 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(_m: *mut ffi::PyObject, args: *cons
         let swizzle = unsafe { entry::arg(py, &a[12]) };
         let l2Promotion = unsafe { entry::arg(py, &a[13]) };
         let oobFill = unsafe { entry::arg(py, &a[14]) };
-        let a0: usize = conv::record(tensorMap, 128, false, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
+        let h0 = conv::Held::record(tensorMap, 128, false, true, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let a3: usize = conv::addr(globalAddress, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let a3: usize = h3.addr();
         let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
         let a4: usize = arr4.addr();
         let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
@@ -8604,10 +8794,12 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(_m: *mut ffi::PyObject, args: *
         let swizzle = unsafe { entry::arg(py, &a[13]) };
         let l2Promotion = unsafe { entry::arg(py, &a[14]) };
         let oobFill = unsafe { entry::arg(py, &a[15]) };
-        let a0: usize = conv::record(tensorMap, 128, false, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
+        let h0 = conv::Held::record(tensorMap, 128, false, true, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let a3: usize = conv::addr(globalAddress, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let a3: usize = h3.addr();
         let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
         let a4: usize = arr4.addr();
         let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
@@ -8639,8 +8831,10 @@ unsafe extern "C" fn cuTensorMapReplaceAddress(_m: *mut ffi::PyObject, args: *co
         let a = unsafe { entry::args(py, F, &["tensorMap", "globalAddress", ], args, nargs, kwnames)? };
         let tensorMap = unsafe { entry::arg(py, &a[0]) };
         let globalAddress = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(tensorMap, 128, false, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
-        let a1: usize = conv::addr(globalAddress, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::record(tensorMap, 128, false, true, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
+        let a0: usize = h0.addr();
+        let h1 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuTensorMapReplaceAddress(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -8892,7 +9086,8 @@ unsafe extern "C" fn cuCoredumpGetAttribute(_m: *mut ffi::PyObject, args: *const
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
-        let a1: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(value, false, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
@@ -8912,7 +9107,8 @@ unsafe extern "C" fn cuCoredumpGetAttributeGlobal(_m: *mut ffi::PyObject, args: 
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
-        let a1: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(value, false, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
@@ -8932,7 +9128,8 @@ unsafe extern "C" fn cuCoredumpSetAttribute(_m: *mut ffi::PyObject, args: *const
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
-        let a1: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(value, false, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
@@ -8952,7 +9149,8 @@ unsafe extern "C" fn cuCoredumpSetAttributeGlobal(_m: *mut ffi::PyObject, args: 
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
-        let a1: usize = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(value, false, &Ctx { func: F, param: "value", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
@@ -8971,8 +9169,10 @@ unsafe extern "C" fn cuGetExportTable(_m: *mut ffi::PyObject, args: *const *mut 
         let a = unsafe { entry::args(py, F, &["ppExportTable", "pExportTableId", ], args, nargs, kwnames)? };
         let ppExportTable = unsafe { entry::arg(py, &a[0]) };
         let pExportTableId = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::addr(ppExportTable, &Ctx { func: F, param: "ppExportTable", expected: "int, buffer or None" })?;
-        let a1: usize = conv::record(pExportTableId, 16, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
+        let h0 = conv::Held::addr_of(ppExportTable, false, &Ctx { func: F, param: "ppExportTable", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
+        let h1 = conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGetExportTable(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -9108,9 +9308,12 @@ unsafe extern "C" fn cuDevSmResourceSplitByCount(_m: *mut ffi::PyObject, args: *
         let remaining = unsafe { entry::arg(py, &a[2]) };
         let useFlags = unsafe { entry::arg(py, &a[3]) };
         let minCount = unsafe { entry::arg(py, &a[4]) };
-        let a0: usize = conv::addr(result, &Ctx { func: F, param: "result", expected: "int, buffer or None" })?;
-        let a2: usize = conv::record(input, 144, false, &Ctx { func: F, param: "input", expected: "CUdevResource_v1" })?;
-        let a3: usize = conv::record(remaining, 144, false, &Ctx { func: F, param: "remaining", expected: "CUdevResource_v1" })?;
+        let h0 = conv::Held::addr_of(result, true, &Ctx { func: F, param: "result", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
+        let h2 = conv::Held::record(input, 144, false, false, &Ctx { func: F, param: "input", expected: "CUdevResource_v1" })?;
+        let a2: usize = h2.addr();
+        let h3 = conv::Held::record(remaining, 144, false, true, &Ctx { func: F, param: "remaining", expected: "CUdevResource_v1" })?;
+        let a3: usize = h3.addr();
         let a4: u64 = conv::int(useFlags, 32, false, &Ctx { func: F, param: "useFlags", expected: "int" })?;
         let a5: u64 = conv::int(minCount, 32, false, &Ctx { func: F, param: "minCount", expected: "int" })?;
         let mut o1 = Out::<1>::new();
@@ -9136,6 +9339,7 @@ unsafe extern "C" fn cuDevResourceGenerateDesc(_m: *mut ffi::PyObject, args: *co
         let a2: u64 = conv::int(nbResources, 32, false, &Ctx { func: F, param: "nbResources", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuDevResourceGenerateDesc(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -9366,7 +9570,8 @@ unsafe extern "C" fn cuCheckpointProcessLock(_m: *mut ffi::PyObject, args: *cons
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs" })?;
+        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -9384,7 +9589,8 @@ unsafe extern "C" fn cuCheckpointProcessCheckpoint(_m: *mut ffi::PyObject, args:
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
+        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessCheckpoint(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -9402,7 +9608,8 @@ unsafe extern "C" fn cuCheckpointProcessRestore(_m: *mut ffi::PyObject, args: *c
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs" })?;
+        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessRestore(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -9420,7 +9627,8 @@ unsafe extern "C" fn cuCheckpointProcessUnlock(_m: *mut ffi::PyObject, args: *co
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs" })?;
+        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessUnlock(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;

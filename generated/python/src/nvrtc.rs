@@ -33,7 +33,7 @@ unsafe extern "C" fn nvrtcGetErrorString(_m: *mut ffi::PyObject, args: *const *m
         let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetErrorString(conv::bits(a0), ) as usize) };
-        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_cstr(py, r as usize)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::cstr_result(py, r as usize)?])
     })
 }
 
@@ -106,6 +106,8 @@ unsafe extern "C" fn nvrtcCreateProgram(_m: *mut ffi::PyObject, args: *const *mu
         let a5: usize = arr5.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr4.holds(conv::wide(a3, 32, true), &Ctx { func: F, param: "headers", expected: "" })?;
+        arr5.holds(conv::wide(a3, 32, true), &Ctx { func: F, param: "includeNames", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcCreateProgram(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
@@ -121,7 +123,8 @@ unsafe extern "C" fn nvrtcDestroyProgram(_m: *mut ffi::PyObject, args: *const *m
         const F: &str = "nvrtcDestroyProgram";
         let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::addr(prog, &Ctx { func: F, param: "prog", expected: "int, buffer or None" })?;
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&nvrtcProgram, prog, &mut t0, &Ctx { func: F, param: "prog", expected: "nvrtcProgram, int or None" })?;
 
         let released: Option<u64> = crate::handles::any_handle(prog).map(|(raw, _)| raw);
         let r = unsafe { conv::nogil(move || sys::nvrtcDestroyProgram(conv::bits(a0 as u64), )) };
@@ -147,6 +150,7 @@ unsafe extern "C" fn nvrtcCompileProgram(_m: *mut ffi::PyObject, args: *const *m
         let a1: u64 = conv::int(numOptions, 32, true, &Ctx { func: F, param: "numOptions", expected: "int" })?;
         let arr2 = InArray::cstrs(options, &Ctx { func: F, param: "options", expected: "sequence of bytes" })?;
         let a2: usize = arr2.addr();
+        arr2.holds(conv::wide(a1, 32, true), &Ctx { func: F, param: "options", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcCompileProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -182,7 +186,15 @@ unsafe extern "C" fn nvrtcGetPTX(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let prog = unsafe { entry::arg(py, &a[0]) };
         let ptx = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(ptx, &Ctx { func: F, param: "ptx", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(ptx, true, false, &Ctx { func: F, param: "ptx", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetPTXSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "ptx", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetPTX(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -218,7 +230,15 @@ unsafe extern "C" fn nvrtcGetCUBIN(_m: *mut ffi::PyObject, args: *const *mut ffi
         let prog = unsafe { entry::arg(py, &a[0]) };
         let cubin = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(cubin, &Ctx { func: F, param: "cubin", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(cubin, true, false, &Ctx { func: F, param: "cubin", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetCUBINSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "cubin", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBIN(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -254,7 +274,15 @@ unsafe extern "C" fn nvrtcGetNVVM(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let prog = unsafe { entry::arg(py, &a[0]) };
         let nvvm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(nvvm, &Ctx { func: F, param: "nvvm", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(nvvm, true, false, &Ctx { func: F, param: "nvvm", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetNVVMSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "nvvm", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVM(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -290,7 +318,15 @@ unsafe extern "C" fn nvrtcGetLTOIR(_m: *mut ffi::PyObject, args: *const *mut ffi
         let prog = unsafe { entry::arg(py, &a[0]) };
         let LTOIR = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(LTOIR, &Ctx { func: F, param: "LTOIR", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(LTOIR, true, false, &Ctx { func: F, param: "LTOIR", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetLTOIRSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "LTOIR", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIR(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -326,7 +362,15 @@ unsafe extern "C" fn nvrtcGetOptiXIR(_m: *mut ffi::PyObject, args: *const *mut f
         let prog = unsafe { entry::arg(py, &a[0]) };
         let optixir = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(optixir, &Ctx { func: F, param: "optixir", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(optixir, true, false, &Ctx { func: F, param: "optixir", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIRSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "optixir", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIR(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -362,7 +406,15 @@ unsafe extern "C" fn nvrtcGetProgramLog(_m: *mut ffi::PyObject, args: *const *mu
         let prog = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(log, &Ctx { func: F, param: "log", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(log, true, false, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetProgramLogSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "log", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLog(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;

@@ -6,6 +6,7 @@ pub mod handles;
 pub mod naming;
 pub mod params;
 pub mod shape;
+pub mod sizes;
 
 use crate::annotations::Annotations;
 use crate::diag::Result;
@@ -23,6 +24,7 @@ pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
         handles::run(lib, ann)?;
         params::run(lib, ann, cuda_version)?;
         shape::run(lib);
+        sizes::run(lib);
         naming::run(lib);
     }
     Ok(())

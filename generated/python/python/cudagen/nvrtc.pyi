@@ -146,7 +146,7 @@ def nvrtcCreateProgram(src: bytes, name: bytes | None, numHeaders: int, headers:
     - `headers`: [in] Sources of the headers.\\n
     - `includeNames`: [in] Name of each header by which they can be included in the CUDA program source.\\n
     """
-def nvrtcDestroyProgram(prog: Any) -> tuple[nvrtcResult]:
+def nvrtcDestroyProgram(prog: nvrtcProgram | int | None) -> tuple[nvrtcResult]:
     """Returns `tuple[nvrtcResult]`.
 
     compilation

@@ -3,7 +3,7 @@
 use super::lifetimes;
 use super::rust_ident;
 use super::types::{handle_class, HandleView};
-use crate::ir::{Function, Library, Prim, Resolved, ReturnShape, Role, Type};
+use crate::ir::{Function, Library, Prim, Resolved, ReturnShape, Role, SizeFrom, Type};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -48,7 +48,7 @@ pub struct ParamView {
     pub py: String,
     pub rust: String,
     /// Conversion kind: `int`, `float`, `handle`, `record_val`, `record_ref`, `ptr`, `inout_int`,
-    /// `cstr`, `in_array`, `callback`, `userdata_paired`, `kernel_params`, `out`, `cstr_out`,
+    /// `handle_ref`, `buffer`, `cstr`, `in_array`, `callback`, `userdata_paired`, `kernel_params`, `out`, `cstr_out`,
     /// `out_array`, `out_buffer`.
     pub kind: &'static str,
     pub scalar: Scalar,
@@ -76,6 +76,17 @@ pub struct ParamView {
     pub is_out: bool,
     /// Words of `u64` storage for an `out` value.
     pub words: u64,
+    /// Integer width and sign of the count in `len_var` (how a negative count is told apart).
+    pub len_bits: u32,
+    pub len_signed: bool,
+    /// Caller buffers (`buffer`, `ptr`, `record_ref`): the callee writes through it.
+    pub writes: bool,
+    /// `buffer`: the argument variable holding its size in bytes, with its width and sign...
+    pub size_var: String,
+    pub size_bits: u32,
+    pub size_signed: bool,
+    /// ... or the function reporting it (called with the same leading arguments).
+    pub size_fn: String,
 }
 
 fn int_scalar(p: Prim) -> Scalar {
@@ -164,6 +175,14 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             is_arg: false,
             is_out: false,
             words: 1,
+            len_bits: 64,
+            len_signed: false,
+            writes: matches!(p.direction, crate::ir::Direction::Out | crate::ir::Direction::InOut)
+                && matches!(p.ty, Type::Pointer { is_const: false, .. }),
+            size_var: String::new(),
+            size_bits: 64,
+            size_signed: false,
+            size_fn: String::new(),
         };
         let pointee = p.ty.pointee().map(|(t, _)| t);
         match &p.role {
@@ -195,6 +214,12 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                         v.kind = "inout_int";
                         v.stub = "int".into();
                     }
+                    "handle" => {
+                        // A pointer to one handle: the handle object's own value (updated in
+                        // place), or a temporary holding an int / None.
+                        v.kind = "handle_ref";
+                        v.stub = format!("{} | int | None", s.class);
+                    }
                     _ => v.kind = "ptr",
                 }
                 v.scalar = s;
@@ -213,9 +238,12 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 v.kind = "cstr_out";
                 v.stub = "bytes | None".into();
             }
-            Role::InArray { .. } => {
+            Role::InArray { len } => {
                 let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
                 v.kind = "in_array";
+                if let Some(l) = len {
+                    v.len_var = len_var(f, l)?;
+                }
                 v.stub = format!("Sequence[{}] | None", arg_stub(&s));
                 v.scalar = s;
             }
@@ -224,6 +252,9 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 if matches!(p.direction, crate::ir::Direction::InOut) {
                     v.kind = "in_array";
                     v.stub = format!("Sequence[{}] | None", arg_stub(&s));
+                    if let Some(l) = len {
+                        v.len_var = len_var(f, l)?;
+                    }
                 } else {
                     v.kind = "out_array";
                     v.stub = format!("list[{}]", s.stub);
@@ -238,7 +269,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 v.string = *string;
                 if size_from.is_some() {
                     // Two-call pattern: the caller sizes and passes the buffer (cuda.bindings style).
-                    v.kind = "ptr";
+                    v.kind = if p.size.is_some() { "buffer" } else { "ptr" };
                     v.stub = "bytes | bytearray | Any".into();
                 } else {
                     v.kind = "out_buffer";
@@ -251,11 +282,13 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 }
             }
             Role::HostPtr | Role::Opaque => {
-                v.kind = if p.name == "kernelParams" { "kernel_params" } else { "ptr" };
-                if matches!(p.direction, crate::ir::Direction::Out) && p.name != "kernelParams" {
-                    // caller-provided memory the callee writes: still an address argument
-                    v.kind = "ptr";
-                }
+                v.kind = if p.name == "kernelParams" {
+                    "kernel_params"
+                } else if p.size.is_some() {
+                    "buffer"
+                } else {
+                    "ptr"
+                };
             }
             Role::UserData => {
                 v.kind = if callback_idx.is_some() { "userdata_paired" } else { "ptr" };
@@ -270,6 +303,20 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                     }
                 }
             }
+        }
+        if let Some(link) = &p.size {
+            v.writes = link.writes;
+            match &link.from {
+                SizeFrom::Param(name) => {
+                    v.size_var = len_var(f, name)?;
+                    let (bits, signed) = count_scalar(lib, f, name, handles);
+                    (v.size_bits, v.size_signed) = (bits, signed);
+                }
+                SizeFrom::Function(name) => v.size_fn = name.clone(),
+            }
+        }
+        if let Some(name) = count_name(&p.role) {
+            (v.len_bits, v.len_signed) = count_scalar(lib, f, name, handles);
         }
         params.push(v);
     }
@@ -386,6 +433,22 @@ fn out_stub(p: &ParamView) -> String {
             }
         }
     }
+}
+
+/// The count parameter an array or buffer names.
+fn count_name(r: &Role) -> Option<&str> {
+    match r {
+        Role::InArray { len } | Role::OutArray { len } | Role::OutBuffer { len, .. } => len.as_deref(),
+        _ => None,
+    }
+}
+
+/// Width and sign of a count parameter (the pointee's for an in/out `size_t *`).
+fn count_scalar(lib: &Library, f: &Function, name: &str, handles: &[HandleView]) -> (u32, bool) {
+    let Some(p) = f.param(name) else { return (64, false) };
+    let ty = p.ty.pointee().map(|(t, _)| t).unwrap_or(&p.ty);
+    let s = scalar(lib, ty, handles);
+    if s.kind == "int" { (s.bits, s.signed) } else { (64, false) }
 }
 
 /// `a{i}` for a Length argument, `o{i}` for an in/out count.
