@@ -202,9 +202,9 @@ pub fn float(o: &Bound<'_, PyAny>, bits: u32, c: &Ctx) -> PyResult<u64> {
 }
 
 /// A handle argument: an instance of the handle class, an int, or None (NULL). A handle of
-/// another class, an enum member, a bool or a buffer is refused; objects with `__index__`
-/// (numpy integers) are taken for integer handles (`CUdevice`, `CUdeviceptr`), not for pointer
-/// handles (`CUcontext`, `nvrtcProgram`), whose only raw form is an int, as in cuda.bindings.
+/// another class or a buffer is refused. Integer handles (`CUdevice`, `CUdeviceptr`) also take
+/// int subclasses and `__index__` objects (numpy integers); pointer handles (`CUcontext`,
+/// `nvrtcProgram`) take no enum member, bool or numpy integer: their only raw form is an int.
 #[inline]
 pub fn handle(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     if let Some(v) = h.raw_of(o) {
@@ -232,10 +232,10 @@ fn handle_int(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> 
 /// [`handle`] for anything but an exact int or an instance of the class.
 #[cold]
 fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
-    if crate::handles::any_handle(o).is_some() || is_enum_or_bool(o) {
+    if crate::handles::any_handle(o).is_some() || (h.pointer && is_enum_or_bool(o)) {
         return Err(c.type_error(o));
     }
-    if o.is_instance_of::<PyInt>() || (!h.pointer && !o.is_instance_of::<PyFloat>() && has_index(o) && buffer(o, false).is_none()) {
+    if o.is_instance_of::<PyInt>() || (!h.pointer && !o.is_instance_of::<PyFloat>() && has_index(o)) {
         return match index(o) {
             Some(i) => handle_int(h, &i, c),
             None => Err(c.type_error(o)),
@@ -400,7 +400,10 @@ impl Held {
             let r = f.call0()?;
             return int(&r, 64, false, c).map(|v| Self::raw(v as usize));
         }
-        Err(c.type_error(o))
+        match index(o) {
+            Some(i) if !is_enum_or_bool(o) => int(&i, 64, false, c).map(|v| Self::raw(v as usize)),
+            _ => Err(c.type_error(o)),
+        }
     }
 
     /// A caller buffer whose size the call implies (checked by [`Held::holds`]): a buffer

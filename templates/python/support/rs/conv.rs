@@ -230,7 +230,7 @@ fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -
     if crate::handles::any_handle(o).is_some() || (h.pointer && is_enum_or_bool(o)) {
         return Err(c.type_error(o));
     }
-    if o.is_instance_of::<PyInt>() || (!h.pointer && !o.is_instance_of::<PyFloat>() && has_index(o) && buffer(o, false).is_none()) {
+    if o.is_instance_of::<PyInt>() || (!h.pointer && !o.is_instance_of::<PyFloat>() && has_index(o)) {
         return match index(o) {
             Some(i) => handle_int(h, &i, c),
             None => Err(c.type_error(o)),
@@ -395,7 +395,10 @@ impl Held {
             let r = f.call0()?;
             return int(&r, 64, false, c).map(|v| Self::raw(v as usize));
         }
-        Err(c.type_error(o))
+        match index(o) {
+            Some(i) if !is_enum_or_bool(o) => int(&i, 64, false, c).map(|v| Self::raw(v as usize)),
+            _ => Err(c.type_error(o)),
+        }
     }
 
     /// A caller buffer whose size the call implies (checked by [`Held::holds`]): a buffer
