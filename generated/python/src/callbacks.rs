@@ -141,11 +141,11 @@ pub fn raw(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     Err(c.type_error(o))
 }
 
-/// A C function pointer (ctypes function, None) rather than a Python callable. An int is
-/// refused: the library would call whatever it points at.
+/// A C function pointer (ctypes function, None or 0 for NULL) rather than a Python callable.
+/// Any other int is refused: the library would call whatever it points at.
 fn is_c_function(cb: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<bool> {
     if cb.is_instance_of::<PyInt>() {
-        return Err(c.type_error(cb));
+        return if conv::long_value(cb) == Some(0) { Ok(true) } else { Err(c.type_error(cb)) };
     }
     Ok(cb.is_none() || is_ctypes_fn(cb) || !cb.is_callable())
 }
