@@ -2,6 +2,7 @@
 //! NVIDIA's headers, provisioning libclang, writing or checking `generated/`, running the tests.
 
 mod fetch;
+mod fuzz;
 mod libclang;
 mod regen;
 mod run;
@@ -65,6 +66,14 @@ enum Command {
     Doctor,
     /// The test command CI runs: freshness check, Rust, Python and C tests.
     Test,
+    /// Boundary fuzz of every Python function (builds the wheel into .venv first).
+    Fuzz {
+        /// Random calls per function after the one-parameter sweep.
+        #[arg(long, default_value_t = 200)]
+        calls: u32,
+        #[arg(long, default_value_t = 20261123)]
+        seed: u64,
+    },
 }
 
 pub fn root() -> PathBuf {
@@ -80,6 +89,7 @@ fn main() {
         Command::Versions { update } => versions::command(update),
         Command::Doctor => libclang::doctor(),
         Command::Test => test_cmd::run_all(),
+        Command::Fuzz { calls, seed } => fuzz::run(calls, seed),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -73,6 +73,21 @@ pub fn run_all() -> Result<()> {
 
 /// Builds the abi3 wheel into a fresh virtualenv and runs the Python tests there.
 fn python(root: &Path, env: &dyn Fn(&mut Command)) -> Result<()> {
+    let py = install_python(root)?;
+    let mut pytest = Command::new(&py);
+    pytest.args(["-m", "pytest", "-q", "tests/python"]);
+    env(&mut pytest);
+    // The Python surface finds libnvrtc in the virtualenv's NVIDIA wheel by itself.
+    pytest.env_remove("CUDAGEN_NVRTC_PATH");
+    run::status(&mut pytest)?;
+    let mut stubtest = Command::new(&py);
+    stubtest.args(["-m", "mypy.stubtest", "cudagen"]).current_dir(std::env::temp_dir());
+    run::status(&mut stubtest)
+}
+
+/// Builds the abi3 wheel and installs it (with the pinned test tools) into `.venv`; returns
+/// the virtualenv's Python.
+pub fn install_python(root: &Path) -> Result<PathBuf> {
     let venv = root.join(".venv");
     let py = venv.join("bin/python");
     if !py.exists() {
@@ -98,13 +113,5 @@ fn python(root: &Path, env: &dyn Fn(&mut Command)) -> Result<()> {
         .find(|p| p.extension().is_some_and(|x| x == "whl"))
         .context("maturin built no wheel")?;
     run::status(Command::new(&py).args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"]).arg(&wheel))?;
-    let mut pytest = Command::new(&py);
-    pytest.args(["-m", "pytest", "-q", "tests/python"]);
-    env(&mut pytest);
-    // The Python surface finds libnvrtc in the virtualenv's NVIDIA wheel by itself.
-    pytest.env_remove("CUDAGEN_NVRTC_PATH");
-    run::status(&mut pytest)?;
-    let mut stubtest = Command::new(&py);
-    stubtest.args(["-m", "mypy.stubtest", "cudagen"]).current_dir(std::env::temp_dir());
-    run::status(&mut stubtest)
+    Ok(py)
 }

@@ -132,6 +132,9 @@ pub fn raw(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     if o.is_instance_of::<PyInt>() {
         return conv::addr(o, c);
     }
+    if crate::handles::any_handle(o).is_some() {
+        return Err(c.type_error(o));
+    }
     if is_ctypes_fn(o) {
         if let Some((p, len)) = conv::buffer(o, false) {
             if len >= 8 {
@@ -146,16 +149,20 @@ pub fn raw(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     Err(c.type_error(o))
 }
 
-/// A C function pointer (ctypes function, int address, None) rather than a Python callable.
-fn is_c_function(cb: &Bound<'_, PyAny>) -> bool {
-    cb.is_none() || cb.is_instance_of::<PyInt>() || is_ctypes_fn(cb) || !cb.is_callable()
+/// A C function pointer (ctypes function, None or 0 for NULL) rather than a Python callable.
+/// Any other int is refused: the library would call whatever it points at.
+fn is_c_function(cb: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<bool> {
+    if cb.is_instance_of::<PyInt>() {
+        return if conv::long_value(cb) == Some(0) { Ok(true) } else { Err(c.type_error(cb)) };
+    }
+    Ok(cb.is_none() || is_ctypes_fn(cb) || !cb.is_callable())
 }
 
 /// A callback argument and its user data: a C function pointer passes through with the user data
 /// as an address; a Python callable is kept (with the user object) for `trampoline`, which then
 /// receives the keeper as its user data.
 pub fn python(cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx, trampoline: *const ()) -> PyResult<(usize, usize, Pending)> {
-    if is_c_function(cb) {
+    if is_c_function(cb, c)? {
         let f = raw(cb, c)?;
         let ud = conv::addr(user, &Ctx { func: c.func, param: "userData", expected: "int, buffer or None" })?;
         return Ok((f, ud, Pending(None)));
@@ -183,7 +190,7 @@ impl Drop for Installed {
 
 /// `CUoccupancyB2DSize`: a C function pointer, or a callable installed for this thread.
 pub fn occupancy(cb: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<(usize, Installed)> {
-    if is_c_function(cb) {
+    if is_c_function(cb, c)? {
         return Ok((raw(cb, c)?, Installed(false)));
     }
     OCCUPANCY.with(|s| *s.borrow_mut() = Some(cb.clone().unbind()));

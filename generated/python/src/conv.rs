@@ -209,7 +209,10 @@ pub fn float(o: &Bound<'_, PyAny>, bits: u32, c: &Ctx) -> PyResult<u64> {
     Ok(if bits == 32 { (v as f32).to_bits() as u64 } else { v.to_bits() })
 }
 
-/// A handle argument: an instance of the handle class, an int, or None (NULL).
+/// A handle argument: an instance of the handle class, an int, or None (NULL). A handle of
+/// another class or a buffer is refused. Integer handles (`CUdevice`, `CUdeviceptr`) also take
+/// int subclasses and `__index__` objects (numpy integers); pointer handles (`CUcontext`,
+/// `nvrtcProgram`) take no enum member, bool or numpy integer: their only raw form is an int.
 #[inline]
 pub fn handle(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     if let Some(v) = h.raw_of(o) {
@@ -218,11 +221,56 @@ pub fn handle(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> 
     if o.is_none() {
         return Ok(0);
     }
+    // SAFETY: attached; the check reads the type only.
+    if unsafe { ffi::PyLong_CheckExact(o.as_ptr()) } != 0 {
+        return handle_int(h, o, c);
+    }
+    handle_other(h, o, c)
+}
+
+#[inline(always)]
+fn handle_int(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     if h.pointer {
         // Pointer handles: any 64-bit pattern (two's complement for negatives).
         return int_either(o, c);
     }
     int(o, h.bits, h.signed, c)
+}
+
+/// [`handle`] for anything but an exact int or an instance of the class.
+#[cold]
+fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
+    if crate::handles::any_handle(o).is_some() || (h.pointer && is_enum_or_bool(o)) {
+        return Err(c.type_error(o));
+    }
+    if o.is_instance_of::<PyInt>() || (!h.pointer && !o.is_instance_of::<PyFloat>() && has_index(o)) {
+        return match index(o) {
+            Some(i) => handle_int(h, &i, c),
+            None => Err(c.type_error(o)),
+        };
+    }
+    Err(c.type_error(o))
+}
+
+/// An enum member (`IntEnum`, `IntFlag`) or a bool: ints by type, never a handle or address.
+pub fn is_enum_or_bool(o: &Bound<'_, PyAny>) -> bool {
+    if o.is_instance_of::<pyo3::types::PyBool>() {
+        return true;
+    }
+    attr_opt(&o.get_type().into_any(), c"_member_map_").is_some()
+}
+
+/// A pointer to one handle: the address of a handle object's value (the callee may update it in
+/// place), NULL for None, else `tmp` holding the handle an int stands for.
+pub fn handle_ref(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, tmp: &mut u64, c: &Ctx) -> PyResult<usize> {
+    if h.raw_of(o).is_some() {
+        return Ok(crate::handles::value_addr(o).unwrap_or(0));
+    }
+    if o.is_none() {
+        return Ok(0);
+    }
+    *tmp = handle(h, o, c)?;
+    Ok(tmp as *mut u64 as usize)
 }
 
 /// Pointer and length of an object's buffer (PyBUF_SIMPLE), or None.
@@ -267,26 +315,133 @@ pub fn addr(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     }
 }
 
-/// A record argument: its memory (ctypes structure or any buffer of at least `size` bytes), an
-/// int address, or None when `nullable`.
-pub fn record(o: &Bound<'_, PyAny>, size: u64, nullable: bool, c: &Ctx) -> PyResult<usize> {
-    if o.is_none() {
-        return if nullable { Ok(0) } else { Err(c.type_error(o)) };
+/// An argument's memory, exported through the buffer protocol and held until the call has
+/// returned (a `bytearray` cannot be resized or freed under the library), or a raw address.
+pub struct Held {
+    addr: usize,
+    /// Bytes available at `addr`; `None` for a raw address (the caller's promise, unchecked).
+    len: Option<usize>,
+    writes: bool,
+    view: Option<Box<ffi::Py_buffer>>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(v) = self.view.as_mut() {
+            // SAFETY: bodies drop their arguments attached; the view was filled by GetBuffer.
+            unsafe { ffi::PyBuffer_Release(&mut **v) };
+        }
     }
-    if o.is_instance_of::<PyInt>() {
-        return int(o, 64, false, c).map(|v| v as usize);
+}
+
+impl Held {
+    fn raw(addr: usize) -> Self {
+        Held { addr, len: None, writes: false, view: None }
     }
-    if let Some((p, len)) = buffer(o, false) {
-        if (len as u64) < size {
+
+    fn none() -> Self {
+        Held { addr: 0, len: Some(0), writes: false, view: None }
+    }
+
+    /// Exports `o`'s memory (writable when `writes`; exact `bytes` are taken for writing too,
+    /// as cuda.bindings does for `nvrtcGetPTX(prog, b" " * size)`), or None when `o` has no
+    /// buffer. A read-only export given for writing is an error.
+    fn export(o: &Bound<'_, PyAny>, writes: bool, c: &Ctx) -> PyResult<Option<Self>> {
+        let bytes = o.is_exact_instance_of::<PyBytes>();
+        let flags = if writes && !bytes { ffi::PyBUF_WRITABLE } else { ffi::PyBUF_SIMPLE };
+        let mut view: Box<ffi::Py_buffer> = Box::new(unsafe { std::mem::zeroed() });
+        // SAFETY: attached; on success the view is released by Drop.
+        if unsafe { ffi::PyObject_GetBuffer(o.as_ptr(), &mut *view, flags) } == 0 {
+            let (addr, len) = (view.buf as usize, view.len.max(0) as usize);
+            return Ok(Some(Held { addr, len: Some(len), writes, view: Some(view) }));
+        }
+        unsafe { ffi::PyErr_Clear() };
+        if writes && buffer(o, false).is_some() {
+            return Err(PyTypeError::new_err(format!(
+                "{}() argument '{}' must be a writable buffer, not a read-only {}",
+                c.func,
+                c.param,
+                o.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            )));
+        }
+        Ok(None)
+    }
+
+    /// The address to pass.
+    #[inline(always)]
+    pub fn addr(&self) -> usize {
+        self.addr
+    }
+
+    /// A record argument: the memory of a struct instance (ctypes) or any buffer of at least
+    /// `size` bytes, or None when `nullable`. Never a bare int address or a handle.
+    pub fn record(o: &Bound<'_, PyAny>, size: u64, nullable: bool, writes: bool, c: &Ctx) -> PyResult<Self> {
+        if o.is_none() {
+            return if nullable { Ok(Self::none()) } else { Err(c.type_error(o)) };
+        }
+        if o.is_instance_of::<PyInt>() || crate::handles::any_handle(o).is_some() {
             return Err(c.type_error(o));
         }
-        return Ok(p);
+        match Self::export(o, writes, c)? {
+            Some(h) if h.len.unwrap_or(0) as u64 >= size => Ok(h),
+            Some(h) => Err(c.value_error(&format!("a buffer of {} bytes is smaller than the {size}-byte struct", h.len.unwrap_or(0)))),
+            None => Err(c.type_error(o)),
+        }
     }
-    if let Some(f) = attr_opt(o, c"getPtr") {
-        let r = f.call0()?;
-        return int(&r, 64, false, c).map(|v| v as usize);
+
+    /// A host address of unknown extent: int, None, a buffer (held; writable when the callee
+    /// writes), a handle or struct (`getPtr()`), or `__index__`.
+    pub fn addr_of(o: &Bound<'_, PyAny>, writes: bool, c: &Ctx) -> PyResult<Self> {
+        if o.is_instance_of::<PyInt>() && !is_enum_or_bool(o) {
+            return int_either(o, c).map(|v| Self::raw(v as usize));
+        }
+        if o.is_none() {
+            return Ok(Self::none());
+        }
+        if let Some(p) = crate::handles::value_addr(o) {
+            return Ok(Self::raw(p));
+        }
+        if let Some(h) = Self::export(o, writes, c)? {
+            return Ok(h);
+        }
+        if let Some(f) = attr_opt(o, c"getPtr") {
+            let r = f.call0()?;
+            return int(&r, 64, false, c).map(|v| Self::raw(v as usize));
+        }
+        match index(o) {
+            Some(i) if !is_enum_or_bool(o) => int(&i, 64, false, c).map(|v| Self::raw(v as usize)),
+            _ => Err(c.type_error(o)),
+        }
     }
-    Err(c.type_error(o))
+
+    /// A caller buffer whose size the call implies (checked by [`Held::holds`]): a buffer
+    /// (held), None, or, when `int_ok`, an int address (unchecked, as in cuda.bindings).
+    pub fn buffer(o: &Bound<'_, PyAny>, writes: bool, int_ok: bool, c: &Ctx) -> PyResult<Self> {
+        if o.is_none() {
+            return Ok(Self::none());
+        }
+        if o.is_instance_of::<PyInt>() {
+            return if int_ok && !is_enum_or_bool(o) { int_either(o, c).map(|v| Self::raw(v as usize)) } else { Err(c.type_error(o)) };
+        }
+        if o.is_instance_of::<PyString>() || crate::handles::any_handle(o).is_some() {
+            return Err(c.type_error(o));
+        }
+        Self::export(o, writes, c)?.ok_or_else(|| c.type_error(o))
+    }
+
+    /// Checks that the buffer holds the `need` bytes the call reads or writes.
+    pub fn holds(&self, need: i128, c: &Ctx) -> PyResult<()> {
+        if need < 0 {
+            return Err(c.value_error(&format!("size {need} is negative")));
+        }
+        match self.len {
+            Some(len) if (len as i128) < need => Err(c.value_error(&format!(
+                "buffer is too small: {len} < {need} bytes the call {}",
+                if self.writes { "writes" } else { "reads" }
+            ))),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A `const char*` argument: bytes (used in place; CPython keeps them NUL-terminated), str
@@ -311,10 +466,11 @@ pub fn cstr<'py>(o: &Bound<'py, PyAny>, nullable: bool, c: &Ctx) -> PyResult<(us
     Ok((bytes.as_ptr() as usize, Some(b.into_any())))
 }
 
-/// An input array packed into owned memory (or a raw address the caller passed).
+/// An input array packed into owned memory, or the held memory of a buffer of scalars.
 pub struct InArray<'py> {
     words: Vec<u64>,
-    raw: usize,
+    held: Option<Held>,
+    /// Elements available.
     len: usize,
     _keep: Vec<Bound<'py, PyAny>>,
 }
@@ -324,20 +480,25 @@ impl<'py> InArray<'py> {
         if o.is_instance_of::<PyList>() || o.is_instance_of::<PyTuple>() {
             return Ok(Some(o.try_iter()?.collect::<PyResult<Vec<_>>>()?));
         }
-        if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
+        if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() || o.is_instance_of::<PyInt>() {
             return Err(c.type_error(o));
         }
+        if o.is_none() {
+            return Ok(Some(Vec::new()));
+        }
         if let Some(it) = iter_opt(o) {
-            if !o.is_instance_of::<PyInt>() && buffer(o, false).is_none() {
+            if buffer(o, false).is_none() {
                 return Ok(Some(it.collect::<PyResult<Vec<_>>>()?));
             }
         }
         Ok(None)
     }
 
-    fn raw(o: &Bound<'py, PyAny>, c: &Ctx) -> PyResult<Self> {
-        let raw = addr(o, c)?;
-        Ok(InArray { words: Vec::new(), raw, len: 0, _keep: Vec::new() })
+    /// A buffer of packed scalars (a numpy array), held for the call.
+    fn held(o: &Bound<'py, PyAny>, size: u64, c: &Ctx) -> PyResult<Self> {
+        let h = Held::buffer(o, false, false, c)?;
+        let len = h.len.unwrap_or(0) / size.max(1) as usize;
+        Ok(InArray { words: Vec::new(), held: Some(h), len, _keep: Vec::new() })
     }
 
     fn pack(n: usize, size: u64) -> Vec<u64> {
@@ -351,52 +512,63 @@ impl<'py> InArray<'py> {
         }
     }
 
-    /// Elements converted by `f` to the bits of a scalar of `size` bytes.
+    /// Elements converted by `f` to the bits of a scalar of `size` bytes (or a buffer of them).
     pub fn scalars(
         o: &Bound<'py, PyAny>,
         size: u64,
         c: &Ctx,
         f: impl Fn(&Bound<'py, PyAny>) -> PyResult<u64>,
     ) -> PyResult<Self> {
-        let Some(items) = Self::items(o, c)? else { return Self::raw(o, c) };
+        let Some(items) = Self::items(o, c)? else { return Self::held(o, size, c) };
         let mut words = Self::pack(items.len(), size);
         for (k, it) in items.iter().enumerate() {
             let v = f(it)?.to_le_bytes();
             Self::put(&mut words, k, size.min(8), v.as_ptr());
         }
-        Ok(InArray { words, raw: 0, len: items.len(), _keep: Vec::new() })
+        Ok(InArray { words, held: None, len: items.len(), _keep: Vec::new() })
     }
 
-    /// Records copied by value.
+    /// Records copied by value (each a struct instance or buffer, never an int address).
     pub fn records(o: &Bound<'py, PyAny>, size: u64, c: &Ctx) -> PyResult<Self> {
-        let Some(items) = Self::items(o, c)? else { return Self::raw(o, c) };
+        let Some(items) = Self::items(o, c)? else { return Err(c.type_error(o)) };
         let mut words = Self::pack(items.len(), size);
         for (k, it) in items.iter().enumerate() {
-            let p = record(it, size, false, c)?;
-            Self::put(&mut words, k, size, p as *const u8);
+            let h = Held::record(it, size, false, false, c)?;
+            Self::put(&mut words, k, size, h.addr() as *const u8);
         }
-        Ok(InArray { words, raw: 0, len: items.len(), _keep: items })
+        Ok(InArray { words, held: None, len: items.len(), _keep: Vec::new() })
     }
 
     /// `const char*` elements (bytes/str), kept alive until after the call.
     pub fn cstrs(o: &Bound<'py, PyAny>, c: &Ctx) -> PyResult<Self> {
-        let Some(items) = Self::items(o, c)? else { return Self::raw(o, c) };
+        let Some(items) = Self::items(o, c)? else { return Err(c.type_error(o)) };
         let mut words = Self::pack(items.len(), 8);
         let mut keep = Vec::with_capacity(items.len());
         for (k, it) in items.iter().enumerate() {
-            let (p, h) = cstr(it, true, c)?;
+            let (p, h) = cstr(it, false, c)?;
             words[k] = p as u64;
             keep.extend(h);
         }
-        Ok(InArray { words, raw: 0, len: items.len(), _keep: keep })
+        Ok(InArray { words, held: None, len: items.len(), _keep: keep })
     }
 
     pub fn addr(&self) -> usize {
-        if self.len == 0 {
-            self.raw
-        } else {
-            self.words.as_ptr() as usize
+        match &self.held {
+            Some(h) => h.addr(),
+            None if self.len == 0 => 0,
+            None => self.words.as_ptr() as usize,
         }
+    }
+
+    /// Checks the count argument against the elements given ("List is too small").
+    pub fn holds(&self, count: i128, c: &Ctx) -> PyResult<()> {
+        if count < 0 {
+            return Err(c.value_error(&format!("count {count} is negative")));
+        }
+        if count > self.len as i128 {
+            return Err(c.value_error(&format!("List is too small: {} < {count}", self.len)));
+        }
+        Ok(())
     }
 }
 
@@ -424,10 +596,15 @@ impl<const W: usize> Out<W> {
     }
 }
 
-/// A count argument used to size an output.
-pub fn count(v: u64) -> PyResult<usize> {
-    if v > (1 << 28) {
-        return Err(PyValueError::new_err(format!("count {v} is too large")));
+/// A count argument (`bits` wide, `signed` or not) used to size an output of `elem` bytes per
+/// element: negative or more than 1 GiB in all is an error.
+pub fn count(v: u64, bits: u32, signed: bool, elem: u64, c: &Ctx) -> PyResult<usize> {
+    let v = sext(v, bits, signed);
+    if v < 0 {
+        return Err(c.value_error(&format!("the count given for it, {v}, is negative")));
+    }
+    if (v as u64).saturating_mul(elem.max(1)) > (1 << 30) {
+        return Err(c.value_error(&format!("the count given for it, {v}, is too large")));
     }
     Ok(v as usize)
 }
@@ -441,7 +618,7 @@ pub fn sentinel_words(n: usize, size: u64) -> Vec<u64> {
     vec![u64::MAX; ((n as u64 * size).div_ceil(8)).max(1) as usize]
 }
 
-fn mask(size: u64) -> u64 {
+pub fn mask(size: u64) -> u64 {
     if size >= 8 {
         u64::MAX
     } else {
@@ -485,6 +662,18 @@ pub unsafe fn bits<T: Copy>(v: u64) -> T {
 #[inline(always)]
 pub unsafe fn read<T: Copy>(addr: usize) -> T {
     std::ptr::read_unaligned(addr as *const T)
+}
+
+/// The integer an argument's bits stand for, of either sign.
+#[inline]
+pub fn wide(v: u64, bits: u32, signed: bool) -> i128 {
+    if signed {
+        sext(v, bits, true) as i128
+    } else if bits >= 64 {
+        v as i128
+    } else {
+        (v & ((1u64 << bits) - 1)) as i128
+    }
 }
 
 pub fn sext(v: u64, bits: u32, signed: bool) -> i64 {
@@ -575,6 +764,21 @@ pub unsafe fn nogil<R>(f: impl FnOnce() -> R) -> R {
     }
     let _restore = Restore(unsafe { ffi::PyEval_SaveThread() });
     f()
+}
+
+/// The result of a function returning a C string; the loader's placeholder for a missing library
+/// raises LoaderError, as a status-returning function does.
+pub fn cstr_result(py: Python<'_>, p: usize) -> PyResult<Py<PyAny>> {
+    if p != 0 {
+        // SAFETY: the library returns a NUL-terminated static string (or the loader's placeholder).
+        let s = unsafe { CStr::from_ptr(p as *const std::ffi::c_char) };
+        if s.to_bytes() == b"(library not loaded)" {
+            if let Some(msg) = cudagen::loader::last_error_message() {
+                return Err(LoaderError::new_err(msg));
+            }
+        }
+    }
+    py_cstr(py, p)
 }
 
 /// A failed call: `(status, None, ...)`, or LoaderError when the library could not be loaded.

@@ -177,6 +177,21 @@ static E_CUeglResourceLocationFlags: EnumCache = EnumCache::new(MODULE, "CUeglRe
 static E_CUeglColorFormat: EnumCache = EnumCache::new(MODULE, "CUeglColorFormat");
 static E_CUoutput_mode: EnumCache = EnumCache::new(MODULE, "CUoutput_mode");
 
+static T_cuuint32_t: ClassCache = ClassCache::new(MODULE, "cuuint32_t");
+static T_cuuint64_t: ClassCache = ClassCache::new(MODULE, "cuuint64_t");
+static T_CUasyncCallback: ClassCache = ClassCache::new(MODULE, "CUasyncCallback");
+static T_CUhostFn: ClassCache = ClassCache::new(MODULE, "CUhostFn");
+static T_CUstreamCallback: ClassCache = ClassCache::new(MODULE, "CUstreamCallback");
+static T_CUoccupancyB2DSize: ClassCache = ClassCache::new(MODULE, "CUoccupancyB2DSize");
+static T_CUlogsCallback: ClassCache = ClassCache::new(MODULE, "CUlogsCallback");
+static T_GLenum: ClassCache = ClassCache::new(MODULE, "GLenum");
+static T_EGLint: ClassCache = ClassCache::new(MODULE, "EGLint");
+static T_EGLImageKHR: ClassCache = ClassCache::new(MODULE, "EGLImageKHR");
+static T_EGLStreamKHR: ClassCache = ClassCache::new(MODULE, "EGLStreamKHR");
+static T_EGLSyncKHR: ClassCache = ClassCache::new(MODULE, "EGLSyncKHR");
+static T_VdpStatus: ClassCache = ClassCache::new(MODULE, "VdpStatus");
+static T_VdpFuncId: ClassCache = ClassCache::new(MODULE, "VdpFuncId");
+static T_VdpGetProcAddress: ClassCache = ClassCache::new(MODULE, "VdpGetProcAddress");
 static R_CUuuid: ClassCache = ClassCache::new(MODULE, "CUuuid");
 static R_CUmemFabricHandle_v1: ClassCache = ClassCache::new(MODULE, "CUmemFabricHandle_v1");
 static R_CUipcEventHandle_v1: ClassCache = ClassCache::new(MODULE, "CUipcEventHandle_v1");
@@ -415,7 +430,7 @@ unsafe extern "C" fn cuDeviceGetName(_m: *mut ffi::PyObject, args: *const *mut f
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
-        let n0: usize = conv::count(a1 as u64)?;
+        let n0: usize = conv::count(a1, 32, true, 1, &Ctx { func: F, param: "name", expected: "" })?;
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
@@ -552,7 +567,8 @@ unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(_m: *mut ffi::PyObject, args
         let nvSciSyncAttrList = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let a0: usize = conv::addr(nvSciSyncAttrList, &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(nvSciSyncAttrList, true, &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a2: u64 = conv::int(flags, 32, true, &Ctx { func: F, param: "flags", expected: "int" })?;
 
@@ -818,6 +834,7 @@ unsafe extern "C" fn cuCtxCreate_v3(_m: *mut ffi::PyObject, args: *const *mut ff
         let a4: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr1.holds(conv::wide(a2, 32, true), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v3(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -835,7 +852,8 @@ unsafe extern "C" fn cuCtxCreate_v4(_m: *mut ffi::PyObject, args: *const *mut ff
         let ctxCreateParams = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
-        let a1: usize = conv::record(ctxCreateParams, 24, false, &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" })?;
+        let h1 = conv::Held::record(ctxCreateParams, 24, false, true, &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -1271,7 +1289,8 @@ unsafe extern "C" fn cuModuleLoadData(_m: *mut ffi::PyObject, args: *const *mut 
         const F: &str = "cuModuleLoadData";
         let a = unsafe { entry::args(py, F, &["image", ], args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::addr(image, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -1292,7 +1311,8 @@ unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mu
         let numOptions = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
         let optionValues = unsafe { entry::arg(py, &a[3]) };
-        let a1: usize = conv::addr(image, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
         let arr3 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
         let a3: usize = arr3.addr();
@@ -1300,6 +1320,8 @@ unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mu
         let a4: usize = arr4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr3.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
+        arr4.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuModuleLoadDataEx(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -1315,7 +1337,8 @@ unsafe extern "C" fn cuModuleLoadFatBinary(_m: *mut ffi::PyObject, args: *const 
         const F: &str = "cuModuleLoadFatBinary";
         let a = unsafe { entry::args(py, F, &["fatCubin", ], args, nargs, kwnames)? };
         let fatCubin = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::addr(fatCubin, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(fatCubin, false, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -1406,7 +1429,7 @@ unsafe extern "C" fn cuModuleEnumerateFunctions(_m: *mut ffi::PyObject, args: *c
         let r#mod = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numFunctions, 32, false, &Ctx { func: F, param: "numFunctions", expected: "int" })?;
         let a2: u64 = conv::handle(&CUmodule, r#mod, &Ctx { func: F, param: "mod", expected: "CUmodule or int" })?;
-        let n0: usize = conv::count(a1 as u64)?;
+        let n0: usize = conv::count(a1, 32, false, 8, &Ctx { func: F, param: "functions", expected: "" })?;
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
@@ -1455,6 +1478,8 @@ unsafe extern "C" fn cuLinkCreate(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let a2: usize = arr2.addr();
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
+        arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
+        arr2.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLinkCreate_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
@@ -1479,7 +1504,8 @@ unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi
         let optionValues = unsafe { entry::arg(py, &a[7]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
         let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
-        let a2: usize = conv::addr(data, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(data, false, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a4, _k4) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let a5: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
@@ -1487,6 +1513,8 @@ unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi
         let a6: usize = arr6.addr();
         let arr7 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a7: usize = arr7.addr();
+        arr6.holds(conv::wide(a5, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
+        arr7.holds(conv::wide(a5, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLinkAddData_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), conv::bits(a6 as u64), conv::bits(a7 as u64), )) };
         let code = r.0 as i64;
@@ -1515,6 +1543,8 @@ unsafe extern "C" fn cuLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi
         let a4: usize = arr4.addr();
         let arr5 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a5: usize = arr5.addr();
+        arr4.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
+        arr5.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLinkAddFile_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
@@ -1612,7 +1642,8 @@ unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut
         let libraryOptions = unsafe { entry::arg(py, &a[4]) };
         let libraryOptionValues = unsafe { entry::arg(py, &a[5]) };
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
-        let a1: usize = conv::addr(code, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(code, false, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
         let a2: usize = arr2.addr();
         let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
@@ -1625,6 +1656,10 @@ unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptions", expected: "" })?;
+        arr3.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptionsValues", expected: "" })?;
+        arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
+        arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLibraryLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
@@ -1659,6 +1694,10 @@ unsafe extern "C" fn cuLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const 
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptions", expected: "" })?;
+        arr3.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptionsValues", expected: "" })?;
+        arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
+        arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLibraryLoadFromFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
@@ -1731,7 +1770,7 @@ unsafe extern "C" fn cuLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *co
         let lib = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numKernels, 32, false, &Ctx { func: F, param: "numKernels", expected: "int" })?;
         let a2: u64 = conv::handle(&CUlibrary, lib, &Ctx { func: F, param: "lib", expected: "CUlibrary or int" })?;
-        let n0: usize = conv::count(a1 as u64)?;
+        let n0: usize = conv::count(a1, 32, false, 8, &Ctx { func: F, param: "kernels", expected: "" })?;
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
@@ -2085,7 +2124,8 @@ unsafe extern "C" fn cuMemFreeHost(_m: *mut ffi::PyObject, args: *const *mut ffi
         const F: &str = "cuMemFreeHost";
         let a = unsafe { entry::args(py, F, &["p", ], args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemFreeHost(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2122,7 +2162,8 @@ unsafe extern "C" fn cuMemHostGetDevicePointer(_m: *mut ffi::PyObject, args: *co
         let a = unsafe { entry::args(py, F, &["p", "Flags", ], args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -2141,7 +2182,8 @@ unsafe extern "C" fn cuMemHostGetFlags(_m: *mut ffi::PyObject, args: *const *mut
         const F: &str = "cuMemHostGetFlags";
         let a = unsafe { entry::args(py, F, &["p", ], args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -2245,7 +2287,7 @@ unsafe extern "C" fn cuDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const *m
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
-        let n0: usize = conv::count(a1 as u64)?;
+        let n0: usize = conv::count(a1, 32, true, 1, &Ctx { func: F, param: "pciBusId", expected: "" })?;
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
@@ -2281,7 +2323,8 @@ unsafe extern "C" fn cuIpcOpenEventHandle(_m: *mut ffi::PyObject, args: *const *
         const F: &str = "cuIpcOpenEventHandle";
         let a = unsafe { entry::args(py, F, &["handle", ], args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(handle, 64, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
+        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -2318,7 +2361,8 @@ unsafe extern "C" fn cuIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *mu
         let a = unsafe { entry::args(py, F, &["handle", "Flags", ], args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(handle, 64, false, &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" })?;
+        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -2355,9 +2399,11 @@ unsafe extern "C" fn cuMemHostRegister(_m: *mut ffi::PyObject, args: *const *mut
         let p = unsafe { entry::arg(py, &a[0]) };
         let bytesize = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
-        let a0: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(p, false, true, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
+        h0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "p", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemHostRegister_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -2373,7 +2419,8 @@ unsafe extern "C" fn cuMemHostUnregister(_m: *mut ffi::PyObject, args: *const *m
         const F: &str = "cuMemHostUnregister";
         let a = unsafe { entry::args(py, F, &["p", ], args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::addr(p, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemHostUnregister(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2436,8 +2483,10 @@ unsafe extern "C" fn cuMemcpyHtoD(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let srcHost = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let a1: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
+        h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoD_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -2455,9 +2504,11 @@ unsafe extern "C" fn cuMemcpyDtoH(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
-        let a0: usize = conv::addr(dstHost, &Ctx { func: F, param: "dstHost", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
+        h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -2542,8 +2593,10 @@ unsafe extern "C" fn cuMemcpyHtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUarray, dstArray, &Ctx { func: F, param: "dstArray", expected: "CUarray or int" })?;
         let a1: u64 = conv::int(dstOffset, 64, false, &Ctx { func: F, param: "dstOffset", expected: "int" })?;
-        let a2: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
+        h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -2562,10 +2615,12 @@ unsafe extern "C" fn cuMemcpyAtoH(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
-        let a0: usize = conv::addr(dstHost, &Ctx { func: F, param: "dstHost", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
+        h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -2605,7 +2660,8 @@ unsafe extern "C" fn cuMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi::P
         const F: &str = "cuMemcpy2D";
         let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::record(pCopy, 128, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2D_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2621,7 +2677,8 @@ unsafe extern "C" fn cuMemcpy2DUnaligned(_m: *mut ffi::PyObject, args: *const *m
         const F: &str = "cuMemcpy2DUnaligned";
         let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::record(pCopy, 128, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2637,7 +2694,8 @@ unsafe extern "C" fn cuMemcpy3D(_m: *mut ffi::PyObject, args: *const *mut ffi::P
         const F: &str = "cuMemcpy3D";
         let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3D_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2653,7 +2711,8 @@ unsafe extern "C" fn cuMemcpy3DPeer(_m: *mut ffi::PyObject, args: *const *mut ff
         const F: &str = "cuMemcpy3DPeer";
         let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeer(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
@@ -2721,9 +2780,11 @@ unsafe extern "C" fn cuMemcpyHtoDAsync(_m: *mut ffi::PyObject, args: *const *mut
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let a1: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoDAsync_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -2742,10 +2803,12 @@ unsafe extern "C" fn cuMemcpyDtoHAsync(_m: *mut ffi::PyObject, args: *const *mut
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: usize = conv::addr(dstHost, &Ctx { func: F, param: "dstHost", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -2789,9 +2852,11 @@ unsafe extern "C" fn cuMemcpyHtoAAsync(_m: *mut ffi::PyObject, args: *const *mut
         let hStream = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUarray, dstArray, &Ctx { func: F, param: "dstArray", expected: "CUarray or int" })?;
         let a1: u64 = conv::int(dstOffset, 64, false, &Ctx { func: F, param: "dstOffset", expected: "int" })?;
-        let a2: usize = conv::addr(srcHost, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoAAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -2811,11 +2876,13 @@ unsafe extern "C" fn cuMemcpyAtoHAsync(_m: *mut ffi::PyObject, args: *const *mut
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
         let hStream = unsafe { entry::arg(py, &a[4]) };
-        let a0: usize = conv::addr(dstHost, &Ctx { func: F, param: "dstHost", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -2832,7 +2899,8 @@ unsafe extern "C" fn cuMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut f
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pCopy, 128, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -2850,7 +2918,8 @@ unsafe extern "C" fn cuMemcpy3DAsync(_m: *mut ffi::PyObject, args: *const *mut f
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -2868,7 +2937,8 @@ unsafe extern "C" fn cuMemcpy3DPeerAsync(_m: *mut ffi::PyObject, args: *const *m
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(pCopy, 200, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1), )) };
@@ -2907,6 +2977,11 @@ unsafe extern "C" fn cuMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mu
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o7 = Out::<1>::new();
         let a7: usize = o7.addr();
+        arr0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dsts", expected: "" })?;
+        arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcs", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "sizes", expected: "" })?;
+        arr4.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrs", expected: "" })?;
+        arr5.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrsIdxs", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyBatchAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7 as u64), conv::bits(a8), )) };
         let code = r.0 as i64;
@@ -2932,6 +3007,7 @@ unsafe extern "C" fn cuMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const *
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
+        arr1.holds(conv::wide(a0, 64, false), &Ctx { func: F, param: "opList", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3DBatchAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -3223,7 +3299,8 @@ unsafe extern "C" fn cuArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi
         const F: &str = "cuArrayCreate";
         let a = unsafe { entry::args(py, F, &["pAllocateArray", ], args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(pAllocateArray, 24, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(pAllocateArray, 24, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -3371,7 +3448,8 @@ unsafe extern "C" fn cuArray3DCreate(_m: *mut ffi::PyObject, args: *const *mut f
         const F: &str = "cuArray3DCreate";
         let a = unsafe { entry::args(py, F, &["pAllocateArray", ], args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(pAllocateArray, 40, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(pAllocateArray, 40, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -3408,7 +3486,8 @@ unsafe extern "C" fn cuMipmappedArrayCreate(_m: *mut ffi::PyObject, args: *const
         let a = unsafe { entry::args(py, F, &["pMipmappedArrayDesc", "numMipmapLevels", ], args, nargs, kwnames)? };
         let pMipmappedArrayDesc = unsafe { entry::arg(py, &a[0]) };
         let numMipmapLevels = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(pMipmappedArrayDesc, 40, false, &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(pMipmappedArrayDesc, 40, false, false, &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(numMipmapLevels, 32, false, &Ctx { func: F, param: "numMipmapLevels", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3501,6 +3580,7 @@ unsafe extern "C" fn cuMemBatchDecompressAsync(_m: *mut ffi::PyObject, args: *co
         let a4: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
+        arr0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemBatchDecompressAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -3561,7 +3641,8 @@ unsafe extern "C" fn cuMemCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let prop = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
-        let a2: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let h2 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3626,6 +3707,7 @@ unsafe extern "C" fn cuMemMapArrayAsync(_m: *mut ffi::PyObject, args: *const *mu
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "mapInfoList", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemMapArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -3667,6 +3749,7 @@ unsafe extern "C" fn cuMemSetAccess(_m: *mut ffi::PyObject, args: *const *mut ff
         let arr2 = InArray::records(desc, 12, &Ctx { func: F, param: "desc", expected: "sequence of CUmemAccessDesc_v1" })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "desc", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemSetAccess(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -3683,7 +3766,8 @@ unsafe extern "C" fn cuMemGetAccess(_m: *mut ffi::PyObject, args: *const *mut ff
         let a = unsafe { entry::args(py, F, &["location", "ptr", ], args, nargs, kwnames)? };
         let location = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h1 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3729,7 +3813,8 @@ unsafe extern "C" fn cuMemImportFromShareableHandle(_m: *mut ffi::PyObject, args
         let a = unsafe { entry::args(py, F, &["osHandle", "shHandleType", ], args, nargs, kwnames)? };
         let osHandle = unsafe { entry::arg(py, &a[0]) };
         let shHandleType = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::addr(osHandle, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(osHandle, false, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(shHandleType, 32, false, &Ctx { func: F, param: "shHandleType", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3749,7 +3834,8 @@ unsafe extern "C" fn cuMemGetAllocationGranularity(_m: *mut ffi::PyObject, args:
         let a = unsafe { entry::args(py, F, &["prop", "option", ], args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3786,7 +3872,8 @@ unsafe extern "C" fn cuMemRetainAllocationHandle(_m: *mut ffi::PyObject, args: *
         const F: &str = "cuMemRetainAllocationHandle";
         let a = unsafe { entry::args(py, F, &["addr", ], args, nargs, kwnames)? };
         let addr = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::addr(addr, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(addr, false, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -3911,7 +3998,7 @@ unsafe extern "C" fn cuMemPoolGetAttribute(_m: *mut ffi::PyObject, args: *const 
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel2 { 1 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 3 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 4 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 5 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 6 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 7 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 8 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, _ => py.None() }])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel2 { 1 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 3 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 4 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 5 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 6 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 7 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 8 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, _ => py.None() }])
     })
 }
 
@@ -3926,6 +4013,7 @@ unsafe extern "C" fn cuMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *mu
         let arr1 = InArray::records(map, 12, &Ctx { func: F, param: "map", expected: "sequence of CUmemAccessDesc_v1" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
+        arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "map", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -3943,7 +4031,8 @@ unsafe extern "C" fn cuMemPoolGetAccess(_m: *mut ffi::PyObject, args: *const *mu
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let location = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, memPool, &Ctx { func: F, param: "memPool", expected: "CUmemoryPool or int" })?;
-        let a2: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -3961,7 +4050,8 @@ unsafe extern "C" fn cuMemPoolCreate(_m: *mut ffi::PyObject, args: *const *mut f
         const F: &str = "cuMemPoolCreate";
         let a = unsafe { entry::args(py, F, &["poolProps", ], args, nargs, kwnames)? };
         let poolProps = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(poolProps, 88, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
+        let h1 = conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -4045,7 +4135,8 @@ unsafe extern "C" fn cuMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject, 
         let handle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let a1: usize = conv::addr(handle, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(handle, false, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -4085,7 +4176,8 @@ unsafe extern "C" fn cuMemPoolImportPointer(_m: *mut ffi::PyObject, args: *const
         let pool = unsafe { entry::arg(py, &a[0]) };
         let shareData = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
-        let a2: usize = conv::record(shareData, 64, false, &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" })?;
+        let h2 = conv::Held::record(shareData, 64, false, false, &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -4103,7 +4195,8 @@ unsafe extern "C" fn cuMulticastCreate(_m: *mut ffi::PyObject, args: *const *mut
         const F: &str = "cuMulticastCreate";
         let a = unsafe { entry::args(py, F, &["prop", ], args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -4212,7 +4305,8 @@ unsafe extern "C" fn cuMulticastGetGranularity(_m: *mut ffi::PyObject, args: *co
         let a = unsafe { entry::args(py, F, &["prop", "option", ], args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::record(prop, 32, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -4283,7 +4377,8 @@ unsafe extern "C" fn cuMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *const 
         let hStream = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a2: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -4329,7 +4424,8 @@ unsafe extern "C" fn cuMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut ff
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
-        let a3: usize = conv::record(location, 8, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h3 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let a3: usize = h3.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemAdvise_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::read(a3), )) };
         let code = r.0 as i64;
@@ -4353,10 +4449,10 @@ unsafe extern "C" fn cuMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *const
         let a3: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sel0: i64 = a2 as i64;
-        let sz0: usize = match sel0 { 1 => 4, 2 => 4, 3 => conv::count(a1 as u64)?, 4 => 4, 5 => 4, 6 => 4, 7 => 4, 8 => 4,
+        let sz0: usize = match sel0 { 1 => 4, 2 => 4, 3 => conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?, 4 => 4, 5 => 4, 6 => 4, 7 => 4, 8 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
-        let sz0: usize = sz0.max(conv::count(a1 as u64)?);
+        let sz0: usize = sz0.max(conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
@@ -4399,12 +4495,14 @@ unsafe extern "C" fn cuMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *cons
             let sz: usize = match *s { 1 => 4, 2 => 4, 3 => 0, 4 => 4, 5 => 4, 6 => 4, 7 => 4, 8 => 4,
                 _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
             };
-            let sz = sz.max(conv::count(szs0[k] as u64)?);
+            let sz = sz.max(conv::count(szs0[k] as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
             szl0.push(sz);
             o0.push(vec![0u64; sz.div_ceil(8).max(1)]);
         }
         let mut p0: Vec<usize> = o0.iter_mut().map(|w| w.as_mut_ptr() as usize).collect();
         let a0: usize = p0.as_mut_ptr() as usize;
+        arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dataSizes", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "attributes", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemRangeGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
@@ -4489,6 +4587,7 @@ unsafe extern "C" fn cuPointerGetAttributes(_m: *mut ffi::PyObject, args: *const
         }
         let mut p2: Vec<usize> = o2.iter_mut().map(|w| w.as_mut_ptr() as usize).collect();
         let a2: usize = p2.as_mut_ptr() as usize;
+        arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "attributes", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuPointerGetAttributes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -4726,6 +4825,8 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a5: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
+        arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
+        arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamBeginCaptureToGraph(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
@@ -4811,7 +4912,7 @@ unsafe extern "C" fn cuStreamGetCaptureInfo(_m: *mut ffi::PyObject, args: *const
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 5);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, conv::py_int(py, o2.u64(), 64, false)?, CUgraph.wrap(py, o3.u64())?, conv::py_int(py, o4.u64(), 64, false)?, conv::py_int(py, o5.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?, CUgraph.wrap(py, o3.u64())?, conv::py_int(py, o4.u64(), 64, false)?, conv::py_int(py, o5.u64(), 64, false)?])
     })
 }
 
@@ -4839,7 +4940,7 @@ unsafe extern "C" fn cuStreamGetCaptureInfo_v3(_m: *mut ffi::PyObject, args: *co
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 6);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, conv::py_int(py, o2.u64(), 64, false)?, CUgraph.wrap(py, o3.u64())?, conv::py_int(py, o4.u64(), 64, false)?, conv::py_int(py, o5.u64(), 64, false)?, conv::py_int(py, o6.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?, CUgraph.wrap(py, o3.u64())?, conv::py_int(py, o4.u64(), 64, false)?, conv::py_int(py, o5.u64(), 64, false)?, conv::py_int(py, o6.u64(), 64, false)?])
     })
 }
 
@@ -4856,6 +4957,7 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies(_m: *mut ffi::PyObject, a
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -4882,6 +4984,8 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObject
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -5009,7 +5113,8 @@ unsafe extern "C" fn cuStreamSetAttribute(_m: *mut ffi::PyObject, args: *const *
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let a2: usize = conv::record(value, 64, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let h2 = conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -5169,7 +5274,8 @@ unsafe extern "C" fn cuImportExternalMemory(_m: *mut ffi::PyObject, args: *const
         const F: &str = "cuImportExternalMemory";
         let a = unsafe { entry::args(py, F, &["memHandleDesc", ], args, nargs, kwnames)? };
         let memHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(memHandleDesc, 104, false, &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" })?;
+        let h1 = conv::Held::record(memHandleDesc, 104, false, false, &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5189,7 +5295,8 @@ unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(_m: *mut ffi::PyObject, arg
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let bufferDesc = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
-        let a2: usize = conv::record(bufferDesc, 88, false, &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" })?;
+        let h2 = conv::Held::record(bufferDesc, 88, false, false, &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5209,7 +5316,8 @@ unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(_m: *mut ffi::PyObj
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let mipmapDesc = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
-        let a2: usize = conv::record(mipmapDesc, 120, false, &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" })?;
+        let h2 = conv::Held::record(mipmapDesc, 120, false, false, &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5243,7 +5351,8 @@ unsafe extern "C" fn cuImportExternalSemaphore(_m: *mut ffi::PyObject, args: *co
         const F: &str = "cuImportExternalSemaphore";
         let a = unsafe { entry::args(py, F, &["semHandleDesc", ], args, nargs, kwnames)? };
         let semHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(semHandleDesc, 96, false, &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" })?;
+        let h1 = conv::Held::record(semHandleDesc, 96, false, false, &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5270,6 +5379,8 @@ unsafe extern "C" fn cuSignalExternalSemaphoresAsync(_m: *mut ffi::PyObject, arg
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
+        arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
+        arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuSignalExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -5294,6 +5405,8 @@ unsafe extern "C" fn cuWaitExternalSemaphoresAsync(_m: *mut ffi::PyObject, args:
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
+        arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
+        arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuWaitExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -5421,6 +5534,7 @@ unsafe extern "C" fn cuStreamBatchMemOp(_m: *mut ffi::PyObject, args: *const *mu
         let arr2 = InArray::records(paramArray, 48, &Ctx { func: F, param: "paramArray", expected: "sequence of CUstreamBatchMemOpParams_v1" })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        arr2.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "paramArray", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamBatchMemOp_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -5607,7 +5721,8 @@ unsafe extern "C" fn cuLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut ff
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let kp9 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
         let a9: usize = kp9.addr();
-        let a10: usize = conv::addr(extra, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let h10 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let a10: usize = h10.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuLaunchKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), conv::bits(a10 as u64), )) };
         let code = r.0 as i64;
@@ -5626,11 +5741,13 @@ unsafe extern "C" fn cuLaunchKernelEx(_m: *mut ffi::PyObject, args: *const *mut 
         let f = unsafe { entry::arg(py, &a[1]) };
         let kernelParams = unsafe { entry::arg(py, &a[2]) };
         let extra = unsafe { entry::arg(py, &a[3]) };
-        let a0: usize = conv::record(config, 56, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let h0 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUfunction, f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
         let kp2 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
         let a2: usize = kp2.addr();
-        let a3: usize = conv::addr(extra, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let a3: usize = h3.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuLaunchKernelEx(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
@@ -5687,6 +5804,7 @@ unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(_m: *mut ffi::PyObject
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(numDevices, 32, false, &Ctx { func: F, param: "numDevices", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "launchParamsList", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -5826,8 +5944,10 @@ unsafe extern "C" fn cuParamSetv(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let numbytes = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(offset, 32, true, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a2: usize = conv::addr(ptr, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::buffer(ptr, false, true, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
+        h2.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "ptr", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuParamSetv(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -5964,9 +6084,11 @@ unsafe extern "C" fn cuGraphAddKernelNode(_m: *mut ffi::PyObject, args: *const *
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 72, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let h4 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddKernelNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6002,7 +6124,8 @@ unsafe extern "C" fn cuGraphKernelNodeSetParams(_m: *mut ffi::PyObject, args: *c
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 72, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let h1 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6026,10 +6149,12 @@ unsafe extern "C" fn cuGraphAddMemcpyNode(_m: *mut ffi::PyObject, args: *const *
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(copyParams, 200, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h4 = conv::Held::record(copyParams, 200, false, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddMemcpyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
         let code = r.0 as i64;
@@ -6065,7 +6190,8 @@ unsafe extern "C" fn cuGraphMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *c
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 200, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h1 = conv::Held::record(nodeParams, 200, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6089,10 +6215,12 @@ unsafe extern "C" fn cuGraphAddMemsetNode(_m: *mut ffi::PyObject, args: *const *
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(memsetParams, 40, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(memsetParams, 40, false, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddMemsetNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
         let code = r.0 as i64;
@@ -6128,7 +6256,8 @@ unsafe extern "C" fn cuGraphMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *c
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 40, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 40, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6151,9 +6280,11 @@ unsafe extern "C" fn cuGraphAddHostNode(_m: *mut ffi::PyObject, args: *const *mu
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 16, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddHostNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6189,7 +6320,8 @@ unsafe extern "C" fn cuGraphHostNodeSetParams(_m: *mut ffi::PyObject, args: *con
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 16, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6215,6 +6347,7 @@ unsafe extern "C" fn cuGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *con
         let a4: u64 = conv::handle(&CUgraph, childGraph, &Ctx { func: F, param: "childGraph", expected: "CUgraph or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddChildGraphNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -6256,6 +6389,7 @@ unsafe extern "C" fn cuGraphAddEmptyNode(_m: *mut ffi::PyObject, args: *const *m
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -6281,6 +6415,7 @@ unsafe extern "C" fn cuGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *co
         let a4: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddEventRecordNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -6342,6 +6477,7 @@ unsafe extern "C" fn cuGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *cons
         let a4: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddEventWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -6400,9 +6536,11 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(_m: *mut ffi::PyObje
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresSignalNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6438,7 +6576,8 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6461,9 +6600,11 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(_m: *mut ffi::PyObject
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6499,7 +6640,8 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::Py
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6522,9 +6664,11 @@ unsafe extern "C" fn cuGraphAddBatchMemOpNode(_m: *mut ffi::PyObject, args: *con
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 32, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddBatchMemOpNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6560,7 +6704,8 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 32, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -6580,7 +6725,8 @@ unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, 
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 32, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -6603,9 +6749,11 @@ unsafe extern "C" fn cuGraphAddMemAllocNode(_m: *mut ffi::PyObject, args: *const
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 120, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(nodeParams, 120, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddMemAllocNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -6649,6 +6797,7 @@ unsafe extern "C" fn cuGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *const 
         let a4: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddMemFreeNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -6713,7 +6862,7 @@ unsafe extern "C" fn cuDeviceGetGraphMemAttribute(_m: *mut ffi::PyObject, args: 
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel2 { 0 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 1 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 2 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 3 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, _ => py.None() }])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel2 { 0 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 1 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 2 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 3 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, _ => py.None() }])
     })
 }
 
@@ -6814,7 +6963,7 @@ unsafe extern "C" fn cuGraphGetNodes(_m: *mut ffi::PyObject, args: *const *mut f
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" }))(numNodes)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
-        let n1: usize = conv::count(o2 as u64)?;
+        let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "nodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
@@ -6836,7 +6985,7 @@ unsafe extern "C" fn cuGraphGetRootNodes(_m: *mut ffi::PyObject, args: *const *m
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numRootNodes", expected: "int" }))(numRootNodes)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
-        let n1: usize = conv::count(o2 as u64)?;
+        let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "rootNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
@@ -6858,10 +7007,10 @@ unsafe extern "C" fn cuGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut f
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
         let a3: usize = &mut o3 as *mut u64 as usize;
-        let n1: usize = conv::count(o3 as u64)?;
+        let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let n2: usize = conv::count(o3 as u64)?;
+        let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "to", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
 
@@ -6883,13 +7032,13 @@ unsafe extern "C" fn cuGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *mu
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o4: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
         let a4: usize = &mut o4 as *mut u64 as usize;
-        let n1: usize = conv::count(o4 as u64)?;
+        let n1: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let n2: usize = conv::count(o4 as u64)?;
+        let n2: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "to", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
-        let n3: usize = conv::count(o4 as u64)?;
+        let n3: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o3 = conv::zeroed_words(n3, 8);
         let a3: usize = o3.as_mut_ptr() as usize;
 
@@ -6911,7 +7060,7 @@ unsafe extern "C" fn cuGraphNodeGetDependencies(_m: *mut ffi::PyObject, args: *c
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(numDependencies)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
-        let n1: usize = conv::count(o2 as u64)?;
+        let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
@@ -6933,10 +7082,10 @@ unsafe extern "C" fn cuGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args:
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(numDependencies)?;
         let a3: usize = &mut o3 as *mut u64 as usize;
-        let n1: usize = conv::count(o3 as u64)?;
+        let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let n2: usize = conv::count(o3 as u64)?;
+        let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
 
@@ -6958,7 +7107,7 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes(_m: *mut ffi::PyObject, args: 
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(numDependentNodes)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
-        let n1: usize = conv::count(o2 as u64)?;
+        let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
 
@@ -6980,10 +7129,10 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, arg
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(numDependentNodes)?;
         let a3: usize = &mut o3 as *mut u64 as usize;
-        let n1: usize = conv::count(o3 as u64)?;
+        let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         let a1: usize = o1.as_mut_ptr() as usize;
-        let n2: usize = conv::count(o3 as u64)?;
+        let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         let a2: usize = o2.as_mut_ptr() as usize;
 
@@ -7010,6 +7159,8 @@ unsafe extern "C" fn cuGraphAddDependencies(_m: *mut ffi::PyObject, args: *const
         let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -7037,6 +7188,9 @@ unsafe extern "C" fn cuGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *co
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        arr1.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
+        arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
+        arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -7061,6 +7215,8 @@ unsafe extern "C" fn cuGraphRemoveDependencies(_m: *mut ffi::PyObject, args: *co
         let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
@@ -7088,6 +7244,9 @@ unsafe extern "C" fn cuGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args: 
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
+        arr1.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
+        arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
+        arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
@@ -7141,7 +7300,8 @@ unsafe extern "C" fn cuGraphInstantiateWithParams(_m: *mut ffi::PyObject, args: 
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let instantiateParams = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let a2: usize = conv::record(instantiateParams, 32, false, &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" })?;
+        let h2 = conv::Held::record(instantiateParams, 32, false, true, &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -7168,7 +7328,7 @@ unsafe extern "C" fn cuGraphExecGetFlags(_m: *mut ffi::PyObject, args: *const *m
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, T_cuuint64_t.from_int(py, o1.u64() & conv::mask(8))?])
     })
 }
 
@@ -7181,7 +7341,8 @@ unsafe extern "C" fn cuGraphExecKernelNodeSetParams(_m: *mut ffi::PyObject, args
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 72, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let h2 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7202,7 +7363,8 @@ unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(_m: *mut ffi::PyObject, args
         let ctx = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(copyParams, 200, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h2 = conv::Held::record(copyParams, 200, false, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
@@ -7224,7 +7386,8 @@ unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(_m: *mut ffi::PyObject, args
         let ctx = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(memsetParams, 40, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(memsetParams, 40, false, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
@@ -7245,7 +7408,8 @@ unsafe extern "C" fn cuGraphExecHostNodeSetParams(_m: *mut ffi::PyObject, args: 
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 16, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7325,7 +7489,8 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(_m: *mut f
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7345,7 +7510,8 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(_m: *mut ffi
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 24, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7531,7 +7697,8 @@ unsafe extern "C" fn cuGraphKernelNodeSetAttribute(_m: *mut ffi::PyObject, args:
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let a2: usize = conv::record(value, 64, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let h2 = conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7677,9 +7844,11 @@ unsafe extern "C" fn cuGraphAddNode(_m: *mut ffi::PyObject, args: *const *mut ff
         let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h4 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -7705,9 +7874,12 @@ unsafe extern "C" fn cuGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *mut
         let arr3 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a5: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h5 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let a5: usize = h5.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
+        arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphAddNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
@@ -7725,7 +7897,8 @@ unsafe extern "C" fn cuGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h1 = conv::Held::record(nodeParams, 256, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -7745,7 +7918,8 @@ unsafe extern "C" fn cuGraphExecNodeSetParams(_m: *mut ffi::PyObject, args: *con
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a2: usize = conv::record(nodeParams, 256, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h2 = conv::Held::record(nodeParams, 256, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7909,7 +8083,8 @@ unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject, 
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let a2: usize = conv::record(config, 56, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let h2 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -7929,7 +8104,8 @@ unsafe extern "C" fn cuOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args: 
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let a2: usize = conv::record(config, 56, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let h2 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -8013,7 +8189,8 @@ unsafe extern "C" fn cuTexRefSetAddress2D(_m: *mut ffi::PyObject, args: *const *
         let dptr = unsafe { entry::arg(py, &a[2]) };
         let Pitch = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let a1: usize = conv::record(desc, 24, false, &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(desc, 24, false, false, &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(Pitch, 64, false, &Ctx { func: F, param: "Pitch", expected: "int" })?;
 
@@ -8494,9 +8671,12 @@ unsafe extern "C" fn cuTexObjectCreate(_m: *mut ffi::PyObject, args: *const *mut
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let pTexDesc = unsafe { entry::arg(py, &a[1]) };
         let pResViewDesc = unsafe { entry::arg(py, &a[2]) };
-        let a1: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
-        let a2: usize = conv::record(pTexDesc, 104, false, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
-        let a3: usize = conv::record(pResViewDesc, 112, false, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
+        let h1 = conv::Held::record(pResDesc, 144, false, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let a1: usize = h1.addr();
+        let h2 = conv::Held::record(pTexDesc, 104, false, false, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
+        let a2: usize = h2.addr();
+        let h3 = conv::Held::record(pResViewDesc, 112, false, false, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
+        let a3: usize = h3.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -8584,7 +8764,8 @@ unsafe extern "C" fn cuSurfObjectCreate(_m: *mut ffi::PyObject, args: *const *mu
         const F: &str = "cuSurfObjectCreate";
         let a = unsafe { entry::args(py, F, &["pResDesc", ], args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(pResDesc, 144, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let h1 = conv::Held::record(pResDesc, 144, false, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -8648,7 +8829,8 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(_m: *mut ffi::PyObject, args: *const
         let oobFill = unsafe { entry::arg(py, &a[10]) };
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let a3: usize = conv::addr(globalAddress, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let a3: usize = h3.addr();
         let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
         let a4: usize = arr4.addr();
         let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
@@ -8693,7 +8875,8 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(_m: *mut ffi::PyObject, args: *cons
         let oobFill = unsafe { entry::arg(py, &a[13]) };
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let a3: usize = conv::addr(globalAddress, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let a3: usize = h3.addr();
         let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
         let a4: usize = arr4.addr();
         let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
@@ -8743,7 +8926,8 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(_m: *mut ffi::PyObject, args: *
         let oobFill = unsafe { entry::arg(py, &a[14]) };
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let a3: usize = conv::addr(globalAddress, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let a3: usize = h3.addr();
         let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
         let a4: usize = arr4.addr();
         let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
@@ -8777,8 +8961,10 @@ unsafe extern "C" fn cuTensorMapReplaceAddress(_m: *mut ffi::PyObject, args: *co
         let a = unsafe { entry::args(py, F, &["tensorMap", "globalAddress", ], args, nargs, kwnames)? };
         let tensorMap = unsafe { entry::arg(py, &a[0]) };
         let globalAddress = unsafe { entry::arg(py, &a[1]) };
-        let a0: usize = conv::record(tensorMap, 128, false, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
-        let a1: usize = conv::addr(globalAddress, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::record(tensorMap, 128, false, true, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
+        let a0: usize = h0.addr();
+        let h1 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuTensorMapReplaceAddress(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -8970,6 +9156,7 @@ unsafe extern "C" fn cuGraphicsMapResources(_m: *mut ffi::PyObject, args: *const
         let arr1 = InArray::scalars(resources, 8, &Ctx { func: F, param: "resources", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" }))?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -8991,6 +9178,7 @@ unsafe extern "C" fn cuGraphicsUnmapResources(_m: *mut ffi::PyObject, args: *con
         let arr1 = InArray::scalars(resources, 8, &Ctx { func: F, param: "resources", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" }))?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
+        arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -9148,7 +9336,8 @@ unsafe extern "C" fn cuGetExportTable(_m: *mut ffi::PyObject, args: *const *mut 
         const F: &str = "cuGetExportTable";
         let a = unsafe { entry::args(py, F, &["pExportTableId", ], args, nargs, kwnames)? };
         let pExportTableId = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::record(pExportTableId, 16, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
+        let h1 = conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -9287,10 +9476,11 @@ unsafe extern "C" fn cuDevSmResourceSplitByCount(_m: *mut ffi::PyObject, args: *
         let minCount = unsafe { entry::arg(py, &a[3]) };
         let mut o1: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "nbGroups", expected: "int" }))(nbGroups)?;
         let a1: usize = &mut o1 as *mut u64 as usize;
-        let a2: usize = conv::record(input_, 144, false, &Ctx { func: F, param: "input_", expected: "CUdevResource_v1" })?;
+        let h2 = conv::Held::record(input_, 144, false, false, &Ctx { func: F, param: "input_", expected: "CUdevResource_v1" })?;
+        let a2: usize = h2.addr();
         let a4: u64 = conv::int(useFlags, 32, false, &Ctx { func: F, param: "useFlags", expected: "int" })?;
         let a5: u64 = conv::int(minCount, 32, false, &Ctx { func: F, param: "minCount", expected: "int" })?;
-        let n0: usize = conv::count(o1 as u64)?;
+        let n0: usize = conv::count(o1, 32, false, 144, &Ctx { func: F, param: "result", expected: "" })?;
         let mut o0 = conv::zeroed_words(n0, 144);
         let a0: usize = o0.as_mut_ptr() as usize;
         let mut o3 = Out::<18>::new();
@@ -9316,6 +9506,7 @@ unsafe extern "C" fn cuDevResourceGenerateDesc(_m: *mut ffi::PyObject, args: *co
         let a2: u64 = conv::int(nbResources, 32, false, &Ctx { func: F, param: "nbResources", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuDevResourceGenerateDesc(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
@@ -9494,7 +9685,8 @@ unsafe extern "C" fn cuLogsDumpToMemory(_m: *mut ffi::PyObject, args: *const *mu
         let none0 = iterator.is_none();
         let mut o0: u64 = if none0 { 0 } else { (|it: &Bound<'_, PyAny>| conv::handle(&CUlogIterator, it, &Ctx { func: F, param: "iterator", expected: "CUlogIterator or int" }))(iterator)? };
         let a0: usize = if none0 { 0 } else { &mut o0 as *mut u64 as usize };
-        let a1: usize = conv::addr(buffer, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(buffer, true, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "size", expected: "int" }))(size)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -9551,7 +9743,8 @@ unsafe extern "C" fn cuCheckpointProcessLock(_m: *mut ffi::PyObject, args: *cons
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs" })?;
+        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -9569,7 +9762,8 @@ unsafe extern "C" fn cuCheckpointProcessCheckpoint(_m: *mut ffi::PyObject, args:
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
+        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessCheckpoint(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -9587,7 +9781,8 @@ unsafe extern "C" fn cuCheckpointProcessRestore(_m: *mut ffi::PyObject, args: *c
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs" })?;
+        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessRestore(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -9605,7 +9800,8 @@ unsafe extern "C" fn cuCheckpointProcessUnlock(_m: *mut ffi::PyObject, args: *co
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let a1: usize = conv::record(args, 64, true, &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs" })?;
+        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs" })?;
+        let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessUnlock(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -9668,7 +9864,7 @@ unsafe extern "C" fn cuGLGetDevices(_m: *mut ffi::PyObject, args: *const *mut ff
         let a3: u64 = conv::int(deviceList, 32, false, &Ctx { func: F, param: "deviceList", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
-        let n1: usize = conv::count(a2 as u64)?;
+        let n1: usize = conv::count(a2, 32, false, 4, &Ctx { func: F, param: "pCudaDevices", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 4);
         let a1: usize = o1.as_mut_ptr() as usize;
 
@@ -9687,7 +9883,8 @@ unsafe extern "C" fn cuGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: *c
         let a = unsafe { entry::args(py, F, &["image", "flags", ], args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::addr(image, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -9706,7 +9903,8 @@ unsafe extern "C" fn cuEGLStreamConsumerConnect(_m: *mut ffi::PyObject, args: *c
         const F: &str = "cuEGLStreamConsumerConnect";
         let a = unsafe { entry::args(py, F, &["stream", ], args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
-        let a1: usize = conv::addr(stream, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -9725,7 +9923,8 @@ unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObject,
         let a = unsafe { entry::args(py, F, &["stream", "flags", ], args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::addr(stream, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -9744,15 +9943,15 @@ unsafe extern "C" fn cuEGLStreamConsumerDisconnect(_m: *mut ffi::PyObject, args:
         const F: &str = "cuEGLStreamConsumerDisconnect";
         let a = unsafe { entry::args(py, F, &["conn", ], args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
-        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUeglStreamConnection, it, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection or int" }))(conn)?;
-        let a0: usize = &mut o0 as *mut u64 as usize;
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerDisconnect(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
+            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, CUeglStreamConnection.wrap(py, o0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -9764,20 +9963,20 @@ unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(_m: *mut ffi::PyObject, arg
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let timeout = unsafe { entry::arg(py, &a[3]) };
-        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUeglStreamConnection, it, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection or int" }))(conn)?;
-        let a0: usize = &mut o0 as *mut u64 as usize;
-        let mut o1: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource or int" }))(pCudaResource)?;
-        let a1: usize = &mut o1 as *mut u64 as usize;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUstream, it, &Ctx { func: F, param: "pStream", expected: "CUstream or int" }))(pStream)?;
-        let a2: usize = &mut o2 as *mut u64 as usize;
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
+        let mut t1: u64 = 0;
+        let a1: usize = conv::handle_ref(&CUgraphicsResource, pCudaResource, &mut t1, &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource, int or None" })?;
+        let mut t2: u64 = 0;
+        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
         let a3: u64 = conv::int(timeout, 32, false, &Ctx { func: F, param: "timeout", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerAcquireFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
+            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, CUeglStreamConnection.wrap(py, o0)?, CUgraphicsResource.wrap(py, o1)?, CUstream.wrap(py, o2)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -9788,18 +9987,18 @@ unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(_m: *mut ffi::PyObject, arg
         let conn = unsafe { entry::arg(py, &a[0]) };
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
-        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUeglStreamConnection, it, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection or int" }))(conn)?;
-        let a0: usize = &mut o0 as *mut u64 as usize;
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
         let a1: u64 = conv::handle(&CUgraphicsResource, pCudaResource, &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource or int" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUstream, it, &Ctx { func: F, param: "pStream", expected: "CUstream or int" }))(pStream)?;
-        let a2: usize = &mut o2 as *mut u64 as usize;
+        let mut t2: u64 = 0;
+        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerReleaseFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
+            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, CUeglStreamConnection.wrap(py, o0)?, CUstream.wrap(py, o2)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -9810,7 +10009,8 @@ unsafe extern "C" fn cuEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: *c
         let stream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
-        let a1: usize = conv::addr(stream, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(width, 32, true, &Ctx { func: F, param: "width", expected: "int" })?;
         let a3: u64 = conv::int(height, 32, true, &Ctx { func: F, param: "height", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -9830,15 +10030,15 @@ unsafe extern "C" fn cuEGLStreamProducerDisconnect(_m: *mut ffi::PyObject, args:
         const F: &str = "cuEGLStreamProducerDisconnect";
         let a = unsafe { entry::args(py, F, &["conn", ], args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
-        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUeglStreamConnection, it, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection or int" }))(conn)?;
-        let a0: usize = &mut o0 as *mut u64 as usize;
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerDisconnect(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
+            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, CUeglStreamConnection.wrap(py, o0)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -9849,18 +10049,19 @@ unsafe extern "C" fn cuEGLStreamProducerPresentFrame(_m: *mut ffi::PyObject, arg
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
-        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUeglStreamConnection, it, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection or int" }))(conn)?;
-        let a0: usize = &mut o0 as *mut u64 as usize;
-        let a1: usize = conv::record(eglframe, 64, false, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUstream, it, &Ctx { func: F, param: "pStream", expected: "CUstream or int" }))(pStream)?;
-        let a2: usize = &mut o2 as *mut u64 as usize;
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
+        let h1 = conv::Held::record(eglframe, 64, false, false, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
+        let a1: usize = h1.addr();
+        let mut t2: u64 = 0;
+        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerPresentFrame(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
+            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, CUeglStreamConnection.wrap(py, o0)?, CUstream.wrap(py, o2)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -9871,18 +10072,19 @@ unsafe extern "C" fn cuEGLStreamProducerReturnFrame(_m: *mut ffi::PyObject, args
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
-        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUeglStreamConnection, it, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection or int" }))(conn)?;
-        let a0: usize = &mut o0 as *mut u64 as usize;
-        let a1: usize = conv::record(eglframe, 64, false, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&CUstream, it, &Ctx { func: F, param: "pStream", expected: "CUstream or int" }))(pStream)?;
-        let a2: usize = &mut o2 as *mut u64 as usize;
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
+        let h1 = conv::Held::record(eglframe, 64, false, true, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
+        let a1: usize = h1.addr();
+        let mut t2: u64 = 0;
+        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerReturnFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
+            return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, CUeglStreamConnection.wrap(py, o0)?, CUstream.wrap(py, o2)?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?])
     })
 }
 
@@ -9914,7 +10116,8 @@ unsafe extern "C" fn cuEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *con
         let a = unsafe { entry::args(py, F, &["eglSync", "flags", ], args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: usize = conv::addr(eglSync, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(eglSync, false, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -10304,8 +10507,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cuThreadExchangeStreamCaptureMode", cuThreadExchangeStreamCaptureMode, c"cuThreadExchangeStreamCaptureMode(mode)\n--\n\nReturns `tuple[CUresult, CUstreamCaptureMode | None]`.\n\nSwaps the stream capture interaction mode for a thread\n\nSets the calling thread's stream capture interaction mode to the value contained\nin `*mode`, and overwrites `*mode` with the previous mode for the thread. To\nfacilitate deterministic behavior across function or module boundaries, callers\nare encouraged to use this API in a push-pop fashion: \\code\nCUstreamCaptureMode mode = desiredMode;\ncuThreadExchangeStreamCaptureMode(&mode);\n...\ncuThreadExchangeStreamCaptureMode(&mode); // restore previous mode\n\\endcode\n\nDuring stream capture (see `cuStreamBeginCapture`), some actions, such as a call\nto `cudaMalloc`, may be unsafe. In the case of `cudaMalloc`, the operation is\nnot enqueued asynchronously to a stream, and is not observed by stream capture.\nTherefore, if the sequence of operations captured via `cuStreamBeginCapture`\ndepended on the allocation being replayed whenever the graph is launched, the\ncaptured graph would be invalid.\n\nTherefore, stream capture places restrictions on API calls that can be made within\nor concurrently to a `cuStreamBeginCapture-::cuStreamEndCapture` sequence. This\nbehavior can be controlled via this API and flags to `cuStreamBeginCapture`.\n\nA thread's mode is one of the following:\n- `CU_STREAM_CAPTURE_MODE_GLOBAL`: This is the default mode. If the local thread has\nan ongoing capture sequence that was not initiated with\n`CU_STREAM_CAPTURE_MODE_RELAXED` at `cuStreamBeginCapture`, or if any other thread\nhas a concurrent capture sequence initiated with `CU_STREAM_CAPTURE_MODE_GLOBAL`,\nthis thread is prohibited from potentially unsafe API calls.\n- `CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`: If the local thread has an ongoing capture\nsequence not initiated with `CU_STREAM_CAPTURE_MODE_RELAXED`, it is prohibited\nfrom potentially unsafe API calls. Concurrent capture sequences in other threads\nare ignored.\n- `CU_STREAM_CAPTURE_MODE_RELAXED`: The local thread is not prohibited from potentially\nunsafe API calls. Note that the thread is still prohibited from API calls which\nnecessarily conflict with stream capture, for example, attempting `cuEventQuery`\non an event that was last recorded inside a capture sequence.\n\n**Parameters:**\n- `mode`: Pointer to mode value to swap with the current mode\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuStreamBeginCapture`"),
         (c"cuStreamEndCapture", cuStreamEndCapture, c"cuStreamEndCapture(hStream)\n--\n\nReturns `tuple[CUresult, CUgraph | None]`.\n\nEnds capture on a stream, returning the captured graph\n\nEnd capture on `hStream`, returning the captured graph via `phGraph`.\nCapture must have been initiated on `hStream` via a call to `cuStreamBeginCapture`.\nIf capture was invalidated, due to a violation of the rules of stream capture, then\na NULL graph will be returned.\n\nIf the `mode` argument to `cuStreamBeginCapture` was not\n`CU_STREAM_CAPTURE_MODE_RELAXED`, this call must be from the same thread as\n`cuStreamBeginCapture`.\n\n**Parameters:**\n- `hStream`: Stream to query\n- `phGraph`: The captured graph\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuStreamCreate`,\n`cuStreamBeginCapture`,\n`cuStreamIsCapturing`,\n`cuGraphDestroy`"),
         (c"cuStreamIsCapturing", cuStreamIsCapturing, c"cuStreamIsCapturing(hStream)\n--\n\nReturns `tuple[CUresult, CUstreamCaptureStatus | None]`.\n\nReturns a stream's capture status\n\nReturn the capture status of `hStream` via `captureStatus`. After a successful\ncall, `*captureStatus` will contain one of the following:\n- `CU_STREAM_CAPTURE_STATUS_NONE`: The stream is not capturing.\n- `CU_STREAM_CAPTURE_STATUS_ACTIVE`: The stream is capturing.\n- `CU_STREAM_CAPTURE_STATUS_INVALIDATED`: The stream was capturing but an error\nhas invalidated the capture sequence. The capture sequence must be terminated\nwith `cuStreamEndCapture` on the stream where it was initiated in order to\ncontinue using `hStream`.\n\nNote that, if this is called on `CU_STREAM_LEGACY` (the \"null stream\") while\na blocking stream in the same context is capturing, it will return\n`CUDA_ERROR_STREAM_CAPTURE_IMPLICIT` and `*captureStatus` is unspecified\nafter the call. The blocking stream capture is not invalidated.\n\nWhen a blocking stream is capturing, the legacy stream is in an\nunusable state until the blocking stream capture is terminated. The legacy\nstream is not supported for stream capture, but attempted use would have an\nimplicit dependency on the capturing stream(s).\n\n**Parameters:**\n- `hStream`: Stream to query\n- `captureStatus`: Returns the stream's capture status\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuStreamCreate`,\n`cuStreamBeginCapture`,\n`cuStreamEndCapture`"),
-        (c"cuStreamGetCaptureInfo", cuStreamGetCaptureInfo, c"cuStreamGetCaptureInfo(hStream)\n--\n\nReturns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None]`.\n\nQuery a stream's capture state\n\nQuery stream state related to stream capture.\n\nIf called on `CU_STREAM_LEGACY` (the \"null stream\") while a stream not created\nwith `CU_STREAM_NON_BLOCKING` is capturing, returns `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`.\n\nValid data (other than capture status) is returned only if both of the following are true:\n- the call returns CUDA_SUCCESS\n- the returned capture status is `CU_STREAM_CAPTURE_STATUS_ACTIVE`\n\n**Parameters:**\n- `hStream`: The stream to query\n- `captureStatus_out`: Location to return the capture status of the stream; required\n- `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process\n- `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.\n- `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.\n- `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuStreamGetCaptureInfo_v3`\n`cuStreamBeginCapture`,\n`cuStreamIsCapturing`,\n`cuStreamUpdateCaptureDependencies`"),
-        (c"cuStreamGetCaptureInfo_v3", cuStreamGetCaptureInfo_v3, c"cuStreamGetCaptureInfo_v3(hStream)\n--\n\nReturns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None, int | None]`.\n\nQuery a stream's capture state (12.3+)\n\nQuery stream state related to stream capture.\n\nIf called on `CU_STREAM_LEGACY` (the \"null stream\") while a stream not created\nwith `CU_STREAM_NON_BLOCKING` is capturing, returns `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`.\n\nValid data (other than capture status) is returned only if both of the following are true:\n- the call returns CUDA_SUCCESS\n- the returned capture status is `CU_STREAM_CAPTURE_STATUS_ACTIVE`\n\nIf `edgeData_out` is non-NULL then `dependencies_out` must be as well. If\n`dependencies_out` is non-NULL and `edgeData_out` is NULL, but there is non-zero edge\ndata for one or more of the current stream dependencies, the call will return\n`CUDA_ERROR_LOSSY_QUERY`.\n\n**Parameters:**\n- `hStream`: The stream to query\n- `captureStatus_out`: Location to return the capture status of the stream; required\n- `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process\n- `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.\n- `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.\n- `edgeData_out`: Optional location to store a pointer to an array of graph edge data. This array parallels `dependencies_out`; the next node to be added has an edge to `dependencies_out[i]` with annotation `edgeData_out[i]` for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.\n- `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`,\n`CUDA_ERROR_LOSSY_QUERY`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuStreamGetCaptureInfo`,\n`cuStreamBeginCapture`,\n`cuStreamIsCapturing`,\n`cuStreamUpdateCaptureDependencies`"),
+        (c"cuStreamGetCaptureInfo", cuStreamGetCaptureInfo, c"cuStreamGetCaptureInfo(hStream)\n--\n\nReturns `tuple[CUresult, CUstreamCaptureStatus | None, cuuint64_t | None, CUgraph | None, int | None, int | None]`.\n\nQuery a stream's capture state\n\nQuery stream state related to stream capture.\n\nIf called on `CU_STREAM_LEGACY` (the \"null stream\") while a stream not created\nwith `CU_STREAM_NON_BLOCKING` is capturing, returns `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`.\n\nValid data (other than capture status) is returned only if both of the following are true:\n- the call returns CUDA_SUCCESS\n- the returned capture status is `CU_STREAM_CAPTURE_STATUS_ACTIVE`\n\n**Parameters:**\n- `hStream`: The stream to query\n- `captureStatus_out`: Location to return the capture status of the stream; required\n- `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process\n- `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.\n- `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.\n- `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuStreamGetCaptureInfo_v3`\n`cuStreamBeginCapture`,\n`cuStreamIsCapturing`,\n`cuStreamUpdateCaptureDependencies`"),
+        (c"cuStreamGetCaptureInfo_v3", cuStreamGetCaptureInfo_v3, c"cuStreamGetCaptureInfo_v3(hStream)\n--\n\nReturns `tuple[CUresult, CUstreamCaptureStatus | None, cuuint64_t | None, CUgraph | None, int | None, int | None, int | None]`.\n\nQuery a stream's capture state (12.3+)\n\nQuery stream state related to stream capture.\n\nIf called on `CU_STREAM_LEGACY` (the \"null stream\") while a stream not created\nwith `CU_STREAM_NON_BLOCKING` is capturing, returns `CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`.\n\nValid data (other than capture status) is returned only if both of the following are true:\n- the call returns CUDA_SUCCESS\n- the returned capture status is `CU_STREAM_CAPTURE_STATUS_ACTIVE`\n\nIf `edgeData_out` is non-NULL then `dependencies_out` must be as well. If\n`dependencies_out` is non-NULL and `edgeData_out` is NULL, but there is non-zero edge\ndata for one or more of the current stream dependencies, the call will return\n`CUDA_ERROR_LOSSY_QUERY`.\n\n**Parameters:**\n- `hStream`: The stream to query\n- `captureStatus_out`: Location to return the capture status of the stream; required\n- `id_out`: Optional location to return an id for the capture sequence, which is unique over the lifetime of the process\n- `graph_out`: Optional location to return the graph being captured into. All operations other than destroy and node removal are permitted on the graph while the capture sequence is in progress. This API does not transfer ownership of the graph, which is transferred or destroyed at `cuStreamEndCapture`. Note that the graph handle may be invalidated before end of capture for certain errors. Nodes that are or become unreachable from the original stream at `cuStreamEndCapture` due to direct actions on the graph do not trigger `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`.\n- `dependencies_out`: Optional location to store a pointer to an array of nodes. The next node to be captured in the stream will depend on this set of nodes, absent operations such as event wait which modify this set. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated. The node handles may be copied out and are valid until they or the graph is destroyed. The driver-owned array may also be passed directly to APIs that operate on the graph (not the stream) without copying.\n- `edgeData_out`: Optional location to store a pointer to an array of graph edge data. This array parallels `dependencies_out`; the next node to be added has an edge to `dependencies_out[i]` with annotation `edgeData_out[i]` for each `i`. The array pointer is valid until the next API call which operates on the stream or until the capture is terminated.\n- `numDependencies_out`: Optional location to store the size of the array returned in dependencies_out.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`,\n`CUDA_ERROR_LOSSY_QUERY`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuStreamGetCaptureInfo`,\n`cuStreamBeginCapture`,\n`cuStreamIsCapturing`,\n`cuStreamUpdateCaptureDependencies`"),
         (c"cuStreamUpdateCaptureDependencies", cuStreamUpdateCaptureDependencies, c"cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags)\n--\n\nReturns `tuple[CUresult]`.\n\nUpdate the set of dependencies in a capturing stream (11.3+)\n\nModifies the dependency set of a capturing stream. The dependency set is the set\nof nodes that the next captured node in the stream will depend on.\n\nValid flags are `CU_STREAM_ADD_CAPTURE_DEPENDENCIES` and\n`CU_STREAM_SET_CAPTURE_DEPENDENCIES`. These control whether the set passed to\nthe API is added to the existing set or replaces it. A flags value of 0 defaults\nto `CU_STREAM_ADD_CAPTURE_DEPENDENCIES`.\n\nNodes that are removed from the dependency set via this API do not result in\n`CUDA_ERROR_STREAM_CAPTURE_UNJOINED` if they are unreachable from the stream at\n`cuStreamEndCapture`.\n\nReturns `CUDA_ERROR_ILLEGAL_STATE` if the stream is not capturing.\n\nThis API is new in CUDA 11.3. Developers requiring compatibility across minor\nversions to CUDA 11.0 should not use this API or provide a fallback.\n\n**Parameters:**\n- `hStream`: The stream to update\n- `dependencies`: The set of dependencies to add\n- `numDependencies`: The size of the dependencies array\n- `flags`: See above\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_ILLEGAL_STATE`\n\n**See also:**\n`cuStreamBeginCapture`,\n`cuStreamGetCaptureInfo`,"),
         (c"cuStreamUpdateCaptureDependencies_v2", cuStreamUpdateCaptureDependencies_v2, c"cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags)\n--\n\nReturns `tuple[CUresult]`.\n\nUpdate the set of dependencies in a capturing stream (12.3+)\n\nModifies the dependency set of a capturing stream. The dependency set is the set\nof nodes that the next captured node in the stream will depend on along with the\nedge data for those dependencies.\n\nValid flags are `CU_STREAM_ADD_CAPTURE_DEPENDENCIES` and\n`CU_STREAM_SET_CAPTURE_DEPENDENCIES`. These control whether the set passed to\nthe API is added to the existing set or replaces it. A flags value of 0 defaults\nto `CU_STREAM_ADD_CAPTURE_DEPENDENCIES`.\n\nNodes that are removed from the dependency set via this API do not result in\n`CUDA_ERROR_STREAM_CAPTURE_UNJOINED` if they are unreachable from the stream at\n`cuStreamEndCapture`.\n\nReturns `CUDA_ERROR_ILLEGAL_STATE` if the stream is not capturing.\n\n**Parameters:**\n- `hStream`: The stream to update\n- `dependencies`: The set of dependencies to add\n- `dependencyData`: Optional array of data associated with each dependency.\n- `numDependencies`: The size of the dependencies array\n- `flags`: See above\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_ILLEGAL_STATE`\n\n**See also:**\n`cuStreamBeginCapture`,\n`cuStreamGetCaptureInfo`"),
         (c"cuStreamAttachMemAsync", cuStreamAttachMemAsync, c"cuStreamAttachMemAsync(hStream, dptr, length, flags)\n--\n\nReturns `tuple[CUresult]`.\n\nAttach memory to a stream asynchronously\n\nEnqueues an operation in `hStream` to specify stream association of\n`length` bytes of memory starting from `dptr`. This function is a\nstream-ordered operation, meaning that it is dependent on, and will\nonly take effect when, previous work in stream has completed. Any\nprevious association is automatically replaced.\n\n`dptr` must point to one of the following types of memories:\n- managed memory declared using the __managed__ keyword or allocated with\n`cuMemAllocManaged`.\n- a valid host-accessible region of system-allocated pageable memory. This\ntype of memory may only be specified if the device associated with the\nstream reports a non-zero value for the device attribute\n`CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`.\n\nFor managed allocations, `length` must be either zero or the entire\nallocation's size. Both indicate that the entire allocation's stream\nassociation is being changed. Currently, it is not possible to change stream\nassociation for a portion of a managed allocation.\n\nFor pageable host allocations, `length` must be non-zero.\n\nThe stream association is specified using `flags` which must be\none of `CUmemAttach_flags`.\nIf the `CU_MEM_ATTACH_GLOBAL` flag is specified, the memory can be accessed\nby any stream on any device.\nIf the `CU_MEM_ATTACH_HOST` flag is specified, the program makes a guarantee\nthat it won't access the memory on the device from any stream on a device that\nhas a zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`.\nIf the `CU_MEM_ATTACH_SINGLE` flag is specified and `hStream` is associated with\na device that has a zero value for the device attribute `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS`,\nthe program makes a guarantee that it will only access the memory on the device\nfrom `hStream`. It is illegal to attach singly to the NULL stream, because the\nNULL stream is a virtual global stream and not a specific stream. An error will\nbe returned in this case.\n\nWhen memory is associated with a single stream, the Unified Memory system will\nallow CPU access to this memory region so long as all operations in `hStream`\nhave completed, regardless of whether other streams are active. In effect,\nthis constrains exclusive ownership of the managed memory region by\nan active GPU to per-stream activity instead of whole-GPU activity.\n\nAccessing memory on the device from streams that are not associated with\nit will produce undefined results. No error checking is performed by the\nUnified Memory system to ensure that kernels launched into other streams\ndo not access this region.\n\nIt is a program's responsibility to order calls to `cuStreamAttachMemAsync`\nvia events, synchronization or other means to ensure legal access to memory\nat all times. Data visibility and coherency will be changed appropriately\nfor all kernels which follow a stream-association change.\n\nIf `hStream` is destroyed while data is associated with it, the association is\nremoved and the association reverts to the default visibility of the allocation\nas specified at `cuMemAllocManaged`. For __managed__ variables, the default\nassociation is always `CU_MEM_ATTACH_GLOBAL`. Note that destroying a stream is an\nasynchronous operation, and as a result, the change to default association won't\nhappen until all work in the stream has completed.\n\n**Parameters:**\n- `hStream`: Stream in which to enqueue the attach operation\n- `dptr`: Pointer to memory (must be a pointer to managed memory or to a valid host-accessible region of system-allocated pageable memory)\n- `length`: Length of memory\n- `flags`: Must be one of `CUmemAttach_flags`\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_NOT_SUPPORTED`\n*This function uses standard default stream semantics.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:** `cuStreamCreate`,\n`cuStreamQuery`,\n`cuStreamSynchronize`,\n`cuStreamWaitEvent`,\n`cuStreamDestroy`,\n`cuMemAllocManaged`,\n`cudaStreamAttachMemAsync`"),
@@ -10417,7 +10620,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cuGraphDestroyNode", cuGraphDestroyNode, c"cuGraphDestroyNode(hNode)\n--\n\nReturns `tuple[CUresult]`.\n\nRemove a node from the graph\n\nRemoves `hNode` from its graph. This operation also severs any dependencies of other nodes\non `hNode` and vice versa.\n\nNodes which belong to a graph which contains allocation or free nodes cannot be destroyed.\nAny attempt to do so will return an error.\n\n**Parameters:**\n- `hNode`: Node to remove\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphAddChildGraphNode`,\n`cuGraphAddEmptyNode`,\n`cuGraphAddKernelNode`,\n`cuGraphAddHostNode`,\n`cuGraphAddMemcpyNode`,\n`cuGraphAddMemsetNode`"),
         (c"cuGraphInstantiate", cuGraphInstantiate, c"cuGraphInstantiate(hGraph, flags)\n--\n\nReturns `tuple[CUresult, CUgraphExec | None]`.\n\nCreates an executable graph from a graph\n\nInstantiates `hGraph` as an executable graph. The graph is validated for any\nstructural constraints or intra-node constraints which were not previously\nvalidated. If instantiation is successful, a handle to the instantiated graph\nis returned in `phGraphExec`.\n\nThe `flags` parameter controls the behavior of instantiation and subsequent\ngraph launches.  Valid flags are:\n\n- `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`, which configures a\ngraph containing memory allocation nodes to automatically free any\nunfreed memory allocations before the graph is relaunched.\n\n- `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`, which configures the graph for launch\nfrom the device. If this flag is passed, the executable graph handle returned can be\nused to launch the graph from both the host and device. This flag can only be used\non platforms which support unified addressing. This flag cannot be used in\nconjunction with `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`.\n\n- `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, which causes the graph\nto use the priorities from the per-node attributes rather than the priority\nof the launch stream during execution. Note that priorities are only available\non kernel nodes, and are copied from stream priority during stream capture.\n\nIf `hGraph` contains any allocation or free nodes, there can be at most one\nexecutable graph in existence for that graph at a time. An attempt to instantiate\na second executable graph before destroying the first with `cuGraphExecDestroy`\nwill result in an error.\nThe same also applies if `hGraph` contains any device-updatable kernel nodes.\n\nIf `hGraph` contains kernels which call device-side cudaGraphLaunch() from multiple\ncontexts, this will result in an error.\n\nGraphs instantiated for launch on the device have additional restrictions which do not\napply to host graphs:\n\n- The graph's nodes must reside on a single context.\n- The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child graph nodes.\n- The graph cannot be empty and must contain at least one kernel, memcpy, or memset node.\nOperation-specific restrictions are outlined below.\n- Kernel nodes:\n- Use of CUDA Dynamic Parallelism is not permitted.\n- Cooperative launches are permitted as long as MPS is not in use.\n- Memcpy nodes:\n- Only copies involving device memory and/or pinned device-mapped host memory are permitted.\n- Copies involving CUDA arrays are not permitted.\n- Both operands must be accessible from the current context, and the current context must\nmatch the context of other nodes in the graph.\n\n**Parameters:**\n- `phGraphExec`: Returns instantiated graph\n- `hGraph`: Graph to instantiate\n- `flags`: Flags to control instantiation.  See `CUgraphInstantiate_flags`.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphInstantiate`,\n`cuGraphCreate`,\n`cuGraphUpload`,\n`cuGraphLaunch`,\n`cuGraphExecDestroy`"),
         (c"cuGraphInstantiateWithParams", cuGraphInstantiateWithParams, c"cuGraphInstantiateWithParams(hGraph, instantiateParams)\n--\n\nReturns `tuple[CUresult, CUgraphExec | None]`.\n\nCreates an executable graph from a graph\n\nInstantiates `hGraph` as an executable graph according to the `instantiateParams` structure.\nThe graph is validated for any structural constraints or intra-node constraints\nwhich were not previously validated. If instantiation is successful, a handle to\nthe instantiated graph is returned in `phGraphExec`.\n\n`instantiateParams` controls the behavior of instantiation and subsequent\ngraph launches, as well as returning more detailed information in the event of an error.\n`CUDA_GRAPH_INSTANTIATE_PARAMS` is defined as:\n\n```c\ntypedef struct {\ncuuint64_t flags;\nCUstream hUploadStream;\nCUgraphNode hErrNode_out;\nCUgraphInstantiateResult result_out;\n} CUDA_GRAPH_INSTANTIATE_PARAMS;\n```\n\nThe `flags` field controls the behavior of instantiation and subsequent\ngraph launches. Valid flags are:\n\n- `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`, which configures a\ngraph containing memory allocation nodes to automatically free any\nunfreed memory allocations before the graph is relaunched.\n\n- `CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD`, which will perform an upload of the graph\ninto `hUploadStream` once the graph has been instantiated.\n\n- `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`, which configures the graph for launch\nfrom the device. If this flag is passed, the executable graph handle returned can be\nused to launch the graph from both the host and device. This flag can only be used\non platforms which support unified addressing. This flag cannot be used in\nconjunction with `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`.\n\n- `CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY`, which causes the graph\nto use the priorities from the per-node attributes rather than the priority\nof the launch stream during execution. Note that priorities are only available\non kernel nodes, and are copied from stream priority during stream capture.\n\nIf `hGraph` contains any allocation or free nodes, there can be at most one\nexecutable graph in existence for that graph at a time. An attempt to instantiate a\nsecond executable graph before destroying the first with `cuGraphExecDestroy` will\nresult in an error.\nThe same also applies if `hGraph` contains any device-updatable kernel nodes.\n\nIf `hGraph` contains kernels which call device-side cudaGraphLaunch() from multiple\ncontexts, this will result in an error.\n\nGraphs instantiated for launch on the device have additional restrictions which do not\napply to host graphs:\n\n- The graph's nodes must reside on a single context.\n- The graph can only contain kernel nodes, memcpy nodes, memset nodes, and child graph nodes.\n- The graph cannot be empty and must contain at least one kernel, memcpy, or memset node.\nOperation-specific restrictions are outlined below.\n- Kernel nodes:\n- Use of CUDA Dynamic Parallelism is not permitted.\n- Cooperative launches are permitted as long as MPS is not in use.\n- Memcpy nodes:\n- Only copies involving device memory and/or pinned device-mapped host memory are permitted.\n- Copies involving CUDA arrays are not permitted.\n- Both operands must be accessible from the current context, and the current context must\nmatch the context of other nodes in the graph.\n\nIn the event of an error, the `result_out` and `hErrNode_out` fields will contain more\ninformation about the nature of the error. Possible error reporting includes:\n\n- `CUDA_GRAPH_INSTANTIATE_ERROR`, if passed an invalid value or if an unexpected error occurred\nwhich is described by the return value of the function. `hErrNode_out` will be set to NULL.\n- `CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE`, if the graph structure is invalid. `hErrNode_out`\nwill be set to one of the offending nodes.\n- `CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED`, if the graph is instantiated for device\nlaunch but contains a node of an unsupported node type, or a node which performs unsupported\noperations, such as use of CUDA dynamic parallelism within a kernel node. `hErrNode_out` will\nbe set to this node.\n- `CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED`, if the graph is instantiated for device\nlaunch but a node’s context differs from that of another node. This error can also be returned\nif a graph is not instantiated for device launch and it contains kernels which call device-side\ncudaGraphLaunch() from multiple contexts. `hErrNode_out` will be set to this node.\n\nIf instantiation is successful, `result_out` will be set to `CUDA_GRAPH_INSTANTIATE_SUCCESS`,\nand `hErrNode_out` will be set to NULL.\n\n**Parameters:**\n- `phGraphExec`: Returns instantiated graph\n- `hGraph`: Graph to instantiate\n- `instantiateParams`: Instantiation parameters\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphCreate`,\n`cuGraphInstantiate`,\n`cuGraphExecDestroy`"),
-        (c"cuGraphExecGetFlags", cuGraphExecGetFlags, c"cuGraphExecGetFlags(hGraphExec)\n--\n\nReturns `tuple[CUresult, int | None]`.\n\nQuery the instantiation flags of an executable graph\n\nReturns the flags that were passed to instantiation for the given executable graph.\n`CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD` will not be returned by this API as it does\nnot affect the resulting executable graph.\n\n**Parameters:**\n- `hGraphExec`: The executable graph to query\n- `flags`: Returns the instantiation flags\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphInstantiate`,\n`cuGraphInstantiateWithParams`"),
+        (c"cuGraphExecGetFlags", cuGraphExecGetFlags, c"cuGraphExecGetFlags(hGraphExec)\n--\n\nReturns `tuple[CUresult, cuuint64_t | None]`.\n\nQuery the instantiation flags of an executable graph\n\nReturns the flags that were passed to instantiation for the given executable graph.\n`CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD` will not be returned by this API as it does\nnot affect the resulting executable graph.\n\n**Parameters:**\n- `hGraphExec`: The executable graph to query\n- `flags`: Returns the instantiation flags\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphInstantiate`,\n`cuGraphInstantiateWithParams`"),
         (c"cuGraphExecKernelNodeSetParams", cuGraphExecKernelNodeSetParams, c"cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams)\n--\n\nReturns `tuple[CUresult]`.\n\nSets the parameters for a kernel node in the given graphExec\n\nSets the parameters of a kernel node in an executable graph `hGraphExec`.\nThe node is identified by the corresponding node `hNode` in the\nnon-executable graph, from which the executable graph was instantiated.\n\n`hNode` must not have been removed from the original graph. All `nodeParams`\nfields may change, but the following restrictions apply to `func` updates:\n\n- The owning context of the function cannot change.\n- A node whose function originally did not use CUDA dynamic parallelism cannot be updated\nto a function which uses CDP\n- A node whose function originally did not make device-side update calls cannot be updated\nto a function which makes device-side update calls.\n- If `hGraphExec` was not instantiated for device launch, a node whose function originally\ndid not use device-side cudaGraphLaunch() cannot be updated to a function which uses\ndevice-side cudaGraphLaunch() unless the node resides on the same context as nodes which\ncontained such calls at instantiate-time. If no such calls were present at instantiation,\nthese updates cannot be performed at all.\n\nThe modifications only affect future launches of `hGraphExec`. Already\nenqueued or running launches of `hGraphExec` are not affected by this call.\n`hNode` is also not modified by this call.\n\nIf `hNode` is a device-updatable kernel node, the next upload/launch of `hGraphExec`\nwill overwrite any previous device-side updates. Additionally, applying host updates to a\ndevice-updatable kernel node while it is being updated from the device will result in\nundefined behavior.\n\n**Parameters:**\n- `hGraphExec`: The executable graph in which to set the specified node\n- `hNode`: kernel node from the graph from which graphExec was instantiated\n- `nodeParams`: Updated Parameters to set\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphExecNodeSetParams`,\n`cuGraphAddKernelNode`,\n`cuGraphKernelNodeSetParams`,\n`cuGraphExecMemcpyNodeSetParams`,\n`cuGraphExecMemsetNodeSetParams`,\n`cuGraphExecHostNodeSetParams`,\n`cuGraphExecChildGraphNodeSetParams`,\n`cuGraphExecEventRecordNodeSetEvent`,\n`cuGraphExecEventWaitNodeSetEvent`,\n`cuGraphExecExternalSemaphoresSignalNodeSetParams`,\n`cuGraphExecExternalSemaphoresWaitNodeSetParams`,\n`cuGraphExecUpdate`,\n`cuGraphInstantiate`"),
         (c"cuGraphExecMemcpyNodeSetParams", cuGraphExecMemcpyNodeSetParams, c"cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx)\n--\n\nReturns `tuple[CUresult]`.\n\nSets the parameters for a memcpy node in the given graphExec.\n\nUpdates the work represented by `hNode` in `hGraphExec` as though `hNode` had\ncontained `copyParams` at instantiation.  hNode must remain in the graph which was\nused to instantiate `hGraphExec`.  Changed edges to and from hNode are ignored.\n\nThe source and destination memory in `copyParams` must be allocated from the same\ncontexts as the original source and destination memory.  Both the instantiation-time\nmemory operands and the memory operands in `copyParams` must be 1-dimensional.\nZero-length operations are not supported.\n\nThe modifications only affect future launches of `hGraphExec`.  Already enqueued\nor running launches of `hGraphExec` are not affected by this call.  hNode is also\nnot modified by this call.\n\nReturns CUDA_ERROR_INVALID_VALUE if the memory operands' mappings changed or\neither the original or new memory operands are multidimensional.\n\n**Parameters:**\n- `hGraphExec`: The executable graph in which to set the specified node\n- `hNode`: Memcpy node from the graph which was used to instantiate graphExec\n- `copyParams`: The updated parameters to set\n- `ctx`: Context on which to run the node\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphExecNodeSetParams`,\n`cuGraphAddMemcpyNode`,\n`cuGraphMemcpyNodeSetParams`,\n`cuGraphExecKernelNodeSetParams`,\n`cuGraphExecMemsetNodeSetParams`,\n`cuGraphExecHostNodeSetParams`,\n`cuGraphExecChildGraphNodeSetParams`,\n`cuGraphExecEventRecordNodeSetEvent`,\n`cuGraphExecEventWaitNodeSetEvent`,\n`cuGraphExecExternalSemaphoresSignalNodeSetParams`,\n`cuGraphExecExternalSemaphoresWaitNodeSetParams`,\n`cuGraphExecUpdate`,\n`cuGraphInstantiate`"),
         (c"cuGraphExecMemsetNodeSetParams", cuGraphExecMemsetNodeSetParams, c"cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx)\n--\n\nReturns `tuple[CUresult]`.\n\nSets the parameters for a memset node in the given graphExec.\n\nUpdates the work represented by `hNode` in `hGraphExec` as though `hNode` had\ncontained `memsetParams` at instantiation.  hNode must remain in the graph which was\nused to instantiate `hGraphExec`.  Changed edges to and from hNode are ignored.\n\nZero sized operations are not supported.\n\nThe new destination pointer in memsetParams must be to the same kind of allocation\nas the original destination pointer and have the same context association and device mapping\nas the original destination pointer.\n\nBoth the value and pointer address may be updated.\nChanging other aspects of the memset (width, height, element size or pitch) may cause the update to be rejected.\nSpecifically, for 2d memsets, all dimension changes are rejected.\nFor 1d memsets, changes in height are explicitly rejected and other changes are opportunistically allowed\nif the resulting work maps onto the work resources already allocated for the node.\n\nThe modifications only affect future launches of `hGraphExec`.  Already enqueued\nor running launches of `hGraphExec` are not affected by this call.  hNode is also\nnot modified by this call.\n\n**Parameters:**\n- `hGraphExec`: The executable graph in which to set the specified node\n- `hNode`: Memset node from the graph which was used to instantiate graphExec\n- `memsetParams`: The updated parameters to set\n- `ctx`: Context on which to run the node\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphExecNodeSetParams`,\n`cuGraphAddMemsetNode`,\n`cuGraphMemsetNodeSetParams`,\n`cuGraphExecKernelNodeSetParams`,\n`cuGraphExecMemcpyNodeSetParams`,\n`cuGraphExecHostNodeSetParams`,\n`cuGraphExecChildGraphNodeSetParams`,\n`cuGraphExecEventRecordNodeSetEvent`,\n`cuGraphExecEventWaitNodeSetEvent`,\n`cuGraphExecExternalSemaphoresSignalNodeSetParams`,\n`cuGraphExecExternalSemaphoresWaitNodeSetParams`,\n`cuGraphExecUpdate`,\n`cuGraphInstantiate`"),
@@ -10542,13 +10745,13 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cuGraphicsEGLRegisterImage", cuGraphicsEGLRegisterImage, c"cuGraphicsEGLRegisterImage(image, flags)\n--\n\nReturns `tuple[CUresult, CUgraphicsResource | None]`.\n\nRegisters an EGL image\n\nRegisters the EGLImageKHR specified by `image` for access by\nCUDA. A handle to the registered object is returned as `pCudaResource`.\nAdditional Mapping/Unmapping is not required for the registered resource and\n`cuGraphicsResourceGetMappedEglFrame` can be directly called on the `pCudaResource`.\n\nThe application will be responsible for synchronizing access to shared objects.\nThe application must ensure that any pending operation which access the objects have completed\nbefore passing control to CUDA. This may be accomplished by issuing and waiting for\nglFinish command on all GLcontexts (for OpenGL and likewise for other APIs).\nThe application will be also responsible for ensuring that any pending operation on the\nregistered CUDA resource has completed prior to executing subsequent commands in other APIs\naccesing the same memory objects.\nThis can be accomplished by calling cuCtxSynchronize or cuEventSynchronize (preferably).\n\nThe surface's intended usage is specified using `flags`, as follows:\n\n- `CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE`: Specifies no hints about how this\nresource will be used. It is therefore assumed that this resource will be\nread from and written to by CUDA. This is the default value.\n- `CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY`: Specifies that CUDA\nwill not write to this resource.\n- `CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD`: Specifies that\nCUDA will not read from this resource and will write over the\nentire contents of the resource, so none of the data previously\nstored in the resource will be preserved.\n\nThe EGLImageKHR is an object which can be used to create EGLImage target resource. It is defined as a void pointer.\ntypedef void* EGLImageKHR\n\n**Parameters:**\n- `pCudaResource`: Pointer to the returned object handle\n- `image`: An EGLImageKHR image which can be used to create target resource.\n- `flags`: Map flags\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_ALREADY_MAPPED`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n\n**See also:** `cuGraphicsEGLRegisterImage`, `cuGraphicsUnregisterResource`,\n`cuGraphicsResourceSetMapFlags`, `cuGraphicsMapResources`,\n`cuGraphicsUnmapResources`,\n`cudaGraphicsEGLRegisterImage`"),
         (c"cuEGLStreamConsumerConnect", cuEGLStreamConsumerConnect, c"cuEGLStreamConsumerConnect(stream)\n--\n\nReturns `tuple[CUresult, CUeglStreamConnection | None]`.\n\nConnect CUDA to EGLStream as a consumer.\n\nConnect CUDA as a consumer to EGLStreamKHR specified by `stream`.\n\nThe EGLStreamKHR is an EGL object that transfers a sequence of image frames from one\nAPI to another.\n\n**Parameters:**\n- `conn`: Pointer to the returned connection handle\n- `stream`: EGLStreamKHR handle\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n\n**See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,\n`cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,\n`cudaEGLStreamConsumerConnect`"),
         (c"cuEGLStreamConsumerConnectWithFlags", cuEGLStreamConsumerConnectWithFlags, c"cuEGLStreamConsumerConnectWithFlags(stream, flags)\n--\n\nReturns `tuple[CUresult, CUeglStreamConnection | None]`.\n\nConnect CUDA to EGLStream as a consumer with given flags.\n\nConnect CUDA as a consumer to EGLStreamKHR specified by `stream` with specified `flags` defined by CUeglResourceLocationFlags.\n\nThe flags specify whether the consumer wants to access frames from system memory or video memory.\nDefault is `CU_EGL_RESOURCE_LOCATION_VIDMEM`.\n\n**Parameters:**\n- `conn`: Pointer to the returned connection handle\n- `stream`: EGLStreamKHR handle\n- `flags`: Flags denote intended location - system or video.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n\n**See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,\n`cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,\n`cudaEGLStreamConsumerConnectWithFlags`"),
-        (c"cuEGLStreamConsumerDisconnect", cuEGLStreamConsumerDisconnect, c"cuEGLStreamConsumerDisconnect(conn)\n--\n\nReturns `tuple[CUresult, CUeglStreamConnection | None]`.\n\nDisconnect CUDA as a consumer to EGLStream .\n\nDisconnect CUDA as a consumer to EGLStreamKHR.\n\n**Parameters:**\n- `conn`: Conection to disconnect.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n\n**See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,\n`cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,\n`cudaEGLStreamConsumerDisconnect`"),
-        (c"cuEGLStreamConsumerAcquireFrame", cuEGLStreamConsumerAcquireFrame, c"cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout)\n--\n\nReturns `tuple[CUresult, CUeglStreamConnection | None, CUgraphicsResource | None, CUstream | None]`.\n\nAcquire an image frame from the EGLStream with CUDA as a consumer.\n\nAcquire an image frame from EGLStreamKHR. This API can also acquire an old frame presented\nby the producer unless explicitly disabled by setting EGL_SUPPORT_REUSE_NV flag to EGL_FALSE\nduring stream initialization. By default, EGLStream is created with this flag set to EGL_TRUE.\n`cuGraphicsResourceGetMappedEglFrame` can be called on `pCudaResource` to get\n`CUeglFrame`.\n\n**Parameters:**\n- `conn`: Connection on which to acquire\n- `pCudaResource`: CUDA resource on which the stream frame will be mapped for use.\n- `pStream`: CUDA stream for synchronization and any data migrations implied by `CUeglResourceLocationFlags`.\n- `timeout`: Desired timeout in usec for a new frame to be acquired. If set as `CUDA_EGL_INFINITE_TIMEOUT`, acquire waits infinitely. After timeout occurs CUDA consumer tries to acquire an old frame if available and EGL_SUPPORT_REUSE_NV flag is set.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_LAUNCH_TIMEOUT`,\n\n**See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,\n`cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,\n`cudaEGLStreamConsumerAcquireFrame`"),
-        (c"cuEGLStreamConsumerReleaseFrame", cuEGLStreamConsumerReleaseFrame, c"cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream)\n--\n\nReturns `tuple[CUresult, CUeglStreamConnection | None, CUstream | None]`.\n\nReleases the last frame acquired from the EGLStream.\n\nRelease the acquired image frame specified by `pCudaResource` to EGLStreamKHR.\nIf EGL_SUPPORT_REUSE_NV flag is set to EGL_TRUE, at the time of EGL creation\nthis API doesn't release the last frame acquired on the EGLStream.\nBy default, EGLStream is created with this flag set to EGL_TRUE.\n\n**Parameters:**\n- `conn`: Connection on which to release\n- `pCudaResource`: CUDA resource whose corresponding frame is to be released\n- `pStream`: CUDA stream on which release will be done.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n\n**See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,\n`cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,\n`cudaEGLStreamConsumerReleaseFrame`"),
+        (c"cuEGLStreamConsumerDisconnect", cuEGLStreamConsumerDisconnect, c"cuEGLStreamConsumerDisconnect(conn)\n--\n\nReturns `tuple[CUresult]`.\n\nDisconnect CUDA as a consumer to EGLStream .\n\nDisconnect CUDA as a consumer to EGLStreamKHR.\n\n**Parameters:**\n- `conn`: Conection to disconnect.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n\n**See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,\n`cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,\n`cudaEGLStreamConsumerDisconnect`"),
+        (c"cuEGLStreamConsumerAcquireFrame", cuEGLStreamConsumerAcquireFrame, c"cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout)\n--\n\nReturns `tuple[CUresult]`.\n\nAcquire an image frame from the EGLStream with CUDA as a consumer.\n\nAcquire an image frame from EGLStreamKHR. This API can also acquire an old frame presented\nby the producer unless explicitly disabled by setting EGL_SUPPORT_REUSE_NV flag to EGL_FALSE\nduring stream initialization. By default, EGLStream is created with this flag set to EGL_TRUE.\n`cuGraphicsResourceGetMappedEglFrame` can be called on `pCudaResource` to get\n`CUeglFrame`.\n\n**Parameters:**\n- `conn`: Connection on which to acquire\n- `pCudaResource`: CUDA resource on which the stream frame will be mapped for use.\n- `pStream`: CUDA stream for synchronization and any data migrations implied by `CUeglResourceLocationFlags`.\n- `timeout`: Desired timeout in usec for a new frame to be acquired. If set as `CUDA_EGL_INFINITE_TIMEOUT`, acquire waits infinitely. After timeout occurs CUDA consumer tries to acquire an old frame if available and EGL_SUPPORT_REUSE_NV flag is set.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_LAUNCH_TIMEOUT`,\n\n**See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,\n`cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,\n`cudaEGLStreamConsumerAcquireFrame`"),
+        (c"cuEGLStreamConsumerReleaseFrame", cuEGLStreamConsumerReleaseFrame, c"cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream)\n--\n\nReturns `tuple[CUresult]`.\n\nReleases the last frame acquired from the EGLStream.\n\nRelease the acquired image frame specified by `pCudaResource` to EGLStreamKHR.\nIf EGL_SUPPORT_REUSE_NV flag is set to EGL_TRUE, at the time of EGL creation\nthis API doesn't release the last frame acquired on the EGLStream.\nBy default, EGLStream is created with this flag set to EGL_TRUE.\n\n**Parameters:**\n- `conn`: Connection on which to release\n- `pCudaResource`: CUDA resource whose corresponding frame is to be released\n- `pStream`: CUDA stream on which release will be done.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n\n**See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,\n`cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,\n`cudaEGLStreamConsumerReleaseFrame`"),
         (c"cuEGLStreamProducerConnect", cuEGLStreamProducerConnect, c"cuEGLStreamProducerConnect(stream, width, height)\n--\n\nReturns `tuple[CUresult, CUeglStreamConnection | None]`.\n\nConnect CUDA to EGLStream as a producer.\n\nConnect CUDA as a producer to EGLStreamKHR specified by `stream`.\n\nThe EGLStreamKHR is an EGL object that transfers a sequence of image frames from one\nAPI to another.\n\n**Parameters:**\n- `conn`: Pointer to the returned connection handle\n- `stream`: EGLStreamKHR handle\n- `width`: width of the image to be submitted to the stream\n- `height`: height of the image to be submitted to the stream\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n\n**See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,\n`cuEGLStreamProducerPresentFrame`,\n`cudaEGLStreamProducerConnect`"),
-        (c"cuEGLStreamProducerDisconnect", cuEGLStreamProducerDisconnect, c"cuEGLStreamProducerDisconnect(conn)\n--\n\nReturns `tuple[CUresult, CUeglStreamConnection | None]`.\n\nDisconnect CUDA as a producer  to EGLStream .\n\nDisconnect CUDA as a producer to EGLStreamKHR.\n\n**Parameters:**\n- `conn`: Conection to disconnect.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n\n**See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,\n`cuEGLStreamProducerPresentFrame`,\n`cudaEGLStreamProducerDisconnect`"),
-        (c"cuEGLStreamProducerPresentFrame", cuEGLStreamProducerPresentFrame, c"cuEGLStreamProducerPresentFrame(conn, eglframe, pStream)\n--\n\nReturns `tuple[CUresult, CUeglStreamConnection | None, CUstream | None]`.\n\nPresent a CUDA eglFrame to the EGLStream with CUDA as a producer.\n\nWhen a frame is presented by the producer, it gets associated with the EGLStream\nand thus it is illegal to free the frame before the producer is disconnected.\nIf a frame is freed and reused it may lead to undefined behavior.\n\nIf producer and consumer are on different GPUs (iGPU and dGPU) then frametype\n`CU_EGL_FRAME_TYPE_ARRAY` is not supported. `CU_EGL_FRAME_TYPE_PITCH` can be used for\nsuch cross-device applications.\n\nThe `CUeglFrame` is defined as:\n```c\ntypedef struct CUeglFrame_st {\n    union {\n        CUarray pArray[MAX_PLANES];\n        void*   pPitch[MAX_PLANES];\n    } frame;\n    unsigned int width;\n    unsigned int height;\n    unsigned int depth;\n    unsigned int pitch;\n    unsigned int planeCount;\n    unsigned int numChannels;\n    CUeglFrameType frameType;\n    CUeglColorFormat eglColorFormat;\n    CUarray_format cuFormat;\n} CUeglFrame;\n```\n\nFor `CUeglFrame` of type `CU_EGL_FRAME_TYPE_PITCH`, the application may present sub-region of a memory\nallocation. In that case, the pitched pointer will specify the start address of the sub-region in\nthe allocation and corresponding `CUeglFrame` fields will specify the dimensions of the sub-region.\n\n**Parameters:**\n- `conn`: Connection on which to present the CUDA array\n- `eglframe`: CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.\n- `pStream`: CUDA stream on which to present the frame.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n\n**See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,\n`cuEGLStreamProducerReturnFrame`,\n`cudaEGLStreamProducerPresentFrame`"),
-        (c"cuEGLStreamProducerReturnFrame", cuEGLStreamProducerReturnFrame, c"cuEGLStreamProducerReturnFrame(conn, eglframe, pStream)\n--\n\nReturns `tuple[CUresult, CUeglStreamConnection | None, CUstream | None]`.\n\nReturn the CUDA eglFrame to the EGLStream released by the consumer.\n\nThis API can potentially return CUDA_ERROR_LAUNCH_TIMEOUT if the consumer has not\nreturned a frame to EGL stream. If timeout is returned the application can retry.\n\n**Parameters:**\n- `conn`: Connection on which to return\n- `eglframe`: CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.\n- `pStream`: CUDA stream on which to return the frame.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_LAUNCH_TIMEOUT`\n\n**See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,\n`cuEGLStreamProducerPresentFrame`,\n`cudaEGLStreamProducerReturnFrame`"),
+        (c"cuEGLStreamProducerDisconnect", cuEGLStreamProducerDisconnect, c"cuEGLStreamProducerDisconnect(conn)\n--\n\nReturns `tuple[CUresult]`.\n\nDisconnect CUDA as a producer  to EGLStream .\n\nDisconnect CUDA as a producer to EGLStreamKHR.\n\n**Parameters:**\n- `conn`: Conection to disconnect.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n\n**See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,\n`cuEGLStreamProducerPresentFrame`,\n`cudaEGLStreamProducerDisconnect`"),
+        (c"cuEGLStreamProducerPresentFrame", cuEGLStreamProducerPresentFrame, c"cuEGLStreamProducerPresentFrame(conn, eglframe, pStream)\n--\n\nReturns `tuple[CUresult]`.\n\nPresent a CUDA eglFrame to the EGLStream with CUDA as a producer.\n\nWhen a frame is presented by the producer, it gets associated with the EGLStream\nand thus it is illegal to free the frame before the producer is disconnected.\nIf a frame is freed and reused it may lead to undefined behavior.\n\nIf producer and consumer are on different GPUs (iGPU and dGPU) then frametype\n`CU_EGL_FRAME_TYPE_ARRAY` is not supported. `CU_EGL_FRAME_TYPE_PITCH` can be used for\nsuch cross-device applications.\n\nThe `CUeglFrame` is defined as:\n```c\ntypedef struct CUeglFrame_st {\n    union {\n        CUarray pArray[MAX_PLANES];\n        void*   pPitch[MAX_PLANES];\n    } frame;\n    unsigned int width;\n    unsigned int height;\n    unsigned int depth;\n    unsigned int pitch;\n    unsigned int planeCount;\n    unsigned int numChannels;\n    CUeglFrameType frameType;\n    CUeglColorFormat eglColorFormat;\n    CUarray_format cuFormat;\n} CUeglFrame;\n```\n\nFor `CUeglFrame` of type `CU_EGL_FRAME_TYPE_PITCH`, the application may present sub-region of a memory\nallocation. In that case, the pitched pointer will specify the start address of the sub-region in\nthe allocation and corresponding `CUeglFrame` fields will specify the dimensions of the sub-region.\n\n**Parameters:**\n- `conn`: Connection on which to present the CUDA array\n- `eglframe`: CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.\n- `pStream`: CUDA stream on which to present the frame.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n\n**See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,\n`cuEGLStreamProducerReturnFrame`,\n`cudaEGLStreamProducerPresentFrame`"),
+        (c"cuEGLStreamProducerReturnFrame", cuEGLStreamProducerReturnFrame, c"cuEGLStreamProducerReturnFrame(conn, eglframe, pStream)\n--\n\nReturns `tuple[CUresult]`.\n\nReturn the CUDA eglFrame to the EGLStream released by the consumer.\n\nThis API can potentially return CUDA_ERROR_LAUNCH_TIMEOUT if the consumer has not\nreturned a frame to EGL stream. If timeout is returned the application can retry.\n\n**Parameters:**\n- `conn`: Connection on which to return\n- `eglframe`: CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.\n- `pStream`: CUDA stream on which to return the frame.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_LAUNCH_TIMEOUT`\n\n**See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,\n`cuEGLStreamProducerPresentFrame`,\n`cudaEGLStreamProducerReturnFrame`"),
         (c"cuGraphicsResourceGetMappedEglFrame", cuGraphicsResourceGetMappedEglFrame, c"cuGraphicsResourceGetMappedEglFrame(resource, index, mipLevel)\n--\n\nReturns `tuple[CUresult, CUeglFrame_v1 | None]`.\n\nGet an eglFrame through which to access a registered EGL graphics resource.\n\nReturns in `*eglFrame` an eglFrame pointer through which the registered graphics resource\n`resource` may be accessed.\nThis API can only be called for registered EGL graphics resources.\n\nThe `CUeglFrame` is defined as:\n```c\ntypedef struct CUeglFrame_st {\n    union {\n        CUarray pArray[MAX_PLANES];\n        void*   pPitch[MAX_PLANES];\n    } frame;\n    unsigned int width;\n    unsigned int height;\n    unsigned int depth;\n    unsigned int pitch;\n    unsigned int planeCount;\n    unsigned int numChannels;\n    CUeglFrameType frameType;\n    CUeglColorFormat eglColorFormat;\n    CUarray_format cuFormat;\n} CUeglFrame;\n```\n\nIf `resource` is not registered then `CUDA_ERROR_NOT_MAPPED` is returned.\n*\n\n**Parameters:**\n- `eglFrame`: Returned eglFrame.\n- `resource`: Registered resource to access.\n- `index`: Index for cubemap surfaces.\n- `mipLevel`: Mipmap level for the subresource to access.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_NOT_MAPPED`\n\n**See also:**\n`cuGraphicsMapResources`,\n`cuGraphicsSubResourceGetMappedArray`,\n`cuGraphicsResourceGetMappedPointer`,\n`cudaGraphicsResourceGetMappedEglFrame`"),
         (c"cuEventCreateFromEGLSync", cuEventCreateFromEGLSync, c"cuEventCreateFromEGLSync(eglSync, flags)\n--\n\nReturns `tuple[CUresult, CUevent | None]`.\n\nCreates an event from EGLSync object\n\nCreates an event *phEvent from an EGLSyncKHR eglSync with the flags specified\nvia `flags`. Valid flags include:\n- `CU_EVENT_DEFAULT`: Default event creation flag.\n- `CU_EVENT_BLOCKING_SYNC`: Specifies that the created event should use blocking\nsynchronization.  A CPU thread that uses `cuEventSynchronize()` to wait on\nan event created with this flag will block until the event has actually\nbeen completed.\n\nOnce the `eglSync` gets destroyed, `cuEventDestroy` is the only API\nthat can be invoked on the event.\n\n`cuEventRecord` and TimingData are not supported for events created from EGLSync.\n\nThe EGLSyncKHR is an opaque handle to an EGL sync object.\ntypedef void* EGLSyncKHR\n\n**Parameters:**\n- `phEvent`: Returns newly created event\n- `eglSync`: Opaque handle to EGLSync object\n- `flags`: Event creation flags\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_OUT_OF_MEMORY`\n\n**See also:**\n`cuEventQuery`,\n`cuEventSynchronize`,\n`cuEventDestroy`"),
         (c"cuVDPAUGetDevice", cuVDPAUGetDevice, c"cuVDPAUGetDevice(vdpDevice, vdpGetProcAddress)\n--\n\nReturns `tuple[CUresult, CUdevice | None]`.\n\nGets the CUDA device associated with a VDPAU device\n\nReturns in `*pDevice` the CUDA device associated with a `vdpDevice`, if\napplicable.\n\n**Parameters:**\n- `pDevice`: Device associated with vdpDevice\n- `vdpDevice`: A VdpDevice handle\n- `vdpGetProcAddress`: VDPAU's VdpGetProcAddress function pointer\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n`CUDA_ERROR_INVALID_VALUE`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:** `cuCtxCreate`, `cuVDPAUCtxCreate`, `cuGraphicsVDPAURegisterVideoSurface`,\n`cuGraphicsVDPAURegisterOutputSurface`, `cuGraphicsUnregisterResource`,\n`cuGraphicsResourceSetMapFlags`, `cuGraphicsMapResources`,\n`cuGraphicsUnmapResources`, `cuGraphicsSubResourceGetMappedArray`,\n`cudaVDPAUGetDevice`"),

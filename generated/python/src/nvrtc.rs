@@ -40,7 +40,7 @@ unsafe extern "C" fn nvrtcGetErrorString(_m: *mut ffi::PyObject, args: *const *m
         let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetErrorString(conv::bits(a0), ) as usize) };
-        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::py_cstr(py, r as usize)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::cstr_result(py, r as usize)?])
     })
 }
 
@@ -113,6 +113,8 @@ unsafe extern "C" fn nvrtcCreateProgram(_m: *mut ffi::PyObject, args: *const *mu
         let a5: usize = arr5.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
+        arr4.holds(conv::wide(a3, 32, true), &Ctx { func: F, param: "headers", expected: "" })?;
+        arr5.holds(conv::wide(a3, 32, true), &Ctx { func: F, param: "includeNames", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcCreateProgram(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
@@ -128,19 +130,19 @@ unsafe extern "C" fn nvrtcDestroyProgram(_m: *mut ffi::PyObject, args: *const *m
         const F: &str = "nvrtcDestroyProgram";
         let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
-        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::handle(&nvrtcProgram, it, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" }))(prog)?;
-        let a0: usize = &mut o0 as *mut u64 as usize;
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&nvrtcProgram, prog, &mut t0, &Ctx { func: F, param: "prog", expected: "nvrtcProgram, int or None" })?;
 
         let released: Option<u64> = crate::handles::any_handle(prog).map(|(raw, _)| raw);
         let r = unsafe { conv::nogil(move || sys::nvrtcDestroyProgram(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
+            return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
         }
         if let Some(key) = released {
             crate::callbacks::release(py, "flow", key);
         }
-        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, nvrtcProgram.wrap(py, o0)?])
+        conv::tuple(py, [E_nvrtcResult.get(py, 0)?])
     })
 }
 
@@ -155,6 +157,7 @@ unsafe extern "C" fn nvrtcCompileProgram(_m: *mut ffi::PyObject, args: *const *m
         let a1: u64 = conv::int(numOptions, 32, true, &Ctx { func: F, param: "numOptions", expected: "int" })?;
         let arr2 = InArray::cstrs(options, &Ctx { func: F, param: "options", expected: "sequence of bytes" })?;
         let a2: usize = arr2.addr();
+        arr2.holds(conv::wide(a1, 32, true), &Ctx { func: F, param: "options", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcCompileProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -190,7 +193,15 @@ unsafe extern "C" fn nvrtcGetPTX(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let prog = unsafe { entry::arg(py, &a[0]) };
         let ptx = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(ptx, &Ctx { func: F, param: "ptx", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(ptx, true, false, &Ctx { func: F, param: "ptx", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetPTXSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "ptx", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetPTX(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -226,7 +237,15 @@ unsafe extern "C" fn nvrtcGetCUBIN(_m: *mut ffi::PyObject, args: *const *mut ffi
         let prog = unsafe { entry::arg(py, &a[0]) };
         let cubin = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(cubin, &Ctx { func: F, param: "cubin", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(cubin, true, false, &Ctx { func: F, param: "cubin", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetCUBINSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "cubin", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBIN(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -262,7 +281,15 @@ unsafe extern "C" fn nvrtcGetNVVM(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let prog = unsafe { entry::arg(py, &a[0]) };
         let nvvm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(nvvm, &Ctx { func: F, param: "nvvm", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(nvvm, true, false, &Ctx { func: F, param: "nvvm", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetNVVMSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "nvvm", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVM(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -298,7 +325,15 @@ unsafe extern "C" fn nvrtcGetLTOIR(_m: *mut ffi::PyObject, args: *const *mut ffi
         let prog = unsafe { entry::arg(py, &a[0]) };
         let LTOIR = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(LTOIR, &Ctx { func: F, param: "LTOIR", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(LTOIR, true, false, &Ctx { func: F, param: "LTOIR", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetLTOIRSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "LTOIR", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIR(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -334,7 +369,15 @@ unsafe extern "C" fn nvrtcGetOptiXIR(_m: *mut ffi::PyObject, args: *const *mut f
         let prog = unsafe { entry::arg(py, &a[0]) };
         let optixir = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(optixir, &Ctx { func: F, param: "optixir", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(optixir, true, false, &Ctx { func: F, param: "optixir", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIRSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "optixir", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIR(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -370,7 +413,15 @@ unsafe extern "C" fn nvrtcGetProgramLog(_m: *mut ffi::PyObject, args: *const *mu
         let prog = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let a1: usize = conv::addr(log, &Ctx { func: F, param: "log", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(log, true, false, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
+        let a1: usize = h1.addr();
+        let mut need1: usize = 0;
+        let need_at1 = &mut need1 as *mut usize as u64;
+        let r1 = unsafe { conv::nogil(move || sys::nvrtcGetProgramLogSize(conv::bits(a0), conv::bits(need_at1))) };
+        if r1.0 != 0 {
+            return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
+        }
+        h1.holds(need1 as i128, &Ctx { func: F, param: "log", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLog(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
@@ -514,7 +565,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"nvrtcGetNumSupportedArchs", nvrtcGetNumSupportedArchs, c"nvrtcGetNumSupportedArchs()\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\nnvrtcGetNumSupportedArchs sets the output parameter `numArchs`\nwith the number of architectures supported by NVRTC. This can\nthen be used to pass an array to `nvrtcGetSupportedArchs` to\nget the supported architectures.\n\n**Parameters:**\n- `numArchs`: [out] number of supported architectures.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n\nsee    `nvrtcGetSupportedArchs`"),
         (c"nvrtcGetSupportedArchs", nvrtcGetSupportedArchs, c"nvrtcGetSupportedArchs()\n--\n\nReturns `tuple[nvrtcResult, list[int] | None]`.\n\nnvrtcGetSupportedArchs populates the array passed via the output parameter\n`supportedArchs` with the architectures supported by NVRTC. The array is\nsorted in the ascending order. The size of the array to be passed can be\ndetermined using `nvrtcGetNumSupportedArchs`.\n\n**Parameters:**\n- `supportedArchs`: [out] sorted array of supported architectures.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n\nsee    `nvrtcGetNumSupportedArchs`"),
         (c"nvrtcCreateProgram", nvrtcCreateProgram, c"nvrtcCreateProgram(src, name, numHeaders, headers, includeNames)\n--\n\nReturns `tuple[nvrtcResult, nvrtcProgram | None]`.\n\nnvrtcCreateProgram creates an instance of nvrtcProgram with the\ngiven input parameters, and sets the output parameter `prog` with\nit.\n\n`name` can be `NULL`; `\"default_program\"` is\nused when `name` is `NULL` or \"\".\n`numHeaders` must be greater than or equal to 0.\n`headers` can be `NULL` when `numHeaders` is\n0.\n`includeNames` can be `NULL` when `numHeaders`\nis 0. These headers must be included with the exact\nnames specified here.\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_OUT_OF_MEMORY \n- `#nvrtcResult` NVRTC_ERROR_PROGRAM_CREATION_FAILURE \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcDestroyProgram`\n\n**Parameters:**\n- `prog`: [out] CUDA Runtime Compilation program.\n- `src`: [in] CUDA program source.\n- `name`: [in] CUDA program name.\\n\n- `numHeaders`: [in] Number of headers used.\\n\n- `headers`: [in] Sources of the headers.\\n\n- `includeNames`: [in] Name of each header by which they can be included in the CUDA program source.\\n"),
-        (c"nvrtcDestroyProgram", nvrtcDestroyProgram, c"nvrtcDestroyProgram(prog)\n--\n\nReturns `tuple[nvrtcResult, nvrtcProgram | None]`.\n\nnvrtcDestroyProgram destroys the given program.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcCreateProgram`"),
+        (c"nvrtcDestroyProgram", nvrtcDestroyProgram, c"nvrtcDestroyProgram(prog)\n--\n\nReturns `tuple[nvrtcResult]`.\n\nnvrtcDestroyProgram destroys the given program.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcCreateProgram`"),
         (c"nvrtcCompileProgram", nvrtcCompileProgram, c"nvrtcCompileProgram(prog, numOptions, options)\n--\n\nReturns `tuple[nvrtcResult]`.\n\nnvrtcCompileProgram compiles the given program.\n\n`options` can be `NULL` when `numOptions` is 0.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `numOptions`: [in] Number of compiler options passed.\n- `options`: [in] Compiler options in the form of C string array.\\n\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_OUT_OF_MEMORY \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n- `#nvrtcResult` NVRTC_ERROR_INVALID_OPTION \n- `#nvrtcResult` NVRTC_ERROR_COMPILATION \n- `#nvrtcResult` NVRTC_ERROR_BUILTIN_OPERATION_FAILURE \n- `#nvrtcResult` NVRTC_ERROR_TIME_FILE_WRITE_FAILED \n- `#nvrtcResult` NVRTC_ERROR_CANCELLED \n\nIt supports compile options listed in `options`."),
         (c"nvrtcGetPTXSize", nvrtcGetPTXSize, c"nvrtcGetPTXSize(prog)\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\nnvrtcGetPTXSize sets the value of `ptxSizeRet` with the size of the PTX\ngenerated by the previous compilation of `prog` (including the\ntrailing `NULL`).\n\n`NULL`).\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetPTX`\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `ptxSizeRet`: [out] Size of the generated PTX (including the trailing"),
         (c"nvrtcGetPTX", nvrtcGetPTX, c"nvrtcGetPTX(prog, ptx)\n--\n\nReturns `tuple[nvrtcResult]`.\n\nnvrtcGetPTX stores the PTX generated by the previous compilation\nof `prog` in the memory pointed by `ptx`.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `ptx`: [out] Compiled result.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\n**See also:** `nvrtcGetPTXSize`"),

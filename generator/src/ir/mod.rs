@@ -286,6 +286,28 @@ pub struct Param {
     /// The `\param` text from the header.
     pub doc: String,
     pub names: Names,
+    /// For a caller-provided buffer: how many bytes the call reads or writes through it
+    /// (computed by the `sizes` pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<SizeLink>,
+}
+
+/// How many bytes a caller buffer must hold, and whether the callee writes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SizeLink {
+    /// Where the size comes from.
+    pub from: SizeFrom,
+    /// The callee writes through the buffer (a read-only buffer is refused).
+    pub writes: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "name")]
+pub enum SizeFrom {
+    /// A by-value parameter of the same function holding the size in bytes (`ByteCount`).
+    Param(String),
+    /// A function taking the same leading arguments that reports the size (`nvrtcGetPTXSize`).
+    Function(String),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -321,6 +321,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
                 decided_by: DecidedBy::Type,
                 doc: String::new(),
                 names: Names::default(),
+                size: None,
             })
         })
         .collect::<Result<Vec<_>>>()?;

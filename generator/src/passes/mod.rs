@@ -6,6 +6,7 @@ pub mod handles;
 pub mod naming;
 pub mod params;
 pub mod shape;
+pub mod sizes;
 pub mod values;
 
 use crate::annotations::Annotations;
@@ -25,6 +26,7 @@ pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
         values::run(lib, ann, cuda_version)?;
         params::run(lib, ann, cuda_version)?;
         shape::run(lib);
+        sizes::run(lib);
         naming::run(lib);
     }
     Ok(())

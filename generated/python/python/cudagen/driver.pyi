@@ -13384,8 +13384,8 @@ def cuStreamIsCapturing(hStream: CUstream | int) -> tuple[CUresult, CUstreamCapt
     `cuStreamBeginCapture`,
     `cuStreamEndCapture`
     """
-def cuStreamGetCaptureInfo(hStream: CUstream | int) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None]:
-    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None]`.
+def cuStreamGetCaptureInfo(hStream: CUstream | int) -> tuple[CUresult, CUstreamCaptureStatus | None, cuuint64_t | None, CUgraph | None, int | None, int | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, cuuint64_t | None, CUgraph | None, int | None, int | None]`.
 
     Query a stream's capture state
 
@@ -13419,8 +13419,8 @@ def cuStreamGetCaptureInfo(hStream: CUstream | int) -> tuple[CUresult, CUstreamC
     `cuStreamIsCapturing`,
     `cuStreamUpdateCaptureDependencies`
     """
-def cuStreamGetCaptureInfo_v3(hStream: CUstream | int) -> tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None, int | None]:
-    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, int | None, CUgraph | None, int | None, int | None, int | None]`.
+def cuStreamGetCaptureInfo_v3(hStream: CUstream | int) -> tuple[CUresult, CUstreamCaptureStatus | None, cuuint64_t | None, CUgraph | None, int | None, int | None, int | None]:
+    """Returns `tuple[CUresult, CUstreamCaptureStatus | None, cuuint64_t | None, CUgraph | None, int | None, int | None, int | None]`.
 
     Query a stream's capture state (12.3+)
 
@@ -14746,7 +14746,7 @@ def cuDestroyExternalSemaphore(extSem: CUexternalSemaphore | int) -> tuple[CUres
     `cuSignalExternalSemaphoresAsync`,
     `cuWaitExternalSemaphoresAsync`
     """
-def cuStreamWaitValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]:
+def cuStreamWaitValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: cuuint32_t, flags: int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Wait on a memory location
@@ -14791,7 +14791,7 @@ def cuStreamWaitValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: 
     `cuMemHostRegister`,
     `cuStreamWaitEvent`
     """
-def cuStreamWaitValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]:
+def cuStreamWaitValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: cuuint64_t, flags: int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Wait on a memory location
@@ -14835,7 +14835,7 @@ def cuStreamWaitValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: 
     `cuMemHostRegister`,
     `cuStreamWaitEvent`
     """
-def cuStreamWriteValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]:
+def cuStreamWriteValue32(stream: CUstream | int, addr: CUdeviceptr | int, value: cuuint32_t, flags: int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Write a value to memory
@@ -14865,7 +14865,7 @@ def cuStreamWriteValue32(stream: CUstream | int, addr: CUdeviceptr | int, value:
     `cuMemHostRegister`,
     `cuEventRecord`
     """
-def cuStreamWriteValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: int, flags: int) -> tuple[CUresult]:
+def cuStreamWriteValue64(stream: CUstream | int, addr: CUdeviceptr | int, value: cuuint64_t, flags: int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Write a value to memory
@@ -18544,8 +18544,8 @@ def cuGraphInstantiateWithParams(hGraph: CUgraph | int, instantiateParams: CUDA_
     `cuGraphInstantiate`,
     `cuGraphExecDestroy`
     """
-def cuGraphExecGetFlags(hGraphExec: CUgraphExec | int) -> tuple[CUresult, int | None]:
-    """Returns `tuple[CUresult, int | None]`.
+def cuGraphExecGetFlags(hGraphExec: CUgraphExec | int) -> tuple[CUresult, cuuint64_t | None]:
+    """Returns `tuple[CUresult, cuuint64_t | None]`.
 
     Query the instantiation flags of an executable graph
 
@@ -21264,7 +21264,7 @@ def cuSurfObjectGetResourceDesc(surfObject: CUsurfObject | int) -> tuple[CUresul
     `cuSurfObjectCreate`,
     `cudaGetSurfaceObjectResourceDesc`
     """
-def cuTensorMapEncodeTiled(tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, boxDim: Sequence[int] | None, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
+def cuTensorMapEncodeTiled(tensorDataType: CUtensorMapDataType | int, tensorRank: cuuint32_t, globalAddress: Any, globalDim: Sequence[cuuint64_t] | None, globalStrides: Sequence[cuuint64_t] | None, boxDim: Sequence[cuuint32_t] | None, elementStrides: Sequence[cuuint32_t] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
     """Returns `tuple[CUresult, CUtensorMap | None]`.
 
     Create a tensor map descriptor object representing tiled memory region
@@ -21434,7 +21434,7 @@ def cuTensorMapEncodeTiled(tensorDataType: CUtensorMapDataType | int, tensorRank
     `cuTensorMapEncodeIm2colWide`,
     `cuTensorMapReplaceAddress`
     """
-def cuTensorMapEncodeIm2col(tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCorner: Sequence[int] | None, pixelBoxUpperCorner: Sequence[int] | None, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
+def cuTensorMapEncodeIm2col(tensorDataType: CUtensorMapDataType | int, tensorRank: cuuint32_t, globalAddress: Any, globalDim: Sequence[cuuint64_t] | None, globalStrides: Sequence[cuuint64_t] | None, pixelBoxLowerCorner: Sequence[int] | None, pixelBoxUpperCorner: Sequence[int] | None, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: Sequence[cuuint32_t] | None, interleave: CUtensorMapInterleave | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
     """Returns `tuple[CUresult, CUtensorMap | None]`.
 
     Create a tensor map descriptor object representing im2col memory region
@@ -21620,7 +21620,7 @@ def cuTensorMapEncodeIm2col(tensorDataType: CUtensorMapDataType | int, tensorRan
     `cuTensorMapEncodeIm2colWide`,
     `cuTensorMapReplaceAddress`
     """
-def cuTensorMapEncodeIm2colWide(tensorDataType: CUtensorMapDataType | int, tensorRank: int, globalAddress: Any, globalDim: Sequence[int] | None, globalStrides: Sequence[int] | None, pixelBoxLowerCornerWidth: int, pixelBoxUpperCornerWidth: int, channelsPerPixel: int, pixelsPerColumn: int, elementStrides: Sequence[int] | None, interleave: CUtensorMapInterleave | int, mode: CUtensorMapIm2ColWideMode | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
+def cuTensorMapEncodeIm2colWide(tensorDataType: CUtensorMapDataType | int, tensorRank: cuuint32_t, globalAddress: Any, globalDim: Sequence[cuuint64_t] | None, globalStrides: Sequence[cuuint64_t] | None, pixelBoxLowerCornerWidth: int, pixelBoxUpperCornerWidth: int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: Sequence[cuuint32_t] | None, interleave: CUtensorMapInterleave | int, mode: CUtensorMapIm2ColWideMode | int, swizzle: CUtensorMapSwizzle | int, l2Promotion: CUtensorMapL2promotion | int, oobFill: CUtensorMapFloatOOBfill | int) -> tuple[CUresult, CUtensorMap | None]:
     """Returns `tuple[CUresult, CUtensorMap | None]`.
 
     Create a tensor map descriptor object representing im2col memory region, but where
@@ -22241,7 +22241,7 @@ def cuGraphicsUnmapResources(count: int, resources: Sequence[CUgraphicsResource 
     `cuGraphicsMapResources`,
     `cudaGraphicsUnmapResources`
     """
-def cuGetProcAddress(symbol: bytes, cudaVersion: int, flags: int) -> tuple[CUresult, int | None, CUdriverProcAddressQueryResult | None]:
+def cuGetProcAddress(symbol: bytes, cudaVersion: int, flags: cuuint64_t) -> tuple[CUresult, int | None, CUdriverProcAddressQueryResult | None]:
     """Returns `tuple[CUresult, int | None, CUdriverProcAddressQueryResult | None]`.
 
     Returns the requested driver API function pointer
@@ -23315,7 +23315,7 @@ def cuGraphicsGLRegisterBuffer(buffer: GLuint | int, Flags: int) -> tuple[CUresu
     `cuGraphicsResourceGetMappedPointer`,
     `cudaGraphicsGLRegisterBuffer`
     """
-def cuGraphicsGLRegisterImage(image: GLuint | int, target: int, Flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
+def cuGraphicsGLRegisterImage(image: GLuint | int, target: GLenum, Flags: int) -> tuple[CUresult, CUgraphicsResource | None]:
     """Returns `tuple[CUresult, CUgraphicsResource | None]`.
 
     Register an OpenGL texture or renderbuffer object
@@ -23511,8 +23511,8 @@ def cuEGLStreamConsumerConnectWithFlags(stream: Any, flags: int) -> tuple[CUresu
     `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
     `cudaEGLStreamConsumerConnectWithFlags`
     """
-def cuEGLStreamConsumerDisconnect(conn: CUeglStreamConnection | int) -> tuple[CUresult, CUeglStreamConnection | None]:
-    """Returns `tuple[CUresult, CUeglStreamConnection | None]`.
+def cuEGLStreamConsumerDisconnect(conn: CUeglStreamConnection | int | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Disconnect CUDA as a consumer to EGLStream .
 
@@ -23530,8 +23530,8 @@ def cuEGLStreamConsumerDisconnect(conn: CUeglStreamConnection | int) -> tuple[CU
     `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
     `cudaEGLStreamConsumerDisconnect`
     """
-def cuEGLStreamConsumerAcquireFrame(conn: CUeglStreamConnection | int, pCudaResource: CUgraphicsResource | int, pStream: CUstream | int, timeout: int) -> tuple[CUresult, CUeglStreamConnection | None, CUgraphicsResource | None, CUstream | None]:
-    """Returns `tuple[CUresult, CUeglStreamConnection | None, CUgraphicsResource | None, CUstream | None]`.
+def cuEGLStreamConsumerAcquireFrame(conn: CUeglStreamConnection | int | None, pCudaResource: CUgraphicsResource | int | None, pStream: CUstream | int | None, timeout: int) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Acquire an image frame from the EGLStream with CUDA as a consumer.
 
@@ -23556,8 +23556,8 @@ def cuEGLStreamConsumerAcquireFrame(conn: CUeglStreamConnection | int, pCudaReso
     `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
     `cudaEGLStreamConsumerAcquireFrame`
     """
-def cuEGLStreamConsumerReleaseFrame(conn: CUeglStreamConnection | int, pCudaResource: CUgraphicsResource | int, pStream: CUstream | int) -> tuple[CUresult, CUeglStreamConnection | None, CUstream | None]:
-    """Returns `tuple[CUresult, CUeglStreamConnection | None, CUstream | None]`.
+def cuEGLStreamConsumerReleaseFrame(conn: CUeglStreamConnection | int | None, pCudaResource: CUgraphicsResource | int, pStream: CUstream | int | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Releases the last frame acquired from the EGLStream.
 
@@ -23579,7 +23579,7 @@ def cuEGLStreamConsumerReleaseFrame(conn: CUeglStreamConnection | int, pCudaReso
     `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
     `cudaEGLStreamConsumerReleaseFrame`
     """
-def cuEGLStreamProducerConnect(stream: Any, width: int, height: int) -> tuple[CUresult, CUeglStreamConnection | None]:
+def cuEGLStreamProducerConnect(stream: Any, width: EGLint, height: EGLint) -> tuple[CUresult, CUeglStreamConnection | None]:
     """Returns `tuple[CUresult, CUeglStreamConnection | None]`.
 
     Connect CUDA to EGLStream as a producer.
@@ -23604,8 +23604,8 @@ def cuEGLStreamProducerConnect(stream: Any, width: int, height: int) -> tuple[CU
     `cuEGLStreamProducerPresentFrame`,
     `cudaEGLStreamProducerConnect`
     """
-def cuEGLStreamProducerDisconnect(conn: CUeglStreamConnection | int) -> tuple[CUresult, CUeglStreamConnection | None]:
-    """Returns `tuple[CUresult, CUeglStreamConnection | None]`.
+def cuEGLStreamProducerDisconnect(conn: CUeglStreamConnection | int | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Disconnect CUDA as a producer  to EGLStream .
 
@@ -23623,8 +23623,8 @@ def cuEGLStreamProducerDisconnect(conn: CUeglStreamConnection | int) -> tuple[CU
     `cuEGLStreamProducerPresentFrame`,
     `cudaEGLStreamProducerDisconnect`
     """
-def cuEGLStreamProducerPresentFrame(conn: CUeglStreamConnection | int, eglframe: CUeglFrame_v1, pStream: CUstream | int) -> tuple[CUresult, CUeglStreamConnection | None, CUstream | None]:
-    """Returns `tuple[CUresult, CUeglStreamConnection | None, CUstream | None]`.
+def cuEGLStreamProducerPresentFrame(conn: CUeglStreamConnection | int | None, eglframe: CUeglFrame_v1, pStream: CUstream | int | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
 
@@ -23672,8 +23672,8 @@ def cuEGLStreamProducerPresentFrame(conn: CUeglStreamConnection | int, eglframe:
     `cuEGLStreamProducerReturnFrame`,
     `cudaEGLStreamProducerPresentFrame`
     """
-def cuEGLStreamProducerReturnFrame(conn: CUeglStreamConnection | int, eglframe: CUeglFrame_v1, pStream: CUstream | int) -> tuple[CUresult, CUeglStreamConnection | None, CUstream | None]:
-    """Returns `tuple[CUresult, CUeglStreamConnection | None, CUstream | None]`.
+def cuEGLStreamProducerReturnFrame(conn: CUeglStreamConnection | int | None, eglframe: CUeglFrame_v1, pStream: CUstream | int | None) -> tuple[CUresult]:
+    """Returns `tuple[CUresult]`.
 
     Return the CUDA eglFrame to the EGLStream released by the consumer.
 

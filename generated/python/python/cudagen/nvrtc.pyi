@@ -149,8 +149,8 @@ def nvrtcCreateProgram(src: bytes, name: bytes | None, numHeaders: int, headers:
     - `headers`: [in] Sources of the headers.\\n
     - `includeNames`: [in] Name of each header by which they can be included in the CUDA program source.\\n
     """
-def nvrtcDestroyProgram(prog: nvrtcProgram | int) -> tuple[nvrtcResult, nvrtcProgram | None]:
-    """Returns `tuple[nvrtcResult, nvrtcProgram | None]`.
+def nvrtcDestroyProgram(prog: nvrtcProgram | int | None) -> tuple[nvrtcResult]:
+    """Returns `tuple[nvrtcResult]`.
 
     nvrtcDestroyProgram destroys the given program.
 

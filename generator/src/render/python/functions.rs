@@ -2,8 +2,8 @@
 
 use super::lifetimes;
 use super::rust_ident;
-use super::types::{handle_class, HandleView};
-use crate::ir::{Function, Library, Prim, Resolved, ReturnShape, Role, Type};
+use super::types::{self, handle_class, HandleView};
+use crate::ir::{Function, Library, Prim, Resolved, ReturnShape, Role, SizeFrom, Type};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -39,6 +39,8 @@ pub struct Scalar {
     /// Size in bytes.
     pub size: u64,
     pub stub: String,
+    /// An `int` whose C type has a typedef class (`cuuint64_t`): outputs are returned as it.
+    pub wrap: String,
 }
 
 #[derive(Serialize)]
@@ -48,7 +50,7 @@ pub struct ParamView {
     pub py: String,
     pub rust: String,
     /// Conversion kind: `int`, `float`, `handle`, `record_val`, `record_ref`, `ptr`, `inout_scalar`,
-    /// `cstr`, `in_array`, `callback`, `userdata_paired`, `kernel_params`, `out`, `cstr_out`,
+    /// `handle_ref`, `buffer`, `cstr`, `in_array`, `callback`, `userdata_paired`, `kernel_params`, `out`, `cstr_out`,
     /// `out_array`, `out_buffer`.
     pub kind: &'static str,
     pub scalar: Scalar,
@@ -91,6 +93,17 @@ pub struct ParamView {
     /// `selected_list`: Python argument variables of the enum array and of the sizes.
     pub selector_rust: String,
     pub size_rust: String,
+    /// Integer width and sign of the count in `len_var` (how a negative count is told apart).
+    pub len_bits: u32,
+    pub len_signed: bool,
+    /// Caller buffers (`buffer`, `ptr`, `record_ref`): the callee writes through it.
+    pub writes: bool,
+    /// `buffer`: the argument variable holding its size in bytes, with its width and sign...
+    pub size_var: String,
+    pub size_bits: u32,
+    pub size_signed: bool,
+    /// ... or the function reporting it (called with the same leading arguments).
+    pub size_fn: String,
 }
 
 /// One member of a selector enum and how its value crosses the boundary.
@@ -124,6 +137,18 @@ fn int_scalar(p: Prim) -> Scalar {
 
 /// How a value of type `ty` crosses the boundary.
 fn scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
+    let mut s = resolved_scalar(lib, ty, handles);
+    if let Type::Named { name } = ty {
+        let class = lib.typedef(name).filter(|t| s.kind == "int" && types::typedef_class(lib, t).is_some());
+        if let Some(t) = class {
+            s.wrap = t.name.clone();
+            s.stub = t.name.clone();
+        }
+    }
+    s
+}
+
+fn resolved_scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
     match lib.resolve(ty) {
         Resolved::Prim(p) => int_scalar(p),
         Resolved::Enum(e) => Scalar {
@@ -133,6 +158,7 @@ fn scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
             class: e.name.clone(),
             size: e.repr.size(),
             stub: e.name.clone(),
+            ..Default::default()
         },
         Resolved::OpaqueHandle(t) | Resolved::ScalarHandle(t, _) => match handle_class(handles, &t.name) {
             Some(h) => Scalar {
@@ -142,6 +168,7 @@ fn scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
                 class: h.name.clone(),
                 size: (h.bits / 8) as u64,
                 stub: h.name.clone(),
+                ..Default::default()
             },
             None => ptr_scalar(),
         },
@@ -202,6 +229,14 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             fail: String::new(),
             selector_rust: String::new(),
             size_rust: String::new(),
+            len_bits: 64,
+            len_signed: false,
+            writes: matches!(p.direction, crate::ir::Direction::Out | crate::ir::Direction::InOut)
+                && matches!(p.ty, Type::Pointer { is_const: false, .. }),
+            size_var: String::new(),
+            size_bits: 64,
+            size_signed: false,
+            size_fn: String::new(),
         };
         let pointee = p.ty.pointee().map(|(t, _)| t);
         match &p.role {
@@ -265,9 +300,21 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                         v.kind = "record_ref";
                         v.stub = if p.nullable { format!("{} | None", s.class) } else { s.class.clone() };
                     }
-                    "int" | "enum" | "handle" if matches!(p.role, Role::InOutRef) => {
+                    "int" | "enum" if matches!(p.role, Role::InOutRef) => {
                         v.kind = "inout_scalar";
                         v.stub = arg_stub(&s);
+                    }
+                    // An integer handle the callee advances (`CUlogIterator`) is returned, as
+                    // cuda.bindings does.
+                    "handle" if matches!(p.role, Role::InOutRef) && handles.iter().any(|h| h.name == s.class && !h.pointer) => {
+                        v.kind = "inout_scalar";
+                        v.stub = arg_stub(&s);
+                    }
+                    "handle" => {
+                        // A pointer to one object handle: the handle object's own value (updated
+                        // in place), or a temporary holding an int / None.
+                        v.kind = "handle_ref";
+                        v.stub = format!("{} | int | None", s.class);
                     }
                     _ => v.kind = "ptr",
                 }
@@ -287,9 +334,12 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 v.kind = "cstr_out";
                 v.stub = "bytes | None".into();
             }
-            Role::InArray { .. } => {
+            Role::InArray { len } => {
                 let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
                 v.kind = "in_array";
+                if let Some(l) = len {
+                    v.len_var = len_var(f, l)?;
+                }
                 v.stub = format!("Sequence[{}] | None", arg_stub(&s));
                 v.scalar = s;
             }
@@ -298,6 +348,9 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 if matches!(p.direction, crate::ir::Direction::InOut) {
                     v.kind = "in_array";
                     v.stub = format!("Sequence[{}] | None", arg_stub(&s));
+                    if let Some(l) = len {
+                        v.len_var = len_var(f, l)?;
+                    }
                 } else {
                     v.kind = "out_array";
                     v.stub = format!("list[{}]", s.stub);
@@ -313,8 +366,8 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 let caller_sized = len.as_deref().and_then(|l| f.param(l)).is_some_and(|l| matches!(l.role, Role::InOutRef));
                 if size_from.is_some() || caller_sized {
                     // Two-call pattern, or an in/out size: the caller sizes and passes the buffer
-                    // (cuda.bindings style).
-                    v.kind = "ptr";
+                    // (cuda.bindings style), checked against the size the IR knows.
+                    v.kind = if p.size.is_some() { "buffer" } else { "ptr" };
                     v.stub = "bytes | bytearray | Any".into();
                 } else {
                     v.kind = "out_buffer";
@@ -327,11 +380,13 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 }
             }
             Role::HostPtr | Role::Opaque => {
-                v.kind = if p.name == "kernelParams" { "kernel_params" } else { "ptr" };
-                if matches!(p.direction, crate::ir::Direction::Out) && p.name != "kernelParams" {
-                    // caller-provided memory the callee writes: still an address argument
-                    v.kind = "ptr";
-                }
+                v.kind = if p.name == "kernelParams" {
+                    "kernel_params"
+                } else if p.size.is_some() {
+                    "buffer"
+                } else {
+                    "ptr"
+                };
             }
             Role::UserData => {
                 v.kind = if callback_idx.is_some() { "userdata_paired" } else { "ptr" };
@@ -346,6 +401,20 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                     }
                 }
             }
+        }
+        if let Some(link) = &p.size {
+            v.writes = link.writes;
+            match &link.from {
+                SizeFrom::Param(name) => {
+                    v.size_var = len_var(f, name)?;
+                    let (bits, signed) = count_scalar(lib, f, name, handles);
+                    (v.size_bits, v.size_signed) = (bits, signed);
+                }
+                SizeFrom::Function(name) => v.size_fn = name.clone(),
+            }
+        }
+        if let Some(name) = count_name(&p.role) {
+            (v.len_bits, v.len_signed) = count_scalar(lib, f, name, handles);
         }
         params.push(v);
     }
@@ -505,6 +574,22 @@ fn out_stub(p: &ParamView) -> String {
             }
         }
     }
+}
+
+/// The count parameter an array or buffer names.
+fn count_name(r: &Role) -> Option<&str> {
+    match r {
+        Role::InArray { len } | Role::OutArray { len } | Role::OutBuffer { len, .. } => len.as_deref(),
+        _ => None,
+    }
+}
+
+/// Width and sign of a count parameter (the pointee's for an in/out `size_t *`).
+fn count_scalar(lib: &Library, f: &Function, name: &str, handles: &[HandleView]) -> (u32, bool) {
+    let Some(p) = f.param(name) else { return (64, false) };
+    let ty = p.ty.pointee().map(|(t, _)| t).unwrap_or(&p.ty);
+    let s = scalar(lib, ty, handles);
+    if s.kind == "int" { (s.bits, s.signed) } else { (64, false) }
 }
 
 /// `a{i}` for a Length argument, `o{i}` for an in/out count.

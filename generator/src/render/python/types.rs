@@ -1,6 +1,6 @@
 //! View models of enums, records, handle classes and constants.
 
-use crate::ir::{Enum, Library, MacroValue, Prim, Record, RecordKind, Resolved, Type, TypedefKind};
+use crate::ir::{Enum, Library, MacroValue, Prim, Record, RecordKind, Resolved, Type, Typedef, TypedefKind};
 use serde::Serialize;
 
 #[derive(Serialize, Clone)]
@@ -101,19 +101,23 @@ pub fn handles(lib: &Library) -> Vec<HandleView> {
 /// Integer-alias, pointer-alias and callback typedefs, as classes holding their C value.
 pub fn typedef_classes(lib: &Library, handles: &[HandleView]) -> Vec<TypedefClassView> {
     let is_handle = |n: &str| handles.iter().any(|h| h.name == n || h.aliases.iter().any(|a| a == n));
-    let mut out = Vec::new();
-    for t in lib.typedefs.iter().filter(|t| !is_handle(&t.name)) {
-        let (pointer, bits) = match (&t.kind, lib.resolve(&Type::named(&t.name))) {
-            (TypedefKind::Callback { .. }, _) => (true, 64),
-            // cuda.bindings holds signed aliases (`EGLint`) as unsigned values of the same width too.
-            (TypedefKind::Alias, Resolved::Prim(p)) if p.is_integer() => (false, (p.size() * 8) as u32),
-            // `void *` aliases of interop objects (`EGLImageKHR`), shown as addresses.
-            (TypedefKind::Alias, Resolved::Pointer { .. }) => (true, 64),
-            _ => continue,
-        };
-        out.push(TypedefClassView { name: t.name.clone(), pointer, bits });
+    lib.typedefs
+        .iter()
+        .filter(|t| !is_handle(&t.name))
+        .filter_map(|t| typedef_class(lib, t).map(|(pointer, bits)| TypedefClassView { name: t.name.clone(), pointer, bits }))
+        .collect()
+}
+
+/// Whether typedef `t` gets a class of its own, and its shape: (pointer, bits).
+pub fn typedef_class(lib: &Library, t: &Typedef) -> Option<(bool, u32)> {
+    match (&t.kind, lib.resolve(&Type::named(&t.name))) {
+        (TypedefKind::Callback { .. }, _) => Some((true, 64)),
+        // cuda.bindings holds signed aliases (`EGLint`) as unsigned values of the same width too.
+        (TypedefKind::Alias, Resolved::Prim(p)) if p.is_integer() => Some((false, (p.size() * 8) as u32)),
+        // `void *` aliases of interop objects (`EGLImageKHR`), shown as addresses.
+        (TypedefKind::Alias, Resolved::Pointer { .. }) => Some((true, 64)),
+        _ => None,
     }
-    out
 }
 
 /// The Python class of a handle typedef (by its IR name).

@@ -518,6 +518,7 @@ mod tests {
             decided_by: DecidedBy::Annotation,
             doc: String::new(),
             names: Names { rust: ident(&heck::ToSnakeCase::to_snake_case(name)), python: name.into() },
+            size: None,
         }
     }
 

@@ -67,7 +67,7 @@ impl EnumCache {
     }
 }
 
-/// A record class (`ctypes.Structure` subclass built by `cudagen._lazy`).
+/// A record class (`ctypes.Structure` subclass built by `cudagen._lazy`) or typedef class.
 pub struct ClassCache {
     module: &'static str,
     name: &'static str,
@@ -81,6 +81,11 @@ impl ClassCache {
 
     pub fn class<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyAny>> {
         Ok(self.cell.get_or_try_init(py, || py.import(self.module)?.getattr(self.name).map(Bound::unbind))?.bind(py))
+    }
+
+    /// A new instance of a typedef class (`cuuint64_t`) holding `v`.
+    pub fn from_int(&self, py: Python<'_>, v: u64) -> PyResult<Py<PyAny>> {
+        Ok(self.class(py)?.call1((v,))?.unbind())
     }
 
     /// A new instance holding a copy of `size` bytes at `ptr`.

@@ -1,0 +1,48 @@
+//! Caller buffers and their sizes: which host pointer the call reads or writes how many bytes
+//! through, so the Python surface can check a buffer's length (and writability) before the call.
+//!
+//! Rules, in order:
+//! - a caller-sized output buffer of the two-call pattern (`nvrtcGetPTX`'s `ptx`, `size_from =
+//!   nvrtcGetPTXSize`) is written with as many bytes as that function reports;
+//! - a host pointer (`void*`) with a by-value byte count beside it, named `ByteCount`, `bytesize`,
+//!   `numbytes`, `dataSize` or `<pointer>Size` (`cuMemcpyDtoH`'s `dstHost`, `cuMemcpyHtoD`'s
+//!   `srcHost`, `cuMemHostRegister`'s `p`, `cuParamSetv`'s `ptr`), holds that many bytes. It is
+//!   written when the pointee is not `const` and the parameter is a destination (`dst...`), an
+//!   output, or documented as receiving a result.
+
+use crate::ir::{Direction, Function, Library, Param, Role, SizeFrom, SizeLink, Type};
+
+/// Names of by-value parameters that give the byte size of the host pointer beside them.
+const BYTE_COUNTS: [&str; 4] = ["ByteCount", "bytesize", "numbytes", "dataSize"];
+
+pub fn run(lib: &mut Library) {
+    for f in &mut lib.functions {
+        let links: Vec<Option<SizeLink>> = f.params.iter().map(|p| link(f, p)).collect();
+        for (p, l) in f.params.iter_mut().zip(links) {
+            p.size = l;
+        }
+    }
+}
+
+fn link(f: &Function, p: &Param) -> Option<SizeLink> {
+    match &p.role {
+        Role::OutBuffer { size_from: Some(func), len: None, .. } => {
+            Some(SizeLink { from: SizeFrom::Function(func.clone()), writes: true })
+        }
+        Role::HostPtr => {
+            let own = format!("{}Size", p.name);
+            let count = f.params.iter().find(|q| {
+                !matches!(q.ty, Type::Pointer { .. }) && (BYTE_COUNTS.contains(&q.name.as_str()) || q.name == own)
+            })?;
+            Some(SizeLink { from: SizeFrom::Param(count.name.clone()), writes: writes(p) })
+        }
+        _ => None,
+    }
+}
+
+/// The callee writes through a host pointer.
+fn writes(p: &Param) -> bool {
+    let Type::Pointer { is_const: false, .. } = p.ty else { return false };
+    let doc = p.doc.to_ascii_lowercase();
+    p.name.starts_with("dst") || p.direction != Direction::In || doc.contains("return") || doc.contains("result")
+}
