@@ -26,6 +26,8 @@ const SURFACE: &str = "rust";
 struct CrateView {
     cuda_version: String,
     modules: Vec<ModuleSummary>,
+    /// cudarc's feature for these headers (`cuda-12090`), when there is a driver header.
+    cudarc_feature: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -79,7 +81,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         }
         summaries.push(ModuleSummary { module: m.clone(), header: view.header.clone(), functions: view.functions.len() });
     }
-    let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries };
+    let cudarc_feature = api.cuda_version_macro().map(|v| format!("cuda-{v:05}"));
+    let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
     super::copy_support(templates, out, "rust/support/", "rust/src/", |_| false)

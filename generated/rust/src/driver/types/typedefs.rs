@@ -969,3 +969,33 @@ impl From<CUlogIterator> for c_uint {
         v.0
     }
 }
+
+// cudarc's `driver::sys` has each of these handles under the same C name (feature `cudarc`).
+#[cfg(feature = "cudarc")]
+crate::cudarc::handles!(
+    CUcontext,
+    CUmodule,
+    CUfunction,
+    CUlibrary,
+    CUkernel,
+    CUarray,
+    CUmipmappedArray,
+    CUtexref,
+    CUsurfref,
+    CUevent,
+    CUstream,
+    CUgraphicsResource,
+    CUexternalMemory,
+    CUexternalSemaphore,
+    CUgraph,
+    CUgraphNode,
+    CUgraphExec,
+    CUmemoryPool,
+    CUuserObject,
+    CUgraphDeviceNode,
+    CUasyncCallbackHandle,
+    CUgreenCtx,
+    CUlinkState,
+    CUdevResourceDesc,
+    CUlogsCallbackHandle,
+);
