@@ -173,5 +173,5 @@ fn gpu_cudarc_objects_with_our_calls() {
     assert_eq!(CUgraph::from(theirs), graph);
     driver::graph_exec_destroy(exec).unwrap();
     driver::graph_destroy(graph).unwrap();
-    println!("cudarc interop on the GPU: saxpy of {n} floats through our launch and a captured graph, exact");
+    println!("cudarc interop: saxpy on {n} floats through our launch on cudarc objects and a captured graph, exact");
 }
