@@ -53,6 +53,8 @@ struct ModuleView {
     functions: Vec<functions::TypedFn>,
     /// Which `types/` submodules have content.
     type_files: Vec<&'static str>,
+    /// The handles convert to cudarc's `driver::sys` ones (feature `cudarc`).
+    cudarc: bool,
 }
 
 #[derive(Serialize)]
@@ -85,7 +87,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
-    super::copy_support(templates, out, "rust/support/", "rust/src/", |_| false)
+    let cudarc = crate_view.cudarc_feature.is_some();
+    super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)
 }
 
 
@@ -183,5 +186,7 @@ fn module_view(lib: &Library, default_version: u32, out: &mut Output) -> ModuleV
         symbols,
         functions,
         type_files,
+        // cudarc's feature comes from `CUDA_VERSION` (see `render`): only then is there a `cudarc` module.
+        cudarc: lib.kind == LibraryKind::Driver && default_version > 0,
     }
 }
