@@ -32,6 +32,14 @@ pub fn libclang_version() -> Result<String> {
     clang::version()
 }
 
+/// The libclang arguments the parser uses for headers in `include_dir` (C11, hermetic libc
+/// stubs, `-I`), so that a second tool parsing the same headers sees exactly what we see.
+pub fn clang_args(include_dir: &std::path::Path) -> Result<Vec<String>> {
+    let mut args = clang::base_args()?;
+    args.push(format!("-I{}", include_dir.display()));
+    Ok(args)
+}
+
 /// Parse the headers and run every pass: the finished IR.
 pub fn build_api(headers: &HeaderSet, annotations: &annotations::Annotations) -> Result<ir::Api> {
     let mut api = parse::parse_headers(headers)?;

@@ -20,7 +20,7 @@ for line in sys.stdin:
         shutil.copy(m["executable"], ".carry/rust/" + m["target"]["name"])
 ' "$@"
 }
-cargo test --release -p cudagen-tests --no-run --message-format=json 2>/dev/null | pick gpu_saxpy nvrtc missing_driver
+cargo test --release -p cudagen-tests --no-run --message-format=json 2>/dev/null | pick gpu_saxpy nvrtc missing_driver cudarc_interop
 cargo bench -p cudagen-tests --bench rust_overhead --no-run --message-format=json 2>/dev/null | pick rust_overhead
 
 if [ -f generated/python/pyproject.toml ]; then

@@ -21,6 +21,7 @@ export PYTHONUNBUFFERED=1
 
 suite rust-nvrtc "$carry/rust/nvrtc" --nocapture
 suite rust-gpu-saxpy "$carry/rust/gpu_saxpy" --nocapture --test-threads=1
+suite rust-cudarc-interop "$carry/rust/cudarc_interop" --nocapture --test-threads=1
 suite rust-overhead-bench "$carry/rust/rust_overhead"
 
 if ls "$carry"/whl/cudagen-*.whl >/dev/null 2>&1; then

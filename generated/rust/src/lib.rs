@@ -25,6 +25,8 @@
 //! | [`nvrtc`] | `nvrtc.h` | 26 |
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all)]
 
+#[cfg(feature = "cudarc")]
+pub mod cudarc;
 pub mod loader;
 pub mod trace;
 mod util;

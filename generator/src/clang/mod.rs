@@ -35,6 +35,20 @@ pub fn version() -> Result<String> {
     Ok(unsafe { cx_string(clang_getClangVersion()) })
 }
 
+/// The arguments every parse starts with: C11 and the hermetic libc stubs instead of the
+/// machine's headers.
+pub fn base_args() -> Result<Vec<String>> {
+    let stub_dir = stdinc::materialise()?;
+    Ok(vec![
+        "-x".into(),
+        "c".into(),
+        "-std=c11".into(),
+        "-nostdinc".into(),
+        format!("-isystem{}", stub_dir.display()),
+        "-fparse-all-comments".into(),
+    ])
+}
+
 /// A parsed translation unit. Owns the index.
 pub struct TranslationUnit {
     index: CXIndex,
@@ -55,10 +69,7 @@ impl TranslationUnit {
 
     fn parse_with(file: &Path, text: Option<&str>, extra_args: &[String]) -> Result<TranslationUnit> {
         ensure_loaded()?;
-        let mut args: Vec<String> = vec!["-x".into(), "c".into(), "-std=c11".into(), "-nostdinc".into()];
-        let stub_dir = stdinc::materialise()?;
-        args.push(format!("-isystem{}", stub_dir.display()));
-        args.push("-fparse-all-comments".into());
+        let mut args = base_args()?;
         args.extend(extra_args.iter().cloned());
         let c_args: Vec<CString> = args.iter().map(|a| CString::new(a.as_str()).unwrap_or_default()).collect();
         let c_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();

@@ -26,6 +26,8 @@ const SURFACE: &str = "rust";
 struct CrateView {
     cuda_version: String,
     modules: Vec<ModuleSummary>,
+    /// cudarc's feature for these headers (`cuda-12090`), when there is a driver header.
+    cudarc_feature: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -53,6 +55,8 @@ struct ModuleView {
     type_files: Vec<&'static str>,
     /// Generated types some selected value may be (`crate::Plain` impls).
     plain_types: Vec<String>,
+    /// The handles convert to cudarc's `driver::sys` ones (feature `cudarc`).
+    cudarc: bool,
 }
 
 #[derive(Serialize)]
@@ -81,10 +85,12 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         }
         summaries.push(ModuleSummary { module: m.clone(), header: view.header.clone(), functions: view.functions.len() });
     }
-    let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries };
+    let cudarc_feature = api.cuda_version_macro().map(|v| format!("cuda-{v:05}"));
+    let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
-    super::copy_support(templates, out, "rust/support/", "rust/src/", |_| false)
+    let cudarc = crate_view.cudarc_feature.is_some();
+    super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)
 }
 
 
@@ -183,6 +189,8 @@ fn module_view(lib: &Library, default_version: u32, out: &mut Output) -> ModuleV
         functions,
         type_files,
         plain_types: plain_types(lib),
+        // cudarc's feature comes from `CUDA_VERSION` (see `render`): only then is there a `cudarc` module.
+        cudarc: lib.kind == LibraryKind::Driver && default_version > 0,
     }
 }
 

@@ -13,6 +13,8 @@ pub(super) struct TypedefView {
     /// Alias target / scalar handle integer type / callback fn type.
     pub target: String,
     pub doc: Vec<String>,
+    /// Declared in `cuda.h`, which cudarc's `driver::sys` binds (the interop headers it does not).
+    pub in_cudarc: bool,
 }
 
 pub(super) fn view(ctx: &Ctx, t: &Typedef) -> TypedefView {
@@ -28,7 +30,7 @@ pub(super) fn view(ctx: &Ctx, t: &Typedef) -> TypedefView {
             ("alias", ctx.rust(&t.target))
         }
     };
-    TypedefView { name: t.name.clone(), kind, target, doc: docs::lines(&t.doc) }
+    TypedefView { name: t.name.clone(), kind, target, doc: docs::lines(&t.doc), in_cudarc: t.location.file == "cuda.h" }
 }
 
 #[derive(Serialize)]

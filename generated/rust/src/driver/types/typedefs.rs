@@ -1088,3 +1088,33 @@ impl From<VdpOutputSurface> for u32 {
 }
 
 pub type VdpGetProcAddress = Option<unsafe extern "C" fn(device: VdpDevice, function_id: VdpFuncId, function_pointer: *mut *mut c_void) -> VdpStatus>;
+
+// cudarc's `driver::sys` has each of these handles under the same C name (feature `cudarc`).
+#[cfg(feature = "cudarc")]
+crate::cudarc::handles!(
+    CUcontext,
+    CUmodule,
+    CUfunction,
+    CUlibrary,
+    CUkernel,
+    CUarray,
+    CUmipmappedArray,
+    CUtexref,
+    CUsurfref,
+    CUevent,
+    CUstream,
+    CUgraphicsResource,
+    CUexternalMemory,
+    CUexternalSemaphore,
+    CUgraph,
+    CUgraphNode,
+    CUgraphExec,
+    CUmemoryPool,
+    CUuserObject,
+    CUgraphDeviceNode,
+    CUasyncCallbackHandle,
+    CUgreenCtx,
+    CUlinkState,
+    CUdevResourceDesc,
+    CUlogsCallbackHandle,
+);
