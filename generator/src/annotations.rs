@@ -2,7 +2,9 @@
 //!
 //! Annotations are keyed by function and parameter NAME, never by position. They override the
 //! header's doc comments and the type heuristics. An annotation that names nothing in the header
-//! is an error (checked by `passes::params`).
+//! is an error (checked by `passes::params`), unless its `[since]`/`[until]` range says the
+//! header's CUDA version lacks that function; a range that says so of a function the header
+//! declares is an error too, so the ranges stay true for every release.
 //!
 //! ```toml
 //! [functions.cuDeviceGetName]
@@ -101,6 +103,13 @@ impl LibraryAnnotations {
         })?;
         a.file = file.to_string();
         a.text = text.to_string();
+        for (table, map) in [("since", &a.since), ("until", &a.until)] {
+            for (function, v) in map {
+                if parse_version(v).is_none() {
+                    return Err(Error::at(a.range_location(table, function), format!("[{table}] {function}: `{v}` is not a CUDA version like \"12.4\"")));
+                }
+            }
+        }
         Ok(a)
     }
 
@@ -111,6 +120,36 @@ impl LibraryAnnotations {
         let since = self.since.get(function).and_then(|v| parse_version(v));
         let until = self.until.get(function).and_then(|v| parse_version(v));
         since.is_some_and(|s| have < s) || until.is_some_and(|u| have >= u)
+    }
+
+    /// The `[since]`/`[until]` entries that the header of `cuda_version` contradicts: a function
+    /// it declares although its range says it is absent. `declared` answers for a function name.
+    pub fn range_errors(&self, cuda_version: Option<u32>, declared: impl Fn(&str) -> bool) -> Vec<Error> {
+        let Some(have) = cuda_version else { return Vec::new() };
+        let mut errors = Vec::new();
+        for (table, map) in [("since", &self.since), ("until", &self.until)] {
+            for (function, v) in map {
+                let Some(edge) = parse_version(v) else { continue };
+                let (absent, says) = if table == "since" { (have < edge, "arrived in") } else { (have >= edge, "was removed in") };
+                if absent && declared(function) {
+                    errors.push(Error::at(
+                        self.range_location(table, function),
+                        format!("[{table}] says `{function}` {says} CUDA {v}, but the {} header declares it", version_text(have)),
+                    ));
+                }
+            }
+        }
+        errors
+    }
+
+    /// The line of `function = ...` inside the `[table]` section.
+    fn range_location(&self, table: &str, function: &str) -> Location {
+        let start = self.text.find(&format!("[{table}]")).unwrap_or(0);
+        let line = self.text[start..]
+            .find(&format!("\n{function} ="))
+            .map(|off| line_of(&self.text, start + off + 1))
+            .unwrap_or(0);
+        Location { file: self.file.clone(), line }
     }
 
     /// Best location for an annotation of `function` (the line of its table header).
@@ -128,10 +167,50 @@ fn line_of(text: &str, offset: usize) -> u32 {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() as u32 + 1
 }
 
+/// 12040 -> `"12.4"`.
+fn version_text(v: u32) -> String {
+    format!("{}.{}", v / 1000, v % 1000 / 10)
+}
+
 /// `"12.4"` -> 12040 (the `CUDA_VERSION` encoding).
 pub fn parse_version(v: &str) -> Option<u32> {
     let mut it = v.split('.');
     let major: u32 = it.next()?.parse().ok()?;
     let minor: u32 = it.next().unwrap_or("0").parse().ok()?;
     Some(major * 1000 + minor * 10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "[functions.f]\nx = { nullable = true }\n\n[since]\nf = \"12.8\"\n\n[until]\ng = \"13.0\"\n";
+
+    #[test]
+    fn ranges_say_when_a_function_may_be_absent() {
+        let a = LibraryAnnotations::parse("a.toml", TEXT).unwrap();
+        assert!(a.may_be_absent("f", Some(12060)));
+        assert!(!a.may_be_absent("f", Some(12080)));
+        assert!(a.may_be_absent("g", Some(13020)));
+        assert!(!a.may_be_absent("g", Some(12090)));
+        assert!(!a.may_be_absent("h", Some(12000)));
+    }
+
+    #[test]
+    fn a_range_the_header_contradicts_is_an_error() {
+        let a = LibraryAnnotations::parse("a.toml", TEXT).unwrap();
+        assert!(a.range_errors(Some(12060), |_| false).is_empty());
+        assert!(a.range_errors(Some(12090), |_| true).is_empty());
+        let e = a.range_errors(Some(12060), |n| n == "f");
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].to_string(), "a.toml:5: [since] says `f` arrived in CUDA 12.8, but the 12.6 header declares it");
+        let e = a.range_errors(Some(13000), |n| n == "g");
+        assert_eq!(e[0].location.as_ref().unwrap().line, 8, "{}", e[0]);
+    }
+
+    #[test]
+    fn a_range_must_name_a_version() {
+        let e = LibraryAnnotations::parse("a.toml", "[since]\nf = \"soon\"\n").unwrap_err();
+        assert!(e.to_string().starts_with("a.toml:2: [since] f: `soon` is not a CUDA version"), "{e}");
+    }
 }

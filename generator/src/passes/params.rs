@@ -50,9 +50,9 @@ fn unlink_stale_lengths(f: &mut Function) {
     }
 }
 
-/// Every annotation must name a function and parameter of the header.
+/// Every annotation must name a function and parameter of the header; `[since]`/`[until]` hold.
 fn validate_annotations(lib: &Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
-    let mut errors = Errors::default();
+    let mut errors = Errors(ann.range_errors(cuda_version, |n| lib.functions.iter().any(|f| f.name == n || f.symbol == n)));
     for (fname, params) in &ann.functions {
         let Some(f) = lib.functions.iter().find(|f| &f.name == fname || &f.symbol == fname) else {
             if ann.may_be_absent(fname, cuda_version) {
