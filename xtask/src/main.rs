@@ -5,6 +5,7 @@ mod fetch;
 mod libclang;
 mod regen;
 mod run;
+mod sweep;
 mod test_cmd;
 mod versions;
 
@@ -63,7 +64,10 @@ enum Command {
     },
     /// Show libclang, Python and cache state; provisions libclang when missing.
     Doctor,
-    /// The test command CI runs: freshness check, Rust, Python and C tests.
+    /// Regenerate every release of headers/versions.toml into target/sweep, check coverage and
+    /// `cargo check` each Rust crate.
+    Sweep,
+    /// The test command CI runs: freshness check, Rust, Python and C tests, release sweep.
     Test,
 }
 
@@ -79,6 +83,7 @@ fn main() {
         Command::Fetch { source } => fetch::print(&source),
         Command::Versions { update } => versions::command(update),
         Command::Doctor => libclang::doctor(),
+        Command::Sweep => sweep::run(),
         Command::Test => test_cmd::run_all(),
     };
     if let Err(e) = result {

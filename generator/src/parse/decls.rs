@@ -104,6 +104,10 @@ fn record_named(
     seen: &mut BTreeSet<String>,
     library: &mut Library,
 ) {
+    // A forward declaration of a record defined later (`typedef struct X_st X;` before
+    // `struct X_st { .. }`, CUDA 13.5) is read from its definition.
+    let definition = c.ty().declaration();
+    let c = if !c.is_definition() && definition.is_definition() { &definition } else { c };
     let complete = c.ty().size().is_some();
     if let Some(existing) = library.records.iter().position(|r| r.name == name) {
         // A forward declaration seen first is replaced by the definition.
