@@ -59,7 +59,7 @@ fn enumeration(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Re
             names: Names::default(),
         })
         .collect();
-    let tag = Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && !t.contains(' '));
+    let tag = tag_of(c);
     library.enums.push(Enum {
         name,
         tag,
@@ -182,7 +182,7 @@ fn record_named(
             }
         }
     }
-    let tag = Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && !t.contains(' '));
+    let tag = tag_of(c);
     library.records.push(Record {
         name,
         tag,
@@ -196,6 +196,14 @@ fn record_named(
         location: c.location(),
         names: Names::default(),
     });
+}
+
+/// The C tag of a record or enum: none for an unnamed one, also when libclang spells it with
+/// its typedef's name (`typedef struct { .. } T;` has the USR `c:@SA@T`; NVRTC 13.3 has one).
+fn tag_of(c: &Cursor<'_>) -> Option<String> {
+    let usr = c.usr();
+    let typedef_named = ["@SA@", "@UA@", "@EA@"].iter().any(|m| usr.contains(m));
+    Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && !t.contains(' ') && !typedef_named)
 }
 
 /// The declaration of a record type used by a field (through arrays), if any.

@@ -3,12 +3,18 @@
 
 use crate::clang::{Cursor, CursorKind, Token, TokenKind};
 use crate::ir::*;
+use std::collections::BTreeMap;
 
-pub fn collect(top: &[Cursor<'_>], main_file: &str, library: &mut Library) {
+/// `header` is the main file's text and `skipped` its line ranges the preprocessor skipped: a
+/// macro it `#undef`s after defining it is left out (CUDA 13.1's `RESOURCE_ABI_VERSION` exists
+/// only inside cuda.h).
+pub fn collect(top: &[Cursor<'_>], main_file: &str, header: &str, skipped: &[(u32, u32)], library: &mut Library) {
+    let undefs = undefs(header, skipped);
     let defs: Vec<(Cursor<'_>, Vec<Token>)> = top
         .iter()
         .filter(|c| c.kind() == CursorKind::MacroDefinition && c.location().file == main_file)
         .filter(|c| !c.is_function_like_macro())
+        .filter(|c| !undefs.get(&c.spelling()).is_some_and(|&line| line > c.location().line))
         .map(|c| (*c, c.tokens()))
         .collect();
     for (c, tokens) in &defs {
@@ -39,6 +45,23 @@ pub fn collect(top: &[Cursor<'_>], main_file: &str, library: &mut Library) {
             }),
         }
     }
+}
+
+/// Name -> line of its last `#undef` outside the `skipped` line ranges.
+fn undefs(text: &str, skipped: &[(u32, u32)]) -> BTreeMap<String, u32> {
+    let mut out = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i as u32 + 1;
+        if skipped.iter().any(|&(first, last)| (first..=last).contains(&n)) {
+            continue;
+        }
+        let Some(rest) = line.trim_start().strip_prefix('#') else { continue };
+        let rest = rest.trim_start().strip_prefix("undef").filter(|r| r.starts_with([' ', '\t']));
+        if let Some(name) = rest.and_then(|r| r.split_whitespace().next()) {
+            out.insert(name.to_string(), n);
+        }
+    }
+    out
 }
 
 /// `#define api abi` and `#define api __CUDA_API_PTDS(abi)`: records the API name and variant.
@@ -318,6 +341,13 @@ mod tests {
             })
             .collect();
         Eval { library: &Library::new(LibraryKind::Driver) }.int(&toks)
+    }
+
+    #[test]
+    fn undefs_are_found_with_their_last_line() {
+        let text = "#define A 1\n#undef A\n  #  undef B // x\n#undefine C\n#undef A\n#if 0\n#undef D\n#endif\n";
+        let u = undefs(text, &[(6, 8)]);
+        assert_eq!(u.into_iter().collect::<Vec<_>>(), [("A".to_string(), 5), ("B".to_string(), 3)]);
     }
 
     #[test]

@@ -32,7 +32,9 @@ pub(super) fn view(libs: &[&Library]) -> ProbeView {
         v.includes.push(lib.headers.first().map(|h| h.file.clone()).unwrap_or_default());
         for r in lib.records.iter().filter(|r| r.complete && !r.anonymous) {
             let fields = r.fields.iter().filter(|f| !f.anonymous && f.bit_width.is_none()).map(|f| f.name.clone()).collect();
-            v.records.push(ProbeRecord { spelled: format!("{} {}", super::header::keyword(r.kind), tag(r)), fields });
+            // A typedef of an unnamed struct has no tag in NVIDIA's header: spell the typedef.
+            let spelled = if r.tag.is_some() { format!("{} {}", super::header::keyword(r.kind), tag(r)) } else { r.name.clone() };
+            v.records.push(ProbeRecord { spelled, fields });
         }
         for e in &lib.enums {
             v.ints.extend(e.variants.iter().map(|x| x.name.clone()));
