@@ -1,6 +1,7 @@
 //! `cargo xtask`: the project's tasks. All I/O around the generator lives here: fetching
 //! NVIDIA's headers, provisioning libclang, writing or checking `generated/`, running the tests.
 
+mod diff;
 mod fetch;
 mod libclang;
 mod regen;
@@ -64,6 +65,17 @@ enum Command {
     },
     /// Show libclang, Python and cache state; provisions libclang when missing.
     Doctor,
+    /// Markdown report of what changed between two releases (functions, ABI versions,
+    /// parameters, enums, record layouts, typedefs, macros).
+    Diff {
+        /// The older release (`12.9`).
+        old: String,
+        /// The newer release (`13.0`).
+        new: String,
+        /// Write the report here instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Regenerate every release of headers/versions.toml into target/sweep, check coverage and
     /// `cargo check` each Rust crate.
     Sweep,
@@ -83,6 +95,7 @@ fn main() {
         Command::Fetch { source } => fetch::print(&source),
         Command::Versions { update } => versions::command(update),
         Command::Doctor => libclang::doctor(),
+        Command::Diff { old, new, out } => diff::command(&old, &new, out),
         Command::Sweep => sweep::run(),
         Command::Test => test_cmd::run_all(),
     };
