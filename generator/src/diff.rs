@@ -31,12 +31,8 @@ pub fn report(old: &Api, new: &Api) -> String {
             f.abi.len(),
             f.params.len()
         );
-        let _ = write!(sections, "\n## {}\n", kind.module());
-        sections.push_str(&f.markdown(&d));
-        sections.push_str(&d.enums());
-        sections.push_str(&d.records());
-        sections.push_str(&d.typedefs());
-        sections.push_str(&d.macros());
+        let body = [f.markdown(&d), d.enums(), d.records(), d.typedefs(), d.macros()].concat();
+        let _ = write!(sections, "\n## {}\n{}", kind.module(), if body.is_empty() { "\nNo changes.\n" } else { &body });
     }
     s + &sections
 }
@@ -524,7 +520,7 @@ mod tests {
         assert!(r.contains("  - `flags`: position 2 -> 3"), "{r}");
         assert!(r.contains("  - `dev`: removed (was 3: `int`, in, value)"), "{r}");
         assert!(r.contains("  - `location`: renamed from `device`; type `int` -> `CUmemLocation`"), "{r}");
-        assert_eq!(report(&new, &new), "# CUDA 2.0 -> 2.0\n\n| library | functions | added | removed | ABI changed | parameters changed |\n|---|---:|---:|---:|---:|---:|\n| driver | 3 -> 3 | 0 | 0 | 0 | 0 |\n\n## driver\n");
+        assert_eq!(report(&new, &new), "# CUDA 2.0 -> 2.0\n\n| library | functions | added | removed | ABI changed | parameters changed |\n|---|---:|---:|---:|---:|---:|\n| driver | 3 -> 3 | 0 | 0 | 0 | 0 |\n\n## driver\n\nNo changes.\n");
     }
 
     #[test]
