@@ -102,7 +102,7 @@ impl<'a> LibraryDiff<'a> {
     fn records(&self) -> String {
         let old = records(self.old);
         let new = records(self.new);
-        let mut lines = added_removed(&old, &new, |r| describe_record(r));
+        let mut lines = added_removed(&old, &new, describe_record);
         for (name, a) in &old {
             let Some(b) = new.get(name) else { continue };
             let af = fields(self.old, a);
@@ -202,7 +202,7 @@ fn section(title: &str, lines: Vec<String>) -> String {
     format!("\n### {title} ({n})\n\n{}\n", lines.join("\n").trim_end())
 }
 
-fn by_name<'a, T>(items: &'a [T], name: impl Fn(&T) -> &String) -> BTreeMap<&'a str, &'a T> {
+fn by_name<T>(items: &[T], name: impl Fn(&T) -> &String) -> BTreeMap<&str, &T> {
     items.iter().map(|i| (name(i).as_str(), i)).collect()
 }
 

@@ -14,7 +14,7 @@ pub fn collect(top: &[Cursor<'_>], main_file: &str, header: &str, skipped: &[(u3
         .iter()
         .filter(|c| c.kind() == CursorKind::MacroDefinition && c.location().file == main_file)
         .filter(|c| !c.is_function_like_macro())
-        .filter(|c| !undefs.get(&c.spelling()).is_some_and(|&line| line > c.location().line))
+        .filter(|c| undefs.get(&c.spelling()).is_none_or(|&line| line <= c.location().line))
         .map(|c| (*c, c.tokens()))
         .collect();
     for (c, tokens) in &defs {
