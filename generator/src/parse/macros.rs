@@ -5,16 +5,11 @@ use crate::clang::{Cursor, CursorKind, Token, TokenKind};
 use crate::ir::*;
 use std::collections::BTreeMap;
 
-/// `header` is the main file's text and `skipped` its line ranges the preprocessor skipped: a
-/// macro it `#undef`s after defining it is left out (CUDA 13.1's `RESOURCE_ABI_VERSION` exists
-/// only inside cuda.h).
-pub fn collect(top: &[Cursor<'_>], main_file: &str, header: &str, skipped: &[(u32, u32)], library: &mut Library) {
-    let undefs = undefs(header, skipped);
+pub fn collect(top: &[Cursor<'_>], main_file: &str, library: &mut Library) {
     let defs: Vec<(Cursor<'_>, Vec<Token>)> = top
         .iter()
         .filter(|c| c.kind() == CursorKind::MacroDefinition && c.location().file == main_file)
         .filter(|c| !c.is_function_like_macro())
-        .filter(|c| undefs.get(&c.spelling()).is_none_or(|&line| line <= c.location().line))
         .map(|c| (*c, c.tokens()))
         .collect();
     for (c, tokens) in &defs {
@@ -45,6 +40,14 @@ pub fn collect(top: &[Cursor<'_>], main_file: &str, header: &str, skipped: &[(u3
             }),
         }
     }
+}
+
+/// Drops the constants of `file` that it `#undef`s after defining them (CUDA 13.1's
+/// `RESOURCE_ABI_VERSION` exists only inside cuda.h). `text` is the file's text, `skipped` the
+/// line ranges the preprocessor skipped (an `#undef` there does not count).
+pub fn drop_undefined(library: &mut Library, file: &str, text: &str, skipped: &[(u32, u32)]) {
+    let undefs = undefs(text, skipped);
+    library.macros.retain(|m| m.location.file != file || undefs.get(&m.name).is_none_or(|&line| line <= m.location.line));
 }
 
 /// Name -> line of its last `#undef` outside the `skipped` line ranges.
@@ -348,6 +351,14 @@ mod tests {
         let text = "#define A 1\n#undef A\n  #  undef B // x\n#undefine C\n#undef A\n#if 0\n#undef D\n#endif\n";
         let u = undefs(text, &[(6, 8)]);
         assert_eq!(u.into_iter().collect::<Vec<_>>(), [("A".to_string(), 5), ("B".to_string(), 3)]);
+        let mut lib = Library::new(LibraryKind::Driver);
+        for (name, file, line) in [("A", "cuda.h", 1), ("A", "cuda.h", 6), ("B", "other.h", 1), ("D", "cuda.h", 1)] {
+            let location = Location { file: file.into(), line };
+            lib.macros.push(MacroConst { name: name.into(), value: MacroValue::Int { value: 1, unsigned: false }, doc: Doc::default(), location });
+        }
+        drop_undefined(&mut lib, "cuda.h", text, &[(6, 8)]);
+        let kept: Vec<(&str, u32)> = lib.macros.iter().map(|m| (m.name.as_str(), m.location.line)).collect();
+        assert_eq!(kept, [("A", 6), ("B", 1), ("D", 1)]);
     }
 
     #[test]

@@ -48,8 +48,9 @@ pub fn parse_library(kind: LibraryKind, header: &Path, typedefs: Option<&Path>) 
     let top: Vec<_> = tu.cursor().children();
     let names = names::PublicNames::collect(&top, &main_file);
     decls::collect(&top, &main_file, &names, &mut library)?;
+    macros::collect(&top, &main_file, &mut library);
     let text = std::fs::read_to_string(header).map_err(|e| Error::new(format!("{}: {e}", header.display())))?;
-    macros::collect(&top, &main_file, &text, &tu.skipped_lines(&main_file), &mut library);
+    macros::drop_undefined(&mut library, &main_file, &text, &tu.skipped_lines(&main_file));
     if let Some(t) = typedefs {
         library.headers.push(header_info(t)?);
         versions::assign(&top, &file_name(t), &mut library);
