@@ -310,31 +310,25 @@ fn direction(d: Direction) -> &'static str {
     }
 }
 
-/// `out_array[numEdges]?` (`?`: NULL accepted).
+/// `out_array[len=numEdges]?` (`?`: NULL accepted): the role's serde name and its set fields,
+/// so a new role variant needs nothing here.
 fn role(p: &Param) -> String {
-    let name = match &p.role {
-        Role::Value => "value".to_string(),
-        Role::InRef => "in_ref".into(),
-        Role::OutValue => "out_value".into(),
-        Role::InOutRef => "in_out_ref".into(),
-        Role::CStrIn => "cstr_in".into(),
-        Role::CStrOut => "cstr_out".into(),
-        Role::InArray { len } => format!("in_array[{}]", len.as_deref().unwrap_or("?")),
-        Role::OutArray { len } => format!("out_array[{}]", len.as_deref().unwrap_or("?")),
-        Role::OutBuffer { len, size_from, string, .. } => {
-            format!("out_buffer[{}]{}", len.as_deref().or(size_from.as_deref()).unwrap_or("?"), if *string { " string" } else { "" })
-        }
-        Role::Length { of } => format!("len({of})"),
-        Role::HostPtr => "host_ptr".into(),
-        Role::Callback => "callback".into(),
-        Role::UserData => "user_data".into(),
-        Role::Opaque => "opaque".into(),
-    };
-    if p.nullable {
-        name + "?"
-    } else {
-        name
+    let value = serde_json::to_value(&p.role).unwrap_or_default();
+    let mut name = value.get("role").and_then(|r| r.as_str()).unwrap_or("?").to_string();
+    let fields: Vec<String> = value
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, v)| k.as_str() != "role" && !v.is_null())
+        .map(|(k, v)| format!("{k}={}", v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+        .collect();
+    if !fields.is_empty() {
+        name = format!("{name}[{}]", fields.join(", "));
     }
+    if p.nullable {
+        name.push('?');
+    }
+    name
 }
 
 /// Named records, without those only reached as anonymous members (flattened into their parent).
