@@ -3,8 +3,9 @@
 //! Annotations are keyed by function and parameter NAME, never by position. They override the
 //! header's doc comments and the type heuristics. An annotation that names nothing in the header
 //! is an error (checked by `passes::params`), unless its `[since]`/`[until]` range says the
-//! header's CUDA version lacks that function; a range that says so of a function the header
-//! declares is an error too, so the ranges stay true for every release.
+//! header's CUDA version lacks that function (or `function.parameter`, for a parameter NVIDIA
+//! renamed); a range that says so of a name the header declares is an error too, so the ranges
+//! stay true for every release.
 //!
 //! ```toml
 //! [functions.cuDeviceGetName]
@@ -16,7 +17,7 @@
 //! ```
 
 use crate::diag::{Error, Result};
-use crate::ir::{Direction, Location};
+use crate::ir::{Direction, Library, Location};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -122,16 +123,16 @@ impl LibraryAnnotations {
         since.is_some_and(|s| have < s) || until.is_some_and(|u| have >= u)
     }
 
-    /// The `[since]`/`[until]` entries that the header of `cuda_version` contradicts: a function
-    /// it declares although its range says it is absent. `declared` answers for a function name.
-    pub fn range_errors(&self, cuda_version: Option<u32>, declared: impl Fn(&str) -> bool) -> Vec<Error> {
+    /// The `[since]`/`[until]` entries that the header of `cuda_version` contradicts: a name it
+    /// declares although its range says it is absent (see [`declares`]).
+    pub fn range_errors(&self, cuda_version: Option<u32>, lib: &Library) -> Vec<Error> {
         let Some(have) = cuda_version else { return Vec::new() };
         let mut errors = Vec::new();
         for (table, map) in [("since", &self.since), ("until", &self.until)] {
             for (function, v) in map {
                 let Some(edge) = parse_version(v) else { continue };
                 let (absent, says) = if table == "since" { (have < edge, "arrived in") } else { (have >= edge, "was removed in") };
-                if absent && declared(function) {
+                if absent && declares(lib, function) {
                     errors.push(Error::at(
                         self.range_location(table, function),
                         format!("[{table}] says `{function}` {says} CUDA {v}, but the {} header declares it", version_text(have)),
@@ -142,11 +143,12 @@ impl LibraryAnnotations {
         errors
     }
 
-    /// The line of `function = ...` inside the `[table]` section.
-    fn range_location(&self, table: &str, function: &str) -> Location {
+    /// The line of `name = ...` (or `"name" = ...`) inside the `[table]` section.
+    fn range_location(&self, table: &str, name: &str) -> Location {
         let start = self.text.find(&format!("[{table}]")).unwrap_or(0);
-        let line = self.text[start..]
-            .find(&format!("\n{function} ="))
+        let line = [format!("\n{name} ="), format!("\n\"{name}\" =")]
+            .iter()
+            .find_map(|key| self.text[start..].find(key.as_str()))
             .map(|off| line_of(&self.text, start + off + 1))
             .unwrap_or(0);
         Location { file: self.file.clone(), line }
@@ -165,6 +167,19 @@ impl LibraryAnnotations {
 
 fn line_of(text: &str, offset: usize) -> u32 {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() as u32 + 1
+}
+
+/// Whether `lib` declares what a `[since]`/`[until]` key names: a function (API name or ABI
+/// symbol), `function.parameter`, an enum or `enum.member`.
+pub fn declares(lib: &Library, name: &str) -> bool {
+    let function = |n: &str| lib.functions.iter().find(|f| f.name == n || f.symbol == n);
+    match name.split_once('.') {
+        None => function(name).is_some() || lib.enum_named(name).is_some(),
+        Some((outer, inner)) => {
+            function(outer).is_some_and(|f| f.param(inner).is_some())
+                || lib.enum_named(outer).is_some_and(|e| e.variants.iter().any(|v| v.name == inner))
+        }
+    }
 }
 
 /// 12040 -> `"12.4"`.
@@ -196,16 +211,62 @@ mod tests {
         assert!(!a.may_be_absent("h", Some(12000)));
     }
 
+    /// A library declaring the functions `names` (`f(x)` gives `f` a parameter `x`).
+    fn lib(names: &[&str]) -> Library {
+        use crate::ir::*;
+        let mut lib = Library::new(LibraryKind::Driver);
+        for n in names {
+            let (name, param) = n.split_once('(').map_or((*n, None), |(a, b)| (a, Some(b.trim_end_matches(')'))));
+            let params = param.into_iter().map(|p| Param {
+                name: p.into(),
+                ty: Type::prim(Prim::Int),
+                direction: Direction::In,
+                role: Role::Value,
+                nullable: false,
+                decided_by: DecidedBy::Type,
+                doc: String::new(),
+                names: Names::default(),
+            });
+            lib.functions.push(Function {
+                name: name.into(),
+                symbol: name.into(),
+                proc_name: name.into(),
+                version: None,
+                variants: Vec::new(),
+                ret: Type::prim(Prim::Int),
+                params: params.collect(),
+                deprecated: None,
+                doc: Doc::default(),
+                location: Location::default(),
+                names: Names::default(),
+                returns: ReturnShape::Status,
+                needs_unsafe: false,
+            });
+        }
+        lib
+    }
+
     #[test]
     fn a_range_the_header_contradicts_is_an_error() {
         let a = LibraryAnnotations::parse("a.toml", TEXT).unwrap();
-        assert!(a.range_errors(Some(12060), |_| false).is_empty());
-        assert!(a.range_errors(Some(12090), |_| true).is_empty());
-        let e = a.range_errors(Some(12060), |n| n == "f");
+        assert!(a.range_errors(Some(12060), &lib(&[])).is_empty());
+        assert!(a.range_errors(Some(12090), &lib(&["f", "g"])).is_empty());
+        let e = a.range_errors(Some(12060), &lib(&["f"]));
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].to_string(), "a.toml:5: [since] says `f` arrived in CUDA 12.8, but the 12.6 header declares it");
-        let e = a.range_errors(Some(13000), |n| n == "g");
+        let e = a.range_errors(Some(13000), &lib(&["g"]));
         assert_eq!(e[0].location.as_ref().unwrap().line, 8, "{}", e[0]);
+    }
+
+    #[test]
+    fn a_renamed_parameter_has_a_range_of_its_own() {
+        let a = LibraryAnnotations::parse("a.toml", "[since]\n\"s.remainder\" = \"13.1\"\n[until]\n\"s.remaining\" = \"13.1\"\n").unwrap();
+        assert!(a.may_be_absent("s.remainder", Some(12090)) && a.may_be_absent("s.remaining", Some(13010)));
+        assert!(a.range_errors(Some(12090), &lib(&["s(remaining)"])).is_empty());
+        assert!(a.range_errors(Some(13010), &lib(&["s(remainder)"])).is_empty());
+        let e = a.range_errors(Some(13010), &lib(&["s(remaining)"]));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].to_string(), "a.toml:4: [until] says `s.remaining` was removed in CUDA 13.1, but the 13.1 header declares it");
     }
 
     #[test]
