@@ -118,3 +118,22 @@ fn malformed_annotation_file_is_an_error_with_line() {
         .expect_err("must fail");
     assert_eq!(err.location.map(|l| l.line), Some(2));
 }
+
+#[test]
+fn a_record_declared_before_its_definition_gets_its_fields() {
+    // CUDA 13.5 declares `typedef struct CUDA_FABRIC_COPY_BATCH_OP_st ..._v1;` long before the struct.
+    let dir = std::env::temp_dir().join(format!("cudagen-later-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let h = dir.join("cuda.h");
+    std::fs::write(
+        &h,
+        "typedef enum cudaError_enum { CUDA_SUCCESS = 0 } CUresult;\ntypedef struct Op_st Op_v1;\ntypedef Op_v1 Op;\n\
+         CUresult cuUse(Op *op);\nstruct Op_st { int a; long long b; };\n",
+    )
+    .unwrap();
+    let lib = parse::parse_library(LibraryKind::Driver, &h, None).unwrap();
+    let r = lib.records.iter().find(|r| r.tag.as_deref() == Some("Op_st")).expect("record Op_st");
+    let fields: Vec<(&str, u64)> = r.fields.iter().map(|f| (f.name.as_str(), f.offset_bits)).collect();
+    assert_eq!((r.complete, r.size, fields), (true, 16, vec![("a", 0), ("b", 64)]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

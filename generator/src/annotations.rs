@@ -2,7 +2,10 @@
 //!
 //! Annotations are keyed by function and parameter NAME, never by position. They override the
 //! header's doc comments and the type heuristics. An annotation that names nothing in the header
-//! is an error (checked by `passes::params`).
+//! is an error (checked by `passes::params`), unless its `[since]`/`[until]` range says the
+//! header's CUDA version lacks that function (or `function.parameter`, for a parameter NVIDIA
+//! renamed); a range that says so of a name the header declares is an error too, so the ranges
+//! stay true for every release.
 //!
 //! ```toml
 //! [functions.cuDeviceGetName]
@@ -14,7 +17,7 @@
 //! ```
 
 use crate::diag::{Error, Result};
-use crate::ir::{Direction, Location};
+use crate::ir::{Direction, Library, Location};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -110,6 +113,13 @@ impl LibraryAnnotations {
         })?;
         a.file = file.to_string();
         a.text = text.to_string();
+        for (table, map) in [("since", &a.since), ("until", &a.until)] {
+            for (function, v) in map {
+                if parse_version(v).is_none() {
+                    return Err(Error::at(a.range_location(table, function), format!("[{table}] {function}: `{v}` is not a CUDA version like \"12.4\"")));
+                }
+            }
+        }
         Ok(a)
     }
 
@@ -120,6 +130,37 @@ impl LibraryAnnotations {
         let since = self.since.get(function).and_then(|v| parse_version(v));
         let until = self.until.get(function).and_then(|v| parse_version(v));
         since.is_some_and(|s| have < s) || until.is_some_and(|u| have >= u)
+    }
+
+    /// The `[since]`/`[until]` entries that the header of `cuda_version` contradicts: a name it
+    /// declares although its range says it is absent (see [`declares`]).
+    pub fn range_errors(&self, cuda_version: Option<u32>, lib: &Library) -> Vec<Error> {
+        let Some(have) = cuda_version else { return Vec::new() };
+        let mut errors = Vec::new();
+        for (table, map) in [("since", &self.since), ("until", &self.until)] {
+            for (function, v) in map {
+                let Some(edge) = parse_version(v) else { continue };
+                let (absent, says) = if table == "since" { (have < edge, "arrived in") } else { (have >= edge, "was removed in") };
+                if absent && declares(lib, function) {
+                    errors.push(Error::at(
+                        self.range_location(table, function),
+                        format!("[{table}] says `{function}` {says} CUDA {v}, but the {} header declares it", version_text(have)),
+                    ));
+                }
+            }
+        }
+        errors
+    }
+
+    /// The line of `name = ...` (or `"name" = ...`) inside the `[table]` section.
+    fn range_location(&self, table: &str, name: &str) -> Location {
+        let start = self.text.find(&format!("[{table}]")).unwrap_or(0);
+        let line = [format!("\n{name} ="), format!("\n\"{name}\" =")]
+            .iter()
+            .find_map(|key| self.text[start..].find(key.as_str()))
+            .map(|off| line_of(&self.text, start + off + 1))
+            .unwrap_or(0);
+        Location { file: self.file.clone(), line }
     }
 
     /// Best location for an annotation of `function` (the line of its table header).
@@ -137,10 +178,110 @@ fn line_of(text: &str, offset: usize) -> u32 {
     text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() as u32 + 1
 }
 
+/// Whether `lib` declares what a `[since]`/`[until]` key names: a function (API name or ABI
+/// symbol), `function.parameter`, an enum or `enum.member`.
+pub fn declares(lib: &Library, name: &str) -> bool {
+    let function = |n: &str| lib.functions.iter().find(|f| f.name == n || f.symbol == n);
+    match name.split_once('.') {
+        None => function(name).is_some() || lib.enum_named(name).is_some(),
+        Some((outer, inner)) => {
+            function(outer).is_some_and(|f| f.param(inner).is_some())
+                || lib.enum_named(outer).is_some_and(|e| e.variants.iter().any(|v| v.name == inner))
+        }
+    }
+}
+
+/// 12040 -> `"12.4"`.
+fn version_text(v: u32) -> String {
+    format!("{}.{}", v / 1000, v % 1000 / 10)
+}
+
 /// `"12.4"` -> 12040 (the `CUDA_VERSION` encoding).
 pub fn parse_version(v: &str) -> Option<u32> {
     let mut it = v.split('.');
     let major: u32 = it.next()?.parse().ok()?;
     let minor: u32 = it.next().unwrap_or("0").parse().ok()?;
     Some(major * 1000 + minor * 10)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "[functions.f]\nx = { nullable = true }\n\n[since]\nf = \"12.8\"\n\n[until]\ng = \"13.0\"\n";
+
+    #[test]
+    fn ranges_say_when_a_function_may_be_absent() {
+        let a = LibraryAnnotations::parse("a.toml", TEXT).unwrap();
+        assert!(a.may_be_absent("f", Some(12060)));
+        assert!(!a.may_be_absent("f", Some(12080)));
+        assert!(a.may_be_absent("g", Some(13020)));
+        assert!(!a.may_be_absent("g", Some(12090)));
+        assert!(!a.may_be_absent("h", Some(12000)));
+    }
+
+    /// A library declaring the functions `names` (`f(x)` gives `f` a parameter `x`).
+    fn lib(names: &[&str]) -> Library {
+        use crate::ir::*;
+        let mut lib = Library::new(LibraryKind::Driver);
+        for n in names {
+            let (name, param) = n.split_once('(').map_or((*n, None), |(a, b)| (a, Some(b.trim_end_matches(')'))));
+            let params = param.into_iter().map(|p| Param {
+                name: p.into(),
+                ty: Type::prim(Prim::Int),
+                direction: Direction::In,
+                role: Role::Value,
+                nullable: false,
+                decided_by: DecidedBy::Type,
+                doc: String::new(),
+                names: Names::default(),
+                size: None,
+            });
+            lib.functions.push(Function {
+                name: name.into(),
+                symbol: name.into(),
+                proc_name: name.into(),
+                version: None,
+                variants: Vec::new(),
+                ret: Type::prim(Prim::Int),
+                params: params.collect(),
+                deprecated: None,
+                doc: Doc::default(),
+                location: Location::default(),
+                names: Names::default(),
+                returns: ReturnShape::Status,
+                needs_unsafe: false,
+            });
+        }
+        lib
+    }
+
+    #[test]
+    fn a_range_the_header_contradicts_is_an_error() {
+        let a = LibraryAnnotations::parse("a.toml", TEXT).unwrap();
+        assert!(a.range_errors(Some(12060), &lib(&[])).is_empty());
+        assert!(a.range_errors(Some(12090), &lib(&["f", "g"])).is_empty());
+        let e = a.range_errors(Some(12060), &lib(&["f"]));
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].to_string(), "a.toml:5: [since] says `f` arrived in CUDA 12.8, but the 12.6 header declares it");
+        let e = a.range_errors(Some(13000), &lib(&["g"]));
+        assert_eq!(e[0].location.as_ref().unwrap().line, 8, "{}", e[0]);
+    }
+
+    #[test]
+    fn a_renamed_parameter_has_a_range_of_its_own() {
+        let a = LibraryAnnotations::parse("a.toml", "[since]\n\"s.remainder\" = \"13.1\"\n[until]\n\"s.remaining\" = \"13.1\"\n").unwrap();
+        assert!(a.may_be_absent("s.remainder", Some(12090)) && a.may_be_absent("s.remaining", Some(13010)));
+        assert!(a.range_errors(Some(12090), &lib(&["s(remaining)"])).is_empty());
+        assert!(a.range_errors(Some(13010), &lib(&["s(remainder)"])).is_empty());
+        let e = a.range_errors(Some(13010), &lib(&["s(remaining)"]));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].to_string(), "a.toml:4: [until] says `s.remaining` was removed in CUDA 13.1, but the 13.1 header declares it");
+    }
+
+    #[test]
+    fn a_range_must_name_a_version() {
+        let e = LibraryAnnotations::parse("a.toml", "[since]\nf = \"soon\"\n").unwrap_err();
+        assert!(e.to_string().starts_with("a.toml:2: [since] f: `soon` is not a CUDA version"), "{e}");
+    }
 }

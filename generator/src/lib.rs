@@ -8,6 +8,7 @@ pub mod annotations;
 mod clang;
 pub mod coverage;
 mod diag;
+pub mod diff;
 pub mod emit;
 pub mod ir;
 pub mod parse;

@@ -1,11 +1,13 @@
 //! `cargo xtask`: the project's tasks. All I/O around the generator lives here: fetching
 //! NVIDIA's headers, provisioning libclang, writing or checking `generated/`, running the tests.
 
+mod diff;
 mod fetch;
 mod fuzz;
 mod libclang;
 mod regen;
 mod run;
+mod sweep;
 mod test_cmd;
 mod versions;
 
@@ -64,7 +66,21 @@ enum Command {
     },
     /// Show libclang, Python and cache state; provisions libclang when missing.
     Doctor,
-    /// The test command CI runs: freshness check, Rust, Python and C tests.
+    /// Markdown report of what changed between two releases (functions, ABI versions,
+    /// parameters, enums, record layouts, typedefs, macros).
+    Diff {
+        /// The older release (`12.9`).
+        old: String,
+        /// The newer release (`13.0`).
+        new: String,
+        /// Write the report here instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Regenerate every release of headers/versions.toml into target/sweep, check coverage and
+    /// `cargo check` each Rust crate.
+    Sweep,
+    /// The test command CI runs: freshness check, Rust, Python and C tests, release sweep.
     Test,
     /// Boundary fuzz of every Python function (builds the wheel into .venv first).
     Fuzz {
@@ -88,6 +104,8 @@ fn main() {
         Command::Fetch { source } => fetch::print(&source),
         Command::Versions { update } => versions::command(update),
         Command::Doctor => libclang::doctor(),
+        Command::Diff { old, new, out } => diff::command(&old, &new, out),
+        Command::Sweep => sweep::run(),
         Command::Test => test_cmd::run_all(),
         Command::Fuzz { calls, seed } => fuzz::run(calls, seed),
     };

@@ -24,11 +24,13 @@ pub fn run_all() -> Result<()> {
     let source = HeaderSource { cuda: "12.9".into(), cuda_home: None };
     let mut nvrtc_lib: Option<PathBuf> = None;
     let mut headers_dir = PathBuf::new();
-    step("provision libclang and the 12.9 headers", || {
+    step("provision libclang and the 12.9 and 13.0 headers", || {
         libclang::ensure()?;
         let f = fetch::headers(&source)?;
         headers_dir = f.include_dir;
         nvrtc_lib = f.nvrtc_lib;
+        // The diff snapshot (tests/diff.rs) compares 12.9 with 13.0.
+        fetch::headers(&HeaderSource { cuda: "13.0".into(), cuda_home: None })?;
         Ok(())
     })?;
     let nvrtc_lib = nvrtc_lib.context("the NVRTC wheel holds no libnvrtc.so")?;
@@ -36,6 +38,7 @@ pub fn run_all() -> Result<()> {
     let env = |cmd: &mut Command| {
         cmd.current_dir(&root)
             .env("CUDAGEN_HEADERS_DIR", &headers_dir)
+            .env("CUDAGEN_HEADERS_CACHE", headers_dir.parent().unwrap_or(&headers_dir))
             .env("CUDAGEN_NVRTC_PATH", &nvrtc_lib)
             .env("CI", std::env::var("CI").unwrap_or_else(|_| "true".into()));
     };
@@ -67,6 +70,7 @@ pub fn run_all() -> Result<()> {
     } else {
         println!("\n(skipped C: tests/c/run.sh does not exist yet)");
     }
+    step("every release: regen, coverage, cargo check (sweep)", crate::sweep::run)?;
     println!("\nall steps passed");
     Ok(())
 }

@@ -152,11 +152,18 @@ mod tests {
     }
 
     #[test]
-    fn the_committed_table_covers_every_12x_minor() {
+    fn the_committed_table_lists_every_release_from_12_0_to_13_5_in_order() {
         let t = Table::load().unwrap();
-        for m in ["12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.8", "12.9"] {
+        let minors = ["12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.8", "12.9", "13.0", "13.1", "13.2", "13.3", "13.4", "13.5"];
+        for m in minors {
             let e = t.resolve(m).unwrap();
             assert!(HEADERS.iter().all(|h| e.sha256.contains_key(*h)), "{m} lacks header hashes");
+            // 13.x wheels dropped the `-cu12` suffix.
+            let suffix = if m.starts_with("12.") { "-cu12==" } else { "==" };
+            assert!(e.runtime.starts_with(&format!("nvidia-cuda-runtime{suffix}{m}.")), "{m}: {}", e.runtime);
+            assert!(e.nvrtc.starts_with(&format!("nvidia-cuda-nvrtc{suffix}{m}.")), "{m}: {}", e.nvrtc);
         }
+        let listed: Vec<&str> = t.cuda.iter().map(|e| e.minor.as_str()).collect();
+        assert!(listed.starts_with(&minors), "oldest first, no gaps: {listed:?}");
     }
 }

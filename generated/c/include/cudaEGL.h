@@ -359,7 +359,7 @@ struct CUeglFrame_st {
 /* ------------------------------------------------------------------------------------------ */
 
 #define MAX_PLANES 3
-#define CUDA_EGL_INFINITE_TIMEOUT 4294967295LL
+#define CUDA_EGL_INFINITE_TIMEOUT 4294967295U
 
 /* ------------------------------------------------------------------------------------------ */
 /* Functions: one prototype per exported ABI symbol                                           */

@@ -129,6 +129,26 @@ impl TranslationUnit {
     pub(crate) fn raw(&self) -> CXTranslationUnit {
         self.tu
     }
+
+    /// The line ranges (first, last) of `file` that the preprocessor skipped (`#if 0` blocks).
+    pub fn skipped_lines(&self, file: &str) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        unsafe {
+            let list = clang_getAllSkippedRanges(self.tu);
+            if list.is_null() {
+                return out;
+            }
+            for i in 0..(*list).count as usize {
+                let range = *(*list).ranges.add(i);
+                let (start, end) = (location_of(clang_getRangeStart(range)), location_of(clang_getRangeEnd(range)));
+                if start.file == file {
+                    out.push((start.line, end.line));
+                }
+            }
+            clang_disposeSourceRangeList(list);
+        }
+        out
+    }
 }
 
 impl Drop for TranslationUnit {

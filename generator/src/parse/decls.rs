@@ -61,7 +61,7 @@ fn enumeration(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Re
             names: Names::default(),
         })
         .collect();
-    let tag = Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && !t.contains(' '));
+    let tag = tag_of(c);
     library.enums.push(Enum {
         name,
         tag,
@@ -106,6 +106,10 @@ fn record_named(
     seen: &mut BTreeSet<String>,
     library: &mut Library,
 ) {
+    // A forward declaration of a record defined later (`typedef struct X_st X;` before
+    // `struct X_st { .. }`, CUDA 13.5) is read from its definition.
+    let definition = c.ty().declaration();
+    let c = if !c.is_definition() && definition.is_definition() { &definition } else { c };
     let complete = c.ty().size().is_some();
     if let Some(existing) = library.records.iter().position(|r| r.name == name) {
         // A forward declaration seen first is replaced by the definition.
@@ -180,7 +184,7 @@ fn record_named(
             }
         }
     }
-    let tag = Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && !t.contains(' '));
+    let tag = tag_of(c);
     library.records.push(Record {
         name,
         tag,
@@ -194,6 +198,14 @@ fn record_named(
         location: c.location(),
         names: Names::default(),
     });
+}
+
+/// The C tag of a record or enum: none for an unnamed one, also when libclang spells it with
+/// its typedef's name (`typedef struct { .. } T;` has the USR `c:@SA@T`; NVRTC 13.3 has one).
+fn tag_of(c: &Cursor<'_>) -> Option<String> {
+    let usr = c.usr();
+    let typedef_named = ["@SA@", "@UA@", "@EA@"].iter().any(|m| usr.contains(m));
+    Some(c.spelling()).filter(|t| !t.is_empty() && !c.is_anonymous() && !t.contains(' ') && !typedef_named)
 }
 
 /// The declaration of a record type used by a field (through arrays), if any.

@@ -4,6 +4,7 @@
 use super::Files;
 use crate::clang::{Cursor, CursorKind, Token, TokenKind};
 use crate::ir::*;
+use std::collections::BTreeMap;
 
 pub fn collect(top: &[Cursor<'_>], files: &Files, library: &mut Library) {
     let defs: Vec<(Cursor<'_>, Vec<Token>)> = top
@@ -45,6 +46,31 @@ fn collect_defs(defs: &[(Cursor<'_>, Vec<Token>)], library: &mut Library) {
             }),
         }
     }
+}
+
+/// Drops the constants of `file` that it `#undef`s after defining them (CUDA 13.1's
+/// `RESOURCE_ABI_VERSION` exists only inside cuda.h). `text` is the file's text, `skipped` the
+/// line ranges the preprocessor skipped (an `#undef` there does not count).
+pub fn drop_undefined(library: &mut Library, file: &str, text: &str, skipped: &[(u32, u32)]) {
+    let undefs = undefs(text, skipped);
+    library.macros.retain(|m| m.location.file != file || undefs.get(&m.name).is_none_or(|&line| line <= m.location.line));
+}
+
+/// Name -> line of its last `#undef` outside the `skipped` line ranges.
+fn undefs(text: &str, skipped: &[(u32, u32)]) -> BTreeMap<String, u32> {
+    let mut out = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i as u32 + 1;
+        if skipped.iter().any(|&(first, last)| (first..=last).contains(&n)) {
+            continue;
+        }
+        let Some(rest) = line.trim_start().strip_prefix('#') else { continue };
+        let rest = rest.trim_start().strip_prefix("undef").filter(|r| r.starts_with([' ', '\t']));
+        if let Some(name) = rest.and_then(|r| r.split_whitespace().next()) {
+            out.insert(name.to_string(), n);
+        }
+    }
+    out
 }
 
 /// `#define api abi` and `#define api __CUDA_API_PTDS(abi)`: records the API name and variant.
@@ -161,10 +187,10 @@ impl Eval<'_> {
     fn int(&self, toks: &[Token]) -> Option<(i128, bool)> {
         let mut pos = 0;
         let v = self.binary(toks, &mut pos, 0)?;
-        (pos == toks.len()).then_some(v)
+        (pos == toks.len()).then_some((v.value, v.unsigned))
     }
 
-    fn binary(&self, toks: &[Token], pos: &mut usize, min_prec: u8) -> Option<(i128, bool)> {
+    fn binary(&self, toks: &[Token], pos: &mut usize, min_prec: u8) -> Option<CInt> {
         let mut lhs = self.unary(toks, pos)?;
         while let Some(op) = toks.get(*pos).map(|t| t.text.as_str()) {
             let prec = match op {
@@ -181,51 +207,111 @@ impl Eval<'_> {
             }
             *pos += 1;
             let rhs = self.binary(toks, pos, prec + 1)?;
+            let (a, b) = (lhs.value, rhs.value);
             let v = match op {
-                "|" => lhs.0 | rhs.0,
-                "^" => lhs.0 ^ rhs.0,
-                "&" => lhs.0 & rhs.0,
-                "<<" => lhs.0.checked_shl(rhs.0 as u32)?,
-                ">>" => lhs.0.checked_shr(rhs.0 as u32)?,
-                "+" => lhs.0.checked_add(rhs.0)?,
-                "-" => lhs.0.checked_sub(rhs.0)?,
-                "*" => lhs.0.checked_mul(rhs.0)?,
-                "/" => lhs.0.checked_div(rhs.0)?,
-                _ => lhs.0.checked_rem(rhs.0)?,
+                "|" => a | b,
+                "^" => a ^ b,
+                "&" => a & b,
+                "<<" => a.checked_shl(u32::try_from(b).ok()?)?,
+                ">>" => a.checked_shr(u32::try_from(b).ok()?)?,
+                "+" => a.checked_add(b)?,
+                "-" => a.checked_sub(b)?,
+                "*" => a.checked_mul(b)?,
+                "/" => a.checked_div(b)?,
+                _ => a.checked_rem(b)?,
             };
-            lhs = (v, lhs.1 || rhs.1);
+            // A shift has its left operand's type; the others the usual arithmetic conversions'.
+            let ty = if matches!(op, "<<" | ">>") { lhs } else { lhs.common(rhs) };
+            lhs = ty.with(v);
         }
         Some(lhs)
     }
 
-    fn unary(&self, toks: &[Token], pos: &mut usize) -> Option<(i128, bool)> {
+    fn unary(&self, toks: &[Token], pos: &mut usize) -> Option<CInt> {
         let t = toks.get(*pos)?;
         *pos += 1;
         match t.text.as_str() {
-            "-" => self.unary(toks, pos).map(|(v, u)| (-v, u)),
+            "-" => self.unary(toks, pos).map(|v| v.with(-v.value)),
             "+" => self.unary(toks, pos),
-            "~" => self.unary(toks, pos).map(|(v, u)| (!v, u)),
+            "~" => self.unary(toks, pos).map(|v| v.with(!v.value)),
             "(" => {
                 let v = self.binary(toks, pos, 0)?;
                 (toks.get(*pos)?.text == ")").then(|| *pos += 1)?;
                 Some(v)
             }
-            _ if t.kind == TokenKind::Literal => int_literal(&t.text),
+            _ if t.kind == TokenKind::Literal => CInt::parse(&t.text),
             _ if t.kind == TokenKind::Ident => self.reference(&t.text),
             _ => None,
         }
     }
 
     /// An earlier integer macro or an enum constant.
-    fn reference(&self, name: &str) -> Option<(i128, bool)> {
+    fn reference(&self, name: &str) -> Option<CInt> {
         if let Some(m) = self.library.macros.iter().find(|m| m.name == name) {
             return match &m.value {
-                MacroValue::Int { value, unsigned } => Some((*value, *unsigned)),
-                MacroValue::EnumConst { value, .. } => Some((*value as i128, false)),
+                MacroValue::Int { value, unsigned } => Some(CInt::literal(*value, *unsigned)),
+                MacroValue::EnumConst { value, .. } => Some(CInt::literal(*value as i128, false)),
                 _ => None,
             };
         }
-        self.library.enums.iter().flat_map(|e| &e.variants).find(|v| v.name == name).map(|v| (v.value as i128, false))
+        let v = self.library.enums.iter().flat_map(|e| &e.variants).find(|v| v.name == name)?;
+        Some(CInt::literal(v.value as i128, false))
+    }
+}
+
+/// An integer constant with its C type (LP64): `int`/`unsigned int`, or 64-bit `long`.
+/// Results wrap to their type's width, as C computes them: `~0u` is `0xffffffff`, not -1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct CInt {
+    value: i128,
+    unsigned: bool,
+    wide: bool,
+}
+
+impl CInt {
+    /// A literal with the type C gives it: the first of int, unsigned int (with a `u` suffix
+    /// or written in hex/octal), long, unsigned long that holds the value.
+    fn parse(text: &str) -> Option<CInt> {
+        let (value, unsigned) = int_literal(text)?;
+        let lower = text.to_ascii_lowercase();
+        let decimal = !lower.starts_with('0') || lower.trim_end_matches(['u', 'l']) == "0";
+        let long = lower.trim_start_matches(|c: char| c != 'l').starts_with('l');
+        let fits = |wide: bool, unsigned: bool| match (wide, unsigned) {
+            (false, false) => i32::try_from(value).is_ok(),
+            (false, true) => u32::try_from(value).is_ok(),
+            (true, false) => i64::try_from(value).is_ok(),
+            (true, true) => u64::try_from(value).is_ok(),
+        };
+        [(false, false), (false, true), (true, false), (true, true)]
+            .into_iter()
+            .filter(|&(wide, u)| (wide || !long) && (u || !unsigned) && (!u || unsigned || !decimal || wide))
+            .find(|&(wide, u)| fits(wide, u))
+            .map(|(wide, unsigned)| CInt { value, unsigned, wide })
+    }
+
+    /// A value of another constant: `int`, or `unsigned`/64-bit as its value needs.
+    fn literal(value: i128, unsigned: bool) -> CInt {
+        let wide = if unsigned { u32::try_from(value).is_err() } else { i32::try_from(value).is_err() };
+        CInt { value, unsigned, wide }
+    }
+
+    /// The usual arithmetic conversions of two operands (a 64-bit long holds every `unsigned int`).
+    fn common(self, other: CInt) -> CInt {
+        let wide = self.wide || other.wide;
+        let unsigned = match (self.wide, other.wide) {
+            (a, b) if a == b => self.unsigned || other.unsigned,
+            (true, false) => self.unsigned,
+            _ => other.unsigned,
+        };
+        CInt { value: 0, unsigned, wide }
+    }
+
+    /// `value` wrapped to this type's width.
+    fn with(self, value: i128) -> CInt {
+        let bits = if self.wide { 64 } else { 32 };
+        let low = value & ((1i128 << bits) - 1);
+        let value = if self.unsigned || low < (1i128 << (bits - 1)) { low } else { low - (1i128 << bits) };
+        CInt { value, ..self }
     }
 }
 
@@ -271,4 +357,51 @@ fn float_literal(text: &str) -> Option<f64> {
         return None;
     }
     text.trim_end_matches(['f', 'F', 'l', 'L']).parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(text: &str) -> Option<(i128, bool)> {
+        let toks: Vec<Token> = text
+            .split(' ')
+            .map(|t| Token {
+                kind: if t.chars().next().is_some_and(|c| c.is_ascii_digit()) { TokenKind::Literal } else { TokenKind::Punct },
+                text: t.to_string(),
+            })
+            .collect();
+        Eval { library: &Library::new(LibraryKind::Driver) }.int(&toks)
+    }
+
+    #[test]
+    fn undefs_are_found_with_their_last_line() {
+        let text = "#define A 1\n#undef A\n  #  undef B // x\n#undefine C\n#undef A\n#if 0\n#undef D\n#endif\n";
+        let u = undefs(text, &[(6, 8)]);
+        assert_eq!(u.into_iter().collect::<Vec<_>>(), [("A".to_string(), 5), ("B".to_string(), 3)]);
+        let mut lib = Library::new(LibraryKind::Driver);
+        for (name, file, line) in [("A", "cuda.h", 1), ("A", "cuda.h", 6), ("B", "other.h", 1), ("D", "cuda.h", 1)] {
+            let location = Location { file: file.into(), line };
+            lib.macros.push(MacroConst { name: name.into(), value: MacroValue::Int { value: 1, unsigned: false }, doc: Doc::default(), location });
+        }
+        drop_undefined(&mut lib, "cuda.h", text, &[(6, 8)]);
+        let kept: Vec<(&str, u32)> = lib.macros.iter().map(|m| (m.name.as_str(), m.location.line)).collect();
+        assert_eq!(kept, [("A", 6), ("B", 1), ("D", 1)]);
+    }
+
+    #[test]
+    fn integer_results_wrap_to_their_c_type() {
+        assert_eq!(eval("~ 0u"), Some((0xffff_ffff, true)));
+        assert_eq!(eval("~ 0"), Some((-1, false)));
+        assert_eq!(eval("- 1"), Some((-1, false)));
+        assert_eq!(eval("- 1u"), Some((0xffff_ffff, true)));
+        assert_eq!(eval("~ 0ull"), Some((u64::MAX as i128, true)));
+        assert_eq!(eval("1ull << 63"), Some((1i128 << 63, true)));
+        assert_eq!(eval("0x80000000"), Some((0x8000_0000, true)));
+        assert_eq!(eval("2147483648"), Some((0x8000_0000, false)));
+        assert_eq!(eval("- 2147483648"), Some((-0x8000_0000, false)));
+        assert_eq!(eval("0 - 0x80000000"), Some((0x8000_0000, true)));
+        assert_eq!(eval("1 << 31"), Some((i32::MIN as i128, false)));
+        assert_eq!(eval("( 1 << 4 ) | 0x1u"), Some((0x11, true)));
+    }
 }

@@ -111,6 +111,9 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
     let names = names::PublicNames::collect(&top, &files);
     decls::collect(&top, &files, &names, &mut library)?;
     macros::collect(&top, &files, &mut library);
+    let main_file = file_name(header);
+    let text = std::fs::read_to_string(header).map_err(|e| Error::new(format!("{}: {e}", header.display())))?;
+    macros::drop_undefined(&mut library, &main_file, &text, &tu.skipped_lines(&main_file));
     if !files.versions.is_empty() {
         versions::assign(&top, &files.versions, &mut library);
     }

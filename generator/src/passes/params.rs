@@ -20,7 +20,8 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
         link_lengths(lib, i);
         let f = lib.functions[i].clone();
         if let Some(pa) = ann.functions.get(&f.name).or_else(|| ann.functions.get(&f.symbol)) {
-            for (pname, a) in pa {
+            // A parameter this release lacks was allowed by its range (`validate_annotations`).
+            for (pname, a) in pa.iter().filter(|(pname, _)| f.param(pname).is_some()) {
                 if let Err(e) = apply(&mut lib.functions[i], pname, a, ann) {
                     errors.push(e);
                 }
@@ -88,9 +89,9 @@ fn unlink_stale_lengths(f: &mut Function) {
     }
 }
 
-/// Every annotation must name a function and parameter of the header.
+/// Every annotation must name a function and parameter of the header; `[since]`/`[until]` hold.
 fn validate_annotations(lib: &Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
-    let mut errors = Errors::default();
+    let mut errors = Errors(ann.range_errors(cuda_version, lib));
     for (fname, params) in &ann.functions {
         let Some(f) = lib.functions.iter().find(|f| &f.name == fname || &f.symbol == fname) else {
             if ann.may_be_absent(fname, cuda_version) {
@@ -100,7 +101,7 @@ fn validate_annotations(lib: &Library, ann: &LibraryAnnotations, cuda_version: O
             continue;
         };
         for (pname, a) in params {
-            if f.param(pname).is_none() {
+            if f.param(pname).is_none() && !ann.may_be_absent(&format!("{fname}.{pname}"), cuda_version) {
                 errors.push(Error::at(
                     ann.location_of(fname),
                     format!("annotation names parameter `{pname}` of `{fname}`, which has no such parameter"),

@@ -43,7 +43,9 @@ pub(super) fn view(libs: &[&Library], headers: &[String]) -> ProbeView {
     for lib in libs {
         for r in lib.records.iter().filter(|r| r.complete && !r.anonymous && !stand_ins.contains(&r.location.file)) {
             let fields = r.fields.iter().filter(|f| !f.anonymous && f.bit_width.is_none()).map(|f| f.name.clone()).collect();
-            v.records.push(ProbeRecord { spelled: format!("{} {}", super::header::keyword(r.kind), tag(r)), fields });
+            // A typedef of an unnamed struct has no tag in NVIDIA's header: spell the typedef.
+            let spelled = if r.tag.is_some() { format!("{} {}", super::header::keyword(r.kind), tag(r)) } else { r.name.clone() };
+            v.records.push(ProbeRecord { spelled, fields });
         }
         for e in lib.enums.iter().filter(|e| !stand_ins.contains(&e.location.file)) {
             v.ints.extend(e.variants.iter().map(|x| x.name.clone()));

@@ -94,4 +94,4 @@ pub const CU_DEVICE_INVALID: CUdevice = CUdevice_v1(-2);
 pub const RESOURCE_ABI_VERSION: c_int = 1;
 pub const RESOURCE_ABI_EXTERNAL_BYTES: c_int = 48;
 pub const MAX_PLANES: c_int = 3;
-pub const CUDA_EGL_INFINITE_TIMEOUT: c_longlong = 4294967295;
+pub const CUDA_EGL_INFINITE_TIMEOUT: c_uint = 4294967295;
