@@ -66,11 +66,17 @@ struct CodesView {
     invalid_argument: i64,
 }
 
+/// CUDA versions (`CUDA_VERSION`) that cudarc =0.19.10, the version `Cargo.toml.tera` pins,
+/// binds as features (`cuda-12090`); headers of any other version get no `cudarc` feature.
+const CUDARC_VERSIONS: [u32; 14] =
+    [12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020, 13030, 13040];
+
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
     let default_version = api.cuda_version_macro().unwrap_or(0);
+    let cudarc_feature = api.cuda_version_macro().filter(|v| CUDARC_VERSIONS.contains(v)).map(|v| format!("cuda-{v:05}"));
     let mut summaries = Vec::new();
     for lib in &api.libraries {
-        let view = module_view(lib, default_version, out);
+        let view = module_view(lib, default_version, cudarc_feature.is_some(), out);
         let m = &view.module;
         let dir = format!("rust/src/{m}");
         out.files.insert(format!("{dir}/mod.rs"), templates.render("rust/module.rs.tera", &view)?);
@@ -85,7 +91,6 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         }
         summaries.push(ModuleSummary { module: m.clone(), header: view.header.clone(), functions: view.functions.len() });
     }
-    let cudarc_feature = api.cuda_version_macro().map(|v| format!("cuda-{v:05}"));
     let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
@@ -105,7 +110,7 @@ fn status_codes(lib: &Library) -> Option<StatusCodes> {
     Some(StatusCodes { status, library_missing, symbol_missing, invalid_argument })
 }
 
-fn module_view(lib: &Library, default_version: u32, out: &mut Output) -> ModuleView {
+fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Output) -> ModuleView {
     let ctx = Ctx::new(lib);
     let module = lib.kind.module().to_string();
     let kind = match lib.kind {
@@ -189,8 +194,8 @@ fn module_view(lib: &Library, default_version: u32, out: &mut Output) -> ModuleV
         functions,
         type_files,
         plain_types: plain_types(lib),
-        // cudarc's feature comes from `CUDA_VERSION` (see `render`): only then is there a `cudarc` module.
-        cudarc: lib.kind == LibraryKind::Driver && default_version > 0,
+        // Only with cudarc's feature for these headers (see `render`) is there a `cudarc` module.
+        cudarc: cudarc && lib.kind == LibraryKind::Driver,
     }
 }
 
