@@ -89,6 +89,23 @@ else
     fails=$((fails - 1))
 fi
 
+# Every symbol a program built against NVIDIA's headers can reference, with and without
+# CUDA_API_PER_THREAD_DEFAULT_STREAM (gcc -aux-info lists the declarations each mode sees;
+# static inline helpers are not symbols), must be exported.
+if [ -f "$nv/cudaTypedefs.h" ] && [ -f "$nv/nvrtc.h" ]; then
+    printf '#include <cudaTypedefs.h>\n#include <nvrtc.h>\n' > "$work/decls.c"
+    for mode in "" -DCUDA_API_PER_THREAD_DEFAULT_STREAM; do
+        $CC -fsyntax-only $mode -I "$nv" -aux-info "$work/aux$mode.txt" "$work/decls.c" 2>> "$work/aux.log"
+        grep -v '^/\* /usr' "$work/aux$mode.txt" | grep -v 'static' | grep -oE '\b(cu|nvrtc)[A-Za-z0-9_]+ \(' | sed 's/ (//'
+    done | sort -u > "$work/nv-symbols.txt"
+    nvmiss=$(comm -23 "$work/nv-symbols.txt" "$work/exported.txt")
+    if [ -s "$work/nv-symbols.txt" ] && [ -z "$nvmiss" ]; then
+        row "every symbol NVIDIA's headers reference" PASS "$(wc -l < "$work/nv-symbols.txt") symbols, both stream modes"
+    else
+        row "every symbol NVIDIA's headers reference" FAIL "missing: $(echo $nvmiss | head -c 200)"
+    fi
+fi
+
 echo "== saxpy"
 nvrtc=${CUDAGEN_NVRTC_PATH:-}
 if [ -z "$nvrtc" ]; then nvrtc=$(ls "$root"/.cache/nvrtc/*/nvidia/cuda_nvrtc/lib/libnvrtc.so.12 "$root"/.cache/nvrtc/*/libnvrtc.so.12 2>/dev/null | head -1); fi

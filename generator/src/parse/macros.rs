@@ -55,16 +55,42 @@ fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
     };
     f.name = api.to_string();
     if let Some(kind) = variant {
-        let suffix = match kind {
-            VariantKind::Ptds => "_ptds",
-            VariantKind::Ptsz => "_ptsz",
-        };
-        let symbol = format!("{abi}{suffix}");
-        if !f.variants.iter().any(|v| v.symbol == symbol) {
-            f.variants.push(SymbolVariant { symbol, kind, version: None });
-        }
+        add_variant(f, kind);
     }
     true
+}
+
+fn add_variant(f: &mut Function, kind: VariantKind) {
+    let suffix = match kind {
+        VariantKind::Ptds => "_ptds",
+        VariantKind::Ptsz => "_ptsz",
+    };
+    let symbol = format!("{}{suffix}", f.symbol);
+    if !f.variants.iter().any(|v| v.symbol == symbol) {
+        f.variants.push(SymbolVariant { symbol, kind, version: None });
+    }
+}
+
+/// Per-thread variants mapped only under `#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)`
+/// (`#define cuLaunchKernel __CUDA_API_PTSZ(cuLaunchKernel)`): libclang skips that block, since
+/// the header is parsed without the define, so its `#define` lines are read from the text. Only
+/// the variant is recorded; API names come from the active definitions.
+pub fn per_thread_from_text(text: &str, library: &mut Library) {
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("#define") else { continue };
+        let body: String = rest.split_whitespace().skip(1).collect();
+        let (kind, inner) = if let Some(b) = body.strip_prefix("__CUDA_API_PTDS(") {
+            (VariantKind::Ptds, b)
+        } else if let Some(b) = body.strip_prefix("__CUDA_API_PTSZ(") {
+            (VariantKind::Ptsz, b)
+        } else {
+            continue;
+        };
+        let Some(abi) = inner.strip_suffix(')') else { continue };
+        if let Some(f) = library.functions.iter_mut().find(|f| f.symbol == abi) {
+            add_variant(f, kind);
+        }
+    }
 }
 
 /// A tiny constant-expression evaluator: literals, casts, unary and binary integer operators,

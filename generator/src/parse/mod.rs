@@ -49,6 +49,7 @@ pub fn parse_library(kind: LibraryKind, header: &Path, typedefs: Option<&Path>) 
     let names = names::PublicNames::collect(&top, &main_file);
     decls::collect(&top, &main_file, &names, &mut library)?;
     macros::collect(&top, &main_file, &mut library);
+    macros::per_thread_from_text(&String::from_utf8_lossy(&std::fs::read(header).unwrap_or_default()), &mut library);
     if let Some(t) = typedefs {
         library.headers.push(header_info(t)?);
         versions::assign(&top, &file_name(t), &mut library);

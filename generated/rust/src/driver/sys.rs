@@ -23,7 +23,7 @@ use super::types::*;
 use crate::loader::{Entry, LibraryKind, LoadError, Table};
 
 /// Every exported symbol, in table order.
-pub(crate) static ENTRIES: [Entry; 486] = [
+pub(crate) static ENTRIES: [Entry; 537] = [
     Entry { symbol: "cuGetErrorString", proc_name: "cuGetErrorString", version: 6000, per_thread: false },
     Entry { symbol: "cuGetErrorName", proc_name: "cuGetErrorName", version: 6000, per_thread: false },
     Entry { symbol: "cuInit", proc_name: "cuInit", version: 2000, per_thread: false },
@@ -134,7 +134,9 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuMemHostRegister_v2", proc_name: "cuMemHostRegister", version: 6050, per_thread: false },
     Entry { symbol: "cuMemHostUnregister", proc_name: "cuMemHostUnregister", version: 4000, per_thread: false },
     Entry { symbol: "cuMemcpy", proc_name: "cuMemcpy", version: 4000, per_thread: false },
+    Entry { symbol: "cuMemcpy_ptds", proc_name: "cuMemcpy", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpyPeer", proc_name: "cuMemcpyPeer", version: 4000, per_thread: false },
+    Entry { symbol: "cuMemcpyPeer_ptds", proc_name: "cuMemcpyPeer", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpyHtoD_v2", proc_name: "cuMemcpyHtoD", version: 3020, per_thread: false },
     Entry { symbol: "cuMemcpyHtoD_v2_ptds", proc_name: "cuMemcpyHtoD", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpyDtoH_v2", proc_name: "cuMemcpyDtoH", version: 3020, per_thread: false },
@@ -158,8 +160,11 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuMemcpy3D_v2", proc_name: "cuMemcpy3D", version: 3020, per_thread: false },
     Entry { symbol: "cuMemcpy3D_v2_ptds", proc_name: "cuMemcpy3D", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpy3DPeer", proc_name: "cuMemcpy3DPeer", version: 4000, per_thread: false },
+    Entry { symbol: "cuMemcpy3DPeer_ptds", proc_name: "cuMemcpy3DPeer", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpyAsync", proc_name: "cuMemcpyAsync", version: 4000, per_thread: false },
+    Entry { symbol: "cuMemcpyAsync_ptsz", proc_name: "cuMemcpyAsync", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpyPeerAsync", proc_name: "cuMemcpyPeerAsync", version: 4000, per_thread: false },
+    Entry { symbol: "cuMemcpyPeerAsync_ptsz", proc_name: "cuMemcpyPeerAsync", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpyHtoDAsync_v2", proc_name: "cuMemcpyHtoDAsync", version: 3020, per_thread: false },
     Entry { symbol: "cuMemcpyHtoDAsync_v2_ptsz", proc_name: "cuMemcpyHtoDAsync", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpyDtoHAsync_v2", proc_name: "cuMemcpyDtoHAsync", version: 3020, per_thread: false },
@@ -175,6 +180,7 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuMemcpy3DAsync_v2", proc_name: "cuMemcpy3DAsync", version: 3020, per_thread: false },
     Entry { symbol: "cuMemcpy3DAsync_v2_ptsz", proc_name: "cuMemcpy3DAsync", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpy3DPeerAsync", proc_name: "cuMemcpy3DPeerAsync", version: 4000, per_thread: false },
+    Entry { symbol: "cuMemcpy3DPeerAsync_ptsz", proc_name: "cuMemcpy3DPeerAsync", version: 7000, per_thread: true },
     Entry { symbol: "cuMemcpyBatchAsync", proc_name: "cuMemcpyBatchAsync", version: 12080, per_thread: false },
     Entry { symbol: "cuMemcpyBatchAsync_ptsz", proc_name: "cuMemcpyBatchAsync", version: 12080, per_thread: true },
     Entry { symbol: "cuMemcpy3DBatchAsync", proc_name: "cuMemcpy3DBatchAsync", version: 12080, per_thread: false },
@@ -192,11 +198,17 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuMemsetD2D32_v2", proc_name: "cuMemsetD2D32", version: 3020, per_thread: false },
     Entry { symbol: "cuMemsetD2D32_v2_ptds", proc_name: "cuMemsetD2D32", version: 7000, per_thread: true },
     Entry { symbol: "cuMemsetD8Async", proc_name: "cuMemsetD8Async", version: 3020, per_thread: false },
+    Entry { symbol: "cuMemsetD8Async_ptsz", proc_name: "cuMemsetD8Async", version: 7000, per_thread: true },
     Entry { symbol: "cuMemsetD16Async", proc_name: "cuMemsetD16Async", version: 3020, per_thread: false },
+    Entry { symbol: "cuMemsetD16Async_ptsz", proc_name: "cuMemsetD16Async", version: 7000, per_thread: true },
     Entry { symbol: "cuMemsetD32Async", proc_name: "cuMemsetD32Async", version: 3020, per_thread: false },
+    Entry { symbol: "cuMemsetD32Async_ptsz", proc_name: "cuMemsetD32Async", version: 7000, per_thread: true },
     Entry { symbol: "cuMemsetD2D8Async", proc_name: "cuMemsetD2D8Async", version: 3020, per_thread: false },
+    Entry { symbol: "cuMemsetD2D8Async_ptsz", proc_name: "cuMemsetD2D8Async", version: 7000, per_thread: true },
     Entry { symbol: "cuMemsetD2D16Async", proc_name: "cuMemsetD2D16Async", version: 3020, per_thread: false },
+    Entry { symbol: "cuMemsetD2D16Async_ptsz", proc_name: "cuMemsetD2D16Async", version: 7000, per_thread: true },
     Entry { symbol: "cuMemsetD2D32Async", proc_name: "cuMemsetD2D32Async", version: 3020, per_thread: false },
+    Entry { symbol: "cuMemsetD2D32Async_ptsz", proc_name: "cuMemsetD2D32Async", version: 7000, per_thread: true },
     Entry { symbol: "cuArrayCreate_v2", proc_name: "cuArrayCreate", version: 3020, per_thread: false },
     Entry { symbol: "cuArrayGetDescriptor_v2", proc_name: "cuArrayGetDescriptor", version: 3020, per_thread: false },
     Entry { symbol: "cuArrayGetSparseProperties", proc_name: "cuArrayGetSparseProperties", version: 11010, per_thread: false },
@@ -219,6 +231,7 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuMemRelease", proc_name: "cuMemRelease", version: 10020, per_thread: false },
     Entry { symbol: "cuMemMap", proc_name: "cuMemMap", version: 10020, per_thread: false },
     Entry { symbol: "cuMemMapArrayAsync", proc_name: "cuMemMapArrayAsync", version: 11010, per_thread: false },
+    Entry { symbol: "cuMemMapArrayAsync_ptsz", proc_name: "cuMemMapArrayAsync", version: 11010, per_thread: true },
     Entry { symbol: "cuMemUnmap", proc_name: "cuMemUnmap", version: 10020, per_thread: false },
     Entry { symbol: "cuMemSetAccess", proc_name: "cuMemSetAccess", version: 10020, per_thread: false },
     Entry { symbol: "cuMemGetAccess", proc_name: "cuMemGetAccess", version: 10020, per_thread: false },
@@ -228,7 +241,9 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuMemGetAllocationPropertiesFromHandle", proc_name: "cuMemGetAllocationPropertiesFromHandle", version: 10020, per_thread: false },
     Entry { symbol: "cuMemRetainAllocationHandle", proc_name: "cuMemRetainAllocationHandle", version: 11000, per_thread: false },
     Entry { symbol: "cuMemFreeAsync", proc_name: "cuMemFreeAsync", version: 11020, per_thread: false },
+    Entry { symbol: "cuMemFreeAsync_ptsz", proc_name: "cuMemFreeAsync", version: 11020, per_thread: true },
     Entry { symbol: "cuMemAllocAsync", proc_name: "cuMemAllocAsync", version: 11020, per_thread: false },
+    Entry { symbol: "cuMemAllocAsync_ptsz", proc_name: "cuMemAllocAsync", version: 11020, per_thread: true },
     Entry { symbol: "cuMemPoolTrimTo", proc_name: "cuMemPoolTrimTo", version: 11020, per_thread: false },
     Entry { symbol: "cuMemPoolSetAttribute", proc_name: "cuMemPoolSetAttribute", version: 11020, per_thread: false },
     Entry { symbol: "cuMemPoolGetAttribute", proc_name: "cuMemPoolGetAttribute", version: 11020, per_thread: false },
@@ -237,6 +252,7 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuMemPoolCreate", proc_name: "cuMemPoolCreate", version: 11020, per_thread: false },
     Entry { symbol: "cuMemPoolDestroy", proc_name: "cuMemPoolDestroy", version: 11020, per_thread: false },
     Entry { symbol: "cuMemAllocFromPoolAsync", proc_name: "cuMemAllocFromPoolAsync", version: 11020, per_thread: false },
+    Entry { symbol: "cuMemAllocFromPoolAsync_ptsz", proc_name: "cuMemAllocFromPoolAsync", version: 11020, per_thread: true },
     Entry { symbol: "cuMemPoolExportToShareableHandle", proc_name: "cuMemPoolExportToShareableHandle", version: 11020, per_thread: false },
     Entry { symbol: "cuMemPoolImportFromShareableHandle", proc_name: "cuMemPoolImportFromShareableHandle", version: 11020, per_thread: false },
     Entry { symbol: "cuMemPoolExportPointer", proc_name: "cuMemPoolExportPointer", version: 11020, per_thread: false },
@@ -249,7 +265,9 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuMulticastGetGranularity", proc_name: "cuMulticastGetGranularity", version: 12010, per_thread: false },
     Entry { symbol: "cuPointerGetAttribute", proc_name: "cuPointerGetAttribute", version: 4000, per_thread: false },
     Entry { symbol: "cuMemPrefetchAsync", proc_name: "cuMemPrefetchAsync", version: 8000, per_thread: false },
+    Entry { symbol: "cuMemPrefetchAsync_ptsz", proc_name: "cuMemPrefetchAsync", version: 8000, per_thread: true },
     Entry { symbol: "cuMemPrefetchAsync_v2", proc_name: "cuMemPrefetchAsync", version: 12020, per_thread: false },
+    Entry { symbol: "cuMemPrefetchAsync_v2_ptsz", proc_name: "cuMemPrefetchAsync", version: 12020, per_thread: true },
     Entry { symbol: "cuMemAdvise", proc_name: "cuMemAdvise", version: 8000, per_thread: false },
     Entry { symbol: "cuMemAdvise_v2", proc_name: "cuMemAdvise", version: 12020, per_thread: false },
     Entry { symbol: "cuMemRangeGetAttribute", proc_name: "cuMemRangeGetAttribute", version: 8000, per_thread: false },
@@ -259,34 +277,56 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuStreamCreate", proc_name: "cuStreamCreate", version: 2000, per_thread: false },
     Entry { symbol: "cuStreamCreateWithPriority", proc_name: "cuStreamCreateWithPriority", version: 5050, per_thread: false },
     Entry { symbol: "cuStreamGetPriority", proc_name: "cuStreamGetPriority", version: 5050, per_thread: false },
+    Entry { symbol: "cuStreamGetPriority_ptsz", proc_name: "cuStreamGetPriority", version: 7000, per_thread: true },
     Entry { symbol: "cuStreamGetDevice", proc_name: "cuStreamGetDevice", version: 12080, per_thread: false },
+    Entry { symbol: "cuStreamGetDevice_ptsz", proc_name: "cuStreamGetDevice", version: 12080, per_thread: true },
     Entry { symbol: "cuStreamGetFlags", proc_name: "cuStreamGetFlags", version: 5050, per_thread: false },
+    Entry { symbol: "cuStreamGetFlags_ptsz", proc_name: "cuStreamGetFlags", version: 7000, per_thread: true },
     Entry { symbol: "cuStreamGetId", proc_name: "cuStreamGetId", version: 12000, per_thread: false },
+    Entry { symbol: "cuStreamGetId_ptsz", proc_name: "cuStreamGetId", version: 12000, per_thread: true },
     Entry { symbol: "cuStreamGetCtx", proc_name: "cuStreamGetCtx", version: 9020, per_thread: false },
+    Entry { symbol: "cuStreamGetCtx_ptsz", proc_name: "cuStreamGetCtx", version: 9020, per_thread: true },
     Entry { symbol: "cuStreamGetCtx_v2", proc_name: "cuStreamGetCtx", version: 12050, per_thread: false },
+    Entry { symbol: "cuStreamGetCtx_v2_ptsz", proc_name: "cuStreamGetCtx", version: 12050, per_thread: true },
     Entry { symbol: "cuStreamWaitEvent", proc_name: "cuStreamWaitEvent", version: 3020, per_thread: false },
+    Entry { symbol: "cuStreamWaitEvent_ptsz", proc_name: "cuStreamWaitEvent", version: 7000, per_thread: true },
     Entry { symbol: "cuStreamAddCallback", proc_name: "cuStreamAddCallback", version: 5000, per_thread: false },
+    Entry { symbol: "cuStreamAddCallback_ptsz", proc_name: "cuStreamAddCallback", version: 7000, per_thread: true },
     Entry { symbol: "cuStreamBeginCapture_v2", proc_name: "cuStreamBeginCapture", version: 10010, per_thread: false },
     Entry { symbol: "cuStreamBeginCapture_v2_ptsz", proc_name: "cuStreamBeginCapture", version: 10010, per_thread: true },
     Entry { symbol: "cuStreamBeginCaptureToGraph", proc_name: "cuStreamBeginCaptureToGraph", version: 12030, per_thread: false },
+    Entry { symbol: "cuStreamBeginCaptureToGraph_ptsz", proc_name: "cuStreamBeginCaptureToGraph", version: 12030, per_thread: true },
     Entry { symbol: "cuThreadExchangeStreamCaptureMode", proc_name: "cuThreadExchangeStreamCaptureMode", version: 10010, per_thread: false },
     Entry { symbol: "cuStreamEndCapture", proc_name: "cuStreamEndCapture", version: 10000, per_thread: false },
+    Entry { symbol: "cuStreamEndCapture_ptsz", proc_name: "cuStreamEndCapture", version: 10000, per_thread: true },
     Entry { symbol: "cuStreamIsCapturing", proc_name: "cuStreamIsCapturing", version: 10000, per_thread: false },
+    Entry { symbol: "cuStreamIsCapturing_ptsz", proc_name: "cuStreamIsCapturing", version: 10000, per_thread: true },
     Entry { symbol: "cuStreamGetCaptureInfo_v2", proc_name: "cuStreamGetCaptureInfo", version: 11030, per_thread: false },
     Entry { symbol: "cuStreamGetCaptureInfo_v2_ptsz", proc_name: "cuStreamGetCaptureInfo", version: 11030, per_thread: true },
     Entry { symbol: "cuStreamGetCaptureInfo_v3", proc_name: "cuStreamGetCaptureInfo", version: 12030, per_thread: false },
+    Entry { symbol: "cuStreamGetCaptureInfo_v3_ptsz", proc_name: "cuStreamGetCaptureInfo", version: 12030, per_thread: true },
     Entry { symbol: "cuStreamUpdateCaptureDependencies", proc_name: "cuStreamUpdateCaptureDependencies", version: 11030, per_thread: false },
+    Entry { symbol: "cuStreamUpdateCaptureDependencies_ptsz", proc_name: "cuStreamUpdateCaptureDependencies", version: 11030, per_thread: true },
     Entry { symbol: "cuStreamUpdateCaptureDependencies_v2", proc_name: "cuStreamUpdateCaptureDependencies", version: 12030, per_thread: false },
+    Entry { symbol: "cuStreamUpdateCaptureDependencies_v2_ptsz", proc_name: "cuStreamUpdateCaptureDependencies", version: 12030, per_thread: true },
     Entry { symbol: "cuStreamAttachMemAsync", proc_name: "cuStreamAttachMemAsync", version: 6000, per_thread: false },
+    Entry { symbol: "cuStreamAttachMemAsync_ptsz", proc_name: "cuStreamAttachMemAsync", version: 7000, per_thread: true },
     Entry { symbol: "cuStreamQuery", proc_name: "cuStreamQuery", version: 2000, per_thread: false },
+    Entry { symbol: "cuStreamQuery_ptsz", proc_name: "cuStreamQuery", version: 7000, per_thread: true },
     Entry { symbol: "cuStreamSynchronize", proc_name: "cuStreamSynchronize", version: 2000, per_thread: false },
+    Entry { symbol: "cuStreamSynchronize_ptsz", proc_name: "cuStreamSynchronize", version: 7000, per_thread: true },
     Entry { symbol: "cuStreamDestroy_v2", proc_name: "cuStreamDestroy", version: 4000, per_thread: false },
     Entry { symbol: "cuStreamCopyAttributes", proc_name: "cuStreamCopyAttributes", version: 11000, per_thread: false },
+    Entry { symbol: "cuStreamCopyAttributes_ptsz", proc_name: "cuStreamCopyAttributes", version: 11000, per_thread: true },
     Entry { symbol: "cuStreamGetAttribute", proc_name: "cuStreamGetAttribute", version: 11000, per_thread: false },
+    Entry { symbol: "cuStreamGetAttribute_ptsz", proc_name: "cuStreamGetAttribute", version: 11000, per_thread: true },
     Entry { symbol: "cuStreamSetAttribute", proc_name: "cuStreamSetAttribute", version: 11000, per_thread: false },
+    Entry { symbol: "cuStreamSetAttribute_ptsz", proc_name: "cuStreamSetAttribute", version: 11000, per_thread: true },
     Entry { symbol: "cuEventCreate", proc_name: "cuEventCreate", version: 2000, per_thread: false },
     Entry { symbol: "cuEventRecord", proc_name: "cuEventRecord", version: 2000, per_thread: false },
+    Entry { symbol: "cuEventRecord_ptsz", proc_name: "cuEventRecord", version: 7000, per_thread: true },
     Entry { symbol: "cuEventRecordWithFlags", proc_name: "cuEventRecordWithFlags", version: 11010, per_thread: false },
+    Entry { symbol: "cuEventRecordWithFlags_ptsz", proc_name: "cuEventRecordWithFlags", version: 11010, per_thread: true },
     Entry { symbol: "cuEventQuery", proc_name: "cuEventQuery", version: 2000, per_thread: false },
     Entry { symbol: "cuEventSynchronize", proc_name: "cuEventSynchronize", version: 2000, per_thread: false },
     Entry { symbol: "cuEventDestroy_v2", proc_name: "cuEventDestroy", version: 4000, per_thread: false },
@@ -298,7 +338,9 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuDestroyExternalMemory", proc_name: "cuDestroyExternalMemory", version: 10000, per_thread: false },
     Entry { symbol: "cuImportExternalSemaphore", proc_name: "cuImportExternalSemaphore", version: 10000, per_thread: false },
     Entry { symbol: "cuSignalExternalSemaphoresAsync", proc_name: "cuSignalExternalSemaphoresAsync", version: 10000, per_thread: false },
+    Entry { symbol: "cuSignalExternalSemaphoresAsync_ptsz", proc_name: "cuSignalExternalSemaphoresAsync", version: 10000, per_thread: true },
     Entry { symbol: "cuWaitExternalSemaphoresAsync", proc_name: "cuWaitExternalSemaphoresAsync", version: 10000, per_thread: false },
+    Entry { symbol: "cuWaitExternalSemaphoresAsync_ptsz", proc_name: "cuWaitExternalSemaphoresAsync", version: 10000, per_thread: true },
     Entry { symbol: "cuDestroyExternalSemaphore", proc_name: "cuDestroyExternalSemaphore", version: 10000, per_thread: false },
     Entry { symbol: "cuStreamWaitValue32_v2", proc_name: "cuStreamWaitValue32", version: 11070, per_thread: false },
     Entry { symbol: "cuStreamWaitValue32_v2_ptsz", proc_name: "cuStreamWaitValue32", version: 11070, per_thread: true },
@@ -319,10 +361,14 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuFuncIsLoaded", proc_name: "cuFuncIsLoaded", version: 12040, per_thread: false },
     Entry { symbol: "cuFuncLoad", proc_name: "cuFuncLoad", version: 12040, per_thread: false },
     Entry { symbol: "cuLaunchKernel", proc_name: "cuLaunchKernel", version: 4000, per_thread: false },
+    Entry { symbol: "cuLaunchKernel_ptsz", proc_name: "cuLaunchKernel", version: 7000, per_thread: true },
     Entry { symbol: "cuLaunchKernelEx", proc_name: "cuLaunchKernelEx", version: 11060, per_thread: false },
+    Entry { symbol: "cuLaunchKernelEx_ptsz", proc_name: "cuLaunchKernelEx", version: 11060, per_thread: true },
     Entry { symbol: "cuLaunchCooperativeKernel", proc_name: "cuLaunchCooperativeKernel", version: 9000, per_thread: false },
+    Entry { symbol: "cuLaunchCooperativeKernel_ptsz", proc_name: "cuLaunchCooperativeKernel", version: 9000, per_thread: true },
     Entry { symbol: "cuLaunchCooperativeKernelMultiDevice", proc_name: "cuLaunchCooperativeKernelMultiDevice", version: 9000, per_thread: false },
     Entry { symbol: "cuLaunchHostFunc", proc_name: "cuLaunchHostFunc", version: 10000, per_thread: false },
+    Entry { symbol: "cuLaunchHostFunc_ptsz", proc_name: "cuLaunchHostFunc", version: 10000, per_thread: true },
     Entry { symbol: "cuFuncSetBlockShape", proc_name: "cuFuncSetBlockShape", version: 2000, per_thread: false },
     Entry { symbol: "cuFuncSetSharedSize", proc_name: "cuFuncSetSharedSize", version: 2000, per_thread: false },
     Entry { symbol: "cuParamSetSize", proc_name: "cuParamSetSize", version: 2000, per_thread: false },
@@ -391,6 +437,7 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuGraphDestroyNode", proc_name: "cuGraphDestroyNode", version: 10000, per_thread: false },
     Entry { symbol: "cuGraphInstantiateWithFlags", proc_name: "cuGraphInstantiateWithFlags", version: 11040, per_thread: false },
     Entry { symbol: "cuGraphInstantiateWithParams", proc_name: "cuGraphInstantiateWithParams", version: 12000, per_thread: false },
+    Entry { symbol: "cuGraphInstantiateWithParams_ptsz", proc_name: "cuGraphInstantiateWithParams", version: 12000, per_thread: true },
     Entry { symbol: "cuGraphExecGetFlags", proc_name: "cuGraphExecGetFlags", version: 12000, per_thread: false },
     Entry { symbol: "cuGraphExecKernelNodeSetParams_v2", proc_name: "cuGraphExecKernelNodeSetParams", version: 12000, per_thread: false },
     Entry { symbol: "cuGraphExecMemcpyNodeSetParams", proc_name: "cuGraphExecMemcpyNodeSetParams", version: 10020, per_thread: false },
@@ -404,7 +451,9 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuGraphNodeSetEnabled", proc_name: "cuGraphNodeSetEnabled", version: 11060, per_thread: false },
     Entry { symbol: "cuGraphNodeGetEnabled", proc_name: "cuGraphNodeGetEnabled", version: 11060, per_thread: false },
     Entry { symbol: "cuGraphUpload", proc_name: "cuGraphUpload", version: 11010, per_thread: false },
+    Entry { symbol: "cuGraphUpload_ptsz", proc_name: "cuGraphUpload", version: 11010, per_thread: true },
     Entry { symbol: "cuGraphLaunch", proc_name: "cuGraphLaunch", version: 10000, per_thread: false },
+    Entry { symbol: "cuGraphLaunch_ptsz", proc_name: "cuGraphLaunch", version: 10000, per_thread: true },
     Entry { symbol: "cuGraphExecDestroy", proc_name: "cuGraphExecDestroy", version: 10000, per_thread: false },
     Entry { symbol: "cuGraphDestroy", proc_name: "cuGraphDestroy", version: 10000, per_thread: false },
     Entry { symbol: "cuGraphExecUpdate_v2", proc_name: "cuGraphExecUpdate", version: 12000, per_thread: false },
@@ -480,7 +529,9 @@ pub(crate) static ENTRIES: [Entry; 486] = [
     Entry { symbol: "cuGraphicsResourceGetMappedPointer_v2", proc_name: "cuGraphicsResourceGetMappedPointer", version: 3020, per_thread: false },
     Entry { symbol: "cuGraphicsResourceSetMapFlags_v2", proc_name: "cuGraphicsResourceSetMapFlags", version: 6050, per_thread: false },
     Entry { symbol: "cuGraphicsMapResources", proc_name: "cuGraphicsMapResources", version: 3000, per_thread: false },
+    Entry { symbol: "cuGraphicsMapResources_ptsz", proc_name: "cuGraphicsMapResources", version: 7000, per_thread: true },
     Entry { symbol: "cuGraphicsUnmapResources", proc_name: "cuGraphicsUnmapResources", version: 3000, per_thread: false },
+    Entry { symbol: "cuGraphicsUnmapResources_ptsz", proc_name: "cuGraphicsUnmapResources", version: 7000, per_thread: true },
     Entry { symbol: "cuGetProcAddress_v2", proc_name: "cuGetProcAddress", version: 12000, per_thread: false },
     Entry { symbol: "cuCoredumpGetAttribute", proc_name: "cuCoredumpGetAttribute", version: 12010, per_thread: false },
     Entry { symbol: "cuCoredumpGetAttributeGlobal", proc_name: "cuCoredumpGetAttributeGlobal", version: 12010, per_thread: false },
@@ -513,7 +564,7 @@ pub(crate) static ENTRIES: [Entry; 486] = [
 ];
 
 /// The entry-point table of `cuda.h`.
-pub(crate) static TABLE: Table<486> = Table::new(LibraryKind::Driver, &ENTRIES);
+pub(crate) static TABLE: Table<537> = Table::new(LibraryKind::Driver, &ENTRIES);
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]
@@ -6410,11 +6461,65 @@ unsafe fn slow_cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) ->
     }
 }
 
+type Fn_cuMemcpy_ptds = unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy_ptds>(TABLE.get(110)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemcpy_ptds(__f, dst, src, ByteCount));
+    }
+    Ok(__f(dst, src, ByteCount))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemcpy_ptds(__f: Fn_cuMemcpy_ptds, dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dst, src, ByteCount);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemcpy_ptds",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemcpy_ptds` (`cuMemcpy`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(110) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy_ptds>(__p)(dst, src, ByteCount);
+        }
+    }
+    slow_cuMemcpy_ptds(dst, src, ByteCount)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
+    let call = || call_cuMemcpy_ptds(dst, src, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemcpyPeer = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyPeer>(TABLE.get(110)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyPeer>(TABLE.get(111)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyPeer(__f, dstDevice, dstContext, srcDevice, srcContext, ByteCount));
     }
@@ -6445,7 +6550,7 @@ unsafe fn trace_cuMemcpyPeer(__f: Fn_cuMemcpyPeer, dstDevice: CUdeviceptr, dstCo
 /// `cuMemcpyPeer`. Typed: [`memcpy_peer`](super::memcpy_peer).
 #[inline]
 pub unsafe fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(110) {
+    if let Some(__p) = TABLE.peek(111) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyPeer>(__p)(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
         }
@@ -6466,11 +6571,67 @@ unsafe fn slow_cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDe
     }
 }
 
+type Fn_cuMemcpyPeer_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyPeer_ptds>(TABLE.get(112)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemcpyPeer_ptds(__f, dstDevice, dstContext, srcDevice, srcContext, ByteCount));
+    }
+    Ok(__f(dstDevice, dstContext, srcDevice, srcContext, ByteCount))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemcpyPeer_ptds(__f: Fn_cuMemcpyPeer_ptds, dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemcpyPeer_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstContext", crate::trace::Value::Hex(dstContext.0 as usize as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("srcContext", crate::trace::Value::Hex(srcContext.0 as usize as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemcpyPeer_ptds` (`cuMemcpyPeer`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(112) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyPeer_ptds>(__p)(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+        }
+    }
+    slow_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
+    let call = || call_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemcpyHtoD_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoD_v2>(TABLE.get(111)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoD_v2>(TABLE.get(113)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyHtoD_v2(__f, dstDevice, srcHost, ByteCount));
     }
@@ -6499,7 +6660,7 @@ unsafe fn trace_cuMemcpyHtoD_v2(__f: Fn_cuMemcpyHtoD_v2, dstDevice: CUdeviceptr,
 /// `cuMemcpyHtoD_v2` (`cuMemcpyHtoD`). Typed: [`memcpy_htod`](super::memcpy_htod).
 #[inline]
 pub unsafe fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(111) {
+    if let Some(__p) = TABLE.peek(113) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoD_v2>(__p)(dstDevice, srcHost, ByteCount);
         }
@@ -6524,7 +6685,7 @@ type Fn_cuMemcpyHtoD_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcH
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoD_v2_ptds>(TABLE.get(112)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoD_v2_ptds>(TABLE.get(114)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyHtoD_v2_ptds(__f, dstDevice, srcHost, ByteCount));
     }
@@ -6553,7 +6714,7 @@ unsafe fn trace_cuMemcpyHtoD_v2_ptds(__f: Fn_cuMemcpyHtoD_v2_ptds, dstDevice: CU
 /// `cuMemcpyHtoD_v2_ptds` (`cuMemcpyHtoD`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(112) {
+    if let Some(__p) = TABLE.peek(114) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoD_v2_ptds>(__p)(dstDevice, srcHost, ByteCount);
         }
@@ -6578,7 +6739,7 @@ type Fn_cuMemcpyDtoH_v2 = unsafe extern "C" fn(dstHost: *mut c_void, srcDevice: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoH_v2>(TABLE.get(113)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoH_v2>(TABLE.get(115)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoH_v2(__f, dstHost, srcDevice, ByteCount));
     }
@@ -6607,7 +6768,7 @@ unsafe fn trace_cuMemcpyDtoH_v2(__f: Fn_cuMemcpyDtoH_v2, dstHost: *mut c_void, s
 /// `cuMemcpyDtoH_v2` (`cuMemcpyDtoH`). Typed: [`memcpy_dtoh`](super::memcpy_dtoh).
 #[inline]
 pub unsafe fn cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(113) {
+    if let Some(__p) = TABLE.peek(115) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoH_v2>(__p)(dstHost, srcDevice, ByteCount);
         }
@@ -6632,7 +6793,7 @@ type Fn_cuMemcpyDtoH_v2_ptds = unsafe extern "C" fn(dstHost: *mut c_void, srcDev
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoH_v2_ptds>(TABLE.get(114)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoH_v2_ptds>(TABLE.get(116)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoH_v2_ptds(__f, dstHost, srcDevice, ByteCount));
     }
@@ -6661,7 +6822,7 @@ unsafe fn trace_cuMemcpyDtoH_v2_ptds(__f: Fn_cuMemcpyDtoH_v2_ptds, dstHost: *mut
 /// `cuMemcpyDtoH_v2_ptds` (`cuMemcpyDtoH`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(114) {
+    if let Some(__p) = TABLE.peek(116) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoH_v2_ptds>(__p)(dstHost, srcDevice, ByteCount);
         }
@@ -6686,7 +6847,7 @@ type Fn_cuMemcpyDtoD_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcDevice
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoD_v2>(TABLE.get(115)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoD_v2>(TABLE.get(117)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoD_v2(__f, dstDevice, srcDevice, ByteCount));
     }
@@ -6715,7 +6876,7 @@ unsafe fn trace_cuMemcpyDtoD_v2(__f: Fn_cuMemcpyDtoD_v2, dstDevice: CUdeviceptr,
 /// `cuMemcpyDtoD_v2` (`cuMemcpyDtoD`). Typed: [`memcpy_dtod`](super::memcpy_dtod).
 #[inline]
 pub unsafe fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(115) {
+    if let Some(__p) = TABLE.peek(117) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoD_v2>(__p)(dstDevice, srcDevice, ByteCount);
         }
@@ -6740,7 +6901,7 @@ type Fn_cuMemcpyDtoD_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcD
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoD_v2_ptds>(TABLE.get(116)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoD_v2_ptds>(TABLE.get(118)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoD_v2_ptds(__f, dstDevice, srcDevice, ByteCount));
     }
@@ -6769,7 +6930,7 @@ unsafe fn trace_cuMemcpyDtoD_v2_ptds(__f: Fn_cuMemcpyDtoD_v2_ptds, dstDevice: CU
 /// `cuMemcpyDtoD_v2_ptds` (`cuMemcpyDtoD`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(116) {
+    if let Some(__p) = TABLE.peek(118) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoD_v2_ptds>(__p)(dstDevice, srcDevice, ByteCount);
         }
@@ -6794,7 +6955,7 @@ type Fn_cuMemcpyDtoA_v2 = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usi
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoA_v2>(TABLE.get(117)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoA_v2>(TABLE.get(119)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoA_v2(__f, dstArray, dstOffset, srcDevice, ByteCount));
     }
@@ -6824,7 +6985,7 @@ unsafe fn trace_cuMemcpyDtoA_v2(__f: Fn_cuMemcpyDtoA_v2, dstArray: CUarray, dstO
 /// `cuMemcpyDtoA_v2` (`cuMemcpyDtoA`). Typed: [`memcpy_dtoa`](super::memcpy_dtoa).
 #[inline]
 pub unsafe fn cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(117) {
+    if let Some(__p) = TABLE.peek(119) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoA_v2>(__p)(dstArray, dstOffset, srcDevice, ByteCount);
         }
@@ -6849,7 +7010,7 @@ type Fn_cuMemcpyDtoA_v2_ptds = unsafe extern "C" fn(dstArray: CUarray, dstOffset
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoA_v2_ptds>(TABLE.get(118)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoA_v2_ptds>(TABLE.get(120)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoA_v2_ptds(__f, dstArray, dstOffset, srcDevice, ByteCount));
     }
@@ -6879,7 +7040,7 @@ unsafe fn trace_cuMemcpyDtoA_v2_ptds(__f: Fn_cuMemcpyDtoA_v2_ptds, dstArray: CUa
 /// `cuMemcpyDtoA_v2_ptds` (`cuMemcpyDtoA`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(118) {
+    if let Some(__p) = TABLE.peek(120) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoA_v2_ptds>(__p)(dstArray, dstOffset, srcDevice, ByteCount);
         }
@@ -6904,7 +7065,7 @@ type Fn_cuMemcpyAtoD_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcArray:
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoD_v2>(TABLE.get(119)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoD_v2>(TABLE.get(121)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyAtoD_v2(__f, dstDevice, srcArray, srcOffset, ByteCount));
     }
@@ -6934,7 +7095,7 @@ unsafe fn trace_cuMemcpyAtoD_v2(__f: Fn_cuMemcpyAtoD_v2, dstDevice: CUdeviceptr,
 /// `cuMemcpyAtoD_v2` (`cuMemcpyAtoD`). Typed: [`memcpy_atod`](super::memcpy_atod).
 #[inline]
 pub unsafe fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(119) {
+    if let Some(__p) = TABLE.peek(121) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoD_v2>(__p)(dstDevice, srcArray, srcOffset, ByteCount);
         }
@@ -6959,7 +7120,7 @@ type Fn_cuMemcpyAtoD_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcA
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoD_v2_ptds>(TABLE.get(120)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoD_v2_ptds>(TABLE.get(122)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyAtoD_v2_ptds(__f, dstDevice, srcArray, srcOffset, ByteCount));
     }
@@ -6989,7 +7150,7 @@ unsafe fn trace_cuMemcpyAtoD_v2_ptds(__f: Fn_cuMemcpyAtoD_v2_ptds, dstDevice: CU
 /// `cuMemcpyAtoD_v2_ptds` (`cuMemcpyAtoD`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(120) {
+    if let Some(__p) = TABLE.peek(122) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoD_v2_ptds>(__p)(dstDevice, srcArray, srcOffset, ByteCount);
         }
@@ -7014,7 +7175,7 @@ type Fn_cuMemcpyHtoA_v2 = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usi
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoA_v2>(TABLE.get(121)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoA_v2>(TABLE.get(123)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyHtoA_v2(__f, dstArray, dstOffset, srcHost, ByteCount));
     }
@@ -7044,7 +7205,7 @@ unsafe fn trace_cuMemcpyHtoA_v2(__f: Fn_cuMemcpyHtoA_v2, dstArray: CUarray, dstO
 /// `cuMemcpyHtoA_v2` (`cuMemcpyHtoA`). Typed: [`memcpy_htoa`](super::memcpy_htoa).
 #[inline]
 pub unsafe fn cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(121) {
+    if let Some(__p) = TABLE.peek(123) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoA_v2>(__p)(dstArray, dstOffset, srcHost, ByteCount);
         }
@@ -7069,7 +7230,7 @@ type Fn_cuMemcpyHtoA_v2_ptds = unsafe extern "C" fn(dstArray: CUarray, dstOffset
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoA_v2_ptds>(TABLE.get(122)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoA_v2_ptds>(TABLE.get(124)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyHtoA_v2_ptds(__f, dstArray, dstOffset, srcHost, ByteCount));
     }
@@ -7099,7 +7260,7 @@ unsafe fn trace_cuMemcpyHtoA_v2_ptds(__f: Fn_cuMemcpyHtoA_v2_ptds, dstArray: CUa
 /// `cuMemcpyHtoA_v2_ptds` (`cuMemcpyHtoA`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(122) {
+    if let Some(__p) = TABLE.peek(124) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoA_v2_ptds>(__p)(dstArray, dstOffset, srcHost, ByteCount);
         }
@@ -7124,7 +7285,7 @@ type Fn_cuMemcpyAtoH_v2 = unsafe extern "C" fn(dstHost: *mut c_void, srcArray: C
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoH_v2>(TABLE.get(123)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoH_v2>(TABLE.get(125)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyAtoH_v2(__f, dstHost, srcArray, srcOffset, ByteCount));
     }
@@ -7154,7 +7315,7 @@ unsafe fn trace_cuMemcpyAtoH_v2(__f: Fn_cuMemcpyAtoH_v2, dstHost: *mut c_void, s
 /// `cuMemcpyAtoH_v2` (`cuMemcpyAtoH`). Typed: [`memcpy_atoh`](super::memcpy_atoh).
 #[inline]
 pub unsafe fn cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(123) {
+    if let Some(__p) = TABLE.peek(125) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoH_v2>(__p)(dstHost, srcArray, srcOffset, ByteCount);
         }
@@ -7179,7 +7340,7 @@ type Fn_cuMemcpyAtoH_v2_ptds = unsafe extern "C" fn(dstHost: *mut c_void, srcArr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoH_v2_ptds>(TABLE.get(124)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoH_v2_ptds>(TABLE.get(126)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyAtoH_v2_ptds(__f, dstHost, srcArray, srcOffset, ByteCount));
     }
@@ -7209,7 +7370,7 @@ unsafe fn trace_cuMemcpyAtoH_v2_ptds(__f: Fn_cuMemcpyAtoH_v2_ptds, dstHost: *mut
 /// `cuMemcpyAtoH_v2_ptds` (`cuMemcpyAtoH`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(124) {
+    if let Some(__p) = TABLE.peek(126) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoH_v2_ptds>(__p)(dstHost, srcArray, srcOffset, ByteCount);
         }
@@ -7234,7 +7395,7 @@ type Fn_cuMemcpyAtoA_v2 = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usi
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoA_v2>(TABLE.get(125)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoA_v2>(TABLE.get(127)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyAtoA_v2(__f, dstArray, dstOffset, srcArray, srcOffset, ByteCount));
     }
@@ -7265,7 +7426,7 @@ unsafe fn trace_cuMemcpyAtoA_v2(__f: Fn_cuMemcpyAtoA_v2, dstArray: CUarray, dstO
 /// `cuMemcpyAtoA_v2` (`cuMemcpyAtoA`). Typed: [`memcpy_atoa`](super::memcpy_atoa).
 #[inline]
 pub unsafe fn cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(125) {
+    if let Some(__p) = TABLE.peek(127) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoA_v2>(__p)(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
         }
@@ -7290,7 +7451,7 @@ type Fn_cuMemcpyAtoA_v2_ptds = unsafe extern "C" fn(dstArray: CUarray, dstOffset
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoA_v2_ptds>(TABLE.get(126)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoA_v2_ptds>(TABLE.get(128)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyAtoA_v2_ptds(__f, dstArray, dstOffset, srcArray, srcOffset, ByteCount));
     }
@@ -7321,7 +7482,7 @@ unsafe fn trace_cuMemcpyAtoA_v2_ptds(__f: Fn_cuMemcpyAtoA_v2_ptds, dstArray: CUa
 /// `cuMemcpyAtoA_v2_ptds` (`cuMemcpyAtoA`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(126) {
+    if let Some(__p) = TABLE.peek(128) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoA_v2_ptds>(__p)(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
         }
@@ -7346,7 +7507,7 @@ type Fn_cuMemcpy2D_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2D_v2>(TABLE.get(127)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2D_v2>(TABLE.get(129)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy2D_v2(__f, pCopy));
     }
@@ -7373,7 +7534,7 @@ unsafe fn trace_cuMemcpy2D_v2(__f: Fn_cuMemcpy2D_v2, pCopy: *const CUDA_MEMCPY2D
 /// `cuMemcpy2D_v2` (`cuMemcpy2D`). Typed: [`memcpy2d`](super::memcpy2d).
 #[inline]
 pub unsafe fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    if let Some(__p) = TABLE.peek(127) {
+    if let Some(__p) = TABLE.peek(129) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy2D_v2>(__p)(pCopy);
         }
@@ -7398,7 +7559,7 @@ type Fn_cuMemcpy2D_v2_ptds = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2D_v2_ptds>(TABLE.get(128)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2D_v2_ptds>(TABLE.get(130)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy2D_v2_ptds(__f, pCopy));
     }
@@ -7425,7 +7586,7 @@ unsafe fn trace_cuMemcpy2D_v2_ptds(__f: Fn_cuMemcpy2D_v2_ptds, pCopy: *const CUD
 /// `cuMemcpy2D_v2_ptds` (`cuMemcpy2D`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    if let Some(__p) = TABLE.peek(128) {
+    if let Some(__p) = TABLE.peek(130) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy2D_v2_ptds>(__p)(pCopy);
         }
@@ -7450,7 +7611,7 @@ type Fn_cuMemcpy2DUnaligned_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2DUnaligned_v2>(TABLE.get(129)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2DUnaligned_v2>(TABLE.get(131)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy2DUnaligned_v2(__f, pCopy));
     }
@@ -7477,7 +7638,7 @@ unsafe fn trace_cuMemcpy2DUnaligned_v2(__f: Fn_cuMemcpy2DUnaligned_v2, pCopy: *c
 /// `cuMemcpy2DUnaligned_v2` (`cuMemcpy2DUnaligned`). Typed: [`memcpy2d_unaligned`](super::memcpy2d_unaligned).
 #[inline]
 pub unsafe fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    if let Some(__p) = TABLE.peek(129) {
+    if let Some(__p) = TABLE.peek(131) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy2DUnaligned_v2>(__p)(pCopy);
         }
@@ -7502,7 +7663,7 @@ type Fn_cuMemcpy2DUnaligned_v2_ptds = unsafe extern "C" fn(pCopy: *const CUDA_ME
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2DUnaligned_v2_ptds>(TABLE.get(130)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2DUnaligned_v2_ptds>(TABLE.get(132)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy2DUnaligned_v2_ptds(__f, pCopy));
     }
@@ -7529,7 +7690,7 @@ unsafe fn trace_cuMemcpy2DUnaligned_v2_ptds(__f: Fn_cuMemcpy2DUnaligned_v2_ptds,
 /// `cuMemcpy2DUnaligned_v2_ptds` (`cuMemcpy2DUnaligned`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    if let Some(__p) = TABLE.peek(130) {
+    if let Some(__p) = TABLE.peek(132) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy2DUnaligned_v2_ptds>(__p)(pCopy);
         }
@@ -7554,7 +7715,7 @@ type Fn_cuMemcpy3D_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D) -> CUr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3D_v2>(TABLE.get(131)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3D_v2>(TABLE.get(133)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy3D_v2(__f, pCopy));
     }
@@ -7581,7 +7742,7 @@ unsafe fn trace_cuMemcpy3D_v2(__f: Fn_cuMemcpy3D_v2, pCopy: *const CUDA_MEMCPY3D
 /// `cuMemcpy3D_v2` (`cuMemcpy3D`). Typed: [`memcpy3d`](super::memcpy3d).
 #[inline]
 pub unsafe fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
-    if let Some(__p) = TABLE.peek(131) {
+    if let Some(__p) = TABLE.peek(133) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy3D_v2>(__p)(pCopy);
         }
@@ -7606,7 +7767,7 @@ type Fn_cuMemcpy3D_v2_ptds = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D) -
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3D_v2_ptds>(TABLE.get(132)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3D_v2_ptds>(TABLE.get(134)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy3D_v2_ptds(__f, pCopy));
     }
@@ -7633,7 +7794,7 @@ unsafe fn trace_cuMemcpy3D_v2_ptds(__f: Fn_cuMemcpy3D_v2_ptds, pCopy: *const CUD
 /// `cuMemcpy3D_v2_ptds` (`cuMemcpy3D`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
-    if let Some(__p) = TABLE.peek(132) {
+    if let Some(__p) = TABLE.peek(134) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy3D_v2_ptds>(__p)(pCopy);
         }
@@ -7658,7 +7819,7 @@ type Fn_cuMemcpy3DPeer = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER) 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeer>(TABLE.get(133)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeer>(TABLE.get(135)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy3DPeer(__f, pCopy));
     }
@@ -7685,7 +7846,7 @@ unsafe fn trace_cuMemcpy3DPeer(__f: Fn_cuMemcpy3DPeer, pCopy: *const CUDA_MEMCPY
 /// `cuMemcpy3DPeer`. Typed: [`memcpy3d_peer`](super::memcpy3d_peer).
 #[inline]
 pub unsafe fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
-    if let Some(__p) = TABLE.peek(133) {
+    if let Some(__p) = TABLE.peek(135) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeer>(__p)(pCopy);
         }
@@ -7706,11 +7867,63 @@ unsafe fn slow_cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
     }
 }
 
+type Fn_cuMemcpy3DPeer_ptds = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeer_ptds>(TABLE.get(136)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemcpy3DPeer_ptds(__f, pCopy));
+    }
+    Ok(__f(pCopy))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemcpy3DPeer_ptds(__f: Fn_cuMemcpy3DPeer_ptds, pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(pCopy);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemcpy3DPeer_ptds",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemcpy3DPeer_ptds` (`cuMemcpy3DPeer`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
+    if let Some(__p) = TABLE.peek(136) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeer_ptds>(__p)(pCopy);
+        }
+    }
+    slow_cuMemcpy3DPeer_ptds(pCopy)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
+    let call = || call_cuMemcpy3DPeer_ptds(pCopy);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemcpyAsync = unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAsync>(TABLE.get(134)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAsync>(TABLE.get(137)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyAsync(__f, dst, src, ByteCount, hStream));
     }
@@ -7740,7 +7953,7 @@ unsafe fn trace_cuMemcpyAsync(__f: Fn_cuMemcpyAsync, dst: CUdeviceptr, src: CUde
 /// `cuMemcpyAsync`. Typed: [`memcpy_async`](super::memcpy_async).
 #[inline]
 pub unsafe fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(134) {
+    if let Some(__p) = TABLE.peek(137) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyAsync>(__p)(dst, src, ByteCount, hStream);
         }
@@ -7761,11 +7974,66 @@ unsafe fn slow_cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usiz
     }
 }
 
+type Fn_cuMemcpyAsync_ptsz = unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAsync_ptsz>(TABLE.get(138)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemcpyAsync_ptsz(__f, dst, src, ByteCount, hStream));
+    }
+    Ok(__f(dst, src, ByteCount, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemcpyAsync_ptsz(__f: Fn_cuMemcpyAsync_ptsz, dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dst, src, ByteCount, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemcpyAsync_ptsz",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemcpyAsync_ptsz` (`cuMemcpyAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(138) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyAsync_ptsz>(__p)(dst, src, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemcpyPeerAsync = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyPeerAsync>(TABLE.get(135)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyPeerAsync>(TABLE.get(139)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyPeerAsync(__f, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream));
     }
@@ -7797,7 +8065,7 @@ unsafe fn trace_cuMemcpyPeerAsync(__f: Fn_cuMemcpyPeerAsync, dstDevice: CUdevice
 /// `cuMemcpyPeerAsync`. Typed: [`memcpy_peer_async`](super::memcpy_peer_async).
 #[inline]
 pub unsafe fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(135) {
+    if let Some(__p) = TABLE.peek(139) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyPeerAsync>(__p)(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
         }
@@ -7818,11 +8086,68 @@ unsafe fn slow_cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, 
     }
 }
 
+type Fn_cuMemcpyPeerAsync_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyPeerAsync_ptsz>(TABLE.get(140)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemcpyPeerAsync_ptsz(__f, dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream));
+    }
+    Ok(__f(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemcpyPeerAsync_ptsz(__f: Fn_cuMemcpyPeerAsync_ptsz, dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemcpyPeerAsync_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstContext", crate::trace::Value::Hex(dstContext.0 as usize as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("srcContext", crate::trace::Value::Hex(srcContext.0 as usize as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemcpyPeerAsync_ptsz` (`cuMemcpyPeerAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(140) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpyPeerAsync_ptsz>(__p)(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+        }
+    }
+    slow_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemcpyHtoDAsync_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoDAsync_v2>(TABLE.get(136)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoDAsync_v2>(TABLE.get(141)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyHtoDAsync_v2(__f, dstDevice, srcHost, ByteCount, hStream));
     }
@@ -7852,7 +8177,7 @@ unsafe fn trace_cuMemcpyHtoDAsync_v2(__f: Fn_cuMemcpyHtoDAsync_v2, dstDevice: CU
 /// `cuMemcpyHtoDAsync_v2` (`cuMemcpyHtoDAsync`). Typed: [`memcpy_htod_async`](super::memcpy_htod_async).
 #[inline]
 pub unsafe fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(136) {
+    if let Some(__p) = TABLE.peek(141) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoDAsync_v2>(__p)(dstDevice, srcHost, ByteCount, hStream);
         }
@@ -7877,7 +8202,7 @@ type Fn_cuMemcpyHtoDAsync_v2_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoDAsync_v2_ptsz>(TABLE.get(137)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoDAsync_v2_ptsz>(TABLE.get(142)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyHtoDAsync_v2_ptsz(__f, dstDevice, srcHost, ByteCount, hStream));
     }
@@ -7907,7 +8232,7 @@ unsafe fn trace_cuMemcpyHtoDAsync_v2_ptsz(__f: Fn_cuMemcpyHtoDAsync_v2_ptsz, dst
 /// `cuMemcpyHtoDAsync_v2_ptsz` (`cuMemcpyHtoDAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(137) {
+    if let Some(__p) = TABLE.peek(142) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoDAsync_v2_ptsz>(__p)(dstDevice, srcHost, ByteCount, hStream);
         }
@@ -7932,7 +8257,7 @@ type Fn_cuMemcpyDtoHAsync_v2 = unsafe extern "C" fn(dstHost: *mut c_void, srcDev
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoHAsync_v2>(TABLE.get(138)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoHAsync_v2>(TABLE.get(143)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoHAsync_v2(__f, dstHost, srcDevice, ByteCount, hStream));
     }
@@ -7962,7 +8287,7 @@ unsafe fn trace_cuMemcpyDtoHAsync_v2(__f: Fn_cuMemcpyDtoHAsync_v2, dstHost: *mut
 /// `cuMemcpyDtoHAsync_v2` (`cuMemcpyDtoHAsync`). Typed: [`memcpy_dtoh_async`](super::memcpy_dtoh_async).
 #[inline]
 pub unsafe fn cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(138) {
+    if let Some(__p) = TABLE.peek(143) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoHAsync_v2>(__p)(dstHost, srcDevice, ByteCount, hStream);
         }
@@ -7987,7 +8312,7 @@ type Fn_cuMemcpyDtoHAsync_v2_ptsz = unsafe extern "C" fn(dstHost: *mut c_void, s
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoHAsync_v2_ptsz>(TABLE.get(139)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoHAsync_v2_ptsz>(TABLE.get(144)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoHAsync_v2_ptsz(__f, dstHost, srcDevice, ByteCount, hStream));
     }
@@ -8017,7 +8342,7 @@ unsafe fn trace_cuMemcpyDtoHAsync_v2_ptsz(__f: Fn_cuMemcpyDtoHAsync_v2_ptsz, dst
 /// `cuMemcpyDtoHAsync_v2_ptsz` (`cuMemcpyDtoHAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(139) {
+    if let Some(__p) = TABLE.peek(144) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoHAsync_v2_ptsz>(__p)(dstHost, srcDevice, ByteCount, hStream);
         }
@@ -8042,7 +8367,7 @@ type Fn_cuMemcpyDtoDAsync_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcD
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoDAsync_v2>(TABLE.get(140)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoDAsync_v2>(TABLE.get(145)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoDAsync_v2(__f, dstDevice, srcDevice, ByteCount, hStream));
     }
@@ -8072,7 +8397,7 @@ unsafe fn trace_cuMemcpyDtoDAsync_v2(__f: Fn_cuMemcpyDtoDAsync_v2, dstDevice: CU
 /// `cuMemcpyDtoDAsync_v2` (`cuMemcpyDtoDAsync`). Typed: [`memcpy_dtod_async`](super::memcpy_dtod_async).
 #[inline]
 pub unsafe fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(140) {
+    if let Some(__p) = TABLE.peek(145) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoDAsync_v2>(__p)(dstDevice, srcDevice, ByteCount, hStream);
         }
@@ -8097,7 +8422,7 @@ type Fn_cuMemcpyDtoDAsync_v2_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoDAsync_v2_ptsz>(TABLE.get(141)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoDAsync_v2_ptsz>(TABLE.get(146)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyDtoDAsync_v2_ptsz(__f, dstDevice, srcDevice, ByteCount, hStream));
     }
@@ -8127,7 +8452,7 @@ unsafe fn trace_cuMemcpyDtoDAsync_v2_ptsz(__f: Fn_cuMemcpyDtoDAsync_v2_ptsz, dst
 /// `cuMemcpyDtoDAsync_v2_ptsz` (`cuMemcpyDtoDAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(141) {
+    if let Some(__p) = TABLE.peek(146) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyDtoDAsync_v2_ptsz>(__p)(dstDevice, srcDevice, ByteCount, hStream);
         }
@@ -8152,7 +8477,7 @@ type Fn_cuMemcpyHtoAAsync_v2 = unsafe extern "C" fn(dstArray: CUarray, dstOffset
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoAAsync_v2>(TABLE.get(142)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoAAsync_v2>(TABLE.get(147)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyHtoAAsync_v2(__f, dstArray, dstOffset, srcHost, ByteCount, hStream));
     }
@@ -8183,7 +8508,7 @@ unsafe fn trace_cuMemcpyHtoAAsync_v2(__f: Fn_cuMemcpyHtoAAsync_v2, dstArray: CUa
 /// `cuMemcpyHtoAAsync_v2` (`cuMemcpyHtoAAsync`). Typed: [`memcpy_htoa_async`](super::memcpy_htoa_async).
 #[inline]
 pub unsafe fn cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(142) {
+    if let Some(__p) = TABLE.peek(147) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoAAsync_v2>(__p)(dstArray, dstOffset, srcHost, ByteCount, hStream);
         }
@@ -8208,7 +8533,7 @@ type Fn_cuMemcpyHtoAAsync_v2_ptsz = unsafe extern "C" fn(dstArray: CUarray, dstO
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoAAsync_v2_ptsz>(TABLE.get(143)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoAAsync_v2_ptsz>(TABLE.get(148)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyHtoAAsync_v2_ptsz(__f, dstArray, dstOffset, srcHost, ByteCount, hStream));
     }
@@ -8239,7 +8564,7 @@ unsafe fn trace_cuMemcpyHtoAAsync_v2_ptsz(__f: Fn_cuMemcpyHtoAAsync_v2_ptsz, dst
 /// `cuMemcpyHtoAAsync_v2_ptsz` (`cuMemcpyHtoAAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(143) {
+    if let Some(__p) = TABLE.peek(148) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyHtoAAsync_v2_ptsz>(__p)(dstArray, dstOffset, srcHost, ByteCount, hStream);
         }
@@ -8264,7 +8589,7 @@ type Fn_cuMemcpyAtoHAsync_v2 = unsafe extern "C" fn(dstHost: *mut c_void, srcArr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoHAsync_v2>(TABLE.get(144)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoHAsync_v2>(TABLE.get(149)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyAtoHAsync_v2(__f, dstHost, srcArray, srcOffset, ByteCount, hStream));
     }
@@ -8295,7 +8620,7 @@ unsafe fn trace_cuMemcpyAtoHAsync_v2(__f: Fn_cuMemcpyAtoHAsync_v2, dstHost: *mut
 /// `cuMemcpyAtoHAsync_v2` (`cuMemcpyAtoHAsync`). Typed: [`memcpy_atoh_async`](super::memcpy_atoh_async).
 #[inline]
 pub unsafe fn cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(144) {
+    if let Some(__p) = TABLE.peek(149) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoHAsync_v2>(__p)(dstHost, srcArray, srcOffset, ByteCount, hStream);
         }
@@ -8320,7 +8645,7 @@ type Fn_cuMemcpyAtoHAsync_v2_ptsz = unsafe extern "C" fn(dstHost: *mut c_void, s
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoHAsync_v2_ptsz>(TABLE.get(145)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoHAsync_v2_ptsz>(TABLE.get(150)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyAtoHAsync_v2_ptsz(__f, dstHost, srcArray, srcOffset, ByteCount, hStream));
     }
@@ -8351,7 +8676,7 @@ unsafe fn trace_cuMemcpyAtoHAsync_v2_ptsz(__f: Fn_cuMemcpyAtoHAsync_v2_ptsz, dst
 /// `cuMemcpyAtoHAsync_v2_ptsz` (`cuMemcpyAtoHAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(145) {
+    if let Some(__p) = TABLE.peek(150) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyAtoHAsync_v2_ptsz>(__p)(dstHost, srcArray, srcOffset, ByteCount, hStream);
         }
@@ -8376,7 +8701,7 @@ type Fn_cuMemcpy2DAsync_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D, h
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2DAsync_v2>(TABLE.get(146)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2DAsync_v2>(TABLE.get(151)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy2DAsync_v2(__f, pCopy, hStream));
     }
@@ -8404,7 +8729,7 @@ unsafe fn trace_cuMemcpy2DAsync_v2(__f: Fn_cuMemcpy2DAsync_v2, pCopy: *const CUD
 /// `cuMemcpy2DAsync_v2` (`cuMemcpy2DAsync`). Typed: [`memcpy2d_async`](super::memcpy2d_async).
 #[inline]
 pub unsafe fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(146) {
+    if let Some(__p) = TABLE.peek(151) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy2DAsync_v2>(__p)(pCopy, hStream);
         }
@@ -8429,7 +8754,7 @@ type Fn_cuMemcpy2DAsync_v2_ptsz = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2DAsync_v2_ptsz>(TABLE.get(147)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy2DAsync_v2_ptsz>(TABLE.get(152)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy2DAsync_v2_ptsz(__f, pCopy, hStream));
     }
@@ -8457,7 +8782,7 @@ unsafe fn trace_cuMemcpy2DAsync_v2_ptsz(__f: Fn_cuMemcpy2DAsync_v2_ptsz, pCopy: 
 /// `cuMemcpy2DAsync_v2_ptsz` (`cuMemcpy2DAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(147) {
+    if let Some(__p) = TABLE.peek(152) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy2DAsync_v2_ptsz>(__p)(pCopy, hStream);
         }
@@ -8482,7 +8807,7 @@ type Fn_cuMemcpy3DAsync_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D, h
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DAsync_v2>(TABLE.get(148)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DAsync_v2>(TABLE.get(153)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy3DAsync_v2(__f, pCopy, hStream));
     }
@@ -8510,7 +8835,7 @@ unsafe fn trace_cuMemcpy3DAsync_v2(__f: Fn_cuMemcpy3DAsync_v2, pCopy: *const CUD
 /// `cuMemcpy3DAsync_v2` (`cuMemcpy3DAsync`). Typed: [`memcpy3d_async`](super::memcpy3d_async).
 #[inline]
 pub unsafe fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(148) {
+    if let Some(__p) = TABLE.peek(153) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DAsync_v2>(__p)(pCopy, hStream);
         }
@@ -8535,7 +8860,7 @@ type Fn_cuMemcpy3DAsync_v2_ptsz = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DAsync_v2_ptsz>(TABLE.get(149)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DAsync_v2_ptsz>(TABLE.get(154)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy3DAsync_v2_ptsz(__f, pCopy, hStream));
     }
@@ -8563,7 +8888,7 @@ unsafe fn trace_cuMemcpy3DAsync_v2_ptsz(__f: Fn_cuMemcpy3DAsync_v2_ptsz, pCopy: 
 /// `cuMemcpy3DAsync_v2_ptsz` (`cuMemcpy3DAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(149) {
+    if let Some(__p) = TABLE.peek(154) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DAsync_v2_ptsz>(__p)(pCopy, hStream);
         }
@@ -8588,7 +8913,7 @@ type Fn_cuMemcpy3DPeerAsync = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_P
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeerAsync>(TABLE.get(150)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeerAsync>(TABLE.get(155)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy3DPeerAsync(__f, pCopy, hStream));
     }
@@ -8616,7 +8941,7 @@ unsafe fn trace_cuMemcpy3DPeerAsync(__f: Fn_cuMemcpy3DPeerAsync, pCopy: *const C
 /// `cuMemcpy3DPeerAsync`. Typed: [`memcpy3d_peer_async`](super::memcpy3d_peer_async).
 #[inline]
 pub unsafe fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(150) {
+    if let Some(__p) = TABLE.peek(155) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeerAsync>(__p)(pCopy, hStream);
         }
@@ -8637,11 +8962,64 @@ unsafe fn slow_cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CU
     }
 }
 
+type Fn_cuMemcpy3DPeerAsync_ptsz = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeerAsync_ptsz>(TABLE.get(156)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemcpy3DPeerAsync_ptsz(__f, pCopy, hStream));
+    }
+    Ok(__f(pCopy, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemcpy3DPeerAsync_ptsz(__f: Fn_cuMemcpy3DPeerAsync_ptsz, pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(pCopy, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemcpy3DPeerAsync_ptsz",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemcpy3DPeerAsync_ptsz` (`cuMemcpy3DPeerAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(156) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DPeerAsync_ptsz>(__p)(pCopy, hStream);
+        }
+    }
+    slow_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemcpyBatchAsync = unsafe extern "C" fn(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyBatchAsync>(TABLE.get(151)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyBatchAsync>(TABLE.get(157)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyBatchAsync(__f, dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream));
     }
@@ -8676,7 +9054,7 @@ unsafe fn trace_cuMemcpyBatchAsync(__f: Fn_cuMemcpyBatchAsync, dsts: *mut CUdevi
 /// `cuMemcpyBatchAsync`. Typed: [`memcpy_batch_async`](super::memcpy_batch_async).
 #[inline]
 pub unsafe fn cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(151) {
+    if let Some(__p) = TABLE.peek(157) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyBatchAsync>(__p)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
         }
@@ -8701,7 +9079,7 @@ type Fn_cuMemcpyBatchAsync_ptsz = unsafe extern "C" fn(dsts: *mut CUdeviceptr, s
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyBatchAsync_ptsz>(TABLE.get(152)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpyBatchAsync_ptsz>(TABLE.get(158)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpyBatchAsync_ptsz(__f, dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream));
     }
@@ -8736,7 +9114,7 @@ unsafe fn trace_cuMemcpyBatchAsync_ptsz(__f: Fn_cuMemcpyBatchAsync_ptsz, dsts: *
 /// `cuMemcpyBatchAsync_ptsz` (`cuMemcpyBatchAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(152) {
+    if let Some(__p) = TABLE.peek(158) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpyBatchAsync_ptsz>(__p)(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
         }
@@ -8761,7 +9139,7 @@ type Fn_cuMemcpy3DBatchAsync = unsafe extern "C" fn(numOps: usize, opList: *mut 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DBatchAsync>(TABLE.get(153)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DBatchAsync>(TABLE.get(159)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy3DBatchAsync(__f, numOps, opList, failIdx, flags, hStream));
     }
@@ -8792,7 +9170,7 @@ unsafe fn trace_cuMemcpy3DBatchAsync(__f: Fn_cuMemcpy3DBatchAsync, numOps: usize
 /// `cuMemcpy3DBatchAsync`. Typed: [`memcpy3d_batch_async`](super::memcpy3d_batch_async).
 #[inline]
 pub unsafe fn cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(153) {
+    if let Some(__p) = TABLE.peek(159) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DBatchAsync>(__p)(numOps, opList, failIdx, flags, hStream);
         }
@@ -8817,7 +9195,7 @@ type Fn_cuMemcpy3DBatchAsync_ptsz = unsafe extern "C" fn(numOps: usize, opList: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DBatchAsync_ptsz>(TABLE.get(154)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemcpy3DBatchAsync_ptsz>(TABLE.get(160)?);
     if crate::trace::active() {
         return Ok(trace_cuMemcpy3DBatchAsync_ptsz(__f, numOps, opList, failIdx, flags, hStream));
     }
@@ -8848,7 +9226,7 @@ unsafe fn trace_cuMemcpy3DBatchAsync_ptsz(__f: Fn_cuMemcpy3DBatchAsync_ptsz, num
 /// `cuMemcpy3DBatchAsync_ptsz` (`cuMemcpy3DBatchAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(154) {
+    if let Some(__p) = TABLE.peek(160) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemcpy3DBatchAsync_ptsz>(__p)(numOps, opList, failIdx, flags, hStream);
         }
@@ -8873,7 +9251,7 @@ type Fn_cuMemsetD8_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: c_uchar
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD8_v2>(TABLE.get(155)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD8_v2>(TABLE.get(161)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD8_v2(__f, dstDevice, uc, N));
     }
@@ -8902,7 +9280,7 @@ unsafe fn trace_cuMemsetD8_v2(__f: Fn_cuMemsetD8_v2, dstDevice: CUdeviceptr, uc:
 /// `cuMemsetD8_v2` (`cuMemsetD8`). Typed: [`memset_d8`](super::memset_d8).
 #[inline]
 pub unsafe fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(155) {
+    if let Some(__p) = TABLE.peek(161) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD8_v2>(__p)(dstDevice, uc, N);
         }
@@ -8927,7 +9305,7 @@ type Fn_cuMemsetD8_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: c_
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD8_v2_ptds>(TABLE.get(156)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD8_v2_ptds>(TABLE.get(162)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD8_v2_ptds(__f, dstDevice, uc, N));
     }
@@ -8956,7 +9334,7 @@ unsafe fn trace_cuMemsetD8_v2_ptds(__f: Fn_cuMemsetD8_v2_ptds, dstDevice: CUdevi
 /// `cuMemsetD8_v2_ptds` (`cuMemsetD8`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(156) {
+    if let Some(__p) = TABLE.peek(162) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD8_v2_ptds>(__p)(dstDevice, uc, N);
         }
@@ -8981,7 +9359,7 @@ type Fn_cuMemsetD16_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, us: c_usho
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD16_v2>(TABLE.get(157)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD16_v2>(TABLE.get(163)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD16_v2(__f, dstDevice, us, N));
     }
@@ -9010,7 +9388,7 @@ unsafe fn trace_cuMemsetD16_v2(__f: Fn_cuMemsetD16_v2, dstDevice: CUdeviceptr, u
 /// `cuMemsetD16_v2` (`cuMemsetD16`). Typed: [`memset_d16`](super::memset_d16).
 #[inline]
 pub unsafe fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(157) {
+    if let Some(__p) = TABLE.peek(163) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD16_v2>(__p)(dstDevice, us, N);
         }
@@ -9035,7 +9413,7 @@ type Fn_cuMemsetD16_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, us: c
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD16_v2_ptds>(TABLE.get(158)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD16_v2_ptds>(TABLE.get(164)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD16_v2_ptds(__f, dstDevice, us, N));
     }
@@ -9064,7 +9442,7 @@ unsafe fn trace_cuMemsetD16_v2_ptds(__f: Fn_cuMemsetD16_v2_ptds, dstDevice: CUde
 /// `cuMemsetD16_v2_ptds` (`cuMemsetD16`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(158) {
+    if let Some(__p) = TABLE.peek(164) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD16_v2_ptds>(__p)(dstDevice, us, N);
         }
@@ -9089,7 +9467,7 @@ type Fn_cuMemsetD32_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: c_uint
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD32_v2>(TABLE.get(159)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD32_v2>(TABLE.get(165)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD32_v2(__f, dstDevice, ui, N));
     }
@@ -9118,7 +9496,7 @@ unsafe fn trace_cuMemsetD32_v2(__f: Fn_cuMemsetD32_v2, dstDevice: CUdeviceptr, u
 /// `cuMemsetD32_v2` (`cuMemsetD32`). Typed: [`memset_d32`](super::memset_d32).
 #[inline]
 pub unsafe fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(159) {
+    if let Some(__p) = TABLE.peek(165) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD32_v2>(__p)(dstDevice, ui, N);
         }
@@ -9143,7 +9521,7 @@ type Fn_cuMemsetD32_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: c
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD32_v2_ptds>(TABLE.get(160)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD32_v2_ptds>(TABLE.get(166)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD32_v2_ptds(__f, dstDevice, ui, N));
     }
@@ -9172,7 +9550,7 @@ unsafe fn trace_cuMemsetD32_v2_ptds(__f: Fn_cuMemsetD32_v2_ptds, dstDevice: CUde
 /// `cuMemsetD32_v2_ptds` (`cuMemsetD32`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(160) {
+    if let Some(__p) = TABLE.peek(166) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD32_v2_ptds>(__p)(dstDevice, ui, N);
         }
@@ -9197,7 +9575,7 @@ type Fn_cuMemsetD2D8_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch:
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8_v2>(TABLE.get(161)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8_v2>(TABLE.get(167)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD2D8_v2(__f, dstDevice, dstPitch, uc, Width, Height));
     }
@@ -9228,7 +9606,7 @@ unsafe fn trace_cuMemsetD2D8_v2(__f: Fn_cuMemsetD2D8_v2, dstDevice: CUdeviceptr,
 /// `cuMemsetD2D8_v2` (`cuMemsetD2D8`). Typed: [`memset_d2d8`](super::memset_d2d8).
 #[inline]
 pub unsafe fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(161) {
+    if let Some(__p) = TABLE.peek(167) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8_v2>(__p)(dstDevice, dstPitch, uc, Width, Height);
         }
@@ -9253,7 +9631,7 @@ type Fn_cuMemsetD2D8_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstP
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8_v2_ptds>(TABLE.get(162)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8_v2_ptds>(TABLE.get(168)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD2D8_v2_ptds(__f, dstDevice, dstPitch, uc, Width, Height));
     }
@@ -9284,7 +9662,7 @@ unsafe fn trace_cuMemsetD2D8_v2_ptds(__f: Fn_cuMemsetD2D8_v2_ptds, dstDevice: CU
 /// `cuMemsetD2D8_v2_ptds` (`cuMemsetD2D8`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(162) {
+    if let Some(__p) = TABLE.peek(168) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8_v2_ptds>(__p)(dstDevice, dstPitch, uc, Width, Height);
         }
@@ -9309,7 +9687,7 @@ type Fn_cuMemsetD2D16_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16_v2>(TABLE.get(163)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16_v2>(TABLE.get(169)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD2D16_v2(__f, dstDevice, dstPitch, us, Width, Height));
     }
@@ -9340,7 +9718,7 @@ unsafe fn trace_cuMemsetD2D16_v2(__f: Fn_cuMemsetD2D16_v2, dstDevice: CUdevicept
 /// `cuMemsetD2D16_v2` (`cuMemsetD2D16`). Typed: [`memset_d2d16`](super::memset_d2d16).
 #[inline]
 pub unsafe fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(163) {
+    if let Some(__p) = TABLE.peek(169) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16_v2>(__p)(dstDevice, dstPitch, us, Width, Height);
         }
@@ -9365,7 +9743,7 @@ type Fn_cuMemsetD2D16_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, dst
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16_v2_ptds>(TABLE.get(164)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16_v2_ptds>(TABLE.get(170)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD2D16_v2_ptds(__f, dstDevice, dstPitch, us, Width, Height));
     }
@@ -9396,7 +9774,7 @@ unsafe fn trace_cuMemsetD2D16_v2_ptds(__f: Fn_cuMemsetD2D16_v2_ptds, dstDevice: 
 /// `cuMemsetD2D16_v2_ptds` (`cuMemsetD2D16`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(164) {
+    if let Some(__p) = TABLE.peek(170) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16_v2_ptds>(__p)(dstDevice, dstPitch, us, Width, Height);
         }
@@ -9421,7 +9799,7 @@ type Fn_cuMemsetD2D32_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32_v2>(TABLE.get(165)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32_v2>(TABLE.get(171)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD2D32_v2(__f, dstDevice, dstPitch, ui, Width, Height));
     }
@@ -9452,7 +9830,7 @@ unsafe fn trace_cuMemsetD2D32_v2(__f: Fn_cuMemsetD2D32_v2, dstDevice: CUdevicept
 /// `cuMemsetD2D32_v2` (`cuMemsetD2D32`). Typed: [`memset_d2d32`](super::memset_d2d32).
 #[inline]
 pub unsafe fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(165) {
+    if let Some(__p) = TABLE.peek(171) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32_v2>(__p)(dstDevice, dstPitch, ui, Width, Height);
         }
@@ -9477,7 +9855,7 @@ type Fn_cuMemsetD2D32_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, dst
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32_v2_ptds>(TABLE.get(166)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32_v2_ptds>(TABLE.get(172)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD2D32_v2_ptds(__f, dstDevice, dstPitch, ui, Width, Height));
     }
@@ -9508,7 +9886,7 @@ unsafe fn trace_cuMemsetD2D32_v2_ptds(__f: Fn_cuMemsetD2D32_v2_ptds, dstDevice: 
 /// `cuMemsetD2D32_v2_ptds` (`cuMemsetD2D32`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(166) {
+    if let Some(__p) = TABLE.peek(172) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32_v2_ptds>(__p)(dstDevice, dstPitch, ui, Width, Height);
         }
@@ -9533,7 +9911,7 @@ type Fn_cuMemsetD8Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: c_uch
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD8Async>(TABLE.get(167)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD8Async>(TABLE.get(173)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD8Async(__f, dstDevice, uc, N, hStream));
     }
@@ -9563,7 +9941,7 @@ unsafe fn trace_cuMemsetD8Async(__f: Fn_cuMemsetD8Async, dstDevice: CUdeviceptr,
 /// `cuMemsetD8Async`. Typed: [`memset_d8_async`](super::memset_d8_async).
 #[inline]
 pub unsafe fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(167) {
+    if let Some(__p) = TABLE.peek(173) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD8Async>(__p)(dstDevice, uc, N, hStream);
         }
@@ -9584,11 +9962,66 @@ unsafe fn slow_cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hS
     }
 }
 
+type Fn_cuMemsetD8Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD8Async_ptsz>(TABLE.get(174)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemsetD8Async_ptsz(__f, dstDevice, uc, N, hStream));
+    }
+    Ok(__f(dstDevice, uc, N, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemsetD8Async_ptsz(__f: Fn_cuMemsetD8Async_ptsz, dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dstDevice, uc, N, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemsetD8Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemsetD8Async_ptsz` (`cuMemsetD8Async`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(174) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD8Async_ptsz>(__p)(dstDevice, uc, N, hStream);
+        }
+    }
+    slow_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemsetD16Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD16Async>(TABLE.get(168)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD16Async>(TABLE.get(175)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD16Async(__f, dstDevice, us, N, hStream));
     }
@@ -9618,7 +10051,7 @@ unsafe fn trace_cuMemsetD16Async(__f: Fn_cuMemsetD16Async, dstDevice: CUdevicept
 /// `cuMemsetD16Async`. Typed: [`memset_d16_async`](super::memset_d16_async).
 #[inline]
 pub unsafe fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(168) {
+    if let Some(__p) = TABLE.peek(175) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD16Async>(__p)(dstDevice, us, N, hStream);
         }
@@ -9639,11 +10072,66 @@ unsafe fn slow_cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, 
     }
 }
 
+type Fn_cuMemsetD16Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD16Async_ptsz>(TABLE.get(176)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemsetD16Async_ptsz(__f, dstDevice, us, N, hStream));
+    }
+    Ok(__f(dstDevice, us, N, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemsetD16Async_ptsz(__f: Fn_cuMemsetD16Async_ptsz, dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dstDevice, us, N, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemsetD16Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemsetD16Async_ptsz` (`cuMemsetD16Async`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(176) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD16Async_ptsz>(__p)(dstDevice, us, N, hStream);
+        }
+    }
+    slow_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemsetD32Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD32Async>(TABLE.get(169)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD32Async>(TABLE.get(177)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD32Async(__f, dstDevice, ui, N, hStream));
     }
@@ -9673,7 +10161,7 @@ unsafe fn trace_cuMemsetD32Async(__f: Fn_cuMemsetD32Async, dstDevice: CUdevicept
 /// `cuMemsetD32Async`. Typed: [`memset_d32_async`](super::memset_d32_async).
 #[inline]
 pub unsafe fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(169) {
+    if let Some(__p) = TABLE.peek(177) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD32Async>(__p)(dstDevice, ui, N, hStream);
         }
@@ -9694,11 +10182,66 @@ unsafe fn slow_cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hS
     }
 }
 
+type Fn_cuMemsetD32Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD32Async_ptsz>(TABLE.get(178)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemsetD32Async_ptsz(__f, dstDevice, ui, N, hStream));
+    }
+    Ok(__f(dstDevice, ui, N, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemsetD32Async_ptsz(__f: Fn_cuMemsetD32Async_ptsz, dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dstDevice, ui, N, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemsetD32Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemsetD32Async_ptsz` (`cuMemsetD32Async`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(178) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD32Async_ptsz>(__p)(dstDevice, ui, N, hStream);
+        }
+    }
+    slow_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemsetD2D8Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8Async>(TABLE.get(170)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8Async>(TABLE.get(179)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD2D8Async(__f, dstDevice, dstPitch, uc, Width, Height, hStream));
     }
@@ -9730,7 +10273,7 @@ unsafe fn trace_cuMemsetD2D8Async(__f: Fn_cuMemsetD2D8Async, dstDevice: CUdevice
 /// `cuMemsetD2D8Async`. Typed: [`memset_d2d8_async`](super::memset_d2d8_async).
 #[inline]
 pub unsafe fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(170) {
+    if let Some(__p) = TABLE.peek(179) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8Async>(__p)(dstDevice, dstPitch, uc, Width, Height, hStream);
         }
@@ -9751,11 +10294,68 @@ unsafe fn slow_cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_
     }
 }
 
+type Fn_cuMemsetD2D8Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8Async_ptsz>(TABLE.get(180)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemsetD2D8Async_ptsz(__f, dstDevice, dstPitch, uc, Width, Height, hStream));
+    }
+    Ok(__f(dstDevice, dstPitch, uc, Width, Height, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemsetD2D8Async_ptsz(__f: Fn_cuMemsetD2D8Async_ptsz, dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dstDevice, dstPitch, uc, Width, Height, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemsetD2D8Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemsetD2D8Async_ptsz` (`cuMemsetD2D8Async`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(180) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D8Async_ptsz>(__p)(dstDevice, dstPitch, uc, Width, Height, hStream);
+        }
+    }
+    slow_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemsetD2D16Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16Async>(TABLE.get(171)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16Async>(TABLE.get(181)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD2D16Async(__f, dstDevice, dstPitch, us, Width, Height, hStream));
     }
@@ -9787,7 +10387,7 @@ unsafe fn trace_cuMemsetD2D16Async(__f: Fn_cuMemsetD2D16Async, dstDevice: CUdevi
 /// `cuMemsetD2D16Async`. Typed: [`memset_d2d16_async`](super::memset_d2d16_async).
 #[inline]
 pub unsafe fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(171) {
+    if let Some(__p) = TABLE.peek(181) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16Async>(__p)(dstDevice, dstPitch, us, Width, Height, hStream);
         }
@@ -9808,11 +10408,68 @@ unsafe fn slow_cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c
     }
 }
 
+type Fn_cuMemsetD2D16Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16Async_ptsz>(TABLE.get(182)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemsetD2D16Async_ptsz(__f, dstDevice, dstPitch, us, Width, Height, hStream));
+    }
+    Ok(__f(dstDevice, dstPitch, us, Width, Height, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemsetD2D16Async_ptsz(__f: Fn_cuMemsetD2D16Async_ptsz, dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dstDevice, dstPitch, us, Width, Height, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemsetD2D16Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemsetD2D16Async_ptsz` (`cuMemsetD2D16Async`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(182) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D16Async_ptsz>(__p)(dstDevice, dstPitch, us, Width, Height, hStream);
+        }
+    }
+    slow_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemsetD2D32Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32Async>(TABLE.get(172)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32Async>(TABLE.get(183)?);
     if crate::trace::active() {
         return Ok(trace_cuMemsetD2D32Async(__f, dstDevice, dstPitch, ui, Width, Height, hStream));
     }
@@ -9844,7 +10501,7 @@ unsafe fn trace_cuMemsetD2D32Async(__f: Fn_cuMemsetD2D32Async, dstDevice: CUdevi
 /// `cuMemsetD2D32Async`. Typed: [`memset_d2d32_async`](super::memset_d2d32_async).
 #[inline]
 pub unsafe fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(172) {
+    if let Some(__p) = TABLE.peek(183) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32Async>(__p)(dstDevice, dstPitch, ui, Width, Height, hStream);
         }
@@ -9865,11 +10522,68 @@ unsafe fn slow_cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c
     }
 }
 
+type Fn_cuMemsetD2D32Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32Async_ptsz>(TABLE.get(184)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemsetD2D32Async_ptsz(__f, dstDevice, dstPitch, ui, Width, Height, hStream));
+    }
+    Ok(__f(dstDevice, dstPitch, ui, Width, Height, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemsetD2D32Async_ptsz(__f: Fn_cuMemsetD2D32Async_ptsz, dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dstDevice, dstPitch, ui, Width, Height, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemsetD2D32Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemsetD2D32Async_ptsz` (`cuMemsetD2D32Async`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(184) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemsetD2D32Async_ptsz>(__p)(dstDevice, dstPitch, ui, Width, Height, hStream);
+        }
+    }
+    slow_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuArrayCreate_v2 = unsafe extern "C" fn(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayCreate_v2>(TABLE.get(173)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayCreate_v2>(TABLE.get(185)?);
     if crate::trace::active() {
         return Ok(trace_cuArrayCreate_v2(__f, pHandle, pAllocateArray));
     }
@@ -9897,7 +10611,7 @@ unsafe fn trace_cuArrayCreate_v2(__f: Fn_cuArrayCreate_v2, pHandle: *mut CUarray
 /// `cuArrayCreate_v2` (`cuArrayCreate`). Typed: [`array_create`](super::array_create).
 #[inline]
 pub unsafe fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult {
-    if let Some(__p) = TABLE.peek(173) {
+    if let Some(__p) = TABLE.peek(185) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuArrayCreate_v2>(__p)(pHandle, pAllocateArray);
         }
@@ -9922,7 +10636,7 @@ type Fn_cuArrayGetDescriptor_v2 = unsafe extern "C" fn(pArrayDescriptor: *mut CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayGetDescriptor_v2>(TABLE.get(174)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayGetDescriptor_v2>(TABLE.get(186)?);
     if crate::trace::active() {
         return Ok(trace_cuArrayGetDescriptor_v2(__f, pArrayDescriptor, hArray));
     }
@@ -9950,7 +10664,7 @@ unsafe fn trace_cuArrayGetDescriptor_v2(__f: Fn_cuArrayGetDescriptor_v2, pArrayD
 /// `cuArrayGetDescriptor_v2` (`cuArrayGetDescriptor`). Typed: [`array_get_descriptor`](super::array_get_descriptor).
 #[inline]
 pub unsafe fn cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult {
-    if let Some(__p) = TABLE.peek(174) {
+    if let Some(__p) = TABLE.peek(186) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuArrayGetDescriptor_v2>(__p)(pArrayDescriptor, hArray);
         }
@@ -9975,7 +10689,7 @@ type Fn_cuArrayGetSparseProperties = unsafe extern "C" fn(sparseProperties: *mut
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayGetSparseProperties>(TABLE.get(175)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayGetSparseProperties>(TABLE.get(187)?);
     if crate::trace::active() {
         return Ok(trace_cuArrayGetSparseProperties(__f, sparseProperties, array));
     }
@@ -10003,7 +10717,7 @@ unsafe fn trace_cuArrayGetSparseProperties(__f: Fn_cuArrayGetSparseProperties, s
 /// `cuArrayGetSparseProperties`. Typed: [`array_get_sparse_properties`](super::array_get_sparse_properties).
 #[inline]
 pub unsafe fn cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult {
-    if let Some(__p) = TABLE.peek(175) {
+    if let Some(__p) = TABLE.peek(187) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuArrayGetSparseProperties>(__p)(sparseProperties, array);
         }
@@ -10028,7 +10742,7 @@ type Fn_cuMipmappedArrayGetSparseProperties = unsafe extern "C" fn(sparsePropert
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetSparseProperties>(TABLE.get(176)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetSparseProperties>(TABLE.get(188)?);
     if crate::trace::active() {
         return Ok(trace_cuMipmappedArrayGetSparseProperties(__f, sparseProperties, mipmap));
     }
@@ -10056,7 +10770,7 @@ unsafe fn trace_cuMipmappedArrayGetSparseProperties(__f: Fn_cuMipmappedArrayGetS
 /// `cuMipmappedArrayGetSparseProperties`. Typed: [`mipmapped_array_get_sparse_properties`](super::mipmapped_array_get_sparse_properties).
 #[inline]
 pub unsafe fn cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult {
-    if let Some(__p) = TABLE.peek(176) {
+    if let Some(__p) = TABLE.peek(188) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetSparseProperties>(__p)(sparseProperties, mipmap);
         }
@@ -10081,7 +10795,7 @@ type Fn_cuArrayGetMemoryRequirements = unsafe extern "C" fn(memoryRequirements: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayGetMemoryRequirements>(TABLE.get(177)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayGetMemoryRequirements>(TABLE.get(189)?);
     if crate::trace::active() {
         return Ok(trace_cuArrayGetMemoryRequirements(__f, memoryRequirements, array, device));
     }
@@ -10110,7 +10824,7 @@ unsafe fn trace_cuArrayGetMemoryRequirements(__f: Fn_cuArrayGetMemoryRequirement
 /// `cuArrayGetMemoryRequirements`. Typed: [`array_get_memory_requirements`](super::array_get_memory_requirements).
 #[inline]
 pub unsafe fn cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult {
-    if let Some(__p) = TABLE.peek(177) {
+    if let Some(__p) = TABLE.peek(189) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuArrayGetMemoryRequirements>(__p)(memoryRequirements, array, device);
         }
@@ -10135,7 +10849,7 @@ type Fn_cuMipmappedArrayGetMemoryRequirements = unsafe extern "C" fn(memoryRequi
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetMemoryRequirements>(TABLE.get(178)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetMemoryRequirements>(TABLE.get(190)?);
     if crate::trace::active() {
         return Ok(trace_cuMipmappedArrayGetMemoryRequirements(__f, memoryRequirements, mipmap, device));
     }
@@ -10164,7 +10878,7 @@ unsafe fn trace_cuMipmappedArrayGetMemoryRequirements(__f: Fn_cuMipmappedArrayGe
 /// `cuMipmappedArrayGetMemoryRequirements`. Typed: [`mipmapped_array_get_memory_requirements`](super::mipmapped_array_get_memory_requirements).
 #[inline]
 pub unsafe fn cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult {
-    if let Some(__p) = TABLE.peek(178) {
+    if let Some(__p) = TABLE.peek(190) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetMemoryRequirements>(__p)(memoryRequirements, mipmap, device);
         }
@@ -10189,7 +10903,7 @@ type Fn_cuArrayGetPlane = unsafe extern "C" fn(pPlaneArray: *mut CUarray, hArray
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayGetPlane>(TABLE.get(179)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayGetPlane>(TABLE.get(191)?);
     if crate::trace::active() {
         return Ok(trace_cuArrayGetPlane(__f, pPlaneArray, hArray, planeIdx));
     }
@@ -10218,7 +10932,7 @@ unsafe fn trace_cuArrayGetPlane(__f: Fn_cuArrayGetPlane, pPlaneArray: *mut CUarr
 /// `cuArrayGetPlane`. Typed: [`array_get_plane`](super::array_get_plane).
 #[inline]
 pub unsafe fn cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(179) {
+    if let Some(__p) = TABLE.peek(191) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuArrayGetPlane>(__p)(pPlaneArray, hArray, planeIdx);
         }
@@ -10243,7 +10957,7 @@ type Fn_cuArrayDestroy = unsafe extern "C" fn(hArray: CUarray) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuArrayDestroy(hArray: CUarray) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayDestroy>(TABLE.get(180)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuArrayDestroy>(TABLE.get(192)?);
     if crate::trace::active() {
         return Ok(trace_cuArrayDestroy(__f, hArray));
     }
@@ -10270,7 +10984,7 @@ unsafe fn trace_cuArrayDestroy(__f: Fn_cuArrayDestroy, hArray: CUarray) -> CUres
 /// `cuArrayDestroy`. Typed: [`array_destroy`](super::array_destroy).
 #[inline]
 pub unsafe fn cuArrayDestroy(hArray: CUarray) -> CUresult {
-    if let Some(__p) = TABLE.peek(180) {
+    if let Some(__p) = TABLE.peek(192) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuArrayDestroy>(__p)(hArray);
         }
@@ -10295,7 +11009,7 @@ type Fn_cuArray3DCreate_v2 = unsafe extern "C" fn(pHandle: *mut CUarray, pAlloca
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuArray3DCreate_v2>(TABLE.get(181)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuArray3DCreate_v2>(TABLE.get(193)?);
     if crate::trace::active() {
         return Ok(trace_cuArray3DCreate_v2(__f, pHandle, pAllocateArray));
     }
@@ -10323,7 +11037,7 @@ unsafe fn trace_cuArray3DCreate_v2(__f: Fn_cuArray3DCreate_v2, pHandle: *mut CUa
 /// `cuArray3DCreate_v2` (`cuArray3DCreate`). Typed: [`array3d_create`](super::array3d_create).
 #[inline]
 pub unsafe fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult {
-    if let Some(__p) = TABLE.peek(181) {
+    if let Some(__p) = TABLE.peek(193) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuArray3DCreate_v2>(__p)(pHandle, pAllocateArray);
         }
@@ -10348,7 +11062,7 @@ type Fn_cuArray3DGetDescriptor_v2 = unsafe extern "C" fn(pArrayDescriptor: *mut 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuArray3DGetDescriptor_v2>(TABLE.get(182)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuArray3DGetDescriptor_v2>(TABLE.get(194)?);
     if crate::trace::active() {
         return Ok(trace_cuArray3DGetDescriptor_v2(__f, pArrayDescriptor, hArray));
     }
@@ -10376,7 +11090,7 @@ unsafe fn trace_cuArray3DGetDescriptor_v2(__f: Fn_cuArray3DGetDescriptor_v2, pAr
 /// `cuArray3DGetDescriptor_v2` (`cuArray3DGetDescriptor`). Typed: [`array3d_get_descriptor`](super::array3d_get_descriptor).
 #[inline]
 pub unsafe fn cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult {
-    if let Some(__p) = TABLE.peek(182) {
+    if let Some(__p) = TABLE.peek(194) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuArray3DGetDescriptor_v2>(__p)(pArrayDescriptor, hArray);
         }
@@ -10401,7 +11115,7 @@ type Fn_cuMipmappedArrayCreate = unsafe extern "C" fn(pHandle: *mut CUmipmappedA
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayCreate>(TABLE.get(183)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayCreate>(TABLE.get(195)?);
     if crate::trace::active() {
         return Ok(trace_cuMipmappedArrayCreate(__f, pHandle, pMipmappedArrayDesc, numMipmapLevels));
     }
@@ -10430,7 +11144,7 @@ unsafe fn trace_cuMipmappedArrayCreate(__f: Fn_cuMipmappedArrayCreate, pHandle: 
 /// `cuMipmappedArrayCreate`. Typed: [`mipmapped_array_create`](super::mipmapped_array_create).
 #[inline]
 pub unsafe fn cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(183) {
+    if let Some(__p) = TABLE.peek(195) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayCreate>(__p)(pHandle, pMipmappedArrayDesc, numMipmapLevels);
         }
@@ -10455,7 +11169,7 @@ type Fn_cuMipmappedArrayGetLevel = unsafe extern "C" fn(pLevelArray: *mut CUarra
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetLevel>(TABLE.get(184)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetLevel>(TABLE.get(196)?);
     if crate::trace::active() {
         return Ok(trace_cuMipmappedArrayGetLevel(__f, pLevelArray, hMipmappedArray, level));
     }
@@ -10484,7 +11198,7 @@ unsafe fn trace_cuMipmappedArrayGetLevel(__f: Fn_cuMipmappedArrayGetLevel, pLeve
 /// `cuMipmappedArrayGetLevel`. Typed: [`mipmapped_array_get_level`](super::mipmapped_array_get_level).
 #[inline]
 pub unsafe fn cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(184) {
+    if let Some(__p) = TABLE.peek(196) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayGetLevel>(__p)(pLevelArray, hMipmappedArray, level);
         }
@@ -10509,7 +11223,7 @@ type Fn_cuMipmappedArrayDestroy = unsafe extern "C" fn(hMipmappedArray: CUmipmap
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayDestroy>(TABLE.get(185)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayDestroy>(TABLE.get(197)?);
     if crate::trace::active() {
         return Ok(trace_cuMipmappedArrayDestroy(__f, hMipmappedArray));
     }
@@ -10536,7 +11250,7 @@ unsafe fn trace_cuMipmappedArrayDestroy(__f: Fn_cuMipmappedArrayDestroy, hMipmap
 /// `cuMipmappedArrayDestroy`. Typed: [`mipmapped_array_destroy`](super::mipmapped_array_destroy).
 #[inline]
 pub unsafe fn cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUresult {
-    if let Some(__p) = TABLE.peek(185) {
+    if let Some(__p) = TABLE.peek(197) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMipmappedArrayDestroy>(__p)(hMipmappedArray);
         }
@@ -10561,7 +11275,7 @@ type Fn_cuMemGetHandleForAddressRange = unsafe extern "C" fn(handle: *mut c_void
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemGetHandleForAddressRange>(TABLE.get(186)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemGetHandleForAddressRange>(TABLE.get(198)?);
     if crate::trace::active() {
         return Ok(trace_cuMemGetHandleForAddressRange(__f, handle, dptr, size, handleType, flags));
     }
@@ -10592,7 +11306,7 @@ unsafe fn trace_cuMemGetHandleForAddressRange(__f: Fn_cuMemGetHandleForAddressRa
 /// `cuMemGetHandleForAddressRange`. Typed: [`mem_get_handle_for_address_range`](super::mem_get_handle_for_address_range).
 #[inline]
 pub unsafe fn cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(186) {
+    if let Some(__p) = TABLE.peek(198) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemGetHandleForAddressRange>(__p)(handle, dptr, size, handleType, flags);
         }
@@ -10617,7 +11331,7 @@ type Fn_cuMemBatchDecompressAsync = unsafe extern "C" fn(paramsArray: *mut CUmem
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemBatchDecompressAsync>(TABLE.get(187)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemBatchDecompressAsync>(TABLE.get(199)?);
     if crate::trace::active() {
         return Ok(trace_cuMemBatchDecompressAsync(__f, paramsArray, count, flags, errorIndex, stream));
     }
@@ -10648,7 +11362,7 @@ unsafe fn trace_cuMemBatchDecompressAsync(__f: Fn_cuMemBatchDecompressAsync, par
 /// `cuMemBatchDecompressAsync`. Typed: [`mem_batch_decompress_async`](super::mem_batch_decompress_async).
 #[inline]
 pub unsafe fn cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(187) {
+    if let Some(__p) = TABLE.peek(199) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemBatchDecompressAsync>(__p)(paramsArray, count, flags, errorIndex, stream);
         }
@@ -10673,7 +11387,7 @@ type Fn_cuMemBatchDecompressAsync_ptsz = unsafe extern "C" fn(paramsArray: *mut 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemBatchDecompressAsync_ptsz>(TABLE.get(188)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemBatchDecompressAsync_ptsz>(TABLE.get(200)?);
     if crate::trace::active() {
         return Ok(trace_cuMemBatchDecompressAsync_ptsz(__f, paramsArray, count, flags, errorIndex, stream));
     }
@@ -10704,7 +11418,7 @@ unsafe fn trace_cuMemBatchDecompressAsync_ptsz(__f: Fn_cuMemBatchDecompressAsync
 /// `cuMemBatchDecompressAsync_ptsz` (`cuMemBatchDecompressAsync`), per-thread default stream.
 #[inline]
 pub unsafe fn cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(188) {
+    if let Some(__p) = TABLE.peek(200) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemBatchDecompressAsync_ptsz>(__p)(paramsArray, count, flags, errorIndex, stream);
         }
@@ -10729,7 +11443,7 @@ type Fn_cuMemAddressReserve = unsafe extern "C" fn(ptr: *mut CUdeviceptr, size: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAddressReserve>(TABLE.get(189)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAddressReserve>(TABLE.get(201)?);
     if crate::trace::active() {
         return Ok(trace_cuMemAddressReserve(__f, ptr, size, alignment, addr, flags));
     }
@@ -10760,7 +11474,7 @@ unsafe fn trace_cuMemAddressReserve(__f: Fn_cuMemAddressReserve, ptr: *mut CUdev
 /// `cuMemAddressReserve`. Typed: [`mem_address_reserve`](super::mem_address_reserve).
 #[inline]
 pub unsafe fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(189) {
+    if let Some(__p) = TABLE.peek(201) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemAddressReserve>(__p)(ptr, size, alignment, addr, flags);
         }
@@ -10785,7 +11499,7 @@ type Fn_cuMemAddressFree = unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAddressFree>(TABLE.get(190)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAddressFree>(TABLE.get(202)?);
     if crate::trace::active() {
         return Ok(trace_cuMemAddressFree(__f, ptr, size));
     }
@@ -10813,7 +11527,7 @@ unsafe fn trace_cuMemAddressFree(__f: Fn_cuMemAddressFree, ptr: CUdeviceptr, siz
 /// `cuMemAddressFree`. Typed: [`mem_address_free`](super::mem_address_free).
 #[inline]
 pub unsafe fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(190) {
+    if let Some(__p) = TABLE.peek(202) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemAddressFree>(__p)(ptr, size);
         }
@@ -10838,7 +11552,7 @@ type Fn_cuMemCreate = unsafe extern "C" fn(handle: *mut CUmemGenericAllocationHa
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemCreate>(TABLE.get(191)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemCreate>(TABLE.get(203)?);
     if crate::trace::active() {
         return Ok(trace_cuMemCreate(__f, handle, size, prop, flags));
     }
@@ -10868,7 +11582,7 @@ unsafe fn trace_cuMemCreate(__f: Fn_cuMemCreate, handle: *mut CUmemGenericAlloca
 /// `cuMemCreate`. Typed: [`mem_create`](super::mem_create).
 #[inline]
 pub unsafe fn cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(191) {
+    if let Some(__p) = TABLE.peek(203) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemCreate>(__p)(handle, size, prop, flags);
         }
@@ -10893,7 +11607,7 @@ type Fn_cuMemRelease = unsafe extern "C" fn(handle: CUmemGenericAllocationHandle
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemRelease(handle: CUmemGenericAllocationHandle) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemRelease>(TABLE.get(192)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemRelease>(TABLE.get(204)?);
     if crate::trace::active() {
         return Ok(trace_cuMemRelease(__f, handle));
     }
@@ -10920,7 +11634,7 @@ unsafe fn trace_cuMemRelease(__f: Fn_cuMemRelease, handle: CUmemGenericAllocatio
 /// `cuMemRelease`. Typed: [`mem_release`](super::mem_release).
 #[inline]
 pub unsafe fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
-    if let Some(__p) = TABLE.peek(192) {
+    if let Some(__p) = TABLE.peek(204) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemRelease>(__p)(handle);
         }
@@ -10945,7 +11659,7 @@ type Fn_cuMemMap = unsafe extern "C" fn(ptr: CUdeviceptr, size: usize, offset: u
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemMap>(TABLE.get(193)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemMap>(TABLE.get(205)?);
     if crate::trace::active() {
         return Ok(trace_cuMemMap(__f, ptr, size, offset, handle, flags));
     }
@@ -10976,7 +11690,7 @@ unsafe fn trace_cuMemMap(__f: Fn_cuMemMap, ptr: CUdeviceptr, size: usize, offset
 /// `cuMemMap`. Typed: [`mem_map`](super::mem_map).
 #[inline]
 pub unsafe fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(193) {
+    if let Some(__p) = TABLE.peek(205) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemMap>(__p)(ptr, size, offset, handle, flags);
         }
@@ -11001,7 +11715,7 @@ type Fn_cuMemMapArrayAsync = unsafe extern "C" fn(mapInfoList: *mut CUarrayMapIn
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemMapArrayAsync>(TABLE.get(194)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemMapArrayAsync>(TABLE.get(206)?);
     if crate::trace::active() {
         return Ok(trace_cuMemMapArrayAsync(__f, mapInfoList, count, hStream));
     }
@@ -11030,7 +11744,7 @@ unsafe fn trace_cuMemMapArrayAsync(__f: Fn_cuMemMapArrayAsync, mapInfoList: *mut
 /// `cuMemMapArrayAsync`. Typed: [`mem_map_array_async`](super::mem_map_array_async).
 #[inline]
 pub unsafe fn cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(194) {
+    if let Some(__p) = TABLE.peek(206) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemMapArrayAsync>(__p)(mapInfoList, count, hStream);
         }
@@ -11051,11 +11765,65 @@ unsafe fn slow_cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uin
     }
 }
 
+type Fn_cuMemMapArrayAsync_ptsz = unsafe extern "C" fn(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemMapArrayAsync_ptsz>(TABLE.get(207)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemMapArrayAsync_ptsz(__f, mapInfoList, count, hStream));
+    }
+    Ok(__f(mapInfoList, count, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemMapArrayAsync_ptsz(__f: Fn_cuMemMapArrayAsync_ptsz, mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(mapInfoList, count, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemMapArrayAsync_ptsz",
+        &[
+            ("mapInfoList", crate::trace::Value::Ptr(mapInfoList as *const c_void)),
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemMapArrayAsync_ptsz` (`cuMemMapArrayAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(207) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemMapArrayAsync_ptsz>(__p)(mapInfoList, count, hStream);
+        }
+    }
+    slow_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemUnmap = unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemUnmap(ptr: CUdeviceptr, size: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemUnmap>(TABLE.get(195)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemUnmap>(TABLE.get(208)?);
     if crate::trace::active() {
         return Ok(trace_cuMemUnmap(__f, ptr, size));
     }
@@ -11083,7 +11851,7 @@ unsafe fn trace_cuMemUnmap(__f: Fn_cuMemUnmap, ptr: CUdeviceptr, size: usize) ->
 /// `cuMemUnmap`. Typed: [`mem_unmap`](super::mem_unmap).
 #[inline]
 pub unsafe fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(195) {
+    if let Some(__p) = TABLE.peek(208) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemUnmap>(__p)(ptr, size);
         }
@@ -11108,7 +11876,7 @@ type Fn_cuMemSetAccess = unsafe extern "C" fn(ptr: CUdeviceptr, size: usize, des
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemSetAccess>(TABLE.get(196)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemSetAccess>(TABLE.get(209)?);
     if crate::trace::active() {
         return Ok(trace_cuMemSetAccess(__f, ptr, size, desc, count));
     }
@@ -11138,7 +11906,7 @@ unsafe fn trace_cuMemSetAccess(__f: Fn_cuMemSetAccess, ptr: CUdeviceptr, size: u
 /// `cuMemSetAccess`. Typed: [`mem_set_access`](super::mem_set_access).
 #[inline]
 pub unsafe fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(196) {
+    if let Some(__p) = TABLE.peek(209) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemSetAccess>(__p)(ptr, size, desc, count);
         }
@@ -11163,7 +11931,7 @@ type Fn_cuMemGetAccess = unsafe extern "C" fn(flags: *mut c_ulonglong, location:
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemGetAccess>(TABLE.get(197)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemGetAccess>(TABLE.get(210)?);
     if crate::trace::active() {
         return Ok(trace_cuMemGetAccess(__f, flags, location, ptr));
     }
@@ -11192,7 +11960,7 @@ unsafe fn trace_cuMemGetAccess(__f: Fn_cuMemGetAccess, flags: *mut c_ulonglong, 
 /// `cuMemGetAccess`. Typed: [`mem_get_access`](super::mem_get_access).
 #[inline]
 pub unsafe fn cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
-    if let Some(__p) = TABLE.peek(197) {
+    if let Some(__p) = TABLE.peek(210) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemGetAccess>(__p)(flags, location, ptr);
         }
@@ -11217,7 +11985,7 @@ type Fn_cuMemExportToShareableHandle = unsafe extern "C" fn(shareableHandle: *mu
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemExportToShareableHandle>(TABLE.get(198)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemExportToShareableHandle>(TABLE.get(211)?);
     if crate::trace::active() {
         return Ok(trace_cuMemExportToShareableHandle(__f, shareableHandle, handle, handleType, flags));
     }
@@ -11247,7 +12015,7 @@ unsafe fn trace_cuMemExportToShareableHandle(__f: Fn_cuMemExportToShareableHandl
 /// `cuMemExportToShareableHandle`. Typed: [`mem_export_to_shareable_handle`](super::mem_export_to_shareable_handle).
 #[inline]
 pub unsafe fn cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(198) {
+    if let Some(__p) = TABLE.peek(211) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemExportToShareableHandle>(__p)(shareableHandle, handle, handleType, flags);
         }
@@ -11272,7 +12040,7 @@ type Fn_cuMemImportFromShareableHandle = unsafe extern "C" fn(handle: *mut CUmem
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemImportFromShareableHandle>(TABLE.get(199)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemImportFromShareableHandle>(TABLE.get(212)?);
     if crate::trace::active() {
         return Ok(trace_cuMemImportFromShareableHandle(__f, handle, osHandle, shHandleType));
     }
@@ -11301,7 +12069,7 @@ unsafe fn trace_cuMemImportFromShareableHandle(__f: Fn_cuMemImportFromShareableH
 /// `cuMemImportFromShareableHandle`. Typed: [`mem_import_from_shareable_handle`](super::mem_import_from_shareable_handle).
 #[inline]
 pub unsafe fn cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult {
-    if let Some(__p) = TABLE.peek(199) {
+    if let Some(__p) = TABLE.peek(212) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemImportFromShareableHandle>(__p)(handle, osHandle, shHandleType);
         }
@@ -11326,7 +12094,7 @@ type Fn_cuMemGetAllocationGranularity = unsafe extern "C" fn(granularity: *mut u
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemGetAllocationGranularity>(TABLE.get(200)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemGetAllocationGranularity>(TABLE.get(213)?);
     if crate::trace::active() {
         return Ok(trace_cuMemGetAllocationGranularity(__f, granularity, prop, option));
     }
@@ -11355,7 +12123,7 @@ unsafe fn trace_cuMemGetAllocationGranularity(__f: Fn_cuMemGetAllocationGranular
 /// `cuMemGetAllocationGranularity`. Typed: [`mem_get_allocation_granularity`](super::mem_get_allocation_granularity).
 #[inline]
 pub unsafe fn cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult {
-    if let Some(__p) = TABLE.peek(200) {
+    if let Some(__p) = TABLE.peek(213) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemGetAllocationGranularity>(__p)(granularity, prop, option);
         }
@@ -11380,7 +12148,7 @@ type Fn_cuMemGetAllocationPropertiesFromHandle = unsafe extern "C" fn(prop: *mut
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemGetAllocationPropertiesFromHandle>(TABLE.get(201)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemGetAllocationPropertiesFromHandle>(TABLE.get(214)?);
     if crate::trace::active() {
         return Ok(trace_cuMemGetAllocationPropertiesFromHandle(__f, prop, handle));
     }
@@ -11408,7 +12176,7 @@ unsafe fn trace_cuMemGetAllocationPropertiesFromHandle(__f: Fn_cuMemGetAllocatio
 /// `cuMemGetAllocationPropertiesFromHandle`. Typed: [`mem_get_allocation_properties_from_handle`](super::mem_get_allocation_properties_from_handle).
 #[inline]
 pub unsafe fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult {
-    if let Some(__p) = TABLE.peek(201) {
+    if let Some(__p) = TABLE.peek(214) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemGetAllocationPropertiesFromHandle>(__p)(prop, handle);
         }
@@ -11433,7 +12201,7 @@ type Fn_cuMemRetainAllocationHandle = unsafe extern "C" fn(handle: *mut CUmemGen
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemRetainAllocationHandle>(TABLE.get(202)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemRetainAllocationHandle>(TABLE.get(215)?);
     if crate::trace::active() {
         return Ok(trace_cuMemRetainAllocationHandle(__f, handle, addr));
     }
@@ -11461,7 +12229,7 @@ unsafe fn trace_cuMemRetainAllocationHandle(__f: Fn_cuMemRetainAllocationHandle,
 /// `cuMemRetainAllocationHandle`. Typed: [`mem_retain_allocation_handle`](super::mem_retain_allocation_handle).
 #[inline]
 pub unsafe fn cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(202) {
+    if let Some(__p) = TABLE.peek(215) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemRetainAllocationHandle>(__p)(handle, addr);
         }
@@ -11486,7 +12254,7 @@ type Fn_cuMemFreeAsync = unsafe extern "C" fn(dptr: CUdeviceptr, hStream: CUstre
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemFreeAsync>(TABLE.get(203)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemFreeAsync>(TABLE.get(216)?);
     if crate::trace::active() {
         return Ok(trace_cuMemFreeAsync(__f, dptr, hStream));
     }
@@ -11514,7 +12282,7 @@ unsafe fn trace_cuMemFreeAsync(__f: Fn_cuMemFreeAsync, dptr: CUdeviceptr, hStrea
 /// `cuMemFreeAsync`. Typed: [`mem_free_async`](super::mem_free_async).
 #[inline]
 pub unsafe fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(203) {
+    if let Some(__p) = TABLE.peek(216) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemFreeAsync>(__p)(dptr, hStream);
         }
@@ -11535,11 +12303,64 @@ unsafe fn slow_cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult 
     }
 }
 
+type Fn_cuMemFreeAsync_ptsz = unsafe extern "C" fn(dptr: CUdeviceptr, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemFreeAsync_ptsz>(TABLE.get(217)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemFreeAsync_ptsz(__f, dptr, hStream));
+    }
+    Ok(__f(dptr, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemFreeAsync_ptsz(__f: Fn_cuMemFreeAsync_ptsz, dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dptr, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemFreeAsync_ptsz",
+        &[
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemFreeAsync_ptsz` (`cuMemFreeAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(217) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemFreeAsync_ptsz>(__p)(dptr, hStream);
+        }
+    }
+    slow_cuMemFreeAsync_ptsz(dptr, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemFreeAsync_ptsz(dptr, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemAllocAsync = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAllocAsync>(TABLE.get(204)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAllocAsync>(TABLE.get(218)?);
     if crate::trace::active() {
         return Ok(trace_cuMemAllocAsync(__f, dptr, bytesize, hStream));
     }
@@ -11568,7 +12389,7 @@ unsafe fn trace_cuMemAllocAsync(__f: Fn_cuMemAllocAsync, dptr: *mut CUdeviceptr,
 /// `cuMemAllocAsync`. Typed: [`mem_alloc_async`](super::mem_alloc_async).
 #[inline]
 pub unsafe fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(204) {
+    if let Some(__p) = TABLE.peek(218) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemAllocAsync>(__p)(dptr, bytesize, hStream);
         }
@@ -11589,11 +12410,65 @@ unsafe fn slow_cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream:
     }
 }
 
+type Fn_cuMemAllocAsync_ptsz = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAllocAsync_ptsz>(TABLE.get(219)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemAllocAsync_ptsz(__f, dptr, bytesize, hStream));
+    }
+    Ok(__f(dptr, bytesize, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemAllocAsync_ptsz(__f: Fn_cuMemAllocAsync_ptsz, dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dptr, bytesize, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemAllocAsync_ptsz",
+        &[
+            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemAllocAsync_ptsz` (`cuMemAllocAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(219) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAllocAsync_ptsz>(__p)(dptr, bytesize, hStream);
+        }
+    }
+    slow_cuMemAllocAsync_ptsz(dptr, bytesize, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemPoolTrimTo = unsafe extern "C" fn(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolTrimTo>(TABLE.get(205)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolTrimTo>(TABLE.get(220)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolTrimTo(__f, pool, minBytesToKeep));
     }
@@ -11621,7 +12496,7 @@ unsafe fn trace_cuMemPoolTrimTo(__f: Fn_cuMemPoolTrimTo, pool: CUmemoryPool, min
 /// `cuMemPoolTrimTo`. Typed: [`mem_pool_trim_to`](super::mem_pool_trim_to).
 #[inline]
 pub unsafe fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(205) {
+    if let Some(__p) = TABLE.peek(220) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolTrimTo>(__p)(pool, minBytesToKeep);
         }
@@ -11646,7 +12521,7 @@ type Fn_cuMemPoolSetAttribute = unsafe extern "C" fn(pool: CUmemoryPool, attr: C
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolSetAttribute>(TABLE.get(206)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolSetAttribute>(TABLE.get(221)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolSetAttribute(__f, pool, attr, value));
     }
@@ -11675,7 +12550,7 @@ unsafe fn trace_cuMemPoolSetAttribute(__f: Fn_cuMemPoolSetAttribute, pool: CUmem
 /// `cuMemPoolSetAttribute`. Typed: [`mem_pool_set_attribute`](super::mem_pool_set_attribute).
 #[inline]
 pub unsafe fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(206) {
+    if let Some(__p) = TABLE.peek(221) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolSetAttribute>(__p)(pool, attr, value);
         }
@@ -11700,7 +12575,7 @@ type Fn_cuMemPoolGetAttribute = unsafe extern "C" fn(pool: CUmemoryPool, attr: C
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolGetAttribute>(TABLE.get(207)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolGetAttribute>(TABLE.get(222)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolGetAttribute(__f, pool, attr, value));
     }
@@ -11729,7 +12604,7 @@ unsafe fn trace_cuMemPoolGetAttribute(__f: Fn_cuMemPoolGetAttribute, pool: CUmem
 /// `cuMemPoolGetAttribute`. Typed: [`mem_pool_get_attribute`](super::mem_pool_get_attribute).
 #[inline]
 pub unsafe fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(207) {
+    if let Some(__p) = TABLE.peek(222) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolGetAttribute>(__p)(pool, attr, value);
         }
@@ -11754,7 +12629,7 @@ type Fn_cuMemPoolSetAccess = unsafe extern "C" fn(pool: CUmemoryPool, map: *cons
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolSetAccess>(TABLE.get(208)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolSetAccess>(TABLE.get(223)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolSetAccess(__f, pool, map, count));
     }
@@ -11783,7 +12658,7 @@ unsafe fn trace_cuMemPoolSetAccess(__f: Fn_cuMemPoolSetAccess, pool: CUmemoryPoo
 /// `cuMemPoolSetAccess`. Typed: [`mem_pool_set_access`](super::mem_pool_set_access).
 #[inline]
 pub unsafe fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(208) {
+    if let Some(__p) = TABLE.peek(223) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolSetAccess>(__p)(pool, map, count);
         }
@@ -11808,7 +12683,7 @@ type Fn_cuMemPoolGetAccess = unsafe extern "C" fn(flags: *mut CUmemAccess_flags,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolGetAccess>(TABLE.get(209)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolGetAccess>(TABLE.get(224)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolGetAccess(__f, flags, memPool, location));
     }
@@ -11837,7 +12712,7 @@ unsafe fn trace_cuMemPoolGetAccess(__f: Fn_cuMemPoolGetAccess, flags: *mut CUmem
 /// `cuMemPoolGetAccess`. Typed: [`mem_pool_get_access`](super::mem_pool_get_access).
 #[inline]
 pub unsafe fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
-    if let Some(__p) = TABLE.peek(209) {
+    if let Some(__p) = TABLE.peek(224) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolGetAccess>(__p)(flags, memPool, location);
         }
@@ -11862,7 +12737,7 @@ type Fn_cuMemPoolCreate = unsafe extern "C" fn(pool: *mut CUmemoryPool, poolProp
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolCreate>(TABLE.get(210)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolCreate>(TABLE.get(225)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolCreate(__f, pool, poolProps));
     }
@@ -11890,7 +12765,7 @@ unsafe fn trace_cuMemPoolCreate(__f: Fn_cuMemPoolCreate, pool: *mut CUmemoryPool
 /// `cuMemPoolCreate`. Typed: [`mem_pool_create`](super::mem_pool_create).
 #[inline]
 pub unsafe fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
-    if let Some(__p) = TABLE.peek(210) {
+    if let Some(__p) = TABLE.peek(225) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolCreate>(__p)(pool, poolProps);
         }
@@ -11915,7 +12790,7 @@ type Fn_cuMemPoolDestroy = unsafe extern "C" fn(pool: CUmemoryPool) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolDestroy(pool: CUmemoryPool) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolDestroy>(TABLE.get(211)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolDestroy>(TABLE.get(226)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolDestroy(__f, pool));
     }
@@ -11942,7 +12817,7 @@ unsafe fn trace_cuMemPoolDestroy(__f: Fn_cuMemPoolDestroy, pool: CUmemoryPool) -
 /// `cuMemPoolDestroy`. Typed: [`mem_pool_destroy`](super::mem_pool_destroy).
 #[inline]
 pub unsafe fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
-    if let Some(__p) = TABLE.peek(211) {
+    if let Some(__p) = TABLE.peek(226) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolDestroy>(__p)(pool);
         }
@@ -11967,7 +12842,7 @@ type Fn_cuMemAllocFromPoolAsync = unsafe extern "C" fn(dptr: *mut CUdeviceptr, b
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAllocFromPoolAsync>(TABLE.get(212)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAllocFromPoolAsync>(TABLE.get(227)?);
     if crate::trace::active() {
         return Ok(trace_cuMemAllocFromPoolAsync(__f, dptr, bytesize, pool, hStream));
     }
@@ -11997,7 +12872,7 @@ unsafe fn trace_cuMemAllocFromPoolAsync(__f: Fn_cuMemAllocFromPoolAsync, dptr: *
 /// `cuMemAllocFromPoolAsync`. Typed: [`mem_alloc_from_pool_async`](super::mem_alloc_from_pool_async).
 #[inline]
 pub unsafe fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(212) {
+    if let Some(__p) = TABLE.peek(227) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemAllocFromPoolAsync>(__p)(dptr, bytesize, pool, hStream);
         }
@@ -12018,11 +12893,66 @@ unsafe fn slow_cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, 
     }
 }
 
+type Fn_cuMemAllocFromPoolAsync_ptsz = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAllocFromPoolAsync_ptsz>(TABLE.get(228)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemAllocFromPoolAsync_ptsz(__f, dptr, bytesize, pool, hStream));
+    }
+    Ok(__f(dptr, bytesize, pool, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemAllocFromPoolAsync_ptsz(__f: Fn_cuMemAllocFromPoolAsync_ptsz, dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dptr, bytesize, pool, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemAllocFromPoolAsync_ptsz",
+        &[
+            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemAllocFromPoolAsync_ptsz` (`cuMemAllocFromPoolAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(228) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemAllocFromPoolAsync_ptsz>(__p)(dptr, bytesize, pool, hStream);
+        }
+    }
+    slow_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemPoolExportToShareableHandle = unsafe extern "C" fn(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolExportToShareableHandle>(TABLE.get(213)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolExportToShareableHandle>(TABLE.get(229)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolExportToShareableHandle(__f, handle_out, pool, handleType, flags));
     }
@@ -12052,7 +12982,7 @@ unsafe fn trace_cuMemPoolExportToShareableHandle(__f: Fn_cuMemPoolExportToSharea
 /// `cuMemPoolExportToShareableHandle`. Typed: [`mem_pool_export_to_shareable_handle`](super::mem_pool_export_to_shareable_handle).
 #[inline]
 pub unsafe fn cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(213) {
+    if let Some(__p) = TABLE.peek(229) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolExportToShareableHandle>(__p)(handle_out, pool, handleType, flags);
         }
@@ -12077,7 +13007,7 @@ type Fn_cuMemPoolImportFromShareableHandle = unsafe extern "C" fn(pool_out: *mut
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolImportFromShareableHandle>(TABLE.get(214)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolImportFromShareableHandle>(TABLE.get(230)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolImportFromShareableHandle(__f, pool_out, handle, handleType, flags));
     }
@@ -12107,7 +13037,7 @@ unsafe fn trace_cuMemPoolImportFromShareableHandle(__f: Fn_cuMemPoolImportFromSh
 /// `cuMemPoolImportFromShareableHandle`. Typed: [`mem_pool_import_from_shareable_handle`](super::mem_pool_import_from_shareable_handle).
 #[inline]
 pub unsafe fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(214) {
+    if let Some(__p) = TABLE.peek(230) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolImportFromShareableHandle>(__p)(pool_out, handle, handleType, flags);
         }
@@ -12132,7 +13062,7 @@ type Fn_cuMemPoolExportPointer = unsafe extern "C" fn(shareData_out: *mut CUmemP
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolExportPointer>(TABLE.get(215)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolExportPointer>(TABLE.get(231)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolExportPointer(__f, shareData_out, ptr));
     }
@@ -12160,7 +13090,7 @@ unsafe fn trace_cuMemPoolExportPointer(__f: Fn_cuMemPoolExportPointer, shareData
 /// `cuMemPoolExportPointer`. Typed: [`mem_pool_export_pointer`](super::mem_pool_export_pointer).
 #[inline]
 pub unsafe fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
-    if let Some(__p) = TABLE.peek(215) {
+    if let Some(__p) = TABLE.peek(231) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolExportPointer>(__p)(shareData_out, ptr);
         }
@@ -12185,7 +13115,7 @@ type Fn_cuMemPoolImportPointer = unsafe extern "C" fn(ptr_out: *mut CUdeviceptr,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolImportPointer>(TABLE.get(216)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPoolImportPointer>(TABLE.get(232)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPoolImportPointer(__f, ptr_out, pool, shareData));
     }
@@ -12214,7 +13144,7 @@ unsafe fn trace_cuMemPoolImportPointer(__f: Fn_cuMemPoolImportPointer, ptr_out: 
 /// `cuMemPoolImportPointer`. Typed: [`mem_pool_import_pointer`](super::mem_pool_import_pointer).
 #[inline]
 pub unsafe fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
-    if let Some(__p) = TABLE.peek(216) {
+    if let Some(__p) = TABLE.peek(232) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPoolImportPointer>(__p)(ptr_out, pool, shareData);
         }
@@ -12239,7 +13169,7 @@ type Fn_cuMulticastCreate = unsafe extern "C" fn(mcHandle: *mut CUmemGenericAllo
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastCreate>(TABLE.get(217)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastCreate>(TABLE.get(233)?);
     if crate::trace::active() {
         return Ok(trace_cuMulticastCreate(__f, mcHandle, prop));
     }
@@ -12267,7 +13197,7 @@ unsafe fn trace_cuMulticastCreate(__f: Fn_cuMulticastCreate, mcHandle: *mut CUme
 /// `cuMulticastCreate`. Typed: [`multicast_create`](super::multicast_create).
 #[inline]
 pub unsafe fn cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult {
-    if let Some(__p) = TABLE.peek(217) {
+    if let Some(__p) = TABLE.peek(233) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMulticastCreate>(__p)(mcHandle, prop);
         }
@@ -12292,7 +13222,7 @@ type Fn_cuMulticastAddDevice = unsafe extern "C" fn(mcHandle: CUmemGenericAlloca
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastAddDevice>(TABLE.get(218)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastAddDevice>(TABLE.get(234)?);
     if crate::trace::active() {
         return Ok(trace_cuMulticastAddDevice(__f, mcHandle, dev));
     }
@@ -12320,7 +13250,7 @@ unsafe fn trace_cuMulticastAddDevice(__f: Fn_cuMulticastAddDevice, mcHandle: CUm
 /// `cuMulticastAddDevice`. Typed: [`multicast_add_device`](super::multicast_add_device).
 #[inline]
 pub unsafe fn cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult {
-    if let Some(__p) = TABLE.peek(218) {
+    if let Some(__p) = TABLE.peek(234) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMulticastAddDevice>(__p)(mcHandle, dev);
         }
@@ -12345,7 +13275,7 @@ type Fn_cuMulticastBindMem = unsafe extern "C" fn(mcHandle: CUmemGenericAllocati
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastBindMem>(TABLE.get(219)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastBindMem>(TABLE.get(235)?);
     if crate::trace::active() {
         return Ok(trace_cuMulticastBindMem(__f, mcHandle, mcOffset, memHandle, memOffset, size, flags));
     }
@@ -12377,7 +13307,7 @@ unsafe fn trace_cuMulticastBindMem(__f: Fn_cuMulticastBindMem, mcHandle: CUmemGe
 /// `cuMulticastBindMem`. Typed: [`multicast_bind_mem`](super::multicast_bind_mem).
 #[inline]
 pub unsafe fn cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(219) {
+    if let Some(__p) = TABLE.peek(235) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMulticastBindMem>(__p)(mcHandle, mcOffset, memHandle, memOffset, size, flags);
         }
@@ -12402,7 +13332,7 @@ type Fn_cuMulticastBindAddr = unsafe extern "C" fn(mcHandle: CUmemGenericAllocat
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastBindAddr>(TABLE.get(220)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastBindAddr>(TABLE.get(236)?);
     if crate::trace::active() {
         return Ok(trace_cuMulticastBindAddr(__f, mcHandle, mcOffset, memptr, size, flags));
     }
@@ -12433,7 +13363,7 @@ unsafe fn trace_cuMulticastBindAddr(__f: Fn_cuMulticastBindAddr, mcHandle: CUmem
 /// `cuMulticastBindAddr`. Typed: [`multicast_bind_addr`](super::multicast_bind_addr).
 #[inline]
 pub unsafe fn cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(220) {
+    if let Some(__p) = TABLE.peek(236) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMulticastBindAddr>(__p)(mcHandle, mcOffset, memptr, size, flags);
         }
@@ -12458,7 +13388,7 @@ type Fn_cuMulticastUnbind = unsafe extern "C" fn(mcHandle: CUmemGenericAllocatio
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastUnbind>(TABLE.get(221)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastUnbind>(TABLE.get(237)?);
     if crate::trace::active() {
         return Ok(trace_cuMulticastUnbind(__f, mcHandle, dev, mcOffset, size));
     }
@@ -12488,7 +13418,7 @@ unsafe fn trace_cuMulticastUnbind(__f: Fn_cuMulticastUnbind, mcHandle: CUmemGene
 /// `cuMulticastUnbind`. Typed: [`multicast_unbind`](super::multicast_unbind).
 #[inline]
 pub unsafe fn cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(221) {
+    if let Some(__p) = TABLE.peek(237) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMulticastUnbind>(__p)(mcHandle, dev, mcOffset, size);
         }
@@ -12513,7 +13443,7 @@ type Fn_cuMulticastGetGranularity = unsafe extern "C" fn(granularity: *mut usize
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastGetGranularity>(TABLE.get(222)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMulticastGetGranularity>(TABLE.get(238)?);
     if crate::trace::active() {
         return Ok(trace_cuMulticastGetGranularity(__f, granularity, prop, option));
     }
@@ -12542,7 +13472,7 @@ unsafe fn trace_cuMulticastGetGranularity(__f: Fn_cuMulticastGetGranularity, gra
 /// `cuMulticastGetGranularity`. Typed: [`multicast_get_granularity`](super::multicast_get_granularity).
 #[inline]
 pub unsafe fn cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult {
-    if let Some(__p) = TABLE.peek(222) {
+    if let Some(__p) = TABLE.peek(238) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMulticastGetGranularity>(__p)(granularity, prop, option);
         }
@@ -12567,7 +13497,7 @@ type Fn_cuPointerGetAttribute = unsafe extern "C" fn(data: *mut c_void, attribut
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuPointerGetAttribute>(TABLE.get(223)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuPointerGetAttribute>(TABLE.get(239)?);
     if crate::trace::active() {
         return Ok(trace_cuPointerGetAttribute(__f, data, attribute, ptr));
     }
@@ -12596,7 +13526,7 @@ unsafe fn trace_cuPointerGetAttribute(__f: Fn_cuPointerGetAttribute, data: *mut 
 /// `cuPointerGetAttribute`. Typed: [`pointer_get_attribute`](super::pointer_get_attribute).
 #[inline]
 pub unsafe fn cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
-    if let Some(__p) = TABLE.peek(223) {
+    if let Some(__p) = TABLE.peek(239) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuPointerGetAttribute>(__p)(data, attribute, ptr);
         }
@@ -12621,7 +13551,7 @@ type Fn_cuMemPrefetchAsync = unsafe extern "C" fn(devPtr: CUdeviceptr, count: us
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync>(TABLE.get(224)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync>(TABLE.get(240)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPrefetchAsync(__f, devPtr, count, dstDevice, hStream));
     }
@@ -12651,7 +13581,7 @@ unsafe fn trace_cuMemPrefetchAsync(__f: Fn_cuMemPrefetchAsync, devPtr: CUdevicep
 /// `cuMemPrefetchAsync`. Typed: [`mem_prefetch_async`](super::mem_prefetch_async).
 #[inline]
 pub unsafe fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(224) {
+    if let Some(__p) = TABLE.peek(240) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync>(__p)(devPtr, count, dstDevice, hStream);
         }
@@ -12672,11 +13602,66 @@ unsafe fn slow_cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: 
     }
 }
 
+type Fn_cuMemPrefetchAsync_ptsz = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync_ptsz>(TABLE.get(241)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemPrefetchAsync_ptsz(__f, devPtr, count, dstDevice, hStream));
+    }
+    Ok(__f(devPtr, count, dstDevice, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemPrefetchAsync_ptsz(__f: Fn_cuMemPrefetchAsync_ptsz, devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(devPtr, count, dstDevice, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemPrefetchAsync_ptsz",
+        &[
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("dstDevice", crate::trace::Value::I64(dstDevice.0 as i64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemPrefetchAsync_ptsz` (`cuMemPrefetchAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(241) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync_ptsz>(__p)(devPtr, count, dstDevice, hStream);
+        }
+    }
+    slow_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemPrefetchAsync_v2 = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync_v2>(TABLE.get(225)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync_v2>(TABLE.get(242)?);
     if crate::trace::active() {
         return Ok(trace_cuMemPrefetchAsync_v2(__f, devPtr, count, location, flags, hStream));
     }
@@ -12707,7 +13692,7 @@ unsafe fn trace_cuMemPrefetchAsync_v2(__f: Fn_cuMemPrefetchAsync_v2, devPtr: CUd
 /// `cuMemPrefetchAsync_v2`. Typed: [`mem_prefetch_async_v2`](super::mem_prefetch_async_v2).
 #[inline]
 pub unsafe fn cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(225) {
+    if let Some(__p) = TABLE.peek(242) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync_v2>(__p)(devPtr, count, location, flags, hStream);
         }
@@ -12728,11 +13713,67 @@ unsafe fn slow_cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location
     }
 }
 
+type Fn_cuMemPrefetchAsync_v2_ptsz = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync_v2_ptsz>(TABLE.get(243)?);
+    if crate::trace::active() {
+        return Ok(trace_cuMemPrefetchAsync_v2_ptsz(__f, devPtr, count, location, flags, hStream));
+    }
+    Ok(__f(devPtr, count, location, flags, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuMemPrefetchAsync_v2_ptsz(__f: Fn_cuMemPrefetchAsync_v2_ptsz, devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(devPtr, count, location, flags, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuMemPrefetchAsync_v2_ptsz",
+        &[
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("location", crate::trace::Value::Ptr(core::ptr::addr_of!(location).cast())),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuMemPrefetchAsync_v2_ptsz` (`cuMemPrefetchAsync_v2`), per-thread default stream.
+#[inline]
+pub unsafe fn cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(243) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuMemPrefetchAsync_v2_ptsz>(__p)(devPtr, count, location, flags, hStream);
+        }
+    }
+    slow_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult {
+    let call = || call_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuMemAdvise = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAdvise>(TABLE.get(226)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAdvise>(TABLE.get(244)?);
     if crate::trace::active() {
         return Ok(trace_cuMemAdvise(__f, devPtr, count, advice, device));
     }
@@ -12762,7 +13803,7 @@ unsafe fn trace_cuMemAdvise(__f: Fn_cuMemAdvise, devPtr: CUdeviceptr, count: usi
 /// `cuMemAdvise`. Typed: [`mem_advise`](super::mem_advise).
 #[inline]
 pub unsafe fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult {
-    if let Some(__p) = TABLE.peek(226) {
+    if let Some(__p) = TABLE.peek(244) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemAdvise>(__p)(devPtr, count, advice, device);
         }
@@ -12787,7 +13828,7 @@ type Fn_cuMemAdvise_v2 = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAdvise_v2>(TABLE.get(227)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemAdvise_v2>(TABLE.get(245)?);
     if crate::trace::active() {
         return Ok(trace_cuMemAdvise_v2(__f, devPtr, count, advice, location));
     }
@@ -12817,7 +13858,7 @@ unsafe fn trace_cuMemAdvise_v2(__f: Fn_cuMemAdvise_v2, devPtr: CUdeviceptr, coun
 /// `cuMemAdvise_v2`. Typed: [`mem_advise_v2`](super::mem_advise_v2).
 #[inline]
 pub unsafe fn cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult {
-    if let Some(__p) = TABLE.peek(227) {
+    if let Some(__p) = TABLE.peek(245) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemAdvise_v2>(__p)(devPtr, count, advice, location);
         }
@@ -12842,7 +13883,7 @@ type Fn_cuMemRangeGetAttribute = unsafe extern "C" fn(data: *mut c_void, dataSiz
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemRangeGetAttribute>(TABLE.get(228)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemRangeGetAttribute>(TABLE.get(246)?);
     if crate::trace::active() {
         return Ok(trace_cuMemRangeGetAttribute(__f, data, dataSize, attribute, devPtr, count));
     }
@@ -12873,7 +13914,7 @@ unsafe fn trace_cuMemRangeGetAttribute(__f: Fn_cuMemRangeGetAttribute, data: *mu
 /// `cuMemRangeGetAttribute`. Typed: [`mem_range_get_attribute`](super::mem_range_get_attribute).
 #[inline]
 pub unsafe fn cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(228) {
+    if let Some(__p) = TABLE.peek(246) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemRangeGetAttribute>(__p)(data, dataSize, attribute, devPtr, count);
         }
@@ -12898,7 +13939,7 @@ type Fn_cuMemRangeGetAttributes = unsafe extern "C" fn(data: *mut *mut c_void, d
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuMemRangeGetAttributes>(TABLE.get(229)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuMemRangeGetAttributes>(TABLE.get(247)?);
     if crate::trace::active() {
         return Ok(trace_cuMemRangeGetAttributes(__f, data, dataSizes, attributes, numAttributes, devPtr, count));
     }
@@ -12930,7 +13971,7 @@ unsafe fn trace_cuMemRangeGetAttributes(__f: Fn_cuMemRangeGetAttributes, data: *
 /// `cuMemRangeGetAttributes`. Typed: [`mem_range_get_attributes`](super::mem_range_get_attributes).
 #[inline]
 pub unsafe fn cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(229) {
+    if let Some(__p) = TABLE.peek(247) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuMemRangeGetAttributes>(__p)(data, dataSizes, attributes, numAttributes, devPtr, count);
         }
@@ -12955,7 +13996,7 @@ type Fn_cuPointerSetAttribute = unsafe extern "C" fn(value: *const c_void, attri
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuPointerSetAttribute>(TABLE.get(230)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuPointerSetAttribute>(TABLE.get(248)?);
     if crate::trace::active() {
         return Ok(trace_cuPointerSetAttribute(__f, value, attribute, ptr));
     }
@@ -12984,7 +14025,7 @@ unsafe fn trace_cuPointerSetAttribute(__f: Fn_cuPointerSetAttribute, value: *con
 /// `cuPointerSetAttribute`. Typed: [`pointer_set_attribute`](super::pointer_set_attribute).
 #[inline]
 pub unsafe fn cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
-    if let Some(__p) = TABLE.peek(230) {
+    if let Some(__p) = TABLE.peek(248) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuPointerSetAttribute>(__p)(value, attribute, ptr);
         }
@@ -13009,7 +14050,7 @@ type Fn_cuPointerGetAttributes = unsafe extern "C" fn(numAttributes: c_uint, att
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuPointerGetAttributes>(TABLE.get(231)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuPointerGetAttributes>(TABLE.get(249)?);
     if crate::trace::active() {
         return Ok(trace_cuPointerGetAttributes(__f, numAttributes, attributes, data, ptr));
     }
@@ -13039,7 +14080,7 @@ unsafe fn trace_cuPointerGetAttributes(__f: Fn_cuPointerGetAttributes, numAttrib
 /// `cuPointerGetAttributes`. Typed: [`pointer_get_attributes`](super::pointer_get_attributes).
 #[inline]
 pub unsafe fn cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) -> CUresult {
-    if let Some(__p) = TABLE.peek(231) {
+    if let Some(__p) = TABLE.peek(249) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuPointerGetAttributes>(__p)(numAttributes, attributes, data, ptr);
         }
@@ -13064,7 +14105,7 @@ type Fn_cuStreamCreate = unsafe extern "C" fn(phStream: *mut CUstream, Flags: c_
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamCreate>(TABLE.get(232)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamCreate>(TABLE.get(250)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamCreate(__f, phStream, Flags));
     }
@@ -13092,7 +14133,7 @@ unsafe fn trace_cuStreamCreate(__f: Fn_cuStreamCreate, phStream: *mut CUstream, 
 /// `cuStreamCreate`. Typed: [`stream_create`](super::stream_create).
 #[inline]
 pub unsafe fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(232) {
+    if let Some(__p) = TABLE.peek(250) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamCreate>(__p)(phStream, Flags);
         }
@@ -13117,7 +14158,7 @@ type Fn_cuStreamCreateWithPriority = unsafe extern "C" fn(phStream: *mut CUstrea
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint, priority: c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamCreateWithPriority>(TABLE.get(233)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamCreateWithPriority>(TABLE.get(251)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamCreateWithPriority(__f, phStream, flags, priority));
     }
@@ -13146,7 +14187,7 @@ unsafe fn trace_cuStreamCreateWithPriority(__f: Fn_cuStreamCreateWithPriority, p
 /// `cuStreamCreateWithPriority`. Typed: [`stream_create_with_priority`](super::stream_create_with_priority).
 #[inline]
 pub unsafe fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint, priority: c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(233) {
+    if let Some(__p) = TABLE.peek(251) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamCreateWithPriority>(__p)(phStream, flags, priority);
         }
@@ -13171,7 +14212,7 @@ type Fn_cuStreamGetPriority = unsafe extern "C" fn(hStream: CUstream, priority: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetPriority>(TABLE.get(234)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetPriority>(TABLE.get(252)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetPriority(__f, hStream, priority));
     }
@@ -13199,7 +14240,7 @@ unsafe fn trace_cuStreamGetPriority(__f: Fn_cuStreamGetPriority, hStream: CUstre
 /// `cuStreamGetPriority`. Typed: [`stream_get_priority`](super::stream_get_priority).
 #[inline]
 pub unsafe fn cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(234) {
+    if let Some(__p) = TABLE.peek(252) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetPriority>(__p)(hStream, priority);
         }
@@ -13220,11 +14261,64 @@ unsafe fn slow_cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> C
     }
 }
 
+type Fn_cuStreamGetPriority_ptsz = unsafe extern "C" fn(hStream: CUstream, priority: *mut c_int) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut c_int) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetPriority_ptsz>(TABLE.get(253)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamGetPriority_ptsz(__f, hStream, priority));
+    }
+    Ok(__f(hStream, priority))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamGetPriority_ptsz(__f: Fn_cuStreamGetPriority_ptsz, hStream: CUstream, priority: *mut c_int) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, priority);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamGetPriority_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("priority", crate::trace::Value::Ptr(priority as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamGetPriority_ptsz` (`cuStreamGetPriority`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut c_int) -> CUresult {
+    if let Some(__p) = TABLE.peek(253) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetPriority_ptsz>(__p)(hStream, priority);
+        }
+    }
+    slow_cuStreamGetPriority_ptsz(hStream, priority)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut c_int) -> CUresult {
+    let call = || call_cuStreamGetPriority_ptsz(hStream, priority);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamGetDevice = unsafe extern "C" fn(hStream: CUstream, device: *mut CUdevice) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetDevice>(TABLE.get(235)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetDevice>(TABLE.get(254)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetDevice(__f, hStream, device));
     }
@@ -13252,7 +14346,7 @@ unsafe fn trace_cuStreamGetDevice(__f: Fn_cuStreamGetDevice, hStream: CUstream, 
 /// `cuStreamGetDevice`. Typed: [`stream_get_device`](super::stream_get_device).
 #[inline]
 pub unsafe fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult {
-    if let Some(__p) = TABLE.peek(235) {
+    if let Some(__p) = TABLE.peek(254) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetDevice>(__p)(hStream, device);
         }
@@ -13273,11 +14367,64 @@ unsafe fn slow_cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CU
     }
 }
 
+type Fn_cuStreamGetDevice_ptsz = unsafe extern "C" fn(hStream: CUstream, device: *mut CUdevice) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetDevice_ptsz>(TABLE.get(255)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamGetDevice_ptsz(__f, hStream, device));
+    }
+    Ok(__f(hStream, device))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamGetDevice_ptsz(__f: Fn_cuStreamGetDevice_ptsz, hStream: CUstream, device: *mut CUdevice) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, device);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamGetDevice_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("device", crate::trace::Value::Ptr(device as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamGetDevice_ptsz` (`cuStreamGetDevice`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice) -> CUresult {
+    if let Some(__p) = TABLE.peek(255) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetDevice_ptsz>(__p)(hStream, device);
+        }
+    }
+    slow_cuStreamGetDevice_ptsz(hStream, device)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice) -> CUresult {
+    let call = || call_cuStreamGetDevice_ptsz(hStream, device);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamGetFlags = unsafe extern "C" fn(hStream: CUstream, flags: *mut c_uint) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetFlags>(TABLE.get(236)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetFlags>(TABLE.get(256)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetFlags(__f, hStream, flags));
     }
@@ -13305,7 +14452,7 @@ unsafe fn trace_cuStreamGetFlags(__f: Fn_cuStreamGetFlags, hStream: CUstream, fl
 /// `cuStreamGetFlags`. Typed: [`stream_get_flags`](super::stream_get_flags).
 #[inline]
 pub unsafe fn cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(236) {
+    if let Some(__p) = TABLE.peek(256) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetFlags>(__p)(hStream, flags);
         }
@@ -13326,11 +14473,64 @@ unsafe fn slow_cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresu
     }
 }
 
+type Fn_cuStreamGetFlags_ptsz = unsafe extern "C" fn(hStream: CUstream, flags: *mut c_uint) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut c_uint) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetFlags_ptsz>(TABLE.get(257)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamGetFlags_ptsz(__f, hStream, flags));
+    }
+    Ok(__f(hStream, flags))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamGetFlags_ptsz(__f: Fn_cuStreamGetFlags_ptsz, hStream: CUstream, flags: *mut c_uint) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, flags);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamGetFlags_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("flags", crate::trace::Value::Ptr(flags as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamGetFlags_ptsz` (`cuStreamGetFlags`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(257) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetFlags_ptsz>(__p)(hStream, flags);
+        }
+    }
+    slow_cuStreamGetFlags_ptsz(hStream, flags)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut c_uint) -> CUresult {
+    let call = || call_cuStreamGetFlags_ptsz(hStream, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamGetId = unsafe extern "C" fn(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetId>(TABLE.get(237)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetId>(TABLE.get(258)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetId(__f, hStream, streamId));
     }
@@ -13358,7 +14558,7 @@ unsafe fn trace_cuStreamGetId(__f: Fn_cuStreamGetId, hStream: CUstream, streamId
 /// `cuStreamGetId`. Typed: [`stream_get_id`](super::stream_get_id).
 #[inline]
 pub unsafe fn cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(237) {
+    if let Some(__p) = TABLE.peek(258) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetId>(__p)(hStream, streamId);
         }
@@ -13379,11 +14579,64 @@ unsafe fn slow_cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> C
     }
 }
 
+type Fn_cuStreamGetId_ptsz = unsafe extern "C" fn(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut c_ulonglong) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetId_ptsz>(TABLE.get(259)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamGetId_ptsz(__f, hStream, streamId));
+    }
+    Ok(__f(hStream, streamId))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamGetId_ptsz(__f: Fn_cuStreamGetId_ptsz, hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, streamId);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamGetId_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("streamId", crate::trace::Value::Ptr(streamId as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamGetId_ptsz` (`cuStreamGetId`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult {
+    if let Some(__p) = TABLE.peek(259) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetId_ptsz>(__p)(hStream, streamId);
+        }
+    }
+    slow_cuStreamGetId_ptsz(hStream, streamId)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult {
+    let call = || call_cuStreamGetId_ptsz(hStream, streamId);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamGetCtx = unsafe extern "C" fn(hStream: CUstream, pctx: *mut CUcontext) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx>(TABLE.get(238)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx>(TABLE.get(260)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetCtx(__f, hStream, pctx));
     }
@@ -13411,7 +14664,7 @@ unsafe fn trace_cuStreamGetCtx(__f: Fn_cuStreamGetCtx, hStream: CUstream, pctx: 
 /// `cuStreamGetCtx`. Typed: [`stream_get_ctx`](super::stream_get_ctx).
 #[inline]
 pub unsafe fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
-    if let Some(__p) = TABLE.peek(238) {
+    if let Some(__p) = TABLE.peek(260) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx>(__p)(hStream, pctx);
         }
@@ -13432,11 +14685,64 @@ unsafe fn slow_cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresu
     }
 }
 
+type Fn_cuStreamGetCtx_ptsz = unsafe extern "C" fn(hStream: CUstream, pctx: *mut CUcontext) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx_ptsz>(TABLE.get(261)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamGetCtx_ptsz(__f, hStream, pctx));
+    }
+    Ok(__f(hStream, pctx))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamGetCtx_ptsz(__f: Fn_cuStreamGetCtx_ptsz, hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, pctx);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamGetCtx_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamGetCtx_ptsz` (`cuStreamGetCtx`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
+    if let Some(__p) = TABLE.peek(261) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx_ptsz>(__p)(hStream, pctx);
+        }
+    }
+    slow_cuStreamGetCtx_ptsz(hStream, pctx)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
+    let call = || call_cuStreamGetCtx_ptsz(hStream, pctx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamGetCtx_v2 = unsafe extern "C" fn(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx_v2>(TABLE.get(239)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx_v2>(TABLE.get(262)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetCtx_v2(__f, hStream, pCtx, pGreenCtx));
     }
@@ -13465,7 +14771,7 @@ unsafe fn trace_cuStreamGetCtx_v2(__f: Fn_cuStreamGetCtx_v2, hStream: CUstream, 
 /// `cuStreamGetCtx_v2`. Typed: [`stream_get_ctx_v2`](super::stream_get_ctx_v2).
 #[inline]
 pub unsafe fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
-    if let Some(__p) = TABLE.peek(239) {
+    if let Some(__p) = TABLE.peek(262) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx_v2>(__p)(hStream, pCtx, pGreenCtx);
         }
@@ -13486,11 +14792,65 @@ unsafe fn slow_cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreen
     }
 }
 
+type Fn_cuStreamGetCtx_v2_ptsz = unsafe extern "C" fn(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx_v2_ptsz>(TABLE.get(263)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamGetCtx_v2_ptsz(__f, hStream, pCtx, pGreenCtx));
+    }
+    Ok(__f(hStream, pCtx, pGreenCtx))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamGetCtx_v2_ptsz(__f: Fn_cuStreamGetCtx_v2_ptsz, hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, pCtx, pGreenCtx);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamGetCtx_v2_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("pCtx", crate::trace::Value::Ptr(pCtx as *const c_void)),
+            ("pGreenCtx", crate::trace::Value::Ptr(pGreenCtx as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamGetCtx_v2_ptsz` (`cuStreamGetCtx_v2`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
+    if let Some(__p) = TABLE.peek(263) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetCtx_v2_ptsz>(__p)(hStream, pCtx, pGreenCtx);
+        }
+    }
+    slow_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
+    let call = || call_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamWaitEvent = unsafe extern "C" fn(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitEvent>(TABLE.get(240)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitEvent>(TABLE.get(264)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamWaitEvent(__f, hStream, hEvent, Flags));
     }
@@ -13519,7 +14879,7 @@ unsafe fn trace_cuStreamWaitEvent(__f: Fn_cuStreamWaitEvent, hStream: CUstream, 
 /// `cuStreamWaitEvent`. Typed: [`stream_wait_event`](super::stream_wait_event).
 #[inline]
 pub unsafe fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(240) {
+    if let Some(__p) = TABLE.peek(264) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamWaitEvent>(__p)(hStream, hEvent, Flags);
         }
@@ -13540,11 +14900,65 @@ unsafe fn slow_cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_ui
     }
 }
 
+type Fn_cuStreamWaitEvent_ptsz = unsafe extern "C" fn(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitEvent_ptsz>(TABLE.get(265)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamWaitEvent_ptsz(__f, hStream, hEvent, Flags));
+    }
+    Ok(__f(hStream, hEvent, Flags))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamWaitEvent_ptsz(__f: Fn_cuStreamWaitEvent_ptsz, hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, hEvent, Flags);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamWaitEvent_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamWaitEvent_ptsz` (`cuStreamWaitEvent`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(265) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamWaitEvent_ptsz>(__p)(hStream, hEvent, Flags);
+        }
+    }
+    slow_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult {
+    let call = || call_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamAddCallback = unsafe extern "C" fn(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamAddCallback>(TABLE.get(241)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamAddCallback>(TABLE.get(266)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamAddCallback(__f, hStream, callback, userData, flags));
     }
@@ -13574,7 +14988,7 @@ unsafe fn trace_cuStreamAddCallback(__f: Fn_cuStreamAddCallback, hStream: CUstre
 /// `cuStreamAddCallback`. Typed: [`stream_add_callback`](super::stream_add_callback).
 #[inline]
 pub unsafe fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(241) {
+    if let Some(__p) = TABLE.peek(266) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamAddCallback>(__p)(hStream, callback, userData, flags);
         }
@@ -13595,11 +15009,66 @@ unsafe fn slow_cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback
     }
 }
 
+type Fn_cuStreamAddCallback_ptsz = unsafe extern "C" fn(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamAddCallback_ptsz>(TABLE.get(267)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamAddCallback_ptsz(__f, hStream, callback, userData, flags));
+    }
+    Ok(__f(hStream, callback, userData, flags))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamAddCallback_ptsz(__f: Fn_cuStreamAddCallback_ptsz, hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, callback, userData, flags);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamAddCallback_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("callback", crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamAddCallback_ptsz` (`cuStreamAddCallback`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(267) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamAddCallback_ptsz>(__p)(hStream, callback, userData, flags);
+        }
+    }
+    slow_cuStreamAddCallback_ptsz(hStream, callback, userData, flags)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult {
+    let call = || call_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamBeginCapture_v2 = unsafe extern "C" fn(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBeginCapture_v2>(TABLE.get(242)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBeginCapture_v2>(TABLE.get(268)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamBeginCapture_v2(__f, hStream, mode));
     }
@@ -13627,7 +15096,7 @@ unsafe fn trace_cuStreamBeginCapture_v2(__f: Fn_cuStreamBeginCapture_v2, hStream
 /// `cuStreamBeginCapture_v2` (`cuStreamBeginCapture`). Typed: [`stream_begin_capture`](super::stream_begin_capture).
 #[inline]
 pub unsafe fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
-    if let Some(__p) = TABLE.peek(242) {
+    if let Some(__p) = TABLE.peek(268) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamBeginCapture_v2>(__p)(hStream, mode);
         }
@@ -13652,7 +15121,7 @@ type Fn_cuStreamBeginCapture_v2_ptsz = unsafe extern "C" fn(hStream: CUstream, m
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBeginCapture_v2_ptsz>(TABLE.get(243)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBeginCapture_v2_ptsz>(TABLE.get(269)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamBeginCapture_v2_ptsz(__f, hStream, mode));
     }
@@ -13680,7 +15149,7 @@ unsafe fn trace_cuStreamBeginCapture_v2_ptsz(__f: Fn_cuStreamBeginCapture_v2_pts
 /// `cuStreamBeginCapture_v2_ptsz` (`cuStreamBeginCapture`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
-    if let Some(__p) = TABLE.peek(243) {
+    if let Some(__p) = TABLE.peek(269) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamBeginCapture_v2_ptsz>(__p)(hStream, mode);
         }
@@ -13705,7 +15174,7 @@ type Fn_cuStreamBeginCaptureToGraph = unsafe extern "C" fn(hStream: CUstream, hG
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBeginCaptureToGraph>(TABLE.get(244)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBeginCaptureToGraph>(TABLE.get(270)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamBeginCaptureToGraph(__f, hStream, hGraph, dependencies, dependencyData, numDependencies, mode));
     }
@@ -13737,7 +15206,7 @@ unsafe fn trace_cuStreamBeginCaptureToGraph(__f: Fn_cuStreamBeginCaptureToGraph,
 /// `cuStreamBeginCaptureToGraph`. Typed: [`stream_begin_capture_to_graph`](super::stream_begin_capture_to_graph).
 #[inline]
 pub unsafe fn cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
-    if let Some(__p) = TABLE.peek(244) {
+    if let Some(__p) = TABLE.peek(270) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamBeginCaptureToGraph>(__p)(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
         }
@@ -13758,11 +15227,68 @@ unsafe fn slow_cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, d
     }
 }
 
+type Fn_cuStreamBeginCaptureToGraph_ptsz = unsafe extern "C" fn(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBeginCaptureToGraph_ptsz>(TABLE.get(271)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamBeginCaptureToGraph_ptsz(__f, hStream, hGraph, dependencies, dependencyData, numDependencies, mode));
+    }
+    Ok(__f(hStream, hGraph, dependencies, dependencyData, numDependencies, mode))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamBeginCaptureToGraph_ptsz(__f: Fn_cuStreamBeginCaptureToGraph_ptsz, hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamBeginCaptureToGraph_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("dependencyData", crate::trace::Value::Ptr(dependencyData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamBeginCaptureToGraph_ptsz` (`cuStreamBeginCaptureToGraph`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
+    if let Some(__p) = TABLE.peek(271) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamBeginCaptureToGraph_ptsz>(__p)(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+        }
+    }
+    slow_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
+    let call = || call_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuThreadExchangeStreamCaptureMode = unsafe extern "C" fn(mode: *mut CUstreamCaptureMode) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuThreadExchangeStreamCaptureMode>(TABLE.get(245)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuThreadExchangeStreamCaptureMode>(TABLE.get(272)?);
     if crate::trace::active() {
         return Ok(trace_cuThreadExchangeStreamCaptureMode(__f, mode));
     }
@@ -13789,7 +15315,7 @@ unsafe fn trace_cuThreadExchangeStreamCaptureMode(__f: Fn_cuThreadExchangeStream
 /// `cuThreadExchangeStreamCaptureMode`. Typed: [`thread_exchange_stream_capture_mode`](super::thread_exchange_stream_capture_mode).
 #[inline]
 pub unsafe fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult {
-    if let Some(__p) = TABLE.peek(245) {
+    if let Some(__p) = TABLE.peek(272) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuThreadExchangeStreamCaptureMode>(__p)(mode);
         }
@@ -13814,7 +15340,7 @@ type Fn_cuStreamEndCapture = unsafe extern "C" fn(hStream: CUstream, phGraph: *m
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamEndCapture>(TABLE.get(246)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamEndCapture>(TABLE.get(273)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamEndCapture(__f, hStream, phGraph));
     }
@@ -13842,7 +15368,7 @@ unsafe fn trace_cuStreamEndCapture(__f: Fn_cuStreamEndCapture, hStream: CUstream
 /// `cuStreamEndCapture`. Typed: [`stream_end_capture`](super::stream_end_capture).
 #[inline]
 pub unsafe fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
-    if let Some(__p) = TABLE.peek(246) {
+    if let Some(__p) = TABLE.peek(273) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamEndCapture>(__p)(hStream, phGraph);
         }
@@ -13863,11 +15389,64 @@ unsafe fn slow_cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> C
     }
 }
 
+type Fn_cuStreamEndCapture_ptsz = unsafe extern "C" fn(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamEndCapture_ptsz>(TABLE.get(274)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamEndCapture_ptsz(__f, hStream, phGraph));
+    }
+    Ok(__f(hStream, phGraph))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamEndCapture_ptsz(__f: Fn_cuStreamEndCapture_ptsz, hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, phGraph);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamEndCapture_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("phGraph", crate::trace::Value::Ptr(phGraph as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamEndCapture_ptsz` (`cuStreamEndCapture`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
+    if let Some(__p) = TABLE.peek(274) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamEndCapture_ptsz>(__p)(hStream, phGraph);
+        }
+    }
+    slow_cuStreamEndCapture_ptsz(hStream, phGraph)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
+    let call = || call_cuStreamEndCapture_ptsz(hStream, phGraph);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamIsCapturing = unsafe extern "C" fn(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamIsCapturing>(TABLE.get(247)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamIsCapturing>(TABLE.get(275)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamIsCapturing(__f, hStream, captureStatus));
     }
@@ -13895,7 +15474,7 @@ unsafe fn trace_cuStreamIsCapturing(__f: Fn_cuStreamIsCapturing, hStream: CUstre
 /// `cuStreamIsCapturing`. Typed: [`stream_is_capturing`](super::stream_is_capturing).
 #[inline]
 pub unsafe fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
-    if let Some(__p) = TABLE.peek(247) {
+    if let Some(__p) = TABLE.peek(275) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamIsCapturing>(__p)(hStream, captureStatus);
         }
@@ -13916,11 +15495,64 @@ unsafe fn slow_cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstre
     }
 }
 
+type Fn_cuStreamIsCapturing_ptsz = unsafe extern "C" fn(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamIsCapturing_ptsz>(TABLE.get(276)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamIsCapturing_ptsz(__f, hStream, captureStatus));
+    }
+    Ok(__f(hStream, captureStatus))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamIsCapturing_ptsz(__f: Fn_cuStreamIsCapturing_ptsz, hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, captureStatus);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamIsCapturing_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("captureStatus", crate::trace::Value::Ptr(captureStatus as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamIsCapturing_ptsz` (`cuStreamIsCapturing`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
+    if let Some(__p) = TABLE.peek(276) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamIsCapturing_ptsz>(__p)(hStream, captureStatus);
+        }
+    }
+    slow_cuStreamIsCapturing_ptsz(hStream, captureStatus)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
+    let call = || call_cuStreamIsCapturing_ptsz(hStream, captureStatus);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamGetCaptureInfo_v2 = unsafe extern "C" fn(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v2>(TABLE.get(248)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v2>(TABLE.get(277)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetCaptureInfo_v2(__f, hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out));
     }
@@ -13952,7 +15584,7 @@ unsafe fn trace_cuStreamGetCaptureInfo_v2(__f: Fn_cuStreamGetCaptureInfo_v2, hSt
 /// `cuStreamGetCaptureInfo_v2`. Typed: [`stream_get_capture_info_v2`](super::stream_get_capture_info_v2).
 #[inline]
 pub unsafe fn cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(248) {
+    if let Some(__p) = TABLE.peek(277) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v2>(__p)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
         }
@@ -13977,7 +15609,7 @@ type Fn_cuStreamGetCaptureInfo_v2_ptsz = unsafe extern "C" fn(hStream: CUstream,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v2_ptsz>(TABLE.get(249)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v2_ptsz>(TABLE.get(278)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetCaptureInfo_v2_ptsz(__f, hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out));
     }
@@ -14009,7 +15641,7 @@ unsafe fn trace_cuStreamGetCaptureInfo_v2_ptsz(__f: Fn_cuStreamGetCaptureInfo_v2
 /// `cuStreamGetCaptureInfo_v2_ptsz` (`cuStreamGetCaptureInfo_v2`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(249) {
+    if let Some(__p) = TABLE.peek(278) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v2_ptsz>(__p)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
         }
@@ -14034,7 +15666,7 @@ type Fn_cuStreamGetCaptureInfo_v3 = unsafe extern "C" fn(hStream: CUstream, capt
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v3>(TABLE.get(250)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v3>(TABLE.get(279)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetCaptureInfo_v3(__f, hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out));
     }
@@ -14067,7 +15699,7 @@ unsafe fn trace_cuStreamGetCaptureInfo_v3(__f: Fn_cuStreamGetCaptureInfo_v3, hSt
 /// `cuStreamGetCaptureInfo_v3`. Typed: [`stream_get_capture_info_v3`](super::stream_get_capture_info_v3).
 #[inline]
 pub unsafe fn cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(250) {
+    if let Some(__p) = TABLE.peek(279) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v3>(__p)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
         }
@@ -14088,11 +15720,69 @@ unsafe fn slow_cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *
     }
 }
 
+type Fn_cuStreamGetCaptureInfo_v3_ptsz = unsafe extern "C" fn(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v3_ptsz>(TABLE.get(280)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamGetCaptureInfo_v3_ptsz(__f, hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out));
+    }
+    Ok(__f(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamGetCaptureInfo_v3_ptsz(__f: Fn_cuStreamGetCaptureInfo_v3_ptsz, hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamGetCaptureInfo_v3_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("captureStatus_out", crate::trace::Value::Ptr(captureStatus_out as *const c_void)),
+            ("id_out", crate::trace::Value::Ptr(id_out as *const c_void)),
+            ("graph_out", crate::trace::Value::Ptr(graph_out as *const c_void)),
+            ("dependencies_out", crate::trace::Value::Ptr(dependencies_out as *const c_void)),
+            ("edgeData_out", crate::trace::Value::Ptr(edgeData_out as *const c_void)),
+            ("numDependencies_out", crate::trace::Value::Ptr(numDependencies_out as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamGetCaptureInfo_v3_ptsz` (`cuStreamGetCaptureInfo_v3`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
+    if let Some(__p) = TABLE.peek(280) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetCaptureInfo_v3_ptsz>(__p)(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+        }
+    }
+    slow_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
+    let call = || call_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamUpdateCaptureDependencies = unsafe extern "C" fn(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies>(TABLE.get(251)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies>(TABLE.get(281)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamUpdateCaptureDependencies(__f, hStream, dependencies, numDependencies, flags));
     }
@@ -14122,7 +15812,7 @@ unsafe fn trace_cuStreamUpdateCaptureDependencies(__f: Fn_cuStreamUpdateCaptureD
 /// `cuStreamUpdateCaptureDependencies`. Typed: [`stream_update_capture_dependencies`](super::stream_update_capture_dependencies).
 #[inline]
 pub unsafe fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(251) {
+    if let Some(__p) = TABLE.peek(281) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies>(__p)(hStream, dependencies, numDependencies, flags);
         }
@@ -14143,11 +15833,66 @@ unsafe fn slow_cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies
     }
 }
 
+type Fn_cuStreamUpdateCaptureDependencies_ptsz = unsafe extern "C" fn(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies_ptsz>(TABLE.get(282)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamUpdateCaptureDependencies_ptsz(__f, hStream, dependencies, numDependencies, flags));
+    }
+    Ok(__f(hStream, dependencies, numDependencies, flags))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamUpdateCaptureDependencies_ptsz(__f: Fn_cuStreamUpdateCaptureDependencies_ptsz, hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, dependencies, numDependencies, flags);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamUpdateCaptureDependencies_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamUpdateCaptureDependencies_ptsz` (`cuStreamUpdateCaptureDependencies`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(282) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies_ptsz>(__p)(hStream, dependencies, numDependencies, flags);
+        }
+    }
+    slow_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult {
+    let call = || call_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamUpdateCaptureDependencies_v2 = unsafe extern "C" fn(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies_v2>(TABLE.get(252)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies_v2>(TABLE.get(283)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamUpdateCaptureDependencies_v2(__f, hStream, dependencies, dependencyData, numDependencies, flags));
     }
@@ -14178,7 +15923,7 @@ unsafe fn trace_cuStreamUpdateCaptureDependencies_v2(__f: Fn_cuStreamUpdateCaptu
 /// `cuStreamUpdateCaptureDependencies_v2`. Typed: [`stream_update_capture_dependencies_v2`](super::stream_update_capture_dependencies_v2).
 #[inline]
 pub unsafe fn cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(252) {
+    if let Some(__p) = TABLE.peek(283) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies_v2>(__p)(hStream, dependencies, dependencyData, numDependencies, flags);
         }
@@ -14199,11 +15944,67 @@ unsafe fn slow_cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependenc
     }
 }
 
+type Fn_cuStreamUpdateCaptureDependencies_v2_ptsz = unsafe extern "C" fn(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies_v2_ptsz>(TABLE.get(284)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamUpdateCaptureDependencies_v2_ptsz(__f, hStream, dependencies, dependencyData, numDependencies, flags));
+    }
+    Ok(__f(hStream, dependencies, dependencyData, numDependencies, flags))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamUpdateCaptureDependencies_v2_ptsz(__f: Fn_cuStreamUpdateCaptureDependencies_v2_ptsz, hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, dependencies, dependencyData, numDependencies, flags);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamUpdateCaptureDependencies_v2_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("dependencyData", crate::trace::Value::Ptr(dependencyData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamUpdateCaptureDependencies_v2_ptsz` (`cuStreamUpdateCaptureDependencies_v2`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(284) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamUpdateCaptureDependencies_v2_ptsz>(__p)(hStream, dependencies, dependencyData, numDependencies, flags);
+        }
+    }
+    slow_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult {
+    let call = || call_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamAttachMemAsync = unsafe extern "C" fn(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamAttachMemAsync>(TABLE.get(253)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamAttachMemAsync>(TABLE.get(285)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamAttachMemAsync(__f, hStream, dptr, length, flags));
     }
@@ -14233,7 +16034,7 @@ unsafe fn trace_cuStreamAttachMemAsync(__f: Fn_cuStreamAttachMemAsync, hStream: 
 /// `cuStreamAttachMemAsync`. Typed: [`stream_attach_mem_async`](super::stream_attach_mem_async).
 #[inline]
 pub unsafe fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(253) {
+    if let Some(__p) = TABLE.peek(285) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamAttachMemAsync>(__p)(hStream, dptr, length, flags);
         }
@@ -14254,11 +16055,66 @@ unsafe fn slow_cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, leng
     }
 }
 
+type Fn_cuStreamAttachMemAsync_ptsz = unsafe extern "C" fn(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamAttachMemAsync_ptsz>(TABLE.get(286)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamAttachMemAsync_ptsz(__f, hStream, dptr, length, flags));
+    }
+    Ok(__f(hStream, dptr, length, flags))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamAttachMemAsync_ptsz(__f: Fn_cuStreamAttachMemAsync_ptsz, hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, dptr, length, flags);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamAttachMemAsync_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+            ("length", crate::trace::Value::Size(length as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamAttachMemAsync_ptsz` (`cuStreamAttachMemAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(286) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamAttachMemAsync_ptsz>(__p)(hStream, dptr, length, flags);
+        }
+    }
+    slow_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
+    let call = || call_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamQuery = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamQuery(hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamQuery>(TABLE.get(254)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamQuery>(TABLE.get(287)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamQuery(__f, hStream));
     }
@@ -14285,7 +16141,7 @@ unsafe fn trace_cuStreamQuery(__f: Fn_cuStreamQuery, hStream: CUstream) -> CUres
 /// `cuStreamQuery`. Typed: [`stream_query`](super::stream_query).
 #[inline]
 pub unsafe fn cuStreamQuery(hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(254) {
+    if let Some(__p) = TABLE.peek(287) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamQuery>(__p)(hStream);
         }
@@ -14306,11 +16162,63 @@ unsafe fn slow_cuStreamQuery(hStream: CUstream) -> CUresult {
     }
 }
 
+type Fn_cuStreamQuery_ptsz = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamQuery_ptsz(hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamQuery_ptsz>(TABLE.get(288)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamQuery_ptsz(__f, hStream));
+    }
+    Ok(__f(hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamQuery_ptsz(__f: Fn_cuStreamQuery_ptsz, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamQuery_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamQuery_ptsz` (`cuStreamQuery`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamQuery_ptsz(hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(288) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamQuery_ptsz>(__p)(hStream);
+        }
+    }
+    slow_cuStreamQuery_ptsz(hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamQuery_ptsz(hStream: CUstream) -> CUresult {
+    let call = || call_cuStreamQuery_ptsz(hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamSynchronize = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamSynchronize(hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamSynchronize>(TABLE.get(255)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamSynchronize>(TABLE.get(289)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamSynchronize(__f, hStream));
     }
@@ -14337,7 +16245,7 @@ unsafe fn trace_cuStreamSynchronize(__f: Fn_cuStreamSynchronize, hStream: CUstre
 /// `cuStreamSynchronize`. Typed: [`stream_synchronize`](super::stream_synchronize).
 #[inline]
 pub unsafe fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(255) {
+    if let Some(__p) = TABLE.peek(289) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamSynchronize>(__p)(hStream);
         }
@@ -14358,11 +16266,63 @@ unsafe fn slow_cuStreamSynchronize(hStream: CUstream) -> CUresult {
     }
 }
 
+type Fn_cuStreamSynchronize_ptsz = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamSynchronize_ptsz(hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamSynchronize_ptsz>(TABLE.get(290)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamSynchronize_ptsz(__f, hStream));
+    }
+    Ok(__f(hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamSynchronize_ptsz(__f: Fn_cuStreamSynchronize_ptsz, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamSynchronize_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamSynchronize_ptsz` (`cuStreamSynchronize`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(290) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamSynchronize_ptsz>(__p)(hStream);
+        }
+    }
+    slow_cuStreamSynchronize_ptsz(hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult {
+    let call = || call_cuStreamSynchronize_ptsz(hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamDestroy_v2 = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamDestroy_v2(hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamDestroy_v2>(TABLE.get(256)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamDestroy_v2>(TABLE.get(291)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamDestroy_v2(__f, hStream));
     }
@@ -14389,7 +16349,7 @@ unsafe fn trace_cuStreamDestroy_v2(__f: Fn_cuStreamDestroy_v2, hStream: CUstream
 /// `cuStreamDestroy_v2` (`cuStreamDestroy`). Typed: [`stream_destroy`](super::stream_destroy).
 #[inline]
 pub unsafe fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(256) {
+    if let Some(__p) = TABLE.peek(291) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamDestroy_v2>(__p)(hStream);
         }
@@ -14414,7 +16374,7 @@ type Fn_cuStreamCopyAttributes = unsafe extern "C" fn(dst: CUstream, src: CUstre
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamCopyAttributes>(TABLE.get(257)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamCopyAttributes>(TABLE.get(292)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamCopyAttributes(__f, dst, src));
     }
@@ -14442,7 +16402,7 @@ unsafe fn trace_cuStreamCopyAttributes(__f: Fn_cuStreamCopyAttributes, dst: CUst
 /// `cuStreamCopyAttributes`. Typed: [`stream_copy_attributes`](super::stream_copy_attributes).
 #[inline]
 pub unsafe fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(257) {
+    if let Some(__p) = TABLE.peek(292) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamCopyAttributes>(__p)(dst, src);
         }
@@ -14463,11 +16423,64 @@ unsafe fn slow_cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult 
     }
 }
 
+type Fn_cuStreamCopyAttributes_ptsz = unsafe extern "C" fn(dst: CUstream, src: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamCopyAttributes_ptsz>(TABLE.get(293)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamCopyAttributes_ptsz(__f, dst, src));
+    }
+    Ok(__f(dst, src))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamCopyAttributes_ptsz(__f: Fn_cuStreamCopyAttributes_ptsz, dst: CUstream, src: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(dst, src);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamCopyAttributes_ptsz",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as usize as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamCopyAttributes_ptsz` (`cuStreamCopyAttributes`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(293) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamCopyAttributes_ptsz>(__p)(dst, src);
+        }
+    }
+    slow_cuStreamCopyAttributes_ptsz(dst, src)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream) -> CUresult {
+    let call = || call_cuStreamCopyAttributes_ptsz(dst, src);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamGetAttribute = unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetAttribute>(TABLE.get(258)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetAttribute>(TABLE.get(294)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetAttribute(__f, hStream, attr, value_out));
     }
@@ -14496,7 +16509,7 @@ unsafe fn trace_cuStreamGetAttribute(__f: Fn_cuStreamGetAttribute, hStream: CUst
 /// `cuStreamGetAttribute`. Typed: [`stream_get_attribute`](super::stream_get_attribute).
 #[inline]
 pub unsafe fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
-    if let Some(__p) = TABLE.peek(258) {
+    if let Some(__p) = TABLE.peek(294) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetAttribute>(__p)(hStream, attr, value_out);
         }
@@ -14517,11 +16530,65 @@ unsafe fn slow_cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, val
     }
 }
 
+type Fn_cuStreamGetAttribute_ptsz = unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetAttribute_ptsz>(TABLE.get(295)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamGetAttribute_ptsz(__f, hStream, attr, value_out));
+    }
+    Ok(__f(hStream, attr, value_out))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamGetAttribute_ptsz(__f: Fn_cuStreamGetAttribute_ptsz, hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, attr, value_out);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamGetAttribute_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value_out", crate::trace::Value::Ptr(value_out as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamGetAttribute_ptsz` (`cuStreamGetAttribute`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
+    if let Some(__p) = TABLE.peek(295) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamGetAttribute_ptsz>(__p)(hStream, attr, value_out);
+        }
+    }
+    slow_cuStreamGetAttribute_ptsz(hStream, attr, value_out)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
+    let call = || call_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuStreamSetAttribute = unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamSetAttribute>(TABLE.get(259)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamSetAttribute>(TABLE.get(296)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamSetAttribute(__f, hStream, attr, value));
     }
@@ -14550,7 +16617,7 @@ unsafe fn trace_cuStreamSetAttribute(__f: Fn_cuStreamSetAttribute, hStream: CUst
 /// `cuStreamSetAttribute`. Typed: [`stream_set_attribute`](super::stream_set_attribute).
 #[inline]
 pub unsafe fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
-    if let Some(__p) = TABLE.peek(259) {
+    if let Some(__p) = TABLE.peek(296) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamSetAttribute>(__p)(hStream, attr, value);
         }
@@ -14571,11 +16638,65 @@ unsafe fn slow_cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, val
     }
 }
 
+type Fn_cuStreamSetAttribute_ptsz = unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamSetAttribute_ptsz>(TABLE.get(297)?);
+    if crate::trace::active() {
+        return Ok(trace_cuStreamSetAttribute_ptsz(__f, hStream, attr, value));
+    }
+    Ok(__f(hStream, attr, value))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuStreamSetAttribute_ptsz(__f: Fn_cuStreamSetAttribute_ptsz, hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, attr, value);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuStreamSetAttribute_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuStreamSetAttribute_ptsz` (`cuStreamSetAttribute`), per-thread default stream.
+#[inline]
+pub unsafe fn cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
+    if let Some(__p) = TABLE.peek(297) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuStreamSetAttribute_ptsz>(__p)(hStream, attr, value);
+        }
+    }
+    slow_cuStreamSetAttribute_ptsz(hStream, attr, value)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
+    let call = || call_cuStreamSetAttribute_ptsz(hStream, attr, value);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuEventCreate = unsafe extern "C" fn(phEvent: *mut CUevent, Flags: c_uint) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuEventCreate>(TABLE.get(260)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventCreate>(TABLE.get(298)?);
     if crate::trace::active() {
         return Ok(trace_cuEventCreate(__f, phEvent, Flags));
     }
@@ -14603,7 +16724,7 @@ unsafe fn trace_cuEventCreate(__f: Fn_cuEventCreate, phEvent: *mut CUevent, Flag
 /// `cuEventCreate`. Typed: [`event_create`](super::event_create).
 #[inline]
 pub unsafe fn cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(260) {
+    if let Some(__p) = TABLE.peek(298) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuEventCreate>(__p)(phEvent, Flags);
         }
@@ -14628,7 +16749,7 @@ type Fn_cuEventRecord = unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream)
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuEventRecord(hEvent: CUevent, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuEventRecord>(TABLE.get(261)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventRecord>(TABLE.get(299)?);
     if crate::trace::active() {
         return Ok(trace_cuEventRecord(__f, hEvent, hStream));
     }
@@ -14656,7 +16777,7 @@ unsafe fn trace_cuEventRecord(__f: Fn_cuEventRecord, hEvent: CUevent, hStream: C
 /// `cuEventRecord`. Typed: [`event_record`](super::event_record).
 #[inline]
 pub unsafe fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(261) {
+    if let Some(__p) = TABLE.peek(299) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuEventRecord>(__p)(hEvent, hStream);
         }
@@ -14677,11 +16798,64 @@ unsafe fn slow_cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
     }
 }
 
+type Fn_cuEventRecord_ptsz = unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventRecord_ptsz>(TABLE.get(300)?);
+    if crate::trace::active() {
+        return Ok(trace_cuEventRecord_ptsz(__f, hEvent, hStream));
+    }
+    Ok(__f(hEvent, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuEventRecord_ptsz(__f: Fn_cuEventRecord_ptsz, hEvent: CUevent, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hEvent, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuEventRecord_ptsz",
+        &[
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuEventRecord_ptsz` (`cuEventRecord`), per-thread default stream.
+#[inline]
+pub unsafe fn cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(300) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventRecord_ptsz>(__p)(hEvent, hStream);
+        }
+    }
+    slow_cuEventRecord_ptsz(hEvent, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) -> CUresult {
+    let call = || call_cuEventRecord_ptsz(hEvent, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuEventRecordWithFlags = unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuEventRecordWithFlags>(TABLE.get(262)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventRecordWithFlags>(TABLE.get(301)?);
     if crate::trace::active() {
         return Ok(trace_cuEventRecordWithFlags(__f, hEvent, hStream, flags));
     }
@@ -14710,7 +16884,7 @@ unsafe fn trace_cuEventRecordWithFlags(__f: Fn_cuEventRecordWithFlags, hEvent: C
 /// `cuEventRecordWithFlags`. Typed: [`event_record_with_flags`](super::event_record_with_flags).
 #[inline]
 pub unsafe fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(262) {
+    if let Some(__p) = TABLE.peek(301) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuEventRecordWithFlags>(__p)(hEvent, hStream, flags);
         }
@@ -14731,11 +16905,65 @@ unsafe fn slow_cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags:
     }
 }
 
+type Fn_cuEventRecordWithFlags_ptsz = unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventRecordWithFlags_ptsz>(TABLE.get(302)?);
+    if crate::trace::active() {
+        return Ok(trace_cuEventRecordWithFlags_ptsz(__f, hEvent, hStream, flags));
+    }
+    Ok(__f(hEvent, hStream, flags))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuEventRecordWithFlags_ptsz(__f: Fn_cuEventRecordWithFlags_ptsz, hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hEvent, hStream, flags);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuEventRecordWithFlags_ptsz",
+        &[
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuEventRecordWithFlags_ptsz` (`cuEventRecordWithFlags`), per-thread default stream.
+#[inline]
+pub unsafe fn cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult {
+    if let Some(__p) = TABLE.peek(302) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuEventRecordWithFlags_ptsz>(__p)(hEvent, hStream, flags);
+        }
+    }
+    slow_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult {
+    let call = || call_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuEventQuery = unsafe extern "C" fn(hEvent: CUevent) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuEventQuery(hEvent: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuEventQuery>(TABLE.get(263)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventQuery>(TABLE.get(303)?);
     if crate::trace::active() {
         return Ok(trace_cuEventQuery(__f, hEvent));
     }
@@ -14762,7 +16990,7 @@ unsafe fn trace_cuEventQuery(__f: Fn_cuEventQuery, hEvent: CUevent) -> CUresult 
 /// `cuEventQuery`. Typed: [`event_query`](super::event_query).
 #[inline]
 pub unsafe fn cuEventQuery(hEvent: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(263) {
+    if let Some(__p) = TABLE.peek(303) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuEventQuery>(__p)(hEvent);
         }
@@ -14787,7 +17015,7 @@ type Fn_cuEventSynchronize = unsafe extern "C" fn(hEvent: CUevent) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuEventSynchronize(hEvent: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuEventSynchronize>(TABLE.get(264)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventSynchronize>(TABLE.get(304)?);
     if crate::trace::active() {
         return Ok(trace_cuEventSynchronize(__f, hEvent));
     }
@@ -14814,7 +17042,7 @@ unsafe fn trace_cuEventSynchronize(__f: Fn_cuEventSynchronize, hEvent: CUevent) 
 /// `cuEventSynchronize`. Typed: [`event_synchronize`](super::event_synchronize).
 #[inline]
 pub unsafe fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(264) {
+    if let Some(__p) = TABLE.peek(304) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuEventSynchronize>(__p)(hEvent);
         }
@@ -14839,7 +17067,7 @@ type Fn_cuEventDestroy_v2 = unsafe extern "C" fn(hEvent: CUevent) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuEventDestroy_v2(hEvent: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuEventDestroy_v2>(TABLE.get(265)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventDestroy_v2>(TABLE.get(305)?);
     if crate::trace::active() {
         return Ok(trace_cuEventDestroy_v2(__f, hEvent));
     }
@@ -14866,7 +17094,7 @@ unsafe fn trace_cuEventDestroy_v2(__f: Fn_cuEventDestroy_v2, hEvent: CUevent) ->
 /// `cuEventDestroy_v2` (`cuEventDestroy`). Typed: [`event_destroy`](super::event_destroy).
 #[inline]
 pub unsafe fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(265) {
+    if let Some(__p) = TABLE.peek(305) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuEventDestroy_v2>(__p)(hEvent);
         }
@@ -14891,7 +17119,7 @@ type Fn_cuEventElapsedTime = unsafe extern "C" fn(pMilliseconds: *mut f32, hStar
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuEventElapsedTime>(TABLE.get(266)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventElapsedTime>(TABLE.get(306)?);
     if crate::trace::active() {
         return Ok(trace_cuEventElapsedTime(__f, pMilliseconds, hStart, hEnd));
     }
@@ -14920,7 +17148,7 @@ unsafe fn trace_cuEventElapsedTime(__f: Fn_cuEventElapsedTime, pMilliseconds: *m
 /// `cuEventElapsedTime`. Typed: [`event_elapsed_time`](super::event_elapsed_time).
 #[inline]
 pub unsafe fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(266) {
+    if let Some(__p) = TABLE.peek(306) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuEventElapsedTime>(__p)(pMilliseconds, hStart, hEnd);
         }
@@ -14945,7 +17173,7 @@ type Fn_cuEventElapsedTime_v2 = unsafe extern "C" fn(pMilliseconds: *mut f32, hS
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuEventElapsedTime_v2>(TABLE.get(267)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuEventElapsedTime_v2>(TABLE.get(307)?);
     if crate::trace::active() {
         return Ok(trace_cuEventElapsedTime_v2(__f, pMilliseconds, hStart, hEnd));
     }
@@ -14974,7 +17202,7 @@ unsafe fn trace_cuEventElapsedTime_v2(__f: Fn_cuEventElapsedTime_v2, pMillisecon
 /// `cuEventElapsedTime_v2`. Typed: [`event_elapsed_time_v2`](super::event_elapsed_time_v2).
 #[inline]
 pub unsafe fn cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(267) {
+    if let Some(__p) = TABLE.peek(307) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuEventElapsedTime_v2>(__p)(pMilliseconds, hStart, hEnd);
         }
@@ -14999,7 +17227,7 @@ type Fn_cuImportExternalMemory = unsafe extern "C" fn(extMem_out: *mut CUexterna
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuImportExternalMemory>(TABLE.get(268)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuImportExternalMemory>(TABLE.get(308)?);
     if crate::trace::active() {
         return Ok(trace_cuImportExternalMemory(__f, extMem_out, memHandleDesc));
     }
@@ -15027,7 +17255,7 @@ unsafe fn trace_cuImportExternalMemory(__f: Fn_cuImportExternalMemory, extMem_ou
 /// `cuImportExternalMemory`. Typed: [`import_external_memory`](super::import_external_memory).
 #[inline]
 pub unsafe fn cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult {
-    if let Some(__p) = TABLE.peek(268) {
+    if let Some(__p) = TABLE.peek(308) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuImportExternalMemory>(__p)(extMem_out, memHandleDesc);
         }
@@ -15052,7 +17280,7 @@ type Fn_cuExternalMemoryGetMappedBuffer = unsafe extern "C" fn(devPtr: *mut CUde
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuExternalMemoryGetMappedBuffer>(TABLE.get(269)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuExternalMemoryGetMappedBuffer>(TABLE.get(309)?);
     if crate::trace::active() {
         return Ok(trace_cuExternalMemoryGetMappedBuffer(__f, devPtr, extMem, bufferDesc));
     }
@@ -15081,7 +17309,7 @@ unsafe fn trace_cuExternalMemoryGetMappedBuffer(__f: Fn_cuExternalMemoryGetMappe
 /// `cuExternalMemoryGetMappedBuffer`. Typed: [`external_memory_get_mapped_buffer`](super::external_memory_get_mapped_buffer).
 #[inline]
 pub unsafe fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult {
-    if let Some(__p) = TABLE.peek(269) {
+    if let Some(__p) = TABLE.peek(309) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuExternalMemoryGetMappedBuffer>(__p)(devPtr, extMem, bufferDesc);
         }
@@ -15106,7 +17334,7 @@ type Fn_cuExternalMemoryGetMappedMipmappedArray = unsafe extern "C" fn(mipmap: *
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuExternalMemoryGetMappedMipmappedArray>(TABLE.get(270)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuExternalMemoryGetMappedMipmappedArray>(TABLE.get(310)?);
     if crate::trace::active() {
         return Ok(trace_cuExternalMemoryGetMappedMipmappedArray(__f, mipmap, extMem, mipmapDesc));
     }
@@ -15135,7 +17363,7 @@ unsafe fn trace_cuExternalMemoryGetMappedMipmappedArray(__f: Fn_cuExternalMemory
 /// `cuExternalMemoryGetMappedMipmappedArray`. Typed: [`external_memory_get_mapped_mipmapped_array`](super::external_memory_get_mapped_mipmapped_array).
 #[inline]
 pub unsafe fn cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult {
-    if let Some(__p) = TABLE.peek(270) {
+    if let Some(__p) = TABLE.peek(310) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuExternalMemoryGetMappedMipmappedArray>(__p)(mipmap, extMem, mipmapDesc);
         }
@@ -15160,7 +17388,7 @@ type Fn_cuDestroyExternalMemory = unsafe extern "C" fn(extMem: CUexternalMemory)
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDestroyExternalMemory(extMem: CUexternalMemory) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDestroyExternalMemory>(TABLE.get(271)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDestroyExternalMemory>(TABLE.get(311)?);
     if crate::trace::active() {
         return Ok(trace_cuDestroyExternalMemory(__f, extMem));
     }
@@ -15187,7 +17415,7 @@ unsafe fn trace_cuDestroyExternalMemory(__f: Fn_cuDestroyExternalMemory, extMem:
 /// `cuDestroyExternalMemory`. Typed: [`destroy_external_memory`](super::destroy_external_memory).
 #[inline]
 pub unsafe fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
-    if let Some(__p) = TABLE.peek(271) {
+    if let Some(__p) = TABLE.peek(311) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDestroyExternalMemory>(__p)(extMem);
         }
@@ -15212,7 +17440,7 @@ type Fn_cuImportExternalSemaphore = unsafe extern "C" fn(extSem_out: *mut CUexte
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuImportExternalSemaphore>(TABLE.get(272)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuImportExternalSemaphore>(TABLE.get(312)?);
     if crate::trace::active() {
         return Ok(trace_cuImportExternalSemaphore(__f, extSem_out, semHandleDesc));
     }
@@ -15240,7 +17468,7 @@ unsafe fn trace_cuImportExternalSemaphore(__f: Fn_cuImportExternalSemaphore, ext
 /// `cuImportExternalSemaphore`. Typed: [`import_external_semaphore`](super::import_external_semaphore).
 #[inline]
 pub unsafe fn cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult {
-    if let Some(__p) = TABLE.peek(272) {
+    if let Some(__p) = TABLE.peek(312) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuImportExternalSemaphore>(__p)(extSem_out, semHandleDesc);
         }
@@ -15265,7 +17493,7 @@ type Fn_cuSignalExternalSemaphoresAsync = unsafe extern "C" fn(extSemArray: *con
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuSignalExternalSemaphoresAsync>(TABLE.get(273)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuSignalExternalSemaphoresAsync>(TABLE.get(313)?);
     if crate::trace::active() {
         return Ok(trace_cuSignalExternalSemaphoresAsync(__f, extSemArray, paramsArray, numExtSems, stream));
     }
@@ -15295,7 +17523,7 @@ unsafe fn trace_cuSignalExternalSemaphoresAsync(__f: Fn_cuSignalExternalSemaphor
 /// `cuSignalExternalSemaphoresAsync`. Typed: [`signal_external_semaphores_async`](super::signal_external_semaphores_async).
 #[inline]
 pub unsafe fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(273) {
+    if let Some(__p) = TABLE.peek(313) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuSignalExternalSemaphoresAsync>(__p)(extSemArray, paramsArray, numExtSems, stream);
         }
@@ -15316,11 +17544,66 @@ unsafe fn slow_cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSem
     }
 }
 
+type Fn_cuSignalExternalSemaphoresAsync_ptsz = unsafe extern "C" fn(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuSignalExternalSemaphoresAsync_ptsz>(TABLE.get(314)?);
+    if crate::trace::active() {
+        return Ok(trace_cuSignalExternalSemaphoresAsync_ptsz(__f, extSemArray, paramsArray, numExtSems, stream));
+    }
+    Ok(__f(extSemArray, paramsArray, numExtSems, stream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuSignalExternalSemaphoresAsync_ptsz(__f: Fn_cuSignalExternalSemaphoresAsync_ptsz, extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(extSemArray, paramsArray, numExtSems, stream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuSignalExternalSemaphoresAsync_ptsz",
+        &[
+            ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
+            ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
+            ("numExtSems", crate::trace::Value::U64(numExtSems as u64)),
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuSignalExternalSemaphoresAsync_ptsz` (`cuSignalExternalSemaphoresAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(314) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuSignalExternalSemaphoresAsync_ptsz>(__p)(extSemArray, paramsArray, numExtSems, stream);
+        }
+    }
+    slow_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
+    let call = || call_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuWaitExternalSemaphoresAsync = unsafe extern "C" fn(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuWaitExternalSemaphoresAsync>(TABLE.get(274)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuWaitExternalSemaphoresAsync>(TABLE.get(315)?);
     if crate::trace::active() {
         return Ok(trace_cuWaitExternalSemaphoresAsync(__f, extSemArray, paramsArray, numExtSems, stream));
     }
@@ -15350,7 +17633,7 @@ unsafe fn trace_cuWaitExternalSemaphoresAsync(__f: Fn_cuWaitExternalSemaphoresAs
 /// `cuWaitExternalSemaphoresAsync`. Typed: [`wait_external_semaphores_async`](super::wait_external_semaphores_async).
 #[inline]
 pub unsafe fn cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(274) {
+    if let Some(__p) = TABLE.peek(315) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuWaitExternalSemaphoresAsync>(__p)(extSemArray, paramsArray, numExtSems, stream);
         }
@@ -15371,11 +17654,66 @@ unsafe fn slow_cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemap
     }
 }
 
+type Fn_cuWaitExternalSemaphoresAsync_ptsz = unsafe extern "C" fn(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuWaitExternalSemaphoresAsync_ptsz>(TABLE.get(316)?);
+    if crate::trace::active() {
+        return Ok(trace_cuWaitExternalSemaphoresAsync_ptsz(__f, extSemArray, paramsArray, numExtSems, stream));
+    }
+    Ok(__f(extSemArray, paramsArray, numExtSems, stream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuWaitExternalSemaphoresAsync_ptsz(__f: Fn_cuWaitExternalSemaphoresAsync_ptsz, extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(extSemArray, paramsArray, numExtSems, stream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuWaitExternalSemaphoresAsync_ptsz",
+        &[
+            ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
+            ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
+            ("numExtSems", crate::trace::Value::U64(numExtSems as u64)),
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuWaitExternalSemaphoresAsync_ptsz` (`cuWaitExternalSemaphoresAsync`), per-thread default stream.
+#[inline]
+pub unsafe fn cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(316) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuWaitExternalSemaphoresAsync_ptsz>(__p)(extSemArray, paramsArray, numExtSems, stream);
+        }
+    }
+    slow_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
+    let call = || call_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuDestroyExternalSemaphore = unsafe extern "C" fn(extSem: CUexternalSemaphore) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDestroyExternalSemaphore>(TABLE.get(275)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDestroyExternalSemaphore>(TABLE.get(317)?);
     if crate::trace::active() {
         return Ok(trace_cuDestroyExternalSemaphore(__f, extSem));
     }
@@ -15402,7 +17740,7 @@ unsafe fn trace_cuDestroyExternalSemaphore(__f: Fn_cuDestroyExternalSemaphore, e
 /// `cuDestroyExternalSemaphore`. Typed: [`destroy_external_semaphore`](super::destroy_external_semaphore).
 #[inline]
 pub unsafe fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresult {
-    if let Some(__p) = TABLE.peek(275) {
+    if let Some(__p) = TABLE.peek(317) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDestroyExternalSemaphore>(__p)(extSem);
         }
@@ -15427,7 +17765,7 @@ type Fn_cuStreamWaitValue32_v2 = unsafe extern "C" fn(stream: CUstream, addr: CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue32_v2>(TABLE.get(276)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue32_v2>(TABLE.get(318)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamWaitValue32_v2(__f, stream, addr, value, flags));
     }
@@ -15457,7 +17795,7 @@ unsafe fn trace_cuStreamWaitValue32_v2(__f: Fn_cuStreamWaitValue32_v2, stream: C
 /// `cuStreamWaitValue32_v2` (`cuStreamWaitValue32`). Typed: [`stream_wait_value32`](super::stream_wait_value32).
 #[inline]
 pub unsafe fn cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(276) {
+    if let Some(__p) = TABLE.peek(318) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue32_v2>(__p)(stream, addr, value, flags);
         }
@@ -15482,7 +17820,7 @@ type Fn_cuStreamWaitValue32_v2_ptsz = unsafe extern "C" fn(stream: CUstream, add
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue32_v2_ptsz>(TABLE.get(277)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue32_v2_ptsz>(TABLE.get(319)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamWaitValue32_v2_ptsz(__f, stream, addr, value, flags));
     }
@@ -15512,7 +17850,7 @@ unsafe fn trace_cuStreamWaitValue32_v2_ptsz(__f: Fn_cuStreamWaitValue32_v2_ptsz,
 /// `cuStreamWaitValue32_v2_ptsz` (`cuStreamWaitValue32`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(277) {
+    if let Some(__p) = TABLE.peek(319) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue32_v2_ptsz>(__p)(stream, addr, value, flags);
         }
@@ -15537,7 +17875,7 @@ type Fn_cuStreamWaitValue64_v2 = unsafe extern "C" fn(stream: CUstream, addr: CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue64_v2>(TABLE.get(278)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue64_v2>(TABLE.get(320)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamWaitValue64_v2(__f, stream, addr, value, flags));
     }
@@ -15567,7 +17905,7 @@ unsafe fn trace_cuStreamWaitValue64_v2(__f: Fn_cuStreamWaitValue64_v2, stream: C
 /// `cuStreamWaitValue64_v2` (`cuStreamWaitValue64`). Typed: [`stream_wait_value64`](super::stream_wait_value64).
 #[inline]
 pub unsafe fn cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(278) {
+    if let Some(__p) = TABLE.peek(320) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue64_v2>(__p)(stream, addr, value, flags);
         }
@@ -15592,7 +17930,7 @@ type Fn_cuStreamWaitValue64_v2_ptsz = unsafe extern "C" fn(stream: CUstream, add
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue64_v2_ptsz>(TABLE.get(279)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue64_v2_ptsz>(TABLE.get(321)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamWaitValue64_v2_ptsz(__f, stream, addr, value, flags));
     }
@@ -15622,7 +17960,7 @@ unsafe fn trace_cuStreamWaitValue64_v2_ptsz(__f: Fn_cuStreamWaitValue64_v2_ptsz,
 /// `cuStreamWaitValue64_v2_ptsz` (`cuStreamWaitValue64`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(279) {
+    if let Some(__p) = TABLE.peek(321) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamWaitValue64_v2_ptsz>(__p)(stream, addr, value, flags);
         }
@@ -15647,7 +17985,7 @@ type Fn_cuStreamWriteValue32_v2 = unsafe extern "C" fn(stream: CUstream, addr: C
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue32_v2>(TABLE.get(280)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue32_v2>(TABLE.get(322)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamWriteValue32_v2(__f, stream, addr, value, flags));
     }
@@ -15677,7 +18015,7 @@ unsafe fn trace_cuStreamWriteValue32_v2(__f: Fn_cuStreamWriteValue32_v2, stream:
 /// `cuStreamWriteValue32_v2` (`cuStreamWriteValue32`). Typed: [`stream_write_value32`](super::stream_write_value32).
 #[inline]
 pub unsafe fn cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(280) {
+    if let Some(__p) = TABLE.peek(322) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue32_v2>(__p)(stream, addr, value, flags);
         }
@@ -15702,7 +18040,7 @@ type Fn_cuStreamWriteValue32_v2_ptsz = unsafe extern "C" fn(stream: CUstream, ad
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue32_v2_ptsz>(TABLE.get(281)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue32_v2_ptsz>(TABLE.get(323)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamWriteValue32_v2_ptsz(__f, stream, addr, value, flags));
     }
@@ -15732,7 +18070,7 @@ unsafe fn trace_cuStreamWriteValue32_v2_ptsz(__f: Fn_cuStreamWriteValue32_v2_pts
 /// `cuStreamWriteValue32_v2_ptsz` (`cuStreamWriteValue32`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(281) {
+    if let Some(__p) = TABLE.peek(323) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue32_v2_ptsz>(__p)(stream, addr, value, flags);
         }
@@ -15757,7 +18095,7 @@ type Fn_cuStreamWriteValue64_v2 = unsafe extern "C" fn(stream: CUstream, addr: C
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue64_v2>(TABLE.get(282)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue64_v2>(TABLE.get(324)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamWriteValue64_v2(__f, stream, addr, value, flags));
     }
@@ -15787,7 +18125,7 @@ unsafe fn trace_cuStreamWriteValue64_v2(__f: Fn_cuStreamWriteValue64_v2, stream:
 /// `cuStreamWriteValue64_v2` (`cuStreamWriteValue64`). Typed: [`stream_write_value64`](super::stream_write_value64).
 #[inline]
 pub unsafe fn cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(282) {
+    if let Some(__p) = TABLE.peek(324) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue64_v2>(__p)(stream, addr, value, flags);
         }
@@ -15812,7 +18150,7 @@ type Fn_cuStreamWriteValue64_v2_ptsz = unsafe extern "C" fn(stream: CUstream, ad
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue64_v2_ptsz>(TABLE.get(283)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue64_v2_ptsz>(TABLE.get(325)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamWriteValue64_v2_ptsz(__f, stream, addr, value, flags));
     }
@@ -15842,7 +18180,7 @@ unsafe fn trace_cuStreamWriteValue64_v2_ptsz(__f: Fn_cuStreamWriteValue64_v2_pts
 /// `cuStreamWriteValue64_v2_ptsz` (`cuStreamWriteValue64`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(283) {
+    if let Some(__p) = TABLE.peek(325) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamWriteValue64_v2_ptsz>(__p)(stream, addr, value, flags);
         }
@@ -15867,7 +18205,7 @@ type Fn_cuStreamBatchMemOp_v2 = unsafe extern "C" fn(stream: CUstream, count: c_
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBatchMemOp_v2>(TABLE.get(284)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBatchMemOp_v2>(TABLE.get(326)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamBatchMemOp_v2(__f, stream, count, paramArray, flags));
     }
@@ -15897,7 +18235,7 @@ unsafe fn trace_cuStreamBatchMemOp_v2(__f: Fn_cuStreamBatchMemOp_v2, stream: CUs
 /// `cuStreamBatchMemOp_v2` (`cuStreamBatchMemOp`). Typed: [`stream_batch_mem_op`](super::stream_batch_mem_op).
 #[inline]
 pub unsafe fn cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(284) {
+    if let Some(__p) = TABLE.peek(326) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamBatchMemOp_v2>(__p)(stream, count, paramArray, flags);
         }
@@ -15922,7 +18260,7 @@ type Fn_cuStreamBatchMemOp_v2_ptsz = unsafe extern "C" fn(stream: CUstream, coun
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBatchMemOp_v2_ptsz>(TABLE.get(285)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamBatchMemOp_v2_ptsz>(TABLE.get(327)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamBatchMemOp_v2_ptsz(__f, stream, count, paramArray, flags));
     }
@@ -15952,7 +18290,7 @@ unsafe fn trace_cuStreamBatchMemOp_v2_ptsz(__f: Fn_cuStreamBatchMemOp_v2_ptsz, s
 /// `cuStreamBatchMemOp_v2_ptsz` (`cuStreamBatchMemOp`), per-thread default stream.
 #[inline]
 pub unsafe fn cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(285) {
+    if let Some(__p) = TABLE.peek(327) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamBatchMemOp_v2_ptsz>(__p)(stream, count, paramArray, flags);
         }
@@ -15977,7 +18315,7 @@ type Fn_cuFuncGetAttribute = unsafe extern "C" fn(pi: *mut c_int, attrib: CUfunc
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncGetAttribute>(TABLE.get(286)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncGetAttribute>(TABLE.get(328)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncGetAttribute(__f, pi, attrib, hfunc));
     }
@@ -16006,7 +18344,7 @@ unsafe fn trace_cuFuncGetAttribute(__f: Fn_cuFuncGetAttribute, pi: *mut c_int, a
 /// `cuFuncGetAttribute`. Typed: [`func_get_attribute`](super::func_get_attribute).
 #[inline]
 pub unsafe fn cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult {
-    if let Some(__p) = TABLE.peek(286) {
+    if let Some(__p) = TABLE.peek(328) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncGetAttribute>(__p)(pi, attrib, hfunc);
         }
@@ -16031,7 +18369,7 @@ type Fn_cuFuncSetAttribute = unsafe extern "C" fn(hfunc: CUfunction, attrib: CUf
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetAttribute>(TABLE.get(287)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetAttribute>(TABLE.get(329)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncSetAttribute(__f, hfunc, attrib, value));
     }
@@ -16060,7 +18398,7 @@ unsafe fn trace_cuFuncSetAttribute(__f: Fn_cuFuncSetAttribute, hfunc: CUfunction
 /// `cuFuncSetAttribute`. Typed: [`func_set_attribute`](super::func_set_attribute).
 #[inline]
 pub unsafe fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(287) {
+    if let Some(__p) = TABLE.peek(329) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncSetAttribute>(__p)(hfunc, attrib, value);
         }
@@ -16085,7 +18423,7 @@ type Fn_cuFuncSetCacheConfig = unsafe extern "C" fn(hfunc: CUfunction, config: C
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetCacheConfig>(TABLE.get(288)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetCacheConfig>(TABLE.get(330)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncSetCacheConfig(__f, hfunc, config));
     }
@@ -16113,7 +18451,7 @@ unsafe fn trace_cuFuncSetCacheConfig(__f: Fn_cuFuncSetCacheConfig, hfunc: CUfunc
 /// `cuFuncSetCacheConfig`. Typed: [`func_set_cache_config`](super::func_set_cache_config).
 #[inline]
 pub unsafe fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult {
-    if let Some(__p) = TABLE.peek(288) {
+    if let Some(__p) = TABLE.peek(330) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncSetCacheConfig>(__p)(hfunc, config);
         }
@@ -16138,7 +18476,7 @@ type Fn_cuFuncGetModule = unsafe extern "C" fn(hmod: *mut CUmodule, hfunc: CUfun
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncGetModule>(TABLE.get(289)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncGetModule>(TABLE.get(331)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncGetModule(__f, hmod, hfunc));
     }
@@ -16166,7 +18504,7 @@ unsafe fn trace_cuFuncGetModule(__f: Fn_cuFuncGetModule, hmod: *mut CUmodule, hf
 /// `cuFuncGetModule`. Typed: [`func_get_module`](super::func_get_module).
 #[inline]
 pub unsafe fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult {
-    if let Some(__p) = TABLE.peek(289) {
+    if let Some(__p) = TABLE.peek(331) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncGetModule>(__p)(hmod, hfunc);
         }
@@ -16191,7 +18529,7 @@ type Fn_cuFuncGetName = unsafe extern "C" fn(name: *mut *const c_char, hfunc: CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncGetName>(TABLE.get(290)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncGetName>(TABLE.get(332)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncGetName(__f, name, hfunc));
     }
@@ -16219,7 +18557,7 @@ unsafe fn trace_cuFuncGetName(__f: Fn_cuFuncGetName, name: *mut *const c_char, h
 /// `cuFuncGetName`. Typed: [`func_get_name`](super::func_get_name).
 #[inline]
 pub unsafe fn cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction) -> CUresult {
-    if let Some(__p) = TABLE.peek(290) {
+    if let Some(__p) = TABLE.peek(332) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncGetName>(__p)(name, hfunc);
         }
@@ -16244,7 +18582,7 @@ type Fn_cuFuncGetParamInfo = unsafe extern "C" fn(func: CUfunction, paramIndex: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncGetParamInfo>(TABLE.get(291)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncGetParamInfo>(TABLE.get(333)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncGetParamInfo(__f, func, paramIndex, paramOffset, paramSize));
     }
@@ -16274,7 +18612,7 @@ unsafe fn trace_cuFuncGetParamInfo(__f: Fn_cuFuncGetParamInfo, func: CUfunction,
 /// `cuFuncGetParamInfo`. Typed: [`func_get_param_info`](super::func_get_param_info).
 #[inline]
 pub unsafe fn cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(291) {
+    if let Some(__p) = TABLE.peek(333) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncGetParamInfo>(__p)(func, paramIndex, paramOffset, paramSize);
         }
@@ -16299,7 +18637,7 @@ type Fn_cuFuncIsLoaded = unsafe extern "C" fn(state: *mut CUfunctionLoadingState
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncIsLoaded>(TABLE.get(292)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncIsLoaded>(TABLE.get(334)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncIsLoaded(__f, state, function));
     }
@@ -16327,7 +18665,7 @@ unsafe fn trace_cuFuncIsLoaded(__f: Fn_cuFuncIsLoaded, state: *mut CUfunctionLoa
 /// `cuFuncIsLoaded`. Typed: [`func_is_loaded`](super::func_is_loaded).
 #[inline]
 pub unsafe fn cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult {
-    if let Some(__p) = TABLE.peek(292) {
+    if let Some(__p) = TABLE.peek(334) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncIsLoaded>(__p)(state, function);
         }
@@ -16352,7 +18690,7 @@ type Fn_cuFuncLoad = unsafe extern "C" fn(function: CUfunction) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncLoad(function: CUfunction) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncLoad>(TABLE.get(293)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncLoad>(TABLE.get(335)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncLoad(__f, function));
     }
@@ -16379,7 +18717,7 @@ unsafe fn trace_cuFuncLoad(__f: Fn_cuFuncLoad, function: CUfunction) -> CUresult
 /// `cuFuncLoad`. Typed: [`func_load`](super::func_load).
 #[inline]
 pub unsafe fn cuFuncLoad(function: CUfunction) -> CUresult {
-    if let Some(__p) = TABLE.peek(293) {
+    if let Some(__p) = TABLE.peek(335) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncLoad>(__p)(function);
         }
@@ -16404,7 +18742,7 @@ type Fn_cuLaunchKernel = unsafe extern "C" fn(f: CUfunction, gridDimX: c_uint, g
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchKernel>(TABLE.get(294)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchKernel>(TABLE.get(336)?);
     if crate::trace::active() {
         return Ok(trace_cuLaunchKernel(__f, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra));
     }
@@ -16441,7 +18779,7 @@ unsafe fn trace_cuLaunchKernel(__f: Fn_cuLaunchKernel, f: CUfunction, gridDimX: 
 /// `cuLaunchKernel`. Typed: [`launch_kernel`](super::launch_kernel).
 #[inline]
 pub unsafe fn cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(294) {
+    if let Some(__p) = TABLE.peek(336) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLaunchKernel>(__p)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
         }
@@ -16462,11 +18800,73 @@ unsafe fn slow_cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint,
     }
 }
 
+type Fn_cuLaunchKernel_ptsz = unsafe extern "C" fn(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuLaunchKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchKernel_ptsz>(TABLE.get(337)?);
+    if crate::trace::active() {
+        return Ok(trace_cuLaunchKernel_ptsz(__f, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra));
+    }
+    Ok(__f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuLaunchKernel_ptsz(__f: Fn_cuLaunchKernel_ptsz, f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuLaunchKernel_ptsz",
+        &[
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("gridDimX", crate::trace::Value::U64(gridDimX as u64)),
+            ("gridDimY", crate::trace::Value::U64(gridDimY as u64)),
+            ("gridDimZ", crate::trace::Value::U64(gridDimZ as u64)),
+            ("blockDimX", crate::trace::Value::U64(blockDimX as u64)),
+            ("blockDimY", crate::trace::Value::U64(blockDimY as u64)),
+            ("blockDimZ", crate::trace::Value::U64(blockDimZ as u64)),
+            ("sharedMemBytes", crate::trace::Value::U64(sharedMemBytes as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
+            ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuLaunchKernel_ptsz` (`cuLaunchKernel`), per-thread default stream.
+#[inline]
+pub unsafe fn cuLaunchKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(337) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchKernel_ptsz>(__p)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+        }
+    }
+    slow_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
+    let call = || call_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuLaunchKernelEx = unsafe extern "C" fn(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchKernelEx>(TABLE.get(295)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchKernelEx>(TABLE.get(338)?);
     if crate::trace::active() {
         return Ok(trace_cuLaunchKernelEx(__f, config, f, kernelParams, extra));
     }
@@ -16496,7 +18896,7 @@ unsafe fn trace_cuLaunchKernelEx(__f: Fn_cuLaunchKernelEx, config: *const CUlaun
 /// `cuLaunchKernelEx`. Typed: [`launch_kernel_ex`](super::launch_kernel_ex).
 #[inline]
 pub unsafe fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(295) {
+    if let Some(__p) = TABLE.peek(338) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLaunchKernelEx>(__p)(config, f, kernelParams, extra);
         }
@@ -16517,11 +18917,66 @@ unsafe fn slow_cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, ke
     }
 }
 
+type Fn_cuLaunchKernelEx_ptsz = unsafe extern "C" fn(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchKernelEx_ptsz>(TABLE.get(339)?);
+    if crate::trace::active() {
+        return Ok(trace_cuLaunchKernelEx_ptsz(__f, config, f, kernelParams, extra));
+    }
+    Ok(__f(config, f, kernelParams, extra))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuLaunchKernelEx_ptsz(__f: Fn_cuLaunchKernelEx_ptsz, config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(config, f, kernelParams, extra);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuLaunchKernelEx_ptsz",
+        &[
+            ("config", crate::trace::Value::Ptr(config as *const c_void)),
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
+            ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuLaunchKernelEx_ptsz` (`cuLaunchKernelEx`), per-thread default stream.
+#[inline]
+pub unsafe fn cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(339) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchKernelEx_ptsz>(__p)(config, f, kernelParams, extra);
+        }
+    }
+    slow_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
+    let call = || call_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuLaunchCooperativeKernel = unsafe extern "C" fn(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernel>(TABLE.get(296)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernel>(TABLE.get(340)?);
     if crate::trace::active() {
         return Ok(trace_cuLaunchCooperativeKernel(__f, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams));
     }
@@ -16557,7 +19012,7 @@ unsafe fn trace_cuLaunchCooperativeKernel(__f: Fn_cuLaunchCooperativeKernel, f: 
 /// `cuLaunchCooperativeKernel`. Typed: [`launch_cooperative_kernel`](super::launch_cooperative_kernel).
 #[inline]
 pub unsafe fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(296) {
+    if let Some(__p) = TABLE.peek(340) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernel>(__p)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
         }
@@ -16578,11 +19033,72 @@ unsafe fn slow_cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDi
     }
 }
 
+type Fn_cuLaunchCooperativeKernel_ptsz = unsafe extern "C" fn(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernel_ptsz>(TABLE.get(341)?);
+    if crate::trace::active() {
+        return Ok(trace_cuLaunchCooperativeKernel_ptsz(__f, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams));
+    }
+    Ok(__f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuLaunchCooperativeKernel_ptsz(__f: Fn_cuLaunchCooperativeKernel_ptsz, f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuLaunchCooperativeKernel_ptsz",
+        &[
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("gridDimX", crate::trace::Value::U64(gridDimX as u64)),
+            ("gridDimY", crate::trace::Value::U64(gridDimY as u64)),
+            ("gridDimZ", crate::trace::Value::U64(gridDimZ as u64)),
+            ("blockDimX", crate::trace::Value::U64(blockDimX as u64)),
+            ("blockDimY", crate::trace::Value::U64(blockDimY as u64)),
+            ("blockDimZ", crate::trace::Value::U64(blockDimZ as u64)),
+            ("sharedMemBytes", crate::trace::Value::U64(sharedMemBytes as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuLaunchCooperativeKernel_ptsz` (`cuLaunchCooperativeKernel`), per-thread default stream.
+#[inline]
+pub unsafe fn cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(341) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernel_ptsz>(__p)(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+        }
+    }
+    slow_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult {
+    let call = || call_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuLaunchCooperativeKernelMultiDevice = unsafe extern "C" fn(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernelMultiDevice>(TABLE.get(297)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernelMultiDevice>(TABLE.get(342)?);
     if crate::trace::active() {
         return Ok(trace_cuLaunchCooperativeKernelMultiDevice(__f, launchParamsList, numDevices, flags));
     }
@@ -16612,7 +19128,7 @@ unsafe fn trace_cuLaunchCooperativeKernelMultiDevice(__f: Fn_cuLaunchCooperative
 #[deprecated(note = "This function is deprecated as of CUDA 11.3.")]
 #[inline]
 pub unsafe fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(297) {
+    if let Some(__p) = TABLE.peek(342) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLaunchCooperativeKernelMultiDevice>(__p)(launchParamsList, numDevices, flags);
         }
@@ -16637,7 +19153,7 @@ type Fn_cuLaunchHostFunc = unsafe extern "C" fn(hStream: CUstream, r#fn: CUhostF
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchHostFunc>(TABLE.get(298)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchHostFunc>(TABLE.get(343)?);
     if crate::trace::active() {
         return Ok(trace_cuLaunchHostFunc(__f, hStream, r#fn, userData));
     }
@@ -16666,7 +19182,7 @@ unsafe fn trace_cuLaunchHostFunc(__f: Fn_cuLaunchHostFunc, hStream: CUstream, r#
 /// `cuLaunchHostFunc`. Typed: [`launch_host_func`](super::launch_host_func).
 #[inline]
 pub unsafe fn cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(298) {
+    if let Some(__p) = TABLE.peek(343) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLaunchHostFunc>(__p)(hStream, r#fn, userData);
         }
@@ -16687,11 +19203,65 @@ unsafe fn slow_cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mu
     }
 }
 
+type Fn_cuLaunchHostFunc_ptsz = unsafe extern "C" fn(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchHostFunc_ptsz>(TABLE.get(344)?);
+    if crate::trace::active() {
+        return Ok(trace_cuLaunchHostFunc_ptsz(__f, hStream, r#fn, userData));
+    }
+    Ok(__f(hStream, r#fn, userData))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuLaunchHostFunc_ptsz(__f: Fn_cuLaunchHostFunc_ptsz, hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hStream, r#fn, userData);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuLaunchHostFunc_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("fn", crate::trace::Value::Ptr(r#fn.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuLaunchHostFunc_ptsz` (`cuLaunchHostFunc`), per-thread default stream.
+#[inline]
+pub unsafe fn cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult {
+    if let Some(__p) = TABLE.peek(344) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuLaunchHostFunc_ptsz>(__p)(hStream, r#fn, userData);
+        }
+    }
+    slow_cuLaunchHostFunc_ptsz(hStream, r#fn, userData)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult {
+    let call = || call_cuLaunchHostFunc_ptsz(hStream, r#fn, userData);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuFuncSetBlockShape = unsafe extern "C" fn(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetBlockShape>(TABLE.get(299)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetBlockShape>(TABLE.get(345)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncSetBlockShape(__f, hfunc, x, y, z));
     }
@@ -16722,7 +19292,7 @@ unsafe fn trace_cuFuncSetBlockShape(__f: Fn_cuFuncSetBlockShape, hfunc: CUfuncti
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(299) {
+    if let Some(__p) = TABLE.peek(345) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncSetBlockShape>(__p)(hfunc, x, y, z);
         }
@@ -16747,7 +19317,7 @@ type Fn_cuFuncSetSharedSize = unsafe extern "C" fn(hfunc: CUfunction, bytes: c_u
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetSharedSize>(TABLE.get(300)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetSharedSize>(TABLE.get(346)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncSetSharedSize(__f, hfunc, bytes));
     }
@@ -16776,7 +19346,7 @@ unsafe fn trace_cuFuncSetSharedSize(__f: Fn_cuFuncSetSharedSize, hfunc: CUfuncti
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(300) {
+    if let Some(__p) = TABLE.peek(346) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncSetSharedSize>(__p)(hfunc, bytes);
         }
@@ -16801,7 +19371,7 @@ type Fn_cuParamSetSize = unsafe extern "C" fn(hfunc: CUfunction, numbytes: c_uin
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSetSize>(TABLE.get(301)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSetSize>(TABLE.get(347)?);
     if crate::trace::active() {
         return Ok(trace_cuParamSetSize(__f, hfunc, numbytes));
     }
@@ -16830,7 +19400,7 @@ unsafe fn trace_cuParamSetSize(__f: Fn_cuParamSetSize, hfunc: CUfunction, numbyt
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(301) {
+    if let Some(__p) = TABLE.peek(347) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuParamSetSize>(__p)(hfunc, numbytes);
         }
@@ -16855,7 +19425,7 @@ type Fn_cuParamSeti = unsafe extern "C" fn(hfunc: CUfunction, offset: c_int, val
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSeti>(TABLE.get(302)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSeti>(TABLE.get(348)?);
     if crate::trace::active() {
         return Ok(trace_cuParamSeti(__f, hfunc, offset, value));
     }
@@ -16885,7 +19455,7 @@ unsafe fn trace_cuParamSeti(__f: Fn_cuParamSeti, hfunc: CUfunction, offset: c_in
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(302) {
+    if let Some(__p) = TABLE.peek(348) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuParamSeti>(__p)(hfunc, offset, value);
         }
@@ -16910,7 +19480,7 @@ type Fn_cuParamSetf = unsafe extern "C" fn(hfunc: CUfunction, offset: c_int, val
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSetf>(TABLE.get(303)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSetf>(TABLE.get(349)?);
     if crate::trace::active() {
         return Ok(trace_cuParamSetf(__f, hfunc, offset, value));
     }
@@ -16940,7 +19510,7 @@ unsafe fn trace_cuParamSetf(__f: Fn_cuParamSetf, hfunc: CUfunction, offset: c_in
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> CUresult {
-    if let Some(__p) = TABLE.peek(303) {
+    if let Some(__p) = TABLE.peek(349) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuParamSetf>(__p)(hfunc, offset, value);
         }
@@ -16965,7 +19535,7 @@ type Fn_cuParamSetv = unsafe extern "C" fn(hfunc: CUfunction, offset: c_int, ptr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSetv>(TABLE.get(304)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSetv>(TABLE.get(350)?);
     if crate::trace::active() {
         return Ok(trace_cuParamSetv(__f, hfunc, offset, ptr, numbytes));
     }
@@ -16996,7 +19566,7 @@ unsafe fn trace_cuParamSetv(__f: Fn_cuParamSetv, hfunc: CUfunction, offset: c_in
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(304) {
+    if let Some(__p) = TABLE.peek(350) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuParamSetv>(__p)(hfunc, offset, ptr, numbytes);
         }
@@ -17021,7 +19591,7 @@ type Fn_cuLaunch = unsafe extern "C" fn(f: CUfunction) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLaunch(f: CUfunction) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunch>(TABLE.get(305)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunch>(TABLE.get(351)?);
     if crate::trace::active() {
         return Ok(trace_cuLaunch(__f, f));
     }
@@ -17049,7 +19619,7 @@ unsafe fn trace_cuLaunch(__f: Fn_cuLaunch, f: CUfunction) -> CUresult {
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuLaunch(f: CUfunction) -> CUresult {
-    if let Some(__p) = TABLE.peek(305) {
+    if let Some(__p) = TABLE.peek(351) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLaunch>(__p)(f);
         }
@@ -17074,7 +19644,7 @@ type Fn_cuLaunchGrid = unsafe extern "C" fn(f: CUfunction, grid_width: c_int, gr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchGrid>(TABLE.get(306)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchGrid>(TABLE.get(352)?);
     if crate::trace::active() {
         return Ok(trace_cuLaunchGrid(__f, f, grid_width, grid_height));
     }
@@ -17104,7 +19674,7 @@ unsafe fn trace_cuLaunchGrid(__f: Fn_cuLaunchGrid, f: CUfunction, grid_width: c_
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(306) {
+    if let Some(__p) = TABLE.peek(352) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLaunchGrid>(__p)(f, grid_width, grid_height);
         }
@@ -17129,7 +19699,7 @@ type Fn_cuLaunchGridAsync = unsafe extern "C" fn(f: CUfunction, grid_width: c_in
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchGridAsync>(TABLE.get(307)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLaunchGridAsync>(TABLE.get(353)?);
     if crate::trace::active() {
         return Ok(trace_cuLaunchGridAsync(__f, f, grid_width, grid_height, hStream));
     }
@@ -17160,7 +19730,7 @@ unsafe fn trace_cuLaunchGridAsync(__f: Fn_cuLaunchGridAsync, f: CUfunction, grid
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(307) {
+    if let Some(__p) = TABLE.peek(353) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLaunchGridAsync>(__p)(f, grid_width, grid_height, hStream);
         }
@@ -17185,7 +19755,7 @@ type Fn_cuParamSetTexRef = unsafe extern "C" fn(hfunc: CUfunction, texunit: c_in
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSetTexRef>(TABLE.get(308)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuParamSetTexRef>(TABLE.get(354)?);
     if crate::trace::active() {
         return Ok(trace_cuParamSetTexRef(__f, hfunc, texunit, hTexRef));
     }
@@ -17215,7 +19785,7 @@ unsafe fn trace_cuParamSetTexRef(__f: Fn_cuParamSetTexRef, hfunc: CUfunction, te
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(308) {
+    if let Some(__p) = TABLE.peek(354) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuParamSetTexRef>(__p)(hfunc, texunit, hTexRef);
         }
@@ -17240,7 +19810,7 @@ type Fn_cuFuncSetSharedMemConfig = unsafe extern "C" fn(hfunc: CUfunction, confi
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetSharedMemConfig>(TABLE.get(309)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuFuncSetSharedMemConfig>(TABLE.get(355)?);
     if crate::trace::active() {
         return Ok(trace_cuFuncSetSharedMemConfig(__f, hfunc, config));
     }
@@ -17269,7 +19839,7 @@ unsafe fn trace_cuFuncSetSharedMemConfig(__f: Fn_cuFuncSetSharedMemConfig, hfunc
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> CUresult {
-    if let Some(__p) = TABLE.peek(309) {
+    if let Some(__p) = TABLE.peek(355) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuFuncSetSharedMemConfig>(__p)(hfunc, config);
         }
@@ -17294,7 +19864,7 @@ type Fn_cuGraphCreate = unsafe extern "C" fn(phGraph: *mut CUgraph, flags: c_uin
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphCreate>(TABLE.get(310)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphCreate>(TABLE.get(356)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphCreate(__f, phGraph, flags));
     }
@@ -17322,7 +19892,7 @@ unsafe fn trace_cuGraphCreate(__f: Fn_cuGraphCreate, phGraph: *mut CUgraph, flag
 /// `cuGraphCreate`. Typed: [`graph_create`](super::graph_create).
 #[inline]
 pub unsafe fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(310) {
+    if let Some(__p) = TABLE.peek(356) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphCreate>(__p)(phGraph, flags);
         }
@@ -17347,7 +19917,7 @@ type Fn_cuGraphAddKernelNode_v2 = unsafe extern "C" fn(phGraphNode: *mut CUgraph
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddKernelNode_v2>(TABLE.get(311)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddKernelNode_v2>(TABLE.get(357)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddKernelNode_v2(__f, phGraphNode, hGraph, dependencies, numDependencies, nodeParams));
     }
@@ -17378,7 +19948,7 @@ unsafe fn trace_cuGraphAddKernelNode_v2(__f: Fn_cuGraphAddKernelNode_v2, phGraph
 /// `cuGraphAddKernelNode_v2` (`cuGraphAddKernelNode`). Typed: [`graph_add_kernel_node`](super::graph_add_kernel_node).
 #[inline]
 pub unsafe fn cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(311) {
+    if let Some(__p) = TABLE.peek(357) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddKernelNode_v2>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         }
@@ -17403,7 +19973,7 @@ type Fn_cuGraphKernelNodeGetParams_v2 = unsafe extern "C" fn(hNode: CUgraphNode,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeGetParams_v2>(TABLE.get(312)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeGetParams_v2>(TABLE.get(358)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphKernelNodeGetParams_v2(__f, hNode, nodeParams));
     }
@@ -17431,7 +20001,7 @@ unsafe fn trace_cuGraphKernelNodeGetParams_v2(__f: Fn_cuGraphKernelNodeGetParams
 /// `cuGraphKernelNodeGetParams_v2` (`cuGraphKernelNodeGetParams`). Typed: [`graph_kernel_node_get_params`](super::graph_kernel_node_get_params).
 #[inline]
 pub unsafe fn cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(312) {
+    if let Some(__p) = TABLE.peek(358) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeGetParams_v2>(__p)(hNode, nodeParams);
         }
@@ -17456,7 +20026,7 @@ type Fn_cuGraphKernelNodeSetParams_v2 = unsafe extern "C" fn(hNode: CUgraphNode,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeSetParams_v2>(TABLE.get(313)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeSetParams_v2>(TABLE.get(359)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphKernelNodeSetParams_v2(__f, hNode, nodeParams));
     }
@@ -17484,7 +20054,7 @@ unsafe fn trace_cuGraphKernelNodeSetParams_v2(__f: Fn_cuGraphKernelNodeSetParams
 /// `cuGraphKernelNodeSetParams_v2` (`cuGraphKernelNodeSetParams`). Typed: [`graph_kernel_node_set_params`](super::graph_kernel_node_set_params).
 #[inline]
 pub unsafe fn cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(313) {
+    if let Some(__p) = TABLE.peek(359) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeSetParams_v2>(__p)(hNode, nodeParams);
         }
@@ -17509,7 +20079,7 @@ type Fn_cuGraphAddMemcpyNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNod
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddMemcpyNode>(TABLE.get(314)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddMemcpyNode>(TABLE.get(360)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddMemcpyNode(__f, phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx));
     }
@@ -17541,7 +20111,7 @@ unsafe fn trace_cuGraphAddMemcpyNode(__f: Fn_cuGraphAddMemcpyNode, phGraphNode: 
 /// `cuGraphAddMemcpyNode`. Typed: [`graph_add_memcpy_node`](super::graph_add_memcpy_node).
 #[inline]
 pub unsafe fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
-    if let Some(__p) = TABLE.peek(314) {
+    if let Some(__p) = TABLE.peek(360) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddMemcpyNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
         }
@@ -17566,7 +20136,7 @@ type Fn_cuGraphMemcpyNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, no
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemcpyNodeGetParams>(TABLE.get(315)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemcpyNodeGetParams>(TABLE.get(361)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphMemcpyNodeGetParams(__f, hNode, nodeParams));
     }
@@ -17594,7 +20164,7 @@ unsafe fn trace_cuGraphMemcpyNodeGetParams(__f: Fn_cuGraphMemcpyNodeGetParams, h
 /// `cuGraphMemcpyNodeGetParams`. Typed: [`graph_memcpy_node_get_params`](super::graph_memcpy_node_get_params).
 #[inline]
 pub unsafe fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult {
-    if let Some(__p) = TABLE.peek(315) {
+    if let Some(__p) = TABLE.peek(361) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphMemcpyNodeGetParams>(__p)(hNode, nodeParams);
         }
@@ -17619,7 +20189,7 @@ type Fn_cuGraphMemcpyNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, no
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemcpyNodeSetParams>(TABLE.get(316)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemcpyNodeSetParams>(TABLE.get(362)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphMemcpyNodeSetParams(__f, hNode, nodeParams));
     }
@@ -17647,7 +20217,7 @@ unsafe fn trace_cuGraphMemcpyNodeSetParams(__f: Fn_cuGraphMemcpyNodeSetParams, h
 /// `cuGraphMemcpyNodeSetParams`. Typed: [`graph_memcpy_node_set_params`](super::graph_memcpy_node_set_params).
 #[inline]
 pub unsafe fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult {
-    if let Some(__p) = TABLE.peek(316) {
+    if let Some(__p) = TABLE.peek(362) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphMemcpyNodeSetParams>(__p)(hNode, nodeParams);
         }
@@ -17672,7 +20242,7 @@ type Fn_cuGraphAddMemsetNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNod
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddMemsetNode>(TABLE.get(317)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddMemsetNode>(TABLE.get(363)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddMemsetNode(__f, phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx));
     }
@@ -17704,7 +20274,7 @@ unsafe fn trace_cuGraphAddMemsetNode(__f: Fn_cuGraphAddMemsetNode, phGraphNode: 
 /// `cuGraphAddMemsetNode`. Typed: [`graph_add_memset_node`](super::graph_add_memset_node).
 #[inline]
 pub unsafe fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
-    if let Some(__p) = TABLE.peek(317) {
+    if let Some(__p) = TABLE.peek(363) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddMemsetNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
         }
@@ -17729,7 +20299,7 @@ type Fn_cuGraphMemsetNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, no
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemsetNodeGetParams>(TABLE.get(318)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemsetNodeGetParams>(TABLE.get(364)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphMemsetNodeGetParams(__f, hNode, nodeParams));
     }
@@ -17757,7 +20327,7 @@ unsafe fn trace_cuGraphMemsetNodeGetParams(__f: Fn_cuGraphMemsetNodeGetParams, h
 /// `cuGraphMemsetNodeGetParams`. Typed: [`graph_memset_node_get_params`](super::graph_memset_node_get_params).
 #[inline]
 pub unsafe fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(318) {
+    if let Some(__p) = TABLE.peek(364) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphMemsetNodeGetParams>(__p)(hNode, nodeParams);
         }
@@ -17782,7 +20352,7 @@ type Fn_cuGraphMemsetNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, no
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemsetNodeSetParams>(TABLE.get(319)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemsetNodeSetParams>(TABLE.get(365)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphMemsetNodeSetParams(__f, hNode, nodeParams));
     }
@@ -17810,7 +20380,7 @@ unsafe fn trace_cuGraphMemsetNodeSetParams(__f: Fn_cuGraphMemsetNodeSetParams, h
 /// `cuGraphMemsetNodeSetParams`. Typed: [`graph_memset_node_set_params`](super::graph_memset_node_set_params).
 #[inline]
 pub unsafe fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(319) {
+    if let Some(__p) = TABLE.peek(365) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphMemsetNodeSetParams>(__p)(hNode, nodeParams);
         }
@@ -17835,7 +20405,7 @@ type Fn_cuGraphAddHostNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddHostNode>(TABLE.get(320)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddHostNode>(TABLE.get(366)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddHostNode(__f, phGraphNode, hGraph, dependencies, numDependencies, nodeParams));
     }
@@ -17866,7 +20436,7 @@ unsafe fn trace_cuGraphAddHostNode(__f: Fn_cuGraphAddHostNode, phGraphNode: *mut
 /// `cuGraphAddHostNode`. Typed: [`graph_add_host_node`](super::graph_add_host_node).
 #[inline]
 pub unsafe fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(320) {
+    if let Some(__p) = TABLE.peek(366) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddHostNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         }
@@ -17891,7 +20461,7 @@ type Fn_cuGraphHostNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, node
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphHostNodeGetParams>(TABLE.get(321)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphHostNodeGetParams>(TABLE.get(367)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphHostNodeGetParams(__f, hNode, nodeParams));
     }
@@ -17919,7 +20489,7 @@ unsafe fn trace_cuGraphHostNodeGetParams(__f: Fn_cuGraphHostNodeGetParams, hNode
 /// `cuGraphHostNodeGetParams`. Typed: [`graph_host_node_get_params`](super::graph_host_node_get_params).
 #[inline]
 pub unsafe fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(321) {
+    if let Some(__p) = TABLE.peek(367) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphHostNodeGetParams>(__p)(hNode, nodeParams);
         }
@@ -17944,7 +20514,7 @@ type Fn_cuGraphHostNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, node
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphHostNodeSetParams>(TABLE.get(322)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphHostNodeSetParams>(TABLE.get(368)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphHostNodeSetParams(__f, hNode, nodeParams));
     }
@@ -17972,7 +20542,7 @@ unsafe fn trace_cuGraphHostNodeSetParams(__f: Fn_cuGraphHostNodeSetParams, hNode
 /// `cuGraphHostNodeSetParams`. Typed: [`graph_host_node_set_params`](super::graph_host_node_set_params).
 #[inline]
 pub unsafe fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(322) {
+    if let Some(__p) = TABLE.peek(368) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphHostNodeSetParams>(__p)(hNode, nodeParams);
         }
@@ -17997,7 +20567,7 @@ type Fn_cuGraphAddChildGraphNode = unsafe extern "C" fn(phGraphNode: *mut CUgrap
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddChildGraphNode>(TABLE.get(323)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddChildGraphNode>(TABLE.get(369)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddChildGraphNode(__f, phGraphNode, hGraph, dependencies, numDependencies, childGraph));
     }
@@ -18028,7 +20598,7 @@ unsafe fn trace_cuGraphAddChildGraphNode(__f: Fn_cuGraphAddChildGraphNode, phGra
 /// `cuGraphAddChildGraphNode`. Typed: [`graph_add_child_graph_node`](super::graph_add_child_graph_node).
 #[inline]
 pub unsafe fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult {
-    if let Some(__p) = TABLE.peek(323) {
+    if let Some(__p) = TABLE.peek(369) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddChildGraphNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
         }
@@ -18053,7 +20623,7 @@ type Fn_cuGraphChildGraphNodeGetGraph = unsafe extern "C" fn(hNode: CUgraphNode,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphChildGraphNodeGetGraph>(TABLE.get(324)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphChildGraphNodeGetGraph>(TABLE.get(370)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphChildGraphNodeGetGraph(__f, hNode, phGraph));
     }
@@ -18081,7 +20651,7 @@ unsafe fn trace_cuGraphChildGraphNodeGetGraph(__f: Fn_cuGraphChildGraphNodeGetGr
 /// `cuGraphChildGraphNodeGetGraph`. Typed: [`graph_child_graph_node_get_graph`](super::graph_child_graph_node_get_graph).
 #[inline]
 pub unsafe fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult {
-    if let Some(__p) = TABLE.peek(324) {
+    if let Some(__p) = TABLE.peek(370) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphChildGraphNodeGetGraph>(__p)(hNode, phGraph);
         }
@@ -18106,7 +20676,7 @@ type Fn_cuGraphAddEmptyNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddEmptyNode>(TABLE.get(325)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddEmptyNode>(TABLE.get(371)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddEmptyNode(__f, phGraphNode, hGraph, dependencies, numDependencies));
     }
@@ -18136,7 +20706,7 @@ unsafe fn trace_cuGraphAddEmptyNode(__f: Fn_cuGraphAddEmptyNode, phGraphNode: *m
 /// `cuGraphAddEmptyNode`. Typed: [`graph_add_empty_node`](super::graph_add_empty_node).
 #[inline]
 pub unsafe fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(325) {
+    if let Some(__p) = TABLE.peek(371) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddEmptyNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies);
         }
@@ -18161,7 +20731,7 @@ type Fn_cuGraphAddEventRecordNode = unsafe extern "C" fn(phGraphNode: *mut CUgra
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddEventRecordNode>(TABLE.get(326)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddEventRecordNode>(TABLE.get(372)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddEventRecordNode(__f, phGraphNode, hGraph, dependencies, numDependencies, event));
     }
@@ -18192,7 +20762,7 @@ unsafe fn trace_cuGraphAddEventRecordNode(__f: Fn_cuGraphAddEventRecordNode, phG
 /// `cuGraphAddEventRecordNode`. Typed: [`graph_add_event_record_node`](super::graph_add_event_record_node).
 #[inline]
 pub unsafe fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(326) {
+    if let Some(__p) = TABLE.peek(372) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddEventRecordNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, event);
         }
@@ -18217,7 +20787,7 @@ type Fn_cuGraphEventRecordNodeGetEvent = unsafe extern "C" fn(hNode: CUgraphNode
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphEventRecordNodeGetEvent>(TABLE.get(327)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphEventRecordNodeGetEvent>(TABLE.get(373)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphEventRecordNodeGetEvent(__f, hNode, event_out));
     }
@@ -18245,7 +20815,7 @@ unsafe fn trace_cuGraphEventRecordNodeGetEvent(__f: Fn_cuGraphEventRecordNodeGet
 /// `cuGraphEventRecordNodeGetEvent`. Typed: [`graph_event_record_node_get_event`](super::graph_event_record_node_get_event).
 #[inline]
 pub unsafe fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(327) {
+    if let Some(__p) = TABLE.peek(373) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphEventRecordNodeGetEvent>(__p)(hNode, event_out);
         }
@@ -18270,7 +20840,7 @@ type Fn_cuGraphEventRecordNodeSetEvent = unsafe extern "C" fn(hNode: CUgraphNode
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphEventRecordNodeSetEvent>(TABLE.get(328)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphEventRecordNodeSetEvent>(TABLE.get(374)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphEventRecordNodeSetEvent(__f, hNode, event));
     }
@@ -18298,7 +20868,7 @@ unsafe fn trace_cuGraphEventRecordNodeSetEvent(__f: Fn_cuGraphEventRecordNodeSet
 /// `cuGraphEventRecordNodeSetEvent`. Typed: [`graph_event_record_node_set_event`](super::graph_event_record_node_set_event).
 #[inline]
 pub unsafe fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(328) {
+    if let Some(__p) = TABLE.peek(374) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphEventRecordNodeSetEvent>(__p)(hNode, event);
         }
@@ -18323,7 +20893,7 @@ type Fn_cuGraphAddEventWaitNode = unsafe extern "C" fn(phGraphNode: *mut CUgraph
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddEventWaitNode>(TABLE.get(329)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddEventWaitNode>(TABLE.get(375)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddEventWaitNode(__f, phGraphNode, hGraph, dependencies, numDependencies, event));
     }
@@ -18354,7 +20924,7 @@ unsafe fn trace_cuGraphAddEventWaitNode(__f: Fn_cuGraphAddEventWaitNode, phGraph
 /// `cuGraphAddEventWaitNode`. Typed: [`graph_add_event_wait_node`](super::graph_add_event_wait_node).
 #[inline]
 pub unsafe fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(329) {
+    if let Some(__p) = TABLE.peek(375) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddEventWaitNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, event);
         }
@@ -18379,7 +20949,7 @@ type Fn_cuGraphEventWaitNodeGetEvent = unsafe extern "C" fn(hNode: CUgraphNode, 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphEventWaitNodeGetEvent>(TABLE.get(330)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphEventWaitNodeGetEvent>(TABLE.get(376)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphEventWaitNodeGetEvent(__f, hNode, event_out));
     }
@@ -18407,7 +20977,7 @@ unsafe fn trace_cuGraphEventWaitNodeGetEvent(__f: Fn_cuGraphEventWaitNodeGetEven
 /// `cuGraphEventWaitNodeGetEvent`. Typed: [`graph_event_wait_node_get_event`](super::graph_event_wait_node_get_event).
 #[inline]
 pub unsafe fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(330) {
+    if let Some(__p) = TABLE.peek(376) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphEventWaitNodeGetEvent>(__p)(hNode, event_out);
         }
@@ -18432,7 +21002,7 @@ type Fn_cuGraphEventWaitNodeSetEvent = unsafe extern "C" fn(hNode: CUgraphNode, 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphEventWaitNodeSetEvent>(TABLE.get(331)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphEventWaitNodeSetEvent>(TABLE.get(377)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphEventWaitNodeSetEvent(__f, hNode, event));
     }
@@ -18460,7 +21030,7 @@ unsafe fn trace_cuGraphEventWaitNodeSetEvent(__f: Fn_cuGraphEventWaitNodeSetEven
 /// `cuGraphEventWaitNodeSetEvent`. Typed: [`graph_event_wait_node_set_event`](super::graph_event_wait_node_set_event).
 #[inline]
 pub unsafe fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(331) {
+    if let Some(__p) = TABLE.peek(377) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphEventWaitNodeSetEvent>(__p)(hNode, event);
         }
@@ -18485,7 +21055,7 @@ type Fn_cuGraphAddExternalSemaphoresSignalNode = unsafe extern "C" fn(phGraphNod
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddExternalSemaphoresSignalNode>(TABLE.get(332)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddExternalSemaphoresSignalNode>(TABLE.get(378)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddExternalSemaphoresSignalNode(__f, phGraphNode, hGraph, dependencies, numDependencies, nodeParams));
     }
@@ -18516,7 +21086,7 @@ unsafe fn trace_cuGraphAddExternalSemaphoresSignalNode(__f: Fn_cuGraphAddExterna
 /// `cuGraphAddExternalSemaphoresSignalNode`. Typed: [`graph_add_external_semaphores_signal_node`](super::graph_add_external_semaphores_signal_node).
 #[inline]
 pub unsafe fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(332) {
+    if let Some(__p) = TABLE.peek(378) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddExternalSemaphoresSignalNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         }
@@ -18541,7 +21111,7 @@ type Fn_cuGraphExternalSemaphoresSignalNodeGetParams = unsafe extern "C" fn(hNod
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresSignalNodeGetParams>(TABLE.get(333)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresSignalNodeGetParams>(TABLE.get(379)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExternalSemaphoresSignalNodeGetParams(__f, hNode, params_out));
     }
@@ -18569,7 +21139,7 @@ unsafe fn trace_cuGraphExternalSemaphoresSignalNodeGetParams(__f: Fn_cuGraphExte
 /// `cuGraphExternalSemaphoresSignalNodeGetParams`. Typed: [`graph_external_semaphores_signal_node_get_params`](super::graph_external_semaphores_signal_node_get_params).
 #[inline]
 pub unsafe fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(333) {
+    if let Some(__p) = TABLE.peek(379) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresSignalNodeGetParams>(__p)(hNode, params_out);
         }
@@ -18594,7 +21164,7 @@ type Fn_cuGraphExternalSemaphoresSignalNodeSetParams = unsafe extern "C" fn(hNod
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresSignalNodeSetParams>(TABLE.get(334)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresSignalNodeSetParams>(TABLE.get(380)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExternalSemaphoresSignalNodeSetParams(__f, hNode, nodeParams));
     }
@@ -18622,7 +21192,7 @@ unsafe fn trace_cuGraphExternalSemaphoresSignalNodeSetParams(__f: Fn_cuGraphExte
 /// `cuGraphExternalSemaphoresSignalNodeSetParams`. Typed: [`graph_external_semaphores_signal_node_set_params`](super::graph_external_semaphores_signal_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(334) {
+    if let Some(__p) = TABLE.peek(380) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresSignalNodeSetParams>(__p)(hNode, nodeParams);
         }
@@ -18647,7 +21217,7 @@ type Fn_cuGraphAddExternalSemaphoresWaitNode = unsafe extern "C" fn(phGraphNode:
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddExternalSemaphoresWaitNode>(TABLE.get(335)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddExternalSemaphoresWaitNode>(TABLE.get(381)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddExternalSemaphoresWaitNode(__f, phGraphNode, hGraph, dependencies, numDependencies, nodeParams));
     }
@@ -18678,7 +21248,7 @@ unsafe fn trace_cuGraphAddExternalSemaphoresWaitNode(__f: Fn_cuGraphAddExternalS
 /// `cuGraphAddExternalSemaphoresWaitNode`. Typed: [`graph_add_external_semaphores_wait_node`](super::graph_add_external_semaphores_wait_node).
 #[inline]
 pub unsafe fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(335) {
+    if let Some(__p) = TABLE.peek(381) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddExternalSemaphoresWaitNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         }
@@ -18703,7 +21273,7 @@ type Fn_cuGraphExternalSemaphoresWaitNodeGetParams = unsafe extern "C" fn(hNode:
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresWaitNodeGetParams>(TABLE.get(336)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresWaitNodeGetParams>(TABLE.get(382)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExternalSemaphoresWaitNodeGetParams(__f, hNode, params_out));
     }
@@ -18731,7 +21301,7 @@ unsafe fn trace_cuGraphExternalSemaphoresWaitNodeGetParams(__f: Fn_cuGraphExtern
 /// `cuGraphExternalSemaphoresWaitNodeGetParams`. Typed: [`graph_external_semaphores_wait_node_get_params`](super::graph_external_semaphores_wait_node_get_params).
 #[inline]
 pub unsafe fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(336) {
+    if let Some(__p) = TABLE.peek(382) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresWaitNodeGetParams>(__p)(hNode, params_out);
         }
@@ -18756,7 +21326,7 @@ type Fn_cuGraphExternalSemaphoresWaitNodeSetParams = unsafe extern "C" fn(hNode:
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresWaitNodeSetParams>(TABLE.get(337)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresWaitNodeSetParams>(TABLE.get(383)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExternalSemaphoresWaitNodeSetParams(__f, hNode, nodeParams));
     }
@@ -18784,7 +21354,7 @@ unsafe fn trace_cuGraphExternalSemaphoresWaitNodeSetParams(__f: Fn_cuGraphExtern
 /// `cuGraphExternalSemaphoresWaitNodeSetParams`. Typed: [`graph_external_semaphores_wait_node_set_params`](super::graph_external_semaphores_wait_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(337) {
+    if let Some(__p) = TABLE.peek(383) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExternalSemaphoresWaitNodeSetParams>(__p)(hNode, nodeParams);
         }
@@ -18809,7 +21379,7 @@ type Fn_cuGraphAddBatchMemOpNode = unsafe extern "C" fn(phGraphNode: *mut CUgrap
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddBatchMemOpNode>(TABLE.get(338)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddBatchMemOpNode>(TABLE.get(384)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddBatchMemOpNode(__f, phGraphNode, hGraph, dependencies, numDependencies, nodeParams));
     }
@@ -18840,7 +21410,7 @@ unsafe fn trace_cuGraphAddBatchMemOpNode(__f: Fn_cuGraphAddBatchMemOpNode, phGra
 /// `cuGraphAddBatchMemOpNode`. Typed: [`graph_add_batch_mem_op_node`](super::graph_add_batch_mem_op_node).
 #[inline]
 pub unsafe fn cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(338) {
+    if let Some(__p) = TABLE.peek(384) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddBatchMemOpNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         }
@@ -18865,7 +21435,7 @@ type Fn_cuGraphBatchMemOpNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphBatchMemOpNodeGetParams>(TABLE.get(339)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphBatchMemOpNodeGetParams>(TABLE.get(385)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphBatchMemOpNodeGetParams(__f, hNode, nodeParams_out));
     }
@@ -18893,7 +21463,7 @@ unsafe fn trace_cuGraphBatchMemOpNodeGetParams(__f: Fn_cuGraphBatchMemOpNodeGetP
 /// `cuGraphBatchMemOpNodeGetParams`. Typed: [`graph_batch_mem_op_node_get_params`](super::graph_batch_mem_op_node_get_params).
 #[inline]
 pub unsafe fn cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(339) {
+    if let Some(__p) = TABLE.peek(385) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphBatchMemOpNodeGetParams>(__p)(hNode, nodeParams_out);
         }
@@ -18918,7 +21488,7 @@ type Fn_cuGraphBatchMemOpNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphBatchMemOpNodeSetParams>(TABLE.get(340)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphBatchMemOpNodeSetParams>(TABLE.get(386)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphBatchMemOpNodeSetParams(__f, hNode, nodeParams));
     }
@@ -18946,7 +21516,7 @@ unsafe fn trace_cuGraphBatchMemOpNodeSetParams(__f: Fn_cuGraphBatchMemOpNodeSetP
 /// `cuGraphBatchMemOpNodeSetParams`. Typed: [`graph_batch_mem_op_node_set_params`](super::graph_batch_mem_op_node_set_params).
 #[inline]
 pub unsafe fn cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(340) {
+    if let Some(__p) = TABLE.peek(386) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphBatchMemOpNodeSetParams>(__p)(hNode, nodeParams);
         }
@@ -18971,7 +21541,7 @@ type Fn_cuGraphExecBatchMemOpNodeSetParams = unsafe extern "C" fn(hGraphExec: CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecBatchMemOpNodeSetParams>(TABLE.get(341)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecBatchMemOpNodeSetParams>(TABLE.get(387)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecBatchMemOpNodeSetParams(__f, hGraphExec, hNode, nodeParams));
     }
@@ -19000,7 +21570,7 @@ unsafe fn trace_cuGraphExecBatchMemOpNodeSetParams(__f: Fn_cuGraphExecBatchMemOp
 /// `cuGraphExecBatchMemOpNodeSetParams`. Typed: [`graph_exec_batch_mem_op_node_set_params`](super::graph_exec_batch_mem_op_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(341) {
+    if let Some(__p) = TABLE.peek(387) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecBatchMemOpNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
         }
@@ -19025,7 +21595,7 @@ type Fn_cuGraphAddMemAllocNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphN
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddMemAllocNode>(TABLE.get(342)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddMemAllocNode>(TABLE.get(388)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddMemAllocNode(__f, phGraphNode, hGraph, dependencies, numDependencies, nodeParams));
     }
@@ -19056,7 +21626,7 @@ unsafe fn trace_cuGraphAddMemAllocNode(__f: Fn_cuGraphAddMemAllocNode, phGraphNo
 /// `cuGraphAddMemAllocNode`. Typed: [`graph_add_mem_alloc_node`](super::graph_add_mem_alloc_node).
 #[inline]
 pub unsafe fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(342) {
+    if let Some(__p) = TABLE.peek(388) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddMemAllocNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         }
@@ -19081,7 +21651,7 @@ type Fn_cuGraphMemAllocNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemAllocNodeGetParams>(TABLE.get(343)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemAllocNodeGetParams>(TABLE.get(389)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphMemAllocNodeGetParams(__f, hNode, params_out));
     }
@@ -19109,7 +21679,7 @@ unsafe fn trace_cuGraphMemAllocNodeGetParams(__f: Fn_cuGraphMemAllocNodeGetParam
 /// `cuGraphMemAllocNodeGetParams`. Typed: [`graph_mem_alloc_node_get_params`](super::graph_mem_alloc_node_get_params).
 #[inline]
 pub unsafe fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(343) {
+    if let Some(__p) = TABLE.peek(389) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphMemAllocNodeGetParams>(__p)(hNode, params_out);
         }
@@ -19134,7 +21704,7 @@ type Fn_cuGraphAddMemFreeNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNo
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddMemFreeNode>(TABLE.get(344)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddMemFreeNode>(TABLE.get(390)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddMemFreeNode(__f, phGraphNode, hGraph, dependencies, numDependencies, dptr));
     }
@@ -19165,7 +21735,7 @@ unsafe fn trace_cuGraphAddMemFreeNode(__f: Fn_cuGraphAddMemFreeNode, phGraphNode
 /// `cuGraphAddMemFreeNode`. Typed: [`graph_add_mem_free_node`](super::graph_add_mem_free_node).
 #[inline]
 pub unsafe fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult {
-    if let Some(__p) = TABLE.peek(344) {
+    if let Some(__p) = TABLE.peek(390) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddMemFreeNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, dptr);
         }
@@ -19190,7 +21760,7 @@ type Fn_cuGraphMemFreeNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, d
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemFreeNodeGetParams>(TABLE.get(345)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphMemFreeNodeGetParams>(TABLE.get(391)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphMemFreeNodeGetParams(__f, hNode, dptr_out));
     }
@@ -19218,7 +21788,7 @@ unsafe fn trace_cuGraphMemFreeNodeGetParams(__f: Fn_cuGraphMemFreeNodeGetParams,
 /// `cuGraphMemFreeNodeGetParams`. Typed: [`graph_mem_free_node_get_params`](super::graph_mem_free_node_get_params).
 #[inline]
 pub unsafe fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult {
-    if let Some(__p) = TABLE.peek(345) {
+    if let Some(__p) = TABLE.peek(391) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphMemFreeNodeGetParams>(__p)(hNode, dptr_out);
         }
@@ -19243,7 +21813,7 @@ type Fn_cuDeviceGraphMemTrim = unsafe extern "C" fn(device: CUdevice) -> CUresul
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDeviceGraphMemTrim(device: CUdevice) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceGraphMemTrim>(TABLE.get(346)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceGraphMemTrim>(TABLE.get(392)?);
     if crate::trace::active() {
         return Ok(trace_cuDeviceGraphMemTrim(__f, device));
     }
@@ -19270,7 +21840,7 @@ unsafe fn trace_cuDeviceGraphMemTrim(__f: Fn_cuDeviceGraphMemTrim, device: CUdev
 /// `cuDeviceGraphMemTrim`. Typed: [`device_graph_mem_trim`](super::device_graph_mem_trim).
 #[inline]
 pub unsafe fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
-    if let Some(__p) = TABLE.peek(346) {
+    if let Some(__p) = TABLE.peek(392) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDeviceGraphMemTrim>(__p)(device);
         }
@@ -19295,7 +21865,7 @@ type Fn_cuDeviceGetGraphMemAttribute = unsafe extern "C" fn(device: CUdevice, at
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceGetGraphMemAttribute>(TABLE.get(347)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceGetGraphMemAttribute>(TABLE.get(393)?);
     if crate::trace::active() {
         return Ok(trace_cuDeviceGetGraphMemAttribute(__f, device, attr, value));
     }
@@ -19324,7 +21894,7 @@ unsafe fn trace_cuDeviceGetGraphMemAttribute(__f: Fn_cuDeviceGetGraphMemAttribut
 /// `cuDeviceGetGraphMemAttribute`. Typed: [`device_get_graph_mem_attribute`](super::device_get_graph_mem_attribute).
 #[inline]
 pub unsafe fn cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(347) {
+    if let Some(__p) = TABLE.peek(393) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDeviceGetGraphMemAttribute>(__p)(device, attr, value);
         }
@@ -19349,7 +21919,7 @@ type Fn_cuDeviceSetGraphMemAttribute = unsafe extern "C" fn(device: CUdevice, at
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceSetGraphMemAttribute>(TABLE.get(348)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceSetGraphMemAttribute>(TABLE.get(394)?);
     if crate::trace::active() {
         return Ok(trace_cuDeviceSetGraphMemAttribute(__f, device, attr, value));
     }
@@ -19378,7 +21948,7 @@ unsafe fn trace_cuDeviceSetGraphMemAttribute(__f: Fn_cuDeviceSetGraphMemAttribut
 /// `cuDeviceSetGraphMemAttribute`. Typed: [`device_set_graph_mem_attribute`](super::device_set_graph_mem_attribute).
 #[inline]
 pub unsafe fn cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(348) {
+    if let Some(__p) = TABLE.peek(394) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDeviceSetGraphMemAttribute>(__p)(device, attr, value);
         }
@@ -19403,7 +21973,7 @@ type Fn_cuGraphClone = unsafe extern "C" fn(phGraphClone: *mut CUgraph, original
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphClone>(TABLE.get(349)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphClone>(TABLE.get(395)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphClone(__f, phGraphClone, originalGraph));
     }
@@ -19431,7 +22001,7 @@ unsafe fn trace_cuGraphClone(__f: Fn_cuGraphClone, phGraphClone: *mut CUgraph, o
 /// `cuGraphClone`. Typed: [`graph_clone`](super::graph_clone).
 #[inline]
 pub unsafe fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult {
-    if let Some(__p) = TABLE.peek(349) {
+    if let Some(__p) = TABLE.peek(395) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphClone>(__p)(phGraphClone, originalGraph);
         }
@@ -19456,7 +22026,7 @@ type Fn_cuGraphNodeFindInClone = unsafe extern "C" fn(phNode: *mut CUgraphNode, 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeFindInClone>(TABLE.get(350)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeFindInClone>(TABLE.get(396)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphNodeFindInClone(__f, phNode, hOriginalNode, hClonedGraph));
     }
@@ -19485,7 +22055,7 @@ unsafe fn trace_cuGraphNodeFindInClone(__f: Fn_cuGraphNodeFindInClone, phNode: *
 /// `cuGraphNodeFindInClone`. Typed: [`graph_node_find_in_clone`](super::graph_node_find_in_clone).
 #[inline]
 pub unsafe fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult {
-    if let Some(__p) = TABLE.peek(350) {
+    if let Some(__p) = TABLE.peek(396) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphNodeFindInClone>(__p)(phNode, hOriginalNode, hClonedGraph);
         }
@@ -19510,7 +22080,7 @@ type Fn_cuGraphNodeGetType = unsafe extern "C" fn(hNode: CUgraphNode, r#type: *m
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetType>(TABLE.get(351)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetType>(TABLE.get(397)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphNodeGetType(__f, hNode, r#type));
     }
@@ -19538,7 +22108,7 @@ unsafe fn trace_cuGraphNodeGetType(__f: Fn_cuGraphNodeGetType, hNode: CUgraphNod
 /// `cuGraphNodeGetType`. Typed: [`graph_node_get_type`](super::graph_node_get_type).
 #[inline]
 pub unsafe fn cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult {
-    if let Some(__p) = TABLE.peek(351) {
+    if let Some(__p) = TABLE.peek(397) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetType>(__p)(hNode, r#type);
         }
@@ -19563,7 +22133,7 @@ type Fn_cuGraphGetNodes = unsafe extern "C" fn(hGraph: CUgraph, nodes: *mut CUgr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphGetNodes>(TABLE.get(352)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphGetNodes>(TABLE.get(398)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphGetNodes(__f, hGraph, nodes, numNodes));
     }
@@ -19592,7 +22162,7 @@ unsafe fn trace_cuGraphGetNodes(__f: Fn_cuGraphGetNodes, hGraph: CUgraph, nodes:
 /// `cuGraphGetNodes`. Typed: [`graph_get_nodes`](super::graph_get_nodes).
 #[inline]
 pub unsafe fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(352) {
+    if let Some(__p) = TABLE.peek(398) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphGetNodes>(__p)(hGraph, nodes, numNodes);
         }
@@ -19617,7 +22187,7 @@ type Fn_cuGraphGetRootNodes = unsafe extern "C" fn(hGraph: CUgraph, rootNodes: *
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphGetRootNodes>(TABLE.get(353)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphGetRootNodes>(TABLE.get(399)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphGetRootNodes(__f, hGraph, rootNodes, numRootNodes));
     }
@@ -19646,7 +22216,7 @@ unsafe fn trace_cuGraphGetRootNodes(__f: Fn_cuGraphGetRootNodes, hGraph: CUgraph
 /// `cuGraphGetRootNodes`. Typed: [`graph_get_root_nodes`](super::graph_get_root_nodes).
 #[inline]
 pub unsafe fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(353) {
+    if let Some(__p) = TABLE.peek(399) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphGetRootNodes>(__p)(hGraph, rootNodes, numRootNodes);
         }
@@ -19671,7 +22241,7 @@ type Fn_cuGraphGetEdges = unsafe extern "C" fn(hGraph: CUgraph, from: *mut CUgra
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphGetEdges>(TABLE.get(354)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphGetEdges>(TABLE.get(400)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphGetEdges(__f, hGraph, from, to, numEdges));
     }
@@ -19701,7 +22271,7 @@ unsafe fn trace_cuGraphGetEdges(__f: Fn_cuGraphGetEdges, hGraph: CUgraph, from: 
 /// `cuGraphGetEdges`. Typed: [`graph_get_edges`](super::graph_get_edges).
 #[inline]
 pub unsafe fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(354) {
+    if let Some(__p) = TABLE.peek(400) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphGetEdges>(__p)(hGraph, from, to, numEdges);
         }
@@ -19726,7 +22296,7 @@ type Fn_cuGraphGetEdges_v2 = unsafe extern "C" fn(hGraph: CUgraph, from: *mut CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphGetEdges_v2>(TABLE.get(355)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphGetEdges_v2>(TABLE.get(401)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphGetEdges_v2(__f, hGraph, from, to, edgeData, numEdges));
     }
@@ -19757,7 +22327,7 @@ unsafe fn trace_cuGraphGetEdges_v2(__f: Fn_cuGraphGetEdges_v2, hGraph: CUgraph, 
 /// `cuGraphGetEdges_v2`. Typed: [`graph_get_edges_v2`](super::graph_get_edges_v2).
 #[inline]
 pub unsafe fn cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(355) {
+    if let Some(__p) = TABLE.peek(401) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphGetEdges_v2>(__p)(hGraph, from, to, edgeData, numEdges);
         }
@@ -19782,7 +22352,7 @@ type Fn_cuGraphNodeGetDependencies = unsafe extern "C" fn(hNode: CUgraphNode, de
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependencies>(TABLE.get(356)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependencies>(TABLE.get(402)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphNodeGetDependencies(__f, hNode, dependencies, numDependencies));
     }
@@ -19811,7 +22381,7 @@ unsafe fn trace_cuGraphNodeGetDependencies(__f: Fn_cuGraphNodeGetDependencies, h
 /// `cuGraphNodeGetDependencies`. Typed: [`graph_node_get_dependencies`](super::graph_node_get_dependencies).
 #[inline]
 pub unsafe fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(356) {
+    if let Some(__p) = TABLE.peek(402) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependencies>(__p)(hNode, dependencies, numDependencies);
         }
@@ -19836,7 +22406,7 @@ type Fn_cuGraphNodeGetDependencies_v2 = unsafe extern "C" fn(hNode: CUgraphNode,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependencies_v2>(TABLE.get(357)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependencies_v2>(TABLE.get(403)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphNodeGetDependencies_v2(__f, hNode, dependencies, edgeData, numDependencies));
     }
@@ -19866,7 +22436,7 @@ unsafe fn trace_cuGraphNodeGetDependencies_v2(__f: Fn_cuGraphNodeGetDependencies
 /// `cuGraphNodeGetDependencies_v2`. Typed: [`graph_node_get_dependencies_v2`](super::graph_node_get_dependencies_v2).
 #[inline]
 pub unsafe fn cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(357) {
+    if let Some(__p) = TABLE.peek(403) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependencies_v2>(__p)(hNode, dependencies, edgeData, numDependencies);
         }
@@ -19891,7 +22461,7 @@ type Fn_cuGraphNodeGetDependentNodes = unsafe extern "C" fn(hNode: CUgraphNode, 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependentNodes>(TABLE.get(358)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependentNodes>(TABLE.get(404)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphNodeGetDependentNodes(__f, hNode, dependentNodes, numDependentNodes));
     }
@@ -19920,7 +22490,7 @@ unsafe fn trace_cuGraphNodeGetDependentNodes(__f: Fn_cuGraphNodeGetDependentNode
 /// `cuGraphNodeGetDependentNodes`. Typed: [`graph_node_get_dependent_nodes`](super::graph_node_get_dependent_nodes).
 #[inline]
 pub unsafe fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(358) {
+    if let Some(__p) = TABLE.peek(404) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependentNodes>(__p)(hNode, dependentNodes, numDependentNodes);
         }
@@ -19945,7 +22515,7 @@ type Fn_cuGraphNodeGetDependentNodes_v2 = unsafe extern "C" fn(hNode: CUgraphNod
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependentNodes_v2>(TABLE.get(359)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependentNodes_v2>(TABLE.get(405)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphNodeGetDependentNodes_v2(__f, hNode, dependentNodes, edgeData, numDependentNodes));
     }
@@ -19975,7 +22545,7 @@ unsafe fn trace_cuGraphNodeGetDependentNodes_v2(__f: Fn_cuGraphNodeGetDependentN
 /// `cuGraphNodeGetDependentNodes_v2`. Typed: [`graph_node_get_dependent_nodes_v2`](super::graph_node_get_dependent_nodes_v2).
 #[inline]
 pub unsafe fn cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(359) {
+    if let Some(__p) = TABLE.peek(405) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetDependentNodes_v2>(__p)(hNode, dependentNodes, edgeData, numDependentNodes);
         }
@@ -20000,7 +22570,7 @@ type Fn_cuGraphAddDependencies = unsafe extern "C" fn(hGraph: CUgraph, from: *co
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddDependencies>(TABLE.get(360)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddDependencies>(TABLE.get(406)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddDependencies(__f, hGraph, from, to, numDependencies));
     }
@@ -20030,7 +22600,7 @@ unsafe fn trace_cuGraphAddDependencies(__f: Fn_cuGraphAddDependencies, hGraph: C
 /// `cuGraphAddDependencies`. Typed: [`graph_add_dependencies`](super::graph_add_dependencies).
 #[inline]
 pub unsafe fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(360) {
+    if let Some(__p) = TABLE.peek(406) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddDependencies>(__p)(hGraph, from, to, numDependencies);
         }
@@ -20055,7 +22625,7 @@ type Fn_cuGraphAddDependencies_v2 = unsafe extern "C" fn(hGraph: CUgraph, from: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddDependencies_v2>(TABLE.get(361)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddDependencies_v2>(TABLE.get(407)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddDependencies_v2(__f, hGraph, from, to, edgeData, numDependencies));
     }
@@ -20086,7 +22656,7 @@ unsafe fn trace_cuGraphAddDependencies_v2(__f: Fn_cuGraphAddDependencies_v2, hGr
 /// `cuGraphAddDependencies_v2`. Typed: [`graph_add_dependencies_v2`](super::graph_add_dependencies_v2).
 #[inline]
 pub unsafe fn cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(361) {
+    if let Some(__p) = TABLE.peek(407) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddDependencies_v2>(__p)(hGraph, from, to, edgeData, numDependencies);
         }
@@ -20111,7 +22681,7 @@ type Fn_cuGraphRemoveDependencies = unsafe extern "C" fn(hGraph: CUgraph, from: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphRemoveDependencies>(TABLE.get(362)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphRemoveDependencies>(TABLE.get(408)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphRemoveDependencies(__f, hGraph, from, to, numDependencies));
     }
@@ -20141,7 +22711,7 @@ unsafe fn trace_cuGraphRemoveDependencies(__f: Fn_cuGraphRemoveDependencies, hGr
 /// `cuGraphRemoveDependencies`. Typed: [`graph_remove_dependencies`](super::graph_remove_dependencies).
 #[inline]
 pub unsafe fn cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(362) {
+    if let Some(__p) = TABLE.peek(408) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphRemoveDependencies>(__p)(hGraph, from, to, numDependencies);
         }
@@ -20166,7 +22736,7 @@ type Fn_cuGraphRemoveDependencies_v2 = unsafe extern "C" fn(hGraph: CUgraph, fro
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphRemoveDependencies_v2>(TABLE.get(363)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphRemoveDependencies_v2>(TABLE.get(409)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphRemoveDependencies_v2(__f, hGraph, from, to, edgeData, numDependencies));
     }
@@ -20197,7 +22767,7 @@ unsafe fn trace_cuGraphRemoveDependencies_v2(__f: Fn_cuGraphRemoveDependencies_v
 /// `cuGraphRemoveDependencies_v2`. Typed: [`graph_remove_dependencies_v2`](super::graph_remove_dependencies_v2).
 #[inline]
 pub unsafe fn cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(363) {
+    if let Some(__p) = TABLE.peek(409) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphRemoveDependencies_v2>(__p)(hGraph, from, to, edgeData, numDependencies);
         }
@@ -20222,7 +22792,7 @@ type Fn_cuGraphDestroyNode = unsafe extern "C" fn(hNode: CUgraphNode) -> CUresul
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphDestroyNode(hNode: CUgraphNode) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphDestroyNode>(TABLE.get(364)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphDestroyNode>(TABLE.get(410)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphDestroyNode(__f, hNode));
     }
@@ -20249,7 +22819,7 @@ unsafe fn trace_cuGraphDestroyNode(__f: Fn_cuGraphDestroyNode, hNode: CUgraphNod
 /// `cuGraphDestroyNode`. Typed: [`graph_destroy_node`](super::graph_destroy_node).
 #[inline]
 pub unsafe fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
-    if let Some(__p) = TABLE.peek(364) {
+    if let Some(__p) = TABLE.peek(410) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphDestroyNode>(__p)(hNode);
         }
@@ -20274,7 +22844,7 @@ type Fn_cuGraphInstantiateWithFlags = unsafe extern "C" fn(phGraphExec: *mut CUg
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithFlags>(TABLE.get(365)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithFlags>(TABLE.get(411)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphInstantiateWithFlags(__f, phGraphExec, hGraph, flags));
     }
@@ -20303,7 +22873,7 @@ unsafe fn trace_cuGraphInstantiateWithFlags(__f: Fn_cuGraphInstantiateWithFlags,
 /// `cuGraphInstantiateWithFlags` (`cuGraphInstantiate`). Typed: [`graph_instantiate`](super::graph_instantiate).
 #[inline]
 pub unsafe fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> CUresult {
-    if let Some(__p) = TABLE.peek(365) {
+    if let Some(__p) = TABLE.peek(411) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithFlags>(__p)(phGraphExec, hGraph, flags);
         }
@@ -20328,7 +22898,7 @@ type Fn_cuGraphInstantiateWithParams = unsafe extern "C" fn(phGraphExec: *mut CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithParams>(TABLE.get(366)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithParams>(TABLE.get(412)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphInstantiateWithParams(__f, phGraphExec, hGraph, instantiateParams));
     }
@@ -20357,7 +22927,7 @@ unsafe fn trace_cuGraphInstantiateWithParams(__f: Fn_cuGraphInstantiateWithParam
 /// `cuGraphInstantiateWithParams`. Typed: [`graph_instantiate_with_params`](super::graph_instantiate_with_params).
 #[inline]
 pub unsafe fn cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(366) {
+    if let Some(__p) = TABLE.peek(412) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithParams>(__p)(phGraphExec, hGraph, instantiateParams);
         }
@@ -20378,11 +22948,65 @@ unsafe fn slow_cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGrap
     }
 }
 
+type Fn_cuGraphInstantiateWithParams_ptsz = unsafe extern "C" fn(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithParams_ptsz>(TABLE.get(413)?);
+    if crate::trace::active() {
+        return Ok(trace_cuGraphInstantiateWithParams_ptsz(__f, phGraphExec, hGraph, instantiateParams));
+    }
+    Ok(__f(phGraphExec, hGraph, instantiateParams))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuGraphInstantiateWithParams_ptsz(__f: Fn_cuGraphInstantiateWithParams_ptsz, phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(phGraphExec, hGraph, instantiateParams);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuGraphInstantiateWithParams_ptsz",
+        &[
+            ("phGraphExec", crate::trace::Value::Ptr(phGraphExec as *const c_void)),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("instantiateParams", crate::trace::Value::Ptr(instantiateParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuGraphInstantiateWithParams_ptsz` (`cuGraphInstantiateWithParams`), per-thread default stream.
+#[inline]
+pub unsafe fn cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
+    if let Some(__p) = TABLE.peek(413) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphInstantiateWithParams_ptsz>(__p)(phGraphExec, hGraph, instantiateParams);
+        }
+    }
+    slow_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
+    let call = || call_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuGraphExecGetFlags = unsafe extern "C" fn(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecGetFlags>(TABLE.get(367)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecGetFlags>(TABLE.get(414)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecGetFlags(__f, hGraphExec, flags));
     }
@@ -20410,7 +23034,7 @@ unsafe fn trace_cuGraphExecGetFlags(__f: Fn_cuGraphExecGetFlags, hGraphExec: CUg
 /// `cuGraphExecGetFlags`. Typed: [`graph_exec_get_flags`](super::graph_exec_get_flags).
 #[inline]
 pub unsafe fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult {
-    if let Some(__p) = TABLE.peek(367) {
+    if let Some(__p) = TABLE.peek(414) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecGetFlags>(__p)(hGraphExec, flags);
         }
@@ -20435,7 +23059,7 @@ type Fn_cuGraphExecKernelNodeSetParams_v2 = unsafe extern "C" fn(hGraphExec: CUg
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecKernelNodeSetParams_v2>(TABLE.get(368)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecKernelNodeSetParams_v2>(TABLE.get(415)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecKernelNodeSetParams_v2(__f, hGraphExec, hNode, nodeParams));
     }
@@ -20464,7 +23088,7 @@ unsafe fn trace_cuGraphExecKernelNodeSetParams_v2(__f: Fn_cuGraphExecKernelNodeS
 /// `cuGraphExecKernelNodeSetParams_v2` (`cuGraphExecKernelNodeSetParams`). Typed: [`graph_exec_kernel_node_set_params`](super::graph_exec_kernel_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(368) {
+    if let Some(__p) = TABLE.peek(415) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecKernelNodeSetParams_v2>(__p)(hGraphExec, hNode, nodeParams);
         }
@@ -20489,7 +23113,7 @@ type Fn_cuGraphExecMemcpyNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgrap
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecMemcpyNodeSetParams>(TABLE.get(369)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecMemcpyNodeSetParams>(TABLE.get(416)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecMemcpyNodeSetParams(__f, hGraphExec, hNode, copyParams, ctx));
     }
@@ -20519,7 +23143,7 @@ unsafe fn trace_cuGraphExecMemcpyNodeSetParams(__f: Fn_cuGraphExecMemcpyNodeSetP
 /// `cuGraphExecMemcpyNodeSetParams`. Typed: [`graph_exec_memcpy_node_set_params`](super::graph_exec_memcpy_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
-    if let Some(__p) = TABLE.peek(369) {
+    if let Some(__p) = TABLE.peek(416) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecMemcpyNodeSetParams>(__p)(hGraphExec, hNode, copyParams, ctx);
         }
@@ -20544,7 +23168,7 @@ type Fn_cuGraphExecMemsetNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgrap
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecMemsetNodeSetParams>(TABLE.get(370)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecMemsetNodeSetParams>(TABLE.get(417)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecMemsetNodeSetParams(__f, hGraphExec, hNode, memsetParams, ctx));
     }
@@ -20574,7 +23198,7 @@ unsafe fn trace_cuGraphExecMemsetNodeSetParams(__f: Fn_cuGraphExecMemsetNodeSetP
 /// `cuGraphExecMemsetNodeSetParams`. Typed: [`graph_exec_memset_node_set_params`](super::graph_exec_memset_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
-    if let Some(__p) = TABLE.peek(370) {
+    if let Some(__p) = TABLE.peek(417) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecMemsetNodeSetParams>(__p)(hGraphExec, hNode, memsetParams, ctx);
         }
@@ -20599,7 +23223,7 @@ type Fn_cuGraphExecHostNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphE
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecHostNodeSetParams>(TABLE.get(371)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecHostNodeSetParams>(TABLE.get(418)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecHostNodeSetParams(__f, hGraphExec, hNode, nodeParams));
     }
@@ -20628,7 +23252,7 @@ unsafe fn trace_cuGraphExecHostNodeSetParams(__f: Fn_cuGraphExecHostNodeSetParam
 /// `cuGraphExecHostNodeSetParams`. Typed: [`graph_exec_host_node_set_params`](super::graph_exec_host_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(371) {
+    if let Some(__p) = TABLE.peek(418) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecHostNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
         }
@@ -20653,7 +23277,7 @@ type Fn_cuGraphExecChildGraphNodeSetParams = unsafe extern "C" fn(hGraphExec: CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecChildGraphNodeSetParams>(TABLE.get(372)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecChildGraphNodeSetParams>(TABLE.get(419)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecChildGraphNodeSetParams(__f, hGraphExec, hNode, childGraph));
     }
@@ -20682,7 +23306,7 @@ unsafe fn trace_cuGraphExecChildGraphNodeSetParams(__f: Fn_cuGraphExecChildGraph
 /// `cuGraphExecChildGraphNodeSetParams`. Typed: [`graph_exec_child_graph_node_set_params`](super::graph_exec_child_graph_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult {
-    if let Some(__p) = TABLE.peek(372) {
+    if let Some(__p) = TABLE.peek(419) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecChildGraphNodeSetParams>(__p)(hGraphExec, hNode, childGraph);
         }
@@ -20707,7 +23331,7 @@ type Fn_cuGraphExecEventRecordNodeSetEvent = unsafe extern "C" fn(hGraphExec: CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecEventRecordNodeSetEvent>(TABLE.get(373)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecEventRecordNodeSetEvent>(TABLE.get(420)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecEventRecordNodeSetEvent(__f, hGraphExec, hNode, event));
     }
@@ -20736,7 +23360,7 @@ unsafe fn trace_cuGraphExecEventRecordNodeSetEvent(__f: Fn_cuGraphExecEventRecor
 /// `cuGraphExecEventRecordNodeSetEvent`. Typed: [`graph_exec_event_record_node_set_event`](super::graph_exec_event_record_node_set_event).
 #[inline]
 pub unsafe fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(373) {
+    if let Some(__p) = TABLE.peek(420) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecEventRecordNodeSetEvent>(__p)(hGraphExec, hNode, event);
         }
@@ -20761,7 +23385,7 @@ type Fn_cuGraphExecEventWaitNodeSetEvent = unsafe extern "C" fn(hGraphExec: CUgr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecEventWaitNodeSetEvent>(TABLE.get(374)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecEventWaitNodeSetEvent>(TABLE.get(421)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecEventWaitNodeSetEvent(__f, hGraphExec, hNode, event));
     }
@@ -20790,7 +23414,7 @@ unsafe fn trace_cuGraphExecEventWaitNodeSetEvent(__f: Fn_cuGraphExecEventWaitNod
 /// `cuGraphExecEventWaitNodeSetEvent`. Typed: [`graph_exec_event_wait_node_set_event`](super::graph_exec_event_wait_node_set_event).
 #[inline]
 pub unsafe fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(374) {
+    if let Some(__p) = TABLE.peek(421) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecEventWaitNodeSetEvent>(__p)(hGraphExec, hNode, event);
         }
@@ -20815,7 +23439,7 @@ type Fn_cuGraphExecExternalSemaphoresSignalNodeSetParams = unsafe extern "C" fn(
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecExternalSemaphoresSignalNodeSetParams>(TABLE.get(375)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecExternalSemaphoresSignalNodeSetParams>(TABLE.get(422)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecExternalSemaphoresSignalNodeSetParams(__f, hGraphExec, hNode, nodeParams));
     }
@@ -20844,7 +23468,7 @@ unsafe fn trace_cuGraphExecExternalSemaphoresSignalNodeSetParams(__f: Fn_cuGraph
 /// `cuGraphExecExternalSemaphoresSignalNodeSetParams`. Typed: [`graph_exec_external_semaphores_signal_node_set_params`](super::graph_exec_external_semaphores_signal_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(375) {
+    if let Some(__p) = TABLE.peek(422) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecExternalSemaphoresSignalNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
         }
@@ -20869,7 +23493,7 @@ type Fn_cuGraphExecExternalSemaphoresWaitNodeSetParams = unsafe extern "C" fn(hG
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecExternalSemaphoresWaitNodeSetParams>(TABLE.get(376)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecExternalSemaphoresWaitNodeSetParams>(TABLE.get(423)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecExternalSemaphoresWaitNodeSetParams(__f, hGraphExec, hNode, nodeParams));
     }
@@ -20898,7 +23522,7 @@ unsafe fn trace_cuGraphExecExternalSemaphoresWaitNodeSetParams(__f: Fn_cuGraphEx
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`. Typed: [`graph_exec_external_semaphores_wait_node_set_params`](super::graph_exec_external_semaphores_wait_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    if let Some(__p) = TABLE.peek(376) {
+    if let Some(__p) = TABLE.peek(423) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecExternalSemaphoresWaitNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
         }
@@ -20923,7 +23547,7 @@ type Fn_cuGraphNodeSetEnabled = unsafe extern "C" fn(hGraphExec: CUgraphExec, hN
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeSetEnabled>(TABLE.get(377)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeSetEnabled>(TABLE.get(424)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphNodeSetEnabled(__f, hGraphExec, hNode, isEnabled));
     }
@@ -20952,7 +23576,7 @@ unsafe fn trace_cuGraphNodeSetEnabled(__f: Fn_cuGraphNodeSetEnabled, hGraphExec:
 /// `cuGraphNodeSetEnabled`. Typed: [`graph_node_set_enabled`](super::graph_node_set_enabled).
 #[inline]
 pub unsafe fn cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(377) {
+    if let Some(__p) = TABLE.peek(424) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphNodeSetEnabled>(__p)(hGraphExec, hNode, isEnabled);
         }
@@ -20977,7 +23601,7 @@ type Fn_cuGraphNodeGetEnabled = unsafe extern "C" fn(hGraphExec: CUgraphExec, hN
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetEnabled>(TABLE.get(378)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetEnabled>(TABLE.get(425)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphNodeGetEnabled(__f, hGraphExec, hNode, isEnabled));
     }
@@ -21006,7 +23630,7 @@ unsafe fn trace_cuGraphNodeGetEnabled(__f: Fn_cuGraphNodeGetEnabled, hGraphExec:
 /// `cuGraphNodeGetEnabled`. Typed: [`graph_node_get_enabled`](super::graph_node_get_enabled).
 #[inline]
 pub unsafe fn cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(378) {
+    if let Some(__p) = TABLE.peek(425) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphNodeGetEnabled>(__p)(hGraphExec, hNode, isEnabled);
         }
@@ -21031,7 +23655,7 @@ type Fn_cuGraphUpload = unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: C
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphUpload>(TABLE.get(379)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphUpload>(TABLE.get(426)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphUpload(__f, hGraphExec, hStream));
     }
@@ -21059,7 +23683,7 @@ unsafe fn trace_cuGraphUpload(__f: Fn_cuGraphUpload, hGraphExec: CUgraphExec, hS
 /// `cuGraphUpload`. Typed: [`graph_upload`](super::graph_upload).
 #[inline]
 pub unsafe fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(379) {
+    if let Some(__p) = TABLE.peek(426) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphUpload>(__p)(hGraphExec, hStream);
         }
@@ -21080,11 +23704,64 @@ unsafe fn slow_cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUre
     }
 }
 
+type Fn_cuGraphUpload_ptsz = unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphUpload_ptsz>(TABLE.get(427)?);
+    if crate::trace::active() {
+        return Ok(trace_cuGraphUpload_ptsz(__f, hGraphExec, hStream));
+    }
+    Ok(__f(hGraphExec, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuGraphUpload_ptsz(__f: Fn_cuGraphUpload_ptsz, hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hGraphExec, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuGraphUpload_ptsz",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuGraphUpload_ptsz` (`cuGraphUpload`), per-thread default stream.
+#[inline]
+pub unsafe fn cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(427) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphUpload_ptsz>(__p)(hGraphExec, hStream);
+        }
+    }
+    slow_cuGraphUpload_ptsz(hGraphExec, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    let call = || call_cuGraphUpload_ptsz(hGraphExec, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuGraphLaunch = unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphLaunch>(TABLE.get(380)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphLaunch>(TABLE.get(428)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphLaunch(__f, hGraphExec, hStream));
     }
@@ -21112,7 +23789,7 @@ unsafe fn trace_cuGraphLaunch(__f: Fn_cuGraphLaunch, hGraphExec: CUgraphExec, hS
 /// `cuGraphLaunch`. Typed: [`graph_launch`](super::graph_launch).
 #[inline]
 pub unsafe fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(380) {
+    if let Some(__p) = TABLE.peek(428) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphLaunch>(__p)(hGraphExec, hStream);
         }
@@ -21133,11 +23810,64 @@ unsafe fn slow_cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUre
     }
 }
 
+type Fn_cuGraphLaunch_ptsz = unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphLaunch_ptsz>(TABLE.get(429)?);
+    if crate::trace::active() {
+        return Ok(trace_cuGraphLaunch_ptsz(__f, hGraphExec, hStream));
+    }
+    Ok(__f(hGraphExec, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuGraphLaunch_ptsz(__f: Fn_cuGraphLaunch_ptsz, hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(hGraphExec, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuGraphLaunch_ptsz",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuGraphLaunch_ptsz` (`cuGraphLaunch`), per-thread default stream.
+#[inline]
+pub unsafe fn cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(429) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphLaunch_ptsz>(__p)(hGraphExec, hStream);
+        }
+    }
+    slow_cuGraphLaunch_ptsz(hGraphExec, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    let call = || call_cuGraphLaunch_ptsz(hGraphExec, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuGraphExecDestroy = unsafe extern "C" fn(hGraphExec: CUgraphExec) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecDestroy(hGraphExec: CUgraphExec) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecDestroy>(TABLE.get(381)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecDestroy>(TABLE.get(430)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecDestroy(__f, hGraphExec));
     }
@@ -21164,7 +23894,7 @@ unsafe fn trace_cuGraphExecDestroy(__f: Fn_cuGraphExecDestroy, hGraphExec: CUgra
 /// `cuGraphExecDestroy`. Typed: [`graph_exec_destroy`](super::graph_exec_destroy).
 #[inline]
 pub unsafe fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
-    if let Some(__p) = TABLE.peek(381) {
+    if let Some(__p) = TABLE.peek(430) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecDestroy>(__p)(hGraphExec);
         }
@@ -21189,7 +23919,7 @@ type Fn_cuGraphDestroy = unsafe extern "C" fn(hGraph: CUgraph) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphDestroy(hGraph: CUgraph) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphDestroy>(TABLE.get(382)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphDestroy>(TABLE.get(431)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphDestroy(__f, hGraph));
     }
@@ -21216,7 +23946,7 @@ unsafe fn trace_cuGraphDestroy(__f: Fn_cuGraphDestroy, hGraph: CUgraph) -> CUres
 /// `cuGraphDestroy`. Typed: [`graph_destroy`](super::graph_destroy).
 #[inline]
 pub unsafe fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
-    if let Some(__p) = TABLE.peek(382) {
+    if let Some(__p) = TABLE.peek(431) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphDestroy>(__p)(hGraph);
         }
@@ -21241,7 +23971,7 @@ type Fn_cuGraphExecUpdate_v2 = unsafe extern "C" fn(hGraphExec: CUgraphExec, hGr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecUpdate_v2>(TABLE.get(383)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecUpdate_v2>(TABLE.get(432)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecUpdate_v2(__f, hGraphExec, hGraph, resultInfo));
     }
@@ -21270,7 +24000,7 @@ unsafe fn trace_cuGraphExecUpdate_v2(__f: Fn_cuGraphExecUpdate_v2, hGraphExec: C
 /// `cuGraphExecUpdate_v2` (`cuGraphExecUpdate`). Typed: [`graph_exec_update`](super::graph_exec_update).
 #[inline]
 pub unsafe fn cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult {
-    if let Some(__p) = TABLE.peek(383) {
+    if let Some(__p) = TABLE.peek(432) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecUpdate_v2>(__p)(hGraphExec, hGraph, resultInfo);
         }
@@ -21295,7 +24025,7 @@ type Fn_cuGraphKernelNodeCopyAttributes = unsafe extern "C" fn(dst: CUgraphNode,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeCopyAttributes>(TABLE.get(384)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeCopyAttributes>(TABLE.get(433)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphKernelNodeCopyAttributes(__f, dst, src));
     }
@@ -21323,7 +24053,7 @@ unsafe fn trace_cuGraphKernelNodeCopyAttributes(__f: Fn_cuGraphKernelNodeCopyAtt
 /// `cuGraphKernelNodeCopyAttributes`. Typed: [`graph_kernel_node_copy_attributes`](super::graph_kernel_node_copy_attributes).
 #[inline]
 pub unsafe fn cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> CUresult {
-    if let Some(__p) = TABLE.peek(384) {
+    if let Some(__p) = TABLE.peek(433) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeCopyAttributes>(__p)(dst, src);
         }
@@ -21348,7 +24078,7 @@ type Fn_cuGraphKernelNodeGetAttribute = unsafe extern "C" fn(hNode: CUgraphNode,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeGetAttribute>(TABLE.get(385)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeGetAttribute>(TABLE.get(434)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphKernelNodeGetAttribute(__f, hNode, attr, value_out));
     }
@@ -21377,7 +24107,7 @@ unsafe fn trace_cuGraphKernelNodeGetAttribute(__f: Fn_cuGraphKernelNodeGetAttrib
 /// `cuGraphKernelNodeGetAttribute`. Typed: [`graph_kernel_node_get_attribute`](super::graph_kernel_node_get_attribute).
 #[inline]
 pub unsafe fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult {
-    if let Some(__p) = TABLE.peek(385) {
+    if let Some(__p) = TABLE.peek(434) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeGetAttribute>(__p)(hNode, attr, value_out);
         }
@@ -21402,7 +24132,7 @@ type Fn_cuGraphKernelNodeSetAttribute = unsafe extern "C" fn(hNode: CUgraphNode,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeSetAttribute>(TABLE.get(386)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeSetAttribute>(TABLE.get(435)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphKernelNodeSetAttribute(__f, hNode, attr, value));
     }
@@ -21431,7 +24161,7 @@ unsafe fn trace_cuGraphKernelNodeSetAttribute(__f: Fn_cuGraphKernelNodeSetAttrib
 /// `cuGraphKernelNodeSetAttribute`. Typed: [`graph_kernel_node_set_attribute`](super::graph_kernel_node_set_attribute).
 #[inline]
 pub unsafe fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult {
-    if let Some(__p) = TABLE.peek(386) {
+    if let Some(__p) = TABLE.peek(435) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphKernelNodeSetAttribute>(__p)(hNode, attr, value);
         }
@@ -21456,7 +24186,7 @@ type Fn_cuGraphDebugDotPrint = unsafe extern "C" fn(hGraph: CUgraph, path: *cons
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphDebugDotPrint>(TABLE.get(387)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphDebugDotPrint>(TABLE.get(436)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphDebugDotPrint(__f, hGraph, path, flags));
     }
@@ -21485,7 +24215,7 @@ unsafe fn trace_cuGraphDebugDotPrint(__f: Fn_cuGraphDebugDotPrint, hGraph: CUgra
 /// `cuGraphDebugDotPrint`. Typed: [`graph_debug_dot_print`](super::graph_debug_dot_print).
 #[inline]
 pub unsafe fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(387) {
+    if let Some(__p) = TABLE.peek(436) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphDebugDotPrint>(__p)(hGraph, path, flags);
         }
@@ -21510,7 +24240,7 @@ type Fn_cuUserObjectCreate = unsafe extern "C" fn(object_out: *mut CUuserObject,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuUserObjectCreate>(TABLE.get(388)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuUserObjectCreate>(TABLE.get(437)?);
     if crate::trace::active() {
         return Ok(trace_cuUserObjectCreate(__f, object_out, ptr, destroy, initialRefcount, flags));
     }
@@ -21541,7 +24271,7 @@ unsafe fn trace_cuUserObjectCreate(__f: Fn_cuUserObjectCreate, object_out: *mut 
 /// `cuUserObjectCreate`. Typed: [`user_object_create`](super::user_object_create).
 #[inline]
 pub unsafe fn cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(388) {
+    if let Some(__p) = TABLE.peek(437) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuUserObjectCreate>(__p)(object_out, ptr, destroy, initialRefcount, flags);
         }
@@ -21566,7 +24296,7 @@ type Fn_cuUserObjectRetain = unsafe extern "C" fn(object: CUuserObject, count: c
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuUserObjectRetain(object: CUuserObject, count: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuUserObjectRetain>(TABLE.get(389)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuUserObjectRetain>(TABLE.get(438)?);
     if crate::trace::active() {
         return Ok(trace_cuUserObjectRetain(__f, object, count));
     }
@@ -21594,7 +24324,7 @@ unsafe fn trace_cuUserObjectRetain(__f: Fn_cuUserObjectRetain, object: CUuserObj
 /// `cuUserObjectRetain`. Typed: [`user_object_retain`](super::user_object_retain).
 #[inline]
 pub unsafe fn cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(389) {
+    if let Some(__p) = TABLE.peek(438) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuUserObjectRetain>(__p)(object, count);
         }
@@ -21619,7 +24349,7 @@ type Fn_cuUserObjectRelease = unsafe extern "C" fn(object: CUuserObject, count: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuUserObjectRelease(object: CUuserObject, count: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuUserObjectRelease>(TABLE.get(390)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuUserObjectRelease>(TABLE.get(439)?);
     if crate::trace::active() {
         return Ok(trace_cuUserObjectRelease(__f, object, count));
     }
@@ -21647,7 +24377,7 @@ unsafe fn trace_cuUserObjectRelease(__f: Fn_cuUserObjectRelease, object: CUuserO
 /// `cuUserObjectRelease`. Typed: [`user_object_release`](super::user_object_release).
 #[inline]
 pub unsafe fn cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(390) {
+    if let Some(__p) = TABLE.peek(439) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuUserObjectRelease>(__p)(object, count);
         }
@@ -21672,7 +24402,7 @@ type Fn_cuGraphRetainUserObject = unsafe extern "C" fn(graph: CUgraph, object: C
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphRetainUserObject>(TABLE.get(391)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphRetainUserObject>(TABLE.get(440)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphRetainUserObject(__f, graph, object, count, flags));
     }
@@ -21702,7 +24432,7 @@ unsafe fn trace_cuGraphRetainUserObject(__f: Fn_cuGraphRetainUserObject, graph: 
 /// `cuGraphRetainUserObject`. Typed: [`graph_retain_user_object`](super::graph_retain_user_object).
 #[inline]
 pub unsafe fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(391) {
+    if let Some(__p) = TABLE.peek(440) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphRetainUserObject>(__p)(graph, object, count, flags);
         }
@@ -21727,7 +24457,7 @@ type Fn_cuGraphReleaseUserObject = unsafe extern "C" fn(graph: CUgraph, object: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphReleaseUserObject>(TABLE.get(392)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphReleaseUserObject>(TABLE.get(441)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphReleaseUserObject(__f, graph, object, count));
     }
@@ -21756,7 +24486,7 @@ unsafe fn trace_cuGraphReleaseUserObject(__f: Fn_cuGraphReleaseUserObject, graph
 /// `cuGraphReleaseUserObject`. Typed: [`graph_release_user_object`](super::graph_release_user_object).
 #[inline]
 pub unsafe fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(392) {
+    if let Some(__p) = TABLE.peek(441) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphReleaseUserObject>(__p)(graph, object, count);
         }
@@ -21781,7 +24511,7 @@ type Fn_cuGraphAddNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddNode>(TABLE.get(393)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddNode>(TABLE.get(442)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddNode(__f, phGraphNode, hGraph, dependencies, numDependencies, nodeParams));
     }
@@ -21812,7 +24542,7 @@ unsafe fn trace_cuGraphAddNode(__f: Fn_cuGraphAddNode, phGraphNode: *mut CUgraph
 /// `cuGraphAddNode`. Typed: [`graph_add_node`](super::graph_add_node).
 #[inline]
 pub unsafe fn cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    if let Some(__p) = TABLE.peek(393) {
+    if let Some(__p) = TABLE.peek(442) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddNode>(__p)(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
         }
@@ -21837,7 +24567,7 @@ type Fn_cuGraphAddNode_v2 = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddNode_v2>(TABLE.get(394)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphAddNode_v2>(TABLE.get(443)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphAddNode_v2(__f, phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams));
     }
@@ -21869,7 +24599,7 @@ unsafe fn trace_cuGraphAddNode_v2(__f: Fn_cuGraphAddNode_v2, phGraphNode: *mut C
 /// `cuGraphAddNode_v2`. Typed: [`graph_add_node_v2`](super::graph_add_node_v2).
 #[inline]
 pub unsafe fn cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    if let Some(__p) = TABLE.peek(394) {
+    if let Some(__p) = TABLE.peek(443) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphAddNode_v2>(__p)(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
         }
@@ -21894,7 +24624,7 @@ type Fn_cuGraphNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodePara
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeSetParams>(TABLE.get(395)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphNodeSetParams>(TABLE.get(444)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphNodeSetParams(__f, hNode, nodeParams));
     }
@@ -21922,7 +24652,7 @@ unsafe fn trace_cuGraphNodeSetParams(__f: Fn_cuGraphNodeSetParams, hNode: CUgrap
 /// `cuGraphNodeSetParams`. Typed: [`graph_node_set_params`](super::graph_node_set_params).
 #[inline]
 pub unsafe fn cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    if let Some(__p) = TABLE.peek(395) {
+    if let Some(__p) = TABLE.peek(444) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphNodeSetParams>(__p)(hNode, nodeParams);
         }
@@ -21947,7 +24677,7 @@ type Fn_cuGraphExecNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphExec,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecNodeSetParams>(TABLE.get(396)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphExecNodeSetParams>(TABLE.get(445)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphExecNodeSetParams(__f, hGraphExec, hNode, nodeParams));
     }
@@ -21976,7 +24706,7 @@ unsafe fn trace_cuGraphExecNodeSetParams(__f: Fn_cuGraphExecNodeSetParams, hGrap
 /// `cuGraphExecNodeSetParams`. Typed: [`graph_exec_node_set_params`](super::graph_exec_node_set_params).
 #[inline]
 pub unsafe fn cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    if let Some(__p) = TABLE.peek(396) {
+    if let Some(__p) = TABLE.peek(445) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphExecNodeSetParams>(__p)(hGraphExec, hNode, nodeParams);
         }
@@ -22001,7 +24731,7 @@ type Fn_cuGraphConditionalHandleCreate = unsafe extern "C" fn(pHandle_out: *mut 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphConditionalHandleCreate>(TABLE.get(397)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphConditionalHandleCreate>(TABLE.get(446)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphConditionalHandleCreate(__f, pHandle_out, hGraph, ctx, defaultLaunchValue, flags));
     }
@@ -22032,7 +24762,7 @@ unsafe fn trace_cuGraphConditionalHandleCreate(__f: Fn_cuGraphConditionalHandleC
 /// `cuGraphConditionalHandleCreate`. Typed: [`graph_conditional_handle_create`](super::graph_conditional_handle_create).
 #[inline]
 pub unsafe fn cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(397) {
+    if let Some(__p) = TABLE.peek(446) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphConditionalHandleCreate>(__p)(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
         }
@@ -22057,7 +24787,7 @@ type Fn_cuOccupancyMaxActiveBlocksPerMultiprocessor = unsafe extern "C" fn(numBl
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveBlocksPerMultiprocessor>(TABLE.get(398)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveBlocksPerMultiprocessor>(TABLE.get(447)?);
     if crate::trace::active() {
         return Ok(trace_cuOccupancyMaxActiveBlocksPerMultiprocessor(__f, numBlocks, func, blockSize, dynamicSMemSize));
     }
@@ -22087,7 +24817,7 @@ unsafe fn trace_cuOccupancyMaxActiveBlocksPerMultiprocessor(__f: Fn_cuOccupancyM
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`. Typed: [`occupancy_max_active_blocks_per_multiprocessor`](super::occupancy_max_active_blocks_per_multiprocessor).
 #[inline]
 pub unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(398) {
+    if let Some(__p) = TABLE.peek(447) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveBlocksPerMultiprocessor>(__p)(numBlocks, func, blockSize, dynamicSMemSize);
         }
@@ -22112,7 +24842,7 @@ type Fn_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags = unsafe extern "C"
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags>(TABLE.get(399)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags>(TABLE.get(448)?);
     if crate::trace::active() {
         return Ok(trace_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(__f, numBlocks, func, blockSize, dynamicSMemSize, flags));
     }
@@ -22143,7 +24873,7 @@ unsafe fn trace_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(__f: Fn_cuO
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`. Typed: [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](super::occupancy_max_active_blocks_per_multiprocessor_with_flags).
 #[inline]
 pub unsafe fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(399) {
+    if let Some(__p) = TABLE.peek(448) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags>(__p)(numBlocks, func, blockSize, dynamicSMemSize, flags);
         }
@@ -22168,7 +24898,7 @@ type Fn_cuOccupancyMaxPotentialBlockSize = unsafe extern "C" fn(minGridSize: *mu
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialBlockSize>(TABLE.get(400)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialBlockSize>(TABLE.get(449)?);
     if crate::trace::active() {
         return Ok(trace_cuOccupancyMaxPotentialBlockSize(__f, minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit));
     }
@@ -22200,7 +24930,7 @@ unsafe fn trace_cuOccupancyMaxPotentialBlockSize(__f: Fn_cuOccupancyMaxPotential
 /// `cuOccupancyMaxPotentialBlockSize`. Typed: [`occupancy_max_potential_block_size`](super::occupancy_max_potential_block_size).
 #[inline]
 pub unsafe fn cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(400) {
+    if let Some(__p) = TABLE.peek(449) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialBlockSize>(__p)(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
         }
@@ -22225,7 +24955,7 @@ type Fn_cuOccupancyMaxPotentialBlockSizeWithFlags = unsafe extern "C" fn(minGrid
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialBlockSizeWithFlags>(TABLE.get(401)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialBlockSizeWithFlags>(TABLE.get(450)?);
     if crate::trace::active() {
         return Ok(trace_cuOccupancyMaxPotentialBlockSizeWithFlags(__f, minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags));
     }
@@ -22258,7 +24988,7 @@ unsafe fn trace_cuOccupancyMaxPotentialBlockSizeWithFlags(__f: Fn_cuOccupancyMax
 /// `cuOccupancyMaxPotentialBlockSizeWithFlags`. Typed: [`occupancy_max_potential_block_size_with_flags`](super::occupancy_max_potential_block_size_with_flags).
 #[inline]
 pub unsafe fn cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(401) {
+    if let Some(__p) = TABLE.peek(450) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialBlockSizeWithFlags>(__p)(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
         }
@@ -22283,7 +25013,7 @@ type Fn_cuOccupancyAvailableDynamicSMemPerBlock = unsafe extern "C" fn(dynamicSm
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyAvailableDynamicSMemPerBlock>(TABLE.get(402)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyAvailableDynamicSMemPerBlock>(TABLE.get(451)?);
     if crate::trace::active() {
         return Ok(trace_cuOccupancyAvailableDynamicSMemPerBlock(__f, dynamicSmemSize, func, numBlocks, blockSize));
     }
@@ -22313,7 +25043,7 @@ unsafe fn trace_cuOccupancyAvailableDynamicSMemPerBlock(__f: Fn_cuOccupancyAvail
 /// `cuOccupancyAvailableDynamicSMemPerBlock`. Typed: [`occupancy_available_dynamic_s_mem_per_block`](super::occupancy_available_dynamic_s_mem_per_block).
 #[inline]
 pub unsafe fn cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(402) {
+    if let Some(__p) = TABLE.peek(451) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuOccupancyAvailableDynamicSMemPerBlock>(__p)(dynamicSmemSize, func, numBlocks, blockSize);
         }
@@ -22338,7 +25068,7 @@ type Fn_cuOccupancyMaxPotentialClusterSize = unsafe extern "C" fn(clusterSize: *
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialClusterSize>(TABLE.get(403)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialClusterSize>(TABLE.get(452)?);
     if crate::trace::active() {
         return Ok(trace_cuOccupancyMaxPotentialClusterSize(__f, clusterSize, func, config));
     }
@@ -22367,7 +25097,7 @@ unsafe fn trace_cuOccupancyMaxPotentialClusterSize(__f: Fn_cuOccupancyMaxPotenti
 /// `cuOccupancyMaxPotentialClusterSize`. Typed: [`occupancy_max_potential_cluster_size`](super::occupancy_max_potential_cluster_size).
 #[inline]
 pub unsafe fn cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
-    if let Some(__p) = TABLE.peek(403) {
+    if let Some(__p) = TABLE.peek(452) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxPotentialClusterSize>(__p)(clusterSize, func, config);
         }
@@ -22392,7 +25122,7 @@ type Fn_cuOccupancyMaxActiveClusters = unsafe extern "C" fn(numClusters: *mut c_
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveClusters>(TABLE.get(404)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveClusters>(TABLE.get(453)?);
     if crate::trace::active() {
         return Ok(trace_cuOccupancyMaxActiveClusters(__f, numClusters, func, config));
     }
@@ -22421,7 +25151,7 @@ unsafe fn trace_cuOccupancyMaxActiveClusters(__f: Fn_cuOccupancyMaxActiveCluster
 /// `cuOccupancyMaxActiveClusters`. Typed: [`occupancy_max_active_clusters`](super::occupancy_max_active_clusters).
 #[inline]
 pub unsafe fn cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
-    if let Some(__p) = TABLE.peek(404) {
+    if let Some(__p) = TABLE.peek(453) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuOccupancyMaxActiveClusters>(__p)(numClusters, func, config);
         }
@@ -22446,7 +25176,7 @@ type Fn_cuTexRefSetArray = unsafe extern "C" fn(hTexRef: CUtexref, hArray: CUarr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetArray>(TABLE.get(405)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetArray>(TABLE.get(454)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetArray(__f, hTexRef, hArray, Flags));
     }
@@ -22476,7 +25206,7 @@ unsafe fn trace_cuTexRefSetArray(__f: Fn_cuTexRefSetArray, hTexRef: CUtexref, hA
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(405) {
+    if let Some(__p) = TABLE.peek(454) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetArray>(__p)(hTexRef, hArray, Flags);
         }
@@ -22501,7 +25231,7 @@ type Fn_cuTexRefSetMipmappedArray = unsafe extern "C" fn(hTexRef: CUtexref, hMip
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmappedArray>(TABLE.get(406)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmappedArray>(TABLE.get(455)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetMipmappedArray(__f, hTexRef, hMipmappedArray, Flags));
     }
@@ -22531,7 +25261,7 @@ unsafe fn trace_cuTexRefSetMipmappedArray(__f: Fn_cuTexRefSetMipmappedArray, hTe
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(406) {
+    if let Some(__p) = TABLE.peek(455) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmappedArray>(__p)(hTexRef, hMipmappedArray, Flags);
         }
@@ -22556,7 +25286,7 @@ type Fn_cuTexRefSetAddress_v2 = unsafe extern "C" fn(ByteOffset: *mut usize, hTe
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddress_v2>(TABLE.get(407)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddress_v2>(TABLE.get(456)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetAddress_v2(__f, ByteOffset, hTexRef, dptr, bytes));
     }
@@ -22587,7 +25317,7 @@ unsafe fn trace_cuTexRefSetAddress_v2(__f: Fn_cuTexRefSetAddress_v2, ByteOffset:
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(407) {
+    if let Some(__p) = TABLE.peek(456) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddress_v2>(__p)(ByteOffset, hTexRef, dptr, bytes);
         }
@@ -22612,7 +25342,7 @@ type Fn_cuTexRefSetAddress2D_v3 = unsafe extern "C" fn(hTexRef: CUtexref, desc: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddress2D_v3>(TABLE.get(408)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddress2D_v3>(TABLE.get(457)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetAddress2D_v3(__f, hTexRef, desc, dptr, Pitch));
     }
@@ -22643,7 +25373,7 @@ unsafe fn trace_cuTexRefSetAddress2D_v3(__f: Fn_cuTexRefSetAddress2D_v3, hTexRef
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(408) {
+    if let Some(__p) = TABLE.peek(457) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddress2D_v3>(__p)(hTexRef, desc, dptr, Pitch);
         }
@@ -22668,7 +25398,7 @@ type Fn_cuTexRefSetFormat = unsafe extern "C" fn(hTexRef: CUtexref, fmt: CUarray
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetFormat>(TABLE.get(409)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetFormat>(TABLE.get(458)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetFormat(__f, hTexRef, fmt, NumPackedComponents));
     }
@@ -22698,7 +25428,7 @@ unsafe fn trace_cuTexRefSetFormat(__f: Fn_cuTexRefSetFormat, hTexRef: CUtexref, 
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(409) {
+    if let Some(__p) = TABLE.peek(458) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetFormat>(__p)(hTexRef, fmt, NumPackedComponents);
         }
@@ -22723,7 +25453,7 @@ type Fn_cuTexRefSetAddressMode = unsafe extern "C" fn(hTexRef: CUtexref, dim: c_
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddressMode>(TABLE.get(410)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddressMode>(TABLE.get(459)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetAddressMode(__f, hTexRef, dim, am));
     }
@@ -22753,7 +25483,7 @@ unsafe fn trace_cuTexRefSetAddressMode(__f: Fn_cuTexRefSetAddressMode, hTexRef: 
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> CUresult {
-    if let Some(__p) = TABLE.peek(410) {
+    if let Some(__p) = TABLE.peek(459) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetAddressMode>(__p)(hTexRef, dim, am);
         }
@@ -22778,7 +25508,7 @@ type Fn_cuTexRefSetFilterMode = unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfi
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetFilterMode>(TABLE.get(411)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetFilterMode>(TABLE.get(460)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetFilterMode(__f, hTexRef, fm));
     }
@@ -22807,7 +25537,7 @@ unsafe fn trace_cuTexRefSetFilterMode(__f: Fn_cuTexRefSetFilterMode, hTexRef: CU
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
-    if let Some(__p) = TABLE.peek(411) {
+    if let Some(__p) = TABLE.peek(460) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetFilterMode>(__p)(hTexRef, fm);
         }
@@ -22832,7 +25562,7 @@ type Fn_cuTexRefSetMipmapFilterMode = unsafe extern "C" fn(hTexRef: CUtexref, fm
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapFilterMode>(TABLE.get(412)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapFilterMode>(TABLE.get(461)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetMipmapFilterMode(__f, hTexRef, fm));
     }
@@ -22861,7 +25591,7 @@ unsafe fn trace_cuTexRefSetMipmapFilterMode(__f: Fn_cuTexRefSetMipmapFilterMode,
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
-    if let Some(__p) = TABLE.peek(412) {
+    if let Some(__p) = TABLE.peek(461) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapFilterMode>(__p)(hTexRef, fm);
         }
@@ -22886,7 +25616,7 @@ type Fn_cuTexRefSetMipmapLevelBias = unsafe extern "C" fn(hTexRef: CUtexref, bia
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapLevelBias>(TABLE.get(413)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapLevelBias>(TABLE.get(462)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetMipmapLevelBias(__f, hTexRef, bias));
     }
@@ -22915,7 +25645,7 @@ unsafe fn trace_cuTexRefSetMipmapLevelBias(__f: Fn_cuTexRefSetMipmapLevelBias, h
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUresult {
-    if let Some(__p) = TABLE.peek(413) {
+    if let Some(__p) = TABLE.peek(462) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapLevelBias>(__p)(hTexRef, bias);
         }
@@ -22940,7 +25670,7 @@ type Fn_cuTexRefSetMipmapLevelClamp = unsafe extern "C" fn(hTexRef: CUtexref, mi
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapLevelClamp>(TABLE.get(414)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapLevelClamp>(TABLE.get(463)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetMipmapLevelClamp(__f, hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp));
     }
@@ -22970,7 +25700,7 @@ unsafe fn trace_cuTexRefSetMipmapLevelClamp(__f: Fn_cuTexRefSetMipmapLevelClamp,
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult {
-    if let Some(__p) = TABLE.peek(414) {
+    if let Some(__p) = TABLE.peek(463) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMipmapLevelClamp>(__p)(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
         }
@@ -22995,7 +25725,7 @@ type Fn_cuTexRefSetMaxAnisotropy = unsafe extern "C" fn(hTexRef: CUtexref, maxAn
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMaxAnisotropy>(TABLE.get(415)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetMaxAnisotropy>(TABLE.get(464)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetMaxAnisotropy(__f, hTexRef, maxAniso));
     }
@@ -23024,7 +25754,7 @@ unsafe fn trace_cuTexRefSetMaxAnisotropy(__f: Fn_cuTexRefSetMaxAnisotropy, hTexR
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(415) {
+    if let Some(__p) = TABLE.peek(464) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetMaxAnisotropy>(__p)(hTexRef, maxAniso);
         }
@@ -23049,7 +25779,7 @@ type Fn_cuTexRefSetBorderColor = unsafe extern "C" fn(hTexRef: CUtexref, pBorder
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetBorderColor>(TABLE.get(416)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetBorderColor>(TABLE.get(465)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetBorderColor(__f, hTexRef, pBorderColor));
     }
@@ -23078,7 +25808,7 @@ unsafe fn trace_cuTexRefSetBorderColor(__f: Fn_cuTexRefSetBorderColor, hTexRef: 
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult {
-    if let Some(__p) = TABLE.peek(416) {
+    if let Some(__p) = TABLE.peek(465) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetBorderColor>(__p)(hTexRef, pBorderColor);
         }
@@ -23103,7 +25833,7 @@ type Fn_cuTexRefSetFlags = unsafe extern "C" fn(hTexRef: CUtexref, Flags: c_uint
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetFlags>(TABLE.get(417)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefSetFlags>(TABLE.get(466)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefSetFlags(__f, hTexRef, Flags));
     }
@@ -23132,7 +25862,7 @@ unsafe fn trace_cuTexRefSetFlags(__f: Fn_cuTexRefSetFlags, hTexRef: CUtexref, Fl
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(417) {
+    if let Some(__p) = TABLE.peek(466) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefSetFlags>(__p)(hTexRef, Flags);
         }
@@ -23157,7 +25887,7 @@ type Fn_cuTexRefGetAddress_v2 = unsafe extern "C" fn(pdptr: *mut CUdeviceptr, hT
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetAddress_v2>(TABLE.get(418)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetAddress_v2>(TABLE.get(467)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetAddress_v2(__f, pdptr, hTexRef));
     }
@@ -23186,7 +25916,7 @@ unsafe fn trace_cuTexRefGetAddress_v2(__f: Fn_cuTexRefGetAddress_v2, pdptr: *mut
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(418) {
+    if let Some(__p) = TABLE.peek(467) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetAddress_v2>(__p)(pdptr, hTexRef);
         }
@@ -23211,7 +25941,7 @@ type Fn_cuTexRefGetArray = unsafe extern "C" fn(phArray: *mut CUarray, hTexRef: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetArray>(TABLE.get(419)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetArray>(TABLE.get(468)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetArray(__f, phArray, hTexRef));
     }
@@ -23240,7 +25970,7 @@ unsafe fn trace_cuTexRefGetArray(__f: Fn_cuTexRefGetArray, phArray: *mut CUarray
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(419) {
+    if let Some(__p) = TABLE.peek(468) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetArray>(__p)(phArray, hTexRef);
         }
@@ -23265,7 +25995,7 @@ type Fn_cuTexRefGetMipmappedArray = unsafe extern "C" fn(phMipmappedArray: *mut 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmappedArray>(TABLE.get(420)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmappedArray>(TABLE.get(469)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetMipmappedArray(__f, phMipmappedArray, hTexRef));
     }
@@ -23294,7 +26024,7 @@ unsafe fn trace_cuTexRefGetMipmappedArray(__f: Fn_cuTexRefGetMipmappedArray, phM
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(420) {
+    if let Some(__p) = TABLE.peek(469) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmappedArray>(__p)(phMipmappedArray, hTexRef);
         }
@@ -23319,7 +26049,7 @@ type Fn_cuTexRefGetAddressMode = unsafe extern "C" fn(pam: *mut CUaddress_mode, 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetAddressMode>(TABLE.get(421)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetAddressMode>(TABLE.get(470)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetAddressMode(__f, pam, hTexRef, dim));
     }
@@ -23349,7 +26079,7 @@ unsafe fn trace_cuTexRefGetAddressMode(__f: Fn_cuTexRefGetAddressMode, pam: *mut
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(421) {
+    if let Some(__p) = TABLE.peek(470) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetAddressMode>(__p)(pam, hTexRef, dim);
         }
@@ -23374,7 +26104,7 @@ type Fn_cuTexRefGetFilterMode = unsafe extern "C" fn(pfm: *mut CUfilter_mode, hT
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetFilterMode>(TABLE.get(422)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetFilterMode>(TABLE.get(471)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetFilterMode(__f, pfm, hTexRef));
     }
@@ -23403,7 +26133,7 @@ unsafe fn trace_cuTexRefGetFilterMode(__f: Fn_cuTexRefGetFilterMode, pfm: *mut C
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(422) {
+    if let Some(__p) = TABLE.peek(471) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetFilterMode>(__p)(pfm, hTexRef);
         }
@@ -23428,7 +26158,7 @@ type Fn_cuTexRefGetFormat = unsafe extern "C" fn(pFormat: *mut CUarray_format, p
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetFormat>(TABLE.get(423)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetFormat>(TABLE.get(472)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetFormat(__f, pFormat, pNumChannels, hTexRef));
     }
@@ -23458,7 +26188,7 @@ unsafe fn trace_cuTexRefGetFormat(__f: Fn_cuTexRefGetFormat, pFormat: *mut CUarr
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(423) {
+    if let Some(__p) = TABLE.peek(472) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetFormat>(__p)(pFormat, pNumChannels, hTexRef);
         }
@@ -23483,7 +26213,7 @@ type Fn_cuTexRefGetMipmapFilterMode = unsafe extern "C" fn(pfm: *mut CUfilter_mo
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapFilterMode>(TABLE.get(424)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapFilterMode>(TABLE.get(473)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetMipmapFilterMode(__f, pfm, hTexRef));
     }
@@ -23512,7 +26242,7 @@ unsafe fn trace_cuTexRefGetMipmapFilterMode(__f: Fn_cuTexRefGetMipmapFilterMode,
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(424) {
+    if let Some(__p) = TABLE.peek(473) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapFilterMode>(__p)(pfm, hTexRef);
         }
@@ -23537,7 +26267,7 @@ type Fn_cuTexRefGetMipmapLevelBias = unsafe extern "C" fn(pbias: *mut f32, hTexR
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapLevelBias>(TABLE.get(425)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapLevelBias>(TABLE.get(474)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetMipmapLevelBias(__f, pbias, hTexRef));
     }
@@ -23566,7 +26296,7 @@ unsafe fn trace_cuTexRefGetMipmapLevelBias(__f: Fn_cuTexRefGetMipmapLevelBias, p
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(425) {
+    if let Some(__p) = TABLE.peek(474) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapLevelBias>(__p)(pbias, hTexRef);
         }
@@ -23591,7 +26321,7 @@ type Fn_cuTexRefGetMipmapLevelClamp = unsafe extern "C" fn(pminMipmapLevelClamp:
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapLevelClamp>(TABLE.get(426)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapLevelClamp>(TABLE.get(475)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetMipmapLevelClamp(__f, pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef));
     }
@@ -23621,7 +26351,7 @@ unsafe fn trace_cuTexRefGetMipmapLevelClamp(__f: Fn_cuTexRefGetMipmapLevelClamp,
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(426) {
+    if let Some(__p) = TABLE.peek(475) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMipmapLevelClamp>(__p)(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
         }
@@ -23646,7 +26376,7 @@ type Fn_cuTexRefGetMaxAnisotropy = unsafe extern "C" fn(pmaxAniso: *mut c_int, h
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMaxAnisotropy>(TABLE.get(427)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetMaxAnisotropy>(TABLE.get(476)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetMaxAnisotropy(__f, pmaxAniso, hTexRef));
     }
@@ -23675,7 +26405,7 @@ unsafe fn trace_cuTexRefGetMaxAnisotropy(__f: Fn_cuTexRefGetMaxAnisotropy, pmaxA
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(427) {
+    if let Some(__p) = TABLE.peek(476) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetMaxAnisotropy>(__p)(pmaxAniso, hTexRef);
         }
@@ -23700,7 +26430,7 @@ type Fn_cuTexRefGetBorderColor = unsafe extern "C" fn(pBorderColor: *mut f32, hT
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetBorderColor>(TABLE.get(428)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetBorderColor>(TABLE.get(477)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetBorderColor(__f, pBorderColor, hTexRef));
     }
@@ -23729,7 +26459,7 @@ unsafe fn trace_cuTexRefGetBorderColor(__f: Fn_cuTexRefGetBorderColor, pBorderCo
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(428) {
+    if let Some(__p) = TABLE.peek(477) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetBorderColor>(__p)(pBorderColor, hTexRef);
         }
@@ -23754,7 +26484,7 @@ type Fn_cuTexRefGetFlags = unsafe extern "C" fn(pFlags: *mut c_uint, hTexRef: CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetFlags>(TABLE.get(429)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefGetFlags>(TABLE.get(478)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefGetFlags(__f, pFlags, hTexRef));
     }
@@ -23783,7 +26513,7 @@ unsafe fn trace_cuTexRefGetFlags(__f: Fn_cuTexRefGetFlags, pFlags: *mut c_uint, 
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(429) {
+    if let Some(__p) = TABLE.peek(478) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefGetFlags>(__p)(pFlags, hTexRef);
         }
@@ -23808,7 +26538,7 @@ type Fn_cuTexRefCreate = unsafe extern "C" fn(pTexRef: *mut CUtexref) -> CUresul
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefCreate(pTexRef: *mut CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefCreate>(TABLE.get(430)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefCreate>(TABLE.get(479)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefCreate(__f, pTexRef));
     }
@@ -23836,7 +26566,7 @@ unsafe fn trace_cuTexRefCreate(__f: Fn_cuTexRefCreate, pTexRef: *mut CUtexref) -
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(430) {
+    if let Some(__p) = TABLE.peek(479) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefCreate>(__p)(pTexRef);
         }
@@ -23861,7 +26591,7 @@ type Fn_cuTexRefDestroy = unsafe extern "C" fn(hTexRef: CUtexref) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexRefDestroy(hTexRef: CUtexref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefDestroy>(TABLE.get(431)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexRefDestroy>(TABLE.get(480)?);
     if crate::trace::active() {
         return Ok(trace_cuTexRefDestroy(__f, hTexRef));
     }
@@ -23889,7 +26619,7 @@ unsafe fn trace_cuTexRefDestroy(__f: Fn_cuTexRefDestroy, hTexRef: CUtexref) -> C
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
-    if let Some(__p) = TABLE.peek(431) {
+    if let Some(__p) = TABLE.peek(480) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexRefDestroy>(__p)(hTexRef);
         }
@@ -23914,7 +26644,7 @@ type Fn_cuSurfRefSetArray = unsafe extern "C" fn(hSurfRef: CUsurfref, hArray: CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfRefSetArray>(TABLE.get(432)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfRefSetArray>(TABLE.get(481)?);
     if crate::trace::active() {
         return Ok(trace_cuSurfRefSetArray(__f, hSurfRef, hArray, Flags));
     }
@@ -23944,7 +26674,7 @@ unsafe fn trace_cuSurfRefSetArray(__f: Fn_cuSurfRefSetArray, hSurfRef: CUsurfref
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(432) {
+    if let Some(__p) = TABLE.peek(481) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuSurfRefSetArray>(__p)(hSurfRef, hArray, Flags);
         }
@@ -23969,7 +26699,7 @@ type Fn_cuSurfRefGetArray = unsafe extern "C" fn(phArray: *mut CUarray, hSurfRef
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfRefGetArray>(TABLE.get(433)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfRefGetArray>(TABLE.get(482)?);
     if crate::trace::active() {
         return Ok(trace_cuSurfRefGetArray(__f, phArray, hSurfRef));
     }
@@ -23998,7 +26728,7 @@ unsafe fn trace_cuSurfRefGetArray(__f: Fn_cuSurfRefGetArray, phArray: *mut CUarr
 #[deprecated(note = "")]
 #[inline]
 pub unsafe fn cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult {
-    if let Some(__p) = TABLE.peek(433) {
+    if let Some(__p) = TABLE.peek(482) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuSurfRefGetArray>(__p)(phArray, hSurfRef);
         }
@@ -24023,7 +26753,7 @@ type Fn_cuTexObjectCreate = unsafe extern "C" fn(pTexObject: *mut CUtexObject, p
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectCreate>(TABLE.get(434)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectCreate>(TABLE.get(483)?);
     if crate::trace::active() {
         return Ok(trace_cuTexObjectCreate(__f, pTexObject, pResDesc, pTexDesc, pResViewDesc));
     }
@@ -24053,7 +26783,7 @@ unsafe fn trace_cuTexObjectCreate(__f: Fn_cuTexObjectCreate, pTexObject: *mut CU
 /// `cuTexObjectCreate`. Typed: [`tex_object_create`](super::tex_object_create).
 #[inline]
 pub unsafe fn cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult {
-    if let Some(__p) = TABLE.peek(434) {
+    if let Some(__p) = TABLE.peek(483) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexObjectCreate>(__p)(pTexObject, pResDesc, pTexDesc, pResViewDesc);
         }
@@ -24078,7 +26808,7 @@ type Fn_cuTexObjectDestroy = unsafe extern "C" fn(texObject: CUtexObject) -> CUr
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexObjectDestroy(texObject: CUtexObject) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectDestroy>(TABLE.get(435)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectDestroy>(TABLE.get(484)?);
     if crate::trace::active() {
         return Ok(trace_cuTexObjectDestroy(__f, texObject));
     }
@@ -24105,7 +26835,7 @@ unsafe fn trace_cuTexObjectDestroy(__f: Fn_cuTexObjectDestroy, texObject: CUtexO
 /// `cuTexObjectDestroy`. Typed: [`tex_object_destroy`](super::tex_object_destroy).
 #[inline]
 pub unsafe fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult {
-    if let Some(__p) = TABLE.peek(435) {
+    if let Some(__p) = TABLE.peek(484) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexObjectDestroy>(__p)(texObject);
         }
@@ -24130,7 +26860,7 @@ type Fn_cuTexObjectGetResourceDesc = unsafe extern "C" fn(pResDesc: *mut CUDA_RE
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectGetResourceDesc>(TABLE.get(436)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectGetResourceDesc>(TABLE.get(485)?);
     if crate::trace::active() {
         return Ok(trace_cuTexObjectGetResourceDesc(__f, pResDesc, texObject));
     }
@@ -24158,7 +26888,7 @@ unsafe fn trace_cuTexObjectGetResourceDesc(__f: Fn_cuTexObjectGetResourceDesc, p
 /// `cuTexObjectGetResourceDesc`. Typed: [`tex_object_get_resource_desc`](super::tex_object_get_resource_desc).
 #[inline]
 pub unsafe fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult {
-    if let Some(__p) = TABLE.peek(436) {
+    if let Some(__p) = TABLE.peek(485) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexObjectGetResourceDesc>(__p)(pResDesc, texObject);
         }
@@ -24183,7 +26913,7 @@ type Fn_cuTexObjectGetTextureDesc = unsafe extern "C" fn(pTexDesc: *mut CUDA_TEX
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectGetTextureDesc>(TABLE.get(437)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectGetTextureDesc>(TABLE.get(486)?);
     if crate::trace::active() {
         return Ok(trace_cuTexObjectGetTextureDesc(__f, pTexDesc, texObject));
     }
@@ -24211,7 +26941,7 @@ unsafe fn trace_cuTexObjectGetTextureDesc(__f: Fn_cuTexObjectGetTextureDesc, pTe
 /// `cuTexObjectGetTextureDesc`. Typed: [`tex_object_get_texture_desc`](super::tex_object_get_texture_desc).
 #[inline]
 pub unsafe fn cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult {
-    if let Some(__p) = TABLE.peek(437) {
+    if let Some(__p) = TABLE.peek(486) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexObjectGetTextureDesc>(__p)(pTexDesc, texObject);
         }
@@ -24236,7 +26966,7 @@ type Fn_cuTexObjectGetResourceViewDesc = unsafe extern "C" fn(pResViewDesc: *mut
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectGetResourceViewDesc>(TABLE.get(438)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTexObjectGetResourceViewDesc>(TABLE.get(487)?);
     if crate::trace::active() {
         return Ok(trace_cuTexObjectGetResourceViewDesc(__f, pResViewDesc, texObject));
     }
@@ -24264,7 +26994,7 @@ unsafe fn trace_cuTexObjectGetResourceViewDesc(__f: Fn_cuTexObjectGetResourceVie
 /// `cuTexObjectGetResourceViewDesc`. Typed: [`tex_object_get_resource_view_desc`](super::tex_object_get_resource_view_desc).
 #[inline]
 pub unsafe fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult {
-    if let Some(__p) = TABLE.peek(438) {
+    if let Some(__p) = TABLE.peek(487) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTexObjectGetResourceViewDesc>(__p)(pResViewDesc, texObject);
         }
@@ -24289,7 +27019,7 @@ type Fn_cuSurfObjectCreate = unsafe extern "C" fn(pSurfObject: *mut CUsurfObject
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfObjectCreate>(TABLE.get(439)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfObjectCreate>(TABLE.get(488)?);
     if crate::trace::active() {
         return Ok(trace_cuSurfObjectCreate(__f, pSurfObject, pResDesc));
     }
@@ -24317,7 +27047,7 @@ unsafe fn trace_cuSurfObjectCreate(__f: Fn_cuSurfObjectCreate, pSurfObject: *mut
 /// `cuSurfObjectCreate`. Typed: [`surf_object_create`](super::surf_object_create).
 #[inline]
 pub unsafe fn cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult {
-    if let Some(__p) = TABLE.peek(439) {
+    if let Some(__p) = TABLE.peek(488) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuSurfObjectCreate>(__p)(pSurfObject, pResDesc);
         }
@@ -24342,7 +27072,7 @@ type Fn_cuSurfObjectDestroy = unsafe extern "C" fn(surfObject: CUsurfObject) -> 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuSurfObjectDestroy(surfObject: CUsurfObject) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfObjectDestroy>(TABLE.get(440)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfObjectDestroy>(TABLE.get(489)?);
     if crate::trace::active() {
         return Ok(trace_cuSurfObjectDestroy(__f, surfObject));
     }
@@ -24369,7 +27099,7 @@ unsafe fn trace_cuSurfObjectDestroy(__f: Fn_cuSurfObjectDestroy, surfObject: CUs
 /// `cuSurfObjectDestroy`. Typed: [`surf_object_destroy`](super::surf_object_destroy).
 #[inline]
 pub unsafe fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult {
-    if let Some(__p) = TABLE.peek(440) {
+    if let Some(__p) = TABLE.peek(489) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuSurfObjectDestroy>(__p)(surfObject);
         }
@@ -24394,7 +27124,7 @@ type Fn_cuSurfObjectGetResourceDesc = unsafe extern "C" fn(pResDesc: *mut CUDA_R
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfObjectGetResourceDesc>(TABLE.get(441)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuSurfObjectGetResourceDesc>(TABLE.get(490)?);
     if crate::trace::active() {
         return Ok(trace_cuSurfObjectGetResourceDesc(__f, pResDesc, surfObject));
     }
@@ -24422,7 +27152,7 @@ unsafe fn trace_cuSurfObjectGetResourceDesc(__f: Fn_cuSurfObjectGetResourceDesc,
 /// `cuSurfObjectGetResourceDesc`. Typed: [`surf_object_get_resource_desc`](super::surf_object_get_resource_desc).
 #[inline]
 pub unsafe fn cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult {
-    if let Some(__p) = TABLE.peek(441) {
+    if let Some(__p) = TABLE.peek(490) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuSurfObjectGetResourceDesc>(__p)(pResDesc, surfObject);
         }
@@ -24447,7 +27177,7 @@ type Fn_cuTensorMapEncodeTiled = unsafe extern "C" fn(tensorMap: *mut CUtensorMa
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeTiled>(TABLE.get(442)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeTiled>(TABLE.get(491)?);
     if crate::trace::active() {
         return Ok(trace_cuTensorMapEncodeTiled(__f, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill));
     }
@@ -24485,7 +27215,7 @@ unsafe fn trace_cuTensorMapEncodeTiled(__f: Fn_cuTensorMapEncodeTiled, tensorMap
 /// `cuTensorMapEncodeTiled`. Typed: [`tensor_map_encode_tiled`](super::tensor_map_encode_tiled).
 #[inline]
 pub unsafe fn cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    if let Some(__p) = TABLE.peek(442) {
+    if let Some(__p) = TABLE.peek(491) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeTiled>(__p)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
         }
@@ -24510,7 +27240,7 @@ type Fn_cuTensorMapEncodeIm2col = unsafe extern "C" fn(tensorMap: *mut CUtensorM
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeIm2col>(TABLE.get(443)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeIm2col>(TABLE.get(492)?);
     if crate::trace::active() {
         return Ok(trace_cuTensorMapEncodeIm2col(__f, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill));
     }
@@ -24551,7 +27281,7 @@ unsafe fn trace_cuTensorMapEncodeIm2col(__f: Fn_cuTensorMapEncodeIm2col, tensorM
 /// `cuTensorMapEncodeIm2col`. Typed: [`tensor_map_encode_im2col`](super::tensor_map_encode_im2col).
 #[inline]
 pub unsafe fn cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    if let Some(__p) = TABLE.peek(443) {
+    if let Some(__p) = TABLE.peek(492) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeIm2col>(__p)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
         }
@@ -24576,7 +27306,7 @@ type Fn_cuTensorMapEncodeIm2colWide = unsafe extern "C" fn(tensorMap: *mut CUten
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeIm2colWide>(TABLE.get(444)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeIm2colWide>(TABLE.get(493)?);
     if crate::trace::active() {
         return Ok(trace_cuTensorMapEncodeIm2colWide(__f, tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill));
     }
@@ -24618,7 +27348,7 @@ unsafe fn trace_cuTensorMapEncodeIm2colWide(__f: Fn_cuTensorMapEncodeIm2colWide,
 /// `cuTensorMapEncodeIm2colWide`. Typed: [`tensor_map_encode_im2col_wide`](super::tensor_map_encode_im2col_wide).
 #[inline]
 pub unsafe fn cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    if let Some(__p) = TABLE.peek(444) {
+    if let Some(__p) = TABLE.peek(493) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTensorMapEncodeIm2colWide>(__p)(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
         }
@@ -24643,7 +27373,7 @@ type Fn_cuTensorMapReplaceAddress = unsafe extern "C" fn(tensorMap: *mut CUtenso
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuTensorMapReplaceAddress>(TABLE.get(445)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuTensorMapReplaceAddress>(TABLE.get(494)?);
     if crate::trace::active() {
         return Ok(trace_cuTensorMapReplaceAddress(__f, tensorMap, globalAddress));
     }
@@ -24671,7 +27401,7 @@ unsafe fn trace_cuTensorMapReplaceAddress(__f: Fn_cuTensorMapReplaceAddress, ten
 /// `cuTensorMapReplaceAddress`. Typed: [`tensor_map_replace_address`](super::tensor_map_replace_address).
 #[inline]
 pub unsafe fn cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> CUresult {
-    if let Some(__p) = TABLE.peek(445) {
+    if let Some(__p) = TABLE.peek(494) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuTensorMapReplaceAddress>(__p)(tensorMap, globalAddress);
         }
@@ -24696,7 +27426,7 @@ type Fn_cuDeviceCanAccessPeer = unsafe extern "C" fn(canAccessPeer: *mut c_int, 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceCanAccessPeer>(TABLE.get(446)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceCanAccessPeer>(TABLE.get(495)?);
     if crate::trace::active() {
         return Ok(trace_cuDeviceCanAccessPeer(__f, canAccessPeer, dev, peerDev));
     }
@@ -24725,7 +27455,7 @@ unsafe fn trace_cuDeviceCanAccessPeer(__f: Fn_cuDeviceCanAccessPeer, canAccessPe
 /// `cuDeviceCanAccessPeer`. Typed: [`device_can_access_peer`](super::device_can_access_peer).
 #[inline]
 pub unsafe fn cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult {
-    if let Some(__p) = TABLE.peek(446) {
+    if let Some(__p) = TABLE.peek(495) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDeviceCanAccessPeer>(__p)(canAccessPeer, dev, peerDev);
         }
@@ -24750,7 +27480,7 @@ type Fn_cuCtxEnablePeerAccess = unsafe extern "C" fn(peerContext: CUcontext, Fla
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCtxEnablePeerAccess>(TABLE.get(447)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCtxEnablePeerAccess>(TABLE.get(496)?);
     if crate::trace::active() {
         return Ok(trace_cuCtxEnablePeerAccess(__f, peerContext, Flags));
     }
@@ -24778,7 +27508,7 @@ unsafe fn trace_cuCtxEnablePeerAccess(__f: Fn_cuCtxEnablePeerAccess, peerContext
 /// `cuCtxEnablePeerAccess`. Typed: [`ctx_enable_peer_access`](super::ctx_enable_peer_access).
 #[inline]
 pub unsafe fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(447) {
+    if let Some(__p) = TABLE.peek(496) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCtxEnablePeerAccess>(__p)(peerContext, Flags);
         }
@@ -24803,7 +27533,7 @@ type Fn_cuCtxDisablePeerAccess = unsafe extern "C" fn(peerContext: CUcontext) ->
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCtxDisablePeerAccess(peerContext: CUcontext) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCtxDisablePeerAccess>(TABLE.get(448)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCtxDisablePeerAccess>(TABLE.get(497)?);
     if crate::trace::active() {
         return Ok(trace_cuCtxDisablePeerAccess(__f, peerContext));
     }
@@ -24830,7 +27560,7 @@ unsafe fn trace_cuCtxDisablePeerAccess(__f: Fn_cuCtxDisablePeerAccess, peerConte
 /// `cuCtxDisablePeerAccess`. Typed: [`ctx_disable_peer_access`](super::ctx_disable_peer_access).
 #[inline]
 pub unsafe fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult {
-    if let Some(__p) = TABLE.peek(448) {
+    if let Some(__p) = TABLE.peek(497) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCtxDisablePeerAccess>(__p)(peerContext);
         }
@@ -24855,7 +27585,7 @@ type Fn_cuDeviceGetP2PAttribute = unsafe extern "C" fn(value: *mut c_int, attrib
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceGetP2PAttribute>(TABLE.get(449)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceGetP2PAttribute>(TABLE.get(498)?);
     if crate::trace::active() {
         return Ok(trace_cuDeviceGetP2PAttribute(__f, value, attrib, srcDevice, dstDevice));
     }
@@ -24885,7 +27615,7 @@ unsafe fn trace_cuDeviceGetP2PAttribute(__f: Fn_cuDeviceGetP2PAttribute, value: 
 /// `cuDeviceGetP2PAttribute`. Typed: [`device_get_p2p_attribute`](super::device_get_p2p_attribute).
 #[inline]
 pub unsafe fn cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult {
-    if let Some(__p) = TABLE.peek(449) {
+    if let Some(__p) = TABLE.peek(498) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDeviceGetP2PAttribute>(__p)(value, attrib, srcDevice, dstDevice);
         }
@@ -24910,7 +27640,7 @@ type Fn_cuGraphicsUnregisterResource = unsafe extern "C" fn(resource: CUgraphics
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsUnregisterResource>(TABLE.get(450)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsUnregisterResource>(TABLE.get(499)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphicsUnregisterResource(__f, resource));
     }
@@ -24937,7 +27667,7 @@ unsafe fn trace_cuGraphicsUnregisterResource(__f: Fn_cuGraphicsUnregisterResourc
 /// `cuGraphicsUnregisterResource`. Typed: [`graphics_unregister_resource`](super::graphics_unregister_resource).
 #[inline]
 pub unsafe fn cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUresult {
-    if let Some(__p) = TABLE.peek(450) {
+    if let Some(__p) = TABLE.peek(499) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphicsUnregisterResource>(__p)(resource);
         }
@@ -24962,7 +27692,7 @@ type Fn_cuGraphicsSubResourceGetMappedArray = unsafe extern "C" fn(pArray: *mut 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsSubResourceGetMappedArray>(TABLE.get(451)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsSubResourceGetMappedArray>(TABLE.get(500)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphicsSubResourceGetMappedArray(__f, pArray, resource, arrayIndex, mipLevel));
     }
@@ -24992,7 +27722,7 @@ unsafe fn trace_cuGraphicsSubResourceGetMappedArray(__f: Fn_cuGraphicsSubResourc
 /// `cuGraphicsSubResourceGetMappedArray`. Typed: [`graphics_sub_resource_get_mapped_array`](super::graphics_sub_resource_get_mapped_array).
 #[inline]
 pub unsafe fn cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(451) {
+    if let Some(__p) = TABLE.peek(500) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphicsSubResourceGetMappedArray>(__p)(pArray, resource, arrayIndex, mipLevel);
         }
@@ -25017,7 +27747,7 @@ type Fn_cuGraphicsResourceGetMappedMipmappedArray = unsafe extern "C" fn(pMipmap
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceGetMappedMipmappedArray>(TABLE.get(452)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceGetMappedMipmappedArray>(TABLE.get(501)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphicsResourceGetMappedMipmappedArray(__f, pMipmappedArray, resource));
     }
@@ -25045,7 +27775,7 @@ unsafe fn trace_cuGraphicsResourceGetMappedMipmappedArray(__f: Fn_cuGraphicsReso
 /// `cuGraphicsResourceGetMappedMipmappedArray`. Typed: [`graphics_resource_get_mapped_mipmapped_array`](super::graphics_resource_get_mapped_mipmapped_array).
 #[inline]
 pub unsafe fn cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult {
-    if let Some(__p) = TABLE.peek(452) {
+    if let Some(__p) = TABLE.peek(501) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceGetMappedMipmappedArray>(__p)(pMipmappedArray, resource);
         }
@@ -25070,7 +27800,7 @@ type Fn_cuGraphicsResourceGetMappedPointer_v2 = unsafe extern "C" fn(pDevPtr: *m
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceGetMappedPointer_v2>(TABLE.get(453)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceGetMappedPointer_v2>(TABLE.get(502)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphicsResourceGetMappedPointer_v2(__f, pDevPtr, pSize, resource));
     }
@@ -25099,7 +27829,7 @@ unsafe fn trace_cuGraphicsResourceGetMappedPointer_v2(__f: Fn_cuGraphicsResource
 /// `cuGraphicsResourceGetMappedPointer_v2` (`cuGraphicsResourceGetMappedPointer`). Typed: [`graphics_resource_get_mapped_pointer`](super::graphics_resource_get_mapped_pointer).
 #[inline]
 pub unsafe fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult {
-    if let Some(__p) = TABLE.peek(453) {
+    if let Some(__p) = TABLE.peek(502) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceGetMappedPointer_v2>(__p)(pDevPtr, pSize, resource);
         }
@@ -25124,7 +27854,7 @@ type Fn_cuGraphicsResourceSetMapFlags_v2 = unsafe extern "C" fn(resource: CUgrap
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceSetMapFlags_v2>(TABLE.get(454)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceSetMapFlags_v2>(TABLE.get(503)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphicsResourceSetMapFlags_v2(__f, resource, flags));
     }
@@ -25152,7 +27882,7 @@ unsafe fn trace_cuGraphicsResourceSetMapFlags_v2(__f: Fn_cuGraphicsResourceSetMa
 /// `cuGraphicsResourceSetMapFlags_v2` (`cuGraphicsResourceSetMapFlags`). Typed: [`graphics_resource_set_map_flags`](super::graphics_resource_set_map_flags).
 #[inline]
 pub unsafe fn cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(454) {
+    if let Some(__p) = TABLE.peek(503) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphicsResourceSetMapFlags_v2>(__p)(resource, flags);
         }
@@ -25177,7 +27907,7 @@ type Fn_cuGraphicsMapResources = unsafe extern "C" fn(count: c_uint, resources: 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsMapResources>(TABLE.get(455)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsMapResources>(TABLE.get(504)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphicsMapResources(__f, count, resources, hStream));
     }
@@ -25206,7 +27936,7 @@ unsafe fn trace_cuGraphicsMapResources(__f: Fn_cuGraphicsMapResources, count: c_
 /// `cuGraphicsMapResources`. Typed: [`graphics_map_resources`](super::graphics_map_resources).
 #[inline]
 pub unsafe fn cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(455) {
+    if let Some(__p) = TABLE.peek(504) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphicsMapResources>(__p)(count, resources, hStream);
         }
@@ -25227,11 +27957,65 @@ unsafe fn slow_cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsR
     }
 }
 
+type Fn_cuGraphicsMapResources_ptsz = unsafe extern "C" fn(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuGraphicsMapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsMapResources_ptsz>(TABLE.get(505)?);
+    if crate::trace::active() {
+        return Ok(trace_cuGraphicsMapResources_ptsz(__f, count, resources, hStream));
+    }
+    Ok(__f(count, resources, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuGraphicsMapResources_ptsz(__f: Fn_cuGraphicsMapResources_ptsz, count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(count, resources, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuGraphicsMapResources_ptsz",
+        &[
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("resources", crate::trace::Value::Ptr(resources as *const c_void)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuGraphicsMapResources_ptsz` (`cuGraphicsMapResources`), per-thread default stream.
+#[inline]
+pub unsafe fn cuGraphicsMapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(505) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphicsMapResources_ptsz>(__p)(count, resources, hStream);
+        }
+    }
+    slow_cuGraphicsMapResources_ptsz(count, resources, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphicsMapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    let call = || call_cuGraphicsMapResources_ptsz(count, resources, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuGraphicsUnmapResources = unsafe extern "C" fn(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsUnmapResources>(TABLE.get(456)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsUnmapResources>(TABLE.get(506)?);
     if crate::trace::active() {
         return Ok(trace_cuGraphicsUnmapResources(__f, count, resources, hStream));
     }
@@ -25260,7 +28044,7 @@ unsafe fn trace_cuGraphicsUnmapResources(__f: Fn_cuGraphicsUnmapResources, count
 /// `cuGraphicsUnmapResources`. Typed: [`graphics_unmap_resources`](super::graphics_unmap_resources).
 #[inline]
 pub unsafe fn cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    if let Some(__p) = TABLE.peek(456) {
+    if let Some(__p) = TABLE.peek(506) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGraphicsUnmapResources>(__p)(count, resources, hStream);
         }
@@ -25281,11 +28065,65 @@ unsafe fn slow_cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphic
     }
 }
 
+type Fn_cuGraphicsUnmapResources_ptsz = unsafe extern "C" fn(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult;
+
+#[inline(always)]
+pub(crate) unsafe fn call_cuGraphicsUnmapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> Result<CUresult, LoadError> {
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGraphicsUnmapResources_ptsz>(TABLE.get(507)?);
+    if crate::trace::active() {
+        return Ok(trace_cuGraphicsUnmapResources_ptsz(__f, count, resources, hStream));
+    }
+    Ok(__f(count, resources, hStream))
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn trace_cuGraphicsUnmapResources_ptsz(__f: Fn_cuGraphicsUnmapResources_ptsz, count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    let __t = std::time::Instant::now();
+    let __r = __f(count, resources, hStream);
+    let __d = __t.elapsed();
+    crate::trace::record(
+        "cuGraphicsUnmapResources_ptsz",
+        &[
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("resources", crate::trace::Value::Ptr(resources as *const c_void)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        __d,
+    );
+    __r
+}
+
+/// `cuGraphicsUnmapResources_ptsz` (`cuGraphicsUnmapResources`), per-thread default stream.
+#[inline]
+pub unsafe fn cuGraphicsUnmapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    if let Some(__p) = TABLE.peek(507) {
+        if crate::trace::known_off() {
+            return core::mem::transmute::<*const c_void, Fn_cuGraphicsUnmapResources_ptsz>(__p)(count, resources, hStream);
+        }
+    }
+    slow_cuGraphicsUnmapResources_ptsz(count, resources, hStream)
+}
+
+/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
+/// internal-error value), so callers across an FFI boundary need no guard of their own.
+#[cold]
+#[inline(never)]
+unsafe fn slow_cuGraphicsUnmapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    let call = || call_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => load_status(&e),
+        Err(_) => CUresult(999),
+    }
+}
+
 type Fn_cuGetProcAddress_v2 = unsafe extern "C" fn(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGetProcAddress_v2>(TABLE.get(457)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGetProcAddress_v2>(TABLE.get(508)?);
     if crate::trace::active() {
         return Ok(trace_cuGetProcAddress_v2(__f, symbol, pfn, cudaVersion, flags, symbolStatus));
     }
@@ -25316,7 +28154,7 @@ unsafe fn trace_cuGetProcAddress_v2(__f: Fn_cuGetProcAddress_v2, symbol: *const 
 /// `cuGetProcAddress_v2` (`cuGetProcAddress`). Typed: [`get_proc_address`](super::get_proc_address).
 #[inline]
 pub unsafe fn cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult {
-    if let Some(__p) = TABLE.peek(457) {
+    if let Some(__p) = TABLE.peek(508) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGetProcAddress_v2>(__p)(symbol, pfn, cudaVersion, flags, symbolStatus);
         }
@@ -25341,7 +28179,7 @@ type Fn_cuCoredumpGetAttribute = unsafe extern "C" fn(attrib: CUcoredumpSettings
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCoredumpGetAttribute>(TABLE.get(458)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCoredumpGetAttribute>(TABLE.get(509)?);
     if crate::trace::active() {
         return Ok(trace_cuCoredumpGetAttribute(__f, attrib, value, size));
     }
@@ -25370,7 +28208,7 @@ unsafe fn trace_cuCoredumpGetAttribute(__f: Fn_cuCoredumpGetAttribute, attrib: C
 /// `cuCoredumpGetAttribute`. Typed: [`coredump_get_attribute`](super::coredump_get_attribute).
 #[inline]
 pub unsafe fn cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(458) {
+    if let Some(__p) = TABLE.peek(509) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCoredumpGetAttribute>(__p)(attrib, value, size);
         }
@@ -25395,7 +28233,7 @@ type Fn_cuCoredumpGetAttributeGlobal = unsafe extern "C" fn(attrib: CUcoredumpSe
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCoredumpGetAttributeGlobal>(TABLE.get(459)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCoredumpGetAttributeGlobal>(TABLE.get(510)?);
     if crate::trace::active() {
         return Ok(trace_cuCoredumpGetAttributeGlobal(__f, attrib, value, size));
     }
@@ -25424,7 +28262,7 @@ unsafe fn trace_cuCoredumpGetAttributeGlobal(__f: Fn_cuCoredumpGetAttributeGloba
 /// `cuCoredumpGetAttributeGlobal`. Typed: [`coredump_get_attribute_global`](super::coredump_get_attribute_global).
 #[inline]
 pub unsafe fn cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(459) {
+    if let Some(__p) = TABLE.peek(510) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCoredumpGetAttributeGlobal>(__p)(attrib, value, size);
         }
@@ -25449,7 +28287,7 @@ type Fn_cuCoredumpSetAttribute = unsafe extern "C" fn(attrib: CUcoredumpSettings
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCoredumpSetAttribute>(TABLE.get(460)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCoredumpSetAttribute>(TABLE.get(511)?);
     if crate::trace::active() {
         return Ok(trace_cuCoredumpSetAttribute(__f, attrib, value, size));
     }
@@ -25478,7 +28316,7 @@ unsafe fn trace_cuCoredumpSetAttribute(__f: Fn_cuCoredumpSetAttribute, attrib: C
 /// `cuCoredumpSetAttribute`. Typed: [`coredump_set_attribute`](super::coredump_set_attribute).
 #[inline]
 pub unsafe fn cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(460) {
+    if let Some(__p) = TABLE.peek(511) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCoredumpSetAttribute>(__p)(attrib, value, size);
         }
@@ -25503,7 +28341,7 @@ type Fn_cuCoredumpSetAttributeGlobal = unsafe extern "C" fn(attrib: CUcoredumpSe
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCoredumpSetAttributeGlobal>(TABLE.get(461)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCoredumpSetAttributeGlobal>(TABLE.get(512)?);
     if crate::trace::active() {
         return Ok(trace_cuCoredumpSetAttributeGlobal(__f, attrib, value, size));
     }
@@ -25532,7 +28370,7 @@ unsafe fn trace_cuCoredumpSetAttributeGlobal(__f: Fn_cuCoredumpSetAttributeGloba
 /// `cuCoredumpSetAttributeGlobal`. Typed: [`coredump_set_attribute_global`](super::coredump_set_attribute_global).
 #[inline]
 pub unsafe fn cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    if let Some(__p) = TABLE.peek(461) {
+    if let Some(__p) = TABLE.peek(512) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCoredumpSetAttributeGlobal>(__p)(attrib, value, size);
         }
@@ -25557,7 +28395,7 @@ type Fn_cuGetExportTable = unsafe extern "C" fn(ppExportTable: *mut *const c_voi
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGetExportTable>(TABLE.get(462)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGetExportTable>(TABLE.get(513)?);
     if crate::trace::active() {
         return Ok(trace_cuGetExportTable(__f, ppExportTable, pExportTableId));
     }
@@ -25585,7 +28423,7 @@ unsafe fn trace_cuGetExportTable(__f: Fn_cuGetExportTable, ppExportTable: *mut *
 /// `cuGetExportTable`. Typed: [`get_export_table`](super::get_export_table).
 #[inline]
 pub unsafe fn cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid) -> CUresult {
-    if let Some(__p) = TABLE.peek(462) {
+    if let Some(__p) = TABLE.peek(513) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGetExportTable>(__p)(ppExportTable, pExportTableId);
         }
@@ -25610,7 +28448,7 @@ type Fn_cuGreenCtxCreate = unsafe extern "C" fn(phCtx: *mut CUgreenCtx, desc: CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxCreate>(TABLE.get(463)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxCreate>(TABLE.get(514)?);
     if crate::trace::active() {
         return Ok(trace_cuGreenCtxCreate(__f, phCtx, desc, dev, flags));
     }
@@ -25640,7 +28478,7 @@ unsafe fn trace_cuGreenCtxCreate(__f: Fn_cuGreenCtxCreate, phCtx: *mut CUgreenCt
 /// `cuGreenCtxCreate`. Typed: [`green_ctx_create`](super::green_ctx_create).
 #[inline]
 pub unsafe fn cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(463) {
+    if let Some(__p) = TABLE.peek(514) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGreenCtxCreate>(__p)(phCtx, desc, dev, flags);
         }
@@ -25665,7 +28503,7 @@ type Fn_cuGreenCtxDestroy = unsafe extern "C" fn(hCtx: CUgreenCtx) -> CUresult;
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGreenCtxDestroy(hCtx: CUgreenCtx) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxDestroy>(TABLE.get(464)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxDestroy>(TABLE.get(515)?);
     if crate::trace::active() {
         return Ok(trace_cuGreenCtxDestroy(__f, hCtx));
     }
@@ -25692,7 +28530,7 @@ unsafe fn trace_cuGreenCtxDestroy(__f: Fn_cuGreenCtxDestroy, hCtx: CUgreenCtx) -
 /// `cuGreenCtxDestroy`. Typed: [`green_ctx_destroy`](super::green_ctx_destroy).
 #[inline]
 pub unsafe fn cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
-    if let Some(__p) = TABLE.peek(464) {
+    if let Some(__p) = TABLE.peek(515) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGreenCtxDestroy>(__p)(hCtx);
         }
@@ -25717,7 +28555,7 @@ type Fn_cuCtxFromGreenCtx = unsafe extern "C" fn(pContext: *mut CUcontext, hCtx:
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCtxFromGreenCtx>(TABLE.get(465)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCtxFromGreenCtx>(TABLE.get(516)?);
     if crate::trace::active() {
         return Ok(trace_cuCtxFromGreenCtx(__f, pContext, hCtx));
     }
@@ -25745,7 +28583,7 @@ unsafe fn trace_cuCtxFromGreenCtx(__f: Fn_cuCtxFromGreenCtx, pContext: *mut CUco
 /// `cuCtxFromGreenCtx`. Typed: [`ctx_from_green_ctx`](super::ctx_from_green_ctx).
 #[inline]
 pub unsafe fn cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult {
-    if let Some(__p) = TABLE.peek(465) {
+    if let Some(__p) = TABLE.peek(516) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCtxFromGreenCtx>(__p)(pContext, hCtx);
         }
@@ -25770,7 +28608,7 @@ type Fn_cuDeviceGetDevResource = unsafe extern "C" fn(device: CUdevice, resource
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceGetDevResource>(TABLE.get(466)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDeviceGetDevResource>(TABLE.get(517)?);
     if crate::trace::active() {
         return Ok(trace_cuDeviceGetDevResource(__f, device, resource, r#type));
     }
@@ -25799,7 +28637,7 @@ unsafe fn trace_cuDeviceGetDevResource(__f: Fn_cuDeviceGetDevResource, device: C
 /// `cuDeviceGetDevResource`. Typed: [`device_get_dev_resource`](super::device_get_dev_resource).
 #[inline]
 pub unsafe fn cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    if let Some(__p) = TABLE.peek(466) {
+    if let Some(__p) = TABLE.peek(517) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDeviceGetDevResource>(__p)(device, resource, r#type);
         }
@@ -25824,7 +28662,7 @@ type Fn_cuCtxGetDevResource = unsafe extern "C" fn(hCtx: CUcontext, resource: *m
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCtxGetDevResource>(TABLE.get(467)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCtxGetDevResource>(TABLE.get(518)?);
     if crate::trace::active() {
         return Ok(trace_cuCtxGetDevResource(__f, hCtx, resource, r#type));
     }
@@ -25853,7 +28691,7 @@ unsafe fn trace_cuCtxGetDevResource(__f: Fn_cuCtxGetDevResource, hCtx: CUcontext
 /// `cuCtxGetDevResource`. Typed: [`ctx_get_dev_resource`](super::ctx_get_dev_resource).
 #[inline]
 pub unsafe fn cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    if let Some(__p) = TABLE.peek(467) {
+    if let Some(__p) = TABLE.peek(518) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCtxGetDevResource>(__p)(hCtx, resource, r#type);
         }
@@ -25878,7 +28716,7 @@ type Fn_cuGreenCtxGetDevResource = unsafe extern "C" fn(hCtx: CUgreenCtx, resour
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxGetDevResource>(TABLE.get(468)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxGetDevResource>(TABLE.get(519)?);
     if crate::trace::active() {
         return Ok(trace_cuGreenCtxGetDevResource(__f, hCtx, resource, r#type));
     }
@@ -25907,7 +28745,7 @@ unsafe fn trace_cuGreenCtxGetDevResource(__f: Fn_cuGreenCtxGetDevResource, hCtx:
 /// `cuGreenCtxGetDevResource`. Typed: [`green_ctx_get_dev_resource`](super::green_ctx_get_dev_resource).
 #[inline]
 pub unsafe fn cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    if let Some(__p) = TABLE.peek(468) {
+    if let Some(__p) = TABLE.peek(519) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGreenCtxGetDevResource>(__p)(hCtx, resource, r#type);
         }
@@ -25932,7 +28770,7 @@ type Fn_cuDevSmResourceSplitByCount = unsafe extern "C" fn(result: *mut CUdevRes
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDevSmResourceSplitByCount>(TABLE.get(469)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDevSmResourceSplitByCount>(TABLE.get(520)?);
     if crate::trace::active() {
         return Ok(trace_cuDevSmResourceSplitByCount(__f, result, nbGroups, input, remaining, useFlags, minCount));
     }
@@ -25964,7 +28802,7 @@ unsafe fn trace_cuDevSmResourceSplitByCount(__f: Fn_cuDevSmResourceSplitByCount,
 /// `cuDevSmResourceSplitByCount`. Typed: [`dev_sm_resource_split_by_count`](super::dev_sm_resource_split_by_count).
 #[inline]
 pub unsafe fn cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(469) {
+    if let Some(__p) = TABLE.peek(520) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDevSmResourceSplitByCount>(__p)(result, nbGroups, input, remaining, useFlags, minCount);
         }
@@ -25989,7 +28827,7 @@ type Fn_cuDevResourceGenerateDesc = unsafe extern "C" fn(phDesc: *mut CUdevResou
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuDevResourceGenerateDesc>(TABLE.get(470)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuDevResourceGenerateDesc>(TABLE.get(521)?);
     if crate::trace::active() {
         return Ok(trace_cuDevResourceGenerateDesc(__f, phDesc, resources, nbResources));
     }
@@ -26018,7 +28856,7 @@ unsafe fn trace_cuDevResourceGenerateDesc(__f: Fn_cuDevResourceGenerateDesc, phD
 /// `cuDevResourceGenerateDesc`. Typed: [`dev_resource_generate_desc`](super::dev_resource_generate_desc).
 #[inline]
 pub unsafe fn cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(470) {
+    if let Some(__p) = TABLE.peek(521) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuDevResourceGenerateDesc>(__p)(phDesc, resources, nbResources);
         }
@@ -26043,7 +28881,7 @@ type Fn_cuGreenCtxRecordEvent = unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: C
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxRecordEvent>(TABLE.get(471)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxRecordEvent>(TABLE.get(522)?);
     if crate::trace::active() {
         return Ok(trace_cuGreenCtxRecordEvent(__f, hCtx, hEvent));
     }
@@ -26071,7 +28909,7 @@ unsafe fn trace_cuGreenCtxRecordEvent(__f: Fn_cuGreenCtxRecordEvent, hCtx: CUgre
 /// `cuGreenCtxRecordEvent`. Typed: [`green_ctx_record_event`](super::green_ctx_record_event).
 #[inline]
 pub unsafe fn cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(471) {
+    if let Some(__p) = TABLE.peek(522) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGreenCtxRecordEvent>(__p)(hCtx, hEvent);
         }
@@ -26096,7 +28934,7 @@ type Fn_cuGreenCtxWaitEvent = unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: CUe
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxWaitEvent>(TABLE.get(472)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxWaitEvent>(TABLE.get(523)?);
     if crate::trace::active() {
         return Ok(trace_cuGreenCtxWaitEvent(__f, hCtx, hEvent));
     }
@@ -26124,7 +28962,7 @@ unsafe fn trace_cuGreenCtxWaitEvent(__f: Fn_cuGreenCtxWaitEvent, hCtx: CUgreenCt
 /// `cuGreenCtxWaitEvent`. Typed: [`green_ctx_wait_event`](super::green_ctx_wait_event).
 #[inline]
 pub unsafe fn cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
-    if let Some(__p) = TABLE.peek(472) {
+    if let Some(__p) = TABLE.peek(523) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGreenCtxWaitEvent>(__p)(hCtx, hEvent);
         }
@@ -26149,7 +28987,7 @@ type Fn_cuStreamGetGreenCtx = unsafe extern "C" fn(hStream: CUstream, phCtx: *mu
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetGreenCtx>(TABLE.get(473)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuStreamGetGreenCtx>(TABLE.get(524)?);
     if crate::trace::active() {
         return Ok(trace_cuStreamGetGreenCtx(__f, hStream, phCtx));
     }
@@ -26177,7 +29015,7 @@ unsafe fn trace_cuStreamGetGreenCtx(__f: Fn_cuStreamGetGreenCtx, hStream: CUstre
 /// `cuStreamGetGreenCtx`. Typed: [`stream_get_green_ctx`](super::stream_get_green_ctx).
 #[inline]
 pub unsafe fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult {
-    if let Some(__p) = TABLE.peek(473) {
+    if let Some(__p) = TABLE.peek(524) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuStreamGetGreenCtx>(__p)(hStream, phCtx);
         }
@@ -26202,7 +29040,7 @@ type Fn_cuGreenCtxStreamCreate = unsafe extern "C" fn(phStream: *mut CUstream, g
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxStreamCreate>(TABLE.get(474)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuGreenCtxStreamCreate>(TABLE.get(525)?);
     if crate::trace::active() {
         return Ok(trace_cuGreenCtxStreamCreate(__f, phStream, greenCtx, flags, priority));
     }
@@ -26232,7 +29070,7 @@ unsafe fn trace_cuGreenCtxStreamCreate(__f: Fn_cuGreenCtxStreamCreate, phStream:
 /// `cuGreenCtxStreamCreate`. Typed: [`green_ctx_stream_create`](super::green_ctx_stream_create).
 #[inline]
 pub unsafe fn cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(474) {
+    if let Some(__p) = TABLE.peek(525) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuGreenCtxStreamCreate>(__p)(phStream, greenCtx, flags, priority);
         }
@@ -26257,7 +29095,7 @@ type Fn_cuLogsRegisterCallback = unsafe extern "C" fn(callbackFunc: CUlogsCallba
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsRegisterCallback>(TABLE.get(475)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsRegisterCallback>(TABLE.get(526)?);
     if crate::trace::active() {
         return Ok(trace_cuLogsRegisterCallback(__f, callbackFunc, userData, callback_out));
     }
@@ -26286,7 +29124,7 @@ unsafe fn trace_cuLogsRegisterCallback(__f: Fn_cuLogsRegisterCallback, callbackF
 /// `cuLogsRegisterCallback`. Typed: [`logs_register_callback`](super::logs_register_callback).
 #[inline]
 pub unsafe fn cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult {
-    if let Some(__p) = TABLE.peek(475) {
+    if let Some(__p) = TABLE.peek(526) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLogsRegisterCallback>(__p)(callbackFunc, userData, callback_out);
         }
@@ -26311,7 +29149,7 @@ type Fn_cuLogsUnregisterCallback = unsafe extern "C" fn(callback: CUlogsCallback
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsUnregisterCallback>(TABLE.get(476)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsUnregisterCallback>(TABLE.get(527)?);
     if crate::trace::active() {
         return Ok(trace_cuLogsUnregisterCallback(__f, callback));
     }
@@ -26338,7 +29176,7 @@ unsafe fn trace_cuLogsUnregisterCallback(__f: Fn_cuLogsUnregisterCallback, callb
 /// `cuLogsUnregisterCallback`. Typed: [`logs_unregister_callback`](super::logs_unregister_callback).
 #[inline]
 pub unsafe fn cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUresult {
-    if let Some(__p) = TABLE.peek(476) {
+    if let Some(__p) = TABLE.peek(527) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLogsUnregisterCallback>(__p)(callback);
         }
@@ -26363,7 +29201,7 @@ type Fn_cuLogsCurrent = unsafe extern "C" fn(iterator_out: *mut CUlogIterator, f
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsCurrent>(TABLE.get(477)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsCurrent>(TABLE.get(528)?);
     if crate::trace::active() {
         return Ok(trace_cuLogsCurrent(__f, iterator_out, flags));
     }
@@ -26391,7 +29229,7 @@ unsafe fn trace_cuLogsCurrent(__f: Fn_cuLogsCurrent, iterator_out: *mut CUlogIte
 /// `cuLogsCurrent`. Typed: [`logs_current`](super::logs_current).
 #[inline]
 pub unsafe fn cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(477) {
+    if let Some(__p) = TABLE.peek(528) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLogsCurrent>(__p)(iterator_out, flags);
         }
@@ -26416,7 +29254,7 @@ type Fn_cuLogsDumpToFile = unsafe extern "C" fn(iterator: *mut CUlogIterator, pa
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsDumpToFile>(TABLE.get(478)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsDumpToFile>(TABLE.get(529)?);
     if crate::trace::active() {
         return Ok(trace_cuLogsDumpToFile(__f, iterator, pathToFile, flags));
     }
@@ -26445,7 +29283,7 @@ unsafe fn trace_cuLogsDumpToFile(__f: Fn_cuLogsDumpToFile, iterator: *mut CUlogI
 /// `cuLogsDumpToFile`. Typed: [`logs_dump_to_file`](super::logs_dump_to_file).
 #[inline]
 pub unsafe fn cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(478) {
+    if let Some(__p) = TABLE.peek(529) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLogsDumpToFile>(__p)(iterator, pathToFile, flags);
         }
@@ -26470,7 +29308,7 @@ type Fn_cuLogsDumpToMemory = unsafe extern "C" fn(iterator: *mut CUlogIterator, 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsDumpToMemory>(TABLE.get(479)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuLogsDumpToMemory>(TABLE.get(530)?);
     if crate::trace::active() {
         return Ok(trace_cuLogsDumpToMemory(__f, iterator, buffer, size, flags));
     }
@@ -26500,7 +29338,7 @@ unsafe fn trace_cuLogsDumpToMemory(__f: Fn_cuLogsDumpToMemory, iterator: *mut CU
 /// `cuLogsDumpToMemory`. Typed: [`logs_dump_to_memory`](super::logs_dump_to_memory).
 #[inline]
 pub unsafe fn cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint) -> CUresult {
-    if let Some(__p) = TABLE.peek(479) {
+    if let Some(__p) = TABLE.peek(530) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuLogsDumpToMemory>(__p)(iterator, buffer, size, flags);
         }
@@ -26525,7 +29363,7 @@ type Fn_cuCheckpointProcessGetRestoreThreadId = unsafe extern "C" fn(pid: c_int,
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessGetRestoreThreadId>(TABLE.get(480)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessGetRestoreThreadId>(TABLE.get(531)?);
     if crate::trace::active() {
         return Ok(trace_cuCheckpointProcessGetRestoreThreadId(__f, pid, tid));
     }
@@ -26553,7 +29391,7 @@ unsafe fn trace_cuCheckpointProcessGetRestoreThreadId(__f: Fn_cuCheckpointProces
 /// `cuCheckpointProcessGetRestoreThreadId`. Typed: [`checkpoint_process_get_restore_thread_id`](super::checkpoint_process_get_restore_thread_id).
 #[inline]
 pub unsafe fn cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int) -> CUresult {
-    if let Some(__p) = TABLE.peek(480) {
+    if let Some(__p) = TABLE.peek(531) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessGetRestoreThreadId>(__p)(pid, tid);
         }
@@ -26578,7 +29416,7 @@ type Fn_cuCheckpointProcessGetState = unsafe extern "C" fn(pid: c_int, state: *m
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessState) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessGetState>(TABLE.get(481)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessGetState>(TABLE.get(532)?);
     if crate::trace::active() {
         return Ok(trace_cuCheckpointProcessGetState(__f, pid, state));
     }
@@ -26606,7 +29444,7 @@ unsafe fn trace_cuCheckpointProcessGetState(__f: Fn_cuCheckpointProcessGetState,
 /// `cuCheckpointProcessGetState`. Typed: [`checkpoint_process_get_state`](super::checkpoint_process_get_state).
 #[inline]
 pub unsafe fn cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessState) -> CUresult {
-    if let Some(__p) = TABLE.peek(481) {
+    if let Some(__p) = TABLE.peek(532) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessGetState>(__p)(pid, state);
         }
@@ -26631,7 +29469,7 @@ type Fn_cuCheckpointProcessLock = unsafe extern "C" fn(pid: c_int, args: *mut CU
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockArgs) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessLock>(TABLE.get(482)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessLock>(TABLE.get(533)?);
     if crate::trace::active() {
         return Ok(trace_cuCheckpointProcessLock(__f, pid, args));
     }
@@ -26659,7 +29497,7 @@ unsafe fn trace_cuCheckpointProcessLock(__f: Fn_cuCheckpointProcessLock, pid: c_
 /// `cuCheckpointProcessLock`. Typed: [`checkpoint_process_lock`](super::checkpoint_process_lock).
 #[inline]
 pub unsafe fn cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult {
-    if let Some(__p) = TABLE.peek(482) {
+    if let Some(__p) = TABLE.peek(533) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessLock>(__p)(pid, args);
         }
@@ -26684,7 +29522,7 @@ type Fn_cuCheckpointProcessCheckpoint = unsafe extern "C" fn(pid: c_int, args: *
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessCheckpoint>(TABLE.get(483)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessCheckpoint>(TABLE.get(534)?);
     if crate::trace::active() {
         return Ok(trace_cuCheckpointProcessCheckpoint(__f, pid, args));
     }
@@ -26712,7 +29550,7 @@ unsafe fn trace_cuCheckpointProcessCheckpoint(__f: Fn_cuCheckpointProcessCheckpo
 /// `cuCheckpointProcessCheckpoint`. Typed: [`checkpoint_process_checkpoint`](super::checkpoint_process_checkpoint).
 #[inline]
 pub unsafe fn cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult {
-    if let Some(__p) = TABLE.peek(483) {
+    if let Some(__p) = TABLE.peek(534) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessCheckpoint>(__p)(pid, args);
         }
@@ -26737,7 +29575,7 @@ type Fn_cuCheckpointProcessRestore = unsafe extern "C" fn(pid: c_int, args: *mut
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRestoreArgs) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessRestore>(TABLE.get(484)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessRestore>(TABLE.get(535)?);
     if crate::trace::active() {
         return Ok(trace_cuCheckpointProcessRestore(__f, pid, args));
     }
@@ -26765,7 +29603,7 @@ unsafe fn trace_cuCheckpointProcessRestore(__f: Fn_cuCheckpointProcessRestore, p
 /// `cuCheckpointProcessRestore`. Typed: [`checkpoint_process_restore`](super::checkpoint_process_restore).
 #[inline]
 pub unsafe fn cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult {
-    if let Some(__p) = TABLE.peek(484) {
+    if let Some(__p) = TABLE.peek(535) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessRestore>(__p)(pid, args);
         }
@@ -26790,7 +29628,7 @@ type Fn_cuCheckpointProcessUnlock = unsafe extern "C" fn(pid: c_int, args: *mut 
 
 #[inline(always)]
 pub(crate) unsafe fn call_cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnlockArgs) -> Result<CUresult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessUnlock>(TABLE.get(485)?);
+    let __f = core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessUnlock>(TABLE.get(536)?);
     if crate::trace::active() {
         return Ok(trace_cuCheckpointProcessUnlock(__f, pid, args));
     }
@@ -26818,7 +29656,7 @@ unsafe fn trace_cuCheckpointProcessUnlock(__f: Fn_cuCheckpointProcessUnlock, pid
 /// `cuCheckpointProcessUnlock`. Typed: [`checkpoint_process_unlock`](super::checkpoint_process_unlock).
 #[inline]
 pub unsafe fn cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult {
-    if let Some(__p) = TABLE.peek(485) {
+    if let Some(__p) = TABLE.peek(536) {
         if crate::trace::known_off() {
             return core::mem::transmute::<*const c_void, Fn_cuCheckpointProcessUnlock>(__p)(pid, args);
         }
