@@ -154,7 +154,7 @@ fi
 echo "== cuGetProcAddress interception (fake driver)"
 mkdir -p "$work/fake"
 if $CC -shared -fPIC -O2 -Wall -Werror tests/c/fake_libcuda.c -o "$work/fake/libcuda.so.1" \
-    && $CC -std=c99 -Wall -Werror -I "$inc" tests/c/getproc_test.c -o "$work/getproc_test" -L "$lib" -lcudagen; then
+    && $CC -std=c99 -Wall -Werror -I "$inc" tests/c/getproc_test.c -o "$work/getproc_test" -L "$lib" -lcudagen -ldl; then
     env CUDAGEN_LIBCUDA="$work/fake/libcuda.so.1" CUDAGEN_TRACE_FILE="$work/getproc.trace" LD_LIBRARY_PATH="$lib" \
         "$work/getproc_test" > "$work/getproc.out" 2>&1
     rc=$?

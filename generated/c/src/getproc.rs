@@ -124,7 +124,8 @@ fn real_get_proc() -> Option<GetProcV2> {
     Some(unsafe { core::mem::transmute::<*mut c_void, GetProcV2>(p) })
 }
 
-fn real_lookup(name: &[u8], version: c_int, flags: u64) -> Option<*mut c_void> {
+/// The real driver's entry for `name` at `version` with `flags` (no tracing, no interception).
+pub(crate) fn real_lookup(name: &[u8], version: c_int, flags: u64) -> Option<*mut c_void> {
     let f = real_get_proc()?;
     let mut buf = [0u8; 256];
     if name.len() >= buf.len() {

@@ -76,6 +76,18 @@ pub struct Library {
     pub macros: Vec<MacroConst>,
     /// Declarations that were seen but could not be represented, with the reason.
     pub skipped: Vec<Skipped>,
+    /// Older ABIs the library still exports under historical names that the header no longer
+    /// references (`cuMemAlloc`, the v2000 ABI of `cuMemAlloc_v2`); from `cudaTypedefs.h`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub legacy_abis: Vec<LegacyAbi>,
+}
+
+/// One older ABI: its exported symbol, `cuGetProcAddress` name and version.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct LegacyAbi {
+    pub symbol: String,
+    pub proc_name: String,
+    pub version: u32,
 }
 
 impl Library {
@@ -90,6 +102,7 @@ impl Library {
             typedefs: Vec::new(),
             macros: Vec::new(),
             skipped: Vec::new(),
+            legacy_abis: Vec::new(),
         }
     }
     pub fn function(&self, name: &str) -> Option<&Function> {

@@ -53,6 +53,7 @@ pub fn parse_library(kind: LibraryKind, header: &Path, typedefs: Option<&Path>) 
     if let Some(t) = typedefs {
         library.headers.push(header_info(t)?);
         versions::assign(&top, &file_name(t), &mut library);
+        versions::legacy_from_text(&String::from_utf8_lossy(&std::fs::read(t).unwrap_or_default()), &mut library);
     }
     library.status_enum = match kind {
         LibraryKind::Driver => library.enum_named("CUresult").map(|e| e.name.clone()),

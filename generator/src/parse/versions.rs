@@ -75,6 +75,45 @@ pub fn assign(top: &[Cursor<'_>], typedefs_file: &str, library: &mut Library) {
     }
 }
 
+/// The older ABIs of each declared name, from every `PFN_<name>_v<N>` typedef name in the text
+/// of `cudaTypedefs.h` (the oldest sit under `__CUDA_API_VERSION_INTERNAL`, which libclang
+/// skips; only names and versions are needed): the i-th version (ascending) is exported as
+/// `<name>` for i = 0 and `<name>_v<i+1>` after (`cuStreamWaitValue32` v8000,
+/// `cuStreamWaitValue32_v2` v11070). A name whose declared symbols do not fit that rule
+/// contributes none; symbols the header declares are not legacy. Run after [`assign`].
+pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
+    let mut versions: BTreeMap<&str, std::collections::BTreeSet<u32>> = BTreeMap::new();
+    for piece in typedefs.split("(CUDAAPI *").skip(1) {
+        let Some(name) = piece.split(')').next() else { continue };
+        if let Some((base, v, None)) = split_pfn(name) {
+            versions.entry(base).or_default().insert(v);
+        }
+    }
+    let declared: std::collections::BTreeSet<&str> = library.functions.iter().flat_map(|f| f.all_symbols()).collect();
+    let names: std::collections::BTreeSet<&str> = library.functions.iter().map(|f| f.proc_name.as_str()).collect();
+    let mut out = Vec::new();
+    for name in names {
+        let Some(vs) = versions.get(name) else { continue };
+        let vs: Vec<u32> = vs.iter().copied().collect();
+        let symbol_of = |i: usize| if i == 0 { name.to_string() } else { format!("{name}_v{}", i + 1) };
+        let fits = library.functions.iter().filter(|f| f.proc_name == name).all(|f| match f.version {
+            Some(v) => vs.iter().position(|x| *x == v).is_some_and(|i| symbol_of(i) == f.symbol),
+            None => true,
+        });
+        if !fits {
+            continue;
+        }
+        for (i, v) in vs.iter().enumerate() {
+            let symbol = symbol_of(i);
+            if !declared.contains(symbol.as_str()) {
+                out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v });
+            }
+        }
+    }
+    out.sort();
+    library.legacy_abis = out;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -80,6 +80,8 @@ pub enum Value<'a> {
     Bool(bool),
     /// Byte count, printed in decimal.
     Size(u64),
+    /// A name known to Rust (quoted like a string).
+    Name(&'a str),
 }
 
 /// Write one line for a finished call. Does nothing when tracing is off.

@@ -73,6 +73,7 @@ fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
             )
         }
         Value::Bool(b) => write!(o, "{b}"),
+        Value::Name(n) => write!(o, "{n:?}"),
     };
 }
 
@@ -101,6 +102,10 @@ fn json_value(o: &mut Vec<u8>, v: &Value<'_>) {
             Ok(())
         }
         Value::Bool(b) => write!(o, "{b}"),
+        Value::Name(n) => {
+            json_str(o, n);
+            Ok(())
+        }
     };
 }
 

@@ -68,6 +68,7 @@ fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
             )
         }
         Value::Bool(b) => write!(o, "{b}"),
+        Value::Name(n) => write!(o, "{n:?}"),
     };
 }
 
@@ -96,6 +97,10 @@ fn json_value(o: &mut Vec<u8>, v: &Value<'_>) {
             Ok(())
         }
         Value::Bool(b) => write!(o, "{b}"),
+        Value::Name(n) => {
+            json_str(o, n);
+            Ok(())
+        }
     };
 }
 
