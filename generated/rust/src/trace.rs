@@ -10,7 +10,13 @@
 //!   `0|false|off`, empty or unset is off unless `CUDAGEN_TRACE_FILE` is set; any other value
 //!   is a file path.
 //! * `CUDAGEN_TRACE_FILE=path` appends to that file (falls back to stderr if it cannot be opened).
-//! * `CUDAGEN_TRACE_FORMAT=json` writes JSON lines instead of text.
+//! * `CUDAGEN_TRACE_FORMAT=json` writes JSON lines instead of text; `perfetto` writes Chrome
+//!   trace-event JSON (one slice per call: name, args, result, thread), which Perfetto and
+//!   chrome://tracing open.
+//! * `CUDAGEN_TRACE_SUMMARY=1` prints per-function calls, errors and times to stderr at exit
+//!   (alone, it traces no lines).
+//! * `CUDAGEN_TRACE_ONLY=cuMem*,cuLaunch*` traces only those names (`*` ends a prefix);
+//!   `CUDAGEN_TRACE_ERRORS=1` only calls that returned an error status.
 //!
 //! Text: `[cudagen tid=12345] cuMemAlloc_v2(dptr=0x7ffd..., bytesize=67108864) -> CUDA_SUCCESS 1.234us`
 //! JSON: `{"tid":12345,"fn":"cuMemAlloc_v2","args":{"dptr":"0x7ffd...","bytesize":67108864},"result":"CUDA_SUCCESS","ns":1234}`
@@ -19,8 +25,10 @@
 //! formatted off-lock, then written and flushed under one mutex, so lines never interleave.
 //! IO errors are ignored; tracing never panics.
 
+mod config;
 mod format;
 mod sink;
+mod summary;
 
 use core::ffi::{c_void, CStr};
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -90,12 +98,28 @@ pub enum Value<'a> {
 }
 
 /// Write one line for a finished call. Does nothing when tracing is off.
-pub fn record(function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, duration: Duration) {
+pub fn record(function: &'static str, args: &[(&str, Value<'_>)], result: Value<'_>, duration: Duration) {
     if !active() {
         return;
     }
-    if let Some(s) = sink::get() {
-        let line = format::line(s.json, sink::tid(), function, args, result, duration);
-        s.write_line(&line);
+    let Some(s) = sink::get() else { return };
+    if !s.filter.wants(function) {
+        return;
     }
+    // A status enum other than its success value (0: CUDA_SUCCESS, NVRTC_SUCCESS).
+    let failed = matches!(result, Value::Enum { value, .. } if value != 0);
+    if s.summary {
+        summary::add(function, failed, duration);
+    }
+    if !s.lines || (s.errors_only && !failed) {
+        return;
+    }
+    let line = match s.format {
+        config::Format::Perfetto => {
+            let end = s.epoch.elapsed();
+            format::perfetto(sink::tid(), function, args, result, end.saturating_sub(duration), duration)
+        }
+        f => format::line(f == config::Format::Json, sink::tid(), function, args, result, duration),
+    };
+    s.write_line(&line);
 }

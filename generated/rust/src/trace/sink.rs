@@ -3,25 +3,47 @@
 // cudaTypedefs.h sha256 52969c2b6053aa1645dd0cc1e786de4bc20eee962dab32503a9e8f1013fb31e1
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // Regenerate with `cargo xtask regen`.
-//! Trace destination (from the environment, read once) and the kernel thread id.
+//! Trace destination and options (from the environment, read once), the exit hook and the
+//! kernel thread id.
 
+use super::config::{self, Filter, Format};
 use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::io::{BufWriter, Write};
 use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
 
-/// Where trace lines go; one mutex makes each line atomic.
+/// Where trace lines go and what is traced; one mutex makes each line atomic.
 pub(super) struct Sink {
-    pub(super) json: bool,
+    pub(super) format: Format,
+    pub(super) filter: Filter,
+    /// `CUDAGEN_TRACE_ERRORS=1`: only calls whose status is not success get a line.
+    pub(super) errors_only: bool,
+    /// `CUDAGEN_TRACE_SUMMARY=1`: per-function statistics printed at exit.
+    pub(super) summary: bool,
+    /// Lines are written (false for a summary-only configuration).
+    pub(super) lines: bool,
+    /// Time zero of Perfetto timestamps.
+    pub(super) epoch: Instant,
     out: Mutex<BufWriter<Box<dyn Write + Send>>>,
 }
 
 impl Sink {
-    fn new(json: bool, w: Box<dyn Write + Send>) -> Self {
-        Sink {
-            json,
+    fn new(format: Format, lines: bool, w: Box<dyn Write + Send>) -> Self {
+        let s = Sink {
+            format,
+            filter: config::var("CUDAGEN_TRACE_ONLY").map(|f| Filter::parse(&f)).unwrap_or_default(),
+            errors_only: config::flag("CUDAGEN_TRACE_ERRORS"),
+            summary: config::flag("CUDAGEN_TRACE_SUMMARY"),
+            lines,
+            epoch: Instant::now(),
             out: Mutex::new(BufWriter::new(w)),
+        };
+        if lines && format == Format::Perfetto {
+            s.write_line(b"[\n");
         }
+        at_exit();
+        s
     }
 
     /// Write and flush one line; errors are ignored.
@@ -29,6 +51,20 @@ impl Sink {
         let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
         let _ = w.write_all(line);
         let _ = w.flush();
+    }
+
+    /// At exit: closes the Perfetto array and prints the summary.
+    fn finish(&self) {
+        if self.lines && self.format == Format::Perfetto {
+            let end = format!(
+                "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"cudagen trace\"}}}}\n]\n",
+                std::process::id()
+            );
+            self.write_line(end.as_bytes());
+        }
+        if self.summary {
+            let _ = std::io::stderr().write_all(super::summary::render().as_bytes());
+        }
     }
 }
 
@@ -46,41 +82,63 @@ pub(super) fn get() -> Option<&'static Sink> {
 }
 
 pub(super) fn get_or_stderr() -> &'static Sink {
-    configured().unwrap_or_else(|| {
-        FALLBACK.get_or_init(|| Sink::new(json_env(), Box::new(std::io::stderr())))
-    })
-}
-
-fn var(name: &str) -> Option<String> {
-    std::env::var_os(name)
-        .map(|v| v.to_string_lossy().trim().to_owned())
-        .filter(|v| !v.is_empty())
-}
-
-fn json_env() -> bool {
-    var("CUDAGEN_TRACE_FORMAT").is_some_and(|f| f.eq_ignore_ascii_case("json"))
+    configured().unwrap_or_else(|| FALLBACK.get_or_init(|| Sink::new(config::format(), true, Box::new(std::io::stderr()))))
 }
 
 fn from_env() -> Option<Sink> {
-    let trace = var("CUDAGEN_TRACE");
-    let file = var("CUDAGEN_TRACE_FILE");
+    let trace = config::var("CUDAGEN_TRACE");
+    let file = config::var("CUDAGEN_TRACE_FILE");
+    let summary = config::flag("CUDAGEN_TRACE_SUMMARY");
     let path = match trace.as_deref().map(str::to_ascii_lowercase).as_deref() {
-        Some("0" | "false" | "off") => return None,
+        Some("0" | "false" | "off") => return summary.then(|| Sink::new(Format::Text, false, Box::new(std::io::sink()))),
         Some("1" | "true" | "on") => file,
         Some(_) => trace, // any other value is a path
-        None => Some(file?),
+        None if file.is_none() => {
+            return summary.then(|| Sink::new(Format::Text, false, Box::new(std::io::sink())));
+        }
+        None => file,
     };
-    let json = json_env();
+    let format = config::format();
     if let Some(p) = path {
-        match OpenOptions::new().create(true).append(true).open(&p) {
-            Ok(f) => return Some(Sink::new(json, Box::new(f))),
+        // A Perfetto file is one JSON document: truncate rather than append.
+        let mut o = OpenOptions::new();
+        if format == Format::Perfetto {
+            o.create(true).write(true).truncate(true);
+        } else {
+            o.create(true).append(true);
+        }
+        match o.open(&p) {
+            Ok(f) => return Some(Sink::new(format, true, Box::new(f))),
             Err(e) => {
                 let msg = format!("[cudagen] cannot open trace file {p}: {e}; tracing to stderr\n");
                 let _ = std::io::stderr().write_all(msg.as_bytes());
             }
         }
     }
-    Some(Sink::new(json, Box::new(std::io::stderr())))
+    Some(Sink::new(format, true, Box::new(std::io::stderr())))
+}
+
+/// Registers (once) the C `atexit` hook that finishes the sinks: it runs at `exit()` and at
+/// the end of `main`, before the C runtime tears the process down.
+fn at_exit() {
+    extern "C" {
+        fn atexit(f: extern "C" fn()) -> core::ffi::c_int;
+    }
+    extern "C" fn finish() {
+        let _ = std::panic::catch_unwind(|| {
+            if let Some(Some(s)) = CONFIGURED.get() {
+                s.finish();
+            }
+            if let Some(s) = FALLBACK.get() {
+                s.finish();
+            }
+        });
+    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY: `finish` is a plain C-ABI function of this library, which is never unloaded.
+    ONCE.call_once(|| unsafe {
+        atexit(finish);
+    });
 }
 
 /// Kernel thread id (`gettid`), read once per thread from `/proc/thread-self` (Linux 3.17+;
@@ -98,9 +156,7 @@ pub(super) fn tid() -> u64 {
 
 fn gettid() -> u64 {
     // The link reads "<pid>/task/<tid>".
-    let from_proc = std::fs::read_link("/proc/thread-self")
-        .ok()
-        .and_then(|p| p.file_name()?.to_str()?.parse::<u64>().ok());
+    let from_proc = std::fs::read_link("/proc/thread-self").ok().and_then(|p| p.file_name()?.to_str()?.parse::<u64>().ok());
     from_proc.unwrap_or_else(|| {
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(1);

@@ -47,6 +47,33 @@ pub(super) fn line(
     o
 }
 
+/// One Chrome trace-event "complete" slice (`ph: X`; microsecond times), comma and newline
+/// included: the array is opened when the file is created and closed at exit.
+pub(super) fn perfetto(
+    tid: u64,
+    function: &str,
+    args: &[(&str, Value<'_>)],
+    result: Value<'_>,
+    start: Duration,
+    d: Duration,
+) -> Vec<u8> {
+    let mut o = Vec::with_capacity(160);
+    let us = |d: Duration| d.as_nanos() as f64 / 1000.0;
+    o.extend_from_slice(b"{\"name\":");
+    json_str(&mut o, function);
+    let _ = write!(o, ",\"cat\":\"cuda\",\"ph\":\"X\",\"ts\":{:.3},\"dur\":{:.3},\"pid\":{},\"tid\":{tid},\"args\":{{", us(start), us(d), std::process::id());
+    for (name, v) in args {
+        json_str(&mut o, name);
+        o.push(b':');
+        json_value(&mut o, v);
+        o.push(b',');
+    }
+    o.extend_from_slice(b"\"result\":");
+    json_value(&mut o, &result);
+    o.extend_from_slice(b"}},\n");
+    o
+}
+
 fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
     let _ = match *v {
         Value::I64(x) => write!(o, "{x}"),
