@@ -160,6 +160,19 @@ client() {
 }
 py=${PYTHON:-python3}
 client torch "$py" "$here/clients/torch_client.py"
+if printf '%s\n' "${rows[@]}" | grep -qE '^client torch +FAIL'; then
+    echo "-- torch diagnostics: cuBLASLt's log"
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" CUBLASLT_LOG_LEVEL=5 \
+        CUBLAS_LOGINFO_DBG=1 CUBLAS_LOGDEST_DBG=stderr "$py" "$here/clients/torch_client.py" 2>&1 | grep -v '^ ' | tail -12 | cut -c1-300
+    echo "-- torch diagnostics: the driver's own pointers from cuGetProcAddress (CUDAGEN_GETPROC=driver)"
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" CUDAGEN_GETPROC=driver \
+        "$py" "$here/clients/torch_client.py" 2>&1 | tail -3
+    echo "-- torch diagnostics: names looked up with dlsym and not found"
+    mkdir -p "$work/lddbg"
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" LD_DEBUG=symbols,bindings \
+        LD_DEBUG_OUTPUT="$work/lddbg/log" "$py" "$here/clients/torch_client.py" > /dev/null 2>&1
+    "$py" "$here/dlsym_misses.py" "$work"/lddbg/log.* | head -80
+fi
 client cupy "$py" "$here/clients/cupy_client.py"
 client jax "$py" "$here/clients/jax_client.py"
 if "$cuda_home/bin/nvcc" --default-stream per-thread -o "$work/runtime_ptds" "$here/runtime_ptds.cu"; then

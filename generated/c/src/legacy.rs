@@ -14,80 +14,87 @@
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-/// (symbol, `cuGetProcAddress` name, ABI version), in slot order.
-static ABIS: [(&str, &[u8], i32); 69] = [
-    ("cuArray3DCreate", b"cuArray3DCreate", 2000),
-    ("cuArray3DGetDescriptor", b"cuArray3DGetDescriptor", 2000),
-    ("cuArrayCreate", b"cuArrayCreate", 2000),
-    ("cuArrayGetDescriptor", b"cuArrayGetDescriptor", 2000),
-    ("cuCtxCreate", b"cuCtxCreate", 2000),
-    ("cuCtxDestroy", b"cuCtxDestroy", 2000),
-    ("cuCtxPopCurrent", b"cuCtxPopCurrent", 2000),
-    ("cuCtxPushCurrent", b"cuCtxPushCurrent", 2000),
-    ("cuDevicePrimaryCtxRelease", b"cuDevicePrimaryCtxRelease", 7000),
-    ("cuDevicePrimaryCtxReset", b"cuDevicePrimaryCtxReset", 7000),
-    ("cuDevicePrimaryCtxSetFlags", b"cuDevicePrimaryCtxSetFlags", 7000),
-    ("cuDeviceTotalMem", b"cuDeviceTotalMem", 2000),
-    ("cuEventDestroy", b"cuEventDestroy", 2000),
-    ("cuGraphAddKernelNode", b"cuGraphAddKernelNode", 10000),
-    ("cuGraphExecKernelNodeSetParams", b"cuGraphExecKernelNodeSetParams", 10010),
-    ("cuGraphExecUpdate", b"cuGraphExecUpdate", 10020),
-    ("cuGraphKernelNodeGetParams", b"cuGraphKernelNodeGetParams", 10000),
-    ("cuGraphKernelNodeSetParams", b"cuGraphKernelNodeSetParams", 10000),
-    ("cuGraphicsResourceGetMappedPointer", b"cuGraphicsResourceGetMappedPointer", 3000),
-    ("cuGraphicsResourceSetMapFlags", b"cuGraphicsResourceSetMapFlags", 3000),
-    ("cuIpcOpenMemHandle", b"cuIpcOpenMemHandle", 4010),
-    ("cuLinkAddData", b"cuLinkAddData", 5050),
-    ("cuLinkAddFile", b"cuLinkAddFile", 5050),
-    ("cuLinkCreate", b"cuLinkCreate", 5050),
-    ("cuMemAlloc", b"cuMemAlloc", 2000),
-    ("cuMemAllocHost", b"cuMemAllocHost", 2000),
-    ("cuMemAllocPitch", b"cuMemAllocPitch", 2000),
-    ("cuMemFree", b"cuMemFree", 2000),
-    ("cuMemGetAddressRange", b"cuMemGetAddressRange", 2000),
-    ("cuMemGetInfo", b"cuMemGetInfo", 2000),
-    ("cuMemHostGetDevicePointer", b"cuMemHostGetDevicePointer", 2020),
-    ("cuMemHostRegister", b"cuMemHostRegister", 4000),
-    ("cuMemcpy2D", b"cuMemcpy2D", 2000),
-    ("cuMemcpy2DAsync", b"cuMemcpy2DAsync", 2000),
-    ("cuMemcpy2DUnaligned", b"cuMemcpy2DUnaligned", 2000),
-    ("cuMemcpy3D", b"cuMemcpy3D", 2000),
-    ("cuMemcpy3DAsync", b"cuMemcpy3DAsync", 2000),
-    ("cuMemcpyAtoA", b"cuMemcpyAtoA", 2000),
-    ("cuMemcpyAtoD", b"cuMemcpyAtoD", 2000),
-    ("cuMemcpyAtoH", b"cuMemcpyAtoH", 2000),
-    ("cuMemcpyAtoHAsync", b"cuMemcpyAtoHAsync", 2000),
-    ("cuMemcpyDtoA", b"cuMemcpyDtoA", 2000),
-    ("cuMemcpyDtoD", b"cuMemcpyDtoD", 2000),
-    ("cuMemcpyDtoDAsync", b"cuMemcpyDtoDAsync", 3000),
-    ("cuMemcpyDtoH", b"cuMemcpyDtoH", 2000),
-    ("cuMemcpyDtoHAsync", b"cuMemcpyDtoHAsync", 2000),
-    ("cuMemcpyHtoA", b"cuMemcpyHtoA", 2000),
-    ("cuMemcpyHtoAAsync", b"cuMemcpyHtoAAsync", 2000),
-    ("cuMemcpyHtoD", b"cuMemcpyHtoD", 2000),
-    ("cuMemcpyHtoDAsync", b"cuMemcpyHtoDAsync", 2000),
-    ("cuMemsetD16", b"cuMemsetD16", 2000),
-    ("cuMemsetD2D16", b"cuMemsetD2D16", 2000),
-    ("cuMemsetD2D32", b"cuMemsetD2D32", 2000),
-    ("cuMemsetD2D8", b"cuMemsetD2D8", 2000),
-    ("cuMemsetD32", b"cuMemsetD32", 2000),
-    ("cuMemsetD8", b"cuMemsetD8", 2000),
-    ("cuModuleGetGlobal", b"cuModuleGetGlobal", 2000),
-    ("cuStreamBatchMemOp", b"cuStreamBatchMemOp", 8000),
-    ("cuStreamBeginCapture", b"cuStreamBeginCapture", 10000),
-    ("cuStreamDestroy", b"cuStreamDestroy", 2000),
-    ("cuStreamGetCaptureInfo", b"cuStreamGetCaptureInfo", 10010),
-    ("cuStreamWaitValue32", b"cuStreamWaitValue32", 8000),
-    ("cuStreamWaitValue64", b"cuStreamWaitValue64", 9000),
-    ("cuStreamWriteValue32", b"cuStreamWriteValue32", 8000),
-    ("cuStreamWriteValue64", b"cuStreamWriteValue64", 9000),
-    ("cuTexRefGetAddress", b"cuTexRefGetAddress", 2000),
-    ("cuTexRefSetAddress", b"cuTexRefSetAddress", 2000),
-    ("cuTexRefSetAddress2D", b"cuTexRefSetAddress2D", 2020),
-    ("cuTexRefSetAddress2D_v2", b"cuTexRefSetAddress2D", 3020),
+/// (symbol, `cuGetProcAddress` name, ABI version, flags: 1 legacy stream, 2 per-thread), in slot order.
+static ABIS: [(&str, &[u8], i32, u64); 76] = [
+    ("cuArray3DCreate", b"cuArray3DCreate", 2000, 1),
+    ("cuArray3DGetDescriptor", b"cuArray3DGetDescriptor", 2000, 1),
+    ("cuArrayCreate", b"cuArrayCreate", 2000, 1),
+    ("cuArrayGetDescriptor", b"cuArrayGetDescriptor", 2000, 1),
+    ("cuCtxCreate", b"cuCtxCreate", 2000, 1),
+    ("cuCtxDestroy", b"cuCtxDestroy", 2000, 1),
+    ("cuCtxPopCurrent", b"cuCtxPopCurrent", 2000, 1),
+    ("cuCtxPushCurrent", b"cuCtxPushCurrent", 2000, 1),
+    ("cuDevicePrimaryCtxRelease", b"cuDevicePrimaryCtxRelease", 7000, 1),
+    ("cuDevicePrimaryCtxReset", b"cuDevicePrimaryCtxReset", 7000, 1),
+    ("cuDevicePrimaryCtxSetFlags", b"cuDevicePrimaryCtxSetFlags", 7000, 1),
+    ("cuDeviceTotalMem", b"cuDeviceTotalMem", 2000, 1),
+    ("cuEventDestroy", b"cuEventDestroy", 2000, 1),
+    ("cuGraphAddKernelNode", b"cuGraphAddKernelNode", 10000, 1),
+    ("cuGraphExecKernelNodeSetParams", b"cuGraphExecKernelNodeSetParams", 10010, 1),
+    ("cuGraphExecUpdate", b"cuGraphExecUpdate", 10020, 1),
+    ("cuGraphKernelNodeGetParams", b"cuGraphKernelNodeGetParams", 10000, 1),
+    ("cuGraphKernelNodeSetParams", b"cuGraphKernelNodeSetParams", 10000, 1),
+    ("cuGraphicsResourceGetMappedPointer", b"cuGraphicsResourceGetMappedPointer", 3000, 1),
+    ("cuGraphicsResourceSetMapFlags", b"cuGraphicsResourceSetMapFlags", 3000, 1),
+    ("cuIpcOpenMemHandle", b"cuIpcOpenMemHandle", 4010, 1),
+    ("cuLinkAddData", b"cuLinkAddData", 5050, 1),
+    ("cuLinkAddFile", b"cuLinkAddFile", 5050, 1),
+    ("cuLinkCreate", b"cuLinkCreate", 5050, 1),
+    ("cuMemAlloc", b"cuMemAlloc", 2000, 1),
+    ("cuMemAllocHost", b"cuMemAllocHost", 2000, 1),
+    ("cuMemAllocPitch", b"cuMemAllocPitch", 2000, 1),
+    ("cuMemFree", b"cuMemFree", 2000, 1),
+    ("cuMemGetAddressRange", b"cuMemGetAddressRange", 2000, 1),
+    ("cuMemGetInfo", b"cuMemGetInfo", 2000, 1),
+    ("cuMemHostGetDevicePointer", b"cuMemHostGetDevicePointer", 2020, 1),
+    ("cuMemHostRegister", b"cuMemHostRegister", 4000, 1),
+    ("cuMemcpy2D", b"cuMemcpy2D", 2000, 1),
+    ("cuMemcpy2DAsync", b"cuMemcpy2DAsync", 2000, 1),
+    ("cuMemcpy2DUnaligned", b"cuMemcpy2DUnaligned", 2000, 1),
+    ("cuMemcpy3D", b"cuMemcpy3D", 2000, 1),
+    ("cuMemcpy3DAsync", b"cuMemcpy3DAsync", 2000, 1),
+    ("cuMemcpyAtoA", b"cuMemcpyAtoA", 2000, 1),
+    ("cuMemcpyAtoD", b"cuMemcpyAtoD", 2000, 1),
+    ("cuMemcpyAtoH", b"cuMemcpyAtoH", 2000, 1),
+    ("cuMemcpyAtoHAsync", b"cuMemcpyAtoHAsync", 2000, 1),
+    ("cuMemcpyDtoA", b"cuMemcpyDtoA", 2000, 1),
+    ("cuMemcpyDtoD", b"cuMemcpyDtoD", 2000, 1),
+    ("cuMemcpyDtoDAsync", b"cuMemcpyDtoDAsync", 3000, 1),
+    ("cuMemcpyDtoH", b"cuMemcpyDtoH", 2000, 1),
+    ("cuMemcpyDtoHAsync", b"cuMemcpyDtoHAsync", 2000, 1),
+    ("cuMemcpyHtoA", b"cuMemcpyHtoA", 2000, 1),
+    ("cuMemcpyHtoAAsync", b"cuMemcpyHtoAAsync", 2000, 1),
+    ("cuMemcpyHtoD", b"cuMemcpyHtoD", 2000, 1),
+    ("cuMemcpyHtoDAsync", b"cuMemcpyHtoDAsync", 2000, 1),
+    ("cuMemsetD16", b"cuMemsetD16", 2000, 1),
+    ("cuMemsetD2D16", b"cuMemsetD2D16", 2000, 1),
+    ("cuMemsetD2D32", b"cuMemsetD2D32", 2000, 1),
+    ("cuMemsetD2D8", b"cuMemsetD2D8", 2000, 1),
+    ("cuMemsetD32", b"cuMemsetD32", 2000, 1),
+    ("cuMemsetD8", b"cuMemsetD8", 2000, 1),
+    ("cuModuleGetGlobal", b"cuModuleGetGlobal", 2000, 1),
+    ("cuStreamBatchMemOp", b"cuStreamBatchMemOp", 8000, 1),
+    ("cuStreamBatchMemOp_ptsz", b"cuStreamBatchMemOp", 8000, 2),
+    ("cuStreamBeginCapture", b"cuStreamBeginCapture", 10000, 1),
+    ("cuStreamBeginCapture_ptsz", b"cuStreamBeginCapture", 10000, 2),
+    ("cuStreamDestroy", b"cuStreamDestroy", 2000, 1),
+    ("cuStreamGetCaptureInfo", b"cuStreamGetCaptureInfo", 10010, 1),
+    ("cuStreamGetCaptureInfo_ptsz", b"cuStreamGetCaptureInfo", 10010, 2),
+    ("cuStreamWaitValue32", b"cuStreamWaitValue32", 8000, 1),
+    ("cuStreamWaitValue32_ptsz", b"cuStreamWaitValue32", 8000, 2),
+    ("cuStreamWaitValue64", b"cuStreamWaitValue64", 9000, 1),
+    ("cuStreamWaitValue64_ptsz", b"cuStreamWaitValue64", 9000, 2),
+    ("cuStreamWriteValue32", b"cuStreamWriteValue32", 8000, 1),
+    ("cuStreamWriteValue32_ptsz", b"cuStreamWriteValue32", 8000, 2),
+    ("cuStreamWriteValue64", b"cuStreamWriteValue64", 9000, 1),
+    ("cuStreamWriteValue64_ptsz", b"cuStreamWriteValue64", 9000, 2),
+    ("cuTexRefGetAddress", b"cuTexRefGetAddress", 2000, 1),
+    ("cuTexRefSetAddress", b"cuTexRefSetAddress", 2000, 1),
+    ("cuTexRefSetAddress2D", b"cuTexRefSetAddress2D", 2020, 1),
+    ("cuTexRefSetAddress2D_v2", b"cuTexRefSetAddress2D", 3020, 1),
 ];
 
-static SLOTS: [AtomicPtr<c_void>; 69] = [const { AtomicPtr::new(core::ptr::null_mut()) }; 69];
+static SLOTS: [AtomicPtr<c_void>; 76] = [const { AtomicPtr::new(core::ptr::null_mut()) }; 76];
 
 /// Slot index in `r11`: jump to the resolved entry, resolving it first (all argument registers
 /// saved around the call), or return the loader's status when the driver lacks it.
@@ -124,8 +131,8 @@ unsafe extern "C" fn dispatch() {
 
 /// The real entry of slot `i` (null if the driver has none); never unwinds.
 extern "C" fn resolve(i: usize) -> *mut c_void {
-    let Some((symbol, name, version)) = ABIS.get(i) else { return core::ptr::null_mut() };
-    let p = std::panic::catch_unwind(|| crate::getproc::real_lookup(name, *version, 1)).ok().flatten();
+    let Some((symbol, name, version, flags)) = ABIS.get(i) else { return core::ptr::null_mut() };
+    let p = std::panic::catch_unwind(|| crate::getproc::real_lookup(name, *version, *flags)).ok().flatten();
     let p = p.unwrap_or(core::ptr::null_mut());
     if !p.is_null() {
         SLOTS[i].store(p, Ordering::Release);
@@ -496,66 +503,108 @@ pub unsafe extern "C" fn cuStreamBatchMemOp() {
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBeginCapture() {
+pub unsafe extern "C" fn cuStreamBatchMemOp_ptsz() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 58, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamDestroy() {
+pub unsafe extern "C" fn cuStreamBeginCapture() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 59, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamGetCaptureInfo() {
+pub unsafe extern "C" fn cuStreamBeginCapture_ptsz() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 60, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue32() {
+pub unsafe extern "C" fn cuStreamDestroy() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 61, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue64() {
+pub unsafe extern "C" fn cuStreamGetCaptureInfo() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 62, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue32() {
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_ptsz() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 63, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue64() {
+pub unsafe extern "C" fn cuStreamWaitValue32() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 64, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefGetAddress() {
+pub unsafe extern "C" fn cuStreamWaitValue32_ptsz() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 65, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetAddress() {
+pub unsafe extern "C" fn cuStreamWaitValue64() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 66, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetAddress2D() {
+pub unsafe extern "C" fn cuStreamWaitValue64_ptsz() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 67, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetAddress2D_v2() {
+pub unsafe extern "C" fn cuStreamWriteValue32() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 68, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWriteValue32_ptsz() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 69, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWriteValue64() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 70, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWriteValue64_ptsz() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 71, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefGetAddress() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 72, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefSetAddress() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 73, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefSetAddress2D() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 74, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefSetAddress2D_v2() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 75, d = sym dispatch)
 }

@@ -88,6 +88,9 @@ pub struct LegacyAbi {
     pub symbol: String,
     pub proc_name: String,
     pub version: u32,
+    /// A `_ptds`/`_ptsz` export (looked up with the per-thread flag).
+    #[serde(default)]
+    pub per_thread: bool,
 }
 
 impl Library {

@@ -83,10 +83,15 @@ pub fn assign(top: &[Cursor<'_>], typedefs_file: &str, library: &mut Library) {
 /// contributes none; symbols the header declares are not legacy. Run after [`assign`].
 pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
     let mut versions: BTreeMap<&str, std::collections::BTreeSet<u32>> = BTreeMap::new();
+    let mut per_thread: BTreeMap<&str, Vec<(u32, VariantKind)>> = BTreeMap::new();
     for piece in typedefs.split("(CUDAAPI *").skip(1) {
         let Some(name) = piece.split(')').next() else { continue };
-        if let Some((base, v, None)) = split_pfn(name) {
-            versions.entry(base).or_default().insert(v);
+        match split_pfn(name) {
+            Some((base, v, None)) => {
+                versions.entry(base).or_default().insert(v);
+            }
+            Some((base, v, Some(kind))) => per_thread.entry(base).or_default().push((v, kind)),
+            None => {}
         }
     }
     let declared: std::collections::BTreeSet<&str> = library.functions.iter().flat_map(|f| f.all_symbols()).collect();
@@ -106,11 +111,24 @@ pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
         for (i, v) in vs.iter().enumerate() {
             let symbol = symbol_of(i);
             if !declared.contains(symbol.as_str()) {
-                out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v });
+                out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v, per_thread: false });
+            }
+        }
+        // `PFN_<name>_v<N>_ptsz`: the per-thread export of the ABI of version N.
+        for (v, kind) in per_thread.get(name).into_iter().flatten() {
+            let Some(i) = vs.iter().position(|x| x == v) else { continue };
+            let suffix = match kind {
+                VariantKind::Ptds => "_ptds",
+                VariantKind::Ptsz => "_ptsz",
+            };
+            let symbol = format!("{}{suffix}", symbol_of(i));
+            if !declared.contains(symbol.as_str()) {
+                out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v, per_thread: true });
             }
         }
     }
     out.sort();
+    out.dedup();
     library.legacy_abis = out;
 }
 
