@@ -79,8 +79,9 @@ pub fn assign(top: &[Cursor<'_>], typedefs_file: &str, library: &mut Library) {
 /// of `cudaTypedefs.h` (the oldest sit under `__CUDA_API_VERSION_INTERNAL`, which libclang
 /// skips; only names and versions are needed): the i-th version (ascending) is exported as
 /// `<name>` for i = 0 and `<name>_v<i+1>` after (`cuStreamWaitValue32` v8000,
-/// `cuStreamWaitValue32_v2` v11070). A name whose declared symbols do not fit that rule
-/// contributes none; symbols the header declares are not legacy. Run after [`assign`].
+/// `cuStreamWaitValue32_v2` v11070), and `PFN_<name>_v<N>_ptsz` is that symbol plus `_ptsz`.
+/// A name whose declared symbols do not fit that rule contributes none; symbols the header
+/// declares are not legacy. Run after [`assign`].
 pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
     let mut versions: BTreeMap<&str, std::collections::BTreeSet<u32>> = BTreeMap::new();
     let mut per_thread: BTreeMap<&str, Vec<(u32, VariantKind)>> = BTreeMap::new();
@@ -95,7 +96,10 @@ pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
         }
     }
     let declared: std::collections::BTreeSet<&str> = library.functions.iter().flat_map(|f| f.all_symbols()).collect();
-    let names: std::collections::BTreeSet<&str> = library.functions.iter().map(|f| f.proc_name.as_str()).collect();
+    // Declared names, and typedef'd names no function declares any more (`cuGraphInstantiate`,
+    // which cuda.h maps to `cuGraphInstantiateWithFlags`).
+    let names: std::collections::BTreeSet<&str> =
+        library.functions.iter().map(|f| f.proc_name.as_str()).chain(versions.keys().copied()).collect();
     let mut out = Vec::new();
     for name in names {
         let Some(vs) = versions.get(name) else { continue };
