@@ -21,18 +21,22 @@
 //! Text: `[cudagen tid=12345] cuMemAlloc_v2(dptr=0x7ffd..., bytesize=67108864) -> CUDA_SUCCESS 1.234us`
 //! JSON: `{"tid":12345,"fn":"cuMemAlloc_v2","args":{"dptr":"0x7ffd...","bytesize":67108864},"result":"CUDA_SUCCESS","ns":1234}`
 //!
-//! `tid` is the kernel thread id (`gettid`, as shown by `top -H`, `gdb`, `nsys`). Each line is
-//! formatted off-lock, then written and flushed under one mutex, so lines never interleave.
-//! IO errors are ignored; tracing never panics.
+//! `tid` is the kernel thread id (`gettid`, as shown by `top -H`, `gdb`, `nsys`). The calling
+//! thread only copies the raw values into its own buffer; a writer thread formats and writes
+//! them, everything pending is written at exit and on abort or a fatal signal, and a full
+//! buffer drops calls and says so in the trace. IO errors are ignored; tracing never panics.
 
+mod buffer;
 mod config;
 mod format;
+mod signals;
 mod sink;
 mod summary;
 
 use core::ffi::{c_void, CStr};
 use core::sync::atomic::{AtomicU8, Ordering};
-use std::time::Duration;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 const UNKNOWN: u8 = 0;
 const OFF: u8 = 1;
@@ -85,7 +89,7 @@ pub enum Value<'a> {
     Ptr(*const c_void),
     /// Enum value with its C name when known (`CUDA_SUCCESS`), else the number.
     Enum {
-        name: Option<&'a str>,
+        name: Option<&'static str>,
         value: i64,
     },
     /// C string (quoted, truncated to 256 bytes) or `NULL`.
@@ -94,11 +98,30 @@ pub enum Value<'a> {
     /// Byte count, printed in decimal.
     Size(u64),
     /// A name known to Rust (quoted like a string).
-    Name(&'a str),
+    Name(&'static str),
 }
 
-/// Write one line for a finished call. Does nothing when tracing is off.
-pub fn record(function: &'static str, args: &[(&str, Value<'_>)], result: Value<'_>, duration: Duration) {
+/// A timestamp for [`end`]: nanoseconds since the first one taken in the process.
+#[inline]
+pub fn begin() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// Records a call that started at `start` (from [`begin`]) and just returned `result`.
+#[inline]
+pub fn end(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start: u64) {
+    let now = begin();
+    span(function, args, result, start, now.saturating_sub(start));
+}
+
+/// Records a finished call that took `duration`. Does nothing when tracing is off.
+pub fn record(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, duration: Duration) {
+    let d = duration.as_nanos().min(u64::MAX as u128) as u64;
+    span(function, args, result, begin().saturating_sub(d), d);
+}
+
+fn span(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start: u64, dur: u64) {
     if !active() {
         return;
     }
@@ -106,20 +129,17 @@ pub fn record(function: &'static str, args: &[(&str, Value<'_>)], result: Value<
     if !s.filter.wants(function) {
         return;
     }
-    // A status enum other than its success value (0: CUDA_SUCCESS, NVRTC_SUCCESS).
-    let failed = matches!(result, Value::Enum { value, .. } if value != 0);
-    if s.summary {
-        summary::add(function, failed, duration);
-    }
-    if !s.lines || (s.errors_only && !failed) {
+    if s.finished() || !sink::writer_running() {
+        let ev = buffer::Event { function, start_ns: start, dur_ns: dur, args: args.to_vec(), result };
+        s.write_sync(sink::tid(), &ev);
         return;
     }
-    let line = match s.format {
-        config::Format::Perfetto => {
-            let end = s.epoch.elapsed();
-            format::perfetto(sink::tid(), function, args, result, end.saturating_sub(duration), duration)
-        }
-        f => format::line(f == config::Format::Json, sink::tid(), function, args, result, duration),
-    };
-    s.write_line(&line);
+    if buffer::push(function, args, result, start, dur) >= buffer::WAKE_AT {
+        sink::wake();
+    }
+}
+
+/// A status enum other than its success value (0: `CUDA_SUCCESS`, `NVRTC_SUCCESS`).
+fn failed(result: &Value<'_>) -> bool {
+    matches!(result, Value::Enum { value, .. } if *value != 0)
 }

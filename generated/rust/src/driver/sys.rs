@@ -591,17 +591,16 @@ pub(crate) unsafe fn call_cuGetErrorString(error: CUresult, pStr: *mut *const c_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGetErrorString(__f: Fn_cuGetErrorString, error: CUresult, pStr: *mut *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(error, pStr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGetErrorString",
         &[
             ("error", crate::trace::Value::Enum { name: error.name(), value: error.0 as i64 }),
             ("pStr", crate::trace::Value::Ptr(pStr as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -644,17 +643,16 @@ pub(crate) unsafe fn call_cuGetErrorName(error: CUresult, pStr: *mut *const c_ch
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGetErrorName(__f: Fn_cuGetErrorName, error: CUresult, pStr: *mut *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(error, pStr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGetErrorName",
         &[
             ("error", crate::trace::Value::Enum { name: error.name(), value: error.0 as i64 }),
             ("pStr", crate::trace::Value::Ptr(pStr as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -697,16 +695,15 @@ pub(crate) unsafe fn call_cuInit(Flags: c_uint) -> Result<CUresult, LoadError> {
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuInit(__f: Fn_cuInit, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuInit",
         &[
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -749,16 +746,15 @@ pub(crate) unsafe fn call_cuDriverGetVersion(driverVersion: *mut c_int) -> Resul
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDriverGetVersion(__f: Fn_cuDriverGetVersion, driverVersion: *mut c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(driverVersion);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDriverGetVersion",
         &[
-            ("driverVersion", crate::trace::Value::Ptr(driverVersion as *const c_void)),
+            ("driverVersion", if __r.0 == 0 && !driverVersion.is_null() { crate::trace::Value::I64((*driverVersion) as i64) } else { crate::trace::Value::Ptr(driverVersion as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -801,17 +797,16 @@ pub(crate) unsafe fn call_cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGet(__f: Fn_cuDeviceGet, device: *mut CUdevice, ordinal: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(device, ordinal);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGet",
         &[
-            ("device", crate::trace::Value::Ptr(device as *const c_void)),
+            ("device", if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) }),
             ("ordinal", crate::trace::Value::I64(ordinal as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -854,16 +849,15 @@ pub(crate) unsafe fn call_cuDeviceGetCount(count: *mut c_int) -> Result<CUresult
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetCount(__f: Fn_cuDeviceGetCount, count: *mut c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(count);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetCount",
         &[
-            ("count", crate::trace::Value::Ptr(count as *const c_void)),
+            ("count", if __r.0 == 0 && !count.is_null() { crate::trace::Value::I64((*count) as i64) } else { crate::trace::Value::Ptr(count as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -906,10 +900,9 @@ pub(crate) unsafe fn call_cuDeviceGetName(name: *mut c_char, len: c_int, dev: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetName(__f: Fn_cuDeviceGetName, name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(name, len, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetName",
         &[
             ("name", crate::trace::Value::Ptr(name as *const c_void)),
@@ -917,7 +910,7 @@ unsafe fn trace_cuDeviceGetName(__f: Fn_cuDeviceGetName, name: *mut c_char, len:
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -960,17 +953,16 @@ pub(crate) unsafe fn call_cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> R
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetUuid(__f: Fn_cuDeviceGetUuid, uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(uuid, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetUuid",
         &[
             ("uuid", crate::trace::Value::Ptr(uuid as *const c_void)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1013,17 +1005,16 @@ pub(crate) unsafe fn call_cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetUuid_v2(__f: Fn_cuDeviceGetUuid_v2, uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(uuid, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetUuid_v2",
         &[
             ("uuid", crate::trace::Value::Ptr(uuid as *const c_void)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1066,18 +1057,17 @@ pub(crate) unsafe fn call_cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetLuid(__f: Fn_cuDeviceGetLuid, luid: *mut c_char, deviceNodeMask: *mut c_uint, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(luid, deviceNodeMask, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetLuid",
         &[
             ("luid", crate::trace::Value::Ptr(luid as *const c_void)),
-            ("deviceNodeMask", crate::trace::Value::Ptr(deviceNodeMask as *const c_void)),
+            ("deviceNodeMask", if __r.0 == 0 && !deviceNodeMask.is_null() { crate::trace::Value::U64((*deviceNodeMask) as u64) } else { crate::trace::Value::Ptr(deviceNodeMask as *const c_void) }),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1120,17 +1110,16 @@ pub(crate) unsafe fn call_cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceTotalMem_v2(__f: Fn_cuDeviceTotalMem_v2, bytes: *mut usize, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(bytes, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceTotalMem_v2",
         &[
-            ("bytes", crate::trace::Value::Ptr(bytes as *const c_void)),
+            ("bytes", if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) }),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1173,19 +1162,18 @@ pub(crate) unsafe fn call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetTexture1DLinearMaxWidth(__f: Fn_cuDeviceGetTexture1DLinearMaxWidth, maxWidthInElements: *mut usize, format: CUarray_format, numChannels: c_uint, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(maxWidthInElements, format, numChannels, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetTexture1DLinearMaxWidth",
         &[
-            ("maxWidthInElements", crate::trace::Value::Ptr(maxWidthInElements as *const c_void)),
+            ("maxWidthInElements", if __r.0 == 0 && !maxWidthInElements.is_null() { crate::trace::Value::Size((*maxWidthInElements) as u64) } else { crate::trace::Value::Ptr(maxWidthInElements as *const c_void) }),
             ("format", crate::trace::Value::Enum { name: format.name(), value: format.0 as i64 }),
             ("numChannels", crate::trace::Value::U64(numChannels as u64)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1228,18 +1216,17 @@ pub(crate) unsafe fn call_cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetAttribute(__f: Fn_cuDeviceGetAttribute, pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pi, attrib, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetAttribute",
         &[
-            ("pi", crate::trace::Value::Ptr(pi as *const c_void)),
+            ("pi", if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) }),
             ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1282,10 +1269,9 @@ pub(crate) unsafe fn call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetNvSciSyncAttributes(__f: Fn_cuDeviceGetNvSciSyncAttributes, nvSciSyncAttrList: *mut c_void, dev: CUdevice, flags: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(nvSciSyncAttrList, dev, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetNvSciSyncAttributes",
         &[
             ("nvSciSyncAttrList", crate::trace::Value::Ptr(nvSciSyncAttrList as *const c_void)),
@@ -1293,7 +1279,7 @@ unsafe fn trace_cuDeviceGetNvSciSyncAttributes(__f: Fn_cuDeviceGetNvSciSyncAttri
             ("flags", crate::trace::Value::I64(flags as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1336,17 +1322,16 @@ pub(crate) unsafe fn call_cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceSetMemPool(__f: Fn_cuDeviceSetMemPool, dev: CUdevice, pool: CUmemoryPool) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dev, pool);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceSetMemPool",
         &[
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
             ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1389,17 +1374,16 @@ pub(crate) unsafe fn call_cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdev
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetMemPool(__f: Fn_cuDeviceGetMemPool, pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pool, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetMemPool",
         &[
-            ("pool", crate::trace::Value::Ptr(pool as *const c_void)),
+            ("pool", if __r.0 == 0 && !pool.is_null() { crate::trace::Value::Hex((*pool).0 as usize as u64) } else { crate::trace::Value::Ptr(pool as *const c_void) }),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1442,17 +1426,16 @@ pub(crate) unsafe fn call_cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetDefaultMemPool(__f: Fn_cuDeviceGetDefaultMemPool, pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pool_out, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetDefaultMemPool",
         &[
-            ("pool_out", crate::trace::Value::Ptr(pool_out as *const c_void)),
+            ("pool_out", if __r.0 == 0 && !pool_out.is_null() { crate::trace::Value::Hex((*pool_out).0 as usize as u64) } else { crate::trace::Value::Ptr(pool_out as *const c_void) }),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1495,18 +1478,17 @@ pub(crate) unsafe fn call_cuDeviceGetExecAffinitySupport(pi: *mut c_int, r#type:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetExecAffinitySupport(__f: Fn_cuDeviceGetExecAffinitySupport, pi: *mut c_int, r#type: CUexecAffinityType, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pi, r#type, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetExecAffinitySupport",
         &[
-            ("pi", crate::trace::Value::Ptr(pi as *const c_void)),
+            ("pi", if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) }),
             ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1549,17 +1531,16 @@ pub(crate) unsafe fn call_cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDM
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFlushGPUDirectRDMAWrites(__f: Fn_cuFlushGPUDirectRDMAWrites, target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(target, scope);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFlushGPUDirectRDMAWrites",
         &[
             ("target", crate::trace::Value::Enum { name: target.name(), value: target.0 as i64 }),
             ("scope", crate::trace::Value::Enum { name: scope.name(), value: scope.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1602,17 +1583,16 @@ pub(crate) unsafe fn call_cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdev
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetProperties(__f: Fn_cuDeviceGetProperties, prop: *mut CUdevprop, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prop, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetProperties",
         &[
             ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1656,18 +1636,17 @@ pub(crate) unsafe fn call_cuDeviceComputeCapability(major: *mut c_int, minor: *m
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceComputeCapability(__f: Fn_cuDeviceComputeCapability, major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(major, minor, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceComputeCapability",
         &[
-            ("major", crate::trace::Value::Ptr(major as *const c_void)),
-            ("minor", crate::trace::Value::Ptr(minor as *const c_void)),
+            ("major", if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) }),
+            ("minor", if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) }),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1711,17 +1690,16 @@ pub(crate) unsafe fn call_cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDevicePrimaryCtxRetain(__f: Fn_cuDevicePrimaryCtxRetain, pctx: *mut CUcontext, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pctx, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDevicePrimaryCtxRetain",
         &[
-            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1764,16 +1742,15 @@ pub(crate) unsafe fn call_cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> Result<
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDevicePrimaryCtxRelease_v2(__f: Fn_cuDevicePrimaryCtxRelease_v2, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDevicePrimaryCtxRelease_v2",
         &[
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1816,17 +1793,16 @@ pub(crate) unsafe fn call_cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDevicePrimaryCtxSetFlags_v2(__f: Fn_cuDevicePrimaryCtxSetFlags_v2, dev: CUdevice, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dev, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDevicePrimaryCtxSetFlags_v2",
         &[
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1869,18 +1845,17 @@ pub(crate) unsafe fn call_cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDevicePrimaryCtxGetState(__f: Fn_cuDevicePrimaryCtxGetState, dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dev, flags, active);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDevicePrimaryCtxGetState",
         &[
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
-            ("flags", crate::trace::Value::Ptr(flags as *const c_void)),
-            ("active", crate::trace::Value::Ptr(active as *const c_void)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
+            ("active", if __r.0 == 0 && !active.is_null() { crate::trace::Value::I64((*active) as i64) } else { crate::trace::Value::Ptr(active as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1923,16 +1898,15 @@ pub(crate) unsafe fn call_cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> Result<CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDevicePrimaryCtxReset_v2(__f: Fn_cuDevicePrimaryCtxReset_v2, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDevicePrimaryCtxReset_v2",
         &[
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1975,18 +1949,17 @@ pub(crate) unsafe fn call_cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, de
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxCreate_v2(__f: Fn_cuCtxCreate_v2, pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pctx, flags, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxCreate_v2",
         &[
-            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
             ("flags", crate::trace::Value::U64(flags as u64)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2029,20 +2002,19 @@ pub(crate) unsafe fn call_cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxCreate_v3(__f: Fn_cuCtxCreate_v3, pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: c_int, flags: c_uint, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pctx, paramsArray, numParams, flags, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxCreate_v3",
         &[
-            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
             ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
             ("numParams", crate::trace::Value::I64(numParams as i64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2085,19 +2057,18 @@ pub(crate) unsafe fn call_cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxCreate_v4(__f: Fn_cuCtxCreate_v4, pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pctx, ctxCreateParams, flags, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxCreate_v4",
         &[
-            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
             ("ctxCreateParams", crate::trace::Value::Ptr(ctxCreateParams as *const c_void)),
             ("flags", crate::trace::Value::U64(flags as u64)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2140,16 +2111,15 @@ pub(crate) unsafe fn call_cuCtxDestroy_v2(ctx: CUcontext) -> Result<CUresult, Lo
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxDestroy_v2(__f: Fn_cuCtxDestroy_v2, ctx: CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxDestroy_v2",
         &[
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2192,16 +2162,15 @@ pub(crate) unsafe fn call_cuCtxPushCurrent_v2(ctx: CUcontext) -> Result<CUresult
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxPushCurrent_v2(__f: Fn_cuCtxPushCurrent_v2, ctx: CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxPushCurrent_v2",
         &[
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2244,16 +2213,15 @@ pub(crate) unsafe fn call_cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> Result<CUr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxPopCurrent_v2(__f: Fn_cuCtxPopCurrent_v2, pctx: *mut CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxPopCurrent_v2",
         &[
-            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2296,16 +2264,15 @@ pub(crate) unsafe fn call_cuCtxSetCurrent(ctx: CUcontext) -> Result<CUresult, Lo
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxSetCurrent(__f: Fn_cuCtxSetCurrent, ctx: CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxSetCurrent",
         &[
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2348,16 +2315,15 @@ pub(crate) unsafe fn call_cuCtxGetCurrent(pctx: *mut CUcontext) -> Result<CUresu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetCurrent(__f: Fn_cuCtxGetCurrent, pctx: *mut CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetCurrent",
         &[
-            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2400,16 +2366,15 @@ pub(crate) unsafe fn call_cuCtxGetDevice(device: *mut CUdevice) -> Result<CUresu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetDevice(__f: Fn_cuCtxGetDevice, device: *mut CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(device);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetDevice",
         &[
-            ("device", crate::trace::Value::Ptr(device as *const c_void)),
+            ("device", if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2452,16 +2417,15 @@ pub(crate) unsafe fn call_cuCtxGetFlags(flags: *mut c_uint) -> Result<CUresult, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetFlags(__f: Fn_cuCtxGetFlags, flags: *mut c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetFlags",
         &[
-            ("flags", crate::trace::Value::Ptr(flags as *const c_void)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2504,16 +2468,15 @@ pub(crate) unsafe fn call_cuCtxSetFlags(flags: c_uint) -> Result<CUresult, LoadE
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxSetFlags(__f: Fn_cuCtxSetFlags, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxSetFlags",
         &[
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2556,17 +2519,16 @@ pub(crate) unsafe fn call_cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong) ->
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetId(__f: Fn_cuCtxGetId, ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ctx, ctxId);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetId",
         &[
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
-            ("ctxId", crate::trace::Value::Ptr(ctxId as *const c_void)),
+            ("ctxId", if __r.0 == 0 && !ctxId.is_null() { crate::trace::Value::U64((*ctxId) as u64) } else { crate::trace::Value::Ptr(ctxId as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2609,15 +2571,14 @@ pub(crate) unsafe fn call_cuCtxSynchronize() -> Result<CUresult, LoadError> {
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxSynchronize(__f: Fn_cuCtxSynchronize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f();
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxSynchronize",
         &[
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2660,17 +2621,16 @@ pub(crate) unsafe fn call_cuCtxSetLimit(limit: CUlimit, value: usize) -> Result<
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxSetLimit(__f: Fn_cuCtxSetLimit, limit: CUlimit, value: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(limit, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxSetLimit",
         &[
             ("limit", crate::trace::Value::Enum { name: limit.name(), value: limit.0 as i64 }),
             ("value", crate::trace::Value::Size(value as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2713,17 +2673,16 @@ pub(crate) unsafe fn call_cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> R
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetLimit(__f: Fn_cuCtxGetLimit, pvalue: *mut usize, limit: CUlimit) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pvalue, limit);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetLimit",
         &[
-            ("pvalue", crate::trace::Value::Ptr(pvalue as *const c_void)),
+            ("pvalue", if __r.0 == 0 && !pvalue.is_null() { crate::trace::Value::Size((*pvalue) as u64) } else { crate::trace::Value::Ptr(pvalue as *const c_void) }),
             ("limit", crate::trace::Value::Enum { name: limit.name(), value: limit.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2766,16 +2725,15 @@ pub(crate) unsafe fn call_cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> Res
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetCacheConfig(__f: Fn_cuCtxGetCacheConfig, pconfig: *mut CUfunc_cache) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pconfig);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetCacheConfig",
         &[
-            ("pconfig", crate::trace::Value::Ptr(pconfig as *const c_void)),
+            ("pconfig", if __r.0 == 0 && !pconfig.is_null() { crate::trace::Value::Enum { name: (*pconfig).name(), value: (*pconfig).0 as i64 } } else { crate::trace::Value::Ptr(pconfig as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2818,16 +2776,15 @@ pub(crate) unsafe fn call_cuCtxSetCacheConfig(config: CUfunc_cache) -> Result<CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxSetCacheConfig(__f: Fn_cuCtxSetCacheConfig, config: CUfunc_cache) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(config);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxSetCacheConfig",
         &[
             ("config", crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2870,17 +2827,16 @@ pub(crate) unsafe fn call_cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uin
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetApiVersion(__f: Fn_cuCtxGetApiVersion, ctx: CUcontext, version: *mut c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ctx, version);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetApiVersion",
         &[
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
-            ("version", crate::trace::Value::Ptr(version as *const c_void)),
+            ("version", if __r.0 == 0 && !version.is_null() { crate::trace::Value::U64((*version) as u64) } else { crate::trace::Value::Ptr(version as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2923,17 +2879,16 @@ pub(crate) unsafe fn call_cuCtxGetStreamPriorityRange(leastPriority: *mut c_int,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetStreamPriorityRange(__f: Fn_cuCtxGetStreamPriorityRange, leastPriority: *mut c_int, greatestPriority: *mut c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(leastPriority, greatestPriority);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetStreamPriorityRange",
         &[
-            ("leastPriority", crate::trace::Value::Ptr(leastPriority as *const c_void)),
-            ("greatestPriority", crate::trace::Value::Ptr(greatestPriority as *const c_void)),
+            ("leastPriority", if __r.0 == 0 && !leastPriority.is_null() { crate::trace::Value::I64((*leastPriority) as i64) } else { crate::trace::Value::Ptr(leastPriority as *const c_void) }),
+            ("greatestPriority", if __r.0 == 0 && !greatestPriority.is_null() { crate::trace::Value::I64((*greatestPriority) as i64) } else { crate::trace::Value::Ptr(greatestPriority as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -2976,15 +2931,14 @@ pub(crate) unsafe fn call_cuCtxResetPersistingL2Cache() -> Result<CUresult, Load
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxResetPersistingL2Cache(__f: Fn_cuCtxResetPersistingL2Cache) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f();
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxResetPersistingL2Cache",
         &[
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3027,17 +2981,16 @@ pub(crate) unsafe fn call_cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinit
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetExecAffinity(__f: Fn_cuCtxGetExecAffinity, pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pExecAffinity, r#type);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetExecAffinity",
         &[
             ("pExecAffinity", crate::trace::Value::Ptr(pExecAffinity as *const c_void)),
             ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3080,17 +3033,16 @@ pub(crate) unsafe fn call_cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxRecordEvent(__f: Fn_cuCtxRecordEvent, hCtx: CUcontext, hEvent: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hCtx, hEvent);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxRecordEvent",
         &[
             ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3133,17 +3085,16 @@ pub(crate) unsafe fn call_cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> Re
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxWaitEvent(__f: Fn_cuCtxWaitEvent, hCtx: CUcontext, hEvent: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hCtx, hEvent);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxWaitEvent",
         &[
             ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3186,17 +3137,16 @@ pub(crate) unsafe fn call_cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> Re
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxAttach(__f: Fn_cuCtxAttach, pctx: *mut CUcontext, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pctx, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxAttach",
         &[
-            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3240,16 +3190,15 @@ pub(crate) unsafe fn call_cuCtxDetach(ctx: CUcontext) -> Result<CUresult, LoadEr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxDetach(__f: Fn_cuCtxDetach, ctx: CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxDetach",
         &[
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3293,16 +3242,15 @@ pub(crate) unsafe fn call_cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetSharedMemConfig(__f: Fn_cuCtxGetSharedMemConfig, pConfig: *mut CUsharedconfig) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pConfig);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetSharedMemConfig",
         &[
-            ("pConfig", crate::trace::Value::Ptr(pConfig as *const c_void)),
+            ("pConfig", if __r.0 == 0 && !pConfig.is_null() { crate::trace::Value::Enum { name: (*pConfig).name(), value: (*pConfig).0 as i64 } } else { crate::trace::Value::Ptr(pConfig as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3346,16 +3294,15 @@ pub(crate) unsafe fn call_cuCtxSetSharedMemConfig(config: CUsharedconfig) -> Res
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxSetSharedMemConfig(__f: Fn_cuCtxSetSharedMemConfig, config: CUsharedconfig) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(config);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxSetSharedMemConfig",
         &[
             ("config", crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3399,17 +3346,16 @@ pub(crate) unsafe fn call_cuModuleLoad(module: *mut CUmodule, fname: *const c_ch
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleLoad(__f: Fn_cuModuleLoad, module: *mut CUmodule, fname: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(module, fname);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleLoad",
         &[
-            ("module", crate::trace::Value::Ptr(module as *const c_void)),
+            ("module", if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) }),
             ("fname", crate::trace::Value::Str(crate::util::opt_cstr(fname as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3452,17 +3398,16 @@ pub(crate) unsafe fn call_cuModuleLoadData(module: *mut CUmodule, image: *const 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleLoadData(__f: Fn_cuModuleLoadData, module: *mut CUmodule, image: *const c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(module, image);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleLoadData",
         &[
-            ("module", crate::trace::Value::Ptr(module as *const c_void)),
+            ("module", if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) }),
             ("image", crate::trace::Value::Ptr(image as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3505,20 +3450,19 @@ pub(crate) unsafe fn call_cuModuleLoadDataEx(module: *mut CUmodule, image: *cons
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleLoadDataEx(__f: Fn_cuModuleLoadDataEx, module: *mut CUmodule, image: *const c_void, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(module, image, numOptions, options, optionValues);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleLoadDataEx",
         &[
-            ("module", crate::trace::Value::Ptr(module as *const c_void)),
+            ("module", if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) }),
             ("image", crate::trace::Value::Ptr(image as *const c_void)),
             ("numOptions", crate::trace::Value::U64(numOptions as u64)),
             ("options", crate::trace::Value::Ptr(options as *const c_void)),
             ("optionValues", crate::trace::Value::Ptr(optionValues as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3561,17 +3505,16 @@ pub(crate) unsafe fn call_cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleLoadFatBinary(__f: Fn_cuModuleLoadFatBinary, module: *mut CUmodule, fatCubin: *const c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(module, fatCubin);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleLoadFatBinary",
         &[
-            ("module", crate::trace::Value::Ptr(module as *const c_void)),
+            ("module", if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) }),
             ("fatCubin", crate::trace::Value::Ptr(fatCubin as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3614,16 +3557,15 @@ pub(crate) unsafe fn call_cuModuleUnload(hmod: CUmodule) -> Result<CUresult, Loa
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleUnload(__f: Fn_cuModuleUnload, hmod: CUmodule) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hmod);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleUnload",
         &[
             ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3666,16 +3608,15 @@ pub(crate) unsafe fn call_cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode)
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleGetLoadingMode(__f: Fn_cuModuleGetLoadingMode, mode: *mut CUmoduleLoadingMode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mode);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleGetLoadingMode",
         &[
-            ("mode", crate::trace::Value::Ptr(mode as *const c_void)),
+            ("mode", if __r.0 == 0 && !mode.is_null() { crate::trace::Value::Enum { name: (*mode).name(), value: (*mode).0 as i64 } } else { crate::trace::Value::Ptr(mode as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3718,18 +3659,17 @@ pub(crate) unsafe fn call_cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmo
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleGetFunction(__f: Fn_cuModuleGetFunction, hfunc: *mut CUfunction, hmod: CUmodule, name: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, hmod, name);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleGetFunction",
         &[
-            ("hfunc", crate::trace::Value::Ptr(hfunc as *const c_void)),
+            ("hfunc", if __r.0 == 0 && !hfunc.is_null() { crate::trace::Value::Hex((*hfunc).0 as usize as u64) } else { crate::trace::Value::Ptr(hfunc as *const c_void) }),
             ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
             ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3772,17 +3712,16 @@ pub(crate) unsafe fn call_cuModuleGetFunctionCount(count: *mut c_uint, r#mod: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleGetFunctionCount(__f: Fn_cuModuleGetFunctionCount, count: *mut c_uint, r#mod: CUmodule) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(count, r#mod);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleGetFunctionCount",
         &[
-            ("count", crate::trace::Value::Ptr(count as *const c_void)),
+            ("count", if __r.0 == 0 && !count.is_null() { crate::trace::Value::U64((*count) as u64) } else { crate::trace::Value::Ptr(count as *const c_void) }),
             ("mod", crate::trace::Value::Hex(r#mod.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3825,10 +3764,9 @@ pub(crate) unsafe fn call_cuModuleEnumerateFunctions(functions: *mut CUfunction,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleEnumerateFunctions(__f: Fn_cuModuleEnumerateFunctions, functions: *mut CUfunction, numFunctions: c_uint, r#mod: CUmodule) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(functions, numFunctions, r#mod);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleEnumerateFunctions",
         &[
             ("functions", crate::trace::Value::Ptr(functions as *const c_void)),
@@ -3836,7 +3774,7 @@ unsafe fn trace_cuModuleEnumerateFunctions(__f: Fn_cuModuleEnumerateFunctions, f
             ("mod", crate::trace::Value::Hex(r#mod.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3879,19 +3817,18 @@ pub(crate) unsafe fn call_cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *m
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleGetGlobal_v2(__f: Fn_cuModuleGetGlobal_v2, dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, bytes, hmod, name);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleGetGlobal_v2",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
-            ("bytes", crate::trace::Value::Ptr(bytes as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytes", if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) }),
             ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
             ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3934,19 +3871,18 @@ pub(crate) unsafe fn call_cuLinkCreate_v2(numOptions: c_uint, options: *mut CUji
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLinkCreate_v2(__f: Fn_cuLinkCreate_v2, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, stateOut: *mut CUlinkState) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(numOptions, options, optionValues, stateOut);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLinkCreate_v2",
         &[
             ("numOptions", crate::trace::Value::U64(numOptions as u64)),
             ("options", crate::trace::Value::Ptr(options as *const c_void)),
             ("optionValues", crate::trace::Value::Ptr(optionValues as *const c_void)),
-            ("stateOut", crate::trace::Value::Ptr(stateOut as *const c_void)),
+            ("stateOut", if __r.0 == 0 && !stateOut.is_null() { crate::trace::Value::Hex((*stateOut).0 as usize as u64) } else { crate::trace::Value::Ptr(stateOut as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -3989,10 +3925,9 @@ pub(crate) unsafe fn call_cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInpu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLinkAddData_v2(__f: Fn_cuLinkAddData_v2, state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(state, r#type, data, size, name, numOptions, options, optionValues);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLinkAddData_v2",
         &[
             ("state", crate::trace::Value::Hex(state.0 as usize as u64)),
@@ -4005,7 +3940,7 @@ unsafe fn trace_cuLinkAddData_v2(__f: Fn_cuLinkAddData_v2, state: CUlinkState, r
             ("optionValues", crate::trace::Value::Ptr(optionValues as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4048,10 +3983,9 @@ pub(crate) unsafe fn call_cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInpu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLinkAddFile_v2(__f: Fn_cuLinkAddFile_v2, state: CUlinkState, r#type: CUjitInputType, path: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(state, r#type, path, numOptions, options, optionValues);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLinkAddFile_v2",
         &[
             ("state", crate::trace::Value::Hex(state.0 as usize as u64)),
@@ -4062,7 +3996,7 @@ unsafe fn trace_cuLinkAddFile_v2(__f: Fn_cuLinkAddFile_v2, state: CUlinkState, r
             ("optionValues", crate::trace::Value::Ptr(optionValues as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4105,18 +4039,17 @@ pub(crate) unsafe fn call_cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLinkComplete(__f: Fn_cuLinkComplete, state: CUlinkState, cubinOut: *mut *mut c_void, sizeOut: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(state, cubinOut, sizeOut);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLinkComplete",
         &[
             ("state", crate::trace::Value::Hex(state.0 as usize as u64)),
-            ("cubinOut", crate::trace::Value::Ptr(cubinOut as *const c_void)),
-            ("sizeOut", crate::trace::Value::Ptr(sizeOut as *const c_void)),
+            ("cubinOut", if __r.0 == 0 && !cubinOut.is_null() { crate::trace::Value::Ptr((*cubinOut) as *const c_void) } else { crate::trace::Value::Ptr(cubinOut as *const c_void) }),
+            ("sizeOut", if __r.0 == 0 && !sizeOut.is_null() { crate::trace::Value::Size((*sizeOut) as u64) } else { crate::trace::Value::Ptr(sizeOut as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4159,16 +4092,15 @@ pub(crate) unsafe fn call_cuLinkDestroy(state: CUlinkState) -> Result<CUresult, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLinkDestroy(__f: Fn_cuLinkDestroy, state: CUlinkState) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(state);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLinkDestroy",
         &[
             ("state", crate::trace::Value::Hex(state.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4211,18 +4143,17 @@ pub(crate) unsafe fn call_cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleGetTexRef(__f: Fn_cuModuleGetTexRef, pTexRef: *mut CUtexref, hmod: CUmodule, name: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pTexRef, hmod, name);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleGetTexRef",
         &[
-            ("pTexRef", crate::trace::Value::Ptr(pTexRef as *const c_void)),
+            ("pTexRef", if __r.0 == 0 && !pTexRef.is_null() { crate::trace::Value::Hex((*pTexRef).0 as usize as u64) } else { crate::trace::Value::Ptr(pTexRef as *const c_void) }),
             ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
             ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4266,18 +4197,17 @@ pub(crate) unsafe fn call_cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUm
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuModuleGetSurfRef(__f: Fn_cuModuleGetSurfRef, pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pSurfRef, hmod, name);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuModuleGetSurfRef",
         &[
-            ("pSurfRef", crate::trace::Value::Ptr(pSurfRef as *const c_void)),
+            ("pSurfRef", if __r.0 == 0 && !pSurfRef.is_null() { crate::trace::Value::Hex((*pSurfRef).0 as usize as u64) } else { crate::trace::Value::Ptr(pSurfRef as *const c_void) }),
             ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
             ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4321,13 +4251,12 @@ pub(crate) unsafe fn call_cuLibraryLoadData(library: *mut CUlibrary, code: *cons
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryLoadData(__f: Fn_cuLibraryLoadData, library: *mut CUlibrary, code: *const c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryLoadData",
         &[
-            ("library", crate::trace::Value::Ptr(library as *const c_void)),
+            ("library", if __r.0 == 0 && !library.is_null() { crate::trace::Value::Hex((*library).0 as usize as u64) } else { crate::trace::Value::Ptr(library as *const c_void) }),
             ("code", crate::trace::Value::Ptr(code as *const c_void)),
             ("jitOptions", crate::trace::Value::Ptr(jitOptions as *const c_void)),
             ("jitOptionsValues", crate::trace::Value::Ptr(jitOptionsValues as *const c_void)),
@@ -4337,7 +4266,7 @@ unsafe fn trace_cuLibraryLoadData(__f: Fn_cuLibraryLoadData, library: *mut CUlib
             ("numLibraryOptions", crate::trace::Value::U64(numLibraryOptions as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4380,13 +4309,12 @@ pub(crate) unsafe fn call_cuLibraryLoadFromFile(library: *mut CUlibrary, fileNam
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryLoadFromFile(__f: Fn_cuLibraryLoadFromFile, library: *mut CUlibrary, fileName: *const c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryLoadFromFile",
         &[
-            ("library", crate::trace::Value::Ptr(library as *const c_void)),
+            ("library", if __r.0 == 0 && !library.is_null() { crate::trace::Value::Hex((*library).0 as usize as u64) } else { crate::trace::Value::Ptr(library as *const c_void) }),
             ("fileName", crate::trace::Value::Str(crate::util::opt_cstr(fileName as *const c_char))),
             ("jitOptions", crate::trace::Value::Ptr(jitOptions as *const c_void)),
             ("jitOptionsValues", crate::trace::Value::Ptr(jitOptionsValues as *const c_void)),
@@ -4396,7 +4324,7 @@ unsafe fn trace_cuLibraryLoadFromFile(__f: Fn_cuLibraryLoadFromFile, library: *m
             ("numLibraryOptions", crate::trace::Value::U64(numLibraryOptions as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4439,16 +4367,15 @@ pub(crate) unsafe fn call_cuLibraryUnload(library: CUlibrary) -> Result<CUresult
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryUnload(__f: Fn_cuLibraryUnload, library: CUlibrary) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(library);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryUnload",
         &[
             ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4491,18 +4418,17 @@ pub(crate) unsafe fn call_cuLibraryGetKernel(pKernel: *mut CUkernel, library: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryGetKernel(__f: Fn_cuLibraryGetKernel, pKernel: *mut CUkernel, library: CUlibrary, name: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pKernel, library, name);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryGetKernel",
         &[
-            ("pKernel", crate::trace::Value::Ptr(pKernel as *const c_void)),
+            ("pKernel", if __r.0 == 0 && !pKernel.is_null() { crate::trace::Value::Hex((*pKernel).0 as usize as u64) } else { crate::trace::Value::Ptr(pKernel as *const c_void) }),
             ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
             ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4545,17 +4471,16 @@ pub(crate) unsafe fn call_cuLibraryGetKernelCount(count: *mut c_uint, lib: CUlib
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryGetKernelCount(__f: Fn_cuLibraryGetKernelCount, count: *mut c_uint, lib: CUlibrary) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(count, lib);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryGetKernelCount",
         &[
-            ("count", crate::trace::Value::Ptr(count as *const c_void)),
+            ("count", if __r.0 == 0 && !count.is_null() { crate::trace::Value::U64((*count) as u64) } else { crate::trace::Value::Ptr(count as *const c_void) }),
             ("lib", crate::trace::Value::Hex(lib.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4598,10 +4523,9 @@ pub(crate) unsafe fn call_cuLibraryEnumerateKernels(kernels: *mut CUkernel, numK
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryEnumerateKernels(__f: Fn_cuLibraryEnumerateKernels, kernels: *mut CUkernel, numKernels: c_uint, lib: CUlibrary) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(kernels, numKernels, lib);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryEnumerateKernels",
         &[
             ("kernels", crate::trace::Value::Ptr(kernels as *const c_void)),
@@ -4609,7 +4533,7 @@ unsafe fn trace_cuLibraryEnumerateKernels(__f: Fn_cuLibraryEnumerateKernels, ker
             ("lib", crate::trace::Value::Hex(lib.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4652,17 +4576,16 @@ pub(crate) unsafe fn call_cuLibraryGetModule(pMod: *mut CUmodule, library: CUlib
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryGetModule(__f: Fn_cuLibraryGetModule, pMod: *mut CUmodule, library: CUlibrary) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pMod, library);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryGetModule",
         &[
-            ("pMod", crate::trace::Value::Ptr(pMod as *const c_void)),
+            ("pMod", if __r.0 == 0 && !pMod.is_null() { crate::trace::Value::Hex((*pMod).0 as usize as u64) } else { crate::trace::Value::Ptr(pMod as *const c_void) }),
             ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4705,17 +4628,16 @@ pub(crate) unsafe fn call_cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuKernelGetFunction(__f: Fn_cuKernelGetFunction, pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pFunc, kernel);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuKernelGetFunction",
         &[
-            ("pFunc", crate::trace::Value::Ptr(pFunc as *const c_void)),
+            ("pFunc", if __r.0 == 0 && !pFunc.is_null() { crate::trace::Value::Hex((*pFunc).0 as usize as u64) } else { crate::trace::Value::Ptr(pFunc as *const c_void) }),
             ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4758,17 +4680,16 @@ pub(crate) unsafe fn call_cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUker
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuKernelGetLibrary(__f: Fn_cuKernelGetLibrary, pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pLib, kernel);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuKernelGetLibrary",
         &[
-            ("pLib", crate::trace::Value::Ptr(pLib as *const c_void)),
+            ("pLib", if __r.0 == 0 && !pLib.is_null() { crate::trace::Value::Hex((*pLib).0 as usize as u64) } else { crate::trace::Value::Ptr(pLib as *const c_void) }),
             ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4811,19 +4732,18 @@ pub(crate) unsafe fn call_cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryGetGlobal(__f: Fn_cuLibraryGetGlobal, dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, bytes, library, name);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryGetGlobal",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
-            ("bytes", crate::trace::Value::Ptr(bytes as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytes", if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) }),
             ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
             ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4866,19 +4786,18 @@ pub(crate) unsafe fn call_cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryGetManaged(__f: Fn_cuLibraryGetManaged, dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, bytes, library, name);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryGetManaged",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
-            ("bytes", crate::trace::Value::Ptr(bytes as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytes", if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) }),
             ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
             ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4921,18 +4840,17 @@ pub(crate) unsafe fn call_cuLibraryGetUnifiedFunction(fptr: *mut *mut c_void, li
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLibraryGetUnifiedFunction(__f: Fn_cuLibraryGetUnifiedFunction, fptr: *mut *mut c_void, library: CUlibrary, symbol: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(fptr, library, symbol);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLibraryGetUnifiedFunction",
         &[
-            ("fptr", crate::trace::Value::Ptr(fptr as *const c_void)),
+            ("fptr", if __r.0 == 0 && !fptr.is_null() { crate::trace::Value::Ptr((*fptr) as *const c_void) } else { crate::trace::Value::Ptr(fptr as *const c_void) }),
             ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
             ("symbol", crate::trace::Value::Str(crate::util::opt_cstr(symbol as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -4975,19 +4893,18 @@ pub(crate) unsafe fn call_cuKernelGetAttribute(pi: *mut c_int, attrib: CUfunctio
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuKernelGetAttribute(__f: Fn_cuKernelGetAttribute, pi: *mut c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pi, attrib, kernel, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuKernelGetAttribute",
         &[
-            ("pi", crate::trace::Value::Ptr(pi as *const c_void)),
+            ("pi", if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) }),
             ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
             ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5030,10 +4947,9 @@ pub(crate) unsafe fn call_cuKernelSetAttribute(attrib: CUfunction_attribute, val
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuKernelSetAttribute(__f: Fn_cuKernelSetAttribute, attrib: CUfunction_attribute, val: c_int, kernel: CUkernel, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(attrib, val, kernel, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuKernelSetAttribute",
         &[
             ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
@@ -5042,7 +4958,7 @@ unsafe fn trace_cuKernelSetAttribute(__f: Fn_cuKernelSetAttribute, attrib: CUfun
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5085,10 +5001,9 @@ pub(crate) unsafe fn call_cuKernelSetCacheConfig(kernel: CUkernel, config: CUfun
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuKernelSetCacheConfig(__f: Fn_cuKernelSetCacheConfig, kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(kernel, config, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuKernelSetCacheConfig",
         &[
             ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
@@ -5096,7 +5011,7 @@ unsafe fn trace_cuKernelSetCacheConfig(__f: Fn_cuKernelSetCacheConfig, kernel: C
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5139,17 +5054,16 @@ pub(crate) unsafe fn call_cuKernelGetName(name: *mut *const c_char, hfunc: CUker
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuKernelGetName(__f: Fn_cuKernelGetName, name: *mut *const c_char, hfunc: CUkernel) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(name, hfunc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuKernelGetName",
         &[
             ("name", crate::trace::Value::Ptr(name as *const c_void)),
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5192,19 +5106,18 @@ pub(crate) unsafe fn call_cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuKernelGetParamInfo(__f: Fn_cuKernelGetParamInfo, kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(kernel, paramIndex, paramOffset, paramSize);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuKernelGetParamInfo",
         &[
             ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
             ("paramIndex", crate::trace::Value::Size(paramIndex as u64)),
-            ("paramOffset", crate::trace::Value::Ptr(paramOffset as *const c_void)),
-            ("paramSize", crate::trace::Value::Ptr(paramSize as *const c_void)),
+            ("paramOffset", if __r.0 == 0 && !paramOffset.is_null() { crate::trace::Value::Size((*paramOffset) as u64) } else { crate::trace::Value::Ptr(paramOffset as *const c_void) }),
+            ("paramSize", if __r.0 == 0 && !paramSize.is_null() { crate::trace::Value::Size((*paramSize) as u64) } else { crate::trace::Value::Ptr(paramSize as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5247,17 +5160,16 @@ pub(crate) unsafe fn call_cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemGetInfo_v2(__f: Fn_cuMemGetInfo_v2, free: *mut usize, total: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(free, total);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemGetInfo_v2",
         &[
-            ("free", crate::trace::Value::Ptr(free as *const c_void)),
-            ("total", crate::trace::Value::Ptr(total as *const c_void)),
+            ("free", if __r.0 == 0 && !free.is_null() { crate::trace::Value::Size((*free) as u64) } else { crate::trace::Value::Ptr(free as *const c_void) }),
+            ("total", if __r.0 == 0 && !total.is_null() { crate::trace::Value::Size((*total) as u64) } else { crate::trace::Value::Ptr(total as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5300,17 +5212,16 @@ pub(crate) unsafe fn call_cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize)
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAlloc_v2(__f: Fn_cuMemAlloc_v2, dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, bytesize);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAlloc_v2",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
             ("bytesize", crate::trace::Value::Size(bytesize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5353,20 +5264,19 @@ pub(crate) unsafe fn call_cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAllocPitch_v2(__f: Fn_cuMemAllocPitch_v2, dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAllocPitch_v2",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
-            ("pPitch", crate::trace::Value::Ptr(pPitch as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("pPitch", if __r.0 == 0 && !pPitch.is_null() { crate::trace::Value::Size((*pPitch) as u64) } else { crate::trace::Value::Ptr(pPitch as *const c_void) }),
             ("WidthInBytes", crate::trace::Value::Size(WidthInBytes as u64)),
             ("Height", crate::trace::Value::Size(Height as u64)),
             ("ElementSizeBytes", crate::trace::Value::U64(ElementSizeBytes as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5409,16 +5319,15 @@ pub(crate) unsafe fn call_cuMemFree_v2(dptr: CUdeviceptr) -> Result<CUresult, Lo
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemFree_v2(__f: Fn_cuMemFree_v2, dptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemFree_v2",
         &[
             ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5461,18 +5370,17 @@ pub(crate) unsafe fn call_cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemGetAddressRange_v2(__f: Fn_cuMemGetAddressRange_v2, pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pbase, psize, dptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemGetAddressRange_v2",
         &[
-            ("pbase", crate::trace::Value::Ptr(pbase as *const c_void)),
-            ("psize", crate::trace::Value::Ptr(psize as *const c_void)),
+            ("pbase", if __r.0 == 0 && !pbase.is_null() { crate::trace::Value::Hex((*pbase).0 as u64) } else { crate::trace::Value::Ptr(pbase as *const c_void) }),
+            ("psize", if __r.0 == 0 && !psize.is_null() { crate::trace::Value::Size((*psize) as u64) } else { crate::trace::Value::Ptr(psize as *const c_void) }),
             ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5515,17 +5423,16 @@ pub(crate) unsafe fn call_cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: usiz
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAllocHost_v2(__f: Fn_cuMemAllocHost_v2, pp: *mut *mut c_void, bytesize: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pp, bytesize);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAllocHost_v2",
         &[
-            ("pp", crate::trace::Value::Ptr(pp as *const c_void)),
+            ("pp", if __r.0 == 0 && !pp.is_null() { crate::trace::Value::Ptr((*pp) as *const c_void) } else { crate::trace::Value::Ptr(pp as *const c_void) }),
             ("bytesize", crate::trace::Value::Size(bytesize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5568,16 +5475,15 @@ pub(crate) unsafe fn call_cuMemFreeHost(p: *mut c_void) -> Result<CUresult, Load
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemFreeHost(__f: Fn_cuMemFreeHost, p: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(p);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemFreeHost",
         &[
             ("p", crate::trace::Value::Ptr(p as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5620,18 +5526,17 @@ pub(crate) unsafe fn call_cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemHostAlloc(__f: Fn_cuMemHostAlloc, pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pp, bytesize, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemHostAlloc",
         &[
-            ("pp", crate::trace::Value::Ptr(pp as *const c_void)),
+            ("pp", if __r.0 == 0 && !pp.is_null() { crate::trace::Value::Ptr((*pp) as *const c_void) } else { crate::trace::Value::Ptr(pp as *const c_void) }),
             ("bytesize", crate::trace::Value::Size(bytesize as u64)),
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5674,18 +5579,17 @@ pub(crate) unsafe fn call_cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemHostGetDevicePointer_v2(__f: Fn_cuMemHostGetDevicePointer_v2, pdptr: *mut CUdeviceptr, p: *mut c_void, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pdptr, p, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemHostGetDevicePointer_v2",
         &[
-            ("pdptr", crate::trace::Value::Ptr(pdptr as *const c_void)),
+            ("pdptr", if __r.0 == 0 && !pdptr.is_null() { crate::trace::Value::Hex((*pdptr).0 as u64) } else { crate::trace::Value::Ptr(pdptr as *const c_void) }),
             ("p", crate::trace::Value::Ptr(p as *const c_void)),
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5728,17 +5632,16 @@ pub(crate) unsafe fn call_cuMemHostGetFlags(pFlags: *mut c_uint, p: *mut c_void)
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemHostGetFlags(__f: Fn_cuMemHostGetFlags, pFlags: *mut c_uint, p: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pFlags, p);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemHostGetFlags",
         &[
-            ("pFlags", crate::trace::Value::Ptr(pFlags as *const c_void)),
+            ("pFlags", if __r.0 == 0 && !pFlags.is_null() { crate::trace::Value::U64((*pFlags) as u64) } else { crate::trace::Value::Ptr(pFlags as *const c_void) }),
             ("p", crate::trace::Value::Ptr(p as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5781,18 +5684,17 @@ pub(crate) unsafe fn call_cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: us
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAllocManaged(__f: Fn_cuMemAllocManaged, dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, bytesize, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAllocManaged",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
             ("bytesize", crate::trace::Value::Size(bytesize as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5835,19 +5737,18 @@ pub(crate) unsafe fn call_cuDeviceRegisterAsyncNotification(device: CUdevice, ca
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceRegisterAsyncNotification(__f: Fn_cuDeviceRegisterAsyncNotification, device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut c_void, callback: *mut CUasyncCallbackHandle) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(device, callbackFunc, userData, callback);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceRegisterAsyncNotification",
         &[
             ("device", crate::trace::Value::I64(device.0 as i64)),
             ("callbackFunc", crate::trace::Value::Ptr(callbackFunc.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
             ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
-            ("callback", crate::trace::Value::Ptr(callback as *const c_void)),
+            ("callback", if __r.0 == 0 && !callback.is_null() { crate::trace::Value::Hex((*callback).0 as usize as u64) } else { crate::trace::Value::Ptr(callback as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5890,17 +5791,16 @@ pub(crate) unsafe fn call_cuDeviceUnregisterAsyncNotification(device: CUdevice, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceUnregisterAsyncNotification(__f: Fn_cuDeviceUnregisterAsyncNotification, device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(device, callback);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceUnregisterAsyncNotification",
         &[
             ("device", crate::trace::Value::I64(device.0 as i64)),
             ("callback", crate::trace::Value::Hex(callback.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5943,17 +5843,16 @@ pub(crate) unsafe fn call_cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetByPCIBusId(__f: Fn_cuDeviceGetByPCIBusId, dev: *mut CUdevice, pciBusId: *const c_char) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dev, pciBusId);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetByPCIBusId",
         &[
-            ("dev", crate::trace::Value::Ptr(dev as *const c_void)),
+            ("dev", if __r.0 == 0 && !dev.is_null() { crate::trace::Value::I64((*dev).0 as i64) } else { crate::trace::Value::Ptr(dev as *const c_void) }),
             ("pciBusId", crate::trace::Value::Str(crate::util::opt_cstr(pciBusId as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -5996,10 +5895,9 @@ pub(crate) unsafe fn call_cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetPCIBusId(__f: Fn_cuDeviceGetPCIBusId, pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pciBusId, len, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetPCIBusId",
         &[
             ("pciBusId", crate::trace::Value::Ptr(pciBusId as *const c_void)),
@@ -6007,7 +5905,7 @@ unsafe fn trace_cuDeviceGetPCIBusId(__f: Fn_cuDeviceGetPCIBusId, pciBusId: *mut 
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6050,17 +5948,16 @@ pub(crate) unsafe fn call_cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, ev
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuIpcGetEventHandle(__f: Fn_cuIpcGetEventHandle, pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pHandle, event);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuIpcGetEventHandle",
         &[
             ("pHandle", crate::trace::Value::Ptr(pHandle as *const c_void)),
             ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6103,17 +6000,16 @@ pub(crate) unsafe fn call_cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuIpcOpenEventHandle(__f: Fn_cuIpcOpenEventHandle, phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phEvent, handle);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuIpcOpenEventHandle",
         &[
-            ("phEvent", crate::trace::Value::Ptr(phEvent as *const c_void)),
+            ("phEvent", if __r.0 == 0 && !phEvent.is_null() { crate::trace::Value::Hex((*phEvent).0 as usize as u64) } else { crate::trace::Value::Ptr(phEvent as *const c_void) }),
             ("handle", crate::trace::Value::Ptr(core::ptr::addr_of!(handle).cast())),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6156,17 +6052,16 @@ pub(crate) unsafe fn call_cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuIpcGetMemHandle(__f: Fn_cuIpcGetMemHandle, pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pHandle, dptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuIpcGetMemHandle",
         &[
             ("pHandle", crate::trace::Value::Ptr(pHandle as *const c_void)),
             ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6209,18 +6104,17 @@ pub(crate) unsafe fn call_cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuIpcOpenMemHandle_v2(__f: Fn_cuIpcOpenMemHandle_v2, pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pdptr, handle, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuIpcOpenMemHandle_v2",
         &[
-            ("pdptr", crate::trace::Value::Ptr(pdptr as *const c_void)),
+            ("pdptr", if __r.0 == 0 && !pdptr.is_null() { crate::trace::Value::Hex((*pdptr).0 as u64) } else { crate::trace::Value::Ptr(pdptr as *const c_void) }),
             ("handle", crate::trace::Value::Ptr(core::ptr::addr_of!(handle).cast())),
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6263,16 +6157,15 @@ pub(crate) unsafe fn call_cuIpcCloseMemHandle(dptr: CUdeviceptr) -> Result<CUres
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuIpcCloseMemHandle(__f: Fn_cuIpcCloseMemHandle, dptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuIpcCloseMemHandle",
         &[
             ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6315,10 +6208,9 @@ pub(crate) unsafe fn call_cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemHostRegister_v2(__f: Fn_cuMemHostRegister_v2, p: *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(p, bytesize, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemHostRegister_v2",
         &[
             ("p", crate::trace::Value::Ptr(p as *const c_void)),
@@ -6326,7 +6218,7 @@ unsafe fn trace_cuMemHostRegister_v2(__f: Fn_cuMemHostRegister_v2, p: *mut c_voi
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6369,16 +6261,15 @@ pub(crate) unsafe fn call_cuMemHostUnregister(p: *mut c_void) -> Result<CUresult
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemHostUnregister(__f: Fn_cuMemHostUnregister, p: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(p);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemHostUnregister",
         &[
             ("p", crate::trace::Value::Ptr(p as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6421,10 +6312,9 @@ pub(crate) unsafe fn call_cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy(__f: Fn_cuMemcpy, dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dst, src, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy",
         &[
             ("dst", crate::trace::Value::Hex(dst.0 as u64)),
@@ -6432,7 +6322,7 @@ unsafe fn trace_cuMemcpy(__f: Fn_cuMemcpy, dst: CUdeviceptr, src: CUdeviceptr, B
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6475,10 +6365,9 @@ pub(crate) unsafe fn call_cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, Byte
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy_ptds(__f: Fn_cuMemcpy_ptds, dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dst, src, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy_ptds",
         &[
             ("dst", crate::trace::Value::Hex(dst.0 as u64)),
@@ -6486,7 +6375,7 @@ unsafe fn trace_cuMemcpy_ptds(__f: Fn_cuMemcpy_ptds, dst: CUdeviceptr, src: CUde
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6529,10 +6418,9 @@ pub(crate) unsafe fn call_cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcon
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyPeer(__f: Fn_cuMemcpyPeer, dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyPeer",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -6542,7 +6430,7 @@ unsafe fn trace_cuMemcpyPeer(__f: Fn_cuMemcpyPeer, dstDevice: CUdeviceptr, dstCo
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6585,10 +6473,9 @@ pub(crate) unsafe fn call_cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyPeer_ptds(__f: Fn_cuMemcpyPeer_ptds, dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyPeer_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -6598,7 +6485,7 @@ unsafe fn trace_cuMemcpyPeer_ptds(__f: Fn_cuMemcpyPeer_ptds, dstDevice: CUdevice
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6641,10 +6528,9 @@ pub(crate) unsafe fn call_cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *cons
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyHtoD_v2(__f: Fn_cuMemcpyHtoD_v2, dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcHost, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyHtoD_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -6652,7 +6538,7 @@ unsafe fn trace_cuMemcpyHtoD_v2(__f: Fn_cuMemcpyHtoD_v2, dstDevice: CUdeviceptr,
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6695,10 +6581,9 @@ pub(crate) unsafe fn call_cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyHtoD_v2_ptds(__f: Fn_cuMemcpyHtoD_v2_ptds, dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcHost, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyHtoD_v2_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -6706,7 +6591,7 @@ unsafe fn trace_cuMemcpyHtoD_v2_ptds(__f: Fn_cuMemcpyHtoD_v2_ptds, dstDevice: CU
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6749,10 +6634,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdev
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoH_v2(__f: Fn_cuMemcpyDtoH_v2, dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstHost, srcDevice, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoH_v2",
         &[
             ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
@@ -6760,7 +6644,7 @@ unsafe fn trace_cuMemcpyDtoH_v2(__f: Fn_cuMemcpyDtoH_v2, dstHost: *mut c_void, s
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6803,10 +6687,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoH_v2_ptds(__f: Fn_cuMemcpyDtoH_v2_ptds, dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstHost, srcDevice, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoH_v2_ptds",
         &[
             ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
@@ -6814,7 +6697,7 @@ unsafe fn trace_cuMemcpyDtoH_v2_ptds(__f: Fn_cuMemcpyDtoH_v2_ptds, dstHost: *mut
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6857,10 +6740,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUd
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoD_v2(__f: Fn_cuMemcpyDtoD_v2, dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcDevice, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoD_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -6868,7 +6750,7 @@ unsafe fn trace_cuMemcpyDtoD_v2(__f: Fn_cuMemcpyDtoD_v2, dstDevice: CUdeviceptr,
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6911,10 +6793,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoD_v2_ptds(__f: Fn_cuMemcpyDtoD_v2_ptds, dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcDevice, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoD_v2_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -6922,7 +6803,7 @@ unsafe fn trace_cuMemcpyDtoD_v2_ptds(__f: Fn_cuMemcpyDtoD_v2_ptds, dstDevice: CU
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -6965,10 +6846,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, s
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoA_v2(__f: Fn_cuMemcpyDtoA_v2, dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstArray, dstOffset, srcDevice, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoA_v2",
         &[
             ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
@@ -6977,7 +6857,7 @@ unsafe fn trace_cuMemcpyDtoA_v2(__f: Fn_cuMemcpyDtoA_v2, dstArray: CUarray, dstO
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7020,10 +6900,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoA_v2_ptds(__f: Fn_cuMemcpyDtoA_v2_ptds, dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstArray, dstOffset, srcDevice, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoA_v2_ptds",
         &[
             ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
@@ -7032,7 +6911,7 @@ unsafe fn trace_cuMemcpyDtoA_v2_ptds(__f: Fn_cuMemcpyDtoA_v2_ptds, dstArray: CUa
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7075,10 +6954,9 @@ pub(crate) unsafe fn call_cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUar
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAtoD_v2(__f: Fn_cuMemcpyAtoD_v2, dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcArray, srcOffset, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAtoD_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -7087,7 +6965,7 @@ unsafe fn trace_cuMemcpyAtoD_v2(__f: Fn_cuMemcpyAtoD_v2, dstDevice: CUdeviceptr,
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7130,10 +7008,9 @@ pub(crate) unsafe fn call_cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAtoD_v2_ptds(__f: Fn_cuMemcpyAtoD_v2_ptds, dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcArray, srcOffset, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAtoD_v2_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -7142,7 +7019,7 @@ unsafe fn trace_cuMemcpyAtoD_v2_ptds(__f: Fn_cuMemcpyAtoD_v2_ptds, dstDevice: CU
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7185,10 +7062,9 @@ pub(crate) unsafe fn call_cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, s
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyHtoA_v2(__f: Fn_cuMemcpyHtoA_v2, dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstArray, dstOffset, srcHost, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyHtoA_v2",
         &[
             ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
@@ -7197,7 +7073,7 @@ unsafe fn trace_cuMemcpyHtoA_v2(__f: Fn_cuMemcpyHtoA_v2, dstArray: CUarray, dstO
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7240,10 +7116,9 @@ pub(crate) unsafe fn call_cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyHtoA_v2_ptds(__f: Fn_cuMemcpyHtoA_v2_ptds, dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstArray, dstOffset, srcHost, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyHtoA_v2_ptds",
         &[
             ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
@@ -7252,7 +7127,7 @@ unsafe fn trace_cuMemcpyHtoA_v2_ptds(__f: Fn_cuMemcpyHtoA_v2_ptds, dstArray: CUa
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7295,10 +7170,9 @@ pub(crate) unsafe fn call_cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarra
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAtoH_v2(__f: Fn_cuMemcpyAtoH_v2, dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstHost, srcArray, srcOffset, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAtoH_v2",
         &[
             ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
@@ -7307,7 +7181,7 @@ unsafe fn trace_cuMemcpyAtoH_v2(__f: Fn_cuMemcpyAtoH_v2, dstHost: *mut c_void, s
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7350,10 +7224,9 @@ pub(crate) unsafe fn call_cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAtoH_v2_ptds(__f: Fn_cuMemcpyAtoH_v2_ptds, dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstHost, srcArray, srcOffset, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAtoH_v2_ptds",
         &[
             ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
@@ -7362,7 +7235,7 @@ unsafe fn trace_cuMemcpyAtoH_v2_ptds(__f: Fn_cuMemcpyAtoH_v2_ptds, dstHost: *mut
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7405,10 +7278,9 @@ pub(crate) unsafe fn call_cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, s
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAtoA_v2(__f: Fn_cuMemcpyAtoA_v2, dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAtoA_v2",
         &[
             ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
@@ -7418,7 +7290,7 @@ unsafe fn trace_cuMemcpyAtoA_v2(__f: Fn_cuMemcpyAtoA_v2, dstArray: CUarray, dstO
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7461,10 +7333,9 @@ pub(crate) unsafe fn call_cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAtoA_v2_ptds(__f: Fn_cuMemcpyAtoA_v2_ptds, dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAtoA_v2_ptds",
         &[
             ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
@@ -7474,7 +7345,7 @@ unsafe fn trace_cuMemcpyAtoA_v2_ptds(__f: Fn_cuMemcpyAtoA_v2_ptds, dstArray: CUa
             ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7517,16 +7388,15 @@ pub(crate) unsafe fn call_cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> Result<C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy2D_v2(__f: Fn_cuMemcpy2D_v2, pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy2D_v2",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7569,16 +7439,15 @@ pub(crate) unsafe fn call_cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> Res
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy2D_v2_ptds(__f: Fn_cuMemcpy2D_v2_ptds, pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy2D_v2_ptds",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7621,16 +7490,15 @@ pub(crate) unsafe fn call_cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) ->
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy2DUnaligned_v2(__f: Fn_cuMemcpy2DUnaligned_v2, pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy2DUnaligned_v2",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7673,16 +7541,15 @@ pub(crate) unsafe fn call_cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy2DUnaligned_v2_ptds(__f: Fn_cuMemcpy2DUnaligned_v2_ptds, pCopy: *const CUDA_MEMCPY2D) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy2DUnaligned_v2_ptds",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7725,16 +7592,15 @@ pub(crate) unsafe fn call_cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> Result<C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3D_v2(__f: Fn_cuMemcpy3D_v2, pCopy: *const CUDA_MEMCPY3D) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3D_v2",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7777,16 +7643,15 @@ pub(crate) unsafe fn call_cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> Res
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3D_v2_ptds(__f: Fn_cuMemcpy3D_v2_ptds, pCopy: *const CUDA_MEMCPY3D) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3D_v2_ptds",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7829,16 +7694,15 @@ pub(crate) unsafe fn call_cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> Re
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3DPeer(__f: Fn_cuMemcpy3DPeer, pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3DPeer",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7881,16 +7745,15 @@ pub(crate) unsafe fn call_cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3DPeer_ptds(__f: Fn_cuMemcpy3DPeer_ptds, pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3DPeer_ptds",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7933,10 +7796,9 @@ pub(crate) unsafe fn call_cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, Byte
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAsync(__f: Fn_cuMemcpyAsync, dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dst, src, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAsync",
         &[
             ("dst", crate::trace::Value::Hex(dst.0 as u64)),
@@ -7945,7 +7807,7 @@ unsafe fn trace_cuMemcpyAsync(__f: Fn_cuMemcpyAsync, dst: CUdeviceptr, src: CUde
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -7988,10 +7850,9 @@ pub(crate) unsafe fn call_cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAsync_ptsz(__f: Fn_cuMemcpyAsync_ptsz, dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dst, src, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAsync_ptsz",
         &[
             ("dst", crate::trace::Value::Hex(dst.0 as u64)),
@@ -8000,7 +7861,7 @@ unsafe fn trace_cuMemcpyAsync_ptsz(__f: Fn_cuMemcpyAsync_ptsz, dst: CUdeviceptr,
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8043,10 +7904,9 @@ pub(crate) unsafe fn call_cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyPeerAsync(__f: Fn_cuMemcpyPeerAsync, dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyPeerAsync",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -8057,7 +7917,7 @@ unsafe fn trace_cuMemcpyPeerAsync(__f: Fn_cuMemcpyPeerAsync, dstDevice: CUdevice
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8100,10 +7960,9 @@ pub(crate) unsafe fn call_cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstCont
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyPeerAsync_ptsz(__f: Fn_cuMemcpyPeerAsync_ptsz, dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyPeerAsync_ptsz",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -8114,7 +7973,7 @@ unsafe fn trace_cuMemcpyPeerAsync_ptsz(__f: Fn_cuMemcpyPeerAsync_ptsz, dstDevice
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8157,10 +8016,9 @@ pub(crate) unsafe fn call_cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyHtoDAsync_v2(__f: Fn_cuMemcpyHtoDAsync_v2, dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcHost, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyHtoDAsync_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -8169,7 +8027,7 @@ unsafe fn trace_cuMemcpyHtoDAsync_v2(__f: Fn_cuMemcpyHtoDAsync_v2, dstDevice: CU
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8212,10 +8070,9 @@ pub(crate) unsafe fn call_cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcH
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyHtoDAsync_v2_ptsz(__f: Fn_cuMemcpyHtoDAsync_v2_ptsz, dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcHost, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyHtoDAsync_v2_ptsz",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -8224,7 +8081,7 @@ unsafe fn trace_cuMemcpyHtoDAsync_v2_ptsz(__f: Fn_cuMemcpyHtoDAsync_v2_ptsz, dst
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8267,10 +8124,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoHAsync_v2(__f: Fn_cuMemcpyDtoHAsync_v2, dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstHost, srcDevice, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoHAsync_v2",
         &[
             ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
@@ -8279,7 +8135,7 @@ unsafe fn trace_cuMemcpyDtoHAsync_v2(__f: Fn_cuMemcpyDtoHAsync_v2, dstHost: *mut
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8322,10 +8178,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDev
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoHAsync_v2_ptsz(__f: Fn_cuMemcpyDtoHAsync_v2_ptsz, dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstHost, srcDevice, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoHAsync_v2_ptsz",
         &[
             ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
@@ -8334,7 +8189,7 @@ unsafe fn trace_cuMemcpyDtoHAsync_v2_ptsz(__f: Fn_cuMemcpyDtoHAsync_v2_ptsz, dst
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8377,10 +8232,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoDAsync_v2(__f: Fn_cuMemcpyDtoDAsync_v2, dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcDevice, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoDAsync_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -8389,7 +8243,7 @@ unsafe fn trace_cuMemcpyDtoDAsync_v2(__f: Fn_cuMemcpyDtoDAsync_v2, dstDevice: CU
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8432,10 +8286,9 @@ pub(crate) unsafe fn call_cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcD
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyDtoDAsync_v2_ptsz(__f: Fn_cuMemcpyDtoDAsync_v2_ptsz, dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, srcDevice, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyDtoDAsync_v2_ptsz",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -8444,7 +8297,7 @@ unsafe fn trace_cuMemcpyDtoDAsync_v2_ptsz(__f: Fn_cuMemcpyDtoDAsync_v2_ptsz, dst
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8487,10 +8340,9 @@ pub(crate) unsafe fn call_cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyHtoAAsync_v2(__f: Fn_cuMemcpyHtoAAsync_v2, dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyHtoAAsync_v2",
         &[
             ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
@@ -8500,7 +8352,7 @@ unsafe fn trace_cuMemcpyHtoAAsync_v2(__f: Fn_cuMemcpyHtoAAsync_v2, dstArray: CUa
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8543,10 +8395,9 @@ pub(crate) unsafe fn call_cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyHtoAAsync_v2_ptsz(__f: Fn_cuMemcpyHtoAAsync_v2_ptsz, dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstArray, dstOffset, srcHost, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyHtoAAsync_v2_ptsz",
         &[
             ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
@@ -8556,7 +8407,7 @@ unsafe fn trace_cuMemcpyHtoAAsync_v2_ptsz(__f: Fn_cuMemcpyHtoAAsync_v2_ptsz, dst
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8599,10 +8450,9 @@ pub(crate) unsafe fn call_cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAtoHAsync_v2(__f: Fn_cuMemcpyAtoHAsync_v2, dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAtoHAsync_v2",
         &[
             ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
@@ -8612,7 +8462,7 @@ unsafe fn trace_cuMemcpyAtoHAsync_v2(__f: Fn_cuMemcpyAtoHAsync_v2, dstHost: *mut
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8655,10 +8505,9 @@ pub(crate) unsafe fn call_cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyAtoHAsync_v2_ptsz(__f: Fn_cuMemcpyAtoHAsync_v2_ptsz, dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstHost, srcArray, srcOffset, ByteCount, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyAtoHAsync_v2_ptsz",
         &[
             ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
@@ -8668,7 +8517,7 @@ unsafe fn trace_cuMemcpyAtoHAsync_v2_ptsz(__f: Fn_cuMemcpyAtoHAsync_v2_ptsz, dst
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8711,17 +8560,16 @@ pub(crate) unsafe fn call_cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStrea
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy2DAsync_v2(__f: Fn_cuMemcpy2DAsync_v2, pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy2DAsync_v2",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8764,17 +8612,16 @@ pub(crate) unsafe fn call_cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, h
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy2DAsync_v2_ptsz(__f: Fn_cuMemcpy2DAsync_v2_ptsz, pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy2DAsync_v2_ptsz",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8817,17 +8664,16 @@ pub(crate) unsafe fn call_cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStrea
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3DAsync_v2(__f: Fn_cuMemcpy3DAsync_v2, pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3DAsync_v2",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8870,17 +8716,16 @@ pub(crate) unsafe fn call_cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, h
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3DAsync_v2_ptsz(__f: Fn_cuMemcpy3DAsync_v2_ptsz, pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3DAsync_v2_ptsz",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8923,17 +8768,16 @@ pub(crate) unsafe fn call_cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3DPeerAsync(__f: Fn_cuMemcpy3DPeerAsync, pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3DPeerAsync",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -8976,17 +8820,16 @@ pub(crate) unsafe fn call_cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_P
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3DPeerAsync_ptsz(__f: Fn_cuMemcpy3DPeerAsync_ptsz, pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pCopy, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3DPeerAsync_ptsz",
         &[
             ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9029,10 +8872,9 @@ pub(crate) unsafe fn call_cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyBatchAsync(__f: Fn_cuMemcpyBatchAsync, dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyBatchAsync",
         &[
             ("dsts", crate::trace::Value::Ptr(dsts as *const c_void)),
@@ -9042,11 +8884,11 @@ unsafe fn trace_cuMemcpyBatchAsync(__f: Fn_cuMemcpyBatchAsync, dsts: *mut CUdevi
             ("attrs", crate::trace::Value::Ptr(attrs as *const c_void)),
             ("attrsIdxs", crate::trace::Value::Ptr(attrsIdxs as *const c_void)),
             ("numAttrs", crate::trace::Value::Size(numAttrs as u64)),
-            ("failIdx", crate::trace::Value::Ptr(failIdx as *const c_void)),
+            ("failIdx", if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) }),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9089,10 +8931,9 @@ pub(crate) unsafe fn call_cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpyBatchAsync_ptsz(__f: Fn_cuMemcpyBatchAsync_ptsz, dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpyBatchAsync_ptsz",
         &[
             ("dsts", crate::trace::Value::Ptr(dsts as *const c_void)),
@@ -9102,11 +8943,11 @@ unsafe fn trace_cuMemcpyBatchAsync_ptsz(__f: Fn_cuMemcpyBatchAsync_ptsz, dsts: *
             ("attrs", crate::trace::Value::Ptr(attrs as *const c_void)),
             ("attrsIdxs", crate::trace::Value::Ptr(attrsIdxs as *const c_void)),
             ("numAttrs", crate::trace::Value::Size(numAttrs as u64)),
-            ("failIdx", crate::trace::Value::Ptr(failIdx as *const c_void)),
+            ("failIdx", if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) }),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9149,20 +8990,19 @@ pub(crate) unsafe fn call_cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3DBatchAsync(__f: Fn_cuMemcpy3DBatchAsync, numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(numOps, opList, failIdx, flags, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3DBatchAsync",
         &[
             ("numOps", crate::trace::Value::Size(numOps as u64)),
             ("opList", crate::trace::Value::Ptr(opList as *const c_void)),
-            ("failIdx", crate::trace::Value::Ptr(failIdx as *const c_void)),
+            ("failIdx", if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) }),
             ("flags", crate::trace::Value::U64(flags as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9205,20 +9045,19 @@ pub(crate) unsafe fn call_cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemcpy3DBatchAsync_ptsz(__f: Fn_cuMemcpy3DBatchAsync_ptsz, numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(numOps, opList, failIdx, flags, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemcpy3DBatchAsync_ptsz",
         &[
             ("numOps", crate::trace::Value::Size(numOps as u64)),
             ("opList", crate::trace::Value::Ptr(opList as *const c_void)),
-            ("failIdx", crate::trace::Value::Ptr(failIdx as *const c_void)),
+            ("failIdx", if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) }),
             ("flags", crate::trace::Value::U64(flags as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9261,10 +9100,9 @@ pub(crate) unsafe fn call_cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD8_v2(__f: Fn_cuMemsetD8_v2, dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, uc, N);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD8_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9272,7 +9110,7 @@ unsafe fn trace_cuMemsetD8_v2(__f: Fn_cuMemsetD8_v2, dstDevice: CUdeviceptr, uc:
             ("N", crate::trace::Value::Size(N as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9315,10 +9153,9 @@ pub(crate) unsafe fn call_cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD8_v2_ptds(__f: Fn_cuMemsetD8_v2_ptds, dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, uc, N);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD8_v2_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9326,7 +9163,7 @@ unsafe fn trace_cuMemsetD8_v2_ptds(__f: Fn_cuMemsetD8_v2_ptds, dstDevice: CUdevi
             ("N", crate::trace::Value::Size(N as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9369,10 +9206,9 @@ pub(crate) unsafe fn call_cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD16_v2(__f: Fn_cuMemsetD16_v2, dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, us, N);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD16_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9380,7 +9216,7 @@ unsafe fn trace_cuMemsetD16_v2(__f: Fn_cuMemsetD16_v2, dstDevice: CUdeviceptr, u
             ("N", crate::trace::Value::Size(N as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9423,10 +9259,9 @@ pub(crate) unsafe fn call_cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_usho
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD16_v2_ptds(__f: Fn_cuMemsetD16_v2_ptds, dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, us, N);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD16_v2_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9434,7 +9269,7 @@ unsafe fn trace_cuMemsetD16_v2_ptds(__f: Fn_cuMemsetD16_v2_ptds, dstDevice: CUde
             ("N", crate::trace::Value::Size(N as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9477,10 +9312,9 @@ pub(crate) unsafe fn call_cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD32_v2(__f: Fn_cuMemsetD32_v2, dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, ui, N);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD32_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9488,7 +9322,7 @@ unsafe fn trace_cuMemsetD32_v2(__f: Fn_cuMemsetD32_v2, dstDevice: CUdeviceptr, u
             ("N", crate::trace::Value::Size(N as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9531,10 +9365,9 @@ pub(crate) unsafe fn call_cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD32_v2_ptds(__f: Fn_cuMemsetD32_v2_ptds, dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, ui, N);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD32_v2_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9542,7 +9375,7 @@ unsafe fn trace_cuMemsetD32_v2_ptds(__f: Fn_cuMemsetD32_v2_ptds, dstDevice: CUde
             ("N", crate::trace::Value::Size(N as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9585,10 +9418,9 @@ pub(crate) unsafe fn call_cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usiz
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D8_v2(__f: Fn_cuMemsetD2D8_v2, dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, uc, Width, Height);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D8_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9598,7 +9430,7 @@ unsafe fn trace_cuMemsetD2D8_v2(__f: Fn_cuMemsetD2D8_v2, dstDevice: CUdeviceptr,
             ("Height", crate::trace::Value::Size(Height as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9641,10 +9473,9 @@ pub(crate) unsafe fn call_cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D8_v2_ptds(__f: Fn_cuMemsetD2D8_v2_ptds, dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, uc, Width, Height);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D8_v2_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9654,7 +9485,7 @@ unsafe fn trace_cuMemsetD2D8_v2_ptds(__f: Fn_cuMemsetD2D8_v2_ptds, dstDevice: CU
             ("Height", crate::trace::Value::Size(Height as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9697,10 +9528,9 @@ pub(crate) unsafe fn call_cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D16_v2(__f: Fn_cuMemsetD2D16_v2, dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, us, Width, Height);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D16_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9710,7 +9540,7 @@ unsafe fn trace_cuMemsetD2D16_v2(__f: Fn_cuMemsetD2D16_v2, dstDevice: CUdevicept
             ("Height", crate::trace::Value::Size(Height as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9753,10 +9583,9 @@ pub(crate) unsafe fn call_cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D16_v2_ptds(__f: Fn_cuMemsetD2D16_v2_ptds, dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, us, Width, Height);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D16_v2_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9766,7 +9595,7 @@ unsafe fn trace_cuMemsetD2D16_v2_ptds(__f: Fn_cuMemsetD2D16_v2_ptds, dstDevice: 
             ("Height", crate::trace::Value::Size(Height as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9809,10 +9638,9 @@ pub(crate) unsafe fn call_cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D32_v2(__f: Fn_cuMemsetD2D32_v2, dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, ui, Width, Height);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D32_v2",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9822,7 +9650,7 @@ unsafe fn trace_cuMemsetD2D32_v2(__f: Fn_cuMemsetD2D32_v2, dstDevice: CUdevicept
             ("Height", crate::trace::Value::Size(Height as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9865,10 +9693,9 @@ pub(crate) unsafe fn call_cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D32_v2_ptds(__f: Fn_cuMemsetD2D32_v2_ptds, dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, ui, Width, Height);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D32_v2_ptds",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9878,7 +9705,7 @@ unsafe fn trace_cuMemsetD2D32_v2_ptds(__f: Fn_cuMemsetD2D32_v2_ptds, dstDevice: 
             ("Height", crate::trace::Value::Size(Height as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9921,10 +9748,9 @@ pub(crate) unsafe fn call_cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD8Async(__f: Fn_cuMemsetD8Async, dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, uc, N, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD8Async",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9933,7 +9759,7 @@ unsafe fn trace_cuMemsetD8Async(__f: Fn_cuMemsetD8Async, dstDevice: CUdeviceptr,
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -9976,10 +9802,9 @@ pub(crate) unsafe fn call_cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: c_uch
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD8Async_ptsz(__f: Fn_cuMemsetD8Async_ptsz, dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, uc, N, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD8Async_ptsz",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -9988,7 +9813,7 @@ unsafe fn trace_cuMemsetD8Async_ptsz(__f: Fn_cuMemsetD8Async_ptsz, dstDevice: CU
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10031,10 +9856,9 @@ pub(crate) unsafe fn call_cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD16Async(__f: Fn_cuMemsetD16Async, dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, us, N, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD16Async",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10043,7 +9867,7 @@ unsafe fn trace_cuMemsetD16Async(__f: Fn_cuMemsetD16Async, dstDevice: CUdevicept
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10086,10 +9910,9 @@ pub(crate) unsafe fn call_cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: c_us
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD16Async_ptsz(__f: Fn_cuMemsetD16Async_ptsz, dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, us, N, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD16Async_ptsz",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10098,7 +9921,7 @@ unsafe fn trace_cuMemsetD16Async_ptsz(__f: Fn_cuMemsetD16Async_ptsz, dstDevice: 
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10141,10 +9964,9 @@ pub(crate) unsafe fn call_cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD32Async(__f: Fn_cuMemsetD32Async, dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, ui, N, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD32Async",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10153,7 +9975,7 @@ unsafe fn trace_cuMemsetD32Async(__f: Fn_cuMemsetD32Async, dstDevice: CUdevicept
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10196,10 +10018,9 @@ pub(crate) unsafe fn call_cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: c_ui
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD32Async_ptsz(__f: Fn_cuMemsetD32Async_ptsz, dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, ui, N, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD32Async_ptsz",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10208,7 +10029,7 @@ unsafe fn trace_cuMemsetD32Async_ptsz(__f: Fn_cuMemsetD32Async_ptsz, dstDevice: 
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10251,10 +10072,9 @@ pub(crate) unsafe fn call_cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: us
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D8Async(__f: Fn_cuMemsetD2D8Async, dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, uc, Width, Height, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D8Async",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10265,7 +10085,7 @@ unsafe fn trace_cuMemsetD2D8Async(__f: Fn_cuMemsetD2D8Async, dstDevice: CUdevice
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10308,10 +10128,9 @@ pub(crate) unsafe fn call_cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitc
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D8Async_ptsz(__f: Fn_cuMemsetD2D8Async_ptsz, dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, uc, Width, Height, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D8Async_ptsz",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10322,7 +10141,7 @@ unsafe fn trace_cuMemsetD2D8Async_ptsz(__f: Fn_cuMemsetD2D8Async_ptsz, dstDevice
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10365,10 +10184,9 @@ pub(crate) unsafe fn call_cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: u
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D16Async(__f: Fn_cuMemsetD2D16Async, dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, us, Width, Height, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D16Async",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10379,7 +10197,7 @@ unsafe fn trace_cuMemsetD2D16Async(__f: Fn_cuMemsetD2D16Async, dstDevice: CUdevi
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10422,10 +10240,9 @@ pub(crate) unsafe fn call_cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPit
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D16Async_ptsz(__f: Fn_cuMemsetD2D16Async_ptsz, dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, us, Width, Height, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D16Async_ptsz",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10436,7 +10253,7 @@ unsafe fn trace_cuMemsetD2D16Async_ptsz(__f: Fn_cuMemsetD2D16Async_ptsz, dstDevi
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10479,10 +10296,9 @@ pub(crate) unsafe fn call_cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: u
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D32Async(__f: Fn_cuMemsetD2D32Async, dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, ui, Width, Height, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D32Async",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10493,7 +10309,7 @@ unsafe fn trace_cuMemsetD2D32Async(__f: Fn_cuMemsetD2D32Async, dstDevice: CUdevi
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10536,10 +10352,9 @@ pub(crate) unsafe fn call_cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPit
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemsetD2D32Async_ptsz(__f: Fn_cuMemsetD2D32Async_ptsz, dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dstDevice, dstPitch, ui, Width, Height, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemsetD2D32Async_ptsz",
         &[
             ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
@@ -10550,7 +10365,7 @@ unsafe fn trace_cuMemsetD2D32Async_ptsz(__f: Fn_cuMemsetD2D32Async_ptsz, dstDevi
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10593,17 +10408,16 @@ pub(crate) unsafe fn call_cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuArrayCreate_v2(__f: Fn_cuArrayCreate_v2, pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pHandle, pAllocateArray);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuArrayCreate_v2",
         &[
-            ("pHandle", crate::trace::Value::Ptr(pHandle as *const c_void)),
+            ("pHandle", if __r.0 == 0 && !pHandle.is_null() { crate::trace::Value::Hex((*pHandle).0 as usize as u64) } else { crate::trace::Value::Ptr(pHandle as *const c_void) }),
             ("pAllocateArray", crate::trace::Value::Ptr(pAllocateArray as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10646,17 +10460,16 @@ pub(crate) unsafe fn call_cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_AR
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuArrayGetDescriptor_v2(__f: Fn_cuArrayGetDescriptor_v2, pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pArrayDescriptor, hArray);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuArrayGetDescriptor_v2",
         &[
             ("pArrayDescriptor", crate::trace::Value::Ptr(pArrayDescriptor as *const c_void)),
             ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10699,17 +10512,16 @@ pub(crate) unsafe fn call_cuArrayGetSparseProperties(sparseProperties: *mut CUDA
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuArrayGetSparseProperties(__f: Fn_cuArrayGetSparseProperties, sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(sparseProperties, array);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuArrayGetSparseProperties",
         &[
             ("sparseProperties", crate::trace::Value::Ptr(sparseProperties as *const c_void)),
             ("array", crate::trace::Value::Hex(array.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10752,17 +10564,16 @@ pub(crate) unsafe fn call_cuMipmappedArrayGetSparseProperties(sparseProperties: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMipmappedArrayGetSparseProperties(__f: Fn_cuMipmappedArrayGetSparseProperties, sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(sparseProperties, mipmap);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMipmappedArrayGetSparseProperties",
         &[
             ("sparseProperties", crate::trace::Value::Ptr(sparseProperties as *const c_void)),
             ("mipmap", crate::trace::Value::Hex(mipmap.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10805,10 +10616,9 @@ pub(crate) unsafe fn call_cuArrayGetMemoryRequirements(memoryRequirements: *mut 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuArrayGetMemoryRequirements(__f: Fn_cuArrayGetMemoryRequirements, memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(memoryRequirements, array, device);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuArrayGetMemoryRequirements",
         &[
             ("memoryRequirements", crate::trace::Value::Ptr(memoryRequirements as *const c_void)),
@@ -10816,7 +10626,7 @@ unsafe fn trace_cuArrayGetMemoryRequirements(__f: Fn_cuArrayGetMemoryRequirement
             ("device", crate::trace::Value::I64(device.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10859,10 +10669,9 @@ pub(crate) unsafe fn call_cuMipmappedArrayGetMemoryRequirements(memoryRequiremen
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMipmappedArrayGetMemoryRequirements(__f: Fn_cuMipmappedArrayGetMemoryRequirements, memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(memoryRequirements, mipmap, device);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMipmappedArrayGetMemoryRequirements",
         &[
             ("memoryRequirements", crate::trace::Value::Ptr(memoryRequirements as *const c_void)),
@@ -10870,7 +10679,7 @@ unsafe fn trace_cuMipmappedArrayGetMemoryRequirements(__f: Fn_cuMipmappedArrayGe
             ("device", crate::trace::Value::I64(device.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10913,18 +10722,17 @@ pub(crate) unsafe fn call_cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUa
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuArrayGetPlane(__f: Fn_cuArrayGetPlane, pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pPlaneArray, hArray, planeIdx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuArrayGetPlane",
         &[
-            ("pPlaneArray", crate::trace::Value::Ptr(pPlaneArray as *const c_void)),
+            ("pPlaneArray", if __r.0 == 0 && !pPlaneArray.is_null() { crate::trace::Value::Hex((*pPlaneArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pPlaneArray as *const c_void) }),
             ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
             ("planeIdx", crate::trace::Value::U64(planeIdx as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -10967,16 +10775,15 @@ pub(crate) unsafe fn call_cuArrayDestroy(hArray: CUarray) -> Result<CUresult, Lo
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuArrayDestroy(__f: Fn_cuArrayDestroy, hArray: CUarray) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hArray);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuArrayDestroy",
         &[
             ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11019,17 +10826,16 @@ pub(crate) unsafe fn call_cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuArray3DCreate_v2(__f: Fn_cuArray3DCreate_v2, pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pHandle, pAllocateArray);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuArray3DCreate_v2",
         &[
-            ("pHandle", crate::trace::Value::Ptr(pHandle as *const c_void)),
+            ("pHandle", if __r.0 == 0 && !pHandle.is_null() { crate::trace::Value::Hex((*pHandle).0 as usize as u64) } else { crate::trace::Value::Ptr(pHandle as *const c_void) }),
             ("pAllocateArray", crate::trace::Value::Ptr(pAllocateArray as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11072,17 +10878,16 @@ pub(crate) unsafe fn call_cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuArray3DGetDescriptor_v2(__f: Fn_cuArray3DGetDescriptor_v2, pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pArrayDescriptor, hArray);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuArray3DGetDescriptor_v2",
         &[
             ("pArrayDescriptor", crate::trace::Value::Ptr(pArrayDescriptor as *const c_void)),
             ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11125,18 +10930,17 @@ pub(crate) unsafe fn call_cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMipmappedArrayCreate(__f: Fn_cuMipmappedArrayCreate, pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMipmappedArrayCreate",
         &[
-            ("pHandle", crate::trace::Value::Ptr(pHandle as *const c_void)),
+            ("pHandle", if __r.0 == 0 && !pHandle.is_null() { crate::trace::Value::Hex((*pHandle).0 as usize as u64) } else { crate::trace::Value::Ptr(pHandle as *const c_void) }),
             ("pMipmappedArrayDesc", crate::trace::Value::Ptr(pMipmappedArrayDesc as *const c_void)),
             ("numMipmapLevels", crate::trace::Value::U64(numMipmapLevels as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11179,18 +10983,17 @@ pub(crate) unsafe fn call_cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hM
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMipmappedArrayGetLevel(__f: Fn_cuMipmappedArrayGetLevel, pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pLevelArray, hMipmappedArray, level);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMipmappedArrayGetLevel",
         &[
-            ("pLevelArray", crate::trace::Value::Ptr(pLevelArray as *const c_void)),
+            ("pLevelArray", if __r.0 == 0 && !pLevelArray.is_null() { crate::trace::Value::Hex((*pLevelArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pLevelArray as *const c_void) }),
             ("hMipmappedArray", crate::trace::Value::Hex(hMipmappedArray.0 as usize as u64)),
             ("level", crate::trace::Value::U64(level as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11233,16 +11036,15 @@ pub(crate) unsafe fn call_cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedAr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMipmappedArrayDestroy(__f: Fn_cuMipmappedArrayDestroy, hMipmappedArray: CUmipmappedArray) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hMipmappedArray);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMipmappedArrayDestroy",
         &[
             ("hMipmappedArray", crate::trace::Value::Hex(hMipmappedArray.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11285,10 +11087,9 @@ pub(crate) unsafe fn call_cuMemGetHandleForAddressRange(handle: *mut c_void, dpt
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemGetHandleForAddressRange(__f: Fn_cuMemGetHandleForAddressRange, handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(handle, dptr, size, handleType, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemGetHandleForAddressRange",
         &[
             ("handle", crate::trace::Value::Ptr(handle as *const c_void)),
@@ -11298,7 +11099,7 @@ unsafe fn trace_cuMemGetHandleForAddressRange(__f: Fn_cuMemGetHandleForAddressRa
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11341,20 +11142,19 @@ pub(crate) unsafe fn call_cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecom
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemBatchDecompressAsync(__f: Fn_cuMemBatchDecompressAsync, paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(paramsArray, count, flags, errorIndex, stream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemBatchDecompressAsync",
         &[
             ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
             ("count", crate::trace::Value::Size(count as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
-            ("errorIndex", crate::trace::Value::Ptr(errorIndex as *const c_void)),
+            ("errorIndex", if __r.0 == 0 && !errorIndex.is_null() { crate::trace::Value::Size((*errorIndex) as u64) } else { crate::trace::Value::Ptr(errorIndex as *const c_void) }),
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11397,20 +11197,19 @@ pub(crate) unsafe fn call_cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmem
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemBatchDecompressAsync_ptsz(__f: Fn_cuMemBatchDecompressAsync_ptsz, paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(paramsArray, count, flags, errorIndex, stream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemBatchDecompressAsync_ptsz",
         &[
             ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
             ("count", crate::trace::Value::Size(count as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
-            ("errorIndex", crate::trace::Value::Ptr(errorIndex as *const c_void)),
+            ("errorIndex", if __r.0 == 0 && !errorIndex.is_null() { crate::trace::Value::Size((*errorIndex) as u64) } else { crate::trace::Value::Ptr(errorIndex as *const c_void) }),
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11453,20 +11252,19 @@ pub(crate) unsafe fn call_cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAddressReserve(__f: Fn_cuMemAddressReserve, ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ptr, size, alignment, addr, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAddressReserve",
         &[
-            ("ptr", crate::trace::Value::Ptr(ptr as *const c_void)),
+            ("ptr", if __r.0 == 0 && !ptr.is_null() { crate::trace::Value::Hex((*ptr).0 as u64) } else { crate::trace::Value::Ptr(ptr as *const c_void) }),
             ("size", crate::trace::Value::Size(size as u64)),
             ("alignment", crate::trace::Value::Size(alignment as u64)),
             ("addr", crate::trace::Value::Hex(addr.0 as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11509,17 +11307,16 @@ pub(crate) unsafe fn call_cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> Res
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAddressFree(__f: Fn_cuMemAddressFree, ptr: CUdeviceptr, size: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ptr, size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAddressFree",
         &[
             ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
             ("size", crate::trace::Value::Size(size as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11562,19 +11359,18 @@ pub(crate) unsafe fn call_cuMemCreate(handle: *mut CUmemGenericAllocationHandle,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemCreate(__f: Fn_cuMemCreate, handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(handle, size, prop, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemCreate",
         &[
-            ("handle", crate::trace::Value::Ptr(handle as *const c_void)),
+            ("handle", if __r.0 == 0 && !handle.is_null() { crate::trace::Value::Hex((*handle).0 as u64) } else { crate::trace::Value::Ptr(handle as *const c_void) }),
             ("size", crate::trace::Value::Size(size as u64)),
             ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11617,16 +11413,15 @@ pub(crate) unsafe fn call_cuMemRelease(handle: CUmemGenericAllocationHandle) -> 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemRelease(__f: Fn_cuMemRelease, handle: CUmemGenericAllocationHandle) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(handle);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemRelease",
         &[
             ("handle", crate::trace::Value::Hex(handle.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11669,10 +11464,9 @@ pub(crate) unsafe fn call_cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemMap(__f: Fn_cuMemMap, ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ptr, size, offset, handle, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemMap",
         &[
             ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
@@ -11682,7 +11476,7 @@ unsafe fn trace_cuMemMap(__f: Fn_cuMemMap, ptr: CUdeviceptr, size: usize, offset
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11725,10 +11519,9 @@ pub(crate) unsafe fn call_cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemMapArrayAsync(__f: Fn_cuMemMapArrayAsync, mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mapInfoList, count, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemMapArrayAsync",
         &[
             ("mapInfoList", crate::trace::Value::Ptr(mapInfoList as *const c_void)),
@@ -11736,7 +11529,7 @@ unsafe fn trace_cuMemMapArrayAsync(__f: Fn_cuMemMapArrayAsync, mapInfoList: *mut
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11779,10 +11572,9 @@ pub(crate) unsafe fn call_cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapIn
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemMapArrayAsync_ptsz(__f: Fn_cuMemMapArrayAsync_ptsz, mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mapInfoList, count, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemMapArrayAsync_ptsz",
         &[
             ("mapInfoList", crate::trace::Value::Ptr(mapInfoList as *const c_void)),
@@ -11790,7 +11582,7 @@ unsafe fn trace_cuMemMapArrayAsync_ptsz(__f: Fn_cuMemMapArrayAsync_ptsz, mapInfo
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11833,17 +11625,16 @@ pub(crate) unsafe fn call_cuMemUnmap(ptr: CUdeviceptr, size: usize) -> Result<CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemUnmap(__f: Fn_cuMemUnmap, ptr: CUdeviceptr, size: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ptr, size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemUnmap",
         &[
             ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
             ("size", crate::trace::Value::Size(size as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11886,10 +11677,9 @@ pub(crate) unsafe fn call_cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemSetAccess(__f: Fn_cuMemSetAccess, ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ptr, size, desc, count);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemSetAccess",
         &[
             ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
@@ -11898,7 +11688,7 @@ unsafe fn trace_cuMemSetAccess(__f: Fn_cuMemSetAccess, ptr: CUdeviceptr, size: u
             ("count", crate::trace::Value::Size(count as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11941,18 +11731,17 @@ pub(crate) unsafe fn call_cuMemGetAccess(flags: *mut c_ulonglong, location: *con
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemGetAccess(__f: Fn_cuMemGetAccess, flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(flags, location, ptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemGetAccess",
         &[
-            ("flags", crate::trace::Value::Ptr(flags as *const c_void)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
             ("location", crate::trace::Value::Ptr(location as *const c_void)),
             ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -11995,10 +11784,9 @@ pub(crate) unsafe fn call_cuMemExportToShareableHandle(shareableHandle: *mut c_v
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemExportToShareableHandle(__f: Fn_cuMemExportToShareableHandle, shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(shareableHandle, handle, handleType, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemExportToShareableHandle",
         &[
             ("shareableHandle", crate::trace::Value::Ptr(shareableHandle as *const c_void)),
@@ -12007,7 +11795,7 @@ unsafe fn trace_cuMemExportToShareableHandle(__f: Fn_cuMemExportToShareableHandl
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12050,18 +11838,17 @@ pub(crate) unsafe fn call_cuMemImportFromShareableHandle(handle: *mut CUmemGener
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemImportFromShareableHandle(__f: Fn_cuMemImportFromShareableHandle, handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(handle, osHandle, shHandleType);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemImportFromShareableHandle",
         &[
-            ("handle", crate::trace::Value::Ptr(handle as *const c_void)),
+            ("handle", if __r.0 == 0 && !handle.is_null() { crate::trace::Value::Hex((*handle).0 as u64) } else { crate::trace::Value::Ptr(handle as *const c_void) }),
             ("osHandle", crate::trace::Value::Ptr(osHandle as *const c_void)),
             ("shHandleType", crate::trace::Value::Enum { name: shHandleType.name(), value: shHandleType.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12104,18 +11891,17 @@ pub(crate) unsafe fn call_cuMemGetAllocationGranularity(granularity: *mut usize,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemGetAllocationGranularity(__f: Fn_cuMemGetAllocationGranularity, granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(granularity, prop, option);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemGetAllocationGranularity",
         &[
-            ("granularity", crate::trace::Value::Ptr(granularity as *const c_void)),
+            ("granularity", if __r.0 == 0 && !granularity.is_null() { crate::trace::Value::Size((*granularity) as u64) } else { crate::trace::Value::Ptr(granularity as *const c_void) }),
             ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
             ("option", crate::trace::Value::Enum { name: option.name(), value: option.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12158,17 +11944,16 @@ pub(crate) unsafe fn call_cuMemGetAllocationPropertiesFromHandle(prop: *mut CUme
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemGetAllocationPropertiesFromHandle(__f: Fn_cuMemGetAllocationPropertiesFromHandle, prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prop, handle);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemGetAllocationPropertiesFromHandle",
         &[
             ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
             ("handle", crate::trace::Value::Hex(handle.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12211,17 +11996,16 @@ pub(crate) unsafe fn call_cuMemRetainAllocationHandle(handle: *mut CUmemGenericA
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemRetainAllocationHandle(__f: Fn_cuMemRetainAllocationHandle, handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(handle, addr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemRetainAllocationHandle",
         &[
-            ("handle", crate::trace::Value::Ptr(handle as *const c_void)),
+            ("handle", if __r.0 == 0 && !handle.is_null() { crate::trace::Value::Hex((*handle).0 as u64) } else { crate::trace::Value::Ptr(handle as *const c_void) }),
             ("addr", crate::trace::Value::Ptr(addr as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12264,17 +12048,16 @@ pub(crate) unsafe fn call_cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemFreeAsync(__f: Fn_cuMemFreeAsync, dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemFreeAsync",
         &[
             ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12317,17 +12100,16 @@ pub(crate) unsafe fn call_cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstre
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemFreeAsync_ptsz(__f: Fn_cuMemFreeAsync_ptsz, dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemFreeAsync_ptsz",
         &[
             ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12370,18 +12152,17 @@ pub(crate) unsafe fn call_cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usiz
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAllocAsync(__f: Fn_cuMemAllocAsync, dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, bytesize, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAllocAsync",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
             ("bytesize", crate::trace::Value::Size(bytesize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12424,18 +12205,17 @@ pub(crate) unsafe fn call_cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAllocAsync_ptsz(__f: Fn_cuMemAllocAsync_ptsz, dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, bytesize, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAllocAsync_ptsz",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
             ("bytesize", crate::trace::Value::Size(bytesize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12478,17 +12258,16 @@ pub(crate) unsafe fn call_cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: us
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolTrimTo(__f: Fn_cuMemPoolTrimTo, pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pool, minBytesToKeep);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolTrimTo",
         &[
             ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
             ("minBytesToKeep", crate::trace::Value::Size(minBytesToKeep as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12531,10 +12310,9 @@ pub(crate) unsafe fn call_cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemP
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolSetAttribute(__f: Fn_cuMemPoolSetAttribute, pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pool, attr, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolSetAttribute",
         &[
             ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
@@ -12542,7 +12320,7 @@ unsafe fn trace_cuMemPoolSetAttribute(__f: Fn_cuMemPoolSetAttribute, pool: CUmem
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12585,10 +12363,9 @@ pub(crate) unsafe fn call_cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemP
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolGetAttribute(__f: Fn_cuMemPoolGetAttribute, pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pool, attr, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolGetAttribute",
         &[
             ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
@@ -12596,7 +12373,7 @@ unsafe fn trace_cuMemPoolGetAttribute(__f: Fn_cuMemPoolGetAttribute, pool: CUmem
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12639,10 +12416,9 @@ pub(crate) unsafe fn call_cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUm
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolSetAccess(__f: Fn_cuMemPoolSetAccess, pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pool, map, count);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolSetAccess",
         &[
             ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
@@ -12650,7 +12426,7 @@ unsafe fn trace_cuMemPoolSetAccess(__f: Fn_cuMemPoolSetAccess, pool: CUmemoryPoo
             ("count", crate::trace::Value::Size(count as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12693,18 +12469,17 @@ pub(crate) unsafe fn call_cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memP
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolGetAccess(__f: Fn_cuMemPoolGetAccess, flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(flags, memPool, location);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolGetAccess",
         &[
-            ("flags", crate::trace::Value::Ptr(flags as *const c_void)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::Enum { name: (*flags).name(), value: (*flags).0 as i64 } } else { crate::trace::Value::Ptr(flags as *const c_void) }),
             ("memPool", crate::trace::Value::Hex(memPool.0 as usize as u64)),
             ("location", crate::trace::Value::Ptr(location as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12747,17 +12522,16 @@ pub(crate) unsafe fn call_cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolCreate(__f: Fn_cuMemPoolCreate, pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pool, poolProps);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolCreate",
         &[
-            ("pool", crate::trace::Value::Ptr(pool as *const c_void)),
+            ("pool", if __r.0 == 0 && !pool.is_null() { crate::trace::Value::Hex((*pool).0 as usize as u64) } else { crate::trace::Value::Ptr(pool as *const c_void) }),
             ("poolProps", crate::trace::Value::Ptr(poolProps as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12800,16 +12574,15 @@ pub(crate) unsafe fn call_cuMemPoolDestroy(pool: CUmemoryPool) -> Result<CUresul
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolDestroy(__f: Fn_cuMemPoolDestroy, pool: CUmemoryPool) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pool);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolDestroy",
         &[
             ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12852,19 +12625,18 @@ pub(crate) unsafe fn call_cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAllocFromPoolAsync(__f: Fn_cuMemAllocFromPoolAsync, dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, bytesize, pool, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAllocFromPoolAsync",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
             ("bytesize", crate::trace::Value::Size(bytesize as u64)),
             ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12907,19 +12679,18 @@ pub(crate) unsafe fn call_cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, b
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAllocFromPoolAsync_ptsz(__f: Fn_cuMemAllocFromPoolAsync_ptsz, dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dptr, bytesize, pool, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAllocFromPoolAsync_ptsz",
         &[
-            ("dptr", crate::trace::Value::Ptr(dptr as *const c_void)),
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
             ("bytesize", crate::trace::Value::Size(bytesize as u64)),
             ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -12962,10 +12733,9 @@ pub(crate) unsafe fn call_cuMemPoolExportToShareableHandle(handle_out: *mut c_vo
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolExportToShareableHandle(__f: Fn_cuMemPoolExportToShareableHandle, handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(handle_out, pool, handleType, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolExportToShareableHandle",
         &[
             ("handle_out", crate::trace::Value::Ptr(handle_out as *const c_void)),
@@ -12974,7 +12744,7 @@ unsafe fn trace_cuMemPoolExportToShareableHandle(__f: Fn_cuMemPoolExportToSharea
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13017,19 +12787,18 @@ pub(crate) unsafe fn call_cuMemPoolImportFromShareableHandle(pool_out: *mut CUme
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolImportFromShareableHandle(__f: Fn_cuMemPoolImportFromShareableHandle, pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pool_out, handle, handleType, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolImportFromShareableHandle",
         &[
-            ("pool_out", crate::trace::Value::Ptr(pool_out as *const c_void)),
+            ("pool_out", if __r.0 == 0 && !pool_out.is_null() { crate::trace::Value::Hex((*pool_out).0 as usize as u64) } else { crate::trace::Value::Ptr(pool_out as *const c_void) }),
             ("handle", crate::trace::Value::Ptr(handle as *const c_void)),
             ("handleType", crate::trace::Value::Enum { name: handleType.name(), value: handleType.0 as i64 }),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13072,17 +12841,16 @@ pub(crate) unsafe fn call_cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPt
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolExportPointer(__f: Fn_cuMemPoolExportPointer, shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(shareData_out, ptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolExportPointer",
         &[
             ("shareData_out", crate::trace::Value::Ptr(shareData_out as *const c_void)),
             ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13125,18 +12893,17 @@ pub(crate) unsafe fn call_cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPoolImportPointer(__f: Fn_cuMemPoolImportPointer, ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ptr_out, pool, shareData);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPoolImportPointer",
         &[
-            ("ptr_out", crate::trace::Value::Ptr(ptr_out as *const c_void)),
+            ("ptr_out", if __r.0 == 0 && !ptr_out.is_null() { crate::trace::Value::Hex((*ptr_out).0 as u64) } else { crate::trace::Value::Ptr(ptr_out as *const c_void) }),
             ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
             ("shareData", crate::trace::Value::Ptr(shareData as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13179,17 +12946,16 @@ pub(crate) unsafe fn call_cuMulticastCreate(mcHandle: *mut CUmemGenericAllocatio
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMulticastCreate(__f: Fn_cuMulticastCreate, mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mcHandle, prop);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMulticastCreate",
         &[
-            ("mcHandle", crate::trace::Value::Ptr(mcHandle as *const c_void)),
+            ("mcHandle", if __r.0 == 0 && !mcHandle.is_null() { crate::trace::Value::Hex((*mcHandle).0 as u64) } else { crate::trace::Value::Ptr(mcHandle as *const c_void) }),
             ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13232,17 +12998,16 @@ pub(crate) unsafe fn call_cuMulticastAddDevice(mcHandle: CUmemGenericAllocationH
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMulticastAddDevice(__f: Fn_cuMulticastAddDevice, mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mcHandle, dev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMulticastAddDevice",
         &[
             ("mcHandle", crate::trace::Value::Hex(mcHandle.0 as u64)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13285,10 +13050,9 @@ pub(crate) unsafe fn call_cuMulticastBindMem(mcHandle: CUmemGenericAllocationHan
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMulticastBindMem(__f: Fn_cuMulticastBindMem, mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mcHandle, mcOffset, memHandle, memOffset, size, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMulticastBindMem",
         &[
             ("mcHandle", crate::trace::Value::Hex(mcHandle.0 as u64)),
@@ -13299,7 +13063,7 @@ unsafe fn trace_cuMulticastBindMem(__f: Fn_cuMulticastBindMem, mcHandle: CUmemGe
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13342,10 +13106,9 @@ pub(crate) unsafe fn call_cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHa
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMulticastBindAddr(__f: Fn_cuMulticastBindAddr, mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mcHandle, mcOffset, memptr, size, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMulticastBindAddr",
         &[
             ("mcHandle", crate::trace::Value::Hex(mcHandle.0 as u64)),
@@ -13355,7 +13118,7 @@ unsafe fn trace_cuMulticastBindAddr(__f: Fn_cuMulticastBindAddr, mcHandle: CUmem
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13398,10 +13161,9 @@ pub(crate) unsafe fn call_cuMulticastUnbind(mcHandle: CUmemGenericAllocationHand
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMulticastUnbind(__f: Fn_cuMulticastUnbind, mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mcHandle, dev, mcOffset, size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMulticastUnbind",
         &[
             ("mcHandle", crate::trace::Value::Hex(mcHandle.0 as u64)),
@@ -13410,7 +13172,7 @@ unsafe fn trace_cuMulticastUnbind(__f: Fn_cuMulticastUnbind, mcHandle: CUmemGene
             ("size", crate::trace::Value::Size(size as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13453,18 +13215,17 @@ pub(crate) unsafe fn call_cuMulticastGetGranularity(granularity: *mut usize, pro
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMulticastGetGranularity(__f: Fn_cuMulticastGetGranularity, granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(granularity, prop, option);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMulticastGetGranularity",
         &[
-            ("granularity", crate::trace::Value::Ptr(granularity as *const c_void)),
+            ("granularity", if __r.0 == 0 && !granularity.is_null() { crate::trace::Value::Size((*granularity) as u64) } else { crate::trace::Value::Ptr(granularity as *const c_void) }),
             ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
             ("option", crate::trace::Value::Enum { name: option.name(), value: option.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13507,10 +13268,9 @@ pub(crate) unsafe fn call_cuPointerGetAttribute(data: *mut c_void, attribute: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuPointerGetAttribute(__f: Fn_cuPointerGetAttribute, data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(data, attribute, ptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuPointerGetAttribute",
         &[
             ("data", crate::trace::Value::Ptr(data as *const c_void)),
@@ -13518,7 +13278,7 @@ unsafe fn trace_cuPointerGetAttribute(__f: Fn_cuPointerGetAttribute, data: *mut 
             ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13561,10 +13321,9 @@ pub(crate) unsafe fn call_cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPrefetchAsync(__f: Fn_cuMemPrefetchAsync, devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(devPtr, count, dstDevice, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPrefetchAsync",
         &[
             ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
@@ -13573,7 +13332,7 @@ unsafe fn trace_cuMemPrefetchAsync(__f: Fn_cuMemPrefetchAsync, devPtr: CUdevicep
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13616,10 +13375,9 @@ pub(crate) unsafe fn call_cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: us
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPrefetchAsync_ptsz(__f: Fn_cuMemPrefetchAsync_ptsz, devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(devPtr, count, dstDevice, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPrefetchAsync_ptsz",
         &[
             ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
@@ -13628,7 +13386,7 @@ unsafe fn trace_cuMemPrefetchAsync_ptsz(__f: Fn_cuMemPrefetchAsync_ptsz, devPtr:
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13671,10 +13429,9 @@ pub(crate) unsafe fn call_cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usiz
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPrefetchAsync_v2(__f: Fn_cuMemPrefetchAsync_v2, devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(devPtr, count, location, flags, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPrefetchAsync_v2",
         &[
             ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
@@ -13684,7 +13441,7 @@ unsafe fn trace_cuMemPrefetchAsync_v2(__f: Fn_cuMemPrefetchAsync_v2, devPtr: CUd
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13727,10 +13484,9 @@ pub(crate) unsafe fn call_cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemPrefetchAsync_v2_ptsz(__f: Fn_cuMemPrefetchAsync_v2_ptsz, devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(devPtr, count, location, flags, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemPrefetchAsync_v2_ptsz",
         &[
             ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
@@ -13740,7 +13496,7 @@ unsafe fn trace_cuMemPrefetchAsync_v2_ptsz(__f: Fn_cuMemPrefetchAsync_v2_ptsz, d
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13783,10 +13539,9 @@ pub(crate) unsafe fn call_cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAdvise(__f: Fn_cuMemAdvise, devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(devPtr, count, advice, device);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAdvise",
         &[
             ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
@@ -13795,7 +13550,7 @@ unsafe fn trace_cuMemAdvise(__f: Fn_cuMemAdvise, devPtr: CUdeviceptr, count: usi
             ("device", crate::trace::Value::I64(device.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13838,10 +13593,9 @@ pub(crate) unsafe fn call_cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemAdvise_v2(__f: Fn_cuMemAdvise_v2, devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(devPtr, count, advice, location);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemAdvise_v2",
         &[
             ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
@@ -13850,7 +13604,7 @@ unsafe fn trace_cuMemAdvise_v2(__f: Fn_cuMemAdvise_v2, devPtr: CUdeviceptr, coun
             ("location", crate::trace::Value::Ptr(core::ptr::addr_of!(location).cast())),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13893,10 +13647,9 @@ pub(crate) unsafe fn call_cuMemRangeGetAttribute(data: *mut c_void, dataSize: us
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemRangeGetAttribute(__f: Fn_cuMemRangeGetAttribute, data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(data, dataSize, attribute, devPtr, count);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemRangeGetAttribute",
         &[
             ("data", crate::trace::Value::Ptr(data as *const c_void)),
@@ -13906,7 +13659,7 @@ unsafe fn trace_cuMemRangeGetAttribute(__f: Fn_cuMemRangeGetAttribute, data: *mu
             ("count", crate::trace::Value::Size(count as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -13949,10 +13702,9 @@ pub(crate) unsafe fn call_cuMemRangeGetAttributes(data: *mut *mut c_void, dataSi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuMemRangeGetAttributes(__f: Fn_cuMemRangeGetAttributes, data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(data, dataSizes, attributes, numAttributes, devPtr, count);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuMemRangeGetAttributes",
         &[
             ("data", crate::trace::Value::Ptr(data as *const c_void)),
@@ -13963,7 +13715,7 @@ unsafe fn trace_cuMemRangeGetAttributes(__f: Fn_cuMemRangeGetAttributes, data: *
             ("count", crate::trace::Value::Size(count as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14006,10 +13758,9 @@ pub(crate) unsafe fn call_cuPointerSetAttribute(value: *const c_void, attribute:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuPointerSetAttribute(__f: Fn_cuPointerSetAttribute, value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(value, attribute, ptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuPointerSetAttribute",
         &[
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
@@ -14017,7 +13768,7 @@ unsafe fn trace_cuPointerSetAttribute(__f: Fn_cuPointerSetAttribute, value: *con
             ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14060,10 +13811,9 @@ pub(crate) unsafe fn call_cuPointerGetAttributes(numAttributes: c_uint, attribut
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuPointerGetAttributes(__f: Fn_cuPointerGetAttributes, numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(numAttributes, attributes, data, ptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuPointerGetAttributes",
         &[
             ("numAttributes", crate::trace::Value::U64(numAttributes as u64)),
@@ -14072,7 +13822,7 @@ unsafe fn trace_cuPointerGetAttributes(__f: Fn_cuPointerGetAttributes, numAttrib
             ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14115,17 +13865,16 @@ pub(crate) unsafe fn call_cuStreamCreate(phStream: *mut CUstream, Flags: c_uint)
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamCreate(__f: Fn_cuStreamCreate, phStream: *mut CUstream, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phStream, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamCreate",
         &[
-            ("phStream", crate::trace::Value::Ptr(phStream as *const c_void)),
+            ("phStream", if __r.0 == 0 && !phStream.is_null() { crate::trace::Value::Hex((*phStream).0 as usize as u64) } else { crate::trace::Value::Ptr(phStream as *const c_void) }),
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14168,18 +13917,17 @@ pub(crate) unsafe fn call_cuStreamCreateWithPriority(phStream: *mut CUstream, fl
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamCreateWithPriority(__f: Fn_cuStreamCreateWithPriority, phStream: *mut CUstream, flags: c_uint, priority: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phStream, flags, priority);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamCreateWithPriority",
         &[
-            ("phStream", crate::trace::Value::Ptr(phStream as *const c_void)),
+            ("phStream", if __r.0 == 0 && !phStream.is_null() { crate::trace::Value::Hex((*phStream).0 as usize as u64) } else { crate::trace::Value::Ptr(phStream as *const c_void) }),
             ("flags", crate::trace::Value::U64(flags as u64)),
             ("priority", crate::trace::Value::I64(priority as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14222,17 +13970,16 @@ pub(crate) unsafe fn call_cuStreamGetPriority(hStream: CUstream, priority: *mut 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetPriority(__f: Fn_cuStreamGetPriority, hStream: CUstream, priority: *mut c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, priority);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetPriority",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("priority", crate::trace::Value::Ptr(priority as *const c_void)),
+            ("priority", if __r.0 == 0 && !priority.is_null() { crate::trace::Value::I64((*priority) as i64) } else { crate::trace::Value::Ptr(priority as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14275,17 +14022,16 @@ pub(crate) unsafe fn call_cuStreamGetPriority_ptsz(hStream: CUstream, priority: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetPriority_ptsz(__f: Fn_cuStreamGetPriority_ptsz, hStream: CUstream, priority: *mut c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, priority);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetPriority_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("priority", crate::trace::Value::Ptr(priority as *const c_void)),
+            ("priority", if __r.0 == 0 && !priority.is_null() { crate::trace::Value::I64((*priority) as i64) } else { crate::trace::Value::Ptr(priority as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14328,17 +14074,16 @@ pub(crate) unsafe fn call_cuStreamGetDevice(hStream: CUstream, device: *mut CUde
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetDevice(__f: Fn_cuStreamGetDevice, hStream: CUstream, device: *mut CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, device);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetDevice",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("device", crate::trace::Value::Ptr(device as *const c_void)),
+            ("device", if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14381,17 +14126,16 @@ pub(crate) unsafe fn call_cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetDevice_ptsz(__f: Fn_cuStreamGetDevice_ptsz, hStream: CUstream, device: *mut CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, device);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetDevice_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("device", crate::trace::Value::Ptr(device as *const c_void)),
+            ("device", if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14434,17 +14178,16 @@ pub(crate) unsafe fn call_cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetFlags(__f: Fn_cuStreamGetFlags, hStream: CUstream, flags: *mut c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetFlags",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("flags", crate::trace::Value::Ptr(flags as *const c_void)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14487,17 +14230,16 @@ pub(crate) unsafe fn call_cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetFlags_ptsz(__f: Fn_cuStreamGetFlags_ptsz, hStream: CUstream, flags: *mut c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetFlags_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("flags", crate::trace::Value::Ptr(flags as *const c_void)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14540,17 +14282,16 @@ pub(crate) unsafe fn call_cuStreamGetId(hStream: CUstream, streamId: *mut c_ulon
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetId(__f: Fn_cuStreamGetId, hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, streamId);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetId",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("streamId", crate::trace::Value::Ptr(streamId as *const c_void)),
+            ("streamId", if __r.0 == 0 && !streamId.is_null() { crate::trace::Value::U64((*streamId) as u64) } else { crate::trace::Value::Ptr(streamId as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14593,17 +14334,16 @@ pub(crate) unsafe fn call_cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetId_ptsz(__f: Fn_cuStreamGetId_ptsz, hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, streamId);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetId_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("streamId", crate::trace::Value::Ptr(streamId as *const c_void)),
+            ("streamId", if __r.0 == 0 && !streamId.is_null() { crate::trace::Value::U64((*streamId) as u64) } else { crate::trace::Value::Ptr(streamId as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14646,17 +14386,16 @@ pub(crate) unsafe fn call_cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetCtx(__f: Fn_cuStreamGetCtx, hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, pctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetCtx",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14699,17 +14438,16 @@ pub(crate) unsafe fn call_cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUco
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetCtx_ptsz(__f: Fn_cuStreamGetCtx_ptsz, hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, pctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetCtx_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("pctx", crate::trace::Value::Ptr(pctx as *const c_void)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14752,18 +14490,17 @@ pub(crate) unsafe fn call_cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcont
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetCtx_v2(__f: Fn_cuStreamGetCtx_v2, hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, pCtx, pGreenCtx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetCtx_v2",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("pCtx", crate::trace::Value::Ptr(pCtx as *const c_void)),
-            ("pGreenCtx", crate::trace::Value::Ptr(pGreenCtx as *const c_void)),
+            ("pCtx", if __r.0 == 0 && !pCtx.is_null() { crate::trace::Value::Hex((*pCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pCtx as *const c_void) }),
+            ("pGreenCtx", if __r.0 == 0 && !pGreenCtx.is_null() { crate::trace::Value::Hex((*pGreenCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pGreenCtx as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14806,18 +14543,17 @@ pub(crate) unsafe fn call_cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetCtx_v2_ptsz(__f: Fn_cuStreamGetCtx_v2_ptsz, hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, pCtx, pGreenCtx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetCtx_v2_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("pCtx", crate::trace::Value::Ptr(pCtx as *const c_void)),
-            ("pGreenCtx", crate::trace::Value::Ptr(pGreenCtx as *const c_void)),
+            ("pCtx", if __r.0 == 0 && !pCtx.is_null() { crate::trace::Value::Hex((*pCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pCtx as *const c_void) }),
+            ("pGreenCtx", if __r.0 == 0 && !pGreenCtx.is_null() { crate::trace::Value::Hex((*pGreenCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pGreenCtx as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14860,10 +14596,9 @@ pub(crate) unsafe fn call_cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWaitEvent(__f: Fn_cuStreamWaitEvent, hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, hEvent, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWaitEvent",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -14871,7 +14606,7 @@ unsafe fn trace_cuStreamWaitEvent(__f: Fn_cuStreamWaitEvent, hStream: CUstream, 
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14914,10 +14649,9 @@ pub(crate) unsafe fn call_cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUev
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWaitEvent_ptsz(__f: Fn_cuStreamWaitEvent_ptsz, hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, hEvent, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWaitEvent_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -14925,7 +14659,7 @@ unsafe fn trace_cuStreamWaitEvent_ptsz(__f: Fn_cuStreamWaitEvent_ptsz, hStream: 
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -14968,10 +14702,9 @@ pub(crate) unsafe fn call_cuStreamAddCallback(hStream: CUstream, callback: CUstr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamAddCallback(__f: Fn_cuStreamAddCallback, hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, callback, userData, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamAddCallback",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -14980,7 +14713,7 @@ unsafe fn trace_cuStreamAddCallback(__f: Fn_cuStreamAddCallback, hStream: CUstre
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15023,10 +14756,9 @@ pub(crate) unsafe fn call_cuStreamAddCallback_ptsz(hStream: CUstream, callback: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamAddCallback_ptsz(__f: Fn_cuStreamAddCallback_ptsz, hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, callback, userData, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamAddCallback_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -15035,7 +14767,7 @@ unsafe fn trace_cuStreamAddCallback_ptsz(__f: Fn_cuStreamAddCallback_ptsz, hStre
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15078,17 +14810,16 @@ pub(crate) unsafe fn call_cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamBeginCapture_v2(__f: Fn_cuStreamBeginCapture_v2, hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, mode);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamBeginCapture_v2",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
             ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15131,17 +14862,16 @@ pub(crate) unsafe fn call_cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamBeginCapture_v2_ptsz(__f: Fn_cuStreamBeginCapture_v2_ptsz, hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, mode);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamBeginCapture_v2_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
             ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15184,10 +14914,9 @@ pub(crate) unsafe fn call_cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamBeginCaptureToGraph(__f: Fn_cuStreamBeginCaptureToGraph, hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamBeginCaptureToGraph",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -15198,7 +14927,7 @@ unsafe fn trace_cuStreamBeginCaptureToGraph(__f: Fn_cuStreamBeginCaptureToGraph,
             ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15241,10 +14970,9 @@ pub(crate) unsafe fn call_cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hG
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamBeginCaptureToGraph_ptsz(__f: Fn_cuStreamBeginCaptureToGraph_ptsz, hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamBeginCaptureToGraph_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -15255,7 +14983,7 @@ unsafe fn trace_cuStreamBeginCaptureToGraph_ptsz(__f: Fn_cuStreamBeginCaptureToG
             ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15298,16 +15026,15 @@ pub(crate) unsafe fn call_cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamC
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuThreadExchangeStreamCaptureMode(__f: Fn_cuThreadExchangeStreamCaptureMode, mode: *mut CUstreamCaptureMode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mode);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuThreadExchangeStreamCaptureMode",
         &[
-            ("mode", crate::trace::Value::Ptr(mode as *const c_void)),
+            ("mode", if __r.0 == 0 && !mode.is_null() { crate::trace::Value::Enum { name: (*mode).name(), value: (*mode).0 as i64 } } else { crate::trace::Value::Ptr(mode as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15350,17 +15077,16 @@ pub(crate) unsafe fn call_cuStreamEndCapture(hStream: CUstream, phGraph: *mut CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamEndCapture(__f: Fn_cuStreamEndCapture, hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, phGraph);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamEndCapture",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("phGraph", crate::trace::Value::Ptr(phGraph as *const c_void)),
+            ("phGraph", if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15403,17 +15129,16 @@ pub(crate) unsafe fn call_cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *m
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamEndCapture_ptsz(__f: Fn_cuStreamEndCapture_ptsz, hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, phGraph);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamEndCapture_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("phGraph", crate::trace::Value::Ptr(phGraph as *const c_void)),
+            ("phGraph", if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15456,17 +15181,16 @@ pub(crate) unsafe fn call_cuStreamIsCapturing(hStream: CUstream, captureStatus: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamIsCapturing(__f: Fn_cuStreamIsCapturing, hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, captureStatus);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamIsCapturing",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("captureStatus", crate::trace::Value::Ptr(captureStatus as *const c_void)),
+            ("captureStatus", if __r.0 == 0 && !captureStatus.is_null() { crate::trace::Value::Enum { name: (*captureStatus).name(), value: (*captureStatus).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15509,17 +15233,16 @@ pub(crate) unsafe fn call_cuStreamIsCapturing_ptsz(hStream: CUstream, captureSta
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamIsCapturing_ptsz(__f: Fn_cuStreamIsCapturing_ptsz, hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, captureStatus);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamIsCapturing_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("captureStatus", crate::trace::Value::Ptr(captureStatus as *const c_void)),
+            ("captureStatus", if __r.0 == 0 && !captureStatus.is_null() { crate::trace::Value::Enum { name: (*captureStatus).name(), value: (*captureStatus).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15562,21 +15285,20 @@ pub(crate) unsafe fn call_cuStreamGetCaptureInfo_v2(hStream: CUstream, captureSt
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetCaptureInfo_v2(__f: Fn_cuStreamGetCaptureInfo_v2, hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetCaptureInfo_v2",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("captureStatus_out", crate::trace::Value::Ptr(captureStatus_out as *const c_void)),
-            ("id_out", crate::trace::Value::Ptr(id_out as *const c_void)),
-            ("graph_out", crate::trace::Value::Ptr(graph_out as *const c_void)),
+            ("captureStatus_out", if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) }),
+            ("id_out", if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) }),
+            ("graph_out", if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) }),
             ("dependencies_out", crate::trace::Value::Ptr(dependencies_out as *const c_void)),
-            ("numDependencies_out", crate::trace::Value::Ptr(numDependencies_out as *const c_void)),
+            ("numDependencies_out", if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15619,21 +15341,20 @@ pub(crate) unsafe fn call_cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, capt
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetCaptureInfo_v2_ptsz(__f: Fn_cuStreamGetCaptureInfo_v2_ptsz, hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetCaptureInfo_v2_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("captureStatus_out", crate::trace::Value::Ptr(captureStatus_out as *const c_void)),
-            ("id_out", crate::trace::Value::Ptr(id_out as *const c_void)),
-            ("graph_out", crate::trace::Value::Ptr(graph_out as *const c_void)),
+            ("captureStatus_out", if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) }),
+            ("id_out", if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) }),
+            ("graph_out", if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) }),
             ("dependencies_out", crate::trace::Value::Ptr(dependencies_out as *const c_void)),
-            ("numDependencies_out", crate::trace::Value::Ptr(numDependencies_out as *const c_void)),
+            ("numDependencies_out", if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15676,22 +15397,21 @@ pub(crate) unsafe fn call_cuStreamGetCaptureInfo_v3(hStream: CUstream, captureSt
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetCaptureInfo_v3(__f: Fn_cuStreamGetCaptureInfo_v3, hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetCaptureInfo_v3",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("captureStatus_out", crate::trace::Value::Ptr(captureStatus_out as *const c_void)),
-            ("id_out", crate::trace::Value::Ptr(id_out as *const c_void)),
-            ("graph_out", crate::trace::Value::Ptr(graph_out as *const c_void)),
+            ("captureStatus_out", if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) }),
+            ("id_out", if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) }),
+            ("graph_out", if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) }),
             ("dependencies_out", crate::trace::Value::Ptr(dependencies_out as *const c_void)),
             ("edgeData_out", crate::trace::Value::Ptr(edgeData_out as *const c_void)),
-            ("numDependencies_out", crate::trace::Value::Ptr(numDependencies_out as *const c_void)),
+            ("numDependencies_out", if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15734,22 +15454,21 @@ pub(crate) unsafe fn call_cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, capt
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetCaptureInfo_v3_ptsz(__f: Fn_cuStreamGetCaptureInfo_v3_ptsz, hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetCaptureInfo_v3_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("captureStatus_out", crate::trace::Value::Ptr(captureStatus_out as *const c_void)),
-            ("id_out", crate::trace::Value::Ptr(id_out as *const c_void)),
-            ("graph_out", crate::trace::Value::Ptr(graph_out as *const c_void)),
+            ("captureStatus_out", if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) }),
+            ("id_out", if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) }),
+            ("graph_out", if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) }),
             ("dependencies_out", crate::trace::Value::Ptr(dependencies_out as *const c_void)),
             ("edgeData_out", crate::trace::Value::Ptr(edgeData_out as *const c_void)),
-            ("numDependencies_out", crate::trace::Value::Ptr(numDependencies_out as *const c_void)),
+            ("numDependencies_out", if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15792,10 +15511,9 @@ pub(crate) unsafe fn call_cuStreamUpdateCaptureDependencies(hStream: CUstream, d
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamUpdateCaptureDependencies(__f: Fn_cuStreamUpdateCaptureDependencies, hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, dependencies, numDependencies, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamUpdateCaptureDependencies",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -15804,7 +15522,7 @@ unsafe fn trace_cuStreamUpdateCaptureDependencies(__f: Fn_cuStreamUpdateCaptureD
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15847,10 +15565,9 @@ pub(crate) unsafe fn call_cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstre
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamUpdateCaptureDependencies_ptsz(__f: Fn_cuStreamUpdateCaptureDependencies_ptsz, hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, dependencies, numDependencies, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamUpdateCaptureDependencies_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -15859,7 +15576,7 @@ unsafe fn trace_cuStreamUpdateCaptureDependencies_ptsz(__f: Fn_cuStreamUpdateCap
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15902,10 +15619,9 @@ pub(crate) unsafe fn call_cuStreamUpdateCaptureDependencies_v2(hStream: CUstream
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamUpdateCaptureDependencies_v2(__f: Fn_cuStreamUpdateCaptureDependencies_v2, hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, dependencies, dependencyData, numDependencies, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamUpdateCaptureDependencies_v2",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -15915,7 +15631,7 @@ unsafe fn trace_cuStreamUpdateCaptureDependencies_v2(__f: Fn_cuStreamUpdateCaptu
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -15958,10 +15674,9 @@ pub(crate) unsafe fn call_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUs
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamUpdateCaptureDependencies_v2_ptsz(__f: Fn_cuStreamUpdateCaptureDependencies_v2_ptsz, hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, dependencies, dependencyData, numDependencies, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamUpdateCaptureDependencies_v2_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -15971,7 +15686,7 @@ unsafe fn trace_cuStreamUpdateCaptureDependencies_v2_ptsz(__f: Fn_cuStreamUpdate
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16014,10 +15729,9 @@ pub(crate) unsafe fn call_cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdevi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamAttachMemAsync(__f: Fn_cuStreamAttachMemAsync, hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, dptr, length, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamAttachMemAsync",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -16026,7 +15740,7 @@ unsafe fn trace_cuStreamAttachMemAsync(__f: Fn_cuStreamAttachMemAsync, hStream: 
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16069,10 +15783,9 @@ pub(crate) unsafe fn call_cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamAttachMemAsync_ptsz(__f: Fn_cuStreamAttachMemAsync_ptsz, hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, dptr, length, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamAttachMemAsync_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -16081,7 +15794,7 @@ unsafe fn trace_cuStreamAttachMemAsync_ptsz(__f: Fn_cuStreamAttachMemAsync_ptsz,
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16124,16 +15837,15 @@ pub(crate) unsafe fn call_cuStreamQuery(hStream: CUstream) -> Result<CUresult, L
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamQuery(__f: Fn_cuStreamQuery, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamQuery",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16176,16 +15888,15 @@ pub(crate) unsafe fn call_cuStreamQuery_ptsz(hStream: CUstream) -> Result<CUresu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamQuery_ptsz(__f: Fn_cuStreamQuery_ptsz, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamQuery_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16228,16 +15939,15 @@ pub(crate) unsafe fn call_cuStreamSynchronize(hStream: CUstream) -> Result<CUres
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamSynchronize(__f: Fn_cuStreamSynchronize, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamSynchronize",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16280,16 +15990,15 @@ pub(crate) unsafe fn call_cuStreamSynchronize_ptsz(hStream: CUstream) -> Result<
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamSynchronize_ptsz(__f: Fn_cuStreamSynchronize_ptsz, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamSynchronize_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16332,16 +16041,15 @@ pub(crate) unsafe fn call_cuStreamDestroy_v2(hStream: CUstream) -> Result<CUresu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamDestroy_v2(__f: Fn_cuStreamDestroy_v2, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamDestroy_v2",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16384,17 +16092,16 @@ pub(crate) unsafe fn call_cuStreamCopyAttributes(dst: CUstream, src: CUstream) -
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamCopyAttributes(__f: Fn_cuStreamCopyAttributes, dst: CUstream, src: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dst, src);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamCopyAttributes",
         &[
             ("dst", crate::trace::Value::Hex(dst.0 as usize as u64)),
             ("src", crate::trace::Value::Hex(src.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16437,17 +16144,16 @@ pub(crate) unsafe fn call_cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstre
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamCopyAttributes_ptsz(__f: Fn_cuStreamCopyAttributes_ptsz, dst: CUstream, src: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dst, src);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamCopyAttributes_ptsz",
         &[
             ("dst", crate::trace::Value::Hex(dst.0 as usize as u64)),
             ("src", crate::trace::Value::Hex(src.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16490,10 +16196,9 @@ pub(crate) unsafe fn call_cuStreamGetAttribute(hStream: CUstream, attr: CUstream
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetAttribute(__f: Fn_cuStreamGetAttribute, hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, attr, value_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetAttribute",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -16501,7 +16206,7 @@ unsafe fn trace_cuStreamGetAttribute(__f: Fn_cuStreamGetAttribute, hStream: CUst
             ("value_out", crate::trace::Value::Ptr(value_out as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16544,10 +16249,9 @@ pub(crate) unsafe fn call_cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUs
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetAttribute_ptsz(__f: Fn_cuStreamGetAttribute_ptsz, hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, attr, value_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetAttribute_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -16555,7 +16259,7 @@ unsafe fn trace_cuStreamGetAttribute_ptsz(__f: Fn_cuStreamGetAttribute_ptsz, hSt
             ("value_out", crate::trace::Value::Ptr(value_out as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16598,10 +16302,9 @@ pub(crate) unsafe fn call_cuStreamSetAttribute(hStream: CUstream, attr: CUstream
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamSetAttribute(__f: Fn_cuStreamSetAttribute, hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, attr, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamSetAttribute",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -16609,7 +16312,7 @@ unsafe fn trace_cuStreamSetAttribute(__f: Fn_cuStreamSetAttribute, hStream: CUst
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16652,10 +16355,9 @@ pub(crate) unsafe fn call_cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUs
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamSetAttribute_ptsz(__f: Fn_cuStreamSetAttribute_ptsz, hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, attr, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamSetAttribute_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -16663,7 +16365,7 @@ unsafe fn trace_cuStreamSetAttribute_ptsz(__f: Fn_cuStreamSetAttribute_ptsz, hSt
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16706,17 +16408,16 @@ pub(crate) unsafe fn call_cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) ->
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventCreate(__f: Fn_cuEventCreate, phEvent: *mut CUevent, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phEvent, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventCreate",
         &[
-            ("phEvent", crate::trace::Value::Ptr(phEvent as *const c_void)),
+            ("phEvent", if __r.0 == 0 && !phEvent.is_null() { crate::trace::Value::Hex((*phEvent).0 as usize as u64) } else { crate::trace::Value::Ptr(phEvent as *const c_void) }),
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16759,17 +16460,16 @@ pub(crate) unsafe fn call_cuEventRecord(hEvent: CUevent, hStream: CUstream) -> R
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventRecord(__f: Fn_cuEventRecord, hEvent: CUevent, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hEvent, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventRecord",
         &[
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16812,17 +16512,16 @@ pub(crate) unsafe fn call_cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream)
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventRecord_ptsz(__f: Fn_cuEventRecord_ptsz, hEvent: CUevent, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hEvent, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventRecord_ptsz",
         &[
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16865,10 +16564,9 @@ pub(crate) unsafe fn call_cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventRecordWithFlags(__f: Fn_cuEventRecordWithFlags, hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hEvent, hStream, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventRecordWithFlags",
         &[
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
@@ -16876,7 +16574,7 @@ unsafe fn trace_cuEventRecordWithFlags(__f: Fn_cuEventRecordWithFlags, hEvent: C
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16919,10 +16617,9 @@ pub(crate) unsafe fn call_cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventRecordWithFlags_ptsz(__f: Fn_cuEventRecordWithFlags_ptsz, hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hEvent, hStream, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventRecordWithFlags_ptsz",
         &[
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
@@ -16930,7 +16627,7 @@ unsafe fn trace_cuEventRecordWithFlags_ptsz(__f: Fn_cuEventRecordWithFlags_ptsz,
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -16973,16 +16670,15 @@ pub(crate) unsafe fn call_cuEventQuery(hEvent: CUevent) -> Result<CUresult, Load
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventQuery(__f: Fn_cuEventQuery, hEvent: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hEvent);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventQuery",
         &[
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17025,16 +16721,15 @@ pub(crate) unsafe fn call_cuEventSynchronize(hEvent: CUevent) -> Result<CUresult
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventSynchronize(__f: Fn_cuEventSynchronize, hEvent: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hEvent);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventSynchronize",
         &[
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17077,16 +16772,15 @@ pub(crate) unsafe fn call_cuEventDestroy_v2(hEvent: CUevent) -> Result<CUresult,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventDestroy_v2(__f: Fn_cuEventDestroy_v2, hEvent: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hEvent);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventDestroy_v2",
         &[
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17129,18 +16823,17 @@ pub(crate) unsafe fn call_cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventElapsedTime(__f: Fn_cuEventElapsedTime, pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pMilliseconds, hStart, hEnd);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventElapsedTime",
         &[
-            ("pMilliseconds", crate::trace::Value::Ptr(pMilliseconds as *const c_void)),
+            ("pMilliseconds", if __r.0 == 0 && !pMilliseconds.is_null() { crate::trace::Value::F64((*pMilliseconds) as f64) } else { crate::trace::Value::Ptr(pMilliseconds as *const c_void) }),
             ("hStart", crate::trace::Value::Hex(hStart.0 as usize as u64)),
             ("hEnd", crate::trace::Value::Hex(hEnd.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17183,18 +16876,17 @@ pub(crate) unsafe fn call_cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuEventElapsedTime_v2(__f: Fn_cuEventElapsedTime_v2, pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pMilliseconds, hStart, hEnd);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuEventElapsedTime_v2",
         &[
-            ("pMilliseconds", crate::trace::Value::Ptr(pMilliseconds as *const c_void)),
+            ("pMilliseconds", if __r.0 == 0 && !pMilliseconds.is_null() { crate::trace::Value::F64((*pMilliseconds) as f64) } else { crate::trace::Value::Ptr(pMilliseconds as *const c_void) }),
             ("hStart", crate::trace::Value::Hex(hStart.0 as usize as u64)),
             ("hEnd", crate::trace::Value::Hex(hEnd.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17237,17 +16929,16 @@ pub(crate) unsafe fn call_cuImportExternalMemory(extMem_out: *mut CUexternalMemo
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuImportExternalMemory(__f: Fn_cuImportExternalMemory, extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(extMem_out, memHandleDesc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuImportExternalMemory",
         &[
-            ("extMem_out", crate::trace::Value::Ptr(extMem_out as *const c_void)),
+            ("extMem_out", if __r.0 == 0 && !extMem_out.is_null() { crate::trace::Value::Hex((*extMem_out).0 as usize as u64) } else { crate::trace::Value::Ptr(extMem_out as *const c_void) }),
             ("memHandleDesc", crate::trace::Value::Ptr(memHandleDesc as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17290,18 +16981,17 @@ pub(crate) unsafe fn call_cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdevicep
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuExternalMemoryGetMappedBuffer(__f: Fn_cuExternalMemoryGetMappedBuffer, devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(devPtr, extMem, bufferDesc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuExternalMemoryGetMappedBuffer",
         &[
-            ("devPtr", crate::trace::Value::Ptr(devPtr as *const c_void)),
+            ("devPtr", if __r.0 == 0 && !devPtr.is_null() { crate::trace::Value::Hex((*devPtr).0 as u64) } else { crate::trace::Value::Ptr(devPtr as *const c_void) }),
             ("extMem", crate::trace::Value::Hex(extMem.0 as usize as u64)),
             ("bufferDesc", crate::trace::Value::Ptr(bufferDesc as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17344,18 +17034,17 @@ pub(crate) unsafe fn call_cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuExternalMemoryGetMappedMipmappedArray(__f: Fn_cuExternalMemoryGetMappedMipmappedArray, mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(mipmap, extMem, mipmapDesc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuExternalMemoryGetMappedMipmappedArray",
         &[
-            ("mipmap", crate::trace::Value::Ptr(mipmap as *const c_void)),
+            ("mipmap", if __r.0 == 0 && !mipmap.is_null() { crate::trace::Value::Hex((*mipmap).0 as usize as u64) } else { crate::trace::Value::Ptr(mipmap as *const c_void) }),
             ("extMem", crate::trace::Value::Hex(extMem.0 as usize as u64)),
             ("mipmapDesc", crate::trace::Value::Ptr(mipmapDesc as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17398,16 +17087,15 @@ pub(crate) unsafe fn call_cuDestroyExternalMemory(extMem: CUexternalMemory) -> R
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDestroyExternalMemory(__f: Fn_cuDestroyExternalMemory, extMem: CUexternalMemory) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(extMem);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDestroyExternalMemory",
         &[
             ("extMem", crate::trace::Value::Hex(extMem.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17450,17 +17138,16 @@ pub(crate) unsafe fn call_cuImportExternalSemaphore(extSem_out: *mut CUexternalS
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuImportExternalSemaphore(__f: Fn_cuImportExternalSemaphore, extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(extSem_out, semHandleDesc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuImportExternalSemaphore",
         &[
-            ("extSem_out", crate::trace::Value::Ptr(extSem_out as *const c_void)),
+            ("extSem_out", if __r.0 == 0 && !extSem_out.is_null() { crate::trace::Value::Hex((*extSem_out).0 as usize as u64) } else { crate::trace::Value::Ptr(extSem_out as *const c_void) }),
             ("semHandleDesc", crate::trace::Value::Ptr(semHandleDesc as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17503,10 +17190,9 @@ pub(crate) unsafe fn call_cuSignalExternalSemaphoresAsync(extSemArray: *const CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuSignalExternalSemaphoresAsync(__f: Fn_cuSignalExternalSemaphoresAsync, extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(extSemArray, paramsArray, numExtSems, stream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuSignalExternalSemaphoresAsync",
         &[
             ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
@@ -17515,7 +17201,7 @@ unsafe fn trace_cuSignalExternalSemaphoresAsync(__f: Fn_cuSignalExternalSemaphor
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17558,10 +17244,9 @@ pub(crate) unsafe fn call_cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *con
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuSignalExternalSemaphoresAsync_ptsz(__f: Fn_cuSignalExternalSemaphoresAsync_ptsz, extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(extSemArray, paramsArray, numExtSems, stream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuSignalExternalSemaphoresAsync_ptsz",
         &[
             ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
@@ -17570,7 +17255,7 @@ unsafe fn trace_cuSignalExternalSemaphoresAsync_ptsz(__f: Fn_cuSignalExternalSem
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17613,10 +17298,9 @@ pub(crate) unsafe fn call_cuWaitExternalSemaphoresAsync(extSemArray: *const CUex
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuWaitExternalSemaphoresAsync(__f: Fn_cuWaitExternalSemaphoresAsync, extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(extSemArray, paramsArray, numExtSems, stream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuWaitExternalSemaphoresAsync",
         &[
             ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
@@ -17625,7 +17309,7 @@ unsafe fn trace_cuWaitExternalSemaphoresAsync(__f: Fn_cuWaitExternalSemaphoresAs
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17668,10 +17352,9 @@ pub(crate) unsafe fn call_cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuWaitExternalSemaphoresAsync_ptsz(__f: Fn_cuWaitExternalSemaphoresAsync_ptsz, extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(extSemArray, paramsArray, numExtSems, stream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuWaitExternalSemaphoresAsync_ptsz",
         &[
             ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
@@ -17680,7 +17363,7 @@ unsafe fn trace_cuWaitExternalSemaphoresAsync_ptsz(__f: Fn_cuWaitExternalSemapho
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17723,16 +17406,15 @@ pub(crate) unsafe fn call_cuDestroyExternalSemaphore(extSem: CUexternalSemaphore
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDestroyExternalSemaphore(__f: Fn_cuDestroyExternalSemaphore, extSem: CUexternalSemaphore) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(extSem);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDestroyExternalSemaphore",
         &[
             ("extSem", crate::trace::Value::Hex(extSem.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17775,10 +17457,9 @@ pub(crate) unsafe fn call_cuStreamWaitValue32_v2(stream: CUstream, addr: CUdevic
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWaitValue32_v2(__f: Fn_cuStreamWaitValue32_v2, stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, addr, value, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWaitValue32_v2",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -17787,7 +17468,7 @@ unsafe fn trace_cuStreamWaitValue32_v2(__f: Fn_cuStreamWaitValue32_v2, stream: C
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17830,10 +17511,9 @@ pub(crate) unsafe fn call_cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWaitValue32_v2_ptsz(__f: Fn_cuStreamWaitValue32_v2_ptsz, stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, addr, value, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWaitValue32_v2_ptsz",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -17842,7 +17522,7 @@ unsafe fn trace_cuStreamWaitValue32_v2_ptsz(__f: Fn_cuStreamWaitValue32_v2_ptsz,
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17885,10 +17565,9 @@ pub(crate) unsafe fn call_cuStreamWaitValue64_v2(stream: CUstream, addr: CUdevic
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWaitValue64_v2(__f: Fn_cuStreamWaitValue64_v2, stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, addr, value, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWaitValue64_v2",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -17897,7 +17576,7 @@ unsafe fn trace_cuStreamWaitValue64_v2(__f: Fn_cuStreamWaitValue64_v2, stream: C
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17940,10 +17619,9 @@ pub(crate) unsafe fn call_cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWaitValue64_v2_ptsz(__f: Fn_cuStreamWaitValue64_v2_ptsz, stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, addr, value, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWaitValue64_v2_ptsz",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -17952,7 +17630,7 @@ unsafe fn trace_cuStreamWaitValue64_v2_ptsz(__f: Fn_cuStreamWaitValue64_v2_ptsz,
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -17995,10 +17673,9 @@ pub(crate) unsafe fn call_cuStreamWriteValue32_v2(stream: CUstream, addr: CUdevi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWriteValue32_v2(__f: Fn_cuStreamWriteValue32_v2, stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, addr, value, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWriteValue32_v2",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -18007,7 +17684,7 @@ unsafe fn trace_cuStreamWriteValue32_v2(__f: Fn_cuStreamWriteValue32_v2, stream:
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18050,10 +17727,9 @@ pub(crate) unsafe fn call_cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWriteValue32_v2_ptsz(__f: Fn_cuStreamWriteValue32_v2_ptsz, stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, addr, value, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWriteValue32_v2_ptsz",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -18062,7 +17738,7 @@ unsafe fn trace_cuStreamWriteValue32_v2_ptsz(__f: Fn_cuStreamWriteValue32_v2_pts
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18105,10 +17781,9 @@ pub(crate) unsafe fn call_cuStreamWriteValue64_v2(stream: CUstream, addr: CUdevi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWriteValue64_v2(__f: Fn_cuStreamWriteValue64_v2, stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, addr, value, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWriteValue64_v2",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -18117,7 +17792,7 @@ unsafe fn trace_cuStreamWriteValue64_v2(__f: Fn_cuStreamWriteValue64_v2, stream:
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18160,10 +17835,9 @@ pub(crate) unsafe fn call_cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamWriteValue64_v2_ptsz(__f: Fn_cuStreamWriteValue64_v2_ptsz, stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, addr, value, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamWriteValue64_v2_ptsz",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -18172,7 +17846,7 @@ unsafe fn trace_cuStreamWriteValue64_v2_ptsz(__f: Fn_cuStreamWriteValue64_v2_pts
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18215,10 +17889,9 @@ pub(crate) unsafe fn call_cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamBatchMemOp_v2(__f: Fn_cuStreamBatchMemOp_v2, stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, count, paramArray, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamBatchMemOp_v2",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -18227,7 +17900,7 @@ unsafe fn trace_cuStreamBatchMemOp_v2(__f: Fn_cuStreamBatchMemOp_v2, stream: CUs
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18270,10 +17943,9 @@ pub(crate) unsafe fn call_cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamBatchMemOp_v2_ptsz(__f: Fn_cuStreamBatchMemOp_v2_ptsz, stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(stream, count, paramArray, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamBatchMemOp_v2_ptsz",
         &[
             ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
@@ -18282,7 +17954,7 @@ unsafe fn trace_cuStreamBatchMemOp_v2_ptsz(__f: Fn_cuStreamBatchMemOp_v2_ptsz, s
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18325,18 +17997,17 @@ pub(crate) unsafe fn call_cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncGetAttribute(__f: Fn_cuFuncGetAttribute, pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pi, attrib, hfunc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncGetAttribute",
         &[
-            ("pi", crate::trace::Value::Ptr(pi as *const c_void)),
+            ("pi", if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) }),
             ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18379,10 +18050,9 @@ pub(crate) unsafe fn call_cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfuncti
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncSetAttribute(__f: Fn_cuFuncSetAttribute, hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, attrib, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncSetAttribute",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
@@ -18390,7 +18060,7 @@ unsafe fn trace_cuFuncSetAttribute(__f: Fn_cuFuncSetAttribute, hfunc: CUfunction
             ("value", crate::trace::Value::I64(value as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18433,17 +18103,16 @@ pub(crate) unsafe fn call_cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncSetCacheConfig(__f: Fn_cuFuncSetCacheConfig, hfunc: CUfunction, config: CUfunc_cache) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, config);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncSetCacheConfig",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
             ("config", crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18486,17 +18155,16 @@ pub(crate) unsafe fn call_cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncGetModule(__f: Fn_cuFuncGetModule, hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hmod, hfunc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncGetModule",
         &[
-            ("hmod", crate::trace::Value::Ptr(hmod as *const c_void)),
+            ("hmod", if __r.0 == 0 && !hmod.is_null() { crate::trace::Value::Hex((*hmod).0 as usize as u64) } else { crate::trace::Value::Ptr(hmod as *const c_void) }),
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18539,17 +18207,16 @@ pub(crate) unsafe fn call_cuFuncGetName(name: *mut *const c_char, hfunc: CUfunct
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncGetName(__f: Fn_cuFuncGetName, name: *mut *const c_char, hfunc: CUfunction) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(name, hfunc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncGetName",
         &[
             ("name", crate::trace::Value::Ptr(name as *const c_void)),
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18592,19 +18259,18 @@ pub(crate) unsafe fn call_cuFuncGetParamInfo(func: CUfunction, paramIndex: usize
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncGetParamInfo(__f: Fn_cuFuncGetParamInfo, func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(func, paramIndex, paramOffset, paramSize);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncGetParamInfo",
         &[
             ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
             ("paramIndex", crate::trace::Value::Size(paramIndex as u64)),
-            ("paramOffset", crate::trace::Value::Ptr(paramOffset as *const c_void)),
-            ("paramSize", crate::trace::Value::Ptr(paramSize as *const c_void)),
+            ("paramOffset", if __r.0 == 0 && !paramOffset.is_null() { crate::trace::Value::Size((*paramOffset) as u64) } else { crate::trace::Value::Ptr(paramOffset as *const c_void) }),
+            ("paramSize", if __r.0 == 0 && !paramSize.is_null() { crate::trace::Value::Size((*paramSize) as u64) } else { crate::trace::Value::Ptr(paramSize as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18647,17 +18313,16 @@ pub(crate) unsafe fn call_cuFuncIsLoaded(state: *mut CUfunctionLoadingState, fun
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncIsLoaded(__f: Fn_cuFuncIsLoaded, state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(state, function);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncIsLoaded",
         &[
-            ("state", crate::trace::Value::Ptr(state as *const c_void)),
+            ("state", if __r.0 == 0 && !state.is_null() { crate::trace::Value::Enum { name: (*state).name(), value: (*state).0 as i64 } } else { crate::trace::Value::Ptr(state as *const c_void) }),
             ("function", crate::trace::Value::Hex(function.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18700,16 +18365,15 @@ pub(crate) unsafe fn call_cuFuncLoad(function: CUfunction) -> Result<CUresult, L
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncLoad(__f: Fn_cuFuncLoad, function: CUfunction) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(function);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncLoad",
         &[
             ("function", crate::trace::Value::Hex(function.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18752,10 +18416,9 @@ pub(crate) unsafe fn call_cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDi
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchKernel(__f: Fn_cuLaunchKernel, f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchKernel",
         &[
             ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
@@ -18771,7 +18434,7 @@ unsafe fn trace_cuLaunchKernel(__f: Fn_cuLaunchKernel, f: CUfunction, gridDimX: 
             ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18814,10 +18477,9 @@ pub(crate) unsafe fn call_cuLaunchKernel_ptsz(f: CUfunction, gridDimX: c_uint, g
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchKernel_ptsz(__f: Fn_cuLaunchKernel_ptsz, f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchKernel_ptsz",
         &[
             ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
@@ -18833,7 +18495,7 @@ unsafe fn trace_cuLaunchKernel_ptsz(__f: Fn_cuLaunchKernel_ptsz, f: CUfunction, 
             ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18876,10 +18538,9 @@ pub(crate) unsafe fn call_cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUf
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchKernelEx(__f: Fn_cuLaunchKernelEx, config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(config, f, kernelParams, extra);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchKernelEx",
         &[
             ("config", crate::trace::Value::Ptr(config as *const c_void)),
@@ -18888,7 +18549,7 @@ unsafe fn trace_cuLaunchKernelEx(__f: Fn_cuLaunchKernelEx, config: *const CUlaun
             ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18931,10 +18592,9 @@ pub(crate) unsafe fn call_cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchKernelEx_ptsz(__f: Fn_cuLaunchKernelEx_ptsz, config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(config, f, kernelParams, extra);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchKernelEx_ptsz",
         &[
             ("config", crate::trace::Value::Ptr(config as *const c_void)),
@@ -18943,7 +18603,7 @@ unsafe fn trace_cuLaunchKernelEx_ptsz(__f: Fn_cuLaunchKernelEx_ptsz, config: *co
             ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -18986,10 +18646,9 @@ pub(crate) unsafe fn call_cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_u
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchCooperativeKernel(__f: Fn_cuLaunchCooperativeKernel, f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchCooperativeKernel",
         &[
             ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
@@ -19004,7 +18663,7 @@ unsafe fn trace_cuLaunchCooperativeKernel(__f: Fn_cuLaunchCooperativeKernel, f: 
             ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19047,10 +18706,9 @@ pub(crate) unsafe fn call_cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchCooperativeKernel_ptsz(__f: Fn_cuLaunchCooperativeKernel_ptsz, f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchCooperativeKernel_ptsz",
         &[
             ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
@@ -19065,7 +18723,7 @@ unsafe fn trace_cuLaunchCooperativeKernel_ptsz(__f: Fn_cuLaunchCooperativeKernel
             ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19108,10 +18766,9 @@ pub(crate) unsafe fn call_cuLaunchCooperativeKernelMultiDevice(launchParamsList:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchCooperativeKernelMultiDevice(__f: Fn_cuLaunchCooperativeKernelMultiDevice, launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(launchParamsList, numDevices, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchCooperativeKernelMultiDevice",
         &[
             ("launchParamsList", crate::trace::Value::Ptr(launchParamsList as *const c_void)),
@@ -19119,7 +18776,7 @@ unsafe fn trace_cuLaunchCooperativeKernelMultiDevice(__f: Fn_cuLaunchCooperative
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19163,10 +18820,9 @@ pub(crate) unsafe fn call_cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, us
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchHostFunc(__f: Fn_cuLaunchHostFunc, hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, r#fn, userData);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchHostFunc",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -19174,7 +18830,7 @@ unsafe fn trace_cuLaunchHostFunc(__f: Fn_cuLaunchHostFunc, hStream: CUstream, r#
             ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19217,10 +18873,9 @@ pub(crate) unsafe fn call_cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostF
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchHostFunc_ptsz(__f: Fn_cuLaunchHostFunc_ptsz, hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, r#fn, userData);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchHostFunc_ptsz",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
@@ -19228,7 +18883,7 @@ unsafe fn trace_cuLaunchHostFunc_ptsz(__f: Fn_cuLaunchHostFunc_ptsz, hStream: CU
             ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19271,10 +18926,9 @@ pub(crate) unsafe fn call_cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncSetBlockShape(__f: Fn_cuFuncSetBlockShape, hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, x, y, z);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncSetBlockShape",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
@@ -19283,7 +18937,7 @@ unsafe fn trace_cuFuncSetBlockShape(__f: Fn_cuFuncSetBlockShape, hfunc: CUfuncti
             ("z", crate::trace::Value::I64(z as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19327,17 +18981,16 @@ pub(crate) unsafe fn call_cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncSetSharedSize(__f: Fn_cuFuncSetSharedSize, hfunc: CUfunction, bytes: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, bytes);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncSetSharedSize",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
             ("bytes", crate::trace::Value::U64(bytes as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19381,17 +19034,16 @@ pub(crate) unsafe fn call_cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) ->
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuParamSetSize(__f: Fn_cuParamSetSize, hfunc: CUfunction, numbytes: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, numbytes);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuParamSetSize",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
             ("numbytes", crate::trace::Value::U64(numbytes as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19435,10 +19087,9 @@ pub(crate) unsafe fn call_cuParamSeti(hfunc: CUfunction, offset: c_int, value: c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuParamSeti(__f: Fn_cuParamSeti, hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, offset, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuParamSeti",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
@@ -19446,7 +19097,7 @@ unsafe fn trace_cuParamSeti(__f: Fn_cuParamSeti, hfunc: CUfunction, offset: c_in
             ("value", crate::trace::Value::U64(value as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19490,10 +19141,9 @@ pub(crate) unsafe fn call_cuParamSetf(hfunc: CUfunction, offset: c_int, value: f
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuParamSetf(__f: Fn_cuParamSetf, hfunc: CUfunction, offset: c_int, value: f32) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, offset, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuParamSetf",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
@@ -19501,7 +19151,7 @@ unsafe fn trace_cuParamSetf(__f: Fn_cuParamSetf, hfunc: CUfunction, offset: c_in
             ("value", crate::trace::Value::F64(value as f64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19545,10 +19195,9 @@ pub(crate) unsafe fn call_cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuParamSetv(__f: Fn_cuParamSetv, hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, offset, ptr, numbytes);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuParamSetv",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
@@ -19557,7 +19206,7 @@ unsafe fn trace_cuParamSetv(__f: Fn_cuParamSetv, hfunc: CUfunction, offset: c_in
             ("numbytes", crate::trace::Value::U64(numbytes as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19601,16 +19250,15 @@ pub(crate) unsafe fn call_cuLaunch(f: CUfunction) -> Result<CUresult, LoadError>
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunch(__f: Fn_cuLaunch, f: CUfunction) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(f);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunch",
         &[
             ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19654,10 +19302,9 @@ pub(crate) unsafe fn call_cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_he
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchGrid(__f: Fn_cuLaunchGrid, f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(f, grid_width, grid_height);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchGrid",
         &[
             ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
@@ -19665,7 +19312,7 @@ unsafe fn trace_cuLaunchGrid(__f: Fn_cuLaunchGrid, f: CUfunction, grid_width: c_
             ("grid_height", crate::trace::Value::I64(grid_height as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19709,10 +19356,9 @@ pub(crate) unsafe fn call_cuLaunchGridAsync(f: CUfunction, grid_width: c_int, gr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLaunchGridAsync(__f: Fn_cuLaunchGridAsync, f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(f, grid_width, grid_height, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLaunchGridAsync",
         &[
             ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
@@ -19721,7 +19367,7 @@ unsafe fn trace_cuLaunchGridAsync(__f: Fn_cuLaunchGridAsync, f: CUfunction, grid
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19765,10 +19411,9 @@ pub(crate) unsafe fn call_cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hT
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuParamSetTexRef(__f: Fn_cuParamSetTexRef, hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, texunit, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuParamSetTexRef",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
@@ -19776,7 +19421,7 @@ unsafe fn trace_cuParamSetTexRef(__f: Fn_cuParamSetTexRef, hfunc: CUfunction, te
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19820,17 +19465,16 @@ pub(crate) unsafe fn call_cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuFuncSetSharedMemConfig(__f: Fn_cuFuncSetSharedMemConfig, hfunc: CUfunction, config: CUsharedconfig) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hfunc, config);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuFuncSetSharedMemConfig",
         &[
             ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
             ("config", crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19874,17 +19518,16 @@ pub(crate) unsafe fn call_cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) ->
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphCreate(__f: Fn_cuGraphCreate, phGraph: *mut CUgraph, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraph, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphCreate",
         &[
-            ("phGraph", crate::trace::Value::Ptr(phGraph as *const c_void)),
+            ("phGraph", if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) }),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19927,20 +19570,19 @@ pub(crate) unsafe fn call_cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddKernelNode_v2(__f: Fn_cuGraphAddKernelNode_v2, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddKernelNode_v2",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -19983,17 +19625,16 @@ pub(crate) unsafe fn call_cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, node
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphKernelNodeGetParams_v2(__f: Fn_cuGraphKernelNodeGetParams_v2, hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphKernelNodeGetParams_v2",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20036,17 +19677,16 @@ pub(crate) unsafe fn call_cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, node
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphKernelNodeSetParams_v2(__f: Fn_cuGraphKernelNodeSetParams_v2, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphKernelNodeSetParams_v2",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20089,13 +19729,12 @@ pub(crate) unsafe fn call_cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hG
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddMemcpyNode(__f: Fn_cuGraphAddMemcpyNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddMemcpyNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
@@ -20103,7 +19742,7 @@ unsafe fn trace_cuGraphAddMemcpyNode(__f: Fn_cuGraphAddMemcpyNode, phGraphNode: 
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20146,17 +19785,16 @@ pub(crate) unsafe fn call_cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodePar
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphMemcpyNodeGetParams(__f: Fn_cuGraphMemcpyNodeGetParams, hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphMemcpyNodeGetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20199,17 +19837,16 @@ pub(crate) unsafe fn call_cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodePar
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphMemcpyNodeSetParams(__f: Fn_cuGraphMemcpyNodeSetParams, hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphMemcpyNodeSetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20252,13 +19889,12 @@ pub(crate) unsafe fn call_cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hG
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddMemsetNode(__f: Fn_cuGraphAddMemsetNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddMemsetNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
@@ -20266,7 +19902,7 @@ unsafe fn trace_cuGraphAddMemsetNode(__f: Fn_cuGraphAddMemsetNode, phGraphNode: 
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20309,17 +19945,16 @@ pub(crate) unsafe fn call_cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodePar
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphMemsetNodeGetParams(__f: Fn_cuGraphMemsetNodeGetParams, hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphMemsetNodeGetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20362,17 +19997,16 @@ pub(crate) unsafe fn call_cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodePar
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphMemsetNodeSetParams(__f: Fn_cuGraphMemsetNodeSetParams, hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphMemsetNodeSetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20415,20 +20049,19 @@ pub(crate) unsafe fn call_cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGra
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddHostNode(__f: Fn_cuGraphAddHostNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddHostNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20471,17 +20104,16 @@ pub(crate) unsafe fn call_cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParam
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphHostNodeGetParams(__f: Fn_cuGraphHostNodeGetParams, hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphHostNodeGetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20524,17 +20156,16 @@ pub(crate) unsafe fn call_cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParam
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphHostNodeSetParams(__f: Fn_cuGraphHostNodeSetParams, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphHostNodeSetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20577,20 +20208,19 @@ pub(crate) unsafe fn call_cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddChildGraphNode(__f: Fn_cuGraphAddChildGraphNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddChildGraphNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("childGraph", crate::trace::Value::Hex(childGraph.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20633,17 +20263,16 @@ pub(crate) unsafe fn call_cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphChildGraphNodeGetGraph(__f: Fn_cuGraphChildGraphNodeGetGraph, hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, phGraph);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphChildGraphNodeGetGraph",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
-            ("phGraph", crate::trace::Value::Ptr(phGraph as *const c_void)),
+            ("phGraph", if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20686,19 +20315,18 @@ pub(crate) unsafe fn call_cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddEmptyNode(__f: Fn_cuGraphAddEmptyNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddEmptyNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20741,20 +20369,19 @@ pub(crate) unsafe fn call_cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNod
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddEventRecordNode(__f: Fn_cuGraphAddEventRecordNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, event);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddEventRecordNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20797,17 +20424,16 @@ pub(crate) unsafe fn call_cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, eve
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphEventRecordNodeGetEvent(__f: Fn_cuGraphEventRecordNodeGetEvent, hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, event_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphEventRecordNodeGetEvent",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
-            ("event_out", crate::trace::Value::Ptr(event_out as *const c_void)),
+            ("event_out", if __r.0 == 0 && !event_out.is_null() { crate::trace::Value::Hex((*event_out).0 as usize as u64) } else { crate::trace::Value::Ptr(event_out as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20850,17 +20476,16 @@ pub(crate) unsafe fn call_cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, eve
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphEventRecordNodeSetEvent(__f: Fn_cuGraphEventRecordNodeSetEvent, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, event);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphEventRecordNodeSetEvent",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20903,20 +20528,19 @@ pub(crate) unsafe fn call_cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddEventWaitNode(__f: Fn_cuGraphAddEventWaitNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, event);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddEventWaitNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -20959,17 +20583,16 @@ pub(crate) unsafe fn call_cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphEventWaitNodeGetEvent(__f: Fn_cuGraphEventWaitNodeGetEvent, hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, event_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphEventWaitNodeGetEvent",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
-            ("event_out", crate::trace::Value::Ptr(event_out as *const c_void)),
+            ("event_out", if __r.0 == 0 && !event_out.is_null() { crate::trace::Value::Hex((*event_out).0 as usize as u64) } else { crate::trace::Value::Ptr(event_out as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21012,17 +20635,16 @@ pub(crate) unsafe fn call_cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphEventWaitNodeSetEvent(__f: Fn_cuGraphEventWaitNodeSetEvent, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, event);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphEventWaitNodeSetEvent",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21065,20 +20687,19 @@ pub(crate) unsafe fn call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *m
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddExternalSemaphoresSignalNode(__f: Fn_cuGraphAddExternalSemaphoresSignalNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddExternalSemaphoresSignalNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21121,17 +20742,16 @@ pub(crate) unsafe fn call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExternalSemaphoresSignalNodeGetParams(__f: Fn_cuGraphExternalSemaphoresSignalNodeGetParams, hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, params_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExternalSemaphoresSignalNodeGetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("params_out", crate::trace::Value::Ptr(params_out as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21174,17 +20794,16 @@ pub(crate) unsafe fn call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExternalSemaphoresSignalNodeSetParams(__f: Fn_cuGraphExternalSemaphoresSignalNodeSetParams, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExternalSemaphoresSignalNodeSetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21227,20 +20846,19 @@ pub(crate) unsafe fn call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddExternalSemaphoresWaitNode(__f: Fn_cuGraphAddExternalSemaphoresWaitNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddExternalSemaphoresWaitNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21283,17 +20901,16 @@ pub(crate) unsafe fn call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExternalSemaphoresWaitNodeGetParams(__f: Fn_cuGraphExternalSemaphoresWaitNodeGetParams, hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, params_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExternalSemaphoresWaitNodeGetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("params_out", crate::trace::Value::Ptr(params_out as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21336,17 +20953,16 @@ pub(crate) unsafe fn call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExternalSemaphoresWaitNodeSetParams(__f: Fn_cuGraphExternalSemaphoresWaitNodeSetParams, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExternalSemaphoresWaitNodeSetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21389,20 +21005,19 @@ pub(crate) unsafe fn call_cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddBatchMemOpNode(__f: Fn_cuGraphAddBatchMemOpNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddBatchMemOpNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21445,17 +21060,16 @@ pub(crate) unsafe fn call_cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nod
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphBatchMemOpNodeGetParams(__f: Fn_cuGraphBatchMemOpNodeGetParams, hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphBatchMemOpNodeGetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams_out", crate::trace::Value::Ptr(nodeParams_out as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21498,17 +21112,16 @@ pub(crate) unsafe fn call_cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nod
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphBatchMemOpNodeSetParams(__f: Fn_cuGraphBatchMemOpNodeSetParams, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphBatchMemOpNodeSetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21551,10 +21164,9 @@ pub(crate) unsafe fn call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraph
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecBatchMemOpNodeSetParams(__f: Fn_cuGraphExecBatchMemOpNodeSetParams, hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecBatchMemOpNodeSetParams",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -21562,7 +21174,7 @@ unsafe fn trace_cuGraphExecBatchMemOpNodeSetParams(__f: Fn_cuGraphExecBatchMemOp
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21605,20 +21217,19 @@ pub(crate) unsafe fn call_cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddMemAllocNode(__f: Fn_cuGraphAddMemAllocNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddMemAllocNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21661,17 +21272,16 @@ pub(crate) unsafe fn call_cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, param
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphMemAllocNodeGetParams(__f: Fn_cuGraphMemAllocNodeGetParams, hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, params_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphMemAllocNodeGetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("params_out", crate::trace::Value::Ptr(params_out as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21714,20 +21324,19 @@ pub(crate) unsafe fn call_cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, h
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddMemFreeNode(__f: Fn_cuGraphAddMemFreeNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddMemFreeNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21770,17 +21379,16 @@ pub(crate) unsafe fn call_cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_o
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphMemFreeNodeGetParams(__f: Fn_cuGraphMemFreeNodeGetParams, hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, dptr_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphMemFreeNodeGetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
-            ("dptr_out", crate::trace::Value::Ptr(dptr_out as *const c_void)),
+            ("dptr_out", if __r.0 == 0 && !dptr_out.is_null() { crate::trace::Value::Hex((*dptr_out).0 as u64) } else { crate::trace::Value::Ptr(dptr_out as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21823,16 +21431,15 @@ pub(crate) unsafe fn call_cuDeviceGraphMemTrim(device: CUdevice) -> Result<CUres
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGraphMemTrim(__f: Fn_cuDeviceGraphMemTrim, device: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(device);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGraphMemTrim",
         &[
             ("device", crate::trace::Value::I64(device.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21875,10 +21482,9 @@ pub(crate) unsafe fn call_cuDeviceGetGraphMemAttribute(device: CUdevice, attr: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetGraphMemAttribute(__f: Fn_cuDeviceGetGraphMemAttribute, device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(device, attr, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetGraphMemAttribute",
         &[
             ("device", crate::trace::Value::I64(device.0 as i64)),
@@ -21886,7 +21492,7 @@ unsafe fn trace_cuDeviceGetGraphMemAttribute(__f: Fn_cuDeviceGetGraphMemAttribut
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21929,10 +21535,9 @@ pub(crate) unsafe fn call_cuDeviceSetGraphMemAttribute(device: CUdevice, attr: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceSetGraphMemAttribute(__f: Fn_cuDeviceSetGraphMemAttribute, device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(device, attr, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceSetGraphMemAttribute",
         &[
             ("device", crate::trace::Value::I64(device.0 as i64)),
@@ -21940,7 +21545,7 @@ unsafe fn trace_cuDeviceSetGraphMemAttribute(__f: Fn_cuDeviceSetGraphMemAttribut
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -21983,17 +21588,16 @@ pub(crate) unsafe fn call_cuGraphClone(phGraphClone: *mut CUgraph, originalGraph
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphClone(__f: Fn_cuGraphClone, phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphClone, originalGraph);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphClone",
         &[
-            ("phGraphClone", crate::trace::Value::Ptr(phGraphClone as *const c_void)),
+            ("phGraphClone", if __r.0 == 0 && !phGraphClone.is_null() { crate::trace::Value::Hex((*phGraphClone).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphClone as *const c_void) }),
             ("originalGraph", crate::trace::Value::Hex(originalGraph.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22036,18 +21640,17 @@ pub(crate) unsafe fn call_cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOrig
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphNodeFindInClone(__f: Fn_cuGraphNodeFindInClone, phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phNode, hOriginalNode, hClonedGraph);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphNodeFindInClone",
         &[
-            ("phNode", crate::trace::Value::Ptr(phNode as *const c_void)),
+            ("phNode", if __r.0 == 0 && !phNode.is_null() { crate::trace::Value::Hex((*phNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phNode as *const c_void) }),
             ("hOriginalNode", crate::trace::Value::Hex(hOriginalNode.0 as usize as u64)),
             ("hClonedGraph", crate::trace::Value::Hex(hClonedGraph.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22090,17 +21693,16 @@ pub(crate) unsafe fn call_cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphNodeGetType(__f: Fn_cuGraphNodeGetType, hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, r#type);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphNodeGetType",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
-            ("type", crate::trace::Value::Ptr(r#type as *const c_void)),
+            ("type", if __r.0 == 0 && !r#type.is_null() { crate::trace::Value::Enum { name: (*r#type).name(), value: (*r#type).0 as i64 } } else { crate::trace::Value::Ptr(r#type as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22143,10 +21745,9 @@ pub(crate) unsafe fn call_cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNo
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphGetNodes(__f: Fn_cuGraphGetNodes, hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph, nodes, numNodes);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphGetNodes",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
@@ -22154,7 +21755,7 @@ unsafe fn trace_cuGraphGetNodes(__f: Fn_cuGraphGetNodes, hGraph: CUgraph, nodes:
             ("numNodes", crate::trace::Value::Ptr(numNodes as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22197,10 +21798,9 @@ pub(crate) unsafe fn call_cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphGetRootNodes(__f: Fn_cuGraphGetRootNodes, hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph, rootNodes, numRootNodes);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphGetRootNodes",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
@@ -22208,7 +21808,7 @@ unsafe fn trace_cuGraphGetRootNodes(__f: Fn_cuGraphGetRootNodes, hGraph: CUgraph
             ("numRootNodes", crate::trace::Value::Ptr(numRootNodes as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22251,10 +21851,9 @@ pub(crate) unsafe fn call_cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNod
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphGetEdges(__f: Fn_cuGraphGetEdges, hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph, from, to, numEdges);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphGetEdges",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
@@ -22263,7 +21862,7 @@ unsafe fn trace_cuGraphGetEdges(__f: Fn_cuGraphGetEdges, hGraph: CUgraph, from: 
             ("numEdges", crate::trace::Value::Ptr(numEdges as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22306,10 +21905,9 @@ pub(crate) unsafe fn call_cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraph
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphGetEdges_v2(__f: Fn_cuGraphGetEdges_v2, hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph, from, to, edgeData, numEdges);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphGetEdges_v2",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
@@ -22319,7 +21917,7 @@ unsafe fn trace_cuGraphGetEdges_v2(__f: Fn_cuGraphGetEdges_v2, hGraph: CUgraph, 
             ("numEdges", crate::trace::Value::Ptr(numEdges as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22362,10 +21960,9 @@ pub(crate) unsafe fn call_cuGraphNodeGetDependencies(hNode: CUgraphNode, depende
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphNodeGetDependencies(__f: Fn_cuGraphNodeGetDependencies, hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, dependencies, numDependencies);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphNodeGetDependencies",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
@@ -22373,7 +21970,7 @@ unsafe fn trace_cuGraphNodeGetDependencies(__f: Fn_cuGraphNodeGetDependencies, h
             ("numDependencies", crate::trace::Value::Ptr(numDependencies as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22416,10 +22013,9 @@ pub(crate) unsafe fn call_cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, depe
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphNodeGetDependencies_v2(__f: Fn_cuGraphNodeGetDependencies_v2, hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, dependencies, edgeData, numDependencies);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphNodeGetDependencies_v2",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
@@ -22428,7 +22024,7 @@ unsafe fn trace_cuGraphNodeGetDependencies_v2(__f: Fn_cuGraphNodeGetDependencies
             ("numDependencies", crate::trace::Value::Ptr(numDependencies as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22471,10 +22067,9 @@ pub(crate) unsafe fn call_cuGraphNodeGetDependentNodes(hNode: CUgraphNode, depen
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphNodeGetDependentNodes(__f: Fn_cuGraphNodeGetDependentNodes, hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, dependentNodes, numDependentNodes);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphNodeGetDependentNodes",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
@@ -22482,7 +22077,7 @@ unsafe fn trace_cuGraphNodeGetDependentNodes(__f: Fn_cuGraphNodeGetDependentNode
             ("numDependentNodes", crate::trace::Value::Ptr(numDependentNodes as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22525,10 +22120,9 @@ pub(crate) unsafe fn call_cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, de
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphNodeGetDependentNodes_v2(__f: Fn_cuGraphNodeGetDependentNodes_v2, hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, dependentNodes, edgeData, numDependentNodes);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphNodeGetDependentNodes_v2",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
@@ -22537,7 +22131,7 @@ unsafe fn trace_cuGraphNodeGetDependentNodes_v2(__f: Fn_cuGraphNodeGetDependentN
             ("numDependentNodes", crate::trace::Value::Ptr(numDependentNodes as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22580,10 +22174,9 @@ pub(crate) unsafe fn call_cuGraphAddDependencies(hGraph: CUgraph, from: *const C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddDependencies(__f: Fn_cuGraphAddDependencies, hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph, from, to, numDependencies);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddDependencies",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
@@ -22592,7 +22185,7 @@ unsafe fn trace_cuGraphAddDependencies(__f: Fn_cuGraphAddDependencies, hGraph: C
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22635,10 +22228,9 @@ pub(crate) unsafe fn call_cuGraphAddDependencies_v2(hGraph: CUgraph, from: *cons
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddDependencies_v2(__f: Fn_cuGraphAddDependencies_v2, hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph, from, to, edgeData, numDependencies);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddDependencies_v2",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
@@ -22648,7 +22240,7 @@ unsafe fn trace_cuGraphAddDependencies_v2(__f: Fn_cuGraphAddDependencies_v2, hGr
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22691,10 +22283,9 @@ pub(crate) unsafe fn call_cuGraphRemoveDependencies(hGraph: CUgraph, from: *cons
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphRemoveDependencies(__f: Fn_cuGraphRemoveDependencies, hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph, from, to, numDependencies);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphRemoveDependencies",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
@@ -22703,7 +22294,7 @@ unsafe fn trace_cuGraphRemoveDependencies(__f: Fn_cuGraphRemoveDependencies, hGr
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22746,10 +22337,9 @@ pub(crate) unsafe fn call_cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphRemoveDependencies_v2(__f: Fn_cuGraphRemoveDependencies_v2, hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph, from, to, edgeData, numDependencies);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphRemoveDependencies_v2",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
@@ -22759,7 +22349,7 @@ unsafe fn trace_cuGraphRemoveDependencies_v2(__f: Fn_cuGraphRemoveDependencies_v
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22802,16 +22392,15 @@ pub(crate) unsafe fn call_cuGraphDestroyNode(hNode: CUgraphNode) -> Result<CUres
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphDestroyNode(__f: Fn_cuGraphDestroyNode, hNode: CUgraphNode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphDestroyNode",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22854,18 +22443,17 @@ pub(crate) unsafe fn call_cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphE
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphInstantiateWithFlags(__f: Fn_cuGraphInstantiateWithFlags, phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphExec, hGraph, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphInstantiateWithFlags",
         &[
-            ("phGraphExec", crate::trace::Value::Ptr(phGraphExec as *const c_void)),
+            ("phGraphExec", if __r.0 == 0 && !phGraphExec.is_null() { crate::trace::Value::Hex((*phGraphExec).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphExec as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22908,18 +22496,17 @@ pub(crate) unsafe fn call_cuGraphInstantiateWithParams(phGraphExec: *mut CUgraph
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphInstantiateWithParams(__f: Fn_cuGraphInstantiateWithParams, phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphExec, hGraph, instantiateParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphInstantiateWithParams",
         &[
-            ("phGraphExec", crate::trace::Value::Ptr(phGraphExec as *const c_void)),
+            ("phGraphExec", if __r.0 == 0 && !phGraphExec.is_null() { crate::trace::Value::Hex((*phGraphExec).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphExec as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("instantiateParams", crate::trace::Value::Ptr(instantiateParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -22962,18 +22549,17 @@ pub(crate) unsafe fn call_cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphInstantiateWithParams_ptsz(__f: Fn_cuGraphInstantiateWithParams_ptsz, phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphExec, hGraph, instantiateParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphInstantiateWithParams_ptsz",
         &[
-            ("phGraphExec", crate::trace::Value::Ptr(phGraphExec as *const c_void)),
+            ("phGraphExec", if __r.0 == 0 && !phGraphExec.is_null() { crate::trace::Value::Hex((*phGraphExec).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphExec as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("instantiateParams", crate::trace::Value::Ptr(instantiateParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23016,17 +22602,16 @@ pub(crate) unsafe fn call_cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *m
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecGetFlags(__f: Fn_cuGraphExecGetFlags, hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecGetFlags",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
-            ("flags", crate::trace::Value::Ptr(flags as *const c_void)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23069,10 +22654,9 @@ pub(crate) unsafe fn call_cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphE
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecKernelNodeSetParams_v2(__f: Fn_cuGraphExecKernelNodeSetParams_v2, hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecKernelNodeSetParams_v2",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23080,7 +22664,7 @@ unsafe fn trace_cuGraphExecKernelNodeSetParams_v2(__f: Fn_cuGraphExecKernelNodeS
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23123,10 +22707,9 @@ pub(crate) unsafe fn call_cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecMemcpyNodeSetParams(__f: Fn_cuGraphExecMemcpyNodeSetParams, hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, copyParams, ctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecMemcpyNodeSetParams",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23135,7 +22718,7 @@ unsafe fn trace_cuGraphExecMemcpyNodeSetParams(__f: Fn_cuGraphExecMemcpyNodeSetP
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23178,10 +22761,9 @@ pub(crate) unsafe fn call_cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecMemsetNodeSetParams(__f: Fn_cuGraphExecMemsetNodeSetParams, hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, memsetParams, ctx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecMemsetNodeSetParams",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23190,7 +22772,7 @@ unsafe fn trace_cuGraphExecMemsetNodeSetParams(__f: Fn_cuGraphExecMemsetNodeSetP
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23233,10 +22815,9 @@ pub(crate) unsafe fn call_cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecHostNodeSetParams(__f: Fn_cuGraphExecHostNodeSetParams, hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecHostNodeSetParams",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23244,7 +22825,7 @@ unsafe fn trace_cuGraphExecHostNodeSetParams(__f: Fn_cuGraphExecHostNodeSetParam
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23287,10 +22868,9 @@ pub(crate) unsafe fn call_cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraph
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecChildGraphNodeSetParams(__f: Fn_cuGraphExecChildGraphNodeSetParams, hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, childGraph);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecChildGraphNodeSetParams",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23298,7 +22878,7 @@ unsafe fn trace_cuGraphExecChildGraphNodeSetParams(__f: Fn_cuGraphExecChildGraph
             ("childGraph", crate::trace::Value::Hex(childGraph.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23341,10 +22921,9 @@ pub(crate) unsafe fn call_cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraph
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecEventRecordNodeSetEvent(__f: Fn_cuGraphExecEventRecordNodeSetEvent, hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, event);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecEventRecordNodeSetEvent",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23352,7 +22931,7 @@ unsafe fn trace_cuGraphExecEventRecordNodeSetEvent(__f: Fn_cuGraphExecEventRecor
             ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23395,10 +22974,9 @@ pub(crate) unsafe fn call_cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphEx
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecEventWaitNodeSetEvent(__f: Fn_cuGraphExecEventWaitNodeSetEvent, hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, event);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecEventWaitNodeSetEvent",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23406,7 +22984,7 @@ unsafe fn trace_cuGraphExecEventWaitNodeSetEvent(__f: Fn_cuGraphExecEventWaitNod
             ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23449,10 +23027,9 @@ pub(crate) unsafe fn call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGrap
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecExternalSemaphoresSignalNodeSetParams(__f: Fn_cuGraphExecExternalSemaphoresSignalNodeSetParams, hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecExternalSemaphoresSignalNodeSetParams",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23460,7 +23037,7 @@ unsafe fn trace_cuGraphExecExternalSemaphoresSignalNodeSetParams(__f: Fn_cuGraph
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23503,10 +23080,9 @@ pub(crate) unsafe fn call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphE
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecExternalSemaphoresWaitNodeSetParams(__f: Fn_cuGraphExecExternalSemaphoresWaitNodeSetParams, hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecExternalSemaphoresWaitNodeSetParams",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23514,7 +23090,7 @@ unsafe fn trace_cuGraphExecExternalSemaphoresWaitNodeSetParams(__f: Fn_cuGraphEx
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23557,10 +23133,9 @@ pub(crate) unsafe fn call_cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphNodeSetEnabled(__f: Fn_cuGraphNodeSetEnabled, hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, isEnabled);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphNodeSetEnabled",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23568,7 +23143,7 @@ unsafe fn trace_cuGraphNodeSetEnabled(__f: Fn_cuGraphNodeSetEnabled, hGraphExec:
             ("isEnabled", crate::trace::Value::U64(isEnabled as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23611,18 +23186,17 @@ pub(crate) unsafe fn call_cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphNodeGetEnabled(__f: Fn_cuGraphNodeGetEnabled, hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, isEnabled);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphNodeGetEnabled",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
-            ("isEnabled", crate::trace::Value::Ptr(isEnabled as *const c_void)),
+            ("isEnabled", if __r.0 == 0 && !isEnabled.is_null() { crate::trace::Value::U64((*isEnabled) as u64) } else { crate::trace::Value::Ptr(isEnabled as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23665,17 +23239,16 @@ pub(crate) unsafe fn call_cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstre
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphUpload(__f: Fn_cuGraphUpload, hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphUpload",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23718,17 +23291,16 @@ pub(crate) unsafe fn call_cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphUpload_ptsz(__f: Fn_cuGraphUpload_ptsz, hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphUpload_ptsz",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23771,17 +23343,16 @@ pub(crate) unsafe fn call_cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstre
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphLaunch(__f: Fn_cuGraphLaunch, hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphLaunch",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23824,17 +23395,16 @@ pub(crate) unsafe fn call_cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphLaunch_ptsz(__f: Fn_cuGraphLaunch_ptsz, hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphLaunch_ptsz",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23877,16 +23447,15 @@ pub(crate) unsafe fn call_cuGraphExecDestroy(hGraphExec: CUgraphExec) -> Result<
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecDestroy(__f: Fn_cuGraphExecDestroy, hGraphExec: CUgraphExec) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecDestroy",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23929,16 +23498,15 @@ pub(crate) unsafe fn call_cuGraphDestroy(hGraph: CUgraph) -> Result<CUresult, Lo
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphDestroy(__f: Fn_cuGraphDestroy, hGraph: CUgraph) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphDestroy",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -23981,10 +23549,9 @@ pub(crate) unsafe fn call_cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecUpdate_v2(__f: Fn_cuGraphExecUpdate_v2, hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hGraph, resultInfo);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecUpdate_v2",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -23992,7 +23559,7 @@ unsafe fn trace_cuGraphExecUpdate_v2(__f: Fn_cuGraphExecUpdate_v2, hGraphExec: C
             ("resultInfo", crate::trace::Value::Ptr(resultInfo as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24035,17 +23602,16 @@ pub(crate) unsafe fn call_cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphKernelNodeCopyAttributes(__f: Fn_cuGraphKernelNodeCopyAttributes, dst: CUgraphNode, src: CUgraphNode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dst, src);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphKernelNodeCopyAttributes",
         &[
             ("dst", crate::trace::Value::Hex(dst.0 as usize as u64)),
             ("src", crate::trace::Value::Hex(src.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24088,10 +23654,9 @@ pub(crate) unsafe fn call_cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphKernelNodeGetAttribute(__f: Fn_cuGraphKernelNodeGetAttribute, hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, attr, value_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphKernelNodeGetAttribute",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
@@ -24099,7 +23664,7 @@ unsafe fn trace_cuGraphKernelNodeGetAttribute(__f: Fn_cuGraphKernelNodeGetAttrib
             ("value_out", crate::trace::Value::Ptr(value_out as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24142,10 +23707,9 @@ pub(crate) unsafe fn call_cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphKernelNodeSetAttribute(__f: Fn_cuGraphKernelNodeSetAttribute, hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, attr, value);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphKernelNodeSetAttribute",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
@@ -24153,7 +23717,7 @@ unsafe fn trace_cuGraphKernelNodeSetAttribute(__f: Fn_cuGraphKernelNodeSetAttrib
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24196,10 +23760,9 @@ pub(crate) unsafe fn call_cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphDebugDotPrint(__f: Fn_cuGraphDebugDotPrint, hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraph, path, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphDebugDotPrint",
         &[
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
@@ -24207,7 +23770,7 @@ unsafe fn trace_cuGraphDebugDotPrint(__f: Fn_cuGraphDebugDotPrint, hGraph: CUgra
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24250,20 +23813,19 @@ pub(crate) unsafe fn call_cuUserObjectCreate(object_out: *mut CUuserObject, ptr:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuUserObjectCreate(__f: Fn_cuUserObjectCreate, object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(object_out, ptr, destroy, initialRefcount, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuUserObjectCreate",
         &[
-            ("object_out", crate::trace::Value::Ptr(object_out as *const c_void)),
+            ("object_out", if __r.0 == 0 && !object_out.is_null() { crate::trace::Value::Hex((*object_out).0 as usize as u64) } else { crate::trace::Value::Ptr(object_out as *const c_void) }),
             ("ptr", crate::trace::Value::Ptr(ptr as *const c_void)),
             ("destroy", crate::trace::Value::Ptr(destroy.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
             ("initialRefcount", crate::trace::Value::U64(initialRefcount as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24306,17 +23868,16 @@ pub(crate) unsafe fn call_cuUserObjectRetain(object: CUuserObject, count: c_uint
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuUserObjectRetain(__f: Fn_cuUserObjectRetain, object: CUuserObject, count: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(object, count);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuUserObjectRetain",
         &[
             ("object", crate::trace::Value::Hex(object.0 as usize as u64)),
             ("count", crate::trace::Value::U64(count as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24359,17 +23920,16 @@ pub(crate) unsafe fn call_cuUserObjectRelease(object: CUuserObject, count: c_uin
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuUserObjectRelease(__f: Fn_cuUserObjectRelease, object: CUuserObject, count: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(object, count);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuUserObjectRelease",
         &[
             ("object", crate::trace::Value::Hex(object.0 as usize as u64)),
             ("count", crate::trace::Value::U64(count as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24412,10 +23972,9 @@ pub(crate) unsafe fn call_cuGraphRetainUserObject(graph: CUgraph, object: CUuser
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphRetainUserObject(__f: Fn_cuGraphRetainUserObject, graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(graph, object, count, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphRetainUserObject",
         &[
             ("graph", crate::trace::Value::Hex(graph.0 as usize as u64)),
@@ -24424,7 +23983,7 @@ unsafe fn trace_cuGraphRetainUserObject(__f: Fn_cuGraphRetainUserObject, graph: 
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24467,10 +24026,9 @@ pub(crate) unsafe fn call_cuGraphReleaseUserObject(graph: CUgraph, object: CUuse
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphReleaseUserObject(__f: Fn_cuGraphReleaseUserObject, graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(graph, object, count);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphReleaseUserObject",
         &[
             ("graph", crate::trace::Value::Hex(graph.0 as usize as u64)),
@@ -24478,7 +24036,7 @@ unsafe fn trace_cuGraphReleaseUserObject(__f: Fn_cuGraphReleaseUserObject, graph
             ("count", crate::trace::Value::U64(count as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24521,20 +24079,19 @@ pub(crate) unsafe fn call_cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddNode(__f: Fn_cuGraphAddNode, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddNode",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24577,13 +24134,12 @@ pub(crate) unsafe fn call_cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGrap
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphAddNode_v2(__f: Fn_cuGraphAddNode_v2, phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphAddNode_v2",
         &[
-            ("phGraphNode", crate::trace::Value::Ptr(phGraphNode as *const c_void)),
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
             ("dependencyData", crate::trace::Value::Ptr(dependencyData as *const c_void)),
@@ -24591,7 +24147,7 @@ unsafe fn trace_cuGraphAddNode_v2(__f: Fn_cuGraphAddNode_v2, phGraphNode: *mut C
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24634,17 +24190,16 @@ pub(crate) unsafe fn call_cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphNodeSetParams(__f: Fn_cuGraphNodeSetParams, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphNodeSetParams",
         &[
             ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24687,10 +24242,9 @@ pub(crate) unsafe fn call_cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNod
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphExecNodeSetParams(__f: Fn_cuGraphExecNodeSetParams, hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hGraphExec, hNode, nodeParams);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphExecNodeSetParams",
         &[
             ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
@@ -24698,7 +24252,7 @@ unsafe fn trace_cuGraphExecNodeSetParams(__f: Fn_cuGraphExecNodeSetParams, hGrap
             ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24741,20 +24295,19 @@ pub(crate) unsafe fn call_cuGraphConditionalHandleCreate(pHandle_out: *mut CUgra
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphConditionalHandleCreate(__f: Fn_cuGraphConditionalHandleCreate, pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphConditionalHandleCreate",
         &[
-            ("pHandle_out", crate::trace::Value::Ptr(pHandle_out as *const c_void)),
+            ("pHandle_out", if __r.0 == 0 && !pHandle_out.is_null() { crate::trace::Value::Hex((*pHandle_out).0 as u64) } else { crate::trace::Value::Ptr(pHandle_out as *const c_void) }),
             ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
             ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
             ("defaultLaunchValue", crate::trace::Value::U64(defaultLaunchValue as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24797,19 +24350,18 @@ pub(crate) unsafe fn call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuOccupancyMaxActiveBlocksPerMultiprocessor(__f: Fn_cuOccupancyMaxActiveBlocksPerMultiprocessor, numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(numBlocks, func, blockSize, dynamicSMemSize);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuOccupancyMaxActiveBlocksPerMultiprocessor",
         &[
-            ("numBlocks", crate::trace::Value::Ptr(numBlocks as *const c_void)),
+            ("numBlocks", if __r.0 == 0 && !numBlocks.is_null() { crate::trace::Value::I64((*numBlocks) as i64) } else { crate::trace::Value::Ptr(numBlocks as *const c_void) }),
             ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
             ("blockSize", crate::trace::Value::I64(blockSize as i64)),
             ("dynamicSMemSize", crate::trace::Value::Size(dynamicSMemSize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24852,20 +24404,19 @@ pub(crate) unsafe fn call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(__f: Fn_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(numBlocks, func, blockSize, dynamicSMemSize, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
         &[
-            ("numBlocks", crate::trace::Value::Ptr(numBlocks as *const c_void)),
+            ("numBlocks", if __r.0 == 0 && !numBlocks.is_null() { crate::trace::Value::I64((*numBlocks) as i64) } else { crate::trace::Value::Ptr(numBlocks as *const c_void) }),
             ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
             ("blockSize", crate::trace::Value::I64(blockSize as i64)),
             ("dynamicSMemSize", crate::trace::Value::Size(dynamicSMemSize as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24908,21 +24459,20 @@ pub(crate) unsafe fn call_cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_i
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuOccupancyMaxPotentialBlockSize(__f: Fn_cuOccupancyMaxPotentialBlockSize, minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuOccupancyMaxPotentialBlockSize",
         &[
-            ("minGridSize", crate::trace::Value::Ptr(minGridSize as *const c_void)),
-            ("blockSize", crate::trace::Value::Ptr(blockSize as *const c_void)),
+            ("minGridSize", if __r.0 == 0 && !minGridSize.is_null() { crate::trace::Value::I64((*minGridSize) as i64) } else { crate::trace::Value::Ptr(minGridSize as *const c_void) }),
+            ("blockSize", if __r.0 == 0 && !blockSize.is_null() { crate::trace::Value::I64((*blockSize) as i64) } else { crate::trace::Value::Ptr(blockSize as *const c_void) }),
             ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
             ("blockSizeToDynamicSMemSize", crate::trace::Value::Ptr(blockSizeToDynamicSMemSize.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
             ("dynamicSMemSize", crate::trace::Value::Size(dynamicSMemSize as u64)),
             ("blockSizeLimit", crate::trace::Value::I64(blockSizeLimit as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -24965,14 +24515,13 @@ pub(crate) unsafe fn call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuOccupancyMaxPotentialBlockSizeWithFlags(__f: Fn_cuOccupancyMaxPotentialBlockSizeWithFlags, minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuOccupancyMaxPotentialBlockSizeWithFlags",
         &[
-            ("minGridSize", crate::trace::Value::Ptr(minGridSize as *const c_void)),
-            ("blockSize", crate::trace::Value::Ptr(blockSize as *const c_void)),
+            ("minGridSize", if __r.0 == 0 && !minGridSize.is_null() { crate::trace::Value::I64((*minGridSize) as i64) } else { crate::trace::Value::Ptr(minGridSize as *const c_void) }),
+            ("blockSize", if __r.0 == 0 && !blockSize.is_null() { crate::trace::Value::I64((*blockSize) as i64) } else { crate::trace::Value::Ptr(blockSize as *const c_void) }),
             ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
             ("blockSizeToDynamicSMemSize", crate::trace::Value::Ptr(blockSizeToDynamicSMemSize.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
             ("dynamicSMemSize", crate::trace::Value::Size(dynamicSMemSize as u64)),
@@ -24980,7 +24529,7 @@ unsafe fn trace_cuOccupancyMaxPotentialBlockSizeWithFlags(__f: Fn_cuOccupancyMax
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25023,19 +24572,18 @@ pub(crate) unsafe fn call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSiz
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuOccupancyAvailableDynamicSMemPerBlock(__f: Fn_cuOccupancyAvailableDynamicSMemPerBlock, dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(dynamicSmemSize, func, numBlocks, blockSize);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuOccupancyAvailableDynamicSMemPerBlock",
         &[
-            ("dynamicSmemSize", crate::trace::Value::Ptr(dynamicSmemSize as *const c_void)),
+            ("dynamicSmemSize", if __r.0 == 0 && !dynamicSmemSize.is_null() { crate::trace::Value::Size((*dynamicSmemSize) as u64) } else { crate::trace::Value::Ptr(dynamicSmemSize as *const c_void) }),
             ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
             ("numBlocks", crate::trace::Value::I64(numBlocks as i64)),
             ("blockSize", crate::trace::Value::I64(blockSize as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25078,18 +24626,17 @@ pub(crate) unsafe fn call_cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuOccupancyMaxPotentialClusterSize(__f: Fn_cuOccupancyMaxPotentialClusterSize, clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(clusterSize, func, config);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuOccupancyMaxPotentialClusterSize",
         &[
-            ("clusterSize", crate::trace::Value::Ptr(clusterSize as *const c_void)),
+            ("clusterSize", if __r.0 == 0 && !clusterSize.is_null() { crate::trace::Value::I64((*clusterSize) as i64) } else { crate::trace::Value::Ptr(clusterSize as *const c_void) }),
             ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
             ("config", crate::trace::Value::Ptr(config as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25132,18 +24679,17 @@ pub(crate) unsafe fn call_cuOccupancyMaxActiveClusters(numClusters: *mut c_int, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuOccupancyMaxActiveClusters(__f: Fn_cuOccupancyMaxActiveClusters, numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(numClusters, func, config);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuOccupancyMaxActiveClusters",
         &[
-            ("numClusters", crate::trace::Value::Ptr(numClusters as *const c_void)),
+            ("numClusters", if __r.0 == 0 && !numClusters.is_null() { crate::trace::Value::I64((*numClusters) as i64) } else { crate::trace::Value::Ptr(numClusters as *const c_void) }),
             ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
             ("config", crate::trace::Value::Ptr(config as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25186,10 +24732,9 @@ pub(crate) unsafe fn call_cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, F
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetArray(__f: Fn_cuTexRefSetArray, hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, hArray, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetArray",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
@@ -25197,7 +24742,7 @@ unsafe fn trace_cuTexRefSetArray(__f: Fn_cuTexRefSetArray, hTexRef: CUtexref, hA
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25241,10 +24786,9 @@ pub(crate) unsafe fn call_cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappe
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetMipmappedArray(__f: Fn_cuTexRefSetMipmappedArray, hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, hMipmappedArray, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetMipmappedArray",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
@@ -25252,7 +24796,7 @@ unsafe fn trace_cuTexRefSetMipmappedArray(__f: Fn_cuTexRefSetMipmappedArray, hTe
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25296,19 +24840,18 @@ pub(crate) unsafe fn call_cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetAddress_v2(__f: Fn_cuTexRefSetAddress_v2, ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ByteOffset, hTexRef, dptr, bytes);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetAddress_v2",
         &[
-            ("ByteOffset", crate::trace::Value::Ptr(ByteOffset as *const c_void)),
+            ("ByteOffset", if __r.0 == 0 && !ByteOffset.is_null() { crate::trace::Value::Size((*ByteOffset) as u64) } else { crate::trace::Value::Ptr(ByteOffset as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
             ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
             ("bytes", crate::trace::Value::Size(bytes as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25352,10 +24895,9 @@ pub(crate) unsafe fn call_cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *cons
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetAddress2D_v3(__f: Fn_cuTexRefSetAddress2D_v3, hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, desc, dptr, Pitch);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetAddress2D_v3",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
@@ -25364,7 +24906,7 @@ unsafe fn trace_cuTexRefSetAddress2D_v3(__f: Fn_cuTexRefSetAddress2D_v3, hTexRef
             ("Pitch", crate::trace::Value::Size(Pitch as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25408,10 +24950,9 @@ pub(crate) unsafe fn call_cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_form
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetFormat(__f: Fn_cuTexRefSetFormat, hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, fmt, NumPackedComponents);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetFormat",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
@@ -25419,7 +24960,7 @@ unsafe fn trace_cuTexRefSetFormat(__f: Fn_cuTexRefSetFormat, hTexRef: CUtexref, 
             ("NumPackedComponents", crate::trace::Value::I64(NumPackedComponents as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25463,10 +25004,9 @@ pub(crate) unsafe fn call_cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetAddressMode(__f: Fn_cuTexRefSetAddressMode, hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, dim, am);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetAddressMode",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
@@ -25474,7 +25014,7 @@ unsafe fn trace_cuTexRefSetAddressMode(__f: Fn_cuTexRefSetAddressMode, hTexRef: 
             ("am", crate::trace::Value::Enum { name: am.name(), value: am.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25518,17 +25058,16 @@ pub(crate) unsafe fn call_cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetFilterMode(__f: Fn_cuTexRefSetFilterMode, hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, fm);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetFilterMode",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
             ("fm", crate::trace::Value::Enum { name: fm.name(), value: fm.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25572,17 +25111,16 @@ pub(crate) unsafe fn call_cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUf
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetMipmapFilterMode(__f: Fn_cuTexRefSetMipmapFilterMode, hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, fm);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetMipmapFilterMode",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
             ("fm", crate::trace::Value::Enum { name: fm.name(), value: fm.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25626,17 +25164,16 @@ pub(crate) unsafe fn call_cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f3
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetMipmapLevelBias(__f: Fn_cuTexRefSetMipmapLevelBias, hTexRef: CUtexref, bias: f32) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, bias);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetMipmapLevelBias",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
             ("bias", crate::trace::Value::F64(bias as f64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25680,10 +25217,9 @@ pub(crate) unsafe fn call_cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipm
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetMipmapLevelClamp(__f: Fn_cuTexRefSetMipmapLevelClamp, hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetMipmapLevelClamp",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
@@ -25691,7 +25227,7 @@ unsafe fn trace_cuTexRefSetMipmapLevelClamp(__f: Fn_cuTexRefSetMipmapLevelClamp,
             ("maxMipmapLevelClamp", crate::trace::Value::F64(maxMipmapLevelClamp as f64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25735,17 +25271,16 @@ pub(crate) unsafe fn call_cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetMaxAnisotropy(__f: Fn_cuTexRefSetMaxAnisotropy, hTexRef: CUtexref, maxAniso: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, maxAniso);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetMaxAnisotropy",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
             ("maxAniso", crate::trace::Value::U64(maxAniso as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25789,17 +25324,16 @@ pub(crate) unsafe fn call_cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetBorderColor(__f: Fn_cuTexRefSetBorderColor, hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, pBorderColor);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetBorderColor",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
-            ("pBorderColor", crate::trace::Value::Ptr(pBorderColor as *const c_void)),
+            ("pBorderColor", if __r.0 == 0 && !pBorderColor.is_null() { crate::trace::Value::F64((*pBorderColor) as f64) } else { crate::trace::Value::Ptr(pBorderColor as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25843,17 +25377,16 @@ pub(crate) unsafe fn call_cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefSetFlags(__f: Fn_cuTexRefSetFlags, hTexRef: CUtexref, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefSetFlags",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25897,17 +25430,16 @@ pub(crate) unsafe fn call_cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetAddress_v2(__f: Fn_cuTexRefGetAddress_v2, pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pdptr, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetAddress_v2",
         &[
-            ("pdptr", crate::trace::Value::Ptr(pdptr as *const c_void)),
+            ("pdptr", if __r.0 == 0 && !pdptr.is_null() { crate::trace::Value::Hex((*pdptr).0 as u64) } else { crate::trace::Value::Ptr(pdptr as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -25951,17 +25483,16 @@ pub(crate) unsafe fn call_cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtex
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetArray(__f: Fn_cuTexRefGetArray, phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phArray, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetArray",
         &[
-            ("phArray", crate::trace::Value::Ptr(phArray as *const c_void)),
+            ("phArray", if __r.0 == 0 && !phArray.is_null() { crate::trace::Value::Hex((*phArray).0 as usize as u64) } else { crate::trace::Value::Ptr(phArray as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26005,17 +25536,16 @@ pub(crate) unsafe fn call_cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmip
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetMipmappedArray(__f: Fn_cuTexRefGetMipmappedArray, phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phMipmappedArray, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetMipmappedArray",
         &[
-            ("phMipmappedArray", crate::trace::Value::Ptr(phMipmappedArray as *const c_void)),
+            ("phMipmappedArray", if __r.0 == 0 && !phMipmappedArray.is_null() { crate::trace::Value::Hex((*phMipmappedArray).0 as usize as u64) } else { crate::trace::Value::Ptr(phMipmappedArray as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26059,18 +25589,17 @@ pub(crate) unsafe fn call_cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexR
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetAddressMode(__f: Fn_cuTexRefGetAddressMode, pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pam, hTexRef, dim);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetAddressMode",
         &[
-            ("pam", crate::trace::Value::Ptr(pam as *const c_void)),
+            ("pam", if __r.0 == 0 && !pam.is_null() { crate::trace::Value::Enum { name: (*pam).name(), value: (*pam).0 as i64 } } else { crate::trace::Value::Ptr(pam as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
             ("dim", crate::trace::Value::I64(dim as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26114,17 +25643,16 @@ pub(crate) unsafe fn call_cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetFilterMode(__f: Fn_cuTexRefGetFilterMode, pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pfm, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetFilterMode",
         &[
-            ("pfm", crate::trace::Value::Ptr(pfm as *const c_void)),
+            ("pfm", if __r.0 == 0 && !pfm.is_null() { crate::trace::Value::Enum { name: (*pfm).name(), value: (*pfm).0 as i64 } } else { crate::trace::Value::Ptr(pfm as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26168,18 +25696,17 @@ pub(crate) unsafe fn call_cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumCh
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetFormat(__f: Fn_cuTexRefGetFormat, pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pFormat, pNumChannels, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetFormat",
         &[
-            ("pFormat", crate::trace::Value::Ptr(pFormat as *const c_void)),
-            ("pNumChannels", crate::trace::Value::Ptr(pNumChannels as *const c_void)),
+            ("pFormat", if __r.0 == 0 && !pFormat.is_null() { crate::trace::Value::Enum { name: (*pFormat).name(), value: (*pFormat).0 as i64 } } else { crate::trace::Value::Ptr(pFormat as *const c_void) }),
+            ("pNumChannels", if __r.0 == 0 && !pNumChannels.is_null() { crate::trace::Value::I64((*pNumChannels) as i64) } else { crate::trace::Value::Ptr(pNumChannels as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26223,17 +25750,16 @@ pub(crate) unsafe fn call_cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, h
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetMipmapFilterMode(__f: Fn_cuTexRefGetMipmapFilterMode, pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pfm, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetMipmapFilterMode",
         &[
-            ("pfm", crate::trace::Value::Ptr(pfm as *const c_void)),
+            ("pfm", if __r.0 == 0 && !pfm.is_null() { crate::trace::Value::Enum { name: (*pfm).name(), value: (*pfm).0 as i64 } } else { crate::trace::Value::Ptr(pfm as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26277,17 +25803,16 @@ pub(crate) unsafe fn call_cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetMipmapLevelBias(__f: Fn_cuTexRefGetMipmapLevelBias, pbias: *mut f32, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pbias, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetMipmapLevelBias",
         &[
-            ("pbias", crate::trace::Value::Ptr(pbias as *const c_void)),
+            ("pbias", if __r.0 == 0 && !pbias.is_null() { crate::trace::Value::F64((*pbias) as f64) } else { crate::trace::Value::Ptr(pbias as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26331,18 +25856,17 @@ pub(crate) unsafe fn call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetMipmapLevelClamp(__f: Fn_cuTexRefGetMipmapLevelClamp, pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetMipmapLevelClamp",
         &[
-            ("pminMipmapLevelClamp", crate::trace::Value::Ptr(pminMipmapLevelClamp as *const c_void)),
-            ("pmaxMipmapLevelClamp", crate::trace::Value::Ptr(pmaxMipmapLevelClamp as *const c_void)),
+            ("pminMipmapLevelClamp", if __r.0 == 0 && !pminMipmapLevelClamp.is_null() { crate::trace::Value::F64((*pminMipmapLevelClamp) as f64) } else { crate::trace::Value::Ptr(pminMipmapLevelClamp as *const c_void) }),
+            ("pmaxMipmapLevelClamp", if __r.0 == 0 && !pmaxMipmapLevelClamp.is_null() { crate::trace::Value::F64((*pmaxMipmapLevelClamp) as f64) } else { crate::trace::Value::Ptr(pmaxMipmapLevelClamp as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26386,17 +25910,16 @@ pub(crate) unsafe fn call_cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRe
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetMaxAnisotropy(__f: Fn_cuTexRefGetMaxAnisotropy, pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pmaxAniso, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetMaxAnisotropy",
         &[
-            ("pmaxAniso", crate::trace::Value::Ptr(pmaxAniso as *const c_void)),
+            ("pmaxAniso", if __r.0 == 0 && !pmaxAniso.is_null() { crate::trace::Value::I64((*pmaxAniso) as i64) } else { crate::trace::Value::Ptr(pmaxAniso as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26440,17 +25963,16 @@ pub(crate) unsafe fn call_cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetBorderColor(__f: Fn_cuTexRefGetBorderColor, pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pBorderColor, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetBorderColor",
         &[
-            ("pBorderColor", crate::trace::Value::Ptr(pBorderColor as *const c_void)),
+            ("pBorderColor", if __r.0 == 0 && !pBorderColor.is_null() { crate::trace::Value::F64((*pBorderColor) as f64) } else { crate::trace::Value::Ptr(pBorderColor as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26494,17 +26016,16 @@ pub(crate) unsafe fn call_cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexre
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefGetFlags(__f: Fn_cuTexRefGetFlags, pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pFlags, hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefGetFlags",
         &[
-            ("pFlags", crate::trace::Value::Ptr(pFlags as *const c_void)),
+            ("pFlags", if __r.0 == 0 && !pFlags.is_null() { crate::trace::Value::U64((*pFlags) as u64) } else { crate::trace::Value::Ptr(pFlags as *const c_void) }),
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26548,16 +26069,15 @@ pub(crate) unsafe fn call_cuTexRefCreate(pTexRef: *mut CUtexref) -> Result<CUres
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefCreate(__f: Fn_cuTexRefCreate, pTexRef: *mut CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefCreate",
         &[
-            ("pTexRef", crate::trace::Value::Ptr(pTexRef as *const c_void)),
+            ("pTexRef", if __r.0 == 0 && !pTexRef.is_null() { crate::trace::Value::Hex((*pTexRef).0 as usize as u64) } else { crate::trace::Value::Ptr(pTexRef as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26601,16 +26121,15 @@ pub(crate) unsafe fn call_cuTexRefDestroy(hTexRef: CUtexref) -> Result<CUresult,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexRefDestroy(__f: Fn_cuTexRefDestroy, hTexRef: CUtexref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hTexRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexRefDestroy",
         &[
             ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26654,10 +26173,9 @@ pub(crate) unsafe fn call_cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuSurfRefSetArray(__f: Fn_cuSurfRefSetArray, hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hSurfRef, hArray, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuSurfRefSetArray",
         &[
             ("hSurfRef", crate::trace::Value::Hex(hSurfRef.0 as usize as u64)),
@@ -26665,7 +26183,7 @@ unsafe fn trace_cuSurfRefSetArray(__f: Fn_cuSurfRefSetArray, hSurfRef: CUsurfref
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26709,17 +26227,16 @@ pub(crate) unsafe fn call_cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUs
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuSurfRefGetArray(__f: Fn_cuSurfRefGetArray, phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phArray, hSurfRef);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuSurfRefGetArray",
         &[
-            ("phArray", crate::trace::Value::Ptr(phArray as *const c_void)),
+            ("phArray", if __r.0 == 0 && !phArray.is_null() { crate::trace::Value::Hex((*phArray).0 as usize as u64) } else { crate::trace::Value::Ptr(phArray as *const c_void) }),
             ("hSurfRef", crate::trace::Value::Hex(hSurfRef.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26763,19 +26280,18 @@ pub(crate) unsafe fn call_cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDe
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexObjectCreate(__f: Fn_cuTexObjectCreate, pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexObjectCreate",
         &[
-            ("pTexObject", crate::trace::Value::Ptr(pTexObject as *const c_void)),
+            ("pTexObject", if __r.0 == 0 && !pTexObject.is_null() { crate::trace::Value::Hex((*pTexObject).0 as u64) } else { crate::trace::Value::Ptr(pTexObject as *const c_void) }),
             ("pResDesc", crate::trace::Value::Ptr(pResDesc as *const c_void)),
             ("pTexDesc", crate::trace::Value::Ptr(pTexDesc as *const c_void)),
             ("pResViewDesc", crate::trace::Value::Ptr(pResViewDesc as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26818,16 +26334,15 @@ pub(crate) unsafe fn call_cuTexObjectDestroy(texObject: CUtexObject) -> Result<C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexObjectDestroy(__f: Fn_cuTexObjectDestroy, texObject: CUtexObject) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(texObject);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexObjectDestroy",
         &[
             ("texObject", crate::trace::Value::Hex(texObject.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26870,17 +26385,16 @@ pub(crate) unsafe fn call_cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURC
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexObjectGetResourceDesc(__f: Fn_cuTexObjectGetResourceDesc, pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pResDesc, texObject);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexObjectGetResourceDesc",
         &[
             ("pResDesc", crate::trace::Value::Ptr(pResDesc as *const c_void)),
             ("texObject", crate::trace::Value::Hex(texObject.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26923,17 +26437,16 @@ pub(crate) unsafe fn call_cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexObjectGetTextureDesc(__f: Fn_cuTexObjectGetTextureDesc, pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pTexDesc, texObject);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexObjectGetTextureDesc",
         &[
             ("pTexDesc", crate::trace::Value::Ptr(pTexDesc as *const c_void)),
             ("texObject", crate::trace::Value::Hex(texObject.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -26976,17 +26489,16 @@ pub(crate) unsafe fn call_cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTexObjectGetResourceViewDesc(__f: Fn_cuTexObjectGetResourceViewDesc, pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pResViewDesc, texObject);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTexObjectGetResourceViewDesc",
         &[
             ("pResViewDesc", crate::trace::Value::Ptr(pResViewDesc as *const c_void)),
             ("texObject", crate::trace::Value::Hex(texObject.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27029,17 +26541,16 @@ pub(crate) unsafe fn call_cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pRe
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuSurfObjectCreate(__f: Fn_cuSurfObjectCreate, pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pSurfObject, pResDesc);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuSurfObjectCreate",
         &[
-            ("pSurfObject", crate::trace::Value::Ptr(pSurfObject as *const c_void)),
+            ("pSurfObject", if __r.0 == 0 && !pSurfObject.is_null() { crate::trace::Value::Hex((*pSurfObject).0 as u64) } else { crate::trace::Value::Ptr(pSurfObject as *const c_void) }),
             ("pResDesc", crate::trace::Value::Ptr(pResDesc as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27082,16 +26593,15 @@ pub(crate) unsafe fn call_cuSurfObjectDestroy(surfObject: CUsurfObject) -> Resul
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuSurfObjectDestroy(__f: Fn_cuSurfObjectDestroy, surfObject: CUsurfObject) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(surfObject);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuSurfObjectDestroy",
         &[
             ("surfObject", crate::trace::Value::Hex(surfObject.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27134,17 +26644,16 @@ pub(crate) unsafe fn call_cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOUR
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuSurfObjectGetResourceDesc(__f: Fn_cuSurfObjectGetResourceDesc, pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pResDesc, surfObject);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuSurfObjectGetResourceDesc",
         &[
             ("pResDesc", crate::trace::Value::Ptr(pResDesc as *const c_void)),
             ("surfObject", crate::trace::Value::Hex(surfObject.0 as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27187,10 +26696,9 @@ pub(crate) unsafe fn call_cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, te
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTensorMapEncodeTiled(__f: Fn_cuTensorMapEncodeTiled, tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTensorMapEncodeTiled",
         &[
             ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
@@ -27207,7 +26715,7 @@ unsafe fn trace_cuTensorMapEncodeTiled(__f: Fn_cuTensorMapEncodeTiled, tensorMap
             ("oobFill", crate::trace::Value::Enum { name: oobFill.name(), value: oobFill.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27250,10 +26758,9 @@ pub(crate) unsafe fn call_cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, t
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTensorMapEncodeIm2col(__f: Fn_cuTensorMapEncodeIm2col, tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTensorMapEncodeIm2col",
         &[
             ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
@@ -27273,7 +26780,7 @@ unsafe fn trace_cuTensorMapEncodeIm2col(__f: Fn_cuTensorMapEncodeIm2col, tensorM
             ("oobFill", crate::trace::Value::Enum { name: oobFill.name(), value: oobFill.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27316,10 +26823,9 @@ pub(crate) unsafe fn call_cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMa
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTensorMapEncodeIm2colWide(__f: Fn_cuTensorMapEncodeIm2colWide, tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTensorMapEncodeIm2colWide",
         &[
             ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
@@ -27340,7 +26846,7 @@ unsafe fn trace_cuTensorMapEncodeIm2colWide(__f: Fn_cuTensorMapEncodeIm2colWide,
             ("oobFill", crate::trace::Value::Enum { name: oobFill.name(), value: oobFill.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27383,17 +26889,16 @@ pub(crate) unsafe fn call_cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap,
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuTensorMapReplaceAddress(__f: Fn_cuTensorMapReplaceAddress, tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(tensorMap, globalAddress);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuTensorMapReplaceAddress",
         &[
             ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
             ("globalAddress", crate::trace::Value::Ptr(globalAddress as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27436,18 +26941,17 @@ pub(crate) unsafe fn call_cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceCanAccessPeer(__f: Fn_cuDeviceCanAccessPeer, canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(canAccessPeer, dev, peerDev);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceCanAccessPeer",
         &[
-            ("canAccessPeer", crate::trace::Value::Ptr(canAccessPeer as *const c_void)),
+            ("canAccessPeer", if __r.0 == 0 && !canAccessPeer.is_null() { crate::trace::Value::I64((*canAccessPeer) as i64) } else { crate::trace::Value::Ptr(canAccessPeer as *const c_void) }),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
             ("peerDev", crate::trace::Value::I64(peerDev.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27490,17 +26994,16 @@ pub(crate) unsafe fn call_cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxEnablePeerAccess(__f: Fn_cuCtxEnablePeerAccess, peerContext: CUcontext, Flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(peerContext, Flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxEnablePeerAccess",
         &[
             ("peerContext", crate::trace::Value::Hex(peerContext.0 as usize as u64)),
             ("Flags", crate::trace::Value::U64(Flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27543,16 +27046,15 @@ pub(crate) unsafe fn call_cuCtxDisablePeerAccess(peerContext: CUcontext) -> Resu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxDisablePeerAccess(__f: Fn_cuCtxDisablePeerAccess, peerContext: CUcontext) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(peerContext);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxDisablePeerAccess",
         &[
             ("peerContext", crate::trace::Value::Hex(peerContext.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27595,19 +27097,18 @@ pub(crate) unsafe fn call_cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUd
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetP2PAttribute(__f: Fn_cuDeviceGetP2PAttribute, value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(value, attrib, srcDevice, dstDevice);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetP2PAttribute",
         &[
-            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("value", if __r.0 == 0 && !value.is_null() { crate::trace::Value::I64((*value) as i64) } else { crate::trace::Value::Ptr(value as *const c_void) }),
             ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
             ("srcDevice", crate::trace::Value::I64(srcDevice.0 as i64)),
             ("dstDevice", crate::trace::Value::I64(dstDevice.0 as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27650,16 +27151,15 @@ pub(crate) unsafe fn call_cuGraphicsUnregisterResource(resource: CUgraphicsResou
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphicsUnregisterResource(__f: Fn_cuGraphicsUnregisterResource, resource: CUgraphicsResource) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(resource);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphicsUnregisterResource",
         &[
             ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27702,19 +27202,18 @@ pub(crate) unsafe fn call_cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphicsSubResourceGetMappedArray(__f: Fn_cuGraphicsSubResourceGetMappedArray, pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pArray, resource, arrayIndex, mipLevel);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphicsSubResourceGetMappedArray",
         &[
-            ("pArray", crate::trace::Value::Ptr(pArray as *const c_void)),
+            ("pArray", if __r.0 == 0 && !pArray.is_null() { crate::trace::Value::Hex((*pArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pArray as *const c_void) }),
             ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
             ("arrayIndex", crate::trace::Value::U64(arrayIndex as u64)),
             ("mipLevel", crate::trace::Value::U64(mipLevel as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27757,17 +27256,16 @@ pub(crate) unsafe fn call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedAr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphicsResourceGetMappedMipmappedArray(__f: Fn_cuGraphicsResourceGetMappedMipmappedArray, pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pMipmappedArray, resource);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphicsResourceGetMappedMipmappedArray",
         &[
-            ("pMipmappedArray", crate::trace::Value::Ptr(pMipmappedArray as *const c_void)),
+            ("pMipmappedArray", if __r.0 == 0 && !pMipmappedArray.is_null() { crate::trace::Value::Hex((*pMipmappedArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pMipmappedArray as *const c_void) }),
             ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27810,18 +27308,17 @@ pub(crate) unsafe fn call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphicsResourceGetMappedPointer_v2(__f: Fn_cuGraphicsResourceGetMappedPointer_v2, pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pDevPtr, pSize, resource);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphicsResourceGetMappedPointer_v2",
         &[
-            ("pDevPtr", crate::trace::Value::Ptr(pDevPtr as *const c_void)),
-            ("pSize", crate::trace::Value::Ptr(pSize as *const c_void)),
+            ("pDevPtr", if __r.0 == 0 && !pDevPtr.is_null() { crate::trace::Value::Hex((*pDevPtr).0 as u64) } else { crate::trace::Value::Ptr(pDevPtr as *const c_void) }),
+            ("pSize", if __r.0 == 0 && !pSize.is_null() { crate::trace::Value::Size((*pSize) as u64) } else { crate::trace::Value::Ptr(pSize as *const c_void) }),
             ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27864,17 +27361,16 @@ pub(crate) unsafe fn call_cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsR
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphicsResourceSetMapFlags_v2(__f: Fn_cuGraphicsResourceSetMapFlags_v2, resource: CUgraphicsResource, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(resource, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphicsResourceSetMapFlags_v2",
         &[
             ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27917,18 +27413,17 @@ pub(crate) unsafe fn call_cuGraphicsMapResources(count: c_uint, resources: *mut 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphicsMapResources(__f: Fn_cuGraphicsMapResources, count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(count, resources, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphicsMapResources",
         &[
             ("count", crate::trace::Value::U64(count as u64)),
-            ("resources", crate::trace::Value::Ptr(resources as *const c_void)),
+            ("resources", if __r.0 == 0 && !resources.is_null() { crate::trace::Value::Hex((*resources).0 as usize as u64) } else { crate::trace::Value::Ptr(resources as *const c_void) }),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -27971,18 +27466,17 @@ pub(crate) unsafe fn call_cuGraphicsMapResources_ptsz(count: c_uint, resources: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphicsMapResources_ptsz(__f: Fn_cuGraphicsMapResources_ptsz, count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(count, resources, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphicsMapResources_ptsz",
         &[
             ("count", crate::trace::Value::U64(count as u64)),
-            ("resources", crate::trace::Value::Ptr(resources as *const c_void)),
+            ("resources", if __r.0 == 0 && !resources.is_null() { crate::trace::Value::Hex((*resources).0 as usize as u64) } else { crate::trace::Value::Ptr(resources as *const c_void) }),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28025,18 +27519,17 @@ pub(crate) unsafe fn call_cuGraphicsUnmapResources(count: c_uint, resources: *mu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphicsUnmapResources(__f: Fn_cuGraphicsUnmapResources, count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(count, resources, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphicsUnmapResources",
         &[
             ("count", crate::trace::Value::U64(count as u64)),
-            ("resources", crate::trace::Value::Ptr(resources as *const c_void)),
+            ("resources", if __r.0 == 0 && !resources.is_null() { crate::trace::Value::Hex((*resources).0 as usize as u64) } else { crate::trace::Value::Ptr(resources as *const c_void) }),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28079,18 +27572,17 @@ pub(crate) unsafe fn call_cuGraphicsUnmapResources_ptsz(count: c_uint, resources
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGraphicsUnmapResources_ptsz(__f: Fn_cuGraphicsUnmapResources_ptsz, count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(count, resources, hStream);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGraphicsUnmapResources_ptsz",
         &[
             ("count", crate::trace::Value::U64(count as u64)),
-            ("resources", crate::trace::Value::Ptr(resources as *const c_void)),
+            ("resources", if __r.0 == 0 && !resources.is_null() { crate::trace::Value::Hex((*resources).0 as usize as u64) } else { crate::trace::Value::Ptr(resources as *const c_void) }),
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28133,20 +27625,19 @@ pub(crate) unsafe fn call_cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGetProcAddress_v2(__f: Fn_cuGetProcAddress_v2, symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(symbol, pfn, cudaVersion, flags, symbolStatus);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGetProcAddress_v2",
         &[
             ("symbol", crate::trace::Value::Str(crate::util::opt_cstr(symbol as *const c_char))),
-            ("pfn", crate::trace::Value::Ptr(pfn as *const c_void)),
+            ("pfn", if __r.0 == 0 && !pfn.is_null() { crate::trace::Value::Ptr((*pfn) as *const c_void) } else { crate::trace::Value::Ptr(pfn as *const c_void) }),
             ("cudaVersion", crate::trace::Value::I64(cudaVersion as i64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
-            ("symbolStatus", crate::trace::Value::Ptr(symbolStatus as *const c_void)),
+            ("symbolStatus", if __r.0 == 0 && !symbolStatus.is_null() { crate::trace::Value::Enum { name: (*symbolStatus).name(), value: (*symbolStatus).0 as i64 } } else { crate::trace::Value::Ptr(symbolStatus as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28189,18 +27680,17 @@ pub(crate) unsafe fn call_cuCoredumpGetAttribute(attrib: CUcoredumpSettings, val
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCoredumpGetAttribute(__f: Fn_cuCoredumpGetAttribute, attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(attrib, value, size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCoredumpGetAttribute",
         &[
             ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
-            ("size", crate::trace::Value::Ptr(size as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28243,18 +27733,17 @@ pub(crate) unsafe fn call_cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSetting
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCoredumpGetAttributeGlobal(__f: Fn_cuCoredumpGetAttributeGlobal, attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(attrib, value, size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCoredumpGetAttributeGlobal",
         &[
             ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
-            ("size", crate::trace::Value::Ptr(size as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28297,18 +27786,17 @@ pub(crate) unsafe fn call_cuCoredumpSetAttribute(attrib: CUcoredumpSettings, val
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCoredumpSetAttribute(__f: Fn_cuCoredumpSetAttribute, attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(attrib, value, size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCoredumpSetAttribute",
         &[
             ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
-            ("size", crate::trace::Value::Ptr(size as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28351,18 +27839,17 @@ pub(crate) unsafe fn call_cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSetting
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCoredumpSetAttributeGlobal(__f: Fn_cuCoredumpSetAttributeGlobal, attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(attrib, value, size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCoredumpSetAttributeGlobal",
         &[
             ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
             ("value", crate::trace::Value::Ptr(value as *const c_void)),
-            ("size", crate::trace::Value::Ptr(size as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28405,17 +27892,16 @@ pub(crate) unsafe fn call_cuGetExportTable(ppExportTable: *mut *const c_void, pE
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGetExportTable(__f: Fn_cuGetExportTable, ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ppExportTable, pExportTableId);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGetExportTable",
         &[
             ("ppExportTable", crate::trace::Value::Ptr(ppExportTable as *const c_void)),
             ("pExportTableId", crate::trace::Value::Ptr(pExportTableId as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28458,19 +27944,18 @@ pub(crate) unsafe fn call_cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevRe
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGreenCtxCreate(__f: Fn_cuGreenCtxCreate, phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phCtx, desc, dev, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGreenCtxCreate",
         &[
-            ("phCtx", crate::trace::Value::Ptr(phCtx as *const c_void)),
+            ("phCtx", if __r.0 == 0 && !phCtx.is_null() { crate::trace::Value::Hex((*phCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(phCtx as *const c_void) }),
             ("desc", crate::trace::Value::Hex(desc.0 as usize as u64)),
             ("dev", crate::trace::Value::I64(dev.0 as i64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28513,16 +27998,15 @@ pub(crate) unsafe fn call_cuGreenCtxDestroy(hCtx: CUgreenCtx) -> Result<CUresult
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGreenCtxDestroy(__f: Fn_cuGreenCtxDestroy, hCtx: CUgreenCtx) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hCtx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGreenCtxDestroy",
         &[
             ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28565,17 +28049,16 @@ pub(crate) unsafe fn call_cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgr
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxFromGreenCtx(__f: Fn_cuCtxFromGreenCtx, pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pContext, hCtx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxFromGreenCtx",
         &[
-            ("pContext", crate::trace::Value::Ptr(pContext as *const c_void)),
+            ("pContext", if __r.0 == 0 && !pContext.is_null() { crate::trace::Value::Hex((*pContext).0 as usize as u64) } else { crate::trace::Value::Ptr(pContext as *const c_void) }),
             ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28618,10 +28101,9 @@ pub(crate) unsafe fn call_cuDeviceGetDevResource(device: CUdevice, resource: *mu
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDeviceGetDevResource(__f: Fn_cuDeviceGetDevResource, device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(device, resource, r#type);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDeviceGetDevResource",
         &[
             ("device", crate::trace::Value::I64(device.0 as i64)),
@@ -28629,7 +28111,7 @@ unsafe fn trace_cuDeviceGetDevResource(__f: Fn_cuDeviceGetDevResource, device: C
             ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28672,10 +28154,9 @@ pub(crate) unsafe fn call_cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCtxGetDevResource(__f: Fn_cuCtxGetDevResource, hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hCtx, resource, r#type);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCtxGetDevResource",
         &[
             ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
@@ -28683,7 +28164,7 @@ unsafe fn trace_cuCtxGetDevResource(__f: Fn_cuCtxGetDevResource, hCtx: CUcontext
             ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28726,10 +28207,9 @@ pub(crate) unsafe fn call_cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGreenCtxGetDevResource(__f: Fn_cuGreenCtxGetDevResource, hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hCtx, resource, r#type);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGreenCtxGetDevResource",
         &[
             ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
@@ -28737,7 +28217,7 @@ unsafe fn trace_cuGreenCtxGetDevResource(__f: Fn_cuGreenCtxGetDevResource, hCtx:
             ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28780,21 +28260,20 @@ pub(crate) unsafe fn call_cuDevSmResourceSplitByCount(result: *mut CUdevResource
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDevSmResourceSplitByCount(__f: Fn_cuDevSmResourceSplitByCount, result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(result, nbGroups, input, remaining, useFlags, minCount);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDevSmResourceSplitByCount",
         &[
             ("result", crate::trace::Value::Ptr(result as *const c_void)),
-            ("nbGroups", crate::trace::Value::Ptr(nbGroups as *const c_void)),
+            ("nbGroups", if __r.0 == 0 && !nbGroups.is_null() { crate::trace::Value::U64((*nbGroups) as u64) } else { crate::trace::Value::Ptr(nbGroups as *const c_void) }),
             ("input", crate::trace::Value::Ptr(input as *const c_void)),
             ("remaining", crate::trace::Value::Ptr(remaining as *const c_void)),
             ("useFlags", crate::trace::Value::U64(useFlags as u64)),
             ("minCount", crate::trace::Value::U64(minCount as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28837,18 +28316,17 @@ pub(crate) unsafe fn call_cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDe
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuDevResourceGenerateDesc(__f: Fn_cuDevResourceGenerateDesc, phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phDesc, resources, nbResources);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuDevResourceGenerateDesc",
         &[
-            ("phDesc", crate::trace::Value::Ptr(phDesc as *const c_void)),
+            ("phDesc", if __r.0 == 0 && !phDesc.is_null() { crate::trace::Value::Hex((*phDesc).0 as usize as u64) } else { crate::trace::Value::Ptr(phDesc as *const c_void) }),
             ("resources", crate::trace::Value::Ptr(resources as *const c_void)),
             ("nbResources", crate::trace::Value::U64(nbResources as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28891,17 +28369,16 @@ pub(crate) unsafe fn call_cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUeven
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGreenCtxRecordEvent(__f: Fn_cuGreenCtxRecordEvent, hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hCtx, hEvent);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGreenCtxRecordEvent",
         &[
             ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28944,17 +28421,16 @@ pub(crate) unsafe fn call_cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent)
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGreenCtxWaitEvent(__f: Fn_cuGreenCtxWaitEvent, hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hCtx, hEvent);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGreenCtxWaitEvent",
         &[
             ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
             ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -28997,17 +28473,16 @@ pub(crate) unsafe fn call_cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUg
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuStreamGetGreenCtx(__f: Fn_cuStreamGetGreenCtx, hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(hStream, phCtx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuStreamGetGreenCtx",
         &[
             ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
-            ("phCtx", crate::trace::Value::Ptr(phCtx as *const c_void)),
+            ("phCtx", if __r.0 == 0 && !phCtx.is_null() { crate::trace::Value::Hex((*phCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(phCtx as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29050,19 +28525,18 @@ pub(crate) unsafe fn call_cuGreenCtxStreamCreate(phStream: *mut CUstream, greenC
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuGreenCtxStreamCreate(__f: Fn_cuGreenCtxStreamCreate, phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(phStream, greenCtx, flags, priority);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuGreenCtxStreamCreate",
         &[
-            ("phStream", crate::trace::Value::Ptr(phStream as *const c_void)),
+            ("phStream", if __r.0 == 0 && !phStream.is_null() { crate::trace::Value::Hex((*phStream).0 as usize as u64) } else { crate::trace::Value::Ptr(phStream as *const c_void) }),
             ("greenCtx", crate::trace::Value::Hex(greenCtx.0 as usize as u64)),
             ("flags", crate::trace::Value::U64(flags as u64)),
             ("priority", crate::trace::Value::I64(priority as i64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29105,18 +28579,17 @@ pub(crate) unsafe fn call_cuLogsRegisterCallback(callbackFunc: CUlogsCallback, u
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLogsRegisterCallback(__f: Fn_cuLogsRegisterCallback, callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(callbackFunc, userData, callback_out);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLogsRegisterCallback",
         &[
             ("callbackFunc", crate::trace::Value::Ptr(callbackFunc.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
             ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
-            ("callback_out", crate::trace::Value::Ptr(callback_out as *const c_void)),
+            ("callback_out", if __r.0 == 0 && !callback_out.is_null() { crate::trace::Value::Hex((*callback_out).0 as usize as u64) } else { crate::trace::Value::Ptr(callback_out as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29159,16 +28632,15 @@ pub(crate) unsafe fn call_cuLogsUnregisterCallback(callback: CUlogsCallbackHandl
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLogsUnregisterCallback(__f: Fn_cuLogsUnregisterCallback, callback: CUlogsCallbackHandle) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(callback);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLogsUnregisterCallback",
         &[
             ("callback", crate::trace::Value::Hex(callback.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29211,17 +28683,16 @@ pub(crate) unsafe fn call_cuLogsCurrent(iterator_out: *mut CUlogIterator, flags:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLogsCurrent(__f: Fn_cuLogsCurrent, iterator_out: *mut CUlogIterator, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(iterator_out, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLogsCurrent",
         &[
-            ("iterator_out", crate::trace::Value::Ptr(iterator_out as *const c_void)),
+            ("iterator_out", if __r.0 == 0 && !iterator_out.is_null() { crate::trace::Value::Hex((*iterator_out).0 as u64) } else { crate::trace::Value::Ptr(iterator_out as *const c_void) }),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29264,18 +28735,17 @@ pub(crate) unsafe fn call_cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToF
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLogsDumpToFile(__f: Fn_cuLogsDumpToFile, iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(iterator, pathToFile, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLogsDumpToFile",
         &[
-            ("iterator", crate::trace::Value::Ptr(iterator as *const c_void)),
+            ("iterator", if __r.0 == 0 && !iterator.is_null() { crate::trace::Value::Hex((*iterator).0 as u64) } else { crate::trace::Value::Ptr(iterator as *const c_void) }),
             ("pathToFile", crate::trace::Value::Str(crate::util::opt_cstr(pathToFile as *const c_char))),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29318,19 +28788,18 @@ pub(crate) unsafe fn call_cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffe
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuLogsDumpToMemory(__f: Fn_cuLogsDumpToMemory, iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(iterator, buffer, size, flags);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuLogsDumpToMemory",
         &[
-            ("iterator", crate::trace::Value::Ptr(iterator as *const c_void)),
-            ("buffer", crate::trace::Value::Str(crate::util::opt_cstr(buffer as *const c_char))),
-            ("size", crate::trace::Value::Ptr(size as *const c_void)),
+            ("iterator", if __r.0 == 0 && !iterator.is_null() { crate::trace::Value::Hex((*iterator).0 as u64) } else { crate::trace::Value::Ptr(iterator as *const c_void) }),
+            ("buffer", crate::trace::Value::Ptr(buffer as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
             ("flags", crate::trace::Value::U64(flags as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29373,17 +28842,16 @@ pub(crate) unsafe fn call_cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid:
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCheckpointProcessGetRestoreThreadId(__f: Fn_cuCheckpointProcessGetRestoreThreadId, pid: c_int, tid: *mut c_int) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pid, tid);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCheckpointProcessGetRestoreThreadId",
         &[
             ("pid", crate::trace::Value::I64(pid as i64)),
-            ("tid", crate::trace::Value::Ptr(tid as *const c_void)),
+            ("tid", if __r.0 == 0 && !tid.is_null() { crate::trace::Value::I64((*tid) as i64) } else { crate::trace::Value::Ptr(tid as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29426,17 +28894,16 @@ pub(crate) unsafe fn call_cuCheckpointProcessGetState(pid: c_int, state: *mut CU
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCheckpointProcessGetState(__f: Fn_cuCheckpointProcessGetState, pid: c_int, state: *mut CUprocessState) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pid, state);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCheckpointProcessGetState",
         &[
             ("pid", crate::trace::Value::I64(pid as i64)),
-            ("state", crate::trace::Value::Ptr(state as *const c_void)),
+            ("state", if __r.0 == 0 && !state.is_null() { crate::trace::Value::Enum { name: (*state).name(), value: (*state).0 as i64 } } else { crate::trace::Value::Ptr(state as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29479,17 +28946,16 @@ pub(crate) unsafe fn call_cuCheckpointProcessLock(pid: c_int, args: *mut CUcheck
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCheckpointProcessLock(__f: Fn_cuCheckpointProcessLock, pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pid, args);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCheckpointProcessLock",
         &[
             ("pid", crate::trace::Value::I64(pid as i64)),
             ("args", crate::trace::Value::Ptr(args as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29532,17 +28998,16 @@ pub(crate) unsafe fn call_cuCheckpointProcessCheckpoint(pid: c_int, args: *mut C
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCheckpointProcessCheckpoint(__f: Fn_cuCheckpointProcessCheckpoint, pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pid, args);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCheckpointProcessCheckpoint",
         &[
             ("pid", crate::trace::Value::I64(pid as i64)),
             ("args", crate::trace::Value::Ptr(args as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29585,17 +29050,16 @@ pub(crate) unsafe fn call_cuCheckpointProcessRestore(pid: c_int, args: *mut CUch
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCheckpointProcessRestore(__f: Fn_cuCheckpointProcessRestore, pid: c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pid, args);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCheckpointProcessRestore",
         &[
             ("pid", crate::trace::Value::I64(pid as i64)),
             ("args", crate::trace::Value::Ptr(args as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -29638,17 +29102,16 @@ pub(crate) unsafe fn call_cuCheckpointProcessUnlock(pid: c_int, args: *mut CUche
 #[cold]
 #[inline(never)]
 unsafe fn trace_cuCheckpointProcessUnlock(__f: Fn_cuCheckpointProcessUnlock, pid: c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(pid, args);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "cuCheckpointProcessUnlock",
         &[
             ("pid", crate::trace::Value::I64(pid as i64)),
             ("args", crate::trace::Value::Ptr(args as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }

@@ -80,16 +80,15 @@ pub(crate) unsafe fn call_nvrtcGetErrorString(result: nvrtcResult) -> Result<*co
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetErrorString(__f: Fn_nvrtcGetErrorString, result: nvrtcResult) -> *const c_char {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(result);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetErrorString",
         &[
             ("result", crate::trace::Value::Enum { name: result.name(), value: result.0 as i64 }),
         ],
         crate::trace::Value::Str(crate::util::opt_cstr(__r as *const c_char)),
-        __d,
+        __t,
     );
     __r
 }
@@ -132,17 +131,16 @@ pub(crate) unsafe fn call_nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcVersion(__f: Fn_nvrtcVersion, major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(major, minor);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcVersion",
         &[
-            ("major", crate::trace::Value::Ptr(major as *const c_void)),
-            ("minor", crate::trace::Value::Ptr(minor as *const c_void)),
+            ("major", if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) }),
+            ("minor", if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -185,16 +183,15 @@ pub(crate) unsafe fn call_nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> Res
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetNumSupportedArchs(__f: Fn_nvrtcGetNumSupportedArchs, numArchs: *mut c_int) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(numArchs);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetNumSupportedArchs",
         &[
-            ("numArchs", crate::trace::Value::Ptr(numArchs as *const c_void)),
+            ("numArchs", if __r.0 == 0 && !numArchs.is_null() { crate::trace::Value::I64((*numArchs) as i64) } else { crate::trace::Value::Ptr(numArchs as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -237,16 +234,15 @@ pub(crate) unsafe fn call_nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetSupportedArchs(__f: Fn_nvrtcGetSupportedArchs, supportedArchs: *mut c_int) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(supportedArchs);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetSupportedArchs",
         &[
             ("supportedArchs", crate::trace::Value::Ptr(supportedArchs as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -289,13 +285,12 @@ pub(crate) unsafe fn call_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *cons
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcCreateProgram(__f: Fn_nvrtcCreateProgram, prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, src, name, numHeaders, headers, includeNames);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcCreateProgram",
         &[
-            ("prog", crate::trace::Value::Ptr(prog as *const c_void)),
+            ("prog", if __r.0 == 0 && !prog.is_null() { crate::trace::Value::Hex((*prog).0 as usize as u64) } else { crate::trace::Value::Ptr(prog as *const c_void) }),
             ("src", crate::trace::Value::Str(crate::util::opt_cstr(src as *const c_char))),
             ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
             ("numHeaders", crate::trace::Value::I64(numHeaders as i64)),
@@ -303,7 +298,7 @@ unsafe fn trace_nvrtcCreateProgram(__f: Fn_nvrtcCreateProgram, prog: *mut nvrtcP
             ("includeNames", crate::trace::Value::Ptr(includeNames as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -346,16 +341,15 @@ pub(crate) unsafe fn call_nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> Result
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcDestroyProgram(__f: Fn_nvrtcDestroyProgram, prog: *mut nvrtcProgram) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcDestroyProgram",
         &[
             ("prog", crate::trace::Value::Ptr(prog as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -398,10 +392,9 @@ pub(crate) unsafe fn call_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcCompileProgram(__f: Fn_nvrtcCompileProgram, prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, numOptions, options);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcCompileProgram",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
@@ -409,7 +402,7 @@ unsafe fn trace_nvrtcCompileProgram(__f: Fn_nvrtcCompileProgram, prog: nvrtcProg
             ("options", crate::trace::Value::Ptr(options as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -452,17 +445,16 @@ pub(crate) unsafe fn call_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut u
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPTXSize(__f: Fn_nvrtcGetPTXSize, prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, ptxSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPTXSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("ptxSizeRet", crate::trace::Value::Ptr(ptxSizeRet as *const c_void)),
+            ("ptxSizeRet", if __r.0 == 0 && !ptxSizeRet.is_null() { crate::trace::Value::Size((*ptxSizeRet) as u64) } else { crate::trace::Value::Ptr(ptxSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -505,17 +497,16 @@ pub(crate) unsafe fn call_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> R
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPTX(__f: Fn_nvrtcGetPTX, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, ptx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPTX",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("ptx", crate::trace::Value::Ptr(ptx as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -558,17 +549,16 @@ pub(crate) unsafe fn call_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *m
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetCUBINSize(__f: Fn_nvrtcGetCUBINSize, prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, cubinSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetCUBINSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("cubinSizeRet", crate::trace::Value::Ptr(cubinSizeRet as *const c_void)),
+            ("cubinSizeRet", if __r.0 == 0 && !cubinSizeRet.is_null() { crate::trace::Value::Size((*cubinSizeRet) as u64) } else { crate::trace::Value::Ptr(cubinSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -611,17 +601,16 @@ pub(crate) unsafe fn call_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetCUBIN(__f: Fn_nvrtcGetCUBIN, prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, cubin);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetCUBIN",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("cubin", crate::trace::Value::Ptr(cubin as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -664,17 +653,16 @@ pub(crate) unsafe fn call_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetNVVMSize(__f: Fn_nvrtcGetNVVMSize, prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, nvvmSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetNVVMSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("nvvmSizeRet", crate::trace::Value::Ptr(nvvmSizeRet as *const c_void)),
+            ("nvvmSizeRet", if __r.0 == 0 && !nvvmSizeRet.is_null() { crate::trace::Value::Size((*nvvmSizeRet) as u64) } else { crate::trace::Value::Ptr(nvvmSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -718,17 +706,16 @@ pub(crate) unsafe fn call_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) ->
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetNVVM(__f: Fn_nvrtcGetNVVM, prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, nvvm);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetNVVM",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("nvvm", crate::trace::Value::Ptr(nvvm as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -772,17 +759,16 @@ pub(crate) unsafe fn call_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *m
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetLTOIRSize(__f: Fn_nvrtcGetLTOIRSize, prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, LTOIRSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetLTOIRSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("LTOIRSizeRet", crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void)),
+            ("LTOIRSizeRet", if __r.0 == 0 && !LTOIRSizeRet.is_null() { crate::trace::Value::Size((*LTOIRSizeRet) as u64) } else { crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -825,17 +811,16 @@ pub(crate) unsafe fn call_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetLTOIR(__f: Fn_nvrtcGetLTOIR, prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, LTOIR);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetLTOIR",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("LTOIR", crate::trace::Value::Ptr(LTOIR as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -878,17 +863,16 @@ pub(crate) unsafe fn call_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetOptiXIRSize(__f: Fn_nvrtcGetOptiXIRSize, prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, optixirSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetOptiXIRSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("optixirSizeRet", crate::trace::Value::Ptr(optixirSizeRet as *const c_void)),
+            ("optixirSizeRet", if __r.0 == 0 && !optixirSizeRet.is_null() { crate::trace::Value::Size((*optixirSizeRet) as u64) } else { crate::trace::Value::Ptr(optixirSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -931,17 +915,16 @@ pub(crate) unsafe fn call_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_ch
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetOptiXIR(__f: Fn_nvrtcGetOptiXIR, prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, optixir);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetOptiXIR",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("optixir", crate::trace::Value::Ptr(optixir as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -984,17 +967,16 @@ pub(crate) unsafe fn call_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet:
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetProgramLogSize(__f: Fn_nvrtcGetProgramLogSize, prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, logSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetProgramLogSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("logSizeRet", crate::trace::Value::Ptr(logSizeRet as *const c_void)),
+            ("logSizeRet", if __r.0 == 0 && !logSizeRet.is_null() { crate::trace::Value::Size((*logSizeRet) as u64) } else { crate::trace::Value::Ptr(logSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1037,17 +1019,16 @@ pub(crate) unsafe fn call_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_cha
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetProgramLog(__f: Fn_nvrtcGetProgramLog, prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, log);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetProgramLog",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("log", crate::trace::Value::Ptr(log as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1090,17 +1071,16 @@ pub(crate) unsafe fn call_nvrtcAddNameExpression(prog: nvrtcProgram, name_expres
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcAddNameExpression(__f: Fn_nvrtcAddNameExpression, prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, name_expression);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcAddNameExpression",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1143,10 +1123,9 @@ pub(crate) unsafe fn call_nvrtcGetLoweredName(prog: nvrtcProgram, name_expressio
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetLoweredName(__f: Fn_nvrtcGetLoweredName, prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, name_expression, lowered_name);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetLoweredName",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
@@ -1154,7 +1133,7 @@ unsafe fn trace_nvrtcGetLoweredName(__f: Fn_nvrtcGetLoweredName, prog: nvrtcProg
             ("lowered_name", crate::trace::Value::Ptr(lowered_name as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1197,16 +1176,15 @@ pub(crate) unsafe fn call_nvrtcGetPCHHeapSize(ret: *mut usize) -> Result<nvrtcRe
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPCHHeapSize(__f: Fn_nvrtcGetPCHHeapSize, ret: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ret);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPCHHeapSize",
         &[
-            ("ret", crate::trace::Value::Ptr(ret as *const c_void)),
+            ("ret", if __r.0 == 0 && !ret.is_null() { crate::trace::Value::Size((*ret) as u64) } else { crate::trace::Value::Ptr(ret as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1249,16 +1227,15 @@ pub(crate) unsafe fn call_nvrtcSetPCHHeapSize(size: usize) -> Result<nvrtcResult
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcSetPCHHeapSize(__f: Fn_nvrtcSetPCHHeapSize, size: usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcSetPCHHeapSize",
         &[
             ("size", crate::trace::Value::Size(size as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1301,16 +1278,15 @@ pub(crate) unsafe fn call_nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> Result<
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPCHCreateStatus(__f: Fn_nvrtcGetPCHCreateStatus, prog: nvrtcProgram) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPCHCreateStatus",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1353,17 +1329,16 @@ pub(crate) unsafe fn call_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPCHHeapSizeRequired(__f: Fn_nvrtcGetPCHHeapSizeRequired, prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPCHHeapSizeRequired",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("size", crate::trace::Value::Ptr(size as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1406,10 +1381,9 @@ pub(crate) unsafe fn call_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Opt
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcSetFlowCallback(__f: Fn_nvrtcSetFlowCallback, prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, callback, payload);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcSetFlowCallback",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
@@ -1417,7 +1391,7 @@ unsafe fn trace_nvrtcSetFlowCallback(__f: Fn_nvrtcSetFlowCallback, prog: nvrtcPr
             ("payload", crate::trace::Value::Ptr(payload as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }

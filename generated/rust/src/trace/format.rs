@@ -5,9 +5,37 @@
 // Regenerate with `cargo xtask regen`.
 //! Rendering one trace line as text or as a JSON object (hand-written, no serde).
 
+use super::buffer::Event;
+use super::config::Format;
 use super::Value;
 use std::io::Write;
 use std::time::Duration;
+
+/// One event in the configured format, newline included.
+pub(super) fn event(format: Format, tid: u64, ev: &Event<'_>) -> Vec<u8> {
+    let d = Duration::from_nanos(ev.dur_ns);
+    match format {
+        Format::Perfetto => perfetto(tid, ev.function, &ev.args, ev.result, Duration::from_nanos(ev.start_ns), d),
+        f => line(f == Format::Json, tid, ev.function, &ev.args, ev.result, d),
+    }
+}
+
+/// The line that says events were dropped (a full buffer).
+pub(super) fn dropped(format: Format, n: u64) -> String {
+    match format {
+        Format::Text => format!("[cudagen] trace buffer full: {n} calls dropped\n"),
+        Format::Json => format!("{{\"dropped\":{n}}}\n"),
+        Format::Perfetto => format!(
+            "{{\"name\":\"cudagen: {n} calls dropped\",\"ph\":\"i\",\"s\":\"g\",\"ts\":0,\"pid\":{},\"tid\":0}},\n",
+            std::process::id()
+        ),
+    }
+}
+
+/// Closes the Perfetto array (a metadata event naming the process, then `]`).
+pub(super) fn perfetto_end() -> String {
+    format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"cudagen trace\"}}}}\n]\n", std::process::id())
+}
 
 /// Longest C string printed, in bytes; longer ones end in `...`.
 const MAX_STR: usize = 256;

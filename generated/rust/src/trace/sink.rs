@@ -3,28 +3,36 @@
 // cudaTypedefs.h sha256 52969c2b6053aa1645dd0cc1e786de4bc20eee962dab32503a9e8f1013fb31e1
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // Regenerate with `cargo xtask regen`.
-//! Trace destination and options (from the environment, read once), the exit hook and the
-//! kernel thread id.
+//! Trace destination and options (from the environment, read once), the writer thread that
+//! formats and writes what [`super::buffer`] captured, the exit hook and the kernel thread id.
+//!
+//! The writer wakes when a thread's buffer passes [`buffer::WAKE_AT`] bytes, else every 50 ms.
+//! At exit (a destructor of this library, which runs after the program's `atexit` handlers and
+//! the destructors of libraries that use it) everything pending is written, the Perfetto array
+//! is closed and the summary printed; calls traced after that are written at once.
 
+use super::buffer::{self, Reader};
 use super::config::{self, Filter, Format};
+use super::{format, summary};
 use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::io::{BufWriter, Write};
-use std::sync::{Mutex, OnceLock};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::Duration;
 
-/// Where trace lines go and what is traced; one mutex makes each line atomic.
+/// Where trace lines go and what is traced.
 pub(super) struct Sink {
     pub(super) format: Format,
     pub(super) filter: Filter,
     /// `CUDAGEN_TRACE_ERRORS=1`: only calls whose status is not success get a line.
-    pub(super) errors_only: bool,
+    errors_only: bool,
     /// `CUDAGEN_TRACE_SUMMARY=1`: per-function statistics printed at exit.
-    pub(super) summary: bool,
+    summary: bool,
     /// Lines are written (false for a summary-only configuration).
-    pub(super) lines: bool,
-    /// Time zero of Perfetto timestamps.
-    pub(super) epoch: Instant,
+    lines: bool,
+    /// Set once the exit hook ran: later calls are written synchronously.
+    finished: AtomicBool,
     out: Mutex<BufWriter<Box<dyn Write + Send>>>,
 }
 
@@ -36,34 +44,83 @@ impl Sink {
             errors_only: config::flag("CUDAGEN_TRACE_ERRORS"),
             summary: config::flag("CUDAGEN_TRACE_SUMMARY"),
             lines,
-            epoch: Instant::now(),
-            out: Mutex::new(BufWriter::new(w)),
+            finished: AtomicBool::new(false),
+            out: Mutex::new(BufWriter::with_capacity(1 << 16, w)),
         };
         if lines && format == Format::Perfetto {
-            s.write_line(b"[\n");
+            s.write_now(b"[\n");
         }
-        at_exit();
+        super::signals::install();
         s
     }
 
-    /// Write and flush one line; errors are ignored.
-    pub(super) fn write_line(&self, line: &[u8]) {
+    fn write_now(&self, line: &[u8]) {
         let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
         let _ = w.write_all(line);
         let _ = w.flush();
     }
 
-    /// At exit: closes the Perfetto array and prints the summary.
+    pub(super) fn finished(&self) -> bool {
+        self.finished.load(Ordering::Relaxed)
+    }
+
+    /// One event after the exit hook ran: formatted and written at once (Perfetto's array is
+    /// closed by then, so only text and JSON lines are written).
+    pub(super) fn write_sync(&self, tid: u64, ev: &buffer::Event<'_>) {
+        if self.lines && self.format != Format::Perfetto && self.wants_line(ev) {
+            self.write_now(&format::event(self.format, tid, ev));
+        }
+    }
+
+    fn wants_line(&self, ev: &buffer::Event<'_>) -> bool {
+        !self.errors_only || super::failed(&ev.result)
+    }
+
+    /// Formats and writes what the threads captured. `try_only` (signal handlers) skips locks
+    /// that are held instead of waiting.
+    fn drain(&self, try_only: bool) {
+        let mut w = if try_only {
+            match self.out.try_lock() {
+                Ok(w) => w,
+                Err(_) => return,
+            }
+        } else {
+            self.out.lock().unwrap_or_else(|p| p.into_inner())
+        };
+        for (owner, tid, bytes) in buffer::take_all(try_only) {
+            for ev in Reader::new(&bytes) {
+                if self.summary && !try_only {
+                    summary::add(ev.function, super::failed(&ev.result), ev.dur_ns);
+                }
+                if self.lines && self.wants_line(&ev) {
+                    let _ = w.write_all(&format::event(self.format, tid, &ev));
+                }
+            }
+            if !try_only {
+                buffer::give_back(&owner, bytes);
+            }
+        }
+        if !try_only {
+            buffer::prune();
+        }
+        let dropped = buffer::DROPPED.swap(0, Ordering::Relaxed);
+        if dropped > 0 {
+            let _ = w.write_all(format::dropped(self.format, dropped).as_bytes());
+        }
+        let _ = w.flush();
+    }
+
+    /// At exit: writes everything pending, closes the Perfetto array, prints the summary.
     fn finish(&self) {
+        if self.finished.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.drain(false);
         if self.lines && self.format == Format::Perfetto {
-            let end = format!(
-                "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"cudagen trace\"}}}}\n]\n",
-                std::process::id()
-            );
-            self.write_line(end.as_bytes());
+            self.write_now(format::perfetto_end().as_bytes());
         }
         if self.summary {
-            let _ = std::io::stderr().write_all(super::summary::render().as_bytes());
+            let _ = std::io::stderr().write_all(summary::render().as_bytes());
         }
     }
 }
@@ -85,17 +142,21 @@ pub(super) fn get_or_stderr() -> &'static Sink {
     configured().unwrap_or_else(|| FALLBACK.get_or_init(|| Sink::new(config::format(), true, Box::new(std::io::stderr()))))
 }
 
+fn sinks() -> impl Iterator<Item = &'static Sink> {
+    CONFIGURED.get().and_then(Option::as_ref).into_iter().chain(FALLBACK.get())
+}
+
 fn from_env() -> Option<Sink> {
     let trace = config::var("CUDAGEN_TRACE");
     let file = config::var("CUDAGEN_TRACE_FILE");
-    let summary = config::flag("CUDAGEN_TRACE_SUMMARY");
+    let summary_only = || {
+        config::flag("CUDAGEN_TRACE_SUMMARY").then(|| Sink::new(Format::Text, false, Box::new(std::io::sink())))
+    };
     let path = match trace.as_deref().map(str::to_ascii_lowercase).as_deref() {
-        Some("0" | "false" | "off") => return summary.then(|| Sink::new(Format::Text, false, Box::new(std::io::sink()))),
+        Some("0" | "false" | "off") => return summary_only(),
         Some("1" | "true" | "on") => file,
         Some(_) => trace, // any other value is a path
-        None if file.is_none() => {
-            return summary.then(|| Sink::new(Format::Text, false, Box::new(std::io::sink())));
-        }
+        None if file.is_none() => return summary_only(),
         None => file,
     };
     let format = config::format();
@@ -118,28 +179,65 @@ fn from_env() -> Option<Sink> {
     Some(Sink::new(format, true, Box::new(std::io::stderr())))
 }
 
-/// Registers (once) the C `atexit` hook that finishes the sinks: it runs at `exit()` and at
-/// the end of `main`, before the C runtime tears the process down.
-fn at_exit() {
-    extern "C" {
-        fn atexit(f: extern "C" fn()) -> core::ffi::c_int;
+static WAKE: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
+
+/// Starts the writer thread (once). False if it could not be started: the caller then writes
+/// synchronously.
+pub(super) fn writer_running() -> bool {
+    static STARTED: OnceLock<bool> = OnceLock::new();
+    *STARTED.get_or_init(|| std::thread::Builder::new().name("cudagen-trace".into()).spawn(writer).is_ok())
+}
+
+/// A wake-up is on its way (one notification per drain, not one per call).
+static WAKING: AtomicBool = AtomicBool::new(false);
+
+/// Asks the writer to drain now.
+pub(super) fn wake() {
+    if WAKING.swap(true, Ordering::Relaxed) {
+        return;
     }
-    extern "C" fn finish() {
+    let (m, c) = &WAKE;
+    if let Ok(mut pending) = m.try_lock() {
+        *pending = true;
+        c.notify_one();
+    }
+}
+
+fn writer() {
+    let (m, c) = &WAKE;
+    loop {
+        {
+            let g = m.lock().unwrap_or_else(|p| p.into_inner());
+            let (mut g, _) = c.wait_timeout_while(g, Duration::from_millis(50), |p| !*p).unwrap_or_else(|p| p.into_inner());
+            *g = false;
+        }
+        WAKING.store(false, Ordering::Relaxed);
         let _ = std::panic::catch_unwind(|| {
-            if let Some(Some(s)) = CONFIGURED.get() {
-                s.finish();
-            }
-            if let Some(s) = FALLBACK.get() {
-                s.finish();
+            for s in sinks() {
+                if !s.finished() {
+                    s.drain(false);
+                }
             }
         });
     }
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    // SAFETY: `finish` is a plain C-ABI function of this library, which is never unloaded.
-    ONCE.call_once(|| unsafe {
-        atexit(finish);
-    });
 }
+
+/// Writes what is pending without waiting for locks (from a signal handler).
+pub(super) fn flush_from_signal() {
+    for s in sinks() {
+        s.drain(true);
+    }
+}
+
+extern "C" fn finish_all() {
+    let _ = std::panic::catch_unwind(|| sinks().for_each(Sink::finish));
+}
+
+/// The exit hook: a destructor of this library (ELF `.fini_array`).
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".fini_array"]
+static FINI: extern "C" fn() = finish_all;
 
 /// Kernel thread id (`gettid`), read once per thread from `/proc/thread-self` (Linux 3.17+;
 /// no `extern` block or per-arch syscall numbers); a per-process counter where unavailable.
@@ -158,7 +256,7 @@ fn gettid() -> u64 {
     // The link reads "<pid>/task/<tid>".
     let from_proc = std::fs::read_link("/proc/thread-self").ok().and_then(|p| p.file_name()?.to_str()?.parse::<u64>().ok());
     from_proc.unwrap_or_else(|| {
-        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::atomic::AtomicU64;
         static NEXT: AtomicU64 = AtomicU64::new(1);
         NEXT.fetch_add(1, Ordering::Relaxed)
     })

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Mutex;
-use std::time::Duration;
 
 #[derive(Default, Clone, Copy)]
 struct Stat {
@@ -22,8 +21,8 @@ struct Stat {
 static STATS: Mutex<Option<HashMap<&'static str, Stat>>> = Mutex::new(None);
 
 /// Counts one call.
-pub(super) fn add(function: &'static str, failed: bool, d: Duration) {
-    let ns = d.as_nanos();
+pub(super) fn add(function: &'static str, failed: bool, dur_ns: u64) {
+    let ns = u128::from(dur_ns);
     let mut g = STATS.lock().unwrap_or_else(|p| p.into_inner());
     let s = g.get_or_insert_with(HashMap::new).entry(function).or_default();
     s.calls += 1;
