@@ -22,6 +22,7 @@
 //! buffer drops calls and says so in the trace. IO errors are ignored; tracing never panics.
 
 mod buffer;
+mod clock;
 mod config;
 mod format;
 mod signals;
@@ -30,8 +31,7 @@ mod summary;
 
 use core::ffi::{c_void, CStr};
 use core::sync::atomic::{AtomicU8, Ordering};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const UNKNOWN: u8 = 0;
 const OFF: u8 = 1;
@@ -96,24 +96,23 @@ pub enum Value<'a> {
     Name(&'static str),
 }
 
-/// A timestamp for [`end`]: nanoseconds since the first one taken in the process.
+/// A stamp for [`end`] (TSC ticks or nanoseconds; converted on the writer thread).
 #[inline]
 pub fn begin() -> u64 {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    clock::now()
 }
 
 /// Records a call that started at `start` (from [`begin`]) and just returned `result`.
 #[inline]
 pub fn end(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start: u64) {
-    let now = begin();
+    let now = clock::now();
     span(function, args, result, start, now.saturating_sub(start));
 }
 
 /// Records a finished call that took `duration`. Does nothing when tracing is off.
 pub fn record(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, duration: Duration) {
-    let d = duration.as_nanos().min(u64::MAX as u128) as u64;
-    span(function, args, result, begin().saturating_sub(d), d);
+    let ns = duration.as_nanos().min(u128::from(clock::EXACT - 1)) as u64;
+    span(function, args, result, clock::now(), ns | clock::EXACT);
 }
 
 fn span(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start: u64, dur: u64) {
@@ -125,11 +124,18 @@ fn span(function: &'static str, args: &[(&'static str, Value<'_>)], result: Valu
         return;
     }
     if s.finished() || !sink::writer_running() {
-        let ev = buffer::Event { function, start_ns: start, dur_ns: dur, args: args.to_vec(), result };
+        let k = clock::scale();
+        let ev = buffer::Event {
+            function,
+            start_ns: clock::since_epoch_ns(start, k),
+            dur_ns: clock::duration_ns(dur, k),
+            args: args.to_vec(),
+            result,
+        };
         s.write_sync(sink::tid(), &ev);
         return;
     }
-    if buffer::push(function, args, result, start, dur) >= buffer::WAKE_AT {
+    if buffer::push(function, args, result, start, dur) {
         sink::wake();
     }
 }

@@ -6,7 +6,7 @@
 //! Trace destination and options (from the environment, read once), the writer thread that
 //! formats and writes what [`super::buffer`] captured, the exit hook and the kernel thread id.
 //!
-//! The writer wakes when a thread's buffer passes [`buffer::WAKE_AT`] bytes, else every 50 ms.
+//! The writer wakes when a thread hands over a full chunk, else every 50 ms.
 //! At exit (a destructor of this library, which runs after the program's `atexit` handlers and
 //! the destructors of libraries that use it) everything pending is written, the Perfetto array
 //! is closed and the summary printed; calls traced after that are written at once.
@@ -87,22 +87,20 @@ impl Sink {
         } else {
             self.out.lock().unwrap_or_else(|p| p.into_inner())
         };
-        for (owner, tid, bytes) in buffer::take_all(try_only) {
-            for ev in Reader::new(&bytes) {
-                if self.summary && !try_only {
+        let (summary, lines, format) = (self.summary && !try_only, self.lines, self.format);
+        let k = super::clock::scale();
+        buffer::drain(try_only, |tid, bytes| {
+            for mut ev in Reader::new(bytes) {
+                ev.start_ns = super::clock::since_epoch_ns(ev.start_ns, k);
+                ev.dur_ns = super::clock::duration_ns(ev.dur_ns, k);
+                if summary {
                     summary::add(ev.function, super::failed(&ev.result), ev.dur_ns);
                 }
-                if self.lines && self.wants_line(&ev) {
-                    let _ = w.write_all(&format::event(self.format, tid, &ev));
+                if lines && self.wants_line(&ev) {
+                    let _ = w.write_all(&format::event(format, tid, &ev));
                 }
             }
-            if !try_only {
-                buffer::give_back(&owner, bytes);
-            }
-        }
-        if !try_only {
-            buffer::prune();
-        }
+        });
         let dropped = buffer::DROPPED.swap(0, Ordering::Relaxed);
         if dropped > 0 {
             let _ = w.write_all(format::dropped(self.format, dropped).as_bytes());

@@ -1,152 +1,276 @@
-//! Capture on the calling thread: each traced call is encoded as raw values (no formatting)
-//! into its thread's buffer; the writer thread ([`super::sink`]) takes whole buffers, decodes,
-//! formats and writes them. Buffers are registered globally, so the writer and the exit and
-//! signal paths reach every thread's pending events. Memory is bounded: a thread whose buffer
-//! holds [`MAX_PENDING`] bytes drops further events and counts them.
+//! Capture on the calling thread: each traced call is encoded as raw values (no formatting,
+//! no lock, no atomic read-modify-write) into its thread's current chunk; the chunk's
+//! `committed` length is published with a release store. Full chunks go to a queue for the
+//! writer thread ([`super::sink`]), which decodes, formats and writes them and recycles them;
+//! the writer also reads the committed part of every thread's current chunk (registered
+//! globally), so the exit and signal paths reach every pending call. Memory is bounded: at
+//! [`MAX_CHUNKS`] chunks a thread whose chunk is full drops calls and counts them.
 
 use super::Value;
 use core::ffi::CStr;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Pending bytes per thread before events are dropped.
-const MAX_PENDING: usize = 8 << 20;
-/// Pending bytes at which the writer is woken.
-pub(super) const WAKE_AT: usize = 64 << 10;
+/// Bytes per chunk.
+const CHUNK: usize = 256 << 10;
+/// Chunks allocated at most (16 MiB).
+const MAX_CHUNKS: usize = 64;
 /// Longest string kept (the formatter prints 256 bytes and `...`).
 const MAX_STR: usize = 257;
 
-/// One thread's pending events.
-pub(super) struct ThreadBuf {
-    pub(super) tid: u64,
-    pub(super) bytes: Vec<u8>,
-    /// The buffer the writer hands back after draining (no allocation or page faults per swap).
-    spare: Vec<u8>,
+/// A fixed-size buffer one thread fills and the writer reads.
+pub(super) struct Chunk {
+    buf: Box<[u8]>,
+    /// Bytes the owner has finished writing (release-stored by the owner only).
+    committed: AtomicUsize,
+    /// Bytes the writer has formatted (touched by the writer only, under the output lock).
+    consumed: AtomicUsize,
+    pub(super) tid: AtomicU64,
 }
 
-/// Every thread's buffer (threads that ended keep theirs until drained).
-pub(super) static REGISTRY: Mutex<Vec<Arc<Mutex<ThreadBuf>>>> = Mutex::new(Vec::new());
-/// Events dropped because a buffer was full, since the last report.
+impl Chunk {
+    fn new() -> Box<Chunk> {
+        Box::new(Chunk { buf: vec![0u8; CHUNK].into_boxed_slice(), committed: AtomicUsize::new(0), consumed: AtomicUsize::new(0), tid: AtomicU64::new(0) })
+    }
+
+    /// The committed bytes the writer has not formatted yet; marks them formatted.
+    ///
+    /// # Safety
+    /// Only the writer calls it (under the output lock), on a chunk that is not recycled meanwhile.
+    pub(super) unsafe fn take_pending(&self) -> &[u8] {
+        let end = self.committed.load(Ordering::Acquire);
+        let start = self.consumed.swap(end, Ordering::Relaxed).min(end);
+        &self.buf[start..end]
+    }
+}
+
+struct Ptr(*mut Chunk);
+// SAFETY: chunks are handed between threads through the queue and the registry only.
+unsafe impl Send for Ptr {}
+
+/// One thread's current chunk, as the writer sees it.
+pub(super) struct Slot {
+    current: AtomicPtr<Chunk>,
+}
+
+/// Every thread's slot (slots of ended threads are pruned once drained).
+static REGISTRY: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
+/// Full chunks waiting for the writer, oldest first.
+static FULL: Mutex<VecDeque<Ptr>> = Mutex::new(VecDeque::new());
+/// Drained chunks, ready for reuse.
+static FREE: Mutex<Vec<Ptr>> = Mutex::new(Vec::new());
+static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
+/// Chunks in `FREE` (read without the lock by threads whose chunk is full).
+static FREE_LEN: AtomicUsize = AtomicUsize::new(0);
+/// Calls dropped because no chunk was free, since the last report.
 pub(super) static DROPPED: AtomicU64 = AtomicU64::new(0);
 
-thread_local! {
-    static MINE: RefCell<Option<Arc<Mutex<ThreadBuf>>>> = const { RefCell::new(None) };
+/// The calling thread's side: its slot, chunk and write position.
+struct Local {
+    slot: Arc<Slot>,
+    chunk: *mut Chunk,
+    len: usize,
+    tid: u64,
+    /// Calls dropped by this thread and not yet added to [`DROPPED`].
+    dropped: u64,
 }
 
-/// Appends one event to this thread's buffer; returns its pending size (0 if dropped).
-pub(super) fn push(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start_ns: u64, dur_ns: u64) -> usize {
+impl Drop for Local {
+    fn drop(&mut self) {
+        DROPPED.fetch_add(core::mem::take(&mut self.dropped), Ordering::Relaxed);
+        // The thread ends: its chunk goes to the writer.
+        self.slot.current.store(core::ptr::null_mut(), Ordering::Release);
+        if !self.chunk.is_null() {
+            FULL.lock().unwrap_or_else(|p| p.into_inner()).push_back(Ptr(self.chunk));
+        }
+    }
+}
+
+thread_local! {
+    static MINE: RefCell<Option<Local>> = const { RefCell::new(None) };
+}
+
+fn fresh_chunk(tid: u64) -> Option<*mut Chunk> {
+    // Starved (no free chunk, none may be made): one relaxed load each, no lock.
+    if FREE_LEN.load(Ordering::Relaxed) == 0 && ALLOCATED.load(Ordering::Relaxed) >= MAX_CHUNKS {
+        return None;
+    }
+    let popped = {
+        let mut free = FREE.lock().unwrap_or_else(|p| p.into_inner());
+        let c = free.pop();
+        FREE_LEN.store(free.len(), Ordering::Relaxed);
+        c
+    };
+    let c = match popped {
+        Some(Ptr(c)) => c,
+        None if ALLOCATED.fetch_add(1, Ordering::Relaxed) < MAX_CHUNKS => Box::into_raw(Chunk::new()),
+        None => {
+            ALLOCATED.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+    };
+    // SAFETY: a chunk from the free list or just made: nobody else uses it.
+    unsafe {
+        (*c).committed.store(0, Ordering::Relaxed);
+        (*c).consumed.store(0, Ordering::Relaxed);
+        (*c).tid.store(tid, Ordering::Relaxed);
+    }
+    Some(c)
+}
+
+/// Bytes an event can take at most.
+fn worst_case(args: usize) -> usize {
+    16 + 16 + 1 + (args.min(255) + 1) * (16 + 1 + 2 + MAX_STR + 1 + 16)
+}
+
+/// Appends one event to this thread's chunk. Returns true when a chunk was handed to the
+/// writer (the caller wakes it).
+pub(super) fn push(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start_ns: u64, dur_ns: u64) -> bool {
     MINE.try_with(|m| {
         let mut m = m.borrow_mut();
-        let buf = m.get_or_insert_with(register);
-        let mut b = buf.lock().unwrap_or_else(|p| p.into_inner());
-        if b.bytes.len() >= MAX_PENDING {
-            DROPPED.fetch_add(1, Ordering::Relaxed);
-            return 0;
+        let l = m.get_or_insert_with(register);
+        let need = worst_case(args.len());
+        let mut handed = false;
+        if l.chunk.is_null() || l.len + need > CHUNK {
+            match fresh_chunk(l.tid) {
+                Some(c) => {
+                    // The slot points at the new chunk before the old one is queued: the
+                    // writer recycles only queued chunks, so it never reads a recycled one.
+                    l.slot.current.store(c, Ordering::Release);
+                    let old = core::mem::replace(&mut l.chunk, c);
+                    l.len = 0;
+                    if !old.is_null() {
+                        FULL.lock().unwrap_or_else(|p| p.into_inner()).push_back(Ptr(old));
+                        handed = true;
+                    }
+                }
+                None => {
+                    l.dropped += 1;
+                    if l.dropped % 1024 == 1 {
+                        DROPPED.fetch_add(core::mem::take(&mut l.dropped), Ordering::Relaxed);
+                        return true;
+                    }
+                    return false;
+                }
+            }
         }
-        let o = &mut b.bytes;
-        put_str(o, function);
-        o.extend_from_slice(&start_ns.to_ne_bytes());
-        o.extend_from_slice(&dur_ns.to_ne_bytes());
-        o.push(args.len().min(255) as u8);
+        // SAFETY: this thread owns bytes [len, CHUNK) of its chunk; the writer reads only
+        // below `committed`, which is published after the bytes are written.
+        let chunk = unsafe { &*l.chunk };
+        let base = chunk.buf.as_ptr() as *mut u8;
+        let out = unsafe { core::slice::from_raw_parts_mut(base.add(l.len), CHUNK - l.len) };
+        let mut w = Cursor { out, pos: 0 };
+        w.str(function);
+        w.bytes(&start_ns.to_ne_bytes());
+        w.bytes(&dur_ns.to_ne_bytes());
+        w.bytes(&[args.len().min(255) as u8]);
         for (name, v) in args.iter().take(255) {
-            put_str(o, name);
-            put_value(o, v);
+            w.str(name);
+            w.value(v);
         }
-        put_value(o, &result);
-        o.len()
+        w.value(&result);
+        l.len += w.pos;
+        chunk.committed.store(l.len, Ordering::Release);
+        handed
     })
-    .unwrap_or(0)
+    .unwrap_or(false)
 }
 
-fn register() -> Arc<Mutex<ThreadBuf>> {
-    let b = Arc::new(Mutex::new(ThreadBuf { tid: super::sink::tid(), bytes: Vec::with_capacity(WAKE_AT * 2), spare: Vec::new() }));
-    REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).push(b.clone());
-    b
+fn register() -> Local {
+    let slot = Arc::new(Slot { current: AtomicPtr::new(core::ptr::null_mut()) });
+    REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).push(slot.clone());
+    Local { slot, chunk: core::ptr::null_mut(), len: 0, tid: super::sink::tid(), dropped: 0 }
 }
 
-/// Takes every thread's pending bytes, with the buffer each came from.
-pub(super) fn take_all(try_only: bool) -> Vec<(Arc<Mutex<ThreadBuf>>, u64, Vec<u8>)> {
-    let reg = if try_only {
-        match REGISTRY.try_lock() {
-            Ok(r) => r,
-            Err(_) => return Vec::new(),
-        }
-    } else {
-        REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
+/// Calls `f(tid, bytes)` for everything pending: full chunks first (then recycled), then the
+/// committed part of each thread's current chunk. Only the writer calls it, under the output
+/// lock; `try_only` (signal handlers) skips locks that are held.
+pub(super) fn drain(try_only: bool, mut f: impl FnMut(u64, &[u8])) {
+    let full: Vec<Ptr> = match if try_only { FULL.try_lock().ok() } else { Some(FULL.lock().unwrap_or_else(|p| p.into_inner())) } {
+        Some(mut q) => q.drain(..).collect(),
+        None => Vec::new(),
     };
-    let mut out = Vec::new();
-    for b in reg.iter() {
-        let g = if try_only { b.try_lock().ok() } else { Some(b.lock().unwrap_or_else(|p| p.into_inner())) };
-        if let Some(mut g) = g {
-            if !g.bytes.is_empty() {
-                let spare = std::mem::take(&mut g.spare);
-                let full = std::mem::replace(&mut g.bytes, spare);
-                out.push((b.clone(), g.tid, full));
-            }
+    for Ptr(c) in &full {
+        // SAFETY: queued chunks belong to the writer until recycled below.
+        let c = unsafe { &**c };
+        f(c.tid.load(Ordering::Relaxed), unsafe { c.take_pending() });
+    }
+    if !try_only {
+        let mut free = FREE.lock().unwrap_or_else(|p| p.into_inner());
+        free.extend(full);
+        FREE_LEN.store(free.len(), Ordering::Relaxed);
+    }
+    let reg = match if try_only { REGISTRY.try_lock().ok() } else { Some(REGISTRY.lock().unwrap_or_else(|p| p.into_inner())) } {
+        Some(r) => r,
+        None => return,
+    };
+    for s in reg.iter() {
+        let c = s.current.load(Ordering::Acquire);
+        if !c.is_null() {
+            // SAFETY: a current chunk is recycled only after it was queued and drained here.
+            let c = unsafe { &*c };
+            f(c.tid.load(Ordering::Relaxed), unsafe { c.take_pending() });
         }
     }
-    out
-}
-
-/// Forgets the drained buffers of threads that ended (only the registry holds them).
-pub(super) fn prune() {
-    REGISTRY
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .retain(|b| Arc::strong_count(b) > 1 || b.lock().map_or(true, |g| !g.bytes.is_empty()));
-}
-
-/// Hands a drained buffer back to its thread for reuse (kept up to [`WAKE_AT`] * 4 bytes).
-pub(super) fn give_back(owner: &Mutex<ThreadBuf>, mut bytes: Vec<u8>) {
-    bytes.clear();
-    if bytes.capacity() <= WAKE_AT * 4 {
-        if let Ok(mut g) = owner.try_lock() {
-            if g.spare.capacity() < bytes.capacity() {
-                g.spare = bytes;
-            }
-        }
+    drop(reg);
+    if !try_only {
+        REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).retain(|s| Arc::strong_count(s) > 1);
     }
 }
 
-fn put_str(o: &mut Vec<u8>, s: &'static str) {
-    o.extend_from_slice(&(s.as_ptr() as usize).to_ne_bytes());
-    o.extend_from_slice(&s.len().to_ne_bytes());
+/// Encodes into a chunk's free space (sized by [`worst_case`]).
+struct Cursor<'a> {
+    out: &'a mut [u8],
+    pos: usize,
 }
 
-fn put_u64(o: &mut Vec<u8>, tag: u8, x: u64) {
-    o.push(tag);
-    o.extend_from_slice(&x.to_ne_bytes());
-}
+impl Cursor<'_> {
+    #[inline]
+    fn bytes(&mut self, b: &[u8]) {
+        self.out[self.pos..self.pos + b.len()].copy_from_slice(b);
+        self.pos += b.len();
+    }
 
-fn put_value(o: &mut Vec<u8>, v: &Value<'_>) {
-    match *v {
-        Value::I64(x) => put_u64(o, 0, x as u64),
-        Value::U64(x) => put_u64(o, 1, x),
-        Value::F64(x) => put_u64(o, 2, x.to_bits()),
-        Value::Hex(x) => put_u64(o, 3, x),
-        Value::Ptr(p) => put_u64(o, 4, p as usize as u64),
-        Value::Enum { name, value } => {
-            put_u64(o, 5, value as u64);
-            put_str(o, name.unwrap_or(""));
-        }
-        Value::Str(None) => o.push(6),
-        Value::Str(Some(s)) => {
-            let b = s.to_bytes();
-            let b = &b[..b.len().min(MAX_STR)];
-            o.push(7);
-            o.extend_from_slice(&(b.len() as u16).to_ne_bytes());
-            o.extend_from_slice(b);
-            o.push(0);
-        }
-        Value::Bool(b) => {
-            o.push(8);
-            o.push(b as u8);
-        }
-        Value::Size(x) => put_u64(o, 9, x),
-        Value::Name(n) => {
-            o.push(10);
-            put_str(o, n);
+    #[inline]
+    fn str(&mut self, s: &'static str) {
+        self.bytes(&(s.as_ptr() as usize).to_ne_bytes());
+        self.bytes(&s.len().to_ne_bytes());
+    }
+
+    #[inline]
+    fn tagged(&mut self, tag: u8, x: u64) {
+        self.bytes(&[tag]);
+        self.bytes(&x.to_ne_bytes());
+    }
+
+    fn value(&mut self, v: &Value<'_>) {
+        match *v {
+            Value::I64(x) => self.tagged(0, x as u64),
+            Value::U64(x) => self.tagged(1, x),
+            Value::F64(x) => self.tagged(2, x.to_bits()),
+            Value::Hex(x) => self.tagged(3, x),
+            Value::Ptr(p) => self.tagged(4, p as usize as u64),
+            Value::Enum { name, value } => {
+                self.tagged(5, value as u64);
+                self.str(name.unwrap_or(""));
+            }
+            Value::Str(None) => self.bytes(&[6]),
+            Value::Str(Some(s)) => {
+                let b = s.to_bytes();
+                let b = &b[..b.len().min(MAX_STR)];
+                self.bytes(&[7]);
+                self.bytes(&(b.len() as u16).to_ne_bytes());
+                self.bytes(b);
+                self.bytes(&[0]);
+            }
+            Value::Bool(b) => self.bytes(&[8, b as u8]),
+            Value::Size(x) => self.tagged(9, x),
+            Value::Name(n) => {
+                self.bytes(&[10]);
+                self.str(n);
+            }
         }
     }
 }
@@ -255,10 +379,11 @@ mod tests {
             ("e", Value::Bool(true)),
             ("f", Value::F64(1.5)),
         ];
-        assert!(push("cuTest", &args, Value::Enum { name: None, value: 0 }, 10, 20) > 0);
-        let all = take_all(false);
-        let mine: Vec<_> = all.iter().filter(|(_, t, _)| *t == super::super::sink::tid()).collect();
-        let ev: Vec<Event<'_>> = Reader::new(&mine[0].2).collect();
+        push("cuTest", &args, Value::Enum { name: None, value: 0 }, 10, 20);
+        let me = super::super::sink::tid();
+        let mut mine = Vec::new();
+        drain(false, |tid, b| if tid == me { mine.extend_from_slice(b) });
+        let ev: Vec<Event<'_>> = Reader::new(&mine).collect();
         let e = ev.iter().find(|e| e.function == "cuTest").unwrap();
         assert_eq!((e.start_ns, e.dur_ns, e.args.len()), (10, 20, 6));
         assert!(matches!(e.args[0].1, Value::I64(-3)));
