@@ -136,7 +136,11 @@ run_saxpy() {
 run_saxpy "run saxpy (shared)" LD_LIBRARY_PATH="$lib" "$work/saxpy"
 run_saxpy "run saxpy (static)" "$work/saxpy-static"
 # A driver that is certainly missing: the message must name the path looked for.
-run_saxpy "run saxpy, CUDAGEN_LIBCUDA missing" CUDAGEN_LIBCUDA=/nonexistent/libcuda.so.1 LD_LIBRARY_PATH="$lib" "$work/saxpy"
+run_saxpy "run saxpy, CUDAGEN_LIBCUDA missing" CUDAGEN_LIBCUDA=/nonexistent/libcuda.so.1 LD_LIBRARY_PATH="$lib" \
+    CUDAGEN_TRACE_FILE="$work/missing.trace" "$work/saxpy"
+# A call that fails in the loader is traced like any other, with the loader's status.
+grep -q '^\[cudagen tid=[0-9]*\] cuInit(Flags=0) -> CUDA_ERROR_STUB_LIBRARY' "$work/missing.trace" \
+    && row "loader failure traced" PASS || { row "loader failure traced" FAIL; head -5 "$work/missing.trace" >&2; }
 grep -q '/nonexistent/libcuda.so.1' "$work/run saxpy, CUDAGEN_LIBCUDA missing.out" \
     && row "loader message names CUDAGEN_LIBCUDA path" PASS || row "loader message names CUDAGEN_LIBCUDA path" FAIL
 # Installed as libcuda.so.1 on LD_LIBRARY_PATH, with no real driver: it must skip itself.

@@ -624,9 +624,31 @@ unsafe fn slow_cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CU
     let call = || call_cuGetErrorString(error, pStr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGetErrorString(error, pStr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGetErrorString(error: CUresult, pStr: *mut *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuGetErrorString",
+        &[
+            ("error", crate::trace::Value::Enum { name: error.name(), value: error.0 as i64 }),
+            ("pStr", crate::trace::Value::Ptr(pStr as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGetErrorName = unsafe extern "C" fn(error: CUresult, pStr: *mut *const c_char) -> CUresult;
@@ -676,9 +698,31 @@ unsafe fn slow_cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUre
     let call = || call_cuGetErrorName(error, pStr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGetErrorName(error, pStr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGetErrorName(error: CUresult, pStr: *mut *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuGetErrorName",
+        &[
+            ("error", crate::trace::Value::Enum { name: error.name(), value: error.0 as i64 }),
+            ("pStr", crate::trace::Value::Ptr(pStr as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuInit = unsafe extern "C" fn(Flags: c_uint) -> CUresult;
@@ -727,9 +771,30 @@ unsafe fn slow_cuInit(Flags: c_uint) -> CUresult {
     let call = || call_cuInit(Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuInit(Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuInit(Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuInit",
+        &[
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDriverGetVersion = unsafe extern "C" fn(driverVersion: *mut c_int) -> CUresult;
@@ -778,9 +843,30 @@ unsafe fn slow_cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult {
     let call = || call_cuDriverGetVersion(driverVersion);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDriverGetVersion(driverVersion, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDriverGetVersion(driverVersion: *mut c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuDriverGetVersion",
+        &[
+            ("driverVersion", if __r.0 == 0 && !driverVersion.is_null() { crate::trace::Value::I64((*driverVersion) as i64) } else { crate::trace::Value::Ptr(driverVersion as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGet = unsafe extern "C" fn(device: *mut CUdevice, ordinal: c_int) -> CUresult;
@@ -830,9 +916,31 @@ unsafe fn slow_cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
     let call = || call_cuDeviceGet(device, ordinal);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGet(device, ordinal, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGet(device: *mut CUdevice, ordinal: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGet",
+        &[
+            ("device", if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) }),
+            ("ordinal", crate::trace::Value::I64(ordinal as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetCount = unsafe extern "C" fn(count: *mut c_int) -> CUresult;
@@ -881,9 +989,30 @@ unsafe fn slow_cuDeviceGetCount(count: *mut c_int) -> CUresult {
     let call = || call_cuDeviceGetCount(count);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetCount(count, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetCount(count: *mut c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetCount",
+        &[
+            ("count", if __r.0 == 0 && !count.is_null() { crate::trace::Value::I64((*count) as i64) } else { crate::trace::Value::Ptr(count as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetName = unsafe extern "C" fn(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult;
@@ -934,9 +1063,32 @@ unsafe fn slow_cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> 
     let call = || call_cuDeviceGetName(name, len, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetName(name, len, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetName",
+        &[
+            ("name", crate::trace::Value::Ptr(name as *const c_void)),
+            ("len", crate::trace::Value::I64(len as i64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetUuid = unsafe extern "C" fn(uuid: *mut CUuuid, dev: CUdevice) -> CUresult;
@@ -986,9 +1138,31 @@ unsafe fn slow_cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
     let call = || call_cuDeviceGetUuid(uuid, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetUuid(uuid, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetUuid",
+        &[
+            ("uuid", crate::trace::Value::Ptr(uuid as *const c_void)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetUuid_v2 = unsafe extern "C" fn(uuid: *mut CUuuid, dev: CUdevice) -> CUresult;
@@ -1038,9 +1212,31 @@ unsafe fn slow_cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult 
     let call = || call_cuDeviceGetUuid_v2(uuid, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetUuid_v2(uuid, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetUuid_v2",
+        &[
+            ("uuid", crate::trace::Value::Ptr(uuid as *const c_void)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetLuid = unsafe extern "C" fn(luid: *mut c_char, deviceNodeMask: *mut c_uint, dev: CUdevice) -> CUresult;
@@ -1091,9 +1287,32 @@ unsafe fn slow_cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mut c_uint, d
     let call = || call_cuDeviceGetLuid(luid, deviceNodeMask, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetLuid(luid, deviceNodeMask, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mut c_uint, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetLuid",
+        &[
+            ("luid", crate::trace::Value::Ptr(luid as *const c_void)),
+            ("deviceNodeMask", if __r.0 == 0 && !deviceNodeMask.is_null() { crate::trace::Value::U64((*deviceNodeMask) as u64) } else { crate::trace::Value::Ptr(deviceNodeMask as *const c_void) }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceTotalMem_v2 = unsafe extern "C" fn(bytes: *mut usize, dev: CUdevice) -> CUresult;
@@ -1143,9 +1362,31 @@ unsafe fn slow_cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult
     let call = || call_cuDeviceTotalMem_v2(bytes, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceTotalMem_v2(bytes, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceTotalMem_v2",
+        &[
+            ("bytes", if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetTexture1DLinearMaxWidth = unsafe extern "C" fn(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: c_uint, dev: CUdevice) -> CUresult;
@@ -1197,9 +1438,33 @@ unsafe fn slow_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize
     let call = || call_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: c_uint, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetTexture1DLinearMaxWidth",
+        &[
+            ("maxWidthInElements", if __r.0 == 0 && !maxWidthInElements.is_null() { crate::trace::Value::Size((*maxWidthInElements) as u64) } else { crate::trace::Value::Ptr(maxWidthInElements as *const c_void) }),
+            ("format", crate::trace::Value::Enum { name: format.name(), value: format.0 as i64 }),
+            ("numChannels", crate::trace::Value::U64(numChannels as u64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetAttribute = unsafe extern "C" fn(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult;
@@ -1250,9 +1515,32 @@ unsafe fn slow_cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, 
     let call = || call_cuDeviceGetAttribute(pi, attrib, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetAttribute(pi, attrib, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetAttribute",
+        &[
+            ("pi", if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) }),
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetNvSciSyncAttributes = unsafe extern "C" fn(nvSciSyncAttrList: *mut c_void, dev: CUdevice, flags: c_int) -> CUresult;
@@ -1303,9 +1591,32 @@ unsafe fn slow_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut c_void, de
     let call = || call_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut c_void, dev: CUdevice, flags: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetNvSciSyncAttributes",
+        &[
+            ("nvSciSyncAttrList", crate::trace::Value::Ptr(nvSciSyncAttrList as *const c_void)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+            ("flags", crate::trace::Value::I64(flags as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceSetMemPool = unsafe extern "C" fn(dev: CUdevice, pool: CUmemoryPool) -> CUresult;
@@ -1355,9 +1666,31 @@ unsafe fn slow_cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult
     let call = || call_cuDeviceSetMemPool(dev, pool);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceSetMemPool(dev, pool, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceSetMemPool",
+        &[
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetMemPool = unsafe extern "C" fn(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult;
@@ -1407,9 +1740,31 @@ unsafe fn slow_cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUr
     let call = || call_cuDeviceGetMemPool(pool, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetMemPool(pool, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetMemPool",
+        &[
+            ("pool", if __r.0 == 0 && !pool.is_null() { crate::trace::Value::Hex((*pool).0 as usize as u64) } else { crate::trace::Value::Ptr(pool as *const c_void) }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetDefaultMemPool = unsafe extern "C" fn(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult;
@@ -1459,9 +1814,31 @@ unsafe fn slow_cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdev
     let call = || call_cuDeviceGetDefaultMemPool(pool_out, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetDefaultMemPool(pool_out, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetDefaultMemPool",
+        &[
+            ("pool_out", if __r.0 == 0 && !pool_out.is_null() { crate::trace::Value::Hex((*pool_out).0 as usize as u64) } else { crate::trace::Value::Ptr(pool_out as *const c_void) }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetExecAffinitySupport = unsafe extern "C" fn(pi: *mut c_int, r#type: CUexecAffinityType, dev: CUdevice) -> CUresult;
@@ -1512,9 +1889,32 @@ unsafe fn slow_cuDeviceGetExecAffinitySupport(pi: *mut c_int, r#type: CUexecAffi
     let call = || call_cuDeviceGetExecAffinitySupport(pi, r#type, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetExecAffinitySupport(pi, r#type, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetExecAffinitySupport(pi: *mut c_int, r#type: CUexecAffinityType, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetExecAffinitySupport",
+        &[
+            ("pi", if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) }),
+            ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFlushGPUDirectRDMAWrites = unsafe extern "C" fn(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult;
@@ -1564,9 +1964,31 @@ unsafe fn slow_cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarg
     let call = || call_cuFlushGPUDirectRDMAWrites(target, scope);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFlushGPUDirectRDMAWrites(target, scope, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope, __r: CUresult) {
+    crate::trace::end(
+        "cuFlushGPUDirectRDMAWrites",
+        &[
+            ("target", crate::trace::Value::Enum { name: target.name(), value: target.0 as i64 }),
+            ("scope", crate::trace::Value::Enum { name: scope.name(), value: scope.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetProperties = unsafe extern "C" fn(prop: *mut CUdevprop, dev: CUdevice) -> CUresult;
@@ -1617,9 +2039,31 @@ unsafe fn slow_cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice) -> CUr
     let call = || call_cuDeviceGetProperties(prop, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetProperties(prop, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetProperties",
+        &[
+            ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceComputeCapability = unsafe extern "C" fn(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult;
@@ -1671,9 +2115,32 @@ unsafe fn slow_cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, d
     let call = || call_cuDeviceComputeCapability(major, minor, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceComputeCapability(major, minor, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceComputeCapability",
+        &[
+            ("major", if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) }),
+            ("minor", if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDevicePrimaryCtxRetain = unsafe extern "C" fn(pctx: *mut CUcontext, dev: CUdevice) -> CUresult;
@@ -1723,9 +2190,31 @@ unsafe fn slow_cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> 
     let call = || call_cuDevicePrimaryCtxRetain(pctx, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDevicePrimaryCtxRetain(pctx, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDevicePrimaryCtxRetain",
+        &[
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDevicePrimaryCtxRelease_v2 = unsafe extern "C" fn(dev: CUdevice) -> CUresult;
@@ -1774,9 +2263,30 @@ unsafe fn slow_cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
     let call = || call_cuDevicePrimaryCtxRelease_v2(dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDevicePrimaryCtxRelease_v2(dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDevicePrimaryCtxRelease_v2(dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDevicePrimaryCtxRelease_v2",
+        &[
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDevicePrimaryCtxSetFlags_v2 = unsafe extern "C" fn(dev: CUdevice, flags: c_uint) -> CUresult;
@@ -1826,9 +2336,31 @@ unsafe fn slow_cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) -> CU
     let call = || call_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDevicePrimaryCtxSetFlags_v2(dev, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuDevicePrimaryCtxSetFlags_v2",
+        &[
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDevicePrimaryCtxGetState = unsafe extern "C" fn(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult;
@@ -1879,9 +2411,32 @@ unsafe fn slow_cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, act
     let call = || call_cuDevicePrimaryCtxGetState(dev, flags, active);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDevicePrimaryCtxGetState(dev, flags, active, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuDevicePrimaryCtxGetState",
+        &[
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
+            ("active", if __r.0 == 0 && !active.is_null() { crate::trace::Value::I64((*active) as i64) } else { crate::trace::Value::Ptr(active as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDevicePrimaryCtxReset_v2 = unsafe extern "C" fn(dev: CUdevice) -> CUresult;
@@ -1930,9 +2485,30 @@ unsafe fn slow_cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
     let call = || call_cuDevicePrimaryCtxReset_v2(dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDevicePrimaryCtxReset_v2(dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDevicePrimaryCtxReset_v2(dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDevicePrimaryCtxReset_v2",
+        &[
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxCreate_v2 = unsafe extern "C" fn(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult;
@@ -1983,9 +2559,32 @@ unsafe fn slow_cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice
     let call = || call_cuCtxCreate_v2(pctx, flags, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxCreate_v2(pctx, flags, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxCreate_v2",
+        &[
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxCreate_v3 = unsafe extern "C" fn(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: c_int, flags: c_uint, dev: CUdevice) -> CUresult;
@@ -2038,9 +2637,34 @@ unsafe fn slow_cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffi
     let call = || call_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: c_int, flags: c_uint, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxCreate_v3",
+        &[
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
+            ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
+            ("numParams", crate::trace::Value::I64(numParams as i64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxCreate_v4 = unsafe extern "C" fn(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> CUresult;
@@ -2092,9 +2716,33 @@ unsafe fn slow_cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxC
     let call = || call_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxCreate_v4",
+        &[
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
+            ("ctxCreateParams", crate::trace::Value::Ptr(ctxCreateParams as *const c_void)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxDestroy_v2 = unsafe extern "C" fn(ctx: CUcontext) -> CUresult;
@@ -2143,9 +2791,30 @@ unsafe fn slow_cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
     let call = || call_cuCtxDestroy_v2(ctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxDestroy_v2(ctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxDestroy_v2(ctx: CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxDestroy_v2",
+        &[
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxPushCurrent_v2 = unsafe extern "C" fn(ctx: CUcontext) -> CUresult;
@@ -2194,9 +2863,30 @@ unsafe fn slow_cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
     let call = || call_cuCtxPushCurrent_v2(ctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxPushCurrent_v2(ctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxPushCurrent_v2(ctx: CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxPushCurrent_v2",
+        &[
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxPopCurrent_v2 = unsafe extern "C" fn(pctx: *mut CUcontext) -> CUresult;
@@ -2245,9 +2935,30 @@ unsafe fn slow_cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
     let call = || call_cuCtxPopCurrent_v2(pctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxPopCurrent_v2(pctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxPopCurrent_v2(pctx: *mut CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxPopCurrent_v2",
+        &[
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxSetCurrent = unsafe extern "C" fn(ctx: CUcontext) -> CUresult;
@@ -2296,9 +3007,30 @@ unsafe fn slow_cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
     let call = || call_cuCtxSetCurrent(ctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxSetCurrent(ctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxSetCurrent(ctx: CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxSetCurrent",
+        &[
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetCurrent = unsafe extern "C" fn(pctx: *mut CUcontext) -> CUresult;
@@ -2347,9 +3079,30 @@ unsafe fn slow_cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
     let call = || call_cuCtxGetCurrent(pctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetCurrent(pctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetCurrent(pctx: *mut CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetCurrent",
+        &[
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetDevice = unsafe extern "C" fn(device: *mut CUdevice) -> CUresult;
@@ -2398,9 +3151,30 @@ unsafe fn slow_cuCtxGetDevice(device: *mut CUdevice) -> CUresult {
     let call = || call_cuCtxGetDevice(device);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetDevice(device, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetDevice(device: *mut CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetDevice",
+        &[
+            ("device", if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetFlags = unsafe extern "C" fn(flags: *mut c_uint) -> CUresult;
@@ -2449,9 +3223,30 @@ unsafe fn slow_cuCtxGetFlags(flags: *mut c_uint) -> CUresult {
     let call = || call_cuCtxGetFlags(flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetFlags(flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetFlags(flags: *mut c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetFlags",
+        &[
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxSetFlags = unsafe extern "C" fn(flags: c_uint) -> CUresult;
@@ -2500,9 +3295,30 @@ unsafe fn slow_cuCtxSetFlags(flags: c_uint) -> CUresult {
     let call = || call_cuCtxSetFlags(flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxSetFlags(flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxSetFlags(flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxSetFlags",
+        &[
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetId = unsafe extern "C" fn(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult;
@@ -2552,9 +3368,31 @@ unsafe fn slow_cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult {
     let call = || call_cuCtxGetId(ctx, ctxId);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetId(ctx, ctxId, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetId",
+        &[
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+            ("ctxId", if __r.0 == 0 && !ctxId.is_null() { crate::trace::Value::U64((*ctxId) as u64) } else { crate::trace::Value::Ptr(ctxId as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxSynchronize = unsafe extern "C" fn() -> CUresult;
@@ -2602,9 +3440,29 @@ unsafe fn slow_cuCtxSynchronize() -> CUresult {
     let call = || call_cuCtxSynchronize();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxSynchronize(__r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxSynchronize(__r: CUresult) {
+    crate::trace::end(
+        "cuCtxSynchronize",
+        &[
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxSetLimit = unsafe extern "C" fn(limit: CUlimit, value: usize) -> CUresult;
@@ -2654,9 +3512,31 @@ unsafe fn slow_cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult {
     let call = || call_cuCtxSetLimit(limit, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxSetLimit(limit, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxSetLimit(limit: CUlimit, value: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxSetLimit",
+        &[
+            ("limit", crate::trace::Value::Enum { name: limit.name(), value: limit.0 as i64 }),
+            ("value", crate::trace::Value::Size(value as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetLimit = unsafe extern "C" fn(pvalue: *mut usize, limit: CUlimit) -> CUresult;
@@ -2706,9 +3586,31 @@ unsafe fn slow_cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult {
     let call = || call_cuCtxGetLimit(pvalue, limit);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetLimit(pvalue, limit, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetLimit",
+        &[
+            ("pvalue", if __r.0 == 0 && !pvalue.is_null() { crate::trace::Value::Size((*pvalue) as u64) } else { crate::trace::Value::Ptr(pvalue as *const c_void) }),
+            ("limit", crate::trace::Value::Enum { name: limit.name(), value: limit.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetCacheConfig = unsafe extern "C" fn(pconfig: *mut CUfunc_cache) -> CUresult;
@@ -2757,9 +3659,30 @@ unsafe fn slow_cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
     let call = || call_cuCtxGetCacheConfig(pconfig);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetCacheConfig(pconfig, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetCacheConfig",
+        &[
+            ("pconfig", if __r.0 == 0 && !pconfig.is_null() { crate::trace::Value::Enum { name: (*pconfig).name(), value: (*pconfig).0 as i64 } } else { crate::trace::Value::Ptr(pconfig as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxSetCacheConfig = unsafe extern "C" fn(config: CUfunc_cache) -> CUresult;
@@ -2808,9 +3731,30 @@ unsafe fn slow_cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
     let call = || call_cuCtxSetCacheConfig(config);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxSetCacheConfig(config, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxSetCacheConfig(config: CUfunc_cache, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxSetCacheConfig",
+        &[
+            ("config", crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetApiVersion = unsafe extern "C" fn(ctx: CUcontext, version: *mut c_uint) -> CUresult;
@@ -2860,9 +3804,31 @@ unsafe fn slow_cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUres
     let call = || call_cuCtxGetApiVersion(ctx, version);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetApiVersion(ctx, version, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetApiVersion",
+        &[
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+            ("version", if __r.0 == 0 && !version.is_null() { crate::trace::Value::U64((*version) as u64) } else { crate::trace::Value::Ptr(version as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetStreamPriorityRange = unsafe extern "C" fn(leastPriority: *mut c_int, greatestPriority: *mut c_int) -> CUresult;
@@ -2912,9 +3878,31 @@ unsafe fn slow_cuCtxGetStreamPriorityRange(leastPriority: *mut c_int, greatestPr
     let call = || call_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetStreamPriorityRange(leastPriority: *mut c_int, greatestPriority: *mut c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetStreamPriorityRange",
+        &[
+            ("leastPriority", if __r.0 == 0 && !leastPriority.is_null() { crate::trace::Value::I64((*leastPriority) as i64) } else { crate::trace::Value::Ptr(leastPriority as *const c_void) }),
+            ("greatestPriority", if __r.0 == 0 && !greatestPriority.is_null() { crate::trace::Value::I64((*greatestPriority) as i64) } else { crate::trace::Value::Ptr(greatestPriority as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxResetPersistingL2Cache = unsafe extern "C" fn() -> CUresult;
@@ -2962,9 +3950,29 @@ unsafe fn slow_cuCtxResetPersistingL2Cache() -> CUresult {
     let call = || call_cuCtxResetPersistingL2Cache();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxResetPersistingL2Cache(__r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxResetPersistingL2Cache(__r: CUresult) {
+    crate::trace::end(
+        "cuCtxResetPersistingL2Cache",
+        &[
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetExecAffinity = unsafe extern "C" fn(pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType) -> CUresult;
@@ -3014,9 +4022,31 @@ unsafe fn slow_cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#t
     let call = || call_cuCtxGetExecAffinity(pExecAffinity, r#type);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetExecAffinity(pExecAffinity, r#type, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetExecAffinity",
+        &[
+            ("pExecAffinity", crate::trace::Value::Ptr(pExecAffinity as *const c_void)),
+            ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxRecordEvent = unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult;
@@ -3066,9 +4096,31 @@ unsafe fn slow_cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
     let call = || call_cuCtxRecordEvent(hCtx, hEvent);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxRecordEvent(hCtx, hEvent, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxRecordEvent",
+        &[
+            ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxWaitEvent = unsafe extern "C" fn(hCtx: CUcontext, hEvent: CUevent) -> CUresult;
@@ -3118,9 +4170,31 @@ unsafe fn slow_cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
     let call = || call_cuCtxWaitEvent(hCtx, hEvent);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxWaitEvent(hCtx, hEvent, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxWaitEvent",
+        &[
+            ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxAttach = unsafe extern "C" fn(pctx: *mut CUcontext, flags: c_uint) -> CUresult;
@@ -3171,9 +4245,31 @@ unsafe fn slow_cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> CUresult {
     let call = || call_cuCtxAttach(pctx, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxAttach(pctx, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxAttach(pctx: *mut CUcontext, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxAttach",
+        &[
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxDetach = unsafe extern "C" fn(ctx: CUcontext) -> CUresult;
@@ -3223,9 +4319,30 @@ unsafe fn slow_cuCtxDetach(ctx: CUcontext) -> CUresult {
     let call = || call_cuCtxDetach(ctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxDetach(ctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxDetach(ctx: CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxDetach",
+        &[
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetSharedMemConfig = unsafe extern "C" fn(pConfig: *mut CUsharedconfig) -> CUresult;
@@ -3275,9 +4392,30 @@ unsafe fn slow_cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult
     let call = || call_cuCtxGetSharedMemConfig(pConfig);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetSharedMemConfig(pConfig, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetSharedMemConfig",
+        &[
+            ("pConfig", if __r.0 == 0 && !pConfig.is_null() { crate::trace::Value::Enum { name: (*pConfig).name(), value: (*pConfig).0 as i64 } } else { crate::trace::Value::Ptr(pConfig as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxSetSharedMemConfig = unsafe extern "C" fn(config: CUsharedconfig) -> CUresult;
@@ -3327,9 +4465,30 @@ unsafe fn slow_cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult {
     let call = || call_cuCtxSetSharedMemConfig(config);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxSetSharedMemConfig(config, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxSetSharedMemConfig(config: CUsharedconfig, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxSetSharedMemConfig",
+        &[
+            ("config", crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleLoad = unsafe extern "C" fn(module: *mut CUmodule, fname: *const c_char) -> CUresult;
@@ -3379,9 +4538,31 @@ unsafe fn slow_cuModuleLoad(module: *mut CUmodule, fname: *const c_char) -> CUre
     let call = || call_cuModuleLoad(module, fname);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleLoad(module, fname, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleLoad(module: *mut CUmodule, fname: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleLoad",
+        &[
+            ("module", if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) }),
+            ("fname", crate::trace::Value::Str(crate::util::opt_cstr(fname as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleLoadData = unsafe extern "C" fn(module: *mut CUmodule, image: *const c_void) -> CUresult;
@@ -3431,9 +4612,31 @@ unsafe fn slow_cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> 
     let call = || call_cuModuleLoadData(module, image);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleLoadData(module, image, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleLoadData(module: *mut CUmodule, image: *const c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleLoadData",
+        &[
+            ("module", if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) }),
+            ("image", crate::trace::Value::Ptr(image as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleLoadDataEx = unsafe extern "C" fn(module: *mut CUmodule, image: *const c_void, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult;
@@ -3486,9 +4689,34 @@ unsafe fn slow_cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, n
     let call = || call_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleLoadDataEx(module, image, numOptions, options, optionValues, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleLoadDataEx",
+        &[
+            ("module", if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) }),
+            ("image", crate::trace::Value::Ptr(image as *const c_void)),
+            ("numOptions", crate::trace::Value::U64(numOptions as u64)),
+            ("options", crate::trace::Value::Ptr(options as *const c_void)),
+            ("optionValues", crate::trace::Value::Ptr(optionValues as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleLoadFatBinary = unsafe extern "C" fn(module: *mut CUmodule, fatCubin: *const c_void) -> CUresult;
@@ -3538,9 +4766,31 @@ unsafe fn slow_cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_v
     let call = || call_cuModuleLoadFatBinary(module, fatCubin);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleLoadFatBinary(module, fatCubin, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleLoadFatBinary",
+        &[
+            ("module", if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) }),
+            ("fatCubin", crate::trace::Value::Ptr(fatCubin as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleUnload = unsafe extern "C" fn(hmod: CUmodule) -> CUresult;
@@ -3589,9 +4839,30 @@ unsafe fn slow_cuModuleUnload(hmod: CUmodule) -> CUresult {
     let call = || call_cuModuleUnload(hmod);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleUnload(hmod, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleUnload(hmod: CUmodule, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleUnload",
+        &[
+            ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleGetLoadingMode = unsafe extern "C" fn(mode: *mut CUmoduleLoadingMode) -> CUresult;
@@ -3640,9 +4911,30 @@ unsafe fn slow_cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode) -> CUresul
     let call = || call_cuModuleGetLoadingMode(mode);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleGetLoadingMode(mode, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleGetLoadingMode",
+        &[
+            ("mode", if __r.0 == 0 && !mode.is_null() { crate::trace::Value::Enum { name: (*mode).name(), value: (*mode).0 as i64 } } else { crate::trace::Value::Ptr(mode as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleGetFunction = unsafe extern "C" fn(hfunc: *mut CUfunction, hmod: CUmodule, name: *const c_char) -> CUresult;
@@ -3693,9 +4985,32 @@ unsafe fn slow_cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name:
     let call = || call_cuModuleGetFunction(hfunc, hmod, name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleGetFunction(hfunc, hmod, name, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleGetFunction",
+        &[
+            ("hfunc", if __r.0 == 0 && !hfunc.is_null() { crate::trace::Value::Hex((*hfunc).0 as usize as u64) } else { crate::trace::Value::Ptr(hfunc as *const c_void) }),
+            ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleGetFunctionCount = unsafe extern "C" fn(count: *mut c_uint, r#mod: CUmodule) -> CUresult;
@@ -3745,9 +5060,31 @@ unsafe fn slow_cuModuleGetFunctionCount(count: *mut c_uint, r#mod: CUmodule) -> 
     let call = || call_cuModuleGetFunctionCount(count, r#mod);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleGetFunctionCount(count, r#mod, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleGetFunctionCount(count: *mut c_uint, r#mod: CUmodule, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleGetFunctionCount",
+        &[
+            ("count", if __r.0 == 0 && !count.is_null() { crate::trace::Value::U64((*count) as u64) } else { crate::trace::Value::Ptr(count as *const c_void) }),
+            ("mod", crate::trace::Value::Hex(r#mod.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleEnumerateFunctions = unsafe extern "C" fn(functions: *mut CUfunction, numFunctions: c_uint, r#mod: CUmodule) -> CUresult;
@@ -3798,9 +5135,32 @@ unsafe fn slow_cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunctio
     let call = || call_cuModuleEnumerateFunctions(functions, numFunctions, r#mod);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleEnumerateFunctions(functions, numFunctions, r#mod, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunctions: c_uint, r#mod: CUmodule, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleEnumerateFunctions",
+        &[
+            ("functions", crate::trace::Value::Ptr(functions as *const c_void)),
+            ("numFunctions", crate::trace::Value::U64(numFunctions as u64)),
+            ("mod", crate::trace::Value::Hex(r#mod.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleGetGlobal_v2 = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const c_char) -> CUresult;
@@ -3852,9 +5212,33 @@ unsafe fn slow_cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, h
     let call = || call_cuModuleGetGlobal_v2(dptr, bytes, hmod, name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleGetGlobal_v2(dptr, bytes, hmod, name, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleGetGlobal_v2",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytes", if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) }),
+            ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLinkCreate_v2 = unsafe extern "C" fn(numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, stateOut: *mut CUlinkState) -> CUresult;
@@ -3906,9 +5290,33 @@ unsafe fn slow_cuLinkCreate_v2(numOptions: c_uint, options: *mut CUjit_option, o
     let call = || call_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLinkCreate_v2(numOptions, options, optionValues, stateOut, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLinkCreate_v2(numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, stateOut: *mut CUlinkState, __r: CUresult) {
+    crate::trace::end(
+        "cuLinkCreate_v2",
+        &[
+            ("numOptions", crate::trace::Value::U64(numOptions as u64)),
+            ("options", crate::trace::Value::Ptr(options as *const c_void)),
+            ("optionValues", crate::trace::Value::Ptr(optionValues as *const c_void)),
+            ("stateOut", if __r.0 == 0 && !stateOut.is_null() { crate::trace::Value::Hex((*stateOut).0 as usize as u64) } else { crate::trace::Value::Ptr(stateOut as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLinkAddData_v2 = unsafe extern "C" fn(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult;
@@ -3964,9 +5372,37 @@ unsafe fn slow_cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data
     let call = || call_cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLinkAddData_v2",
+        &[
+            ("state", crate::trace::Value::Hex(state.0 as usize as u64)),
+            ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
+            ("data", crate::trace::Value::Ptr(data as *const c_void)),
+            ("size", crate::trace::Value::Size(size as u64)),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+            ("numOptions", crate::trace::Value::U64(numOptions as u64)),
+            ("options", crate::trace::Value::Ptr(options as *const c_void)),
+            ("optionValues", crate::trace::Value::Ptr(optionValues as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLinkAddFile_v2 = unsafe extern "C" fn(state: CUlinkState, r#type: CUjitInputType, path: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult;
@@ -4020,9 +5456,35 @@ unsafe fn slow_cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path
     let call = || call_cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLinkAddFile_v2",
+        &[
+            ("state", crate::trace::Value::Hex(state.0 as usize as u64)),
+            ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
+            ("path", crate::trace::Value::Str(crate::util::opt_cstr(path as *const c_char))),
+            ("numOptions", crate::trace::Value::U64(numOptions as u64)),
+            ("options", crate::trace::Value::Ptr(options as *const c_void)),
+            ("optionValues", crate::trace::Value::Ptr(optionValues as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLinkComplete = unsafe extern "C" fn(state: CUlinkState, cubinOut: *mut *mut c_void, sizeOut: *mut usize) -> CUresult;
@@ -4073,9 +5535,32 @@ unsafe fn slow_cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut c_void, si
     let call = || call_cuLinkComplete(state, cubinOut, sizeOut);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLinkComplete(state, cubinOut, sizeOut, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut c_void, sizeOut: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuLinkComplete",
+        &[
+            ("state", crate::trace::Value::Hex(state.0 as usize as u64)),
+            ("cubinOut", if __r.0 == 0 && !cubinOut.is_null() { crate::trace::Value::Ptr((*cubinOut) as *const c_void) } else { crate::trace::Value::Ptr(cubinOut as *const c_void) }),
+            ("sizeOut", if __r.0 == 0 && !sizeOut.is_null() { crate::trace::Value::Size((*sizeOut) as u64) } else { crate::trace::Value::Ptr(sizeOut as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLinkDestroy = unsafe extern "C" fn(state: CUlinkState) -> CUresult;
@@ -4124,9 +5609,30 @@ unsafe fn slow_cuLinkDestroy(state: CUlinkState) -> CUresult {
     let call = || call_cuLinkDestroy(state);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLinkDestroy(state, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLinkDestroy(state: CUlinkState, __r: CUresult) {
+    crate::trace::end(
+        "cuLinkDestroy",
+        &[
+            ("state", crate::trace::Value::Hex(state.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleGetTexRef = unsafe extern "C" fn(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const c_char) -> CUresult;
@@ -4178,9 +5684,32 @@ unsafe fn slow_cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *
     let call = || call_cuModuleGetTexRef(pTexRef, hmod, name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleGetTexRef(pTexRef, hmod, name, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleGetTexRef",
+        &[
+            ("pTexRef", if __r.0 == 0 && !pTexRef.is_null() { crate::trace::Value::Hex((*pTexRef).0 as usize as u64) } else { crate::trace::Value::Ptr(pTexRef as *const c_void) }),
+            ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuModuleGetSurfRef = unsafe extern "C" fn(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const c_char) -> CUresult;
@@ -4232,9 +5761,32 @@ unsafe fn slow_cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name
     let call = || call_cuModuleGetSurfRef(pSurfRef, hmod, name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuModuleGetSurfRef(pSurfRef, hmod, name, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuModuleGetSurfRef",
+        &[
+            ("pSurfRef", if __r.0 == 0 && !pSurfRef.is_null() { crate::trace::Value::Hex((*pSurfRef).0 as usize as u64) } else { crate::trace::Value::Ptr(pSurfRef as *const c_void) }),
+            ("hmod", crate::trace::Value::Hex(hmod.0 as usize as u64)),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryLoadData = unsafe extern "C" fn(library: *mut CUlibrary, code: *const c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult;
@@ -4290,9 +5842,37 @@ unsafe fn slow_cuLibraryLoadData(library: *mut CUlibrary, code: *const c_void, j
     let call = || call_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryLoadData(library: *mut CUlibrary, code: *const c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryLoadData",
+        &[
+            ("library", if __r.0 == 0 && !library.is_null() { crate::trace::Value::Hex((*library).0 as usize as u64) } else { crate::trace::Value::Ptr(library as *const c_void) }),
+            ("code", crate::trace::Value::Ptr(code as *const c_void)),
+            ("jitOptions", crate::trace::Value::Ptr(jitOptions as *const c_void)),
+            ("jitOptionsValues", crate::trace::Value::Ptr(jitOptionsValues as *const c_void)),
+            ("numJitOptions", crate::trace::Value::U64(numJitOptions as u64)),
+            ("libraryOptions", crate::trace::Value::Ptr(libraryOptions as *const c_void)),
+            ("libraryOptionValues", crate::trace::Value::Ptr(libraryOptionValues as *const c_void)),
+            ("numLibraryOptions", crate::trace::Value::U64(numLibraryOptions as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryLoadFromFile = unsafe extern "C" fn(library: *mut CUlibrary, fileName: *const c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult;
@@ -4348,9 +5928,37 @@ unsafe fn slow_cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const c
     let call = || call_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryLoadFromFile",
+        &[
+            ("library", if __r.0 == 0 && !library.is_null() { crate::trace::Value::Hex((*library).0 as usize as u64) } else { crate::trace::Value::Ptr(library as *const c_void) }),
+            ("fileName", crate::trace::Value::Str(crate::util::opt_cstr(fileName as *const c_char))),
+            ("jitOptions", crate::trace::Value::Ptr(jitOptions as *const c_void)),
+            ("jitOptionsValues", crate::trace::Value::Ptr(jitOptionsValues as *const c_void)),
+            ("numJitOptions", crate::trace::Value::U64(numJitOptions as u64)),
+            ("libraryOptions", crate::trace::Value::Ptr(libraryOptions as *const c_void)),
+            ("libraryOptionValues", crate::trace::Value::Ptr(libraryOptionValues as *const c_void)),
+            ("numLibraryOptions", crate::trace::Value::U64(numLibraryOptions as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryUnload = unsafe extern "C" fn(library: CUlibrary) -> CUresult;
@@ -4399,9 +6007,30 @@ unsafe fn slow_cuLibraryUnload(library: CUlibrary) -> CUresult {
     let call = || call_cuLibraryUnload(library);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryUnload(library, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryUnload(library: CUlibrary, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryUnload",
+        &[
+            ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryGetKernel = unsafe extern "C" fn(pKernel: *mut CUkernel, library: CUlibrary, name: *const c_char) -> CUresult;
@@ -4452,9 +6081,32 @@ unsafe fn slow_cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, na
     let call = || call_cuLibraryGetKernel(pKernel, library, name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryGetKernel(pKernel, library, name, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, name: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryGetKernel",
+        &[
+            ("pKernel", if __r.0 == 0 && !pKernel.is_null() { crate::trace::Value::Hex((*pKernel).0 as usize as u64) } else { crate::trace::Value::Ptr(pKernel as *const c_void) }),
+            ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryGetKernelCount = unsafe extern "C" fn(count: *mut c_uint, lib: CUlibrary) -> CUresult;
@@ -4504,9 +6156,31 @@ unsafe fn slow_cuLibraryGetKernelCount(count: *mut c_uint, lib: CUlibrary) -> CU
     let call = || call_cuLibraryGetKernelCount(count, lib);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryGetKernelCount(count, lib, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryGetKernelCount(count: *mut c_uint, lib: CUlibrary, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryGetKernelCount",
+        &[
+            ("count", if __r.0 == 0 && !count.is_null() { crate::trace::Value::U64((*count) as u64) } else { crate::trace::Value::Ptr(count as *const c_void) }),
+            ("lib", crate::trace::Value::Hex(lib.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryEnumerateKernels = unsafe extern "C" fn(kernels: *mut CUkernel, numKernels: c_uint, lib: CUlibrary) -> CUresult;
@@ -4557,9 +6231,32 @@ unsafe fn slow_cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: c_u
     let call = || call_cuLibraryEnumerateKernels(kernels, numKernels, lib);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryEnumerateKernels(kernels, numKernels, lib, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: c_uint, lib: CUlibrary, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryEnumerateKernels",
+        &[
+            ("kernels", crate::trace::Value::Ptr(kernels as *const c_void)),
+            ("numKernels", crate::trace::Value::U64(numKernels as u64)),
+            ("lib", crate::trace::Value::Hex(lib.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryGetModule = unsafe extern "C" fn(pMod: *mut CUmodule, library: CUlibrary) -> CUresult;
@@ -4609,9 +6306,31 @@ unsafe fn slow_cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CU
     let call = || call_cuLibraryGetModule(pMod, library);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryGetModule(pMod, library, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryGetModule",
+        &[
+            ("pMod", if __r.0 == 0 && !pMod.is_null() { crate::trace::Value::Hex((*pMod).0 as usize as u64) } else { crate::trace::Value::Ptr(pMod as *const c_void) }),
+            ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuKernelGetFunction = unsafe extern "C" fn(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult;
@@ -4661,9 +6380,31 @@ unsafe fn slow_cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> 
     let call = || call_cuKernelGetFunction(pFunc, kernel);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuKernelGetFunction(pFunc, kernel, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel, __r: CUresult) {
+    crate::trace::end(
+        "cuKernelGetFunction",
+        &[
+            ("pFunc", if __r.0 == 0 && !pFunc.is_null() { crate::trace::Value::Hex((*pFunc).0 as usize as u64) } else { crate::trace::Value::Ptr(pFunc as *const c_void) }),
+            ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuKernelGetLibrary = unsafe extern "C" fn(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult;
@@ -4713,9 +6454,31 @@ unsafe fn slow_cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUr
     let call = || call_cuKernelGetLibrary(pLib, kernel);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuKernelGetLibrary(pLib, kernel, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel, __r: CUresult) {
+    crate::trace::end(
+        "cuKernelGetLibrary",
+        &[
+            ("pLib", if __r.0 == 0 && !pLib.is_null() { crate::trace::Value::Hex((*pLib).0 as usize as u64) } else { crate::trace::Value::Ptr(pLib as *const c_void) }),
+            ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryGetGlobal = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult;
@@ -4767,9 +6530,33 @@ unsafe fn slow_cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, lib
     let call = || call_cuLibraryGetGlobal(dptr, bytes, library, name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryGetGlobal(dptr, bytes, library, name, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryGetGlobal",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytes", if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) }),
+            ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryGetManaged = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult;
@@ -4821,9 +6608,33 @@ unsafe fn slow_cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, li
     let call = || call_cuLibraryGetManaged(dptr, bytes, library, name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryGetManaged(dptr, bytes, library, name, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryGetManaged",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytes", if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) }),
+            ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLibraryGetUnifiedFunction = unsafe extern "C" fn(fptr: *mut *mut c_void, library: CUlibrary, symbol: *const c_char) -> CUresult;
@@ -4874,9 +6685,32 @@ unsafe fn slow_cuLibraryGetUnifiedFunction(fptr: *mut *mut c_void, library: CUli
     let call = || call_cuLibraryGetUnifiedFunction(fptr, library, symbol);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLibraryGetUnifiedFunction(fptr, library, symbol, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLibraryGetUnifiedFunction(fptr: *mut *mut c_void, library: CUlibrary, symbol: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuLibraryGetUnifiedFunction",
+        &[
+            ("fptr", if __r.0 == 0 && !fptr.is_null() { crate::trace::Value::Ptr((*fptr) as *const c_void) } else { crate::trace::Value::Ptr(fptr as *const c_void) }),
+            ("library", crate::trace::Value::Hex(library.0 as usize as u64)),
+            ("symbol", crate::trace::Value::Str(crate::util::opt_cstr(symbol as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuKernelGetAttribute = unsafe extern "C" fn(pi: *mut c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) -> CUresult;
@@ -4928,9 +6762,33 @@ unsafe fn slow_cuKernelGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute
     let call = || call_cuKernelGetAttribute(pi, attrib, kernel, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuKernelGetAttribute(pi, attrib, kernel, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuKernelGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuKernelGetAttribute",
+        &[
+            ("pi", if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) }),
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuKernelSetAttribute = unsafe extern "C" fn(attrib: CUfunction_attribute, val: c_int, kernel: CUkernel, dev: CUdevice) -> CUresult;
@@ -4982,9 +6840,33 @@ unsafe fn slow_cuKernelSetAttribute(attrib: CUfunction_attribute, val: c_int, ke
     let call = || call_cuKernelSetAttribute(attrib, val, kernel, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuKernelSetAttribute(attrib, val, kernel, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuKernelSetAttribute(attrib: CUfunction_attribute, val: c_int, kernel: CUkernel, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuKernelSetAttribute",
+        &[
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("val", crate::trace::Value::I64(val as i64)),
+            ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuKernelSetCacheConfig = unsafe extern "C" fn(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult;
@@ -5035,9 +6917,32 @@ unsafe fn slow_cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, de
     let call = || call_cuKernelSetCacheConfig(kernel, config, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuKernelSetCacheConfig(kernel, config, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuKernelSetCacheConfig",
+        &[
+            ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
+            ("config", crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuKernelGetName = unsafe extern "C" fn(name: *mut *const c_char, hfunc: CUkernel) -> CUresult;
@@ -5087,9 +6992,31 @@ unsafe fn slow_cuKernelGetName(name: *mut *const c_char, hfunc: CUkernel) -> CUr
     let call = || call_cuKernelGetName(name, hfunc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuKernelGetName(name, hfunc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuKernelGetName(name: *mut *const c_char, hfunc: CUkernel, __r: CUresult) {
+    crate::trace::end(
+        "cuKernelGetName",
+        &[
+            ("name", crate::trace::Value::Ptr(name as *const c_void)),
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuKernelGetParamInfo = unsafe extern "C" fn(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult;
@@ -5141,9 +7068,33 @@ unsafe fn slow_cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOf
     let call = || call_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuKernelGetParamInfo",
+        &[
+            ("kernel", crate::trace::Value::Hex(kernel.0 as usize as u64)),
+            ("paramIndex", crate::trace::Value::Size(paramIndex as u64)),
+            ("paramOffset", if __r.0 == 0 && !paramOffset.is_null() { crate::trace::Value::Size((*paramOffset) as u64) } else { crate::trace::Value::Ptr(paramOffset as *const c_void) }),
+            ("paramSize", if __r.0 == 0 && !paramSize.is_null() { crate::trace::Value::Size((*paramSize) as u64) } else { crate::trace::Value::Ptr(paramSize as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemGetInfo_v2 = unsafe extern "C" fn(free: *mut usize, total: *mut usize) -> CUresult;
@@ -5193,9 +7144,31 @@ unsafe fn slow_cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult 
     let call = || call_cuMemGetInfo_v2(free, total);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemGetInfo_v2(free, total, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemGetInfo_v2(free: *mut usize, total: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemGetInfo_v2",
+        &[
+            ("free", if __r.0 == 0 && !free.is_null() { crate::trace::Value::Size((*free) as u64) } else { crate::trace::Value::Ptr(free as *const c_void) }),
+            ("total", if __r.0 == 0 && !total.is_null() { crate::trace::Value::Size((*total) as u64) } else { crate::trace::Value::Ptr(total as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAlloc_v2 = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult;
@@ -5245,9 +7218,31 @@ unsafe fn slow_cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresul
     let call = || call_cuMemAlloc_v2(dptr, bytesize);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAlloc_v2(dptr, bytesize, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAlloc_v2",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAllocPitch_v2 = unsafe extern "C" fn(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: c_uint) -> CUresult;
@@ -5300,9 +7295,34 @@ unsafe fn slow_cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, Wi
     let call = || call_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAllocPitch_v2",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("pPitch", if __r.0 == 0 && !pPitch.is_null() { crate::trace::Value::Size((*pPitch) as u64) } else { crate::trace::Value::Ptr(pPitch as *const c_void) }),
+            ("WidthInBytes", crate::trace::Value::Size(WidthInBytes as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("ElementSizeBytes", crate::trace::Value::U64(ElementSizeBytes as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemFree_v2 = unsafe extern "C" fn(dptr: CUdeviceptr) -> CUresult;
@@ -5351,9 +7371,30 @@ unsafe fn slow_cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
     let call = || call_cuMemFree_v2(dptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemFree_v2(dptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemFree_v2(dptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuMemFree_v2",
+        &[
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemGetAddressRange_v2 = unsafe extern "C" fn(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult;
@@ -5404,9 +7445,32 @@ unsafe fn slow_cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usiz
     let call = || call_cuMemGetAddressRange_v2(pbase, psize, dptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemGetAddressRange_v2(pbase, psize, dptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuMemGetAddressRange_v2",
+        &[
+            ("pbase", if __r.0 == 0 && !pbase.is_null() { crate::trace::Value::Hex((*pbase).0 as u64) } else { crate::trace::Value::Ptr(pbase as *const c_void) }),
+            ("psize", if __r.0 == 0 && !psize.is_null() { crate::trace::Value::Size((*psize) as u64) } else { crate::trace::Value::Ptr(psize as *const c_void) }),
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAllocHost_v2 = unsafe extern "C" fn(pp: *mut *mut c_void, bytesize: usize) -> CUresult;
@@ -5456,9 +7520,31 @@ unsafe fn slow_cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: usize) -> CUres
     let call = || call_cuMemAllocHost_v2(pp, bytesize);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAllocHost_v2(pp, bytesize, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAllocHost_v2",
+        &[
+            ("pp", if __r.0 == 0 && !pp.is_null() { crate::trace::Value::Ptr((*pp) as *const c_void) } else { crate::trace::Value::Ptr(pp as *const c_void) }),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemFreeHost = unsafe extern "C" fn(p: *mut c_void) -> CUresult;
@@ -5507,9 +7593,30 @@ unsafe fn slow_cuMemFreeHost(p: *mut c_void) -> CUresult {
     let call = || call_cuMemFreeHost(p);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemFreeHost(p, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemFreeHost(p: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuMemFreeHost",
+        &[
+            ("p", crate::trace::Value::Ptr(p as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemHostAlloc = unsafe extern "C" fn(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult;
@@ -5560,9 +7667,32 @@ unsafe fn slow_cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_ui
     let call = || call_cuMemHostAlloc(pp, bytesize, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemHostAlloc(pp, bytesize, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuMemHostAlloc",
+        &[
+            ("pp", if __r.0 == 0 && !pp.is_null() { crate::trace::Value::Ptr((*pp) as *const c_void) } else { crate::trace::Value::Ptr(pp as *const c_void) }),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemHostGetDevicePointer_v2 = unsafe extern "C" fn(pdptr: *mut CUdeviceptr, p: *mut c_void, Flags: c_uint) -> CUresult;
@@ -5613,9 +7743,32 @@ unsafe fn slow_cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_v
     let call = || call_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemHostGetDevicePointer_v2(pdptr, p, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_void, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuMemHostGetDevicePointer_v2",
+        &[
+            ("pdptr", if __r.0 == 0 && !pdptr.is_null() { crate::trace::Value::Hex((*pdptr).0 as u64) } else { crate::trace::Value::Ptr(pdptr as *const c_void) }),
+            ("p", crate::trace::Value::Ptr(p as *const c_void)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemHostGetFlags = unsafe extern "C" fn(pFlags: *mut c_uint, p: *mut c_void) -> CUresult;
@@ -5665,9 +7818,31 @@ unsafe fn slow_cuMemHostGetFlags(pFlags: *mut c_uint, p: *mut c_void) -> CUresul
     let call = || call_cuMemHostGetFlags(pFlags, p);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemHostGetFlags(pFlags, p, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemHostGetFlags(pFlags: *mut c_uint, p: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuMemHostGetFlags",
+        &[
+            ("pFlags", if __r.0 == 0 && !pFlags.is_null() { crate::trace::Value::U64((*pFlags) as u64) } else { crate::trace::Value::Ptr(pFlags as *const c_void) }),
+            ("p", crate::trace::Value::Ptr(p as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAllocManaged = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) -> CUresult;
@@ -5718,9 +7893,32 @@ unsafe fn slow_cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags:
     let call = || call_cuMemAllocManaged(dptr, bytesize, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAllocManaged(dptr, bytesize, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAllocManaged",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceRegisterAsyncNotification = unsafe extern "C" fn(device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut c_void, callback: *mut CUasyncCallbackHandle) -> CUresult;
@@ -5772,9 +7970,33 @@ unsafe fn slow_cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc:
     let call = || call_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut c_void, callback: *mut CUasyncCallbackHandle, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceRegisterAsyncNotification",
+        &[
+            ("device", crate::trace::Value::I64(device.0 as i64)),
+            ("callbackFunc", crate::trace::Value::Ptr(callbackFunc.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
+            ("callback", if __r.0 == 0 && !callback.is_null() { crate::trace::Value::Hex((*callback).0 as usize as u64) } else { crate::trace::Value::Ptr(callback as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceUnregisterAsyncNotification = unsafe extern "C" fn(device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult;
@@ -5824,9 +8046,31 @@ unsafe fn slow_cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: C
     let call = || call_cuDeviceUnregisterAsyncNotification(device, callback);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceUnregisterAsyncNotification(device, callback, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: CUasyncCallbackHandle, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceUnregisterAsyncNotification",
+        &[
+            ("device", crate::trace::Value::I64(device.0 as i64)),
+            ("callback", crate::trace::Value::Hex(callback.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetByPCIBusId = unsafe extern "C" fn(dev: *mut CUdevice, pciBusId: *const c_char) -> CUresult;
@@ -5876,9 +8120,31 @@ unsafe fn slow_cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const c_char
     let call = || call_cuDeviceGetByPCIBusId(dev, pciBusId);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetByPCIBusId(dev, pciBusId, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const c_char, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetByPCIBusId",
+        &[
+            ("dev", if __r.0 == 0 && !dev.is_null() { crate::trace::Value::I64((*dev).0 as i64) } else { crate::trace::Value::Ptr(dev as *const c_void) }),
+            ("pciBusId", crate::trace::Value::Str(crate::util::opt_cstr(pciBusId as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetPCIBusId = unsafe extern "C" fn(pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult;
@@ -5929,9 +8195,32 @@ unsafe fn slow_cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdev
     let call = || call_cuDeviceGetPCIBusId(pciBusId, len, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetPCIBusId(pciBusId, len, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetPCIBusId",
+        &[
+            ("pciBusId", crate::trace::Value::Ptr(pciBusId as *const c_void)),
+            ("len", crate::trace::Value::I64(len as i64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuIpcGetEventHandle = unsafe extern "C" fn(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult;
@@ -5981,9 +8270,31 @@ unsafe fn slow_cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUeven
     let call = || call_cuIpcGetEventHandle(pHandle, event);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuIpcGetEventHandle(pHandle, event, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuIpcGetEventHandle",
+        &[
+            ("pHandle", crate::trace::Value::Ptr(pHandle as *const c_void)),
+            ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuIpcOpenEventHandle = unsafe extern "C" fn(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult;
@@ -6033,9 +8344,31 @@ unsafe fn slow_cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHan
     let call = || call_cuIpcOpenEventHandle(phEvent, handle);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuIpcOpenEventHandle(phEvent, handle, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle, __r: CUresult) {
+    crate::trace::end(
+        "cuIpcOpenEventHandle",
+        &[
+            ("phEvent", if __r.0 == 0 && !phEvent.is_null() { crate::trace::Value::Hex((*phEvent).0 as usize as u64) } else { crate::trace::Value::Ptr(phEvent as *const c_void) }),
+            ("handle", crate::trace::Value::Ptr(core::ptr::addr_of!(handle).cast())),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuIpcGetMemHandle = unsafe extern "C" fn(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult;
@@ -6085,9 +8418,31 @@ unsafe fn slow_cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr
     let call = || call_cuIpcGetMemHandle(pHandle, dptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuIpcGetMemHandle(pHandle, dptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuIpcGetMemHandle",
+        &[
+            ("pHandle", crate::trace::Value::Ptr(pHandle as *const c_void)),
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuIpcOpenMemHandle_v2 = unsafe extern "C" fn(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint) -> CUresult;
@@ -6138,9 +8493,32 @@ unsafe fn slow_cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHa
     let call = || call_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuIpcOpenMemHandle_v2(pdptr, handle, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuIpcOpenMemHandle_v2",
+        &[
+            ("pdptr", if __r.0 == 0 && !pdptr.is_null() { crate::trace::Value::Hex((*pdptr).0 as u64) } else { crate::trace::Value::Ptr(pdptr as *const c_void) }),
+            ("handle", crate::trace::Value::Ptr(core::ptr::addr_of!(handle).cast())),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuIpcCloseMemHandle = unsafe extern "C" fn(dptr: CUdeviceptr) -> CUresult;
@@ -6189,9 +8567,30 @@ unsafe fn slow_cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
     let call = || call_cuIpcCloseMemHandle(dptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuIpcCloseMemHandle(dptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuIpcCloseMemHandle(dptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuIpcCloseMemHandle",
+        &[
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemHostRegister_v2 = unsafe extern "C" fn(p: *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult;
@@ -6242,9 +8641,32 @@ unsafe fn slow_cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, Flags: c_ui
     let call = || call_cuMemHostRegister_v2(p, bytesize, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemHostRegister_v2(p, bytesize, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuMemHostRegister_v2",
+        &[
+            ("p", crate::trace::Value::Ptr(p as *const c_void)),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemHostUnregister = unsafe extern "C" fn(p: *mut c_void) -> CUresult;
@@ -6293,9 +8715,30 @@ unsafe fn slow_cuMemHostUnregister(p: *mut c_void) -> CUresult {
     let call = || call_cuMemHostUnregister(p);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemHostUnregister(p, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemHostUnregister(p: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuMemHostUnregister",
+        &[
+            ("p", crate::trace::Value::Ptr(p as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy = unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult;
@@ -6346,9 +8789,32 @@ unsafe fn slow_cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) ->
     let call = || call_cuMemcpy(dst, src, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy(dst, src, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy_ptds = unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult;
@@ -6399,9 +8865,32 @@ unsafe fn slow_cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usiz
     let call = || call_cuMemcpy_ptds(dst, src, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy_ptds(dst, src, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy_ptds",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyPeer = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult;
@@ -6454,9 +8943,34 @@ unsafe fn slow_cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDe
     let call = || call_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyPeer",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstContext", crate::trace::Value::Hex(dstContext.0 as usize as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("srcContext", crate::trace::Value::Hex(srcContext.0 as usize as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyPeer_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult;
@@ -6509,9 +9023,34 @@ unsafe fn slow_cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, 
     let call = || call_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyPeer_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstContext", crate::trace::Value::Hex(dstContext.0 as usize as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("srcContext", crate::trace::Value::Hex(srcContext.0 as usize as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyHtoD_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult;
@@ -6562,9 +9101,32 @@ unsafe fn slow_cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, B
     let call = || call_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyHtoD_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcHost", crate::trace::Value::Ptr(srcHost as *const c_void)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyHtoD_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult;
@@ -6615,9 +9177,32 @@ unsafe fn slow_cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_vo
     let call = || call_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyHtoD_v2_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcHost", crate::trace::Value::Ptr(srcHost as *const c_void)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoH_v2 = unsafe extern "C" fn(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult;
@@ -6668,9 +9253,32 @@ unsafe fn slow_cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, Byt
     let call = || call_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoH_v2",
+        &[
+            ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoH_v2_ptds = unsafe extern "C" fn(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult;
@@ -6721,9 +9329,32 @@ unsafe fn slow_cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr
     let call = || call_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoH_v2_ptds",
+        &[
+            ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoD_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult;
@@ -6774,9 +9405,32 @@ unsafe fn slow_cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, B
     let call = || call_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoD_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoD_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult;
@@ -6827,9 +9481,32 @@ unsafe fn slow_cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdevicep
     let call = || call_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoD_v2_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoA_v2 = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult;
@@ -6881,9 +9558,33 @@ unsafe fn slow_cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: C
     let call = || call_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoA_v2",
+        &[
+            ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
+            ("dstOffset", crate::trace::Value::Size(dstOffset as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoA_v2_ptds = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult;
@@ -6935,9 +9636,33 @@ unsafe fn slow_cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevi
     let call = || call_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoA_v2_ptds",
+        &[
+            ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
+            ("dstOffset", crate::trace::Value::Size(dstOffset as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAtoD_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult;
@@ -6989,9 +9714,33 @@ unsafe fn slow_cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOff
     let call = || call_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAtoD_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcArray", crate::trace::Value::Hex(srcArray.0 as usize as u64)),
+            ("srcOffset", crate::trace::Value::Size(srcOffset as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAtoD_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult;
@@ -7043,9 +9792,33 @@ unsafe fn slow_cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, s
     let call = || call_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAtoD_v2_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcArray", crate::trace::Value::Hex(srcArray.0 as usize as u64)),
+            ("srcOffset", crate::trace::Value::Size(srcOffset as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyHtoA_v2 = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult;
@@ -7097,9 +9870,33 @@ unsafe fn slow_cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *co
     let call = || call_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyHtoA_v2",
+        &[
+            ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
+            ("dstOffset", crate::trace::Value::Size(dstOffset as u64)),
+            ("srcHost", crate::trace::Value::Ptr(srcHost as *const c_void)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyHtoA_v2_ptds = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult;
@@ -7151,9 +9948,33 @@ unsafe fn slow_cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost
     let call = || call_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyHtoA_v2_ptds",
+        &[
+            ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
+            ("dstOffset", crate::trace::Value::Size(dstOffset as u64)),
+            ("srcHost", crate::trace::Value::Ptr(srcHost as *const c_void)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAtoH_v2 = unsafe extern "C" fn(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult;
@@ -7205,9 +10026,33 @@ unsafe fn slow_cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffse
     let call = || call_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAtoH_v2",
+        &[
+            ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
+            ("srcArray", crate::trace::Value::Hex(srcArray.0 as usize as u64)),
+            ("srcOffset", crate::trace::Value::Size(srcOffset as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAtoH_v2_ptds = unsafe extern "C" fn(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult;
@@ -7259,9 +10104,33 @@ unsafe fn slow_cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, src
     let call = || call_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAtoH_v2_ptds",
+        &[
+            ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
+            ("srcArray", crate::trace::Value::Hex(srcArray.0 as usize as u64)),
+            ("srcOffset", crate::trace::Value::Size(srcOffset as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAtoA_v2 = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult;
@@ -7314,9 +10183,34 @@ unsafe fn slow_cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CU
     let call = || call_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAtoA_v2",
+        &[
+            ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
+            ("dstOffset", crate::trace::Value::Size(dstOffset as u64)),
+            ("srcArray", crate::trace::Value::Hex(srcArray.0 as usize as u64)),
+            ("srcOffset", crate::trace::Value::Size(srcOffset as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAtoA_v2_ptds = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult;
@@ -7369,9 +10263,34 @@ unsafe fn slow_cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArra
     let call = || call_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAtoA_v2_ptds",
+        &[
+            ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
+            ("dstOffset", crate::trace::Value::Size(dstOffset as u64)),
+            ("srcArray", crate::trace::Value::Hex(srcArray.0 as usize as u64)),
+            ("srcOffset", crate::trace::Value::Size(srcOffset as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy2D_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult;
@@ -7420,9 +10339,30 @@ unsafe fn slow_cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     let call = || call_cuMemcpy2D_v2(pCopy);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy2D_v2(pCopy, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy2D_v2",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy2D_v2_ptds = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult;
@@ -7471,9 +10411,30 @@ unsafe fn slow_cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     let call = || call_cuMemcpy2D_v2_ptds(pCopy);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy2D_v2_ptds(pCopy, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy2D_v2_ptds",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy2DUnaligned_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult;
@@ -7522,9 +10483,30 @@ unsafe fn slow_cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     let call = || call_cuMemcpy2DUnaligned_v2(pCopy);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy2DUnaligned_v2(pCopy, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy2DUnaligned_v2",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy2DUnaligned_v2_ptds = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D) -> CUresult;
@@ -7573,9 +10555,30 @@ unsafe fn slow_cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUres
     let call = || call_cuMemcpy2DUnaligned_v2_ptds(pCopy);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy2DUnaligned_v2_ptds(pCopy, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy2DUnaligned_v2_ptds",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3D_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D) -> CUresult;
@@ -7624,9 +10627,30 @@ unsafe fn slow_cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
     let call = || call_cuMemcpy3D_v2(pCopy);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3D_v2(pCopy, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3D_v2",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3D_v2_ptds = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D) -> CUresult;
@@ -7675,9 +10699,30 @@ unsafe fn slow_cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
     let call = || call_cuMemcpy3D_v2_ptds(pCopy);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3D_v2_ptds(pCopy, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3D_v2_ptds",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3DPeer = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult;
@@ -7726,9 +10771,30 @@ unsafe fn slow_cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
     let call = || call_cuMemcpy3DPeer(pCopy);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3DPeer(pCopy, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3DPeer",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3DPeer_ptds = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult;
@@ -7777,9 +10843,30 @@ unsafe fn slow_cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult
     let call = || call_cuMemcpy3DPeer_ptds(pCopy);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3DPeer_ptds(pCopy, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3DPeer_ptds",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAsync = unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -7831,9 +10918,33 @@ unsafe fn slow_cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usiz
     let call = || call_cuMemcpyAsync(dst, src, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAsync(dst, src, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAsync",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAsync_ptsz = unsafe extern "C" fn(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -7885,9 +10996,33 @@ unsafe fn slow_cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount:
     let call = || call_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAsync_ptsz",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyPeerAsync = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -7941,9 +11076,35 @@ unsafe fn slow_cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, 
     let call = || call_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyPeerAsync",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstContext", crate::trace::Value::Hex(dstContext.0 as usize as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("srcContext", crate::trace::Value::Hex(srcContext.0 as usize as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyPeerAsync_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -7997,9 +11158,35 @@ unsafe fn slow_cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcont
     let call = || call_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyPeerAsync_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstContext", crate::trace::Value::Hex(dstContext.0 as usize as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("srcContext", crate::trace::Value::Hex(srcContext.0 as usize as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyHtoDAsync_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8051,9 +11238,33 @@ unsafe fn slow_cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_vo
     let call = || call_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyHtoDAsync_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcHost", crate::trace::Value::Ptr(srcHost as *const c_void)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyHtoDAsync_v2_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8105,9 +11316,33 @@ unsafe fn slow_cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const
     let call = || call_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyHtoDAsync_v2_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcHost", crate::trace::Value::Ptr(srcHost as *const c_void)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoHAsync_v2 = unsafe extern "C" fn(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8159,9 +11394,33 @@ unsafe fn slow_cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr
     let call = || call_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoHAsync_v2",
+        &[
+            ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoHAsync_v2_ptsz = unsafe extern "C" fn(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8213,9 +11472,33 @@ unsafe fn slow_cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdevi
     let call = || call_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoHAsync_v2_ptsz",
+        &[
+            ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoDAsync_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8267,9 +11550,33 @@ unsafe fn slow_cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdevicep
     let call = || call_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoDAsync_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyDtoDAsync_v2_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8321,9 +11628,33 @@ unsafe fn slow_cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUde
     let call = || call_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyDtoDAsync_v2_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("srcDevice", crate::trace::Value::Hex(srcDevice.0 as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyHtoAAsync_v2 = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8376,9 +11707,34 @@ unsafe fn slow_cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost
     let call = || call_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyHtoAAsync_v2",
+        &[
+            ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
+            ("dstOffset", crate::trace::Value::Size(dstOffset as u64)),
+            ("srcHost", crate::trace::Value::Ptr(srcHost as *const c_void)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyHtoAAsync_v2_ptsz = unsafe extern "C" fn(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8431,9 +11787,34 @@ unsafe fn slow_cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, sr
     let call = || call_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyHtoAAsync_v2_ptsz",
+        &[
+            ("dstArray", crate::trace::Value::Hex(dstArray.0 as usize as u64)),
+            ("dstOffset", crate::trace::Value::Size(dstOffset as u64)),
+            ("srcHost", crate::trace::Value::Ptr(srcHost as *const c_void)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAtoHAsync_v2 = unsafe extern "C" fn(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8486,9 +11867,34 @@ unsafe fn slow_cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, src
     let call = || call_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAtoHAsync_v2",
+        &[
+            ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
+            ("srcArray", crate::trace::Value::Hex(srcArray.0 as usize as u64)),
+            ("srcOffset", crate::trace::Value::Size(srcOffset as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyAtoHAsync_v2_ptsz = unsafe extern "C" fn(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult;
@@ -8541,9 +11947,34 @@ unsafe fn slow_cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray
     let call = || call_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyAtoHAsync_v2_ptsz",
+        &[
+            ("dstHost", crate::trace::Value::Ptr(dstHost as *const c_void)),
+            ("srcArray", crate::trace::Value::Hex(srcArray.0 as usize as u64)),
+            ("srcOffset", crate::trace::Value::Size(srcOffset as u64)),
+            ("ByteCount", crate::trace::Value::Size(ByteCount as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy2DAsync_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult;
@@ -8593,9 +12024,31 @@ unsafe fn slow_cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream
     let call = || call_cuMemcpy2DAsync_v2(pCopy, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy2DAsync_v2(pCopy, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy2DAsync_v2",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy2DAsync_v2_ptsz = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult;
@@ -8645,9 +12098,31 @@ unsafe fn slow_cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUs
     let call = || call_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy2DAsync_v2_ptsz",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3DAsync_v2 = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult;
@@ -8697,9 +12172,31 @@ unsafe fn slow_cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream
     let call = || call_cuMemcpy3DAsync_v2(pCopy, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3DAsync_v2(pCopy, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3DAsync_v2",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3DAsync_v2_ptsz = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult;
@@ -8749,9 +12246,31 @@ unsafe fn slow_cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUs
     let call = || call_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3DAsync_v2_ptsz",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3DPeerAsync = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult;
@@ -8801,9 +12320,31 @@ unsafe fn slow_cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CU
     let call = || call_cuMemcpy3DPeerAsync(pCopy, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3DPeerAsync(pCopy, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3DPeerAsync",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3DPeerAsync_ptsz = unsafe extern "C" fn(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult;
@@ -8853,9 +12394,31 @@ unsafe fn slow_cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_PEER, hStrea
     let call = || call_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3DPeerAsync_ptsz",
+        &[
+            ("pCopy", crate::trace::Value::Ptr(pCopy as *const c_void)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyBatchAsync = unsafe extern "C" fn(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult;
@@ -8912,9 +12475,38 @@ unsafe fn slow_cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr
     let call = || call_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyBatchAsync",
+        &[
+            ("dsts", crate::trace::Value::Ptr(dsts as *const c_void)),
+            ("srcs", crate::trace::Value::Ptr(srcs as *const c_void)),
+            ("sizes", crate::trace::Value::Ptr(sizes as *const c_void)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("attrs", crate::trace::Value::Ptr(attrs as *const c_void)),
+            ("attrsIdxs", crate::trace::Value::Ptr(attrsIdxs as *const c_void)),
+            ("numAttrs", crate::trace::Value::Size(numAttrs as u64)),
+            ("failIdx", if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) }),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpyBatchAsync_ptsz = unsafe extern "C" fn(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult;
@@ -8971,9 +12563,38 @@ unsafe fn slow_cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdevi
     let call = || call_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpyBatchAsync_ptsz",
+        &[
+            ("dsts", crate::trace::Value::Ptr(dsts as *const c_void)),
+            ("srcs", crate::trace::Value::Ptr(srcs as *const c_void)),
+            ("sizes", crate::trace::Value::Ptr(sizes as *const c_void)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("attrs", crate::trace::Value::Ptr(attrs as *const c_void)),
+            ("attrsIdxs", crate::trace::Value::Ptr(attrsIdxs as *const c_void)),
+            ("numAttrs", crate::trace::Value::Size(numAttrs as u64)),
+            ("failIdx", if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) }),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3DBatchAsync = unsafe extern "C" fn(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult;
@@ -9026,9 +12647,34 @@ unsafe fn slow_cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BA
     let call = || call_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3DBatchAsync",
+        &[
+            ("numOps", crate::trace::Value::Size(numOps as u64)),
+            ("opList", crate::trace::Value::Ptr(opList as *const c_void)),
+            ("failIdx", if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemcpy3DBatchAsync_ptsz = unsafe extern "C" fn(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult;
@@ -9081,9 +12727,34 @@ unsafe fn slow_cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY
     let call = || call_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemcpy3DBatchAsync_ptsz",
+        &[
+            ("numOps", crate::trace::Value::Size(numOps as u64)),
+            ("opList", crate::trace::Value::Ptr(opList as *const c_void)),
+            ("failIdx", if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD8_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult;
@@ -9134,9 +12805,32 @@ unsafe fn slow_cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> C
     let call = || call_cuMemsetD8_v2(dstDevice, uc, N);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD8_v2(dstDevice, uc, N, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD8_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD8_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult;
@@ -9187,9 +12881,32 @@ unsafe fn slow_cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize)
     let call = || call_cuMemsetD8_v2_ptds(dstDevice, uc, N);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD8_v2_ptds(dstDevice, uc, N, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD8_v2_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD16_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult;
@@ -9240,9 +12957,32 @@ unsafe fn slow_cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) ->
     let call = || call_cuMemsetD16_v2(dstDevice, us, N);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD16_v2(dstDevice, us, N, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD16_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD16_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult;
@@ -9293,9 +13033,32 @@ unsafe fn slow_cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usiz
     let call = || call_cuMemsetD16_v2_ptds(dstDevice, us, N);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD16_v2_ptds(dstDevice, us, N, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD16_v2_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD32_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult;
@@ -9346,9 +13109,32 @@ unsafe fn slow_cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> C
     let call = || call_cuMemsetD32_v2(dstDevice, ui, N);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD32_v2(dstDevice, ui, N, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD32_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD32_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult;
@@ -9399,9 +13185,32 @@ unsafe fn slow_cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize)
     let call = || call_cuMemsetD32_v2_ptds(dstDevice, ui, N);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD32_v2_ptds(dstDevice, ui, N, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD32_v2_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D8_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult;
@@ -9454,9 +13263,34 @@ unsafe fn slow_cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uc
     let call = || call_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D8_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D8_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult;
@@ -9509,9 +13343,34 @@ unsafe fn slow_cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc:
     let call = || call_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D8_v2_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D16_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult;
@@ -9564,9 +13423,34 @@ unsafe fn slow_cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_u
     let call = || call_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D16_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D16_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult;
@@ -9619,9 +13503,34 @@ unsafe fn slow_cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us
     let call = || call_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D16_v2_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D32_v2 = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult;
@@ -9674,9 +13583,34 @@ unsafe fn slow_cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_u
     let call = || call_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D32_v2",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D32_v2_ptds = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult;
@@ -9729,9 +13663,34 @@ unsafe fn slow_cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui
     let call = || call_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D32_v2_ptds",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD8Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult;
@@ -9783,9 +13742,33 @@ unsafe fn slow_cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hS
     let call = || call_cuMemsetD8Async(dstDevice, uc, N, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD8Async(dstDevice, uc, N, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD8Async",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD8Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult;
@@ -9837,9 +13820,33 @@ unsafe fn slow_cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: c_uchar, N: usiz
     let call = || call_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD8Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD16Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult;
@@ -9891,9 +13898,33 @@ unsafe fn slow_cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, 
     let call = || call_cuMemsetD16Async(dstDevice, us, N, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD16Async(dstDevice, us, N, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD16Async",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD16Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult;
@@ -9945,9 +13976,33 @@ unsafe fn slow_cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: c_ushort, N: us
     let call = || call_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD16Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD32Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult;
@@ -9999,9 +14054,33 @@ unsafe fn slow_cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hS
     let call = || call_cuMemsetD32Async(dstDevice, ui, N, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD32Async(dstDevice, ui, N, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD32Async",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD32Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult;
@@ -10053,9 +14132,33 @@ unsafe fn slow_cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: c_uint, N: usiz
     let call = || call_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD32Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("N", crate::trace::Value::Size(N as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D8Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
@@ -10109,9 +14212,35 @@ unsafe fn slow_cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_
     let call = || call_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D8Async",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D8Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
@@ -10165,9 +14294,35 @@ unsafe fn slow_cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, u
     let call = || call_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D8Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("uc", crate::trace::Value::U64(uc as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D16Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
@@ -10221,9 +14376,35 @@ unsafe fn slow_cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c
     let call = || call_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D16Async",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D16Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
@@ -10277,9 +14458,35 @@ unsafe fn slow_cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, 
     let call = || call_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D16Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("us", crate::trace::Value::U64(us as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D32Async = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
@@ -10333,9 +14540,35 @@ unsafe fn slow_cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c
     let call = || call_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D32Async",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemsetD2D32Async_ptsz = unsafe extern "C" fn(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult;
@@ -10389,9 +14622,35 @@ unsafe fn slow_cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, 
     let call = || call_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemsetD2D32Async_ptsz",
+        &[
+            ("dstDevice", crate::trace::Value::Hex(dstDevice.0 as u64)),
+            ("dstPitch", crate::trace::Value::Size(dstPitch as u64)),
+            ("ui", crate::trace::Value::U64(ui as u64)),
+            ("Width", crate::trace::Value::Size(Width as u64)),
+            ("Height", crate::trace::Value::Size(Height as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuArrayCreate_v2 = unsafe extern "C" fn(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult;
@@ -10441,9 +14700,31 @@ unsafe fn slow_cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CU
     let call = || call_cuArrayCreate_v2(pHandle, pAllocateArray);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuArrayCreate_v2(pHandle, pAllocateArray, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR, __r: CUresult) {
+    crate::trace::end(
+        "cuArrayCreate_v2",
+        &[
+            ("pHandle", if __r.0 == 0 && !pHandle.is_null() { crate::trace::Value::Hex((*pHandle).0 as usize as u64) } else { crate::trace::Value::Ptr(pHandle as *const c_void) }),
+            ("pAllocateArray", crate::trace::Value::Ptr(pAllocateArray as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuArrayGetDescriptor_v2 = unsafe extern "C" fn(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult;
@@ -10493,9 +14774,31 @@ unsafe fn slow_cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIP
     let call = || call_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray, __r: CUresult) {
+    crate::trace::end(
+        "cuArrayGetDescriptor_v2",
+        &[
+            ("pArrayDescriptor", crate::trace::Value::Ptr(pArrayDescriptor as *const c_void)),
+            ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuArrayGetSparseProperties = unsafe extern "C" fn(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult;
@@ -10545,9 +14848,31 @@ unsafe fn slow_cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPAR
     let call = || call_cuArrayGetSparseProperties(sparseProperties, array);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuArrayGetSparseProperties(sparseProperties, array, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray, __r: CUresult) {
+    crate::trace::end(
+        "cuArrayGetSparseProperties",
+        &[
+            ("sparseProperties", crate::trace::Value::Ptr(sparseProperties as *const c_void)),
+            ("array", crate::trace::Value::Hex(array.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMipmappedArrayGetSparseProperties = unsafe extern "C" fn(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult;
@@ -10597,9 +14922,31 @@ unsafe fn slow_cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_A
     let call = || call_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray, __r: CUresult) {
+    crate::trace::end(
+        "cuMipmappedArrayGetSparseProperties",
+        &[
+            ("sparseProperties", crate::trace::Value::Ptr(sparseProperties as *const c_void)),
+            ("mipmap", crate::trace::Value::Hex(mipmap.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuArrayGetMemoryRequirements = unsafe extern "C" fn(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult;
@@ -10650,9 +14997,32 @@ unsafe fn slow_cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_
     let call = || call_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuArrayGetMemoryRequirements(memoryRequirements, array, device, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuArrayGetMemoryRequirements",
+        &[
+            ("memoryRequirements", crate::trace::Value::Ptr(memoryRequirements as *const c_void)),
+            ("array", crate::trace::Value::Hex(array.0 as usize as u64)),
+            ("device", crate::trace::Value::I64(device.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMipmappedArrayGetMemoryRequirements = unsafe extern "C" fn(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult;
@@ -10703,9 +15073,32 @@ unsafe fn slow_cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CU
     let call = || call_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuMipmappedArrayGetMemoryRequirements",
+        &[
+            ("memoryRequirements", crate::trace::Value::Ptr(memoryRequirements as *const c_void)),
+            ("mipmap", crate::trace::Value::Hex(mipmap.0 as usize as u64)),
+            ("device", crate::trace::Value::I64(device.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuArrayGetPlane = unsafe extern "C" fn(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint) -> CUresult;
@@ -10756,9 +15149,32 @@ unsafe fn slow_cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, plane
     let call = || call_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuArrayGetPlane(pPlaneArray, hArray, planeIdx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuArrayGetPlane",
+        &[
+            ("pPlaneArray", if __r.0 == 0 && !pPlaneArray.is_null() { crate::trace::Value::Hex((*pPlaneArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pPlaneArray as *const c_void) }),
+            ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
+            ("planeIdx", crate::trace::Value::U64(planeIdx as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuArrayDestroy = unsafe extern "C" fn(hArray: CUarray) -> CUresult;
@@ -10807,9 +15223,30 @@ unsafe fn slow_cuArrayDestroy(hArray: CUarray) -> CUresult {
     let call = || call_cuArrayDestroy(hArray);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuArrayDestroy(hArray, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuArrayDestroy(hArray: CUarray, __r: CUresult) {
+    crate::trace::end(
+        "cuArrayDestroy",
+        &[
+            ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuArray3DCreate_v2 = unsafe extern "C" fn(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult;
@@ -10859,9 +15296,31 @@ unsafe fn slow_cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const 
     let call = || call_cuArray3DCreate_v2(pHandle, pAllocateArray);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuArray3DCreate_v2(pHandle, pAllocateArray, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR, __r: CUresult) {
+    crate::trace::end(
+        "cuArray3DCreate_v2",
+        &[
+            ("pHandle", if __r.0 == 0 && !pHandle.is_null() { crate::trace::Value::Hex((*pHandle).0 as usize as u64) } else { crate::trace::Value::Ptr(pHandle as *const c_void) }),
+            ("pAllocateArray", crate::trace::Value::Ptr(pAllocateArray as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuArray3DGetDescriptor_v2 = unsafe extern "C" fn(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult;
@@ -10911,9 +15370,31 @@ unsafe fn slow_cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DES
     let call = || call_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray, __r: CUresult) {
+    crate::trace::end(
+        "cuArray3DGetDescriptor_v2",
+        &[
+            ("pArrayDescriptor", crate::trace::Value::Ptr(pArrayDescriptor as *const c_void)),
+            ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMipmappedArrayCreate = unsafe extern "C" fn(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint) -> CUresult;
@@ -10964,9 +15445,32 @@ unsafe fn slow_cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmapped
     let call = || call_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuMipmappedArrayCreate",
+        &[
+            ("pHandle", if __r.0 == 0 && !pHandle.is_null() { crate::trace::Value::Hex((*pHandle).0 as usize as u64) } else { crate::trace::Value::Ptr(pHandle as *const c_void) }),
+            ("pMipmappedArrayDesc", crate::trace::Value::Ptr(pMipmappedArrayDesc as *const c_void)),
+            ("numMipmapLevels", crate::trace::Value::U64(numMipmapLevels as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMipmappedArrayGetLevel = unsafe extern "C" fn(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint) -> CUresult;
@@ -11017,9 +15521,32 @@ unsafe fn slow_cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArr
     let call = || call_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuMipmappedArrayGetLevel",
+        &[
+            ("pLevelArray", if __r.0 == 0 && !pLevelArray.is_null() { crate::trace::Value::Hex((*pLevelArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pLevelArray as *const c_void) }),
+            ("hMipmappedArray", crate::trace::Value::Hex(hMipmappedArray.0 as usize as u64)),
+            ("level", crate::trace::Value::U64(level as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMipmappedArrayDestroy = unsafe extern "C" fn(hMipmappedArray: CUmipmappedArray) -> CUresult;
@@ -11068,9 +15595,30 @@ unsafe fn slow_cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUr
     let call = || call_cuMipmappedArrayDestroy(hMipmappedArray);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMipmappedArrayDestroy(hMipmappedArray, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray, __r: CUresult) {
+    crate::trace::end(
+        "cuMipmappedArrayDestroy",
+        &[
+            ("hMipmappedArray", crate::trace::Value::Hex(hMipmappedArray.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemGetHandleForAddressRange = unsafe extern "C" fn(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong) -> CUresult;
@@ -11123,9 +15671,34 @@ unsafe fn slow_cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdevice
     let call = || call_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuMemGetHandleForAddressRange",
+        &[
+            ("handle", crate::trace::Value::Ptr(handle as *const c_void)),
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+            ("size", crate::trace::Value::Size(size as u64)),
+            ("handleType", crate::trace::Value::Enum { name: handleType.name(), value: handleType.0 as i64 }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemBatchDecompressAsync = unsafe extern "C" fn(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult;
@@ -11178,9 +15751,34 @@ unsafe fn slow_cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams
     let call = || call_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemBatchDecompressAsync",
+        &[
+            ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("errorIndex", if __r.0 == 0 && !errorIndex.is_null() { crate::trace::Value::Size((*errorIndex) as u64) } else { crate::trace::Value::Ptr(errorIndex as *const c_void) }),
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemBatchDecompressAsync_ptsz = unsafe extern "C" fn(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult;
@@ -11233,9 +15831,34 @@ unsafe fn slow_cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressP
     let call = || call_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemBatchDecompressAsync_ptsz",
+        &[
+            ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("errorIndex", if __r.0 == 0 && !errorIndex.is_null() { crate::trace::Value::Size((*errorIndex) as u64) } else { crate::trace::Value::Ptr(errorIndex as *const c_void) }),
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAddressReserve = unsafe extern "C" fn(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> CUresult;
@@ -11288,9 +15911,34 @@ unsafe fn slow_cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment
     let call = || call_cuMemAddressReserve(ptr, size, alignment, addr, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAddressReserve(ptr, size, alignment, addr, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAddressReserve",
+        &[
+            ("ptr", if __r.0 == 0 && !ptr.is_null() { crate::trace::Value::Hex((*ptr).0 as u64) } else { crate::trace::Value::Ptr(ptr as *const c_void) }),
+            ("size", crate::trace::Value::Size(size as u64)),
+            ("alignment", crate::trace::Value::Size(alignment as u64)),
+            ("addr", crate::trace::Value::Hex(addr.0 as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAddressFree = unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult;
@@ -11340,9 +15988,31 @@ unsafe fn slow_cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
     let call = || call_cuMemAddressFree(ptr, size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAddressFree(ptr, size, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAddressFree(ptr: CUdeviceptr, size: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAddressFree",
+        &[
+            ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
+            ("size", crate::trace::Value::Size(size as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemCreate = unsafe extern "C" fn(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong) -> CUresult;
@@ -11394,9 +16064,33 @@ unsafe fn slow_cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usiz
     let call = || call_cuMemCreate(handle, size, prop, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemCreate(handle, size, prop, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuMemCreate",
+        &[
+            ("handle", if __r.0 == 0 && !handle.is_null() { crate::trace::Value::Hex((*handle).0 as u64) } else { crate::trace::Value::Ptr(handle as *const c_void) }),
+            ("size", crate::trace::Value::Size(size as u64)),
+            ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemRelease = unsafe extern "C" fn(handle: CUmemGenericAllocationHandle) -> CUresult;
@@ -11445,9 +16139,30 @@ unsafe fn slow_cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
     let call = || call_cuMemRelease(handle);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemRelease(handle, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemRelease(handle: CUmemGenericAllocationHandle, __r: CUresult) {
+    crate::trace::end(
+        "cuMemRelease",
+        &[
+            ("handle", crate::trace::Value::Hex(handle.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemMap = unsafe extern "C" fn(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> CUresult;
@@ -11500,9 +16215,34 @@ unsafe fn slow_cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CU
     let call = || call_cuMemMap(ptr, size, offset, handle, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemMap(ptr, size, offset, handle, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuMemMap",
+        &[
+            ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
+            ("size", crate::trace::Value::Size(size as u64)),
+            ("offset", crate::trace::Value::Size(offset as u64)),
+            ("handle", crate::trace::Value::Hex(handle.0 as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemMapArrayAsync = unsafe extern "C" fn(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult;
@@ -11553,9 +16293,32 @@ unsafe fn slow_cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uin
     let call = || call_cuMemMapArrayAsync(mapInfoList, count, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemMapArrayAsync(mapInfoList, count, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemMapArrayAsync",
+        &[
+            ("mapInfoList", crate::trace::Value::Ptr(mapInfoList as *const c_void)),
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemMapArrayAsync_ptsz = unsafe extern "C" fn(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult;
@@ -11606,9 +16369,32 @@ unsafe fn slow_cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInfo, count: 
     let call = || call_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemMapArrayAsync_ptsz",
+        &[
+            ("mapInfoList", crate::trace::Value::Ptr(mapInfoList as *const c_void)),
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemUnmap = unsafe extern "C" fn(ptr: CUdeviceptr, size: usize) -> CUresult;
@@ -11658,9 +16444,31 @@ unsafe fn slow_cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
     let call = || call_cuMemUnmap(ptr, size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemUnmap(ptr, size, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemUnmap(ptr: CUdeviceptr, size: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemUnmap",
+        &[
+            ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
+            ("size", crate::trace::Value::Size(size as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemSetAccess = unsafe extern "C" fn(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult;
@@ -11712,9 +16520,33 @@ unsafe fn slow_cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemA
     let call = || call_cuMemSetAccess(ptr, size, desc, count);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemSetAccess(ptr, size, desc, count, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemSetAccess",
+        &[
+            ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
+            ("size", crate::trace::Value::Size(size as u64)),
+            ("desc", crate::trace::Value::Ptr(desc as *const c_void)),
+            ("count", crate::trace::Value::Size(count as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemGetAccess = unsafe extern "C" fn(flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult;
@@ -11765,9 +16597,32 @@ unsafe fn slow_cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLoc
     let call = || call_cuMemGetAccess(flags, location, ptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemGetAccess(flags, location, ptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuMemGetAccess",
+        &[
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
+            ("location", crate::trace::Value::Ptr(location as *const c_void)),
+            ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemExportToShareableHandle = unsafe extern "C" fn(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult;
@@ -11819,9 +16674,33 @@ unsafe fn slow_cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle
     let call = || call_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuMemExportToShareableHandle",
+        &[
+            ("shareableHandle", crate::trace::Value::Ptr(shareableHandle as *const c_void)),
+            ("handle", crate::trace::Value::Hex(handle.0 as u64)),
+            ("handleType", crate::trace::Value::Enum { name: handleType.name(), value: handleType.0 as i64 }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemImportFromShareableHandle = unsafe extern "C" fn(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult;
@@ -11872,9 +16751,32 @@ unsafe fn slow_cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocatio
     let call = || call_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemImportFromShareableHandle(handle, osHandle, shHandleType, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType, __r: CUresult) {
+    crate::trace::end(
+        "cuMemImportFromShareableHandle",
+        &[
+            ("handle", if __r.0 == 0 && !handle.is_null() { crate::trace::Value::Hex((*handle).0 as u64) } else { crate::trace::Value::Ptr(handle as *const c_void) }),
+            ("osHandle", crate::trace::Value::Ptr(osHandle as *const c_void)),
+            ("shHandleType", crate::trace::Value::Enum { name: shHandleType.name(), value: shHandleType.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemGetAllocationGranularity = unsafe extern "C" fn(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult;
@@ -11925,9 +16827,32 @@ unsafe fn slow_cuMemGetAllocationGranularity(granularity: *mut usize, prop: *con
     let call = || call_cuMemGetAllocationGranularity(granularity, prop, option);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemGetAllocationGranularity(granularity, prop, option, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags, __r: CUresult) {
+    crate::trace::end(
+        "cuMemGetAllocationGranularity",
+        &[
+            ("granularity", if __r.0 == 0 && !granularity.is_null() { crate::trace::Value::Size((*granularity) as u64) } else { crate::trace::Value::Ptr(granularity as *const c_void) }),
+            ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
+            ("option", crate::trace::Value::Enum { name: option.name(), value: option.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemGetAllocationPropertiesFromHandle = unsafe extern "C" fn(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult;
@@ -11977,9 +16902,31 @@ unsafe fn slow_cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocation
     let call = || call_cuMemGetAllocationPropertiesFromHandle(prop, handle);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemGetAllocationPropertiesFromHandle(prop, handle, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle, __r: CUresult) {
+    crate::trace::end(
+        "cuMemGetAllocationPropertiesFromHandle",
+        &[
+            ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
+            ("handle", crate::trace::Value::Hex(handle.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemRetainAllocationHandle = unsafe extern "C" fn(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult;
@@ -12029,9 +16976,31 @@ unsafe fn slow_cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHa
     let call = || call_cuMemRetainAllocationHandle(handle, addr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemRetainAllocationHandle(handle, addr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuMemRetainAllocationHandle",
+        &[
+            ("handle", if __r.0 == 0 && !handle.is_null() { crate::trace::Value::Hex((*handle).0 as u64) } else { crate::trace::Value::Ptr(handle as *const c_void) }),
+            ("addr", crate::trace::Value::Ptr(addr as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemFreeAsync = unsafe extern "C" fn(dptr: CUdeviceptr, hStream: CUstream) -> CUresult;
@@ -12081,9 +17050,31 @@ unsafe fn slow_cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult 
     let call = || call_cuMemFreeAsync(dptr, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemFreeAsync(dptr, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemFreeAsync",
+        &[
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemFreeAsync_ptsz = unsafe extern "C" fn(dptr: CUdeviceptr, hStream: CUstream) -> CUresult;
@@ -12133,9 +17124,31 @@ unsafe fn slow_cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream) -> CUre
     let call = || call_cuMemFreeAsync_ptsz(dptr, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemFreeAsync_ptsz(dptr, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemFreeAsync_ptsz",
+        &[
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAllocAsync = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult;
@@ -12186,9 +17199,32 @@ unsafe fn slow_cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream:
     let call = || call_cuMemAllocAsync(dptr, bytesize, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAllocAsync(dptr, bytesize, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAllocAsync",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAllocAsync_ptsz = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult;
@@ -12239,9 +17275,32 @@ unsafe fn slow_cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hSt
     let call = || call_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAllocAsync_ptsz(dptr, bytesize, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAllocAsync_ptsz",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolTrimTo = unsafe extern "C" fn(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult;
@@ -12291,9 +17350,31 @@ unsafe fn slow_cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUr
     let call = || call_cuMemPoolTrimTo(pool, minBytesToKeep);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolTrimTo(pool, minBytesToKeep, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolTrimTo",
+        &[
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+            ("minBytesToKeep", crate::trace::Value::Size(minBytesToKeep as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolSetAttribute = unsafe extern "C" fn(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult;
@@ -12344,9 +17425,32 @@ unsafe fn slow_cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribu
     let call = || call_cuMemPoolSetAttribute(pool, attr, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolSetAttribute(pool, attr, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolSetAttribute",
+        &[
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolGetAttribute = unsafe extern "C" fn(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult;
@@ -12397,9 +17501,32 @@ unsafe fn slow_cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribu
     let call = || call_cuMemPoolGetAttribute(pool, attr, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolGetAttribute(pool, attr, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolGetAttribute",
+        &[
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolSetAccess = unsafe extern "C" fn(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult;
@@ -12450,9 +17577,32 @@ unsafe fn slow_cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDes
     let call = || call_cuMemPoolSetAccess(pool, map, count);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolSetAccess(pool, map, count, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolSetAccess",
+        &[
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+            ("map", crate::trace::Value::Ptr(map as *const c_void)),
+            ("count", crate::trace::Value::Size(count as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolGetAccess = unsafe extern "C" fn(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult;
@@ -12503,9 +17653,32 @@ unsafe fn slow_cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemo
     let call = || call_cuMemPoolGetAccess(flags, memPool, location);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolGetAccess(flags, memPool, location, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolGetAccess",
+        &[
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::Enum { name: (*flags).name(), value: (*flags).0 as i64 } } else { crate::trace::Value::Ptr(flags as *const c_void) }),
+            ("memPool", crate::trace::Value::Hex(memPool.0 as usize as u64)),
+            ("location", crate::trace::Value::Ptr(location as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolCreate = unsafe extern "C" fn(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult;
@@ -12555,9 +17728,31 @@ unsafe fn slow_cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemP
     let call = || call_cuMemPoolCreate(pool, poolProps);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolCreate(pool, poolProps, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolCreate",
+        &[
+            ("pool", if __r.0 == 0 && !pool.is_null() { crate::trace::Value::Hex((*pool).0 as usize as u64) } else { crate::trace::Value::Ptr(pool as *const c_void) }),
+            ("poolProps", crate::trace::Value::Ptr(poolProps as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolDestroy = unsafe extern "C" fn(pool: CUmemoryPool) -> CUresult;
@@ -12606,9 +17801,30 @@ unsafe fn slow_cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
     let call = || call_cuMemPoolDestroy(pool);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolDestroy(pool, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolDestroy(pool: CUmemoryPool, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolDestroy",
+        &[
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAllocFromPoolAsync = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult;
@@ -12660,9 +17876,33 @@ unsafe fn slow_cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, 
     let call = || call_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAllocFromPoolAsync",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAllocFromPoolAsync_ptsz = unsafe extern "C" fn(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult;
@@ -12714,9 +17954,33 @@ unsafe fn slow_cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: us
     let call = || call_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAllocFromPoolAsync_ptsz",
+        &[
+            ("dptr", if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) }),
+            ("bytesize", crate::trace::Value::Size(bytesize as u64)),
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolExportToShareableHandle = unsafe extern "C" fn(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult;
@@ -12768,9 +18032,33 @@ unsafe fn slow_cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: C
     let call = || call_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolExportToShareableHandle",
+        &[
+            ("handle_out", crate::trace::Value::Ptr(handle_out as *const c_void)),
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+            ("handleType", crate::trace::Value::Enum { name: handleType.name(), value: handleType.0 as i64 }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolImportFromShareableHandle = unsafe extern "C" fn(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult;
@@ -12822,9 +18110,33 @@ unsafe fn slow_cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, h
     let call = || call_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolImportFromShareableHandle",
+        &[
+            ("pool_out", if __r.0 == 0 && !pool_out.is_null() { crate::trace::Value::Hex((*pool_out).0 as usize as u64) } else { crate::trace::Value::Ptr(pool_out as *const c_void) }),
+            ("handle", crate::trace::Value::Ptr(handle as *const c_void)),
+            ("handleType", crate::trace::Value::Enum { name: handleType.name(), value: handleType.0 as i64 }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolExportPointer = unsafe extern "C" fn(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult;
@@ -12874,9 +18186,31 @@ unsafe fn slow_cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData
     let call = || call_cuMemPoolExportPointer(shareData_out, ptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolExportPointer(shareData_out, ptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolExportPointer",
+        &[
+            ("shareData_out", crate::trace::Value::Ptr(shareData_out as *const c_void)),
+            ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPoolImportPointer = unsafe extern "C" fn(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult;
@@ -12927,9 +18261,32 @@ unsafe fn slow_cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryP
     let call = || call_cuMemPoolImportPointer(ptr_out, pool, shareData);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPoolImportPointer(ptr_out, pool, shareData, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPoolImportPointer",
+        &[
+            ("ptr_out", if __r.0 == 0 && !ptr_out.is_null() { crate::trace::Value::Hex((*ptr_out).0 as u64) } else { crate::trace::Value::Ptr(ptr_out as *const c_void) }),
+            ("pool", crate::trace::Value::Hex(pool.0 as usize as u64)),
+            ("shareData", crate::trace::Value::Ptr(shareData as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMulticastCreate = unsafe extern "C" fn(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult;
@@ -12979,9 +18336,31 @@ unsafe fn slow_cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, pr
     let call = || call_cuMulticastCreate(mcHandle, prop);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMulticastCreate(mcHandle, prop, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp, __r: CUresult) {
+    crate::trace::end(
+        "cuMulticastCreate",
+        &[
+            ("mcHandle", if __r.0 == 0 && !mcHandle.is_null() { crate::trace::Value::Hex((*mcHandle).0 as u64) } else { crate::trace::Value::Ptr(mcHandle as *const c_void) }),
+            ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMulticastAddDevice = unsafe extern "C" fn(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult;
@@ -13031,9 +18410,31 @@ unsafe fn slow_cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev:
     let call = || call_cuMulticastAddDevice(mcHandle, dev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMulticastAddDevice(mcHandle, dev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuMulticastAddDevice",
+        &[
+            ("mcHandle", crate::trace::Value::Hex(mcHandle.0 as u64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMulticastBindMem = unsafe extern "C" fn(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong) -> CUresult;
@@ -13087,9 +18488,35 @@ unsafe fn slow_cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffs
     let call = || call_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuMulticastBindMem",
+        &[
+            ("mcHandle", crate::trace::Value::Hex(mcHandle.0 as u64)),
+            ("mcOffset", crate::trace::Value::Size(mcOffset as u64)),
+            ("memHandle", crate::trace::Value::Hex(memHandle.0 as u64)),
+            ("memOffset", crate::trace::Value::Size(memOffset as u64)),
+            ("size", crate::trace::Value::Size(size as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMulticastBindAddr = unsafe extern "C" fn(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> CUresult;
@@ -13142,9 +18569,34 @@ unsafe fn slow_cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOff
     let call = || call_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuMulticastBindAddr",
+        &[
+            ("mcHandle", crate::trace::Value::Hex(mcHandle.0 as u64)),
+            ("mcOffset", crate::trace::Value::Size(mcOffset as u64)),
+            ("memptr", crate::trace::Value::Hex(memptr.0 as u64)),
+            ("size", crate::trace::Value::Size(size as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMulticastUnbind = unsafe extern "C" fn(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult;
@@ -13196,9 +18648,33 @@ unsafe fn slow_cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CU
     let call = || call_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMulticastUnbind(mcHandle, dev, mcOffset, size, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMulticastUnbind",
+        &[
+            ("mcHandle", crate::trace::Value::Hex(mcHandle.0 as u64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+            ("mcOffset", crate::trace::Value::Size(mcOffset as u64)),
+            ("size", crate::trace::Value::Size(size as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMulticastGetGranularity = unsafe extern "C" fn(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult;
@@ -13249,9 +18725,32 @@ unsafe fn slow_cuMulticastGetGranularity(granularity: *mut usize, prop: *const C
     let call = || call_cuMulticastGetGranularity(granularity, prop, option);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMulticastGetGranularity(granularity, prop, option, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags, __r: CUresult) {
+    crate::trace::end(
+        "cuMulticastGetGranularity",
+        &[
+            ("granularity", if __r.0 == 0 && !granularity.is_null() { crate::trace::Value::Size((*granularity) as u64) } else { crate::trace::Value::Ptr(granularity as *const c_void) }),
+            ("prop", crate::trace::Value::Ptr(prop as *const c_void)),
+            ("option", crate::trace::Value::Enum { name: option.name(), value: option.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuPointerGetAttribute = unsafe extern "C" fn(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult;
@@ -13302,9 +18801,32 @@ unsafe fn slow_cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_att
     let call = || call_cuPointerGetAttribute(data, attribute, ptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuPointerGetAttribute(data, attribute, ptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuPointerGetAttribute",
+        &[
+            ("data", crate::trace::Value::Ptr(data as *const c_void)),
+            ("attribute", crate::trace::Value::Enum { name: attribute.name(), value: attribute.0 as i64 }),
+            ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPrefetchAsync = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult;
@@ -13356,9 +18878,33 @@ unsafe fn slow_cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: 
     let call = || call_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPrefetchAsync",
+        &[
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("dstDevice", crate::trace::Value::I64(dstDevice.0 as i64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPrefetchAsync_ptsz = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult;
@@ -13410,9 +18956,33 @@ unsafe fn slow_cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDev
     let call = || call_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPrefetchAsync_ptsz",
+        &[
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("dstDevice", crate::trace::Value::I64(dstDevice.0 as i64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPrefetchAsync_v2 = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult;
@@ -13465,9 +19035,34 @@ unsafe fn slow_cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location
     let call = || call_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPrefetchAsync_v2",
+        &[
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("location", crate::trace::Value::Ptr(core::ptr::addr_of!(location).cast())),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemPrefetchAsync_v2_ptsz = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult;
@@ -13520,9 +19115,34 @@ unsafe fn slow_cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, loc
     let call = || call_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuMemPrefetchAsync_v2_ptsz",
+        &[
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("location", crate::trace::Value::Ptr(core::ptr::addr_of!(location).cast())),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAdvise = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult;
@@ -13574,9 +19194,33 @@ unsafe fn slow_cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advi
     let call = || call_cuMemAdvise(devPtr, count, advice, device);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAdvise(devPtr, count, advice, device, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAdvise",
+        &[
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("advice", crate::trace::Value::Enum { name: advice.name(), value: advice.0 as i64 }),
+            ("device", crate::trace::Value::I64(device.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemAdvise_v2 = unsafe extern "C" fn(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult;
@@ -13628,9 +19272,33 @@ unsafe fn slow_cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_a
     let call = || call_cuMemAdvise_v2(devPtr, count, advice, location);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemAdvise_v2(devPtr, count, advice, location, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation, __r: CUresult) {
+    crate::trace::end(
+        "cuMemAdvise_v2",
+        &[
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+            ("advice", crate::trace::Value::Enum { name: advice.name(), value: advice.0 as i64 }),
+            ("location", crate::trace::Value::Ptr(core::ptr::addr_of!(location).cast())),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemRangeGetAttribute = unsafe extern "C" fn(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult;
@@ -13683,9 +19351,34 @@ unsafe fn slow_cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attrib
     let call = || call_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemRangeGetAttribute",
+        &[
+            ("data", crate::trace::Value::Ptr(data as *const c_void)),
+            ("dataSize", crate::trace::Value::Size(dataSize as u64)),
+            ("attribute", crate::trace::Value::Enum { name: attribute.name(), value: attribute.0 as i64 }),
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuMemRangeGetAttributes = unsafe extern "C" fn(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult;
@@ -13739,9 +19432,35 @@ unsafe fn slow_cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut u
     let call = || call_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuMemRangeGetAttributes",
+        &[
+            ("data", crate::trace::Value::Ptr(data as *const c_void)),
+            ("dataSizes", crate::trace::Value::Ptr(dataSizes as *const c_void)),
+            ("attributes", crate::trace::Value::Ptr(attributes as *const c_void)),
+            ("numAttributes", crate::trace::Value::Size(numAttributes as u64)),
+            ("devPtr", crate::trace::Value::Hex(devPtr.0 as u64)),
+            ("count", crate::trace::Value::Size(count as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuPointerSetAttribute = unsafe extern "C" fn(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult;
@@ -13792,9 +19511,32 @@ unsafe fn slow_cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_
     let call = || call_cuPointerSetAttribute(value, attribute, ptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuPointerSetAttribute(value, attribute, ptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuPointerSetAttribute",
+        &[
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("attribute", crate::trace::Value::Enum { name: attribute.name(), value: attribute.0 as i64 }),
+            ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuPointerGetAttributes = unsafe extern "C" fn(numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) -> CUresult;
@@ -13846,9 +19588,33 @@ unsafe fn slow_cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CU
     let call = || call_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuPointerGetAttributes(numAttributes, attributes, data, ptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuPointerGetAttributes",
+        &[
+            ("numAttributes", crate::trace::Value::U64(numAttributes as u64)),
+            ("attributes", crate::trace::Value::Ptr(attributes as *const c_void)),
+            ("data", crate::trace::Value::Ptr(data as *const c_void)),
+            ("ptr", crate::trace::Value::Hex(ptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamCreate = unsafe extern "C" fn(phStream: *mut CUstream, Flags: c_uint) -> CUresult;
@@ -13898,9 +19664,31 @@ unsafe fn slow_cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresul
     let call = || call_cuStreamCreate(phStream, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamCreate(phStream, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamCreate(phStream: *mut CUstream, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamCreate",
+        &[
+            ("phStream", if __r.0 == 0 && !phStream.is_null() { crate::trace::Value::Hex((*phStream).0 as usize as u64) } else { crate::trace::Value::Ptr(phStream as *const c_void) }),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamCreateWithPriority = unsafe extern "C" fn(phStream: *mut CUstream, flags: c_uint, priority: c_int) -> CUresult;
@@ -13951,9 +19739,32 @@ unsafe fn slow_cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint
     let call = || call_cuStreamCreateWithPriority(phStream, flags, priority);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamCreateWithPriority(phStream, flags, priority, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint, priority: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamCreateWithPriority",
+        &[
+            ("phStream", if __r.0 == 0 && !phStream.is_null() { crate::trace::Value::Hex((*phStream).0 as usize as u64) } else { crate::trace::Value::Ptr(phStream as *const c_void) }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("priority", crate::trace::Value::I64(priority as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetPriority = unsafe extern "C" fn(hStream: CUstream, priority: *mut c_int) -> CUresult;
@@ -14003,9 +19814,31 @@ unsafe fn slow_cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> C
     let call = || call_cuStreamGetPriority(hStream, priority);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetPriority(hStream, priority, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetPriority(hStream: CUstream, priority: *mut c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetPriority",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("priority", if __r.0 == 0 && !priority.is_null() { crate::trace::Value::I64((*priority) as i64) } else { crate::trace::Value::Ptr(priority as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetPriority_ptsz = unsafe extern "C" fn(hStream: CUstream, priority: *mut c_int) -> CUresult;
@@ -14055,9 +19888,31 @@ unsafe fn slow_cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut c_int)
     let call = || call_cuStreamGetPriority_ptsz(hStream, priority);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetPriority_ptsz(hStream, priority, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetPriority_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("priority", if __r.0 == 0 && !priority.is_null() { crate::trace::Value::I64((*priority) as i64) } else { crate::trace::Value::Ptr(priority as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetDevice = unsafe extern "C" fn(hStream: CUstream, device: *mut CUdevice) -> CUresult;
@@ -14107,9 +19962,31 @@ unsafe fn slow_cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CU
     let call = || call_cuStreamGetDevice(hStream, device);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetDevice(hStream, device, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetDevice",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("device", if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetDevice_ptsz = unsafe extern "C" fn(hStream: CUstream, device: *mut CUdevice) -> CUresult;
@@ -14159,9 +20036,31 @@ unsafe fn slow_cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice) 
     let call = || call_cuStreamGetDevice_ptsz(hStream, device);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetDevice_ptsz(hStream, device, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetDevice_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("device", if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetFlags = unsafe extern "C" fn(hStream: CUstream, flags: *mut c_uint) -> CUresult;
@@ -14211,9 +20110,31 @@ unsafe fn slow_cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresu
     let call = || call_cuStreamGetFlags(hStream, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetFlags(hStream, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetFlags",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetFlags_ptsz = unsafe extern "C" fn(hStream: CUstream, flags: *mut c_uint) -> CUresult;
@@ -14263,9 +20184,31 @@ unsafe fn slow_cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut c_uint) -> C
     let call = || call_cuStreamGetFlags_ptsz(hStream, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetFlags_ptsz(hStream, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetFlags_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetId = unsafe extern "C" fn(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult;
@@ -14315,9 +20258,31 @@ unsafe fn slow_cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> C
     let call = || call_cuStreamGetId(hStream, streamId);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetId(hStream, streamId, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetId",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("streamId", if __r.0 == 0 && !streamId.is_null() { crate::trace::Value::U64((*streamId) as u64) } else { crate::trace::Value::Ptr(streamId as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetId_ptsz = unsafe extern "C" fn(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult;
@@ -14367,9 +20332,31 @@ unsafe fn slow_cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut c_ulonglong)
     let call = || call_cuStreamGetId_ptsz(hStream, streamId);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetId_ptsz(hStream, streamId, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetId_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("streamId", if __r.0 == 0 && !streamId.is_null() { crate::trace::Value::U64((*streamId) as u64) } else { crate::trace::Value::Ptr(streamId as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetCtx = unsafe extern "C" fn(hStream: CUstream, pctx: *mut CUcontext) -> CUresult;
@@ -14419,9 +20406,31 @@ unsafe fn slow_cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresu
     let call = || call_cuStreamGetCtx(hStream, pctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetCtx(hStream, pctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetCtx",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetCtx_ptsz = unsafe extern "C" fn(hStream: CUstream, pctx: *mut CUcontext) -> CUresult;
@@ -14471,9 +20480,31 @@ unsafe fn slow_cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext) -> C
     let call = || call_cuStreamGetCtx_ptsz(hStream, pctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetCtx_ptsz(hStream, pctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetCtx_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("pctx", if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetCtx_v2 = unsafe extern "C" fn(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult;
@@ -14524,9 +20555,32 @@ unsafe fn slow_cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreen
     let call = || call_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetCtx_v2",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("pCtx", if __r.0 == 0 && !pCtx.is_null() { crate::trace::Value::Hex((*pCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pCtx as *const c_void) }),
+            ("pGreenCtx", if __r.0 == 0 && !pGreenCtx.is_null() { crate::trace::Value::Hex((*pGreenCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pGreenCtx as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetCtx_v2_ptsz = unsafe extern "C" fn(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult;
@@ -14577,9 +20631,32 @@ unsafe fn slow_cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, p
     let call = || call_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetCtx_v2_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("pCtx", if __r.0 == 0 && !pCtx.is_null() { crate::trace::Value::Hex((*pCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pCtx as *const c_void) }),
+            ("pGreenCtx", if __r.0 == 0 && !pGreenCtx.is_null() { crate::trace::Value::Hex((*pGreenCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pGreenCtx as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWaitEvent = unsafe extern "C" fn(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult;
@@ -14630,9 +20707,32 @@ unsafe fn slow_cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_ui
     let call = || call_cuStreamWaitEvent(hStream, hEvent, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWaitEvent(hStream, hEvent, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWaitEvent",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWaitEvent_ptsz = unsafe extern "C" fn(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult;
@@ -14683,9 +20783,32 @@ unsafe fn slow_cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags:
     let call = || call_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWaitEvent_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamAddCallback = unsafe extern "C" fn(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult;
@@ -14737,9 +20860,33 @@ unsafe fn slow_cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback
     let call = || call_cuStreamAddCallback(hStream, callback, userData, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamAddCallback(hStream, callback, userData, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamAddCallback",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("callback", crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamAddCallback_ptsz = unsafe extern "C" fn(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult;
@@ -14791,9 +20938,33 @@ unsafe fn slow_cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCal
     let call = || call_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamAddCallback_ptsz(hStream, callback, userData, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamAddCallback_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("callback", crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamBeginCapture_v2 = unsafe extern "C" fn(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult;
@@ -14843,9 +21014,31 @@ unsafe fn slow_cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureM
     let call = || call_cuStreamBeginCapture_v2(hStream, mode);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamBeginCapture_v2(hStream, mode, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamBeginCapture_v2",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamBeginCapture_v2_ptsz = unsafe extern "C" fn(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult;
@@ -14895,9 +21088,31 @@ unsafe fn slow_cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCap
     let call = || call_cuStreamBeginCapture_v2_ptsz(hStream, mode);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamBeginCapture_v2_ptsz(hStream, mode, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamBeginCapture_v2_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamBeginCaptureToGraph = unsafe extern "C" fn(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult;
@@ -14951,9 +21166,35 @@ unsafe fn slow_cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, d
     let call = || call_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamBeginCaptureToGraph",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("dependencyData", crate::trace::Value::Ptr(dependencyData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamBeginCaptureToGraph_ptsz = unsafe extern "C" fn(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult;
@@ -15007,9 +21248,35 @@ unsafe fn slow_cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgra
     let call = || call_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamBeginCaptureToGraph_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("dependencyData", crate::trace::Value::Ptr(dependencyData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuThreadExchangeStreamCaptureMode = unsafe extern "C" fn(mode: *mut CUstreamCaptureMode) -> CUresult;
@@ -15058,9 +21325,30 @@ unsafe fn slow_cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode)
     let call = || call_cuThreadExchangeStreamCaptureMode(mode);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuThreadExchangeStreamCaptureMode(mode, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode, __r: CUresult) {
+    crate::trace::end(
+        "cuThreadExchangeStreamCaptureMode",
+        &[
+            ("mode", if __r.0 == 0 && !mode.is_null() { crate::trace::Value::Enum { name: (*mode).name(), value: (*mode).0 as i64 } } else { crate::trace::Value::Ptr(mode as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamEndCapture = unsafe extern "C" fn(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult;
@@ -15110,9 +21398,31 @@ unsafe fn slow_cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> C
     let call = || call_cuStreamEndCapture(hStream, phGraph);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamEndCapture(hStream, phGraph, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamEndCapture",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("phGraph", if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamEndCapture_ptsz = unsafe extern "C" fn(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult;
@@ -15162,9 +21472,31 @@ unsafe fn slow_cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph)
     let call = || call_cuStreamEndCapture_ptsz(hStream, phGraph);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamEndCapture_ptsz(hStream, phGraph, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamEndCapture_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("phGraph", if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamIsCapturing = unsafe extern "C" fn(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult;
@@ -15214,9 +21546,31 @@ unsafe fn slow_cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstre
     let call = || call_cuStreamIsCapturing(hStream, captureStatus);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamIsCapturing(hStream, captureStatus, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamIsCapturing",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("captureStatus", if __r.0 == 0 && !captureStatus.is_null() { crate::trace::Value::Enum { name: (*captureStatus).name(), value: (*captureStatus).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamIsCapturing_ptsz = unsafe extern "C" fn(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult;
@@ -15266,9 +21620,31 @@ unsafe fn slow_cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut C
     let call = || call_cuStreamIsCapturing_ptsz(hStream, captureStatus);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamIsCapturing_ptsz(hStream, captureStatus, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamIsCapturing_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("captureStatus", if __r.0 == 0 && !captureStatus.is_null() { crate::trace::Value::Enum { name: (*captureStatus).name(), value: (*captureStatus).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetCaptureInfo_v2 = unsafe extern "C" fn(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult;
@@ -15322,9 +21698,35 @@ unsafe fn slow_cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *
     let call = || call_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetCaptureInfo_v2",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("captureStatus_out", if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) }),
+            ("id_out", if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) }),
+            ("graph_out", if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) }),
+            ("dependencies_out", crate::trace::Value::Ptr(dependencies_out as *const c_void)),
+            ("numDependencies_out", if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetCaptureInfo_v2_ptsz = unsafe extern "C" fn(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult;
@@ -15378,9 +21780,35 @@ unsafe fn slow_cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_o
     let call = || call_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetCaptureInfo_v2_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("captureStatus_out", if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) }),
+            ("id_out", if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) }),
+            ("graph_out", if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) }),
+            ("dependencies_out", crate::trace::Value::Ptr(dependencies_out as *const c_void)),
+            ("numDependencies_out", if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetCaptureInfo_v3 = unsafe extern "C" fn(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult;
@@ -15435,9 +21863,36 @@ unsafe fn slow_cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *
     let call = || call_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetCaptureInfo_v3",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("captureStatus_out", if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) }),
+            ("id_out", if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) }),
+            ("graph_out", if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) }),
+            ("dependencies_out", crate::trace::Value::Ptr(dependencies_out as *const c_void)),
+            ("edgeData_out", crate::trace::Value::Ptr(edgeData_out as *const c_void)),
+            ("numDependencies_out", if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetCaptureInfo_v3_ptsz = unsafe extern "C" fn(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult;
@@ -15492,9 +21947,36 @@ unsafe fn slow_cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_o
     let call = || call_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetCaptureInfo_v3_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("captureStatus_out", if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) }),
+            ("id_out", if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) }),
+            ("graph_out", if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) }),
+            ("dependencies_out", crate::trace::Value::Ptr(dependencies_out as *const c_void)),
+            ("edgeData_out", crate::trace::Value::Ptr(edgeData_out as *const c_void)),
+            ("numDependencies_out", if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamUpdateCaptureDependencies = unsafe extern "C" fn(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult;
@@ -15546,9 +22028,33 @@ unsafe fn slow_cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies
     let call = || call_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamUpdateCaptureDependencies",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamUpdateCaptureDependencies_ptsz = unsafe extern "C" fn(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult;
@@ -15600,9 +22106,33 @@ unsafe fn slow_cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, depende
     let call = || call_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamUpdateCaptureDependencies_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamUpdateCaptureDependencies_v2 = unsafe extern "C" fn(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult;
@@ -15655,9 +22185,34 @@ unsafe fn slow_cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependenc
     let call = || call_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamUpdateCaptureDependencies_v2",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("dependencyData", crate::trace::Value::Ptr(dependencyData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamUpdateCaptureDependencies_v2_ptsz = unsafe extern "C" fn(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult;
@@ -15710,9 +22265,34 @@ unsafe fn slow_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, depe
     let call = || call_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamUpdateCaptureDependencies_v2_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("dependencyData", crate::trace::Value::Ptr(dependencyData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamAttachMemAsync = unsafe extern "C" fn(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult;
@@ -15764,9 +22344,33 @@ unsafe fn slow_cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, leng
     let call = || call_cuStreamAttachMemAsync(hStream, dptr, length, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamAttachMemAsync(hStream, dptr, length, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamAttachMemAsync",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+            ("length", crate::trace::Value::Size(length as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamAttachMemAsync_ptsz = unsafe extern "C" fn(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult;
@@ -15818,9 +22422,33 @@ unsafe fn slow_cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr,
     let call = || call_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamAttachMemAsync_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+            ("length", crate::trace::Value::Size(length as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamQuery = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
@@ -15869,9 +22497,30 @@ unsafe fn slow_cuStreamQuery(hStream: CUstream) -> CUresult {
     let call = || call_cuStreamQuery(hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamQuery(hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamQuery(hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamQuery",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamQuery_ptsz = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
@@ -15920,9 +22569,30 @@ unsafe fn slow_cuStreamQuery_ptsz(hStream: CUstream) -> CUresult {
     let call = || call_cuStreamQuery_ptsz(hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamQuery_ptsz(hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamQuery_ptsz(hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamQuery_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamSynchronize = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
@@ -15971,9 +22641,30 @@ unsafe fn slow_cuStreamSynchronize(hStream: CUstream) -> CUresult {
     let call = || call_cuStreamSynchronize(hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamSynchronize(hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamSynchronize(hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamSynchronize",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamSynchronize_ptsz = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
@@ -16022,9 +22713,30 @@ unsafe fn slow_cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult {
     let call = || call_cuStreamSynchronize_ptsz(hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamSynchronize_ptsz(hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamSynchronize_ptsz(hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamSynchronize_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamDestroy_v2 = unsafe extern "C" fn(hStream: CUstream) -> CUresult;
@@ -16073,9 +22785,30 @@ unsafe fn slow_cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
     let call = || call_cuStreamDestroy_v2(hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamDestroy_v2(hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamDestroy_v2(hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamDestroy_v2",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamCopyAttributes = unsafe extern "C" fn(dst: CUstream, src: CUstream) -> CUresult;
@@ -16125,9 +22858,31 @@ unsafe fn slow_cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult 
     let call = || call_cuStreamCopyAttributes(dst, src);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamCopyAttributes(dst, src, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamCopyAttributes(dst: CUstream, src: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamCopyAttributes",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as usize as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamCopyAttributes_ptsz = unsafe extern "C" fn(dst: CUstream, src: CUstream) -> CUresult;
@@ -16177,9 +22932,31 @@ unsafe fn slow_cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream) -> CUre
     let call = || call_cuStreamCopyAttributes_ptsz(dst, src);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamCopyAttributes_ptsz(dst, src, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamCopyAttributes_ptsz",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as usize as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetAttribute = unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult;
@@ -16230,9 +23007,32 @@ unsafe fn slow_cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, val
     let call = || call_cuStreamGetAttribute(hStream, attr, value_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetAttribute(hStream, attr, value_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetAttribute",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value_out", crate::trace::Value::Ptr(value_out as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetAttribute_ptsz = unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult;
@@ -16283,9 +23083,32 @@ unsafe fn slow_cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID
     let call = || call_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetAttribute_ptsz(hStream, attr, value_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetAttribute_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value_out", crate::trace::Value::Ptr(value_out as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamSetAttribute = unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult;
@@ -16336,9 +23159,32 @@ unsafe fn slow_cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, val
     let call = || call_cuStreamSetAttribute(hStream, attr, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamSetAttribute(hStream, attr, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamSetAttribute",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamSetAttribute_ptsz = unsafe extern "C" fn(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult;
@@ -16389,9 +23235,32 @@ unsafe fn slow_cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID
     let call = || call_cuStreamSetAttribute_ptsz(hStream, attr, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamSetAttribute_ptsz(hStream, attr, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamSetAttribute_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventCreate = unsafe extern "C" fn(phEvent: *mut CUevent, Flags: c_uint) -> CUresult;
@@ -16441,9 +23310,31 @@ unsafe fn slow_cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult {
     let call = || call_cuEventCreate(phEvent, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventCreate(phEvent, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventCreate(phEvent: *mut CUevent, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuEventCreate",
+        &[
+            ("phEvent", if __r.0 == 0 && !phEvent.is_null() { crate::trace::Value::Hex((*phEvent).0 as usize as u64) } else { crate::trace::Value::Ptr(phEvent as *const c_void) }),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventRecord = unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream) -> CUresult;
@@ -16493,9 +23384,31 @@ unsafe fn slow_cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
     let call = || call_cuEventRecord(hEvent, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventRecord(hEvent, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventRecord(hEvent: CUevent, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuEventRecord",
+        &[
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventRecord_ptsz = unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream) -> CUresult;
@@ -16545,9 +23458,31 @@ unsafe fn slow_cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) -> CUresul
     let call = || call_cuEventRecord_ptsz(hEvent, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventRecord_ptsz(hEvent, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuEventRecord_ptsz",
+        &[
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventRecordWithFlags = unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult;
@@ -16598,9 +23533,32 @@ unsafe fn slow_cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags:
     let call = || call_cuEventRecordWithFlags(hEvent, hStream, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventRecordWithFlags(hEvent, hStream, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuEventRecordWithFlags",
+        &[
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventRecordWithFlags_ptsz = unsafe extern "C" fn(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult;
@@ -16651,9 +23609,32 @@ unsafe fn slow_cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, f
     let call = || call_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuEventRecordWithFlags_ptsz",
+        &[
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventQuery = unsafe extern "C" fn(hEvent: CUevent) -> CUresult;
@@ -16702,9 +23683,30 @@ unsafe fn slow_cuEventQuery(hEvent: CUevent) -> CUresult {
     let call = || call_cuEventQuery(hEvent);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventQuery(hEvent, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventQuery(hEvent: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuEventQuery",
+        &[
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventSynchronize = unsafe extern "C" fn(hEvent: CUevent) -> CUresult;
@@ -16753,9 +23755,30 @@ unsafe fn slow_cuEventSynchronize(hEvent: CUevent) -> CUresult {
     let call = || call_cuEventSynchronize(hEvent);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventSynchronize(hEvent, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventSynchronize(hEvent: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuEventSynchronize",
+        &[
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventDestroy_v2 = unsafe extern "C" fn(hEvent: CUevent) -> CUresult;
@@ -16804,9 +23827,30 @@ unsafe fn slow_cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
     let call = || call_cuEventDestroy_v2(hEvent);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventDestroy_v2(hEvent, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventDestroy_v2(hEvent: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuEventDestroy_v2",
+        &[
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventElapsedTime = unsafe extern "C" fn(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult;
@@ -16857,9 +23901,32 @@ unsafe fn slow_cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd
     let call = || call_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventElapsedTime(pMilliseconds, hStart, hEnd, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuEventElapsedTime",
+        &[
+            ("pMilliseconds", if __r.0 == 0 && !pMilliseconds.is_null() { crate::trace::Value::F64((*pMilliseconds) as f64) } else { crate::trace::Value::Ptr(pMilliseconds as *const c_void) }),
+            ("hStart", crate::trace::Value::Hex(hStart.0 as usize as u64)),
+            ("hEnd", crate::trace::Value::Hex(hEnd.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuEventElapsedTime_v2 = unsafe extern "C" fn(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult;
@@ -16910,9 +23977,32 @@ unsafe fn slow_cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, h
     let call = || call_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuEventElapsedTime_v2",
+        &[
+            ("pMilliseconds", if __r.0 == 0 && !pMilliseconds.is_null() { crate::trace::Value::F64((*pMilliseconds) as f64) } else { crate::trace::Value::Ptr(pMilliseconds as *const c_void) }),
+            ("hStart", crate::trace::Value::Hex(hStart.0 as usize as u64)),
+            ("hEnd", crate::trace::Value::Hex(hEnd.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuImportExternalMemory = unsafe extern "C" fn(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult;
@@ -16962,9 +24052,31 @@ unsafe fn slow_cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHand
     let call = || call_cuImportExternalMemory(extMem_out, memHandleDesc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuImportExternalMemory(extMem_out, memHandleDesc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC, __r: CUresult) {
+    crate::trace::end(
+        "cuImportExternalMemory",
+        &[
+            ("extMem_out", if __r.0 == 0 && !extMem_out.is_null() { crate::trace::Value::Hex((*extMem_out).0 as usize as u64) } else { crate::trace::Value::Ptr(extMem_out as *const c_void) }),
+            ("memHandleDesc", crate::trace::Value::Ptr(memHandleDesc as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuExternalMemoryGetMappedBuffer = unsafe extern "C" fn(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult;
@@ -17015,9 +24127,32 @@ unsafe fn slow_cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem:
     let call = || call_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC, __r: CUresult) {
+    crate::trace::end(
+        "cuExternalMemoryGetMappedBuffer",
+        &[
+            ("devPtr", if __r.0 == 0 && !devPtr.is_null() { crate::trace::Value::Hex((*devPtr).0 as u64) } else { crate::trace::Value::Ptr(devPtr as *const c_void) }),
+            ("extMem", crate::trace::Value::Hex(extMem.0 as usize as u64)),
+            ("bufferDesc", crate::trace::Value::Ptr(bufferDesc as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuExternalMemoryGetMappedMipmappedArray = unsafe extern "C" fn(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult;
@@ -17068,9 +24203,32 @@ unsafe fn slow_cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedA
     let call = || call_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC, __r: CUresult) {
+    crate::trace::end(
+        "cuExternalMemoryGetMappedMipmappedArray",
+        &[
+            ("mipmap", if __r.0 == 0 && !mipmap.is_null() { crate::trace::Value::Hex((*mipmap).0 as usize as u64) } else { crate::trace::Value::Ptr(mipmap as *const c_void) }),
+            ("extMem", crate::trace::Value::Hex(extMem.0 as usize as u64)),
+            ("mipmapDesc", crate::trace::Value::Ptr(mipmapDesc as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDestroyExternalMemory = unsafe extern "C" fn(extMem: CUexternalMemory) -> CUresult;
@@ -17119,9 +24277,30 @@ unsafe fn slow_cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
     let call = || call_cuDestroyExternalMemory(extMem);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDestroyExternalMemory(extMem, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDestroyExternalMemory(extMem: CUexternalMemory, __r: CUresult) {
+    crate::trace::end(
+        "cuDestroyExternalMemory",
+        &[
+            ("extMem", crate::trace::Value::Hex(extMem.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuImportExternalSemaphore = unsafe extern "C" fn(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult;
@@ -17171,9 +24350,31 @@ unsafe fn slow_cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, s
     let call = || call_cuImportExternalSemaphore(extSem_out, semHandleDesc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuImportExternalSemaphore(extSem_out, semHandleDesc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC, __r: CUresult) {
+    crate::trace::end(
+        "cuImportExternalSemaphore",
+        &[
+            ("extSem_out", if __r.0 == 0 && !extSem_out.is_null() { crate::trace::Value::Hex((*extSem_out).0 as usize as u64) } else { crate::trace::Value::Ptr(extSem_out as *const c_void) }),
+            ("semHandleDesc", crate::trace::Value::Ptr(semHandleDesc as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuSignalExternalSemaphoresAsync = unsafe extern "C" fn(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult;
@@ -17225,9 +24426,33 @@ unsafe fn slow_cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSem
     let call = || call_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuSignalExternalSemaphoresAsync",
+        &[
+            ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
+            ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
+            ("numExtSems", crate::trace::Value::U64(numExtSems as u64)),
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuSignalExternalSemaphoresAsync_ptsz = unsafe extern "C" fn(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult;
@@ -17279,9 +24504,33 @@ unsafe fn slow_cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *const CUextern
     let call = || call_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuSignalExternalSemaphoresAsync_ptsz",
+        &[
+            ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
+            ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
+            ("numExtSems", crate::trace::Value::U64(numExtSems as u64)),
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuWaitExternalSemaphoresAsync = unsafe extern "C" fn(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult;
@@ -17333,9 +24582,33 @@ unsafe fn slow_cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemap
     let call = || call_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuWaitExternalSemaphoresAsync",
+        &[
+            ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
+            ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
+            ("numExtSems", crate::trace::Value::U64(numExtSems as u64)),
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuWaitExternalSemaphoresAsync_ptsz = unsafe extern "C" fn(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult;
@@ -17387,9 +24660,33 @@ unsafe fn slow_cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternal
     let call = || call_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuWaitExternalSemaphoresAsync_ptsz",
+        &[
+            ("extSemArray", crate::trace::Value::Ptr(extSemArray as *const c_void)),
+            ("paramsArray", crate::trace::Value::Ptr(paramsArray as *const c_void)),
+            ("numExtSems", crate::trace::Value::U64(numExtSems as u64)),
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDestroyExternalSemaphore = unsafe extern "C" fn(extSem: CUexternalSemaphore) -> CUresult;
@@ -17438,9 +24735,30 @@ unsafe fn slow_cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresu
     let call = || call_cuDestroyExternalSemaphore(extSem);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDestroyExternalSemaphore(extSem, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDestroyExternalSemaphore(extSem: CUexternalSemaphore, __r: CUresult) {
+    crate::trace::end(
+        "cuDestroyExternalSemaphore",
+        &[
+            ("extSem", crate::trace::Value::Hex(extSem.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWaitValue32_v2 = unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult;
@@ -17492,9 +24810,33 @@ unsafe fn slow_cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value
     let call = || call_cuStreamWaitValue32_v2(stream, addr, value, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWaitValue32_v2(stream, addr, value, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWaitValue32_v2",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("addr", crate::trace::Value::Hex(addr.0 as u64)),
+            ("value", crate::trace::Value::U64(value as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWaitValue32_v2_ptsz = unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult;
@@ -17546,9 +24888,33 @@ unsafe fn slow_cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, 
     let call = || call_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWaitValue32_v2_ptsz",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("addr", crate::trace::Value::Hex(addr.0 as u64)),
+            ("value", crate::trace::Value::U64(value as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWaitValue64_v2 = unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult;
@@ -17600,9 +24966,33 @@ unsafe fn slow_cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value
     let call = || call_cuStreamWaitValue64_v2(stream, addr, value, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWaitValue64_v2(stream, addr, value, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWaitValue64_v2",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("addr", crate::trace::Value::Hex(addr.0 as u64)),
+            ("value", crate::trace::Value::U64(value as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWaitValue64_v2_ptsz = unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult;
@@ -17654,9 +25044,33 @@ unsafe fn slow_cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, 
     let call = || call_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWaitValue64_v2_ptsz",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("addr", crate::trace::Value::Hex(addr.0 as u64)),
+            ("value", crate::trace::Value::U64(value as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWriteValue32_v2 = unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult;
@@ -17708,9 +25122,33 @@ unsafe fn slow_cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, valu
     let call = || call_cuStreamWriteValue32_v2(stream, addr, value, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWriteValue32_v2(stream, addr, value, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWriteValue32_v2",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("addr", crate::trace::Value::Hex(addr.0 as u64)),
+            ("value", crate::trace::Value::U64(value as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWriteValue32_v2_ptsz = unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult;
@@ -17762,9 +25200,33 @@ unsafe fn slow_cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr,
     let call = || call_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWriteValue32_v2_ptsz",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("addr", crate::trace::Value::Hex(addr.0 as u64)),
+            ("value", crate::trace::Value::U64(value as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWriteValue64_v2 = unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult;
@@ -17816,9 +25278,33 @@ unsafe fn slow_cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, valu
     let call = || call_cuStreamWriteValue64_v2(stream, addr, value, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWriteValue64_v2(stream, addr, value, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWriteValue64_v2",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("addr", crate::trace::Value::Hex(addr.0 as u64)),
+            ("value", crate::trace::Value::U64(value as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamWriteValue64_v2_ptsz = unsafe extern "C" fn(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult;
@@ -17870,9 +25356,33 @@ unsafe fn slow_cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr,
     let call = || call_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamWriteValue64_v2_ptsz",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("addr", crate::trace::Value::Hex(addr.0 as u64)),
+            ("value", crate::trace::Value::U64(value as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamBatchMemOp_v2 = unsafe extern "C" fn(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult;
@@ -17924,9 +25434,33 @@ unsafe fn slow_cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray
     let call = || call_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamBatchMemOp_v2(stream, count, paramArray, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamBatchMemOp_v2",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("paramArray", crate::trace::Value::Ptr(paramArray as *const c_void)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamBatchMemOp_v2_ptsz = unsafe extern "C" fn(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult;
@@ -17978,9 +25512,33 @@ unsafe fn slow_cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, param
     let call = || call_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamBatchMemOp_v2_ptsz",
+        &[
+            ("stream", crate::trace::Value::Hex(stream.0 as usize as u64)),
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("paramArray", crate::trace::Value::Ptr(paramArray as *const c_void)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncGetAttribute = unsafe extern "C" fn(pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult;
@@ -18031,9 +25589,32 @@ unsafe fn slow_cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, 
     let call = || call_cuFuncGetAttribute(pi, attrib, hfunc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncGetAttribute(pi, attrib, hfunc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncGetAttribute",
+        &[
+            ("pi", if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) }),
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncSetAttribute = unsafe extern "C" fn(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> CUresult;
@@ -18084,9 +25665,32 @@ unsafe fn slow_cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribut
     let call = || call_cuFuncSetAttribute(hfunc, attrib, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncSetAttribute(hfunc, attrib, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncSetAttribute",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("value", crate::trace::Value::I64(value as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncSetCacheConfig = unsafe extern "C" fn(hfunc: CUfunction, config: CUfunc_cache) -> CUresult;
@@ -18136,9 +25740,31 @@ unsafe fn slow_cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> 
     let call = || call_cuFuncSetCacheConfig(hfunc, config);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncSetCacheConfig(hfunc, config, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncSetCacheConfig",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("config", crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncGetModule = unsafe extern "C" fn(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult;
@@ -18188,9 +25814,31 @@ unsafe fn slow_cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresu
     let call = || call_cuFuncGetModule(hmod, hfunc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncGetModule(hmod, hfunc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncGetModule",
+        &[
+            ("hmod", if __r.0 == 0 && !hmod.is_null() { crate::trace::Value::Hex((*hmod).0 as usize as u64) } else { crate::trace::Value::Ptr(hmod as *const c_void) }),
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncGetName = unsafe extern "C" fn(name: *mut *const c_char, hfunc: CUfunction) -> CUresult;
@@ -18240,9 +25888,31 @@ unsafe fn slow_cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction) -> CUr
     let call = || call_cuFuncGetName(name, hfunc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncGetName(name, hfunc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncGetName",
+        &[
+            ("name", crate::trace::Value::Ptr(name as *const c_void)),
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncGetParamInfo = unsafe extern "C" fn(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult;
@@ -18294,9 +25964,33 @@ unsafe fn slow_cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffs
     let call = || call_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncGetParamInfo",
+        &[
+            ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
+            ("paramIndex", crate::trace::Value::Size(paramIndex as u64)),
+            ("paramOffset", if __r.0 == 0 && !paramOffset.is_null() { crate::trace::Value::Size((*paramOffset) as u64) } else { crate::trace::Value::Ptr(paramOffset as *const c_void) }),
+            ("paramSize", if __r.0 == 0 && !paramSize.is_null() { crate::trace::Value::Size((*paramSize) as u64) } else { crate::trace::Value::Ptr(paramSize as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncIsLoaded = unsafe extern "C" fn(state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult;
@@ -18346,9 +26040,31 @@ unsafe fn slow_cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfu
     let call = || call_cuFuncIsLoaded(state, function);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncIsLoaded(state, function, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncIsLoaded",
+        &[
+            ("state", if __r.0 == 0 && !state.is_null() { crate::trace::Value::Enum { name: (*state).name(), value: (*state).0 as i64 } } else { crate::trace::Value::Ptr(state as *const c_void) }),
+            ("function", crate::trace::Value::Hex(function.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncLoad = unsafe extern "C" fn(function: CUfunction) -> CUresult;
@@ -18397,9 +26113,30 @@ unsafe fn slow_cuFuncLoad(function: CUfunction) -> CUresult {
     let call = || call_cuFuncLoad(function);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncLoad(function, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncLoad(function: CUfunction, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncLoad",
+        &[
+            ("function", crate::trace::Value::Hex(function.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchKernel = unsafe extern "C" fn(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
@@ -18458,9 +26195,40 @@ unsafe fn slow_cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint,
     let call = || call_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchKernel",
+        &[
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("gridDimX", crate::trace::Value::U64(gridDimX as u64)),
+            ("gridDimY", crate::trace::Value::U64(gridDimY as u64)),
+            ("gridDimZ", crate::trace::Value::U64(gridDimZ as u64)),
+            ("blockDimX", crate::trace::Value::U64(blockDimX as u64)),
+            ("blockDimY", crate::trace::Value::U64(blockDimY as u64)),
+            ("blockDimZ", crate::trace::Value::U64(blockDimZ as u64)),
+            ("sharedMemBytes", crate::trace::Value::U64(sharedMemBytes as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
+            ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchKernel_ptsz = unsafe extern "C" fn(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
@@ -18519,9 +26287,40 @@ unsafe fn slow_cuLaunchKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_
     let call = || call_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchKernel_ptsz",
+        &[
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("gridDimX", crate::trace::Value::U64(gridDimX as u64)),
+            ("gridDimY", crate::trace::Value::U64(gridDimY as u64)),
+            ("gridDimZ", crate::trace::Value::U64(gridDimZ as u64)),
+            ("blockDimX", crate::trace::Value::U64(blockDimX as u64)),
+            ("blockDimY", crate::trace::Value::U64(blockDimY as u64)),
+            ("blockDimZ", crate::trace::Value::U64(blockDimZ as u64)),
+            ("sharedMemBytes", crate::trace::Value::U64(sharedMemBytes as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
+            ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchKernelEx = unsafe extern "C" fn(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
@@ -18573,9 +26372,33 @@ unsafe fn slow_cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, ke
     let call = || call_cuLaunchKernelEx(config, f, kernelParams, extra);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchKernelEx(config, f, kernelParams, extra, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchKernelEx",
+        &[
+            ("config", crate::trace::Value::Ptr(config as *const c_void)),
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
+            ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchKernelEx_ptsz = unsafe extern "C" fn(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult;
@@ -18627,9 +26450,33 @@ unsafe fn slow_cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f: CUfunctio
     let call = || call_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchKernelEx_ptsz",
+        &[
+            ("config", crate::trace::Value::Ptr(config as *const c_void)),
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
+            ("extra", crate::trace::Value::Ptr(extra as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchCooperativeKernel = unsafe extern "C" fn(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult;
@@ -18687,9 +26534,39 @@ unsafe fn slow_cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDi
     let call = || call_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchCooperativeKernel",
+        &[
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("gridDimX", crate::trace::Value::U64(gridDimX as u64)),
+            ("gridDimY", crate::trace::Value::U64(gridDimY as u64)),
+            ("gridDimZ", crate::trace::Value::U64(gridDimZ as u64)),
+            ("blockDimX", crate::trace::Value::U64(blockDimX as u64)),
+            ("blockDimY", crate::trace::Value::U64(blockDimY as u64)),
+            ("blockDimZ", crate::trace::Value::U64(blockDimZ as u64)),
+            ("sharedMemBytes", crate::trace::Value::U64(sharedMemBytes as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchCooperativeKernel_ptsz = unsafe extern "C" fn(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult;
@@ -18747,9 +26624,39 @@ unsafe fn slow_cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: c_uint, g
     let call = || call_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchCooperativeKernel_ptsz",
+        &[
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("gridDimX", crate::trace::Value::U64(gridDimX as u64)),
+            ("gridDimY", crate::trace::Value::U64(gridDimY as u64)),
+            ("gridDimZ", crate::trace::Value::U64(gridDimZ as u64)),
+            ("blockDimX", crate::trace::Value::U64(blockDimX as u64)),
+            ("blockDimY", crate::trace::Value::U64(blockDimY as u64)),
+            ("blockDimZ", crate::trace::Value::U64(blockDimZ as u64)),
+            ("sharedMemBytes", crate::trace::Value::U64(sharedMemBytes as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("kernelParams", crate::trace::Value::Ptr(kernelParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchCooperativeKernelMultiDevice = unsafe extern "C" fn(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult;
@@ -18801,9 +26708,32 @@ unsafe fn slow_cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_
     let call = || call_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchCooperativeKernelMultiDevice",
+        &[
+            ("launchParamsList", crate::trace::Value::Ptr(launchParamsList as *const c_void)),
+            ("numDevices", crate::trace::Value::U64(numDevices as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchHostFunc = unsafe extern "C" fn(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult;
@@ -18854,9 +26784,32 @@ unsafe fn slow_cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mu
     let call = || call_cuLaunchHostFunc(hStream, r#fn, userData);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchHostFunc(hStream, r#fn, userData, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchHostFunc",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("fn", crate::trace::Value::Ptr(r#fn.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchHostFunc_ptsz = unsafe extern "C" fn(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult;
@@ -18907,9 +26860,32 @@ unsafe fn slow_cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData
     let call = || call_cuLaunchHostFunc_ptsz(hStream, r#fn, userData);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchHostFunc_ptsz(hStream, r#fn, userData, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchHostFunc_ptsz",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("fn", crate::trace::Value::Ptr(r#fn.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncSetBlockShape = unsafe extern "C" fn(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult;
@@ -18962,9 +26938,33 @@ unsafe fn slow_cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_i
     let call = || call_cuFuncSetBlockShape(hfunc, x, y, z);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncSetBlockShape(hfunc, x, y, z, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncSetBlockShape",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("x", crate::trace::Value::I64(x as i64)),
+            ("y", crate::trace::Value::I64(y as i64)),
+            ("z", crate::trace::Value::I64(z as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncSetSharedSize = unsafe extern "C" fn(hfunc: CUfunction, bytes: c_uint) -> CUresult;
@@ -19015,9 +27015,31 @@ unsafe fn slow_cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> CUresult
     let call = || call_cuFuncSetSharedSize(hfunc, bytes);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncSetSharedSize(hfunc, bytes, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncSetSharedSize",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("bytes", crate::trace::Value::U64(bytes as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuParamSetSize = unsafe extern "C" fn(hfunc: CUfunction, numbytes: c_uint) -> CUresult;
@@ -19068,9 +27090,31 @@ unsafe fn slow_cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> CUresult {
     let call = || call_cuParamSetSize(hfunc, numbytes);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuParamSetSize(hfunc, numbytes, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuParamSetSize(hfunc: CUfunction, numbytes: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuParamSetSize",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("numbytes", crate::trace::Value::U64(numbytes as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuParamSeti = unsafe extern "C" fn(hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult;
@@ -19122,9 +27166,32 @@ unsafe fn slow_cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> C
     let call = || call_cuParamSeti(hfunc, offset, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuParamSeti(hfunc, offset, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuParamSeti",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("offset", crate::trace::Value::I64(offset as i64)),
+            ("value", crate::trace::Value::U64(value as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuParamSetf = unsafe extern "C" fn(hfunc: CUfunction, offset: c_int, value: f32) -> CUresult;
@@ -19176,9 +27243,32 @@ unsafe fn slow_cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> CUre
     let call = || call_cuParamSetf(hfunc, offset, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuParamSetf(hfunc, offset, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32, __r: CUresult) {
+    crate::trace::end(
+        "cuParamSetf",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("offset", crate::trace::Value::I64(offset as i64)),
+            ("value", crate::trace::Value::F64(value as f64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuParamSetv = unsafe extern "C" fn(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> CUresult;
@@ -19231,9 +27321,33 @@ unsafe fn slow_cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, n
     let call = || call_cuParamSetv(hfunc, offset, ptr, numbytes);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuParamSetv(hfunc, offset, ptr, numbytes, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuParamSetv",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("offset", crate::trace::Value::I64(offset as i64)),
+            ("ptr", crate::trace::Value::Ptr(ptr as *const c_void)),
+            ("numbytes", crate::trace::Value::U64(numbytes as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunch = unsafe extern "C" fn(f: CUfunction) -> CUresult;
@@ -19283,9 +27397,30 @@ unsafe fn slow_cuLaunch(f: CUfunction) -> CUresult {
     let call = || call_cuLaunch(f);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunch(f, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunch(f: CUfunction, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunch",
+        &[
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchGrid = unsafe extern "C" fn(f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult;
@@ -19337,9 +27472,32 @@ unsafe fn slow_cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int
     let call = || call_cuLaunchGrid(f, grid_width, grid_height);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchGrid(f, grid_width, grid_height, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchGrid",
+        &[
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("grid_width", crate::trace::Value::I64(grid_width as i64)),
+            ("grid_height", crate::trace::Value::I64(grid_height as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLaunchGridAsync = unsafe extern "C" fn(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> CUresult;
@@ -19392,9 +27550,33 @@ unsafe fn slow_cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: 
     let call = || call_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLaunchGridAsync(f, grid_width, grid_height, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuLaunchGridAsync",
+        &[
+            ("f", crate::trace::Value::Hex(f.0 as usize as u64)),
+            ("grid_width", crate::trace::Value::I64(grid_width as i64)),
+            ("grid_height", crate::trace::Value::I64(grid_height as i64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuParamSetTexRef = unsafe extern "C" fn(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult;
@@ -19446,9 +27628,32 @@ unsafe fn slow_cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUte
     let call = || call_cuParamSetTexRef(hfunc, texunit, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuParamSetTexRef(hfunc, texunit, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuParamSetTexRef",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("texunit", crate::trace::Value::I64(texunit as i64)),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuFuncSetSharedMemConfig = unsafe extern "C" fn(hfunc: CUfunction, config: CUsharedconfig) -> CUresult;
@@ -19499,9 +27704,31 @@ unsafe fn slow_cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfi
     let call = || call_cuFuncSetSharedMemConfig(hfunc, config);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuFuncSetSharedMemConfig(hfunc, config, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig, __r: CUresult) {
+    crate::trace::end(
+        "cuFuncSetSharedMemConfig",
+        &[
+            ("hfunc", crate::trace::Value::Hex(hfunc.0 as usize as u64)),
+            ("config", crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphCreate = unsafe extern "C" fn(phGraph: *mut CUgraph, flags: c_uint) -> CUresult;
@@ -19551,9 +27778,31 @@ unsafe fn slow_cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult {
     let call = || call_cuGraphCreate(phGraph, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphCreate(phGraph, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphCreate",
+        &[
+            ("phGraph", if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddKernelNode_v2 = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult;
@@ -19606,9 +27855,34 @@ unsafe fn slow_cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CU
     let call = || call_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddKernelNode_v2",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphKernelNodeGetParams_v2 = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult;
@@ -19658,9 +27932,31 @@ unsafe fn slow_cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mu
     let call = || call_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphKernelNodeGetParams_v2(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphKernelNodeGetParams_v2",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphKernelNodeSetParams_v2 = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult;
@@ -19710,9 +28006,31 @@ unsafe fn slow_cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *co
     let call = || call_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphKernelNodeSetParams_v2(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphKernelNodeSetParams_v2",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddMemcpyNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult;
@@ -19766,9 +28084,35 @@ unsafe fn slow_cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgra
     let call = || call_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddMemcpyNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("copyParams", crate::trace::Value::Ptr(copyParams as *const c_void)),
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphMemcpyNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult;
@@ -19818,9 +28162,31 @@ unsafe fn slow_cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut C
     let call = || call_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphMemcpyNodeGetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphMemcpyNodeGetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphMemcpyNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult;
@@ -19870,9 +28236,31 @@ unsafe fn slow_cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const
     let call = || call_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphMemcpyNodeSetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphMemcpyNodeSetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddMemsetNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult;
@@ -19926,9 +28314,35 @@ unsafe fn slow_cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgra
     let call = || call_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddMemsetNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("memsetParams", crate::trace::Value::Ptr(memsetParams as *const c_void)),
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphMemsetNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult;
@@ -19978,9 +28392,31 @@ unsafe fn slow_cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut C
     let call = || call_cuGraphMemsetNodeGetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphMemsetNodeGetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphMemsetNodeGetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphMemsetNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult;
@@ -20030,9 +28466,31 @@ unsafe fn slow_cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const
     let call = || call_cuGraphMemsetNodeSetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphMemsetNodeSetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphMemsetNodeSetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddHostNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult;
@@ -20085,9 +28543,34 @@ unsafe fn slow_cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph
     let call = || call_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddHostNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphHostNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult;
@@ -20137,9 +28620,31 @@ unsafe fn slow_cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUD
     let call = || call_cuGraphHostNodeGetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphHostNodeGetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphHostNodeGetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphHostNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult;
@@ -20189,9 +28694,31 @@ unsafe fn slow_cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const C
     let call = || call_cuGraphHostNodeSetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphHostNodeSetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphHostNodeSetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddChildGraphNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult;
@@ -20244,9 +28771,34 @@ unsafe fn slow_cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: C
     let call = || call_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddChildGraphNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("childGraph", crate::trace::Value::Hex(childGraph.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphChildGraphNodeGetGraph = unsafe extern "C" fn(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult;
@@ -20296,9 +28848,31 @@ unsafe fn slow_cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut C
     let call = || call_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphChildGraphNodeGetGraph(hNode, phGraph, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphChildGraphNodeGetGraph",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("phGraph", if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddEmptyNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult;
@@ -20350,9 +28924,33 @@ unsafe fn slow_cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgrap
     let call = || call_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddEmptyNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddEventRecordNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult;
@@ -20405,9 +29003,34 @@ unsafe fn slow_cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: 
     let call = || call_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddEventRecordNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphEventRecordNodeGetEvent = unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult;
@@ -20457,9 +29080,31 @@ unsafe fn slow_cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mu
     let call = || call_cuGraphEventRecordNodeGetEvent(hNode, event_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphEventRecordNodeGetEvent(hNode, event_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphEventRecordNodeGetEvent",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("event_out", if __r.0 == 0 && !event_out.is_null() { crate::trace::Value::Hex((*event_out).0 as usize as u64) } else { crate::trace::Value::Ptr(event_out as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphEventRecordNodeSetEvent = unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult;
@@ -20509,9 +29154,31 @@ unsafe fn slow_cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent
     let call = || call_cuGraphEventRecordNodeSetEvent(hNode, event);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphEventRecordNodeSetEvent(hNode, event, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphEventRecordNodeSetEvent",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddEventWaitNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult;
@@ -20564,9 +29231,34 @@ unsafe fn slow_cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CU
     let call = || call_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddEventWaitNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphEventWaitNodeGetEvent = unsafe extern "C" fn(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult;
@@ -20616,9 +29308,31 @@ unsafe fn slow_cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut 
     let call = || call_cuGraphEventWaitNodeGetEvent(hNode, event_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphEventWaitNodeGetEvent(hNode, event_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphEventWaitNodeGetEvent",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("event_out", if __r.0 == 0 && !event_out.is_null() { crate::trace::Value::Hex((*event_out).0 as usize as u64) } else { crate::trace::Value::Ptr(event_out as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphEventWaitNodeSetEvent = unsafe extern "C" fn(hNode: CUgraphNode, event: CUevent) -> CUresult;
@@ -20668,9 +29382,31 @@ unsafe fn slow_cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) 
     let call = || call_cuGraphEventWaitNodeSetEvent(hNode, event);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphEventWaitNodeSetEvent(hNode, event, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphEventWaitNodeSetEvent",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddExternalSemaphoresSignalNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult;
@@ -20723,9 +29459,34 @@ unsafe fn slow_cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphN
     let call = || call_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddExternalSemaphoresSignalNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExternalSemaphoresSignalNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult;
@@ -20775,9 +29536,31 @@ unsafe fn slow_cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, 
     let call = || call_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExternalSemaphoresSignalNodeGetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("params_out", crate::trace::Value::Ptr(params_out as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExternalSemaphoresSignalNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult;
@@ -20827,9 +29610,31 @@ unsafe fn slow_cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, 
     let call = || call_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExternalSemaphoresSignalNodeSetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddExternalSemaphoresWaitNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult;
@@ -20882,9 +29687,34 @@ unsafe fn slow_cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNod
     let call = || call_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddExternalSemaphoresWaitNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExternalSemaphoresWaitNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult;
@@ -20934,9 +29764,31 @@ unsafe fn slow_cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, pa
     let call = || call_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExternalSemaphoresWaitNodeGetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("params_out", crate::trace::Value::Ptr(params_out as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExternalSemaphoresWaitNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult;
@@ -20986,9 +29838,31 @@ unsafe fn slow_cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, no
     let call = || call_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExternalSemaphoresWaitNodeSetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddBatchMemOpNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult;
@@ -21041,9 +29915,34 @@ unsafe fn slow_cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: C
     let call = || call_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddBatchMemOpNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphBatchMemOpNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult;
@@ -21093,9 +29992,31 @@ unsafe fn slow_cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out
     let call = || call_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphBatchMemOpNodeGetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams_out", crate::trace::Value::Ptr(nodeParams_out as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphBatchMemOpNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult;
@@ -21145,9 +30066,31 @@ unsafe fn slow_cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *c
     let call = || call_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphBatchMemOpNodeSetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecBatchMemOpNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult;
@@ -21198,9 +30141,32 @@ unsafe fn slow_cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode
     let call = || call_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecBatchMemOpNodeSetParams",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddMemAllocNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult;
@@ -21253,9 +30219,34 @@ unsafe fn slow_cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUg
     let call = || call_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddMemAllocNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphMemAllocNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult;
@@ -21305,9 +30296,31 @@ unsafe fn slow_cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut
     let call = || call_cuGraphMemAllocNodeGetParams(hNode, params_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphMemAllocNodeGetParams(hNode, params_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphMemAllocNodeGetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("params_out", crate::trace::Value::Ptr(params_out as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddMemFreeNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult;
@@ -21360,9 +30373,34 @@ unsafe fn slow_cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgr
     let call = || call_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddMemFreeNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphMemFreeNodeGetParams = unsafe extern "C" fn(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult;
@@ -21412,9 +30450,31 @@ unsafe fn slow_cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CU
     let call = || call_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphMemFreeNodeGetParams(hNode, dptr_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphMemFreeNodeGetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("dptr_out", if __r.0 == 0 && !dptr_out.is_null() { crate::trace::Value::Hex((*dptr_out).0 as u64) } else { crate::trace::Value::Ptr(dptr_out as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGraphMemTrim = unsafe extern "C" fn(device: CUdevice) -> CUresult;
@@ -21463,9 +30523,30 @@ unsafe fn slow_cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
     let call = || call_cuDeviceGraphMemTrim(device);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGraphMemTrim(device, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGraphMemTrim(device: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGraphMemTrim",
+        &[
+            ("device", crate::trace::Value::I64(device.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetGraphMemAttribute = unsafe extern "C" fn(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult;
@@ -21516,9 +30597,32 @@ unsafe fn slow_cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_a
     let call = || call_cuDeviceGetGraphMemAttribute(device, attr, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetGraphMemAttribute(device, attr, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetGraphMemAttribute",
+        &[
+            ("device", crate::trace::Value::I64(device.0 as i64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceSetGraphMemAttribute = unsafe extern "C" fn(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult;
@@ -21569,9 +30673,32 @@ unsafe fn slow_cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_a
     let call = || call_cuDeviceSetGraphMemAttribute(device, attr, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceSetGraphMemAttribute(device, attr, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceSetGraphMemAttribute",
+        &[
+            ("device", crate::trace::Value::I64(device.0 as i64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphClone = unsafe extern "C" fn(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult;
@@ -21621,9 +30748,31 @@ unsafe fn slow_cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) 
     let call = || call_cuGraphClone(phGraphClone, originalGraph);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphClone(phGraphClone, originalGraph, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphClone",
+        &[
+            ("phGraphClone", if __r.0 == 0 && !phGraphClone.is_null() { crate::trace::Value::Hex((*phGraphClone).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphClone as *const c_void) }),
+            ("originalGraph", crate::trace::Value::Hex(originalGraph.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphNodeFindInClone = unsafe extern "C" fn(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult;
@@ -21674,9 +30823,32 @@ unsafe fn slow_cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: C
     let call = || call_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphNodeFindInClone",
+        &[
+            ("phNode", if __r.0 == 0 && !phNode.is_null() { crate::trace::Value::Hex((*phNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phNode as *const c_void) }),
+            ("hOriginalNode", crate::trace::Value::Hex(hOriginalNode.0 as usize as u64)),
+            ("hClonedGraph", crate::trace::Value::Hex(hClonedGraph.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphNodeGetType = unsafe extern "C" fn(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult;
@@ -21726,9 +30898,31 @@ unsafe fn slow_cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeTy
     let call = || call_cuGraphNodeGetType(hNode, r#type);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphNodeGetType(hNode, r#type, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphNodeGetType",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("type", if __r.0 == 0 && !r#type.is_null() { crate::trace::Value::Enum { name: (*r#type).name(), value: (*r#type).0 as i64 } } else { crate::trace::Value::Ptr(r#type as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphGetNodes = unsafe extern "C" fn(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult;
@@ -21779,9 +30973,32 @@ unsafe fn slow_cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNode
     let call = || call_cuGraphGetNodes(hGraph, nodes, numNodes);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphGetNodes(hGraph, nodes, numNodes, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphGetNodes",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("nodes", crate::trace::Value::Ptr(nodes as *const c_void)),
+            ("numNodes", crate::trace::Value::Ptr(numNodes as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphGetRootNodes = unsafe extern "C" fn(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult;
@@ -21832,9 +31049,32 @@ unsafe fn slow_cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode,
     let call = || call_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphGetRootNodes",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("rootNodes", crate::trace::Value::Ptr(rootNodes as *const c_void)),
+            ("numRootNodes", crate::trace::Value::Ptr(numRootNodes as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphGetEdges = unsafe extern "C" fn(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult;
@@ -21886,9 +31126,33 @@ unsafe fn slow_cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut
     let call = || call_cuGraphGetEdges(hGraph, from, to, numEdges);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphGetEdges(hGraph, from, to, numEdges, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphGetEdges",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("from", crate::trace::Value::Ptr(from as *const c_void)),
+            ("to", crate::trace::Value::Ptr(to as *const c_void)),
+            ("numEdges", crate::trace::Value::Ptr(numEdges as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphGetEdges_v2 = unsafe extern "C" fn(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult;
@@ -21941,9 +31205,34 @@ unsafe fn slow_cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *
     let call = || call_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphGetEdges_v2",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("from", crate::trace::Value::Ptr(from as *const c_void)),
+            ("to", crate::trace::Value::Ptr(to as *const c_void)),
+            ("edgeData", crate::trace::Value::Ptr(edgeData as *const c_void)),
+            ("numEdges", crate::trace::Value::Ptr(numEdges as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphNodeGetDependencies = unsafe extern "C" fn(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult;
@@ -21994,9 +31283,32 @@ unsafe fn slow_cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut
     let call = || call_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphNodeGetDependencies",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Ptr(numDependencies as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphNodeGetDependencies_v2 = unsafe extern "C" fn(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult;
@@ -22048,9 +31360,33 @@ unsafe fn slow_cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *
     let call = || call_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphNodeGetDependencies_v2",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("edgeData", crate::trace::Value::Ptr(edgeData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Ptr(numDependencies as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphNodeGetDependentNodes = unsafe extern "C" fn(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult;
@@ -22101,9 +31437,32 @@ unsafe fn slow_cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: 
     let call = || call_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphNodeGetDependentNodes",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("dependentNodes", crate::trace::Value::Ptr(dependentNodes as *const c_void)),
+            ("numDependentNodes", crate::trace::Value::Ptr(numDependentNodes as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphNodeGetDependentNodes_v2 = unsafe extern "C" fn(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult;
@@ -22155,9 +31514,33 @@ unsafe fn slow_cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNode
     let call = || call_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphNodeGetDependentNodes_v2",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("dependentNodes", crate::trace::Value::Ptr(dependentNodes as *const c_void)),
+            ("edgeData", crate::trace::Value::Ptr(edgeData as *const c_void)),
+            ("numDependentNodes", crate::trace::Value::Ptr(numDependentNodes as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddDependencies = unsafe extern "C" fn(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult;
@@ -22209,9 +31592,33 @@ unsafe fn slow_cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode,
     let call = || call_cuGraphAddDependencies(hGraph, from, to, numDependencies);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddDependencies(hGraph, from, to, numDependencies, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddDependencies",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("from", crate::trace::Value::Ptr(from as *const c_void)),
+            ("to", crate::trace::Value::Ptr(to as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddDependencies_v2 = unsafe extern "C" fn(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult;
@@ -22264,9 +31671,34 @@ unsafe fn slow_cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNo
     let call = || call_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddDependencies_v2",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("from", crate::trace::Value::Ptr(from as *const c_void)),
+            ("to", crate::trace::Value::Ptr(to as *const c_void)),
+            ("edgeData", crate::trace::Value::Ptr(edgeData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphRemoveDependencies = unsafe extern "C" fn(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult;
@@ -22318,9 +31750,33 @@ unsafe fn slow_cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNo
     let call = || call_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphRemoveDependencies(hGraph, from, to, numDependencies, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphRemoveDependencies",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("from", crate::trace::Value::Ptr(from as *const c_void)),
+            ("to", crate::trace::Value::Ptr(to as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphRemoveDependencies_v2 = unsafe extern "C" fn(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult;
@@ -22373,9 +31829,34 @@ unsafe fn slow_cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgrap
     let call = || call_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphRemoveDependencies_v2",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("from", crate::trace::Value::Ptr(from as *const c_void)),
+            ("to", crate::trace::Value::Ptr(to as *const c_void)),
+            ("edgeData", crate::trace::Value::Ptr(edgeData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphDestroyNode = unsafe extern "C" fn(hNode: CUgraphNode) -> CUresult;
@@ -22424,9 +31905,30 @@ unsafe fn slow_cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
     let call = || call_cuGraphDestroyNode(hNode);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphDestroyNode(hNode, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphDestroyNode(hNode: CUgraphNode, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphDestroyNode",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphInstantiateWithFlags = unsafe extern "C" fn(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> CUresult;
@@ -22477,9 +31979,32 @@ unsafe fn slow_cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph
     let call = || call_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphInstantiateWithFlags",
+        &[
+            ("phGraphExec", if __r.0 == 0 && !phGraphExec.is_null() { crate::trace::Value::Hex((*phGraphExec).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphExec as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphInstantiateWithParams = unsafe extern "C" fn(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult;
@@ -22530,9 +32055,32 @@ unsafe fn slow_cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGrap
     let call = || call_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphInstantiateWithParams",
+        &[
+            ("phGraphExec", if __r.0 == 0 && !phGraphExec.is_null() { crate::trace::Value::Hex((*phGraphExec).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphExec as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("instantiateParams", crate::trace::Value::Ptr(instantiateParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphInstantiateWithParams_ptsz = unsafe extern "C" fn(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult;
@@ -22583,9 +32131,32 @@ unsafe fn slow_cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, 
     let call = || call_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphInstantiateWithParams_ptsz",
+        &[
+            ("phGraphExec", if __r.0 == 0 && !phGraphExec.is_null() { crate::trace::Value::Hex((*phGraphExec).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphExec as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("instantiateParams", crate::trace::Value::Ptr(instantiateParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecGetFlags = unsafe extern "C" fn(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult;
@@ -22635,9 +32206,31 @@ unsafe fn slow_cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64
     let call = || call_cuGraphExecGetFlags(hGraphExec, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecGetFlags(hGraphExec, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecGetFlags",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("flags", if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecKernelNodeSetParams_v2 = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult;
@@ -22688,9 +32281,32 @@ unsafe fn slow_cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode:
     let call = || call_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecKernelNodeSetParams_v2",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecMemcpyNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult;
@@ -22742,9 +32358,33 @@ unsafe fn slow_cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CU
     let call = || call_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecMemcpyNodeSetParams",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("copyParams", crate::trace::Value::Ptr(copyParams as *const c_void)),
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecMemsetNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult;
@@ -22796,9 +32436,33 @@ unsafe fn slow_cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CU
     let call = || call_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecMemsetNodeSetParams",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("memsetParams", crate::trace::Value::Ptr(memsetParams as *const c_void)),
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecHostNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult;
@@ -22849,9 +32513,32 @@ unsafe fn slow_cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgr
     let call = || call_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecHostNodeSetParams",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecChildGraphNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult;
@@ -22902,9 +32589,32 @@ unsafe fn slow_cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode
     let call = || call_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecChildGraphNodeSetParams",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("childGraph", crate::trace::Value::Hex(childGraph.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecEventRecordNodeSetEvent = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult;
@@ -22955,9 +32665,32 @@ unsafe fn slow_cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode
     let call = || call_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecEventRecordNodeSetEvent",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecEventWaitNodeSetEvent = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult;
@@ -23008,9 +32741,32 @@ unsafe fn slow_cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: 
     let call = || call_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecEventWaitNodeSetEvent",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("event", crate::trace::Value::Hex(event.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecExternalSemaphoresSignalNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult;
@@ -23061,9 +32817,32 @@ unsafe fn slow_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgr
     let call = || call_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecExternalSemaphoresSignalNodeSetParams",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecExternalSemaphoresWaitNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult;
@@ -23114,9 +32893,32 @@ unsafe fn slow_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgrap
     let call = || call_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecExternalSemaphoresWaitNodeSetParams",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphNodeSetEnabled = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> CUresult;
@@ -23167,9 +32969,32 @@ unsafe fn slow_cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode
     let call = || call_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphNodeSetEnabled",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("isEnabled", crate::trace::Value::U64(isEnabled as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphNodeGetEnabled = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> CUresult;
@@ -23220,9 +33045,32 @@ unsafe fn slow_cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode
     let call = || call_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphNodeGetEnabled",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("isEnabled", if __r.0 == 0 && !isEnabled.is_null() { crate::trace::Value::U64((*isEnabled) as u64) } else { crate::trace::Value::Ptr(isEnabled as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphUpload = unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
@@ -23272,9 +33120,31 @@ unsafe fn slow_cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUre
     let call = || call_cuGraphUpload(hGraphExec, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphUpload(hGraphExec, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphUpload",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphUpload_ptsz = unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
@@ -23324,9 +33194,31 @@ unsafe fn slow_cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) ->
     let call = || call_cuGraphUpload_ptsz(hGraphExec, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphUpload_ptsz(hGraphExec, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphUpload_ptsz",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphLaunch = unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
@@ -23376,9 +33268,31 @@ unsafe fn slow_cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUre
     let call = || call_cuGraphLaunch(hGraphExec, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphLaunch(hGraphExec, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphLaunch",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphLaunch_ptsz = unsafe extern "C" fn(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult;
@@ -23428,9 +33342,31 @@ unsafe fn slow_cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) ->
     let call = || call_cuGraphLaunch_ptsz(hGraphExec, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphLaunch_ptsz(hGraphExec, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphLaunch_ptsz",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecDestroy = unsafe extern "C" fn(hGraphExec: CUgraphExec) -> CUresult;
@@ -23479,9 +33415,30 @@ unsafe fn slow_cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
     let call = || call_cuGraphExecDestroy(hGraphExec);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecDestroy(hGraphExec, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecDestroy(hGraphExec: CUgraphExec, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecDestroy",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphDestroy = unsafe extern "C" fn(hGraph: CUgraph) -> CUresult;
@@ -23530,9 +33487,30 @@ unsafe fn slow_cuGraphDestroy(hGraph: CUgraph) -> CUresult {
     let call = || call_cuGraphDestroy(hGraph);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphDestroy(hGraph, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphDestroy(hGraph: CUgraph, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphDestroy",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecUpdate_v2 = unsafe extern "C" fn(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult;
@@ -23583,9 +33561,32 @@ unsafe fn slow_cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, re
     let call = || call_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecUpdate_v2",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("resultInfo", crate::trace::Value::Ptr(resultInfo as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphKernelNodeCopyAttributes = unsafe extern "C" fn(dst: CUgraphNode, src: CUgraphNode) -> CUresult;
@@ -23635,9 +33636,31 @@ unsafe fn slow_cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNod
     let call = || call_cuGraphKernelNodeCopyAttributes(dst, src);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphKernelNodeCopyAttributes(dst, src, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphKernelNodeCopyAttributes",
+        &[
+            ("dst", crate::trace::Value::Hex(dst.0 as usize as u64)),
+            ("src", crate::trace::Value::Hex(src.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphKernelNodeGetAttribute = unsafe extern "C" fn(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult;
@@ -23688,9 +33711,32 @@ unsafe fn slow_cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelN
     let call = || call_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphKernelNodeGetAttribute(hNode, attr, value_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphKernelNodeGetAttribute",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value_out", crate::trace::Value::Ptr(value_out as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphKernelNodeSetAttribute = unsafe extern "C" fn(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult;
@@ -23741,9 +33787,32 @@ unsafe fn slow_cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelN
     let call = || call_cuGraphKernelNodeSetAttribute(hNode, attr, value);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphKernelNodeSetAttribute(hNode, attr, value, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphKernelNodeSetAttribute",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("attr", crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphDebugDotPrint = unsafe extern "C" fn(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult;
@@ -23794,9 +33863,32 @@ unsafe fn slow_cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags:
     let call = || call_cuGraphDebugDotPrint(hGraph, path, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphDebugDotPrint(hGraph, path, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphDebugDotPrint",
+        &[
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("path", crate::trace::Value::Str(crate::util::opt_cstr(path as *const c_char))),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuUserObjectCreate = unsafe extern "C" fn(object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint) -> CUresult;
@@ -23849,9 +33941,34 @@ unsafe fn slow_cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_voi
     let call = || call_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuUserObjectCreate",
+        &[
+            ("object_out", if __r.0 == 0 && !object_out.is_null() { crate::trace::Value::Hex((*object_out).0 as usize as u64) } else { crate::trace::Value::Ptr(object_out as *const c_void) }),
+            ("ptr", crate::trace::Value::Ptr(ptr as *const c_void)),
+            ("destroy", crate::trace::Value::Ptr(destroy.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("initialRefcount", crate::trace::Value::U64(initialRefcount as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuUserObjectRetain = unsafe extern "C" fn(object: CUuserObject, count: c_uint) -> CUresult;
@@ -23901,9 +34018,31 @@ unsafe fn slow_cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresu
     let call = || call_cuUserObjectRetain(object, count);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuUserObjectRetain(object, count, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuUserObjectRetain(object: CUuserObject, count: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuUserObjectRetain",
+        &[
+            ("object", crate::trace::Value::Hex(object.0 as usize as u64)),
+            ("count", crate::trace::Value::U64(count as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuUserObjectRelease = unsafe extern "C" fn(object: CUuserObject, count: c_uint) -> CUresult;
@@ -23953,9 +34092,31 @@ unsafe fn slow_cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUres
     let call = || call_cuUserObjectRelease(object, count);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuUserObjectRelease(object, count, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuUserObjectRelease(object: CUuserObject, count: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuUserObjectRelease",
+        &[
+            ("object", crate::trace::Value::Hex(object.0 as usize as u64)),
+            ("count", crate::trace::Value::U64(count as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphRetainUserObject = unsafe extern "C" fn(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> CUresult;
@@ -24007,9 +34168,33 @@ unsafe fn slow_cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, cou
     let call = || call_cuGraphRetainUserObject(graph, object, count, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphRetainUserObject(graph, object, count, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphRetainUserObject",
+        &[
+            ("graph", crate::trace::Value::Hex(graph.0 as usize as u64)),
+            ("object", crate::trace::Value::Hex(object.0 as usize as u64)),
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphReleaseUserObject = unsafe extern "C" fn(graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult;
@@ -24060,9 +34245,32 @@ unsafe fn slow_cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, co
     let call = || call_cuGraphReleaseUserObject(graph, object, count);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphReleaseUserObject(graph, object, count, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphReleaseUserObject",
+        &[
+            ("graph", crate::trace::Value::Hex(graph.0 as usize as u64)),
+            ("object", crate::trace::Value::Hex(object.0 as usize as u64)),
+            ("count", crate::trace::Value::U64(count as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddNode = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult;
@@ -24115,9 +34323,34 @@ unsafe fn slow_cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, de
     let call = || call_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddNode",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphAddNode_v2 = unsafe extern "C" fn(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult;
@@ -24171,9 +34404,35 @@ unsafe fn slow_cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph,
     let call = || call_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphAddNode_v2",
+        &[
+            ("phGraphNode", if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("dependencies", crate::trace::Value::Ptr(dependencies as *const c_void)),
+            ("dependencyData", crate::trace::Value::Ptr(dependencyData as *const c_void)),
+            ("numDependencies", crate::trace::Value::Size(numDependencies as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphNodeSetParams = unsafe extern "C" fn(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult;
@@ -24223,9 +34482,31 @@ unsafe fn slow_cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraph
     let call = || call_cuGraphNodeSetParams(hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphNodeSetParams(hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphNodeSetParams",
+        &[
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphExecNodeSetParams = unsafe extern "C" fn(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult;
@@ -24276,9 +34557,32 @@ unsafe fn slow_cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphN
     let call = || call_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphExecNodeSetParams",
+        &[
+            ("hGraphExec", crate::trace::Value::Hex(hGraphExec.0 as usize as u64)),
+            ("hNode", crate::trace::Value::Hex(hNode.0 as usize as u64)),
+            ("nodeParams", crate::trace::Value::Ptr(nodeParams as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphConditionalHandleCreate = unsafe extern "C" fn(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> CUresult;
@@ -24331,9 +34635,34 @@ unsafe fn slow_cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphCondition
     let call = || call_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphConditionalHandleCreate",
+        &[
+            ("pHandle_out", if __r.0 == 0 && !pHandle_out.is_null() { crate::trace::Value::Hex((*pHandle_out).0 as u64) } else { crate::trace::Value::Ptr(pHandle_out as *const c_void) }),
+            ("hGraph", crate::trace::Value::Hex(hGraph.0 as usize as u64)),
+            ("ctx", crate::trace::Value::Hex(ctx.0 as usize as u64)),
+            ("defaultLaunchValue", crate::trace::Value::U64(defaultLaunchValue as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuOccupancyMaxActiveBlocksPerMultiprocessor = unsafe extern "C" fn(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize) -> CUresult;
@@ -24385,9 +34714,33 @@ unsafe fn slow_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int
     let call = || call_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        &[
+            ("numBlocks", if __r.0 == 0 && !numBlocks.is_null() { crate::trace::Value::I64((*numBlocks) as i64) } else { crate::trace::Value::Ptr(numBlocks as *const c_void) }),
+            ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
+            ("blockSize", crate::trace::Value::I64(blockSize as i64)),
+            ("dynamicSMemSize", crate::trace::Value::Size(dynamicSMemSize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags = unsafe extern "C" fn(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint) -> CUresult;
@@ -24440,9 +34793,34 @@ unsafe fn slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *
     let call = || call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+        &[
+            ("numBlocks", if __r.0 == 0 && !numBlocks.is_null() { crate::trace::Value::I64((*numBlocks) as i64) } else { crate::trace::Value::Ptr(numBlocks as *const c_void) }),
+            ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
+            ("blockSize", crate::trace::Value::I64(blockSize as i64)),
+            ("dynamicSMemSize", crate::trace::Value::Size(dynamicSMemSize as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuOccupancyMaxPotentialBlockSize = unsafe extern "C" fn(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int) -> CUresult;
@@ -24496,9 +34874,35 @@ unsafe fn slow_cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSi
     let call = || call_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuOccupancyMaxPotentialBlockSize",
+        &[
+            ("minGridSize", if __r.0 == 0 && !minGridSize.is_null() { crate::trace::Value::I64((*minGridSize) as i64) } else { crate::trace::Value::Ptr(minGridSize as *const c_void) }),
+            ("blockSize", if __r.0 == 0 && !blockSize.is_null() { crate::trace::Value::I64((*blockSize) as i64) } else { crate::trace::Value::Ptr(blockSize as *const c_void) }),
+            ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
+            ("blockSizeToDynamicSMemSize", crate::trace::Value::Ptr(blockSizeToDynamicSMemSize.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("dynamicSMemSize", crate::trace::Value::Size(dynamicSMemSize as u64)),
+            ("blockSizeLimit", crate::trace::Value::I64(blockSizeLimit as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuOccupancyMaxPotentialBlockSizeWithFlags = unsafe extern "C" fn(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint) -> CUresult;
@@ -24553,9 +34957,36 @@ unsafe fn slow_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int
     let call = || call_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuOccupancyMaxPotentialBlockSizeWithFlags",
+        &[
+            ("minGridSize", if __r.0 == 0 && !minGridSize.is_null() { crate::trace::Value::I64((*minGridSize) as i64) } else { crate::trace::Value::Ptr(minGridSize as *const c_void) }),
+            ("blockSize", if __r.0 == 0 && !blockSize.is_null() { crate::trace::Value::I64((*blockSize) as i64) } else { crate::trace::Value::Ptr(blockSize as *const c_void) }),
+            ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
+            ("blockSizeToDynamicSMemSize", crate::trace::Value::Ptr(blockSizeToDynamicSMemSize.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("dynamicSMemSize", crate::trace::Value::Size(dynamicSMemSize as u64)),
+            ("blockSizeLimit", crate::trace::Value::I64(blockSizeLimit as i64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuOccupancyAvailableDynamicSMemPerBlock = unsafe extern "C" fn(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int) -> CUresult;
@@ -24607,9 +35038,33 @@ unsafe fn slow_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usi
     let call = || call_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuOccupancyAvailableDynamicSMemPerBlock",
+        &[
+            ("dynamicSmemSize", if __r.0 == 0 && !dynamicSmemSize.is_null() { crate::trace::Value::Size((*dynamicSmemSize) as u64) } else { crate::trace::Value::Ptr(dynamicSmemSize as *const c_void) }),
+            ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
+            ("numBlocks", crate::trace::Value::I64(numBlocks as i64)),
+            ("blockSize", crate::trace::Value::I64(blockSize as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuOccupancyMaxPotentialClusterSize = unsafe extern "C" fn(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult;
@@ -24660,9 +35115,32 @@ unsafe fn slow_cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func:
     let call = || call_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig, __r: CUresult) {
+    crate::trace::end(
+        "cuOccupancyMaxPotentialClusterSize",
+        &[
+            ("clusterSize", if __r.0 == 0 && !clusterSize.is_null() { crate::trace::Value::I64((*clusterSize) as i64) } else { crate::trace::Value::Ptr(clusterSize as *const c_void) }),
+            ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
+            ("config", crate::trace::Value::Ptr(config as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuOccupancyMaxActiveClusters = unsafe extern "C" fn(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult;
@@ -24713,9 +35191,32 @@ unsafe fn slow_cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfun
     let call = || call_cuOccupancyMaxActiveClusters(numClusters, func, config);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuOccupancyMaxActiveClusters(numClusters, func, config, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig, __r: CUresult) {
+    crate::trace::end(
+        "cuOccupancyMaxActiveClusters",
+        &[
+            ("numClusters", if __r.0 == 0 && !numClusters.is_null() { crate::trace::Value::I64((*numClusters) as i64) } else { crate::trace::Value::Ptr(numClusters as *const c_void) }),
+            ("func", crate::trace::Value::Hex(func.0 as usize as u64)),
+            ("config", crate::trace::Value::Ptr(config as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetArray = unsafe extern "C" fn(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> CUresult;
@@ -24767,9 +35268,32 @@ unsafe fn slow_cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uin
     let call = || call_cuTexRefSetArray(hTexRef, hArray, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetArray(hTexRef, hArray, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetArray",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetMipmappedArray = unsafe extern "C" fn(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint) -> CUresult;
@@ -24821,9 +35345,32 @@ unsafe fn slow_cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUm
     let call = || call_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetMipmappedArray",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("hMipmappedArray", crate::trace::Value::Hex(hMipmappedArray.0 as usize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetAddress_v2 = unsafe extern "C" fn(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult;
@@ -24876,9 +35423,33 @@ unsafe fn slow_cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, 
     let call = || call_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetAddress_v2",
+        &[
+            ("ByteOffset", if __r.0 == 0 && !ByteOffset.is_null() { crate::trace::Value::Size((*ByteOffset) as u64) } else { crate::trace::Value::Ptr(ByteOffset as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+            ("bytes", crate::trace::Value::Size(bytes as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetAddress2D_v3 = unsafe extern "C" fn(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult;
@@ -24931,9 +35502,33 @@ unsafe fn slow_cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRA
     let call = || call_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetAddress2D_v3",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("desc", crate::trace::Value::Ptr(desc as *const c_void)),
+            ("dptr", crate::trace::Value::Hex(dptr.0 as u64)),
+            ("Pitch", crate::trace::Value::Size(Pitch as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetFormat = unsafe extern "C" fn(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int) -> CUresult;
@@ -24985,9 +35580,32 @@ unsafe fn slow_cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPack
     let call = || call_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetFormat",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("fmt", crate::trace::Value::Enum { name: fmt.name(), value: fmt.0 as i64 }),
+            ("NumPackedComponents", crate::trace::Value::I64(NumPackedComponents as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetAddressMode = unsafe extern "C" fn(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> CUresult;
@@ -25039,9 +35657,32 @@ unsafe fn slow_cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddre
     let call = || call_cuTexRefSetAddressMode(hTexRef, dim, am);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetAddressMode(hTexRef, dim, am, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetAddressMode",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("dim", crate::trace::Value::I64(dim as i64)),
+            ("am", crate::trace::Value::Enum { name: am.name(), value: am.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetFilterMode = unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult;
@@ -25092,9 +35733,31 @@ unsafe fn slow_cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CU
     let call = || call_cuTexRefSetFilterMode(hTexRef, fm);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetFilterMode(hTexRef, fm, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetFilterMode",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("fm", crate::trace::Value::Enum { name: fm.name(), value: fm.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetMipmapFilterMode = unsafe extern "C" fn(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult;
@@ -25145,9 +35808,31 @@ unsafe fn slow_cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode)
     let call = || call_cuTexRefSetMipmapFilterMode(hTexRef, fm);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetMipmapFilterMode(hTexRef, fm, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetMipmapFilterMode",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("fm", crate::trace::Value::Enum { name: fm.name(), value: fm.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetMipmapLevelBias = unsafe extern "C" fn(hTexRef: CUtexref, bias: f32) -> CUresult;
@@ -25198,9 +35883,31 @@ unsafe fn slow_cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUres
     let call = || call_cuTexRefSetMipmapLevelBias(hTexRef, bias);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetMipmapLevelBias(hTexRef, bias, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetMipmapLevelBias",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("bias", crate::trace::Value::F64(bias as f64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetMipmapLevelClamp = unsafe extern "C" fn(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult;
@@ -25252,9 +35959,32 @@ unsafe fn slow_cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClam
     let call = || call_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetMipmapLevelClamp",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("minMipmapLevelClamp", crate::trace::Value::F64(minMipmapLevelClamp as f64)),
+            ("maxMipmapLevelClamp", crate::trace::Value::F64(maxMipmapLevelClamp as f64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetMaxAnisotropy = unsafe extern "C" fn(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult;
@@ -25305,9 +36035,31 @@ unsafe fn slow_cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint) -> 
     let call = || call_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetMaxAnisotropy",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("maxAniso", crate::trace::Value::U64(maxAniso as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetBorderColor = unsafe extern "C" fn(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult;
@@ -25358,9 +36110,31 @@ unsafe fn slow_cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32)
     let call = || call_cuTexRefSetBorderColor(hTexRef, pBorderColor);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetBorderColor(hTexRef, pBorderColor, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetBorderColor",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("pBorderColor", if __r.0 == 0 && !pBorderColor.is_null() { crate::trace::Value::F64((*pBorderColor) as f64) } else { crate::trace::Value::Ptr(pBorderColor as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefSetFlags = unsafe extern "C" fn(hTexRef: CUtexref, Flags: c_uint) -> CUresult;
@@ -25411,9 +36185,31 @@ unsafe fn slow_cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> CUresult {
     let call = || call_cuTexRefSetFlags(hTexRef, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefSetFlags(hTexRef, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefSetFlags",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetAddress_v2 = unsafe extern "C" fn(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult;
@@ -25464,9 +36260,31 @@ unsafe fn slow_cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref)
     let call = || call_cuTexRefGetAddress_v2(pdptr, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetAddress_v2(pdptr, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetAddress_v2",
+        &[
+            ("pdptr", if __r.0 == 0 && !pdptr.is_null() { crate::trace::Value::Hex((*pdptr).0 as u64) } else { crate::trace::Value::Ptr(pdptr as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetArray = unsafe extern "C" fn(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult;
@@ -25517,9 +36335,31 @@ unsafe fn slow_cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUr
     let call = || call_cuTexRefGetArray(phArray, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetArray(phArray, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetArray",
+        &[
+            ("phArray", if __r.0 == 0 && !phArray.is_null() { crate::trace::Value::Hex((*phArray).0 as usize as u64) } else { crate::trace::Value::Ptr(phArray as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetMipmappedArray = unsafe extern "C" fn(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult;
@@ -25570,9 +36410,31 @@ unsafe fn slow_cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray
     let call = || call_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetMipmappedArray",
+        &[
+            ("phMipmappedArray", if __r.0 == 0 && !phMipmappedArray.is_null() { crate::trace::Value::Hex((*phMipmappedArray).0 as usize as u64) } else { crate::trace::Value::Ptr(phMipmappedArray as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetAddressMode = unsafe extern "C" fn(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int) -> CUresult;
@@ -25624,9 +36486,32 @@ unsafe fn slow_cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexre
     let call = || call_cuTexRefGetAddressMode(pam, hTexRef, dim);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetAddressMode(pam, hTexRef, dim, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetAddressMode",
+        &[
+            ("pam", if __r.0 == 0 && !pam.is_null() { crate::trace::Value::Enum { name: (*pam).name(), value: (*pam).0 as i64 } } else { crate::trace::Value::Ptr(pam as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+            ("dim", crate::trace::Value::I64(dim as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetFilterMode = unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult;
@@ -25677,9 +36562,31 @@ unsafe fn slow_cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref)
     let call = || call_cuTexRefGetFilterMode(pfm, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetFilterMode(pfm, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetFilterMode",
+        &[
+            ("pfm", if __r.0 == 0 && !pfm.is_null() { crate::trace::Value::Enum { name: (*pfm).name(), value: (*pfm).0 as i64 } } else { crate::trace::Value::Ptr(pfm as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetFormat = unsafe extern "C" fn(pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref) -> CUresult;
@@ -25731,9 +36638,32 @@ unsafe fn slow_cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mu
     let call = || call_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetFormat",
+        &[
+            ("pFormat", if __r.0 == 0 && !pFormat.is_null() { crate::trace::Value::Enum { name: (*pFormat).name(), value: (*pFormat).0 as i64 } } else { crate::trace::Value::Ptr(pFormat as *const c_void) }),
+            ("pNumChannels", if __r.0 == 0 && !pNumChannels.is_null() { crate::trace::Value::I64((*pNumChannels) as i64) } else { crate::trace::Value::Ptr(pNumChannels as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetMipmapFilterMode = unsafe extern "C" fn(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult;
@@ -25784,9 +36714,31 @@ unsafe fn slow_cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUt
     let call = || call_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetMipmapFilterMode(pfm, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetMipmapFilterMode",
+        &[
+            ("pfm", if __r.0 == 0 && !pfm.is_null() { crate::trace::Value::Enum { name: (*pfm).name(), value: (*pfm).0 as i64 } } else { crate::trace::Value::Ptr(pfm as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetMipmapLevelBias = unsafe extern "C" fn(pbias: *mut f32, hTexRef: CUtexref) -> CUresult;
@@ -25837,9 +36789,31 @@ unsafe fn slow_cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) ->
     let call = || call_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetMipmapLevelBias(pbias, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetMipmapLevelBias",
+        &[
+            ("pbias", if __r.0 == 0 && !pbias.is_null() { crate::trace::Value::F64((*pbias) as f64) } else { crate::trace::Value::Ptr(pbias as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetMipmapLevelClamp = unsafe extern "C" fn(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult;
@@ -25891,9 +36865,32 @@ unsafe fn slow_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxM
     let call = || call_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetMipmapLevelClamp",
+        &[
+            ("pminMipmapLevelClamp", if __r.0 == 0 && !pminMipmapLevelClamp.is_null() { crate::trace::Value::F64((*pminMipmapLevelClamp) as f64) } else { crate::trace::Value::Ptr(pminMipmapLevelClamp as *const c_void) }),
+            ("pmaxMipmapLevelClamp", if __r.0 == 0 && !pmaxMipmapLevelClamp.is_null() { crate::trace::Value::F64((*pmaxMipmapLevelClamp) as f64) } else { crate::trace::Value::Ptr(pmaxMipmapLevelClamp as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetMaxAnisotropy = unsafe extern "C" fn(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult;
@@ -25944,9 +36941,31 @@ unsafe fn slow_cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref
     let call = || call_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetMaxAnisotropy",
+        &[
+            ("pmaxAniso", if __r.0 == 0 && !pmaxAniso.is_null() { crate::trace::Value::I64((*pmaxAniso) as i64) } else { crate::trace::Value::Ptr(pmaxAniso as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetBorderColor = unsafe extern "C" fn(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult;
@@ -25997,9 +37016,31 @@ unsafe fn slow_cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref)
     let call = || call_cuTexRefGetBorderColor(pBorderColor, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetBorderColor(pBorderColor, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetBorderColor",
+        &[
+            ("pBorderColor", if __r.0 == 0 && !pBorderColor.is_null() { crate::trace::Value::F64((*pBorderColor) as f64) } else { crate::trace::Value::Ptr(pBorderColor as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefGetFlags = unsafe extern "C" fn(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult;
@@ -26050,9 +37091,31 @@ unsafe fn slow_cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUres
     let call = || call_cuTexRefGetFlags(pFlags, hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefGetFlags(pFlags, hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefGetFlags",
+        &[
+            ("pFlags", if __r.0 == 0 && !pFlags.is_null() { crate::trace::Value::U64((*pFlags) as u64) } else { crate::trace::Value::Ptr(pFlags as *const c_void) }),
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefCreate = unsafe extern "C" fn(pTexRef: *mut CUtexref) -> CUresult;
@@ -26102,9 +37165,30 @@ unsafe fn slow_cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
     let call = || call_cuTexRefCreate(pTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefCreate(pTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefCreate(pTexRef: *mut CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefCreate",
+        &[
+            ("pTexRef", if __r.0 == 0 && !pTexRef.is_null() { crate::trace::Value::Hex((*pTexRef).0 as usize as u64) } else { crate::trace::Value::Ptr(pTexRef as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexRefDestroy = unsafe extern "C" fn(hTexRef: CUtexref) -> CUresult;
@@ -26154,9 +37238,30 @@ unsafe fn slow_cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
     let call = || call_cuTexRefDestroy(hTexRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexRefDestroy(hTexRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexRefDestroy(hTexRef: CUtexref, __r: CUresult) {
+    crate::trace::end(
+        "cuTexRefDestroy",
+        &[
+            ("hTexRef", crate::trace::Value::Hex(hTexRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuSurfRefSetArray = unsafe extern "C" fn(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> CUresult;
@@ -26208,9 +37313,32 @@ unsafe fn slow_cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_
     let call = || call_cuSurfRefSetArray(hSurfRef, hArray, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuSurfRefSetArray(hSurfRef, hArray, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuSurfRefSetArray",
+        &[
+            ("hSurfRef", crate::trace::Value::Hex(hSurfRef.0 as usize as u64)),
+            ("hArray", crate::trace::Value::Hex(hArray.0 as usize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuSurfRefGetArray = unsafe extern "C" fn(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult;
@@ -26261,9 +37389,31 @@ unsafe fn slow_cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> 
     let call = || call_cuSurfRefGetArray(phArray, hSurfRef);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuSurfRefGetArray(phArray, hSurfRef, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref, __r: CUresult) {
+    crate::trace::end(
+        "cuSurfRefGetArray",
+        &[
+            ("phArray", if __r.0 == 0 && !phArray.is_null() { crate::trace::Value::Hex((*phArray).0 as usize as u64) } else { crate::trace::Value::Ptr(phArray as *const c_void) }),
+            ("hSurfRef", crate::trace::Value::Hex(hSurfRef.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexObjectCreate = unsafe extern "C" fn(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult;
@@ -26315,9 +37465,33 @@ unsafe fn slow_cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const 
     let call = || call_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC, __r: CUresult) {
+    crate::trace::end(
+        "cuTexObjectCreate",
+        &[
+            ("pTexObject", if __r.0 == 0 && !pTexObject.is_null() { crate::trace::Value::Hex((*pTexObject).0 as u64) } else { crate::trace::Value::Ptr(pTexObject as *const c_void) }),
+            ("pResDesc", crate::trace::Value::Ptr(pResDesc as *const c_void)),
+            ("pTexDesc", crate::trace::Value::Ptr(pTexDesc as *const c_void)),
+            ("pResViewDesc", crate::trace::Value::Ptr(pResViewDesc as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexObjectDestroy = unsafe extern "C" fn(texObject: CUtexObject) -> CUresult;
@@ -26366,9 +37540,30 @@ unsafe fn slow_cuTexObjectDestroy(texObject: CUtexObject) -> CUresult {
     let call = || call_cuTexObjectDestroy(texObject);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexObjectDestroy(texObject, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexObjectDestroy(texObject: CUtexObject, __r: CUresult) {
+    crate::trace::end(
+        "cuTexObjectDestroy",
+        &[
+            ("texObject", crate::trace::Value::Hex(texObject.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexObjectGetResourceDesc = unsafe extern "C" fn(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult;
@@ -26418,9 +37613,31 @@ unsafe fn slow_cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, tex
     let call = || call_cuTexObjectGetResourceDesc(pResDesc, texObject);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexObjectGetResourceDesc(pResDesc, texObject, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject, __r: CUresult) {
+    crate::trace::end(
+        "cuTexObjectGetResourceDesc",
+        &[
+            ("pResDesc", crate::trace::Value::Ptr(pResDesc as *const c_void)),
+            ("texObject", crate::trace::Value::Hex(texObject.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexObjectGetTextureDesc = unsafe extern "C" fn(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult;
@@ -26470,9 +37687,31 @@ unsafe fn slow_cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texOb
     let call = || call_cuTexObjectGetTextureDesc(pTexDesc, texObject);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexObjectGetTextureDesc(pTexDesc, texObject, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject, __r: CUresult) {
+    crate::trace::end(
+        "cuTexObjectGetTextureDesc",
+        &[
+            ("pTexDesc", crate::trace::Value::Ptr(pTexDesc as *const c_void)),
+            ("texObject", crate::trace::Value::Hex(texObject.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTexObjectGetResourceViewDesc = unsafe extern "C" fn(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult;
@@ -26522,9 +37761,31 @@ unsafe fn slow_cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_V
     let call = || call_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject, __r: CUresult) {
+    crate::trace::end(
+        "cuTexObjectGetResourceViewDesc",
+        &[
+            ("pResViewDesc", crate::trace::Value::Ptr(pResViewDesc as *const c_void)),
+            ("texObject", crate::trace::Value::Hex(texObject.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuSurfObjectCreate = unsafe extern "C" fn(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult;
@@ -26574,9 +37835,31 @@ unsafe fn slow_cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *con
     let call = || call_cuSurfObjectCreate(pSurfObject, pResDesc);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuSurfObjectCreate(pSurfObject, pResDesc, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC, __r: CUresult) {
+    crate::trace::end(
+        "cuSurfObjectCreate",
+        &[
+            ("pSurfObject", if __r.0 == 0 && !pSurfObject.is_null() { crate::trace::Value::Hex((*pSurfObject).0 as u64) } else { crate::trace::Value::Ptr(pSurfObject as *const c_void) }),
+            ("pResDesc", crate::trace::Value::Ptr(pResDesc as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuSurfObjectDestroy = unsafe extern "C" fn(surfObject: CUsurfObject) -> CUresult;
@@ -26625,9 +37908,30 @@ unsafe fn slow_cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult {
     let call = || call_cuSurfObjectDestroy(surfObject);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuSurfObjectDestroy(surfObject, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuSurfObjectDestroy(surfObject: CUsurfObject, __r: CUresult) {
+    crate::trace::end(
+        "cuSurfObjectDestroy",
+        &[
+            ("surfObject", crate::trace::Value::Hex(surfObject.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuSurfObjectGetResourceDesc = unsafe extern "C" fn(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult;
@@ -26677,9 +37981,31 @@ unsafe fn slow_cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, su
     let call = || call_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuSurfObjectGetResourceDesc(pResDesc, surfObject, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject, __r: CUresult) {
+    crate::trace::end(
+        "cuSurfObjectGetResourceDesc",
+        &[
+            ("pResDesc", crate::trace::Value::Ptr(pResDesc as *const c_void)),
+            ("surfObject", crate::trace::Value::Hex(surfObject.0 as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTensorMapEncodeTiled = unsafe extern "C" fn(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult;
@@ -26739,9 +38065,41 @@ unsafe fn slow_cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataTyp
     let call = || call_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill, __r: CUresult) {
+    crate::trace::end(
+        "cuTensorMapEncodeTiled",
+        &[
+            ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
+            ("tensorDataType", crate::trace::Value::Enum { name: tensorDataType.name(), value: tensorDataType.0 as i64 }),
+            ("tensorRank", crate::trace::Value::U64(tensorRank as u64)),
+            ("globalAddress", crate::trace::Value::Ptr(globalAddress as *const c_void)),
+            ("globalDim", crate::trace::Value::Ptr(globalDim as *const c_void)),
+            ("globalStrides", crate::trace::Value::Ptr(globalStrides as *const c_void)),
+            ("boxDim", crate::trace::Value::Ptr(boxDim as *const c_void)),
+            ("elementStrides", crate::trace::Value::Ptr(elementStrides as *const c_void)),
+            ("interleave", crate::trace::Value::Enum { name: interleave.name(), value: interleave.0 as i64 }),
+            ("swizzle", crate::trace::Value::Enum { name: swizzle.name(), value: swizzle.0 as i64 }),
+            ("l2Promotion", crate::trace::Value::Enum { name: l2Promotion.name(), value: l2Promotion.0 as i64 }),
+            ("oobFill", crate::trace::Value::Enum { name: oobFill.name(), value: oobFill.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTensorMapEncodeIm2col = unsafe extern "C" fn(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult;
@@ -26804,9 +38162,44 @@ unsafe fn slow_cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataTy
     let call = || call_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill, __r: CUresult) {
+    crate::trace::end(
+        "cuTensorMapEncodeIm2col",
+        &[
+            ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
+            ("tensorDataType", crate::trace::Value::Enum { name: tensorDataType.name(), value: tensorDataType.0 as i64 }),
+            ("tensorRank", crate::trace::Value::U64(tensorRank as u64)),
+            ("globalAddress", crate::trace::Value::Ptr(globalAddress as *const c_void)),
+            ("globalDim", crate::trace::Value::Ptr(globalDim as *const c_void)),
+            ("globalStrides", crate::trace::Value::Ptr(globalStrides as *const c_void)),
+            ("pixelBoxLowerCorner", crate::trace::Value::Ptr(pixelBoxLowerCorner as *const c_void)),
+            ("pixelBoxUpperCorner", crate::trace::Value::Ptr(pixelBoxUpperCorner as *const c_void)),
+            ("channelsPerPixel", crate::trace::Value::U64(channelsPerPixel as u64)),
+            ("pixelsPerColumn", crate::trace::Value::U64(pixelsPerColumn as u64)),
+            ("elementStrides", crate::trace::Value::Ptr(elementStrides as *const c_void)),
+            ("interleave", crate::trace::Value::Enum { name: interleave.name(), value: interleave.0 as i64 }),
+            ("swizzle", crate::trace::Value::Enum { name: swizzle.name(), value: swizzle.0 as i64 }),
+            ("l2Promotion", crate::trace::Value::Enum { name: l2Promotion.name(), value: l2Promotion.0 as i64 }),
+            ("oobFill", crate::trace::Value::Enum { name: oobFill.name(), value: oobFill.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTensorMapEncodeIm2colWide = unsafe extern "C" fn(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult;
@@ -26870,9 +38263,45 @@ unsafe fn slow_cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDa
     let call = || call_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill, __r: CUresult) {
+    crate::trace::end(
+        "cuTensorMapEncodeIm2colWide",
+        &[
+            ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
+            ("tensorDataType", crate::trace::Value::Enum { name: tensorDataType.name(), value: tensorDataType.0 as i64 }),
+            ("tensorRank", crate::trace::Value::U64(tensorRank as u64)),
+            ("globalAddress", crate::trace::Value::Ptr(globalAddress as *const c_void)),
+            ("globalDim", crate::trace::Value::Ptr(globalDim as *const c_void)),
+            ("globalStrides", crate::trace::Value::Ptr(globalStrides as *const c_void)),
+            ("pixelBoxLowerCornerWidth", crate::trace::Value::I64(pixelBoxLowerCornerWidth as i64)),
+            ("pixelBoxUpperCornerWidth", crate::trace::Value::I64(pixelBoxUpperCornerWidth as i64)),
+            ("channelsPerPixel", crate::trace::Value::U64(channelsPerPixel as u64)),
+            ("pixelsPerColumn", crate::trace::Value::U64(pixelsPerColumn as u64)),
+            ("elementStrides", crate::trace::Value::Ptr(elementStrides as *const c_void)),
+            ("interleave", crate::trace::Value::Enum { name: interleave.name(), value: interleave.0 as i64 }),
+            ("mode", crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 }),
+            ("swizzle", crate::trace::Value::Enum { name: swizzle.name(), value: swizzle.0 as i64 }),
+            ("l2Promotion", crate::trace::Value::Enum { name: l2Promotion.name(), value: l2Promotion.0 as i64 }),
+            ("oobFill", crate::trace::Value::Enum { name: oobFill.name(), value: oobFill.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuTensorMapReplaceAddress = unsafe extern "C" fn(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> CUresult;
@@ -26922,9 +38351,31 @@ unsafe fn slow_cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddr
     let call = || call_cuTensorMapReplaceAddress(tensorMap, globalAddress);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuTensorMapReplaceAddress(tensorMap, globalAddress, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void, __r: CUresult) {
+    crate::trace::end(
+        "cuTensorMapReplaceAddress",
+        &[
+            ("tensorMap", crate::trace::Value::Ptr(tensorMap as *const c_void)),
+            ("globalAddress", crate::trace::Value::Ptr(globalAddress as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceCanAccessPeer = unsafe extern "C" fn(canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult;
@@ -26975,9 +38426,32 @@ unsafe fn slow_cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, p
     let call = || call_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceCanAccessPeer",
+        &[
+            ("canAccessPeer", if __r.0 == 0 && !canAccessPeer.is_null() { crate::trace::Value::I64((*canAccessPeer) as i64) } else { crate::trace::Value::Ptr(canAccessPeer as *const c_void) }),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+            ("peerDev", crate::trace::Value::I64(peerDev.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxEnablePeerAccess = unsafe extern "C" fn(peerContext: CUcontext, Flags: c_uint) -> CUresult;
@@ -27027,9 +38501,31 @@ unsafe fn slow_cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> C
     let call = || call_cuCtxEnablePeerAccess(peerContext, Flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxEnablePeerAccess(peerContext, Flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxEnablePeerAccess",
+        &[
+            ("peerContext", crate::trace::Value::Hex(peerContext.0 as usize as u64)),
+            ("Flags", crate::trace::Value::U64(Flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxDisablePeerAccess = unsafe extern "C" fn(peerContext: CUcontext) -> CUresult;
@@ -27078,9 +38574,30 @@ unsafe fn slow_cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult {
     let call = || call_cuCtxDisablePeerAccess(peerContext);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxDisablePeerAccess(peerContext, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxDisablePeerAccess(peerContext: CUcontext, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxDisablePeerAccess",
+        &[
+            ("peerContext", crate::trace::Value::Hex(peerContext.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetP2PAttribute = unsafe extern "C" fn(value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult;
@@ -27132,9 +38649,33 @@ unsafe fn slow_cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAt
     let call = || call_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetP2PAttribute",
+        &[
+            ("value", if __r.0 == 0 && !value.is_null() { crate::trace::Value::I64((*value) as i64) } else { crate::trace::Value::Ptr(value as *const c_void) }),
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("srcDevice", crate::trace::Value::I64(srcDevice.0 as i64)),
+            ("dstDevice", crate::trace::Value::I64(dstDevice.0 as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphicsUnregisterResource = unsafe extern "C" fn(resource: CUgraphicsResource) -> CUresult;
@@ -27183,9 +38724,30 @@ unsafe fn slow_cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUr
     let call = || call_cuGraphicsUnregisterResource(resource);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphicsUnregisterResource(resource, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphicsUnregisterResource(resource: CUgraphicsResource, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphicsUnregisterResource",
+        &[
+            ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphicsSubResourceGetMappedArray = unsafe extern "C" fn(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint) -> CUresult;
@@ -27237,9 +38799,33 @@ unsafe fn slow_cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resourc
     let call = || call_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphicsSubResourceGetMappedArray",
+        &[
+            ("pArray", if __r.0 == 0 && !pArray.is_null() { crate::trace::Value::Hex((*pArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pArray as *const c_void) }),
+            ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
+            ("arrayIndex", crate::trace::Value::U64(arrayIndex as u64)),
+            ("mipLevel", crate::trace::Value::U64(mipLevel as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphicsResourceGetMappedMipmappedArray = unsafe extern "C" fn(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult;
@@ -27289,9 +38875,31 @@ unsafe fn slow_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut C
     let call = || call_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphicsResourceGetMappedMipmappedArray",
+        &[
+            ("pMipmappedArray", if __r.0 == 0 && !pMipmappedArray.is_null() { crate::trace::Value::Hex((*pMipmappedArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pMipmappedArray as *const c_void) }),
+            ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphicsResourceGetMappedPointer_v2 = unsafe extern "C" fn(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult;
@@ -27342,9 +38950,32 @@ unsafe fn slow_cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, 
     let call = || call_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphicsResourceGetMappedPointer_v2",
+        &[
+            ("pDevPtr", if __r.0 == 0 && !pDevPtr.is_null() { crate::trace::Value::Hex((*pDevPtr).0 as u64) } else { crate::trace::Value::Ptr(pDevPtr as *const c_void) }),
+            ("pSize", if __r.0 == 0 && !pSize.is_null() { crate::trace::Value::Size((*pSize) as u64) } else { crate::trace::Value::Ptr(pSize as *const c_void) }),
+            ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphicsResourceSetMapFlags_v2 = unsafe extern "C" fn(resource: CUgraphicsResource, flags: c_uint) -> CUresult;
@@ -27394,9 +39025,31 @@ unsafe fn slow_cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, fl
     let call = || call_cuGraphicsResourceSetMapFlags_v2(resource, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphicsResourceSetMapFlags_v2(resource, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphicsResourceSetMapFlags_v2",
+        &[
+            ("resource", crate::trace::Value::Hex(resource.0 as usize as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphicsMapResources = unsafe extern "C" fn(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult;
@@ -27447,9 +39100,32 @@ unsafe fn slow_cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsR
     let call = || call_cuGraphicsMapResources(count, resources, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphicsMapResources(count, resources, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphicsMapResources",
+        &[
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("resources", if __r.0 == 0 && !resources.is_null() { crate::trace::Value::Hex((*resources).0 as usize as u64) } else { crate::trace::Value::Ptr(resources as *const c_void) }),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphicsMapResources_ptsz = unsafe extern "C" fn(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult;
@@ -27500,9 +39176,32 @@ unsafe fn slow_cuGraphicsMapResources_ptsz(count: c_uint, resources: *mut CUgrap
     let call = || call_cuGraphicsMapResources_ptsz(count, resources, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphicsMapResources_ptsz(count, resources, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphicsMapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphicsMapResources_ptsz",
+        &[
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("resources", if __r.0 == 0 && !resources.is_null() { crate::trace::Value::Hex((*resources).0 as usize as u64) } else { crate::trace::Value::Ptr(resources as *const c_void) }),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphicsUnmapResources = unsafe extern "C" fn(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult;
@@ -27553,9 +39252,32 @@ unsafe fn slow_cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphic
     let call = || call_cuGraphicsUnmapResources(count, resources, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphicsUnmapResources(count, resources, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphicsUnmapResources",
+        &[
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("resources", if __r.0 == 0 && !resources.is_null() { crate::trace::Value::Hex((*resources).0 as usize as u64) } else { crate::trace::Value::Ptr(resources as *const c_void) }),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGraphicsUnmapResources_ptsz = unsafe extern "C" fn(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult;
@@ -27606,9 +39328,32 @@ unsafe fn slow_cuGraphicsUnmapResources_ptsz(count: c_uint, resources: *mut CUgr
     let call = || call_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGraphicsUnmapResources_ptsz(count, resources, hStream, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGraphicsUnmapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream, __r: CUresult) {
+    crate::trace::end(
+        "cuGraphicsUnmapResources_ptsz",
+        &[
+            ("count", crate::trace::Value::U64(count as u64)),
+            ("resources", if __r.0 == 0 && !resources.is_null() { crate::trace::Value::Hex((*resources).0 as usize as u64) } else { crate::trace::Value::Ptr(resources as *const c_void) }),
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGetProcAddress_v2 = unsafe extern "C" fn(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult;
@@ -27661,9 +39406,34 @@ unsafe fn slow_cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void,
     let call = || call_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult, __r: CUresult) {
+    crate::trace::end(
+        "cuGetProcAddress_v2",
+        &[
+            ("symbol", crate::trace::Value::Str(crate::util::opt_cstr(symbol as *const c_char))),
+            ("pfn", if __r.0 == 0 && !pfn.is_null() { crate::trace::Value::Ptr((*pfn) as *const c_void) } else { crate::trace::Value::Ptr(pfn as *const c_void) }),
+            ("cudaVersion", crate::trace::Value::I64(cudaVersion as i64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("symbolStatus", if __r.0 == 0 && !symbolStatus.is_null() { crate::trace::Value::Enum { name: (*symbolStatus).name(), value: (*symbolStatus).0 as i64 } } else { crate::trace::Value::Ptr(symbolStatus as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCoredumpGetAttribute = unsafe extern "C" fn(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult;
@@ -27714,9 +39484,32 @@ unsafe fn slow_cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_
     let call = || call_cuCoredumpGetAttribute(attrib, value, size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCoredumpGetAttribute(attrib, value, size, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuCoredumpGetAttribute",
+        &[
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCoredumpGetAttributeGlobal = unsafe extern "C" fn(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult;
@@ -27767,9 +39560,32 @@ unsafe fn slow_cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *
     let call = || call_cuCoredumpGetAttributeGlobal(attrib, value, size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCoredumpGetAttributeGlobal(attrib, value, size, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuCoredumpGetAttributeGlobal",
+        &[
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCoredumpSetAttribute = unsafe extern "C" fn(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult;
@@ -27820,9 +39636,32 @@ unsafe fn slow_cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_
     let call = || call_cuCoredumpSetAttribute(attrib, value, size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCoredumpSetAttribute(attrib, value, size, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuCoredumpSetAttribute",
+        &[
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCoredumpSetAttributeGlobal = unsafe extern "C" fn(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult;
@@ -27873,9 +39712,32 @@ unsafe fn slow_cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *
     let call = || call_cuCoredumpSetAttributeGlobal(attrib, value, size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCoredumpSetAttributeGlobal(attrib, value, size, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize, __r: CUresult) {
+    crate::trace::end(
+        "cuCoredumpSetAttributeGlobal",
+        &[
+            ("attrib", crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 }),
+            ("value", crate::trace::Value::Ptr(value as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGetExportTable = unsafe extern "C" fn(ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid) -> CUresult;
@@ -27925,9 +39787,31 @@ unsafe fn slow_cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableI
     let call = || call_cuGetExportTable(ppExportTable, pExportTableId);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGetExportTable(ppExportTable, pExportTableId, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid, __r: CUresult) {
+    crate::trace::end(
+        "cuGetExportTable",
+        &[
+            ("ppExportTable", crate::trace::Value::Ptr(ppExportTable as *const c_void)),
+            ("pExportTableId", crate::trace::Value::Ptr(pExportTableId as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGreenCtxCreate = unsafe extern "C" fn(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> CUresult;
@@ -27979,9 +39863,33 @@ unsafe fn slow_cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc,
     let call = || call_cuGreenCtxCreate(phCtx, desc, dev, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGreenCtxCreate(phCtx, desc, dev, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuGreenCtxCreate",
+        &[
+            ("phCtx", if __r.0 == 0 && !phCtx.is_null() { crate::trace::Value::Hex((*phCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(phCtx as *const c_void) }),
+            ("desc", crate::trace::Value::Hex(desc.0 as usize as u64)),
+            ("dev", crate::trace::Value::I64(dev.0 as i64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGreenCtxDestroy = unsafe extern "C" fn(hCtx: CUgreenCtx) -> CUresult;
@@ -28030,9 +39938,30 @@ unsafe fn slow_cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
     let call = || call_cuGreenCtxDestroy(hCtx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGreenCtxDestroy(hCtx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGreenCtxDestroy(hCtx: CUgreenCtx, __r: CUresult) {
+    crate::trace::end(
+        "cuGreenCtxDestroy",
+        &[
+            ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxFromGreenCtx = unsafe extern "C" fn(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult;
@@ -28082,9 +40011,31 @@ unsafe fn slow_cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> 
     let call = || call_cuCtxFromGreenCtx(pContext, hCtx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxFromGreenCtx(pContext, hCtx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxFromGreenCtx",
+        &[
+            ("pContext", if __r.0 == 0 && !pContext.is_null() { crate::trace::Value::Hex((*pContext).0 as usize as u64) } else { crate::trace::Value::Ptr(pContext as *const c_void) }),
+            ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDeviceGetDevResource = unsafe extern "C" fn(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult;
@@ -28135,9 +40086,32 @@ unsafe fn slow_cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevReso
     let call = || call_cuDeviceGetDevResource(device, resource, r#type);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDeviceGetDevResource(device, resource, r#type, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType, __r: CUresult) {
+    crate::trace::end(
+        "cuDeviceGetDevResource",
+        &[
+            ("device", crate::trace::Value::I64(device.0 as i64)),
+            ("resource", crate::trace::Value::Ptr(resource as *const c_void)),
+            ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCtxGetDevResource = unsafe extern "C" fn(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult;
@@ -28188,9 +40162,32 @@ unsafe fn slow_cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource
     let call = || call_cuCtxGetDevResource(hCtx, resource, r#type);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCtxGetDevResource(hCtx, resource, r#type, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType, __r: CUresult) {
+    crate::trace::end(
+        "cuCtxGetDevResource",
+        &[
+            ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
+            ("resource", crate::trace::Value::Ptr(resource as *const c_void)),
+            ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGreenCtxGetDevResource = unsafe extern "C" fn(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult;
@@ -28241,9 +40238,32 @@ unsafe fn slow_cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevRe
     let call = || call_cuGreenCtxGetDevResource(hCtx, resource, r#type);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGreenCtxGetDevResource(hCtx, resource, r#type, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType, __r: CUresult) {
+    crate::trace::end(
+        "cuGreenCtxGetDevResource",
+        &[
+            ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
+            ("resource", crate::trace::Value::Ptr(resource as *const c_void)),
+            ("type", crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDevSmResourceSplitByCount = unsafe extern "C" fn(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> CUresult;
@@ -28297,9 +40317,35 @@ unsafe fn slow_cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups:
     let call = || call_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuDevSmResourceSplitByCount",
+        &[
+            ("result", crate::trace::Value::Ptr(result as *const c_void)),
+            ("nbGroups", if __r.0 == 0 && !nbGroups.is_null() { crate::trace::Value::U64((*nbGroups) as u64) } else { crate::trace::Value::Ptr(nbGroups as *const c_void) }),
+            ("input", crate::trace::Value::Ptr(input as *const c_void)),
+            ("remaining", crate::trace::Value::Ptr(remaining as *const c_void)),
+            ("useFlags", crate::trace::Value::U64(useFlags as u64)),
+            ("minCount", crate::trace::Value::U64(minCount as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuDevResourceGenerateDesc = unsafe extern "C" fn(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> CUresult;
@@ -28350,9 +40396,32 @@ unsafe fn slow_cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resourc
     let call = || call_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuDevResourceGenerateDesc(phDesc, resources, nbResources, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuDevResourceGenerateDesc",
+        &[
+            ("phDesc", if __r.0 == 0 && !phDesc.is_null() { crate::trace::Value::Hex((*phDesc).0 as usize as u64) } else { crate::trace::Value::Ptr(phDesc as *const c_void) }),
+            ("resources", crate::trace::Value::Ptr(resources as *const c_void)),
+            ("nbResources", crate::trace::Value::U64(nbResources as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGreenCtxRecordEvent = unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult;
@@ -28402,9 +40471,31 @@ unsafe fn slow_cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUres
     let call = || call_cuGreenCtxRecordEvent(hCtx, hEvent);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGreenCtxRecordEvent(hCtx, hEvent, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGreenCtxRecordEvent",
+        &[
+            ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGreenCtxWaitEvent = unsafe extern "C" fn(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult;
@@ -28454,9 +40545,31 @@ unsafe fn slow_cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresul
     let call = || call_cuGreenCtxWaitEvent(hCtx, hEvent);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGreenCtxWaitEvent(hCtx, hEvent, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent, __r: CUresult) {
+    crate::trace::end(
+        "cuGreenCtxWaitEvent",
+        &[
+            ("hCtx", crate::trace::Value::Hex(hCtx.0 as usize as u64)),
+            ("hEvent", crate::trace::Value::Hex(hEvent.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuStreamGetGreenCtx = unsafe extern "C" fn(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult;
@@ -28506,9 +40619,31 @@ unsafe fn slow_cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) ->
     let call = || call_cuStreamGetGreenCtx(hStream, phCtx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuStreamGetGreenCtx(hStream, phCtx, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx, __r: CUresult) {
+    crate::trace::end(
+        "cuStreamGetGreenCtx",
+        &[
+            ("hStream", crate::trace::Value::Hex(hStream.0 as usize as u64)),
+            ("phCtx", if __r.0 == 0 && !phCtx.is_null() { crate::trace::Value::Hex((*phCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(phCtx as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuGreenCtxStreamCreate = unsafe extern "C" fn(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult;
@@ -28560,9 +40695,33 @@ unsafe fn slow_cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreen
     let call = || call_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuGreenCtxStreamCreate",
+        &[
+            ("phStream", if __r.0 == 0 && !phStream.is_null() { crate::trace::Value::Hex((*phStream).0 as usize as u64) } else { crate::trace::Value::Ptr(phStream as *const c_void) }),
+            ("greenCtx", crate::trace::Value::Hex(greenCtx.0 as usize as u64)),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+            ("priority", crate::trace::Value::I64(priority as i64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLogsRegisterCallback = unsafe extern "C" fn(callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult;
@@ -28613,9 +40772,32 @@ unsafe fn slow_cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *m
     let call = || call_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLogsRegisterCallback(callbackFunc, userData, callback_out, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle, __r: CUresult) {
+    crate::trace::end(
+        "cuLogsRegisterCallback",
+        &[
+            ("callbackFunc", crate::trace::Value::Ptr(callbackFunc.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("userData", crate::trace::Value::Ptr(userData as *const c_void)),
+            ("callback_out", if __r.0 == 0 && !callback_out.is_null() { crate::trace::Value::Hex((*callback_out).0 as usize as u64) } else { crate::trace::Value::Ptr(callback_out as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLogsUnregisterCallback = unsafe extern "C" fn(callback: CUlogsCallbackHandle) -> CUresult;
@@ -28664,9 +40846,30 @@ unsafe fn slow_cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUres
     let call = || call_cuLogsUnregisterCallback(callback);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLogsUnregisterCallback(callback, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLogsUnregisterCallback(callback: CUlogsCallbackHandle, __r: CUresult) {
+    crate::trace::end(
+        "cuLogsUnregisterCallback",
+        &[
+            ("callback", crate::trace::Value::Hex(callback.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLogsCurrent = unsafe extern "C" fn(iterator_out: *mut CUlogIterator, flags: c_uint) -> CUresult;
@@ -28716,9 +40919,31 @@ unsafe fn slow_cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint) ->
     let call = || call_cuLogsCurrent(iterator_out, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLogsCurrent(iterator_out, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuLogsCurrent",
+        &[
+            ("iterator_out", if __r.0 == 0 && !iterator_out.is_null() { crate::trace::Value::Hex((*iterator_out).0 as u64) } else { crate::trace::Value::Ptr(iterator_out as *const c_void) }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLogsDumpToFile = unsafe extern "C" fn(iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint) -> CUresult;
@@ -28769,9 +40994,32 @@ unsafe fn slow_cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const
     let call = || call_cuLogsDumpToFile(iterator, pathToFile, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLogsDumpToFile(iterator, pathToFile, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuLogsDumpToFile",
+        &[
+            ("iterator", if __r.0 == 0 && !iterator.is_null() { crate::trace::Value::Hex((*iterator).0 as u64) } else { crate::trace::Value::Ptr(iterator as *const c_void) }),
+            ("pathToFile", crate::trace::Value::Str(crate::util::opt_cstr(pathToFile as *const c_char))),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuLogsDumpToMemory = unsafe extern "C" fn(iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint) -> CUresult;
@@ -28823,9 +41071,33 @@ unsafe fn slow_cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_c
     let call = || call_cuLogsDumpToMemory(iterator, buffer, size, flags);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuLogsDumpToMemory(iterator, buffer, size, flags, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint, __r: CUresult) {
+    crate::trace::end(
+        "cuLogsDumpToMemory",
+        &[
+            ("iterator", if __r.0 == 0 && !iterator.is_null() { crate::trace::Value::Hex((*iterator).0 as u64) } else { crate::trace::Value::Ptr(iterator as *const c_void) }),
+            ("buffer", crate::trace::Value::Ptr(buffer as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
+            ("flags", crate::trace::Value::U64(flags as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCheckpointProcessGetRestoreThreadId = unsafe extern "C" fn(pid: c_int, tid: *mut c_int) -> CUresult;
@@ -28875,9 +41147,31 @@ unsafe fn slow_cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int
     let call = || call_cuCheckpointProcessGetRestoreThreadId(pid, tid);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCheckpointProcessGetRestoreThreadId(pid, tid, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int, __r: CUresult) {
+    crate::trace::end(
+        "cuCheckpointProcessGetRestoreThreadId",
+        &[
+            ("pid", crate::trace::Value::I64(pid as i64)),
+            ("tid", if __r.0 == 0 && !tid.is_null() { crate::trace::Value::I64((*tid) as i64) } else { crate::trace::Value::Ptr(tid as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCheckpointProcessGetState = unsafe extern "C" fn(pid: c_int, state: *mut CUprocessState) -> CUresult;
@@ -28927,9 +41221,31 @@ unsafe fn slow_cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessStat
     let call = || call_cuCheckpointProcessGetState(pid, state);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCheckpointProcessGetState(pid, state, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessState, __r: CUresult) {
+    crate::trace::end(
+        "cuCheckpointProcessGetState",
+        &[
+            ("pid", crate::trace::Value::I64(pid as i64)),
+            ("state", if __r.0 == 0 && !state.is_null() { crate::trace::Value::Enum { name: (*state).name(), value: (*state).0 as i64 } } else { crate::trace::Value::Ptr(state as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCheckpointProcessLock = unsafe extern "C" fn(pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult;
@@ -28979,9 +41295,31 @@ unsafe fn slow_cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockAr
     let call = || call_cuCheckpointProcessLock(pid, args);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCheckpointProcessLock(pid, args, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockArgs, __r: CUresult) {
+    crate::trace::end(
+        "cuCheckpointProcessLock",
+        &[
+            ("pid", crate::trace::Value::I64(pid as i64)),
+            ("args", crate::trace::Value::Ptr(args as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCheckpointProcessCheckpoint = unsafe extern "C" fn(pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult;
@@ -29031,9 +41369,31 @@ unsafe fn slow_cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpoint
     let call = || call_cuCheckpointProcessCheckpoint(pid, args);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCheckpointProcessCheckpoint(pid, args, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpointCheckpointArgs, __r: CUresult) {
+    crate::trace::end(
+        "cuCheckpointProcessCheckpoint",
+        &[
+            ("pid", crate::trace::Value::I64(pid as i64)),
+            ("args", crate::trace::Value::Ptr(args as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCheckpointProcessRestore = unsafe extern "C" fn(pid: c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult;
@@ -29083,9 +41443,31 @@ unsafe fn slow_cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRes
     let call = || call_cuCheckpointProcessRestore(pid, args);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCheckpointProcessRestore(pid, args, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRestoreArgs, __r: CUresult) {
+    crate::trace::end(
+        "cuCheckpointProcessRestore",
+        &[
+            ("pid", crate::trace::Value::I64(pid as i64)),
+            ("args", crate::trace::Value::Ptr(args as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_cuCheckpointProcessUnlock = unsafe extern "C" fn(pid: c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult;
@@ -29135,7 +41517,29 @@ unsafe fn slow_cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnlo
     let call = || call_cuCheckpointProcessUnlock(pid, args);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_cuCheckpointProcessUnlock(pid, args, __r);
+            }
+            __r
+        }
         Err(_) => CUresult(999),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnlockArgs, __r: CUresult) {
+    crate::trace::end(
+        "cuCheckpointProcessUnlock",
+        &[
+            ("pid", crate::trace::Value::I64(pid as i64)),
+            ("args", crate::trace::Value::Ptr(args as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }

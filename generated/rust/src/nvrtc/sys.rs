@@ -112,9 +112,30 @@ unsafe fn slow_nvrtcGetErrorString(result: nvrtcResult) -> *const c_char {
     let call = || call_nvrtcGetErrorString(result);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => { let _ = e; c"(library not loaded)".as_ptr() },
+        Ok(Err(e)) => {
+            let __r = { let _ = e; c"(library not loaded)".as_ptr() };
+            if crate::trace::active() {
+                failed_nvrtcGetErrorString(result, __r);
+            }
+            __r
+        }
         Err(_) => c"cudagen: internal error".as_ptr(),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetErrorString(result: nvrtcResult, __r: *const c_char) {
+    crate::trace::end(
+        "nvrtcGetErrorString",
+        &[
+            ("result", crate::trace::Value::Enum { name: result.name(), value: result.0 as i64 }),
+        ],
+        crate::trace::Value::Str(crate::util::opt_cstr(__r as *const c_char)),
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcVersion = unsafe extern "C" fn(major: *mut c_int, minor: *mut c_int) -> nvrtcResult;
@@ -164,9 +185,31 @@ unsafe fn slow_nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult
     let call = || call_nvrtcVersion(major, minor);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcVersion(major, minor, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcVersion(major: *mut c_int, minor: *mut c_int, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcVersion",
+        &[
+            ("major", if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) }),
+            ("minor", if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetNumSupportedArchs = unsafe extern "C" fn(numArchs: *mut c_int) -> nvrtcResult;
@@ -215,9 +258,30 @@ unsafe fn slow_nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult {
     let call = || call_nvrtcGetNumSupportedArchs(numArchs);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetNumSupportedArchs(numArchs, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetNumSupportedArchs(numArchs: *mut c_int, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetNumSupportedArchs",
+        &[
+            ("numArchs", if __r.0 == 0 && !numArchs.is_null() { crate::trace::Value::I64((*numArchs) as i64) } else { crate::trace::Value::Ptr(numArchs as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetSupportedArchs = unsafe extern "C" fn(supportedArchs: *mut c_int) -> nvrtcResult;
@@ -266,9 +330,30 @@ unsafe fn slow_nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult
     let call = || call_nvrtcGetSupportedArchs(supportedArchs);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetSupportedArchs(supportedArchs, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetSupportedArchs(supportedArchs: *mut c_int, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetSupportedArchs",
+        &[
+            ("supportedArchs", crate::trace::Value::Ptr(supportedArchs as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcCreateProgram = unsafe extern "C" fn(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult;
@@ -322,9 +407,35 @@ unsafe fn slow_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, n
     let call = || call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcCreateProgram",
+        &[
+            ("prog", if __r.0 == 0 && !prog.is_null() { crate::trace::Value::Hex((*prog).0 as usize as u64) } else { crate::trace::Value::Ptr(prog as *const c_void) }),
+            ("src", crate::trace::Value::Str(crate::util::opt_cstr(src as *const c_char))),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+            ("numHeaders", crate::trace::Value::I64(numHeaders as i64)),
+            ("headers", crate::trace::Value::Ptr(headers as *const c_void)),
+            ("includeNames", crate::trace::Value::Ptr(includeNames as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcDestroyProgram = unsafe extern "C" fn(prog: *mut nvrtcProgram) -> nvrtcResult;
@@ -373,9 +484,30 @@ unsafe fn slow_nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
     let call = || call_nvrtcDestroyProgram(prog);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcDestroyProgram(prog, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcDestroyProgram(prog: *mut nvrtcProgram, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcDestroyProgram",
+        &[
+            ("prog", crate::trace::Value::Ptr(prog as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcCompileProgram = unsafe extern "C" fn(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult;
@@ -426,9 +558,32 @@ unsafe fn slow_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, option
     let call = || call_nvrtcCompileProgram(prog, numOptions, options);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcCompileProgram(prog, numOptions, options, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcCompileProgram",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("numOptions", crate::trace::Value::I64(numOptions as i64)),
+            ("options", crate::trace::Value::Ptr(options as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPTXSize = unsafe extern "C" fn(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult;
@@ -478,9 +633,31 @@ unsafe fn slow_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nv
     let call = || call_nvrtcGetPTXSize(prog, ptxSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPTXSize(prog, ptxSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPTXSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("ptxSizeRet", if __r.0 == 0 && !ptxSizeRet.is_null() { crate::trace::Value::Size((*ptxSizeRet) as u64) } else { crate::trace::Value::Ptr(ptxSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPTX = unsafe extern "C" fn(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult;
@@ -530,9 +707,31 @@ unsafe fn slow_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult 
     let call = || call_nvrtcGetPTX(prog, ptx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPTX(prog, ptx, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPTX",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("ptx", crate::trace::Value::Ptr(ptx as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetCUBINSize = unsafe extern "C" fn(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult;
@@ -582,9 +781,31 @@ unsafe fn slow_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -
     let call = || call_nvrtcGetCUBINSize(prog, cubinSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetCUBINSize(prog, cubinSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetCUBINSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("cubinSizeRet", if __r.0 == 0 && !cubinSizeRet.is_null() { crate::trace::Value::Size((*cubinSizeRet) as u64) } else { crate::trace::Value::Ptr(cubinSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetCUBIN = unsafe extern "C" fn(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult;
@@ -634,9 +855,31 @@ unsafe fn slow_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcRes
     let call = || call_nvrtcGetCUBIN(prog, cubin);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetCUBIN(prog, cubin, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetCUBIN",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("cubin", crate::trace::Value::Ptr(cubin as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetNVVMSize = unsafe extern "C" fn(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult;
@@ -687,9 +930,31 @@ unsafe fn slow_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> 
     let call = || call_nvrtcGetNVVMSize(prog, nvvmSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetNVVMSize(prog, nvvmSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetNVVMSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("nvvmSizeRet", if __r.0 == 0 && !nvvmSizeRet.is_null() { crate::trace::Value::Size((*nvvmSizeRet) as u64) } else { crate::trace::Value::Ptr(nvvmSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetNVVM = unsafe extern "C" fn(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult;
@@ -740,9 +1005,31 @@ unsafe fn slow_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResul
     let call = || call_nvrtcGetNVVM(prog, nvvm);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetNVVM(prog, nvvm, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetNVVM",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("nvvm", crate::trace::Value::Ptr(nvvm as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetLTOIRSize = unsafe extern "C" fn(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult;
@@ -792,9 +1079,31 @@ unsafe fn slow_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -
     let call = || call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetLTOIRSize(prog, LTOIRSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetLTOIRSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("LTOIRSizeRet", if __r.0 == 0 && !LTOIRSizeRet.is_null() { crate::trace::Value::Size((*LTOIRSizeRet) as u64) } else { crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetLTOIR = unsafe extern "C" fn(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult;
@@ -844,9 +1153,31 @@ unsafe fn slow_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcRes
     let call = || call_nvrtcGetLTOIR(prog, LTOIR);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetLTOIR(prog, LTOIR, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetLTOIR",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("LTOIR", crate::trace::Value::Ptr(LTOIR as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetOptiXIRSize = unsafe extern "C" fn(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult;
@@ -896,9 +1227,31 @@ unsafe fn slow_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usiz
     let call = || call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetOptiXIRSize(prog, optixirSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetOptiXIRSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("optixirSizeRet", if __r.0 == 0 && !optixirSizeRet.is_null() { crate::trace::Value::Size((*optixirSizeRet) as u64) } else { crate::trace::Value::Ptr(optixirSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetOptiXIR = unsafe extern "C" fn(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult;
@@ -948,9 +1301,31 @@ unsafe fn slow_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrt
     let call = || call_nvrtcGetOptiXIR(prog, optixir);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetOptiXIR(prog, optixir, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetOptiXIR",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("optixir", crate::trace::Value::Ptr(optixir as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetProgramLogSize = unsafe extern "C" fn(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult;
@@ -1000,9 +1375,31 @@ unsafe fn slow_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize
     let call = || call_nvrtcGetProgramLogSize(prog, logSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetProgramLogSize(prog, logSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetProgramLogSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("logSizeRet", if __r.0 == 0 && !logSizeRet.is_null() { crate::trace::Value::Size((*logSizeRet) as u64) } else { crate::trace::Value::Ptr(logSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetProgramLog = unsafe extern "C" fn(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult;
@@ -1052,9 +1449,31 @@ unsafe fn slow_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtc
     let call = || call_nvrtcGetProgramLog(prog, log);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetProgramLog(prog, log, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetProgramLog",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("log", crate::trace::Value::Ptr(log as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcAddNameExpression = unsafe extern "C" fn(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult;
@@ -1104,9 +1523,31 @@ unsafe fn slow_nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *cons
     let call = || call_nvrtcAddNameExpression(prog, name_expression);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcAddNameExpression(prog, name_expression, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcAddNameExpression",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetLoweredName = unsafe extern "C" fn(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult;
@@ -1157,9 +1598,32 @@ unsafe fn slow_nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c
     let call = || call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetLoweredName(prog, name_expression, lowered_name, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetLoweredName",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
+            ("lowered_name", crate::trace::Value::Ptr(lowered_name as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPCHHeapSize = unsafe extern "C" fn(ret: *mut usize) -> nvrtcResult;
@@ -1208,9 +1672,30 @@ unsafe fn slow_nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
     let call = || call_nvrtcGetPCHHeapSize(ret);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPCHHeapSize(ret, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPCHHeapSize(ret: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPCHHeapSize",
+        &[
+            ("ret", if __r.0 == 0 && !ret.is_null() { crate::trace::Value::Size((*ret) as u64) } else { crate::trace::Value::Ptr(ret as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcSetPCHHeapSize = unsafe extern "C" fn(size: usize) -> nvrtcResult;
@@ -1259,9 +1744,30 @@ unsafe fn slow_nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
     let call = || call_nvrtcSetPCHHeapSize(size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcSetPCHHeapSize(size, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcSetPCHHeapSize(size: usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcSetPCHHeapSize",
+        &[
+            ("size", crate::trace::Value::Size(size as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPCHCreateStatus = unsafe extern "C" fn(prog: nvrtcProgram) -> nvrtcResult;
@@ -1310,9 +1816,30 @@ unsafe fn slow_nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
     let call = || call_nvrtcGetPCHCreateStatus(prog);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPCHCreateStatus(prog, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPCHCreateStatus(prog: nvrtcProgram, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPCHCreateStatus",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPCHHeapSizeRequired = unsafe extern "C" fn(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult;
@@ -1362,9 +1889,31 @@ unsafe fn slow_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize)
     let call = || call_nvrtcGetPCHHeapSizeRequired(prog, size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPCHHeapSizeRequired(prog, size, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPCHHeapSizeRequired",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcSetFlowCallback = unsafe extern "C" fn(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult;
@@ -1415,7 +1964,30 @@ unsafe fn slow_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe 
     let call = || call_nvrtcSetFlowCallback(prog, callback, payload);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcSetFlowCallback(prog, callback, payload, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcSetFlowCallback",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("callback", crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("payload", crate::trace::Value::Ptr(payload as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
