@@ -75,6 +75,9 @@ struct Local {
     tid: u64,
     /// Calls dropped by this thread and not yet added to [`DROPPED`].
     dropped: u64,
+    /// While starved, calls left to drop before asking for a chunk again (the shared counters
+    /// sit on cache lines the writer writes: reading them on every call costs a miss).
+    backoff: u32,
 }
 
 impl Drop for Local {
@@ -122,7 +125,7 @@ fn fresh_chunk(tid: u64) -> Option<*mut Chunk> {
 
 /// Bytes an event can take at most.
 fn worst_case(args: usize) -> usize {
-    16 + 16 + 1 + (args.min(255) + 1) * (16 + 1 + 2 + MAX_STR + 1 + 16)
+    10 + 16 + 1 + (args.min(255) + 1) * (10 + 1 + 2 + MAX_STR + 1 + 10)
 }
 
 /// Appends one event to this thread's chunk. Returns true when a chunk was handed to the
@@ -134,6 +137,11 @@ pub(super) fn push(function: &'static str, args: &[(&'static str, Value<'_>)], r
         let need = worst_case(args.len());
         let mut handed = false;
         if l.chunk.is_null() || l.len + need > CHUNK {
+            if l.backoff > 0 {
+                l.backoff -= 1;
+                l.dropped += 1;
+                return false;
+            }
             match fresh_chunk(l.tid) {
                 Some(c) => {
                     // The slot points at the new chunk before the old one is queued: the
@@ -148,11 +156,9 @@ pub(super) fn push(function: &'static str, args: &[(&'static str, Value<'_>)], r
                 }
                 None => {
                     l.dropped += 1;
-                    if l.dropped % 1024 == 1 {
-                        DROPPED.fetch_add(core::mem::take(&mut l.dropped), Ordering::Relaxed);
-                        return true;
-                    }
-                    return false;
+                    l.backoff = 255;
+                    DROPPED.fetch_add(core::mem::take(&mut l.dropped), Ordering::Relaxed);
+                    return true;
                 }
             }
         }
@@ -181,7 +187,7 @@ pub(super) fn push(function: &'static str, args: &[(&'static str, Value<'_>)], r
 fn register() -> Local {
     let slot = Arc::new(Slot { current: AtomicPtr::new(core::ptr::null_mut()) });
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).push(slot.clone());
-    Local { slot, chunk: core::ptr::null_mut(), len: 0, tid: super::sink::tid(), dropped: 0 }
+    Local { slot, chunk: core::ptr::null_mut(), len: 0, tid: super::sink::tid(), dropped: 0, backoff: 0 }
 }
 
 /// Calls `f(tid, bytes)` for everything pending: full chunks first (then recycled), then the
@@ -233,10 +239,16 @@ impl Cursor<'_> {
         self.pos += b.len();
     }
 
+    /// A static string as its address and a 16-bit length (names are short; longer ones are cut
+    /// at a character boundary).
     #[inline]
     fn str(&mut self, s: &'static str) {
+        let mut n = s.len().min(u16::MAX as usize);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
         self.bytes(&(s.as_ptr() as usize).to_ne_bytes());
-        self.bytes(&s.len().to_ne_bytes());
+        self.bytes(&(n as u16).to_ne_bytes());
     }
 
     #[inline]
@@ -302,7 +314,8 @@ impl<'a> Reader<'a> {
 
     fn str(&mut self) -> &'static str {
         let p = self.u64() as usize as *const u8;
-        let n = self.u64() as usize;
+        let n = u16::from_ne_bytes([self.b[0], self.b[1]]) as usize;
+        self.b = &self.b[2..];
         if n == 0 {
             return "";
         }
