@@ -18,6 +18,11 @@ static CUresult ctx_create_v4(void **c, void *p, unsigned f, int d) { (void)p; (
 static CUresult memcpy_htod_async(uint64_t d, const void *h, size_t n, void *s) { (void)d; (void)h; (void)n; (void)s; return 0; }
 static CUresult memcpy_htod_async_ptsz(uint64_t d, const void *h, size_t n, void *s) { (void)d; (void)h; (void)n; (void)s; return 77; }
 static CUresult internal_thing(void) { return 99; }
+/* The v3020 ABI of cuMemsetD2D32 (6 register arguments): proves a legacy export forwards them. */
+static CUresult memset_d2d32_v3020(uint64_t d, size_t pitch, unsigned v, size_t w, size_t h, void *s)
+{
+    return d == 1 && pitch == 2 && v == 3 && w == 4 && h == 5 && s == (void *)6 ? 42 : 1;
+}
 
 /* Static: a reference to the exported name would bind to the shim's export (interposition). */
 static CUresult get_proc(const char *sym, void **pfn, int ver, uint64_t flags, int *status)
@@ -32,6 +37,7 @@ static CUresult get_proc(const char *sym, void **pfn, int ver, uint64_t flags, i
     else if (strcmp(sym, "cuMemcpyHtoDAsync") == 0 && ver >= 3020)
         p = flags == 2 ? (void *)memcpy_htod_async_ptsz : (void *)memcpy_htod_async;
     else if (strcmp(sym, "cuInternalThing") == 0) p = (void *)internal_thing;
+    else if (strcmp(sym, "cuStreamWaitValue32") == 0 && ver >= 8000 && ver < 11070) p = (void *)memset_d2d32_v3020;
     *pfn = p;
     if (status) *status = p ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS / SYMBOL_NOT_FOUND */
     return p ? 0 : 500;

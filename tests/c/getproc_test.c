@@ -5,6 +5,7 @@
  */
 #include <cuda.h>
 #include <cudagen.h>
+#include <dlfcn.h>
 #include <stdio.h>
 
 static int failures = 0;
@@ -66,6 +67,15 @@ int main(void)
     expect(r == CUDA_ERROR_NOT_FOUND, "older than the driver knows -> CUDA_ERROR_NOT_FOUND passed through");
 
     expect(cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx == (CUcontext)0x1234, "direct call reaches the fake driver");
+
+    /* A legacy ABI (not in cuda.h): the unsuffixed cuStreamWaitValue32 is the v8000 ABI. The fake
+     * driver answers it with a 6-argument function to prove every register reaches it. */
+    typedef CUresult (*six_t)(unsigned long long, size_t, unsigned, size_t, size_t, void *);
+    void *legacy = dlsym(RTLD_DEFAULT, "cuStreamWaitValue32");
+    expect(legacy != NULL && ((six_t)legacy)(1, 2, 3, 4, 5, (void *)6) == 42, "legacy export cuStreamWaitValue32 -> driver's v8000 ABI");
+    expect(legacy != NULL && ((six_t)legacy)(1, 2, 3, 4, 5, (void *)6) == 42, "second call through the filled slot");
+    void *gone = dlsym(RTLD_DEFAULT, "cuStreamWaitValue64");
+    expect(gone != NULL && ((six_t)gone)(1, 2, 3, 4, 5, (void *)6) == CUDA_ERROR_NOT_FOUND, "legacy ABI the driver lacks -> CUDA_ERROR_NOT_FOUND");
     printf("%d failure(s)\n", failures);
     return failures != 0;
 }

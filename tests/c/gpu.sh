@@ -9,6 +9,12 @@
 #               LD_PRELOAD=libcudagen.so: passes; its trace holds every driver/NVRTC call
 #   as-libcuda  runtime_saxpy.cu (nvcc -cudart shared) with the shim installed as libcuda.so.1 on
 #               LD_LIBRARY_PATH: passes; its driver calls (through cuGetProcAddress) are traced
+#   perfetto    the linked saxpy traced with CUDAGEN_TRACE_FORMAT=perfetto: the file is valid JSON
+#   clients     real programs with the shim as libcuda.so.1 (LD_LIBRARY_PATH), untraced and traced
+#               (with CUDAGEN_TRACE_SUMMARY=1), each RESULT line compared with a run without the
+#               shim: PyTorch (matmul + small ops), CuPy (RawKernel + reduction), JAX (jit), an
+#               nvcc runtime program (--default-stream per-thread) and saxpy.c built per-thread
+#               against the real cuda.h (-lcuda); one PASS/FAIL line each
 #   bench       bench_pair.c: libcuda vs libcudagen in one process, then traced to /dev/null
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -106,6 +112,90 @@ EOF
 else
     row "runtime saxpy via shim libcuda" FAIL "nvcc"
 fi
+
+# ---------------------------------------------------------------------------------------------
+echo; echo "== perfetto: linked saxpy, CUDAGEN_TRACE_FORMAT=perfetto"
+if [ -n "${saxpy:-}" ]; then
+    env LD_LIBRARY_PATH="$carry:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUDAGEN_TRACE_FORMAT=perfetto \
+        CUDAGEN_TRACE_FILE="$out/saxpy.perfetto.json" "$saxpy" > "$out/perfetto.out" 2>&1
+    if python3 - "$out/saxpy.perfetto.json" <<'EOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))
+slices = [e for e in ev if e.get("ph") == "X"]
+assert slices and all({"name", "ts", "dur", "tid", "args"} <= e.keys() and "result" in e["args"] for e in slices)
+print(f"perfetto: {len(slices)} slices, e.g. {slices[-1]['name']} {slices[-1]['args']}")
+EOF
+    then row "perfetto JSON parses" PASS "$(grep -c '"ph":"X"' "$out/saxpy.perfetto.json") slices"; else row "perfetto JSON parses" FAIL; fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+echo; echo "== clients: real programs with the shim as libcuda.so.1"
+shimdir="$work/shimdrv"
+mkdir -p "$shimdir"
+cp "$carry/libcudagen.so" "$shimdir/libcuda.so.1"
+real_libcuda=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}')
+[ -n "$real_libcuda" ] || real_libcuda=/usr/lib/x86_64-linux-gnu/libcuda.so.1
+echo "real driver: $real_libcuda"
+export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
+# client NAME COMMAND...: baseline, shim untraced, shim traced + summary; RESULT lines compared.
+client() {
+    local name=$1; shift
+    local base="$out/client-$name"
+    timeout 180 env "$@" > "$base.base.out" 2>&1; local rb=$?
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" "$@" > "$base.shim.out" 2>&1; local rs=$?
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" CUDAGEN_TRACE_FILE="$base.trace" \
+        CUDAGEN_TRACE_SUMMARY=1 "$@" > "$base.traced.out" 2>&1; local rt=$?
+    local want got1 got2
+    want=$(grep '^RESULT' "$base.base.out"); got1=$(grep '^RESULT' "$base.shim.out"); got2=$(grep '^RESULT' "$base.traced.out")
+    echo "-- $name: rc $rb/$rs/$rt; baseline: $want; shim: $got1; traced: $got2"
+    if [ $rb = 0 ] && [ $rs = 0 ] && [ $rt = 0 ] && [ -n "$want" ] && [ "$want" = "$got1" ] && [ "$want" = "$got2" ] \
+        && ! grep -q 'FAIL\|False' <<< "$want"; then
+        echo "PASS client $name ($(grep -c '' "$base.trace" 2>/dev/null) trace lines)"
+        row "client $name" PASS "$(grep -c '' "$base.trace" 2>/dev/null) trace lines"
+    else
+        echo "FAIL client $name"; tail -n 15 "$base.shim.out" "$base.traced.out"
+        row "client $name" FAIL "rc $rb/$rs/$rt"
+    fi
+    sed -n '/API summary/,+8p' "$base.traced.out"
+}
+py=${PYTHON:-python3}
+client torch "$py" "$here/clients/torch_client.py"
+if printf '%s\n' "${rows[@]}" | grep -qE '^client torch +FAIL'; then
+    echo "-- torch diagnostics: cuBLASLt's log"
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" CUBLASLT_LOG_LEVEL=5 \
+        CUBLAS_LOGINFO_DBG=1 CUBLAS_LOGDEST_DBG=stderr "$py" "$here/clients/torch_client.py" 2>&1 | grep -v '^ ' | tail -12 | cut -c1-300
+    echo "-- torch diagnostics: the driver's own pointers from cuGetProcAddress (CUDAGEN_GETPROC=driver)"
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" CUDAGEN_GETPROC=driver \
+        "$py" "$here/clients/torch_client.py" 2>&1 | tail -3
+    echo "-- torch diagnostics: names looked up with dlsym and not found"
+    mkdir -p "$work/lddbg"
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" LD_DEBUG=symbols,bindings \
+        LD_DEBUG_OUTPUT="$work/lddbg/log" "$py" "$here/clients/torch_client.py" > /dev/null 2>&1
+    "$py" "$here/dlsym_misses.py" "$work"/lddbg/log.* | head -80
+fi
+client cupy "$py" "$here/clients/cupy_client.py"
+client jax "$py" "$here/clients/jax_client.py"
+if "$cuda_home/bin/nvcc" --default-stream per-thread -o "$work/runtime_ptds" "$here/runtime_ptds.cu"; then
+    client runtime-ptds "$work/runtime_ptds"
+else
+    row "client runtime-ptds" FAIL "nvcc"
+fi
+if $CC -std=c99 -Wall -Werror -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I "$cuda_home/include" "$here/saxpy.c" \
+    -o "$work/saxpy-ptds" -L "$cuda_lib" -L "$cuda_lib/stubs" -lcuda -lnvrtc -lm; then
+    nm -D "$work/saxpy-ptds" | grep -E '_pt(ds|sz)' | head -5
+    client driver-ptds "$work/saxpy-ptds"
+else
+    row "client driver-ptds" FAIL "build"
+fi
+# What the real driver exports that the shim does not (programs that dlsym those names bypass it).
+nm -D --defined-only "$real_libcuda" | awk '{print $3}' | sed 's/@.*//' | sort -u > "$work/real.syms"
+nm -D --defined-only "$carry/libcudagen.so" | awk '{print $3}' | sed 's/@.*//' | sort -u > "$work/shim.syms"
+echo "real driver exports $(wc -l < "$work/real.syms"); shim $(wc -l < "$work/shim.syms"); only in the driver: $(comm -23 "$work/real.syms" "$work/shim.syms" | wc -l)"
+comm -23 "$work/real.syms" "$work/shim.syms" | tr '\n' ' ' | head -c 3000; echo
+# Of those, the names cuBLAS / cuBLASLt carry as strings (looked up with dlsym at run time).
+for l in $("$py" -c 'import glob, os, torch; d = os.path.dirname(torch.__file__); print(" ".join(glob.glob(d + "/../nvidia/cu*/lib/libcublas*.so*")))' 2>/dev/null); do
+    echo "$(basename "$l"): driver-only names it mentions: $(strings "$l" | grep -xE 'cu[A-Z][A-Za-z0-9_]+' | sort -u | comm -12 - <(comm -23 "$work/real.syms" "$work/shim.syms") | tr '\n' ' ')"
+done
 
 # ---------------------------------------------------------------------------------------------
 # One process links libcuda and dlopens the shim; samples alternate, so both paths see the same

@@ -90,6 +90,23 @@ else
     fails=$((fails - 1))
 fi
 
+# Every symbol a program built against NVIDIA's headers can reference, with and without
+# CUDA_API_PER_THREAD_DEFAULT_STREAM (gcc -aux-info lists the declarations each mode sees;
+# static inline helpers are not symbols), must be exported.
+if [ -f "$nv/cudaTypedefs.h" ] && [ -f "$nv/nvrtc.h" ]; then
+    printf '#include <cudaTypedefs.h>\n#include <nvrtc.h>\n' > "$work/decls.c"
+    for mode in "" -DCUDA_API_PER_THREAD_DEFAULT_STREAM; do
+        $CC -fsyntax-only $mode -I "$nv" -aux-info "$work/aux$mode.txt" "$work/decls.c" 2>> "$work/aux.log"
+        grep -v '^/\* /usr' "$work/aux$mode.txt" | grep -v 'static' | grep -oE '\b(cu|nvrtc)[A-Za-z0-9_]+ \(' | sed 's/ (//'
+    done | sort -u > "$work/nv-symbols.txt"
+    nvmiss=$(comm -23 "$work/nv-symbols.txt" "$work/exported.txt")
+    if [ -s "$work/nv-symbols.txt" ] && [ -z "$nvmiss" ]; then
+        row "every symbol NVIDIA's headers reference" PASS "$(wc -l < "$work/nv-symbols.txt") symbols, both stream modes"
+    else
+        row "every symbol NVIDIA's headers reference" FAIL "missing: $(echo $nvmiss | head -c 200)"
+    fi
+fi
+
 echo "== saxpy"
 nvrtc=${CUDAGEN_NVRTC_PATH:-}
 if [ -z "$nvrtc" ]; then nvrtc=$(ls "$root"/.cache/nvrtc/*/nvidia/cuda_nvrtc/lib/libnvrtc.so.12 "$root"/.cache/nvrtc/*/libnvrtc.so.12 2>/dev/null | head -1); fi
@@ -120,7 +137,11 @@ run_saxpy() {
 run_saxpy "run saxpy (shared)" LD_LIBRARY_PATH="$lib" "$work/saxpy"
 run_saxpy "run saxpy (static)" "$work/saxpy-static"
 # A driver that is certainly missing: the message must name the path looked for.
-run_saxpy "run saxpy, CUDAGEN_LIBCUDA missing" CUDAGEN_LIBCUDA=/nonexistent/libcuda.so.1 LD_LIBRARY_PATH="$lib" "$work/saxpy"
+run_saxpy "run saxpy, CUDAGEN_LIBCUDA missing" CUDAGEN_LIBCUDA=/nonexistent/libcuda.so.1 LD_LIBRARY_PATH="$lib" \
+    CUDAGEN_TRACE_FILE="$work/missing.trace" "$work/saxpy"
+# A call that fails in the loader is traced like any other, with the loader's status.
+grep -q '^\[cudagen tid=[0-9]*\] cuInit(Flags=0) -> CUDA_ERROR_STUB_LIBRARY' "$work/missing.trace" \
+    && row "loader failure traced" PASS || { row "loader failure traced" FAIL; head -5 "$work/missing.trace" >&2; }
 grep -q '/nonexistent/libcuda.so.1' "$work/run saxpy, CUDAGEN_LIBCUDA missing.out" \
     && row "loader message names CUDAGEN_LIBCUDA path" PASS || row "loader message names CUDAGEN_LIBCUDA path" FAIL
 # Installed as libcuda.so.1 on LD_LIBRARY_PATH, with no real driver: it must skip itself.
@@ -138,7 +159,7 @@ fi
 echo "== cuGetProcAddress interception (fake driver)"
 mkdir -p "$work/fake"
 if $CC -shared -fPIC -O2 -Wall -Werror tests/c/fake_libcuda.c -o "$work/fake/libcuda.so.1" \
-    && $CC -std=c99 -Wall -Werror -I "$inc" tests/c/getproc_test.c -o "$work/getproc_test" -L "$lib" -lcudagen; then
+    && $CC -std=c99 -Wall -Werror -I "$inc" tests/c/getproc_test.c -o "$work/getproc_test" -L "$lib" -lcudagen -ldl; then
     env CUDAGEN_LIBCUDA="$work/fake/libcuda.so.1" CUDAGEN_TRACE_FILE="$work/getproc.trace" LD_LIBRARY_PATH="$lib" \
         "$work/getproc_test" > "$work/getproc.out" 2>&1
     rc=$?

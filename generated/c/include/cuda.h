@@ -9800,6 +9800,9 @@ CUresult CUDAAPI cuMemHostUnregister(void *p);
  */
 CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
 
+/** Per-thread default stream variant of `cuMemcpy`. */
+CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
+
 /**
  * Copies device memory between two contexts
  *
@@ -9830,6 +9833,9 @@ CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
  * `cudaMemcpyPeer`
  */
 CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount);
+
+/** Per-thread default stream variant of `cuMemcpyPeer`. */
+CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount);
 
 /**
  * Copies memory from Host to Device
@@ -10713,6 +10719,9 @@ CUresult CUDAAPI cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy);
  */
 CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
 
+/** Per-thread default stream variant of `cuMemcpy3DPeer`. */
+CUresult CUDAAPI cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy);
+
 /**
  * Copies memory asynchronously
  *
@@ -10759,6 +10768,9 @@ CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
  */
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
 
+/** Per-thread default stream variant of `cuMemcpyAsync`. */
+CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
+
 /**
  * Copies device memory between two contexts asynchronously.
  *
@@ -10792,6 +10804,9 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCoun
  * `cudaMemcpyPeerAsync`
  */
 CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream);
+
+/** Per-thread default stream variant of `cuMemcpyPeerAsync`. */
+CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream);
 
 /**
  * Copies memory from Host to Device
@@ -11412,6 +11427,9 @@ CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hS
  */
 CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream);
 
+/** Per-thread default stream variant of `cuMemcpy3DPeerAsync`. */
+CUresult CUDAAPI cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream);
+
 /**
  * Performs a batch of memory copies asynchronously.
  *
@@ -11860,6 +11878,9 @@ CUresult CUDAAPI cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, u
  */
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream);
 
+/** Per-thread default stream variant of `cuMemsetD8Async`. */
+CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream);
+
 /**
  * Sets device memory
  *
@@ -11898,6 +11919,9 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t
  */
 CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream);
 
+/** Per-thread default stream variant of `cuMemsetD16Async`. */
+CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream);
+
 /**
  * Sets device memory
  *
@@ -11934,6 +11958,9 @@ CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size
  * `cudaMemsetAsync`
  */
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream);
+
+/** Per-thread default stream variant of `cuMemsetD32Async`. */
+CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream);
 
 /**
  * Sets device memory
@@ -11977,6 +12004,9 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t
  * `cudaMemset2DAsync`
  */
 CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream);
+
+/** Per-thread default stream variant of `cuMemsetD2D8Async`. */
+CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream);
 
 /**
  * Sets device memory
@@ -12022,6 +12052,9 @@ CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsig
  */
 CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream);
 
+/** Per-thread default stream variant of `cuMemsetD2D16Async`. */
+CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream);
+
 /**
  * Sets device memory
  *
@@ -12065,6 +12098,9 @@ CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsi
  * `cudaMemset2DAsync`
  */
 CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream);
+
+/** Per-thread default stream variant of `cuMemsetD2D32Async`. */
+CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream);
 
 /**
  * Creates a 1D or 2D CUDA array
@@ -13367,6 +13403,9 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGene
  */
 CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream);
 
+/** Per-thread default stream variant of `cuMemMapArrayAsync`. */
+CUresult CUDAAPI cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream);
+
 /**
  * Unmap the backing memory of a given address range.
  *
@@ -13615,6 +13654,9 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handl
  */
 CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
 
+/** Per-thread default stream variant of `cuMemFreeAsync`. */
+CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
+
 /**
  * Allocates memory with stream ordered semantics
  *
@@ -13649,6 +13691,9 @@ CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
  * `cuMemPoolSetAccess`, `cuMemPoolSetAttribute`
  */
 CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+
+/** Per-thread default stream variant of `cuMemAllocAsync`. */
+CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
 
 /**
  * Tries to release memory back to the OS
@@ -13909,6 +13954,9 @@ CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool);
  * `cuMemPoolSetAttribute`
  */
 CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
+
+/** Per-thread default stream variant of `cuMemAllocFromPoolAsync`. */
+CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
 
 /**
  * Exports a memory pool to the requested handle type.
@@ -14535,6 +14583,9 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
  */
 CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream);
 
+/** Per-thread default stream variant of `cuMemPrefetchAsync`. */
+CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream);
+
 /**
  * Prefetches memory to the specified destination location
  *
@@ -14612,6 +14663,9 @@ CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice d
  * `cudaMemPrefetchAsync_v2`
  */
 CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream);
+
+/** Per-thread default stream variant of `cuMemPrefetchAsync_v2`. */
+CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream);
 
 /**
  * Advise about the usage of a given memory range
@@ -15192,6 +15246,9 @@ CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int fla
  */
 CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
 
+/** Per-thread default stream variant of `cuStreamGetPriority`. */
+CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);
+
 /**
  * Returns the device handle of the stream
  *
@@ -15218,6 +15275,9 @@ CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
  * `cuStreamGetFlags`
  */
 CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
+
+/** Per-thread default stream variant of `cuStreamGetDevice`. */
+CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device);
 
 /**
  * Query the flags of a given stream
@@ -15247,6 +15307,9 @@ CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
  * `cuStreamGetDevice`
  */
 CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags);
+
+/** Per-thread default stream variant of `cuStreamGetFlags`. */
+CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
 
 /**
  * Returns the unique Id associated with the stream handle supplied
@@ -15281,6 +15344,9 @@ CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags);
  * `cudaStreamGetId`
  */
 CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
+
+/** Per-thread default stream variant of `cuStreamGetId`. */
+CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId);
 
 /**
  * Query the context associated with a stream
@@ -15333,6 +15399,9 @@ CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
  * `cudaStreamCreateWithFlags`
  */
 CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
+
+/** Per-thread default stream variant of `cuStreamGetCtx`. */
+CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx);
 
 /**
  * Query the contexts associated with a stream
@@ -15393,6 +15462,9 @@ CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
  */
 CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
 
+/** Per-thread default stream variant of `cuStreamGetCtx_v2`. */
+CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
+
 /**
  * Make a compute stream wait on an event
  *
@@ -15430,6 +15502,9 @@ CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx
  * `cudaStreamWaitEvent`
  */
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags);
+
+/** Per-thread default stream variant of `cuStreamWaitEvent`. */
+CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags);
 
 /**
  * Add a callback to a compute stream
@@ -15506,6 +15581,9 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned in
  * `cudaStreamAddCallback`
  */
 CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags);
+
+/** Per-thread default stream variant of `cuStreamAddCallback`. */
+CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags);
 
 /**
  * Begins graph capture on a stream
@@ -15594,6 +15672,9 @@ CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureM
  */
 CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode);
 
+/** Per-thread default stream variant of `cuStreamBeginCaptureToGraph`. */
+CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode);
+
 /**
  * Swaps the stream capture interaction mode for a thread
  *
@@ -15680,6 +15761,9 @@ CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
  */
 CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
 
+/** Per-thread default stream variant of `cuStreamEndCapture`. */
+CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
+
 /**
  * Returns a stream's capture status
  *
@@ -15720,6 +15804,9 @@ CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
  * `cuStreamEndCapture`
  */
 CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus);
+
+/** Per-thread default stream variant of `cuStreamIsCapturing`. */
+CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus);
 
 /**
  * Query a stream's capture state
@@ -15803,6 +15890,9 @@ CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptur
  */
 CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out);
 
+/** Per-thread default stream variant of `cuStreamGetCaptureInfo_v3`. */
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out);
+
 /**
  * Update the set of dependencies in a capturing stream (11.3+)
  *
@@ -15840,6 +15930,9 @@ CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStat
  */
 CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags);
 
+/** Per-thread default stream variant of `cuStreamUpdateCaptureDependencies`. */
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags);
+
 /**
  * Update the set of dependencies in a capturing stream (12.3+)
  *
@@ -15875,6 +15968,9 @@ CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode
  * `cuStreamGetCaptureInfo`
  */
 CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
+
+/** Per-thread default stream variant of `cuStreamUpdateCaptureDependencies_v2`. */
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags);
 
 /**
  * Attach memory to a stream asynchronously
@@ -15963,6 +16059,9 @@ CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphN
  */
 CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags);
 
+/** Per-thread default stream variant of `cuStreamAttachMemAsync`. */
+CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags);
+
 /**
  * Determine status of a compute stream
  *
@@ -15994,6 +16093,9 @@ CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size
  */
 CUresult CUDAAPI cuStreamQuery(CUstream hStream);
 
+/** Per-thread default stream variant of `cuStreamQuery`. */
+CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream);
+
 /**
  * Wait until a stream's tasks are completed
  *
@@ -16023,6 +16125,9 @@ CUresult CUDAAPI cuStreamQuery(CUstream hStream);
  * `cudaStreamSynchronize`
  */
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
+
+/** Per-thread default stream variant of `cuStreamSynchronize`. */
+CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream);
 
 /**
  * Destroys a stream
@@ -16077,6 +16182,9 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream);
  */
 CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src);
 
+/** Per-thread default stream variant of `cuStreamCopyAttributes`. */
+CUresult CUDAAPI cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src);
+
 /**
  * Queries stream attribute.
  *
@@ -16098,6 +16206,9 @@ CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src);
  * `CUaccessPolicyWindow`
  */
 CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out);
+
+/** Per-thread default stream variant of `cuStreamGetAttribute`. */
+CUresult CUDAAPI cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out);
 
 /**
  * Sets stream attribute.
@@ -16121,6 +16232,9 @@ CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUs
  * `CUaccessPolicyWindow`
  */
 CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value);
+
+/** Per-thread default stream variant of `cuStreamSetAttribute`. */
+CUresult CUDAAPI cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value);
 
 /**
  * Creates an event
@@ -16208,6 +16322,9 @@ CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
  */
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
 
+/** Per-thread default stream variant of `cuEventRecord`. */
+CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream);
+
 /**
  * Records an event
  *
@@ -16258,6 +16375,9 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
  * `cudaEventRecord`
  */
 CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags);
+
+/** Per-thread default stream variant of `cuEventRecordWithFlags`. */
+CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags);
 
 /**
  * Queries an event's status
@@ -16993,6 +17113,9 @@ CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, cons
  */
 CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
 
+/** Per-thread default stream variant of `cuSignalExternalSemaphoresAsync`. */
+CUresult CUDAAPI cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
+
 /**
  * Waits on a set of external semaphore objects
  *
@@ -17069,6 +17192,9 @@ CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extS
  * `cuSignalExternalSemaphoresAsync`
  */
 CUresult CUDAAPI cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
+
+/** Per-thread default stream variant of `cuWaitExternalSemaphoresAsync`. */
+CUresult CUDAAPI cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream);
 
 /**
  * Destroys an external semaphore
@@ -17754,6 +17880,9 @@ CUresult CUDAAPI cuFuncLoad(CUfunction function);
  */
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra);
 
+/** Per-thread default stream variant of `cuLaunchKernel`. */
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra);
+
 /**
  * Launches a CUDA function `CUfunction` or a CUDA kernel `CUkernel` with launch-time configuration
  *
@@ -18028,6 +18157,9 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
  */
 CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra);
 
+/** Per-thread default stream variant of `cuLaunchKernelEx`. */
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra);
+
 /**
  * Launches a CUDA function `CUfunction` or a CUDA kernel `CUkernel` where thread blocks
  * can cooperate and synchronize as they execute
@@ -18118,6 +18250,9 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
  * `cuKernelSetAttribute`
  */
 CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams);
+
+/** Per-thread default stream variant of `cuLaunchCooperativeKernel`. */
+CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams);
 
 /**
  * Launches CUDA functions on multiple devices where thread blocks can cooperate and synchronize as they execute
@@ -18326,6 +18461,9 @@ __CUDA_DEPRECATED CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(CUDA_LAU
  * `cuStreamAddCallback`
  */
 CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
+
+/** Per-thread default stream variant of `cuLaunchHostFunc`. */
+CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData);
 
 /**
  * Sets the block-dimensions for the function
@@ -20935,6 +21073,9 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph h
  */
 CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
 
+/** Per-thread default stream variant of `cuGraphInstantiateWithParams`. */
+CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams);
+
 /**
  * Query the instantiation flags of an executable graph
  *
@@ -21477,6 +21618,9 @@ CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode
  */
 CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
 
+/** Per-thread default stream variant of `cuGraphUpload`. */
+CUresult CUDAAPI cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+
 /**
  * Launches an executable graph in a stream
  *
@@ -21507,6 +21651,9 @@ CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream);
  * `cuGraphExecDestroy`
  */
 CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
+
+/** Per-thread default stream variant of `cuGraphLaunch`. */
+CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
 
 /**
  * Destroys an executable graph
@@ -24638,6 +24785,9 @@ CUresult CUDAAPI cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, u
  */
 CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
 
+/** Per-thread default stream variant of `cuGraphicsMapResources`. */
+CUresult CUDAAPI cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
+
 /**
  * Unmap graphics resources.
  *
@@ -24674,6 +24824,9 @@ CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *
  * `cudaGraphicsUnmapResources`
  */
 CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
+
+/** Per-thread default stream variant of `cuGraphicsUnmapResources`. */
+CUresult CUDAAPI cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
 
 /**
  * Returns the requested driver API function pointer
@@ -25753,6 +25906,8 @@ CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args
 #define cuGetProcAddress cuGetProcAddress_v2
 
 #if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuMemcpy cuMemcpy_ptds
+#define cuMemcpyPeer cuMemcpyPeer_ptds
 #define cuMemcpyHtoD cuMemcpyHtoD_v2_ptds
 #define cuMemcpyDtoH cuMemcpyDtoH_v2_ptds
 #define cuMemcpyDtoD cuMemcpyDtoD_v2_ptds
@@ -25764,6 +25919,9 @@ CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args
 #define cuMemcpy2D cuMemcpy2D_v2_ptds
 #define cuMemcpy2DUnaligned cuMemcpy2DUnaligned_v2_ptds
 #define cuMemcpy3D cuMemcpy3D_v2_ptds
+#define cuMemcpy3DPeer cuMemcpy3DPeer_ptds
+#define cuMemcpyAsync cuMemcpyAsync_ptsz
+#define cuMemcpyPeerAsync cuMemcpyPeerAsync_ptsz
 #define cuMemcpyHtoDAsync cuMemcpyHtoDAsync_v2_ptsz
 #define cuMemcpyDtoHAsync cuMemcpyDtoHAsync_v2_ptsz
 #define cuMemcpyDtoDAsync cuMemcpyDtoDAsync_v2_ptsz
@@ -25771,6 +25929,7 @@ CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args
 #define cuMemcpyAtoHAsync cuMemcpyAtoHAsync_v2_ptsz
 #define cuMemcpy2DAsync cuMemcpy2DAsync_v2_ptsz
 #define cuMemcpy3DAsync cuMemcpy3DAsync_v2_ptsz
+#define cuMemcpy3DPeerAsync cuMemcpy3DPeerAsync_ptsz
 #define cuMemcpyBatchAsync cuMemcpyBatchAsync_ptsz
 #define cuMemcpy3DBatchAsync cuMemcpy3DBatchAsync_ptsz
 #define cuMemsetD8 cuMemsetD8_v2_ptds
@@ -25779,15 +25938,60 @@ CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args
 #define cuMemsetD2D8 cuMemsetD2D8_v2_ptds
 #define cuMemsetD2D16 cuMemsetD2D16_v2_ptds
 #define cuMemsetD2D32 cuMemsetD2D32_v2_ptds
+#define cuMemsetD8Async cuMemsetD8Async_ptsz
+#define cuMemsetD16Async cuMemsetD16Async_ptsz
+#define cuMemsetD32Async cuMemsetD32Async_ptsz
+#define cuMemsetD2D8Async cuMemsetD2D8Async_ptsz
+#define cuMemsetD2D16Async cuMemsetD2D16Async_ptsz
+#define cuMemsetD2D32Async cuMemsetD2D32Async_ptsz
 #define cuMemBatchDecompressAsync cuMemBatchDecompressAsync_ptsz
+#define cuMemMapArrayAsync cuMemMapArrayAsync_ptsz
+#define cuMemFreeAsync cuMemFreeAsync_ptsz
+#define cuMemAllocAsync cuMemAllocAsync_ptsz
+#define cuMemAllocFromPoolAsync cuMemAllocFromPoolAsync_ptsz
+#define cuMemPrefetchAsync cuMemPrefetchAsync_ptsz
+#define cuMemPrefetchAsync_v2 cuMemPrefetchAsync_v2_ptsz
+#define cuStreamGetPriority cuStreamGetPriority_ptsz
+#define cuStreamGetDevice cuStreamGetDevice_ptsz
+#define cuStreamGetFlags cuStreamGetFlags_ptsz
+#define cuStreamGetId cuStreamGetId_ptsz
+#define cuStreamGetCtx cuStreamGetCtx_ptsz
+#define cuStreamGetCtx_v2 cuStreamGetCtx_v2_ptsz
+#define cuStreamWaitEvent cuStreamWaitEvent_ptsz
+#define cuStreamAddCallback cuStreamAddCallback_ptsz
 #define cuStreamBeginCapture cuStreamBeginCapture_v2_ptsz
+#define cuStreamBeginCaptureToGraph cuStreamBeginCaptureToGraph_ptsz
+#define cuStreamEndCapture cuStreamEndCapture_ptsz
+#define cuStreamIsCapturing cuStreamIsCapturing_ptsz
 #define cuStreamGetCaptureInfo cuStreamGetCaptureInfo_v2_ptsz
 #define cuStreamGetCaptureInfo_v2 cuStreamGetCaptureInfo_v2_ptsz
+#define cuStreamGetCaptureInfo_v3 cuStreamGetCaptureInfo_v3_ptsz
+#define cuStreamUpdateCaptureDependencies cuStreamUpdateCaptureDependencies_ptsz
+#define cuStreamUpdateCaptureDependencies_v2 cuStreamUpdateCaptureDependencies_v2_ptsz
+#define cuStreamAttachMemAsync cuStreamAttachMemAsync_ptsz
+#define cuStreamQuery cuStreamQuery_ptsz
+#define cuStreamSynchronize cuStreamSynchronize_ptsz
+#define cuStreamCopyAttributes cuStreamCopyAttributes_ptsz
+#define cuStreamGetAttribute cuStreamGetAttribute_ptsz
+#define cuStreamSetAttribute cuStreamSetAttribute_ptsz
+#define cuEventRecord cuEventRecord_ptsz
+#define cuEventRecordWithFlags cuEventRecordWithFlags_ptsz
+#define cuSignalExternalSemaphoresAsync cuSignalExternalSemaphoresAsync_ptsz
+#define cuWaitExternalSemaphoresAsync cuWaitExternalSemaphoresAsync_ptsz
 #define cuStreamWaitValue32 cuStreamWaitValue32_v2_ptsz
 #define cuStreamWaitValue64 cuStreamWaitValue64_v2_ptsz
 #define cuStreamWriteValue32 cuStreamWriteValue32_v2_ptsz
 #define cuStreamWriteValue64 cuStreamWriteValue64_v2_ptsz
 #define cuStreamBatchMemOp cuStreamBatchMemOp_v2_ptsz
+#define cuLaunchKernel cuLaunchKernel_ptsz
+#define cuLaunchKernelEx cuLaunchKernelEx_ptsz
+#define cuLaunchCooperativeKernel cuLaunchCooperativeKernel_ptsz
+#define cuLaunchHostFunc cuLaunchHostFunc_ptsz
+#define cuGraphInstantiateWithParams cuGraphInstantiateWithParams_ptsz
+#define cuGraphUpload cuGraphUpload_ptsz
+#define cuGraphLaunch cuGraphLaunch_ptsz
+#define cuGraphicsMapResources cuGraphicsMapResources_ptsz
+#define cuGraphicsUnmapResources cuGraphicsUnmapResources_ptsz
 #else
 #define cuMemcpyHtoD cuMemcpyHtoD_v2
 #define cuMemcpyDtoH cuMemcpyDtoH_v2

@@ -903,11 +903,27 @@ pub unsafe extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount:
 
 }
 
+/// `cuMemcpy_ptds` (`cuMemcpy`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy_ptds(dst, src, ByteCount) }
+
+}
+
 /// `cuMemcpyPeer`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount) }
+
+}
+
+/// `cuMemcpyPeer_ptds` (`cuMemcpyPeer`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount) }
 
 }
 
@@ -1095,6 +1111,14 @@ pub unsafe extern "C" fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUr
 
 }
 
+/// `cuMemcpy3DPeer_ptds` (`cuMemcpy3DPeer`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3DPeer_ptds(pCopy) }
+
+}
+
 /// `cuMemcpyAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
@@ -1103,11 +1127,27 @@ pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteC
 
 }
 
+/// `cuMemcpyAsync_ptsz` (`cuMemcpyAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream) }
+
+}
+
 /// `cuMemcpyPeerAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) }
+
+}
+
+/// `cuMemcpyPeerAsync_ptsz` (`cuMemcpyPeerAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) }
 
 }
 
@@ -1228,6 +1268,14 @@ pub unsafe extern "C" fn cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hS
 pub unsafe extern "C" fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3DPeerAsync(pCopy, hStream) }
+
+}
+
+/// `cuMemcpy3DPeerAsync_ptsz` (`cuMemcpy3DPeerAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemcpy3DPeerAsync_ptsz(pCopy, hStream) }
 
 }
 
@@ -1367,11 +1415,27 @@ pub unsafe extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: ::core::ffi
 
 }
 
+/// `cuMemsetD8Async_ptsz` (`cuMemsetD8Async`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: ::core::ffi::c_uchar, N: usize, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream) }
+
+}
+
 /// `cuMemsetD16Async`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: ::core::ffi::c_ushort, N: usize, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD16Async(dstDevice, us, N, hStream) }
+
+}
+
+/// `cuMemsetD16Async_ptsz` (`cuMemsetD16Async`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: ::core::ffi::c_ushort, N: usize, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD16Async_ptsz(dstDevice, us, N, hStream) }
 
 }
 
@@ -1383,11 +1447,27 @@ pub unsafe extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: ::core::ff
 
 }
 
+/// `cuMemsetD32Async_ptsz` (`cuMemsetD32Async`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: ::core::ffi::c_uint, N: usize, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream) }
+
+}
+
 /// `cuMemsetD2D8Async`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::core::ffi::c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream) }
+
+}
+
+/// `cuMemsetD2D8Async_ptsz` (`cuMemsetD2D8Async`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::core::ffi::c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream) }
 
 }
 
@@ -1399,11 +1479,27 @@ pub unsafe extern "C" fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: us
 
 }
 
+/// `cuMemsetD2D16Async_ptsz` (`cuMemsetD2D16Async`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, us: ::core::ffi::c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream) }
+
+}
+
 /// `cuMemsetD2D32Async`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::core::ffi::c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream) }
+
+}
+
+/// `cuMemsetD2D32Async_ptsz` (`cuMemsetD2D32Async`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::core::ffi::c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream) }
 
 }
 
@@ -1583,6 +1679,14 @@ pub unsafe extern "C" fn cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, co
 
 }
 
+/// `cuMemMapArrayAsync_ptsz` (`cuMemMapArrayAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInfo, count: ::core::ffi::c_uint, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream) }
+
+}
+
 /// `cuMemUnmap`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
@@ -1655,11 +1759,27 @@ pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) ->
 
 }
 
+/// `cuMemFreeAsync_ptsz` (`cuMemFreeAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemFreeAsync_ptsz(dptr, hStream) }
+
+}
+
 /// `cuMemAllocAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAllocAsync(dptr, bytesize, hStream) }
+
+}
+
+/// `cuMemAllocAsync_ptsz` (`cuMemAllocAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAllocAsync_ptsz(dptr, bytesize, hStream) }
 
 }
 
@@ -1724,6 +1844,14 @@ pub unsafe extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
 pub unsafe extern "C" fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream) }
+
+}
+
+/// `cuMemAllocFromPoolAsync_ptsz` (`cuMemAllocFromPoolAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream) }
 
 }
 
@@ -1823,11 +1951,27 @@ pub unsafe extern "C" fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, d
 
 }
 
+/// `cuMemPrefetchAsync_ptsz` (`cuMemPrefetchAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream) }
+
+}
+
 /// `cuMemPrefetchAsync_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: ::core::ffi::c_uint, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream) }
+
+}
+
+/// `cuMemPrefetchAsync_v2_ptsz` (`cuMemPrefetchAsync_v2`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: ::core::ffi::c_uint, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream) }
 
 }
 
@@ -1903,11 +2047,27 @@ pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut :
 
 }
 
+/// `cuStreamGetPriority_ptsz` (`cuStreamGetPriority`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut ::core::ffi::c_int) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetPriority_ptsz(hStream, priority) }
+
+}
+
 /// `cuStreamGetDevice`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetDevice(hStream, device) }
+
+}
+
+/// `cuStreamGetDevice_ptsz` (`cuStreamGetDevice`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetDevice_ptsz(hStream, device) }
 
 }
 
@@ -1919,11 +2079,27 @@ pub unsafe extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: *mut ::core:
 
 }
 
+/// `cuStreamGetFlags_ptsz` (`cuStreamGetFlags`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut ::core::ffi::c_uint) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetFlags_ptsz(hStream, flags) }
+
+}
+
 /// `cuStreamGetId`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetId(hStream: CUstream, streamId: *mut ::core::ffi::c_ulonglong) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetId(hStream, streamId) }
+
+}
+
+/// `cuStreamGetId_ptsz` (`cuStreamGetId`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut ::core::ffi::c_ulonglong) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetId_ptsz(hStream, streamId) }
 
 }
 
@@ -1935,11 +2111,27 @@ pub unsafe extern "C" fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext)
 
 }
 
+/// `cuStreamGetCtx_ptsz` (`cuStreamGetCtx`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetCtx_ptsz(hStream, pctx) }
+
+}
+
 /// `cuStreamGetCtx_v2`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) }
+
+}
+
+/// `cuStreamGetCtx_v2_ptsz` (`cuStreamGetCtx_v2`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx) }
 
 }
 
@@ -1951,11 +2143,27 @@ pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, F
 
 }
 
+/// `cuStreamWaitEvent_ptsz` (`cuStreamWaitEvent`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags: ::core::ffi::c_uint) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamWaitEvent_ptsz(hStream, hEvent, Flags) }
+
+}
+
 /// `cuStreamAddCallback`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut ::core::ffi::c_void, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamAddCallback(hStream, callback, userData, flags) }
+
+}
+
+/// `cuStreamAddCallback_ptsz` (`cuStreamAddCallback`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCallback, userData: *mut ::core::ffi::c_void, flags: ::core::ffi::c_uint) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamAddCallback_ptsz(hStream, callback, userData, flags) }
 
 }
 
@@ -1983,6 +2191,14 @@ pub unsafe extern "C" fn cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: 
 
 }
 
+/// `cuStreamBeginCaptureToGraph_ptsz` (`cuStreamBeginCaptureToGraph`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) }
+
+}
+
 /// `cuThreadExchangeStreamCaptureMode`.
 #[no_mangle]
 pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult {
@@ -1999,11 +2215,27 @@ pub unsafe extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUg
 
 }
 
+/// `cuStreamEndCapture_ptsz` (`cuStreamEndCapture`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamEndCapture_ptsz(hStream, phGraph) }
+
+}
+
 /// `cuStreamIsCapturing`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamIsCapturing(hStream, captureStatus) }
+
+}
+
+/// `cuStreamIsCapturing_ptsz` (`cuStreamIsCapturing`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamIsCapturing_ptsz(hStream, captureStatus) }
 
 }
 
@@ -2031,11 +2263,27 @@ pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(hStream: CUstream, captureSta
 
 }
 
+/// `cuStreamGetCaptureInfo_v3_ptsz` (`cuStreamGetCaptureInfo_v3`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) }
+
+}
+
 /// `cuStreamUpdateCaptureDependencies`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags) }
+
+}
+
+/// `cuStreamUpdateCaptureDependencies_ptsz` (`cuStreamUpdateCaptureDependencies`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: ::core::ffi::c_uint) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags) }
 
 }
 
@@ -2047,11 +2295,27 @@ pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(hStream: CUstream,
 
 }
 
+/// `cuStreamUpdateCaptureDependencies_v2_ptsz` (`cuStreamUpdateCaptureDependencies_v2`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: ::core::ffi::c_uint) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags) }
+
+}
+
 /// `cuStreamAttachMemAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamAttachMemAsync(hStream, dptr, length, flags) }
+
+}
+
+/// `cuStreamAttachMemAsync_ptsz` (`cuStreamAttachMemAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: ::core::ffi::c_uint) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags) }
 
 }
 
@@ -2063,11 +2327,27 @@ pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
 
 }
 
+/// `cuStreamQuery_ptsz` (`cuStreamQuery`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamQuery_ptsz(hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamQuery_ptsz(hStream) }
+
+}
+
 /// `cuStreamSynchronize`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamSynchronize(hStream) }
+
+}
+
+/// `cuStreamSynchronize_ptsz` (`cuStreamSynchronize`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamSynchronize_ptsz(hStream) }
 
 }
 
@@ -2087,6 +2367,14 @@ pub unsafe extern "C" fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) ->
 
 }
 
+/// `cuStreamCopyAttributes_ptsz` (`cuStreamCopyAttributes`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamCopyAttributes_ptsz(dst, src) }
+
+}
+
 /// `cuStreamGetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
@@ -2095,11 +2383,27 @@ pub unsafe extern "C" fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamA
 
 }
 
+/// `cuStreamGetAttribute_ptsz` (`cuStreamGetAttribute`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamGetAttribute_ptsz(hStream, attr, value_out) }
+
+}
+
 /// `cuStreamSetAttribute`.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamSetAttribute(hStream, attr, value) }
+
+}
+
+/// `cuStreamSetAttribute_ptsz` (`cuStreamSetAttribute`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuStreamSetAttribute_ptsz(hStream, attr, value) }
 
 }
 
@@ -2119,11 +2423,27 @@ pub unsafe extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CU
 
 }
 
+/// `cuEventRecord_ptsz` (`cuEventRecord`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventRecord_ptsz(hEvent, hStream) }
+
+}
+
 /// `cuEventRecordWithFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventRecordWithFlags(hEvent, hStream, flags) }
+
+}
+
+/// `cuEventRecordWithFlags_ptsz` (`cuEventRecordWithFlags`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, flags: ::core::ffi::c_uint) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuEventRecordWithFlags_ptsz(hEvent, hStream, flags) }
 
 }
 
@@ -2215,11 +2535,27 @@ pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUe
 
 }
 
+/// `cuSignalExternalSemaphoresAsync_ptsz` (`cuSignalExternalSemaphoresAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: ::core::ffi::c_uint, stream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream) }
+
+}
+
 /// `cuWaitExternalSemaphoresAsync`.
 #[no_mangle]
 pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: ::core::ffi::c_uint, stream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) }
+
+}
+
+/// `cuWaitExternalSemaphoresAsync_ptsz` (`cuWaitExternalSemaphoresAsync`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: ::core::ffi::c_uint, stream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream) }
 
 }
 
@@ -2383,6 +2719,14 @@ pub unsafe extern "C" fn cuLaunchKernel(f: CUfunction, gridDimX: ::core::ffi::c_
 
 }
 
+/// `cuLaunchKernel_ptsz` (`cuLaunchKernel`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchKernel_ptsz(f: CUfunction, gridDimX: ::core::ffi::c_uint, gridDimY: ::core::ffi::c_uint, gridDimZ: ::core::ffi::c_uint, blockDimX: ::core::ffi::c_uint, blockDimY: ::core::ffi::c_uint, blockDimZ: ::core::ffi::c_uint, sharedMemBytes: ::core::ffi::c_uint, hStream: CUstream, kernelParams: *mut *mut ::core::ffi::c_void, extra: *mut *mut ::core::ffi::c_void) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) }
+
+}
+
 /// `cuLaunchKernelEx`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut ::core::ffi::c_void, extra: *mut *mut ::core::ffi::c_void) -> CUresult {
@@ -2391,11 +2735,27 @@ pub unsafe extern "C" fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfu
 
 }
 
+/// `cuLaunchKernelEx_ptsz` (`cuLaunchKernelEx`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut ::core::ffi::c_void, extra: *mut *mut ::core::ffi::c_void) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchKernelEx_ptsz(config, f, kernelParams, extra) }
+
+}
+
 /// `cuLaunchCooperativeKernel`.
 #[no_mangle]
 pub unsafe extern "C" fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: ::core::ffi::c_uint, gridDimY: ::core::ffi::c_uint, gridDimZ: ::core::ffi::c_uint, blockDimX: ::core::ffi::c_uint, blockDimY: ::core::ffi::c_uint, blockDimZ: ::core::ffi::c_uint, sharedMemBytes: ::core::ffi::c_uint, hStream: CUstream, kernelParams: *mut *mut ::core::ffi::c_void) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) }
+
+}
+
+/// `cuLaunchCooperativeKernel_ptsz` (`cuLaunchCooperativeKernel`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: ::core::ffi::c_uint, gridDimY: ::core::ffi::c_uint, gridDimZ: ::core::ffi::c_uint, blockDimX: ::core::ffi::c_uint, blockDimY: ::core::ffi::c_uint, blockDimZ: ::core::ffi::c_uint, sharedMemBytes: ::core::ffi::c_uint, hStream: CUstream, kernelParams: *mut *mut ::core::ffi::c_void) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) }
 
 }
 
@@ -2412,6 +2772,14 @@ pub unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: 
 pub unsafe extern "C" fn cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut ::core::ffi::c_void) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunchHostFunc(hStream, r#fn, userData) }
+
+}
+
+/// `cuLaunchHostFunc_ptsz` (`cuLaunchHostFunc`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData: *mut ::core::ffi::c_void) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuLaunchHostFunc_ptsz(hStream, r#fn, userData) }
 
 }
 
@@ -2959,6 +3327,14 @@ pub unsafe extern "C" fn cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphE
 
 }
 
+/// `cuGraphInstantiateWithParams_ptsz` (`cuGraphInstantiateWithParams`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams) }
+
+}
+
 /// `cuGraphExecGetFlags`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult {
@@ -3063,11 +3439,27 @@ pub unsafe extern "C" fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstrea
 
 }
 
+/// `cuGraphUpload_ptsz` (`cuGraphUpload`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphUpload_ptsz(hGraphExec, hStream) }
+
+}
+
 /// `cuGraphLaunch`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphLaunch(hGraphExec, hStream) }
+
+}
+
+/// `cuGraphLaunch_ptsz` (`cuGraphLaunch`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphLaunch_ptsz(hGraphExec, hStream) }
 
 }
 
@@ -3671,11 +4063,27 @@ pub unsafe extern "C" fn cuGraphicsMapResources(count: ::core::ffi::c_uint, reso
 
 }
 
+/// `cuGraphicsMapResources_ptsz` (`cuGraphicsMapResources`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphicsMapResources_ptsz(count: ::core::ffi::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphicsMapResources_ptsz(count, resources, hStream) }
+
+}
+
 /// `cuGraphicsUnmapResources`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGraphicsUnmapResources(count: ::core::ffi::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsUnmapResources(count, resources, hStream) }
+
+}
+
+/// `cuGraphicsUnmapResources_ptsz` (`cuGraphicsUnmapResources`, per-thread default stream).
+#[no_mangle]
+pub unsafe extern "C" fn cuGraphicsUnmapResources_ptsz(count: ::core::ffi::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cuGraphicsUnmapResources_ptsz(count, resources, hStream) }
 
 }
 

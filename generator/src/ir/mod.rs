@@ -80,6 +80,21 @@ pub struct Library {
     /// annotations; read by [`Role::SelectedValue`] parameters.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub value_types: Vec<ValueTable>,
+    /// Older ABIs the library still exports under historical names that the header no longer
+    /// references (`cuMemAlloc`, the v2000 ABI of `cuMemAlloc_v2`); from `cudaTypedefs.h`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub legacy_abis: Vec<LegacyAbi>,
+}
+
+/// One older ABI: its exported symbol, `cuGetProcAddress` name and version.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct LegacyAbi {
+    pub symbol: String,
+    pub proc_name: String,
+    pub version: u32,
+    /// A `_ptds`/`_ptsz` export (looked up with the per-thread flag).
+    #[serde(default)]
+    pub per_thread: bool,
 }
 
 impl Library {
@@ -95,6 +110,7 @@ impl Library {
             macros: Vec::new(),
             skipped: Vec::new(),
             value_types: Vec::new(),
+            legacy_abis: Vec::new(),
         }
     }
     pub fn function(&self, name: &str) -> Option<&Function> {

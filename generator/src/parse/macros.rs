@@ -93,16 +93,9 @@ fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
         f.name = api.to_string();
     }
     if let Some(kind) = variant {
-        let suffix = match kind {
-            VariantKind::Ptds => "_ptds",
-            VariantKind::Ptsz => "_ptsz",
-        };
-        let symbol = format!("{abi}{suffix}");
-        if !f.variants.iter().any(|v| v.symbol == symbol) {
-            f.variants.push(SymbolVariant { symbol: symbol.clone(), kind, version: None, also_named: Vec::new() });
-        }
+        let symbol = add_variant(f, kind);
         if api == abi {
-            let v = f.variants.iter_mut().find(|v| v.symbol == symbol).expect("pushed above");
+            let v = f.variants.iter_mut().find(|v| v.symbol == symbol).expect("added above");
             if !v.also_named.iter().any(|n| n == api) {
                 v.also_named.push(api.to_string());
             }
@@ -117,6 +110,41 @@ fn tidy_also_named(library: &mut Library) {
         let name = f.name.clone();
         for v in &mut f.variants {
             v.also_named.retain(|n| *n != name);
+        }
+    }
+}
+
+/// Records the `_ptds`/`_ptsz` export of `f` (once); returns its symbol.
+fn add_variant(f: &mut Function, kind: VariantKind) -> String {
+    let suffix = match kind {
+        VariantKind::Ptds => "_ptds",
+        VariantKind::Ptsz => "_ptsz",
+    };
+    let symbol = format!("{}{suffix}", f.symbol);
+    if !f.variants.iter().any(|v| v.symbol == symbol) {
+        f.variants.push(SymbolVariant { symbol: symbol.clone(), kind, version: None, also_named: Vec::new() });
+    }
+    symbol
+}
+
+/// Per-thread variants mapped only under `#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)`
+/// (`#define cuLaunchKernel __CUDA_API_PTSZ(cuLaunchKernel)`): libclang skips that block, since
+/// the header is parsed without the define, so its `#define` lines are read from the text. Only
+/// the variant is recorded; API names come from the active definitions.
+pub fn per_thread_from_text(text: &str, library: &mut Library) {
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("#define") else { continue };
+        let body: String = rest.split_whitespace().skip(1).collect();
+        let (kind, inner) = if let Some(b) = body.strip_prefix("__CUDA_API_PTDS(") {
+            (VariantKind::Ptds, b)
+        } else if let Some(b) = body.strip_prefix("__CUDA_API_PTSZ(") {
+            (VariantKind::Ptsz, b)
+        } else {
+            continue;
+        };
+        let Some(abi) = inner.strip_suffix(')') else { continue };
+        if let Some(f) = library.functions.iter_mut().find(|f| f.symbol == abi) {
+            add_variant(f, kind);
         }
     }
 }

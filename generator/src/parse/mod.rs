@@ -114,8 +114,13 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
     let main_file = file_name(header);
     let text = std::fs::read_to_string(header).map_err(|e| Error::new(format!("{}: {e}", header.display())))?;
     macros::drop_undefined(&mut library, &main_file, &text, &tu.skipped_lines(&main_file));
+    macros::per_thread_from_text(&text, &mut library);
     if !files.versions.is_empty() {
         versions::assign(&top, &files.versions, &mut library);
+    }
+    if let Some(t) = typedefs {
+        let text = std::fs::read_to_string(t).map_err(|e| Error::new(format!("{}: {e}", t.display())))?;
+        versions::legacy_from_text(&text, &mut library);
     }
     library.status_enum = match kind {
         LibraryKind::Driver => library.enum_named("CUresult").map(|e| e.name.clone()),

@@ -75,6 +75,67 @@ pub fn assign(top: &[Cursor<'_>], typedefs_files: &BTreeSet<String>, library: &m
     }
 }
 
+/// The older ABIs of each declared name, from every `PFN_<name>_v<N>` typedef name in the text
+/// of `cudaTypedefs.h` (the oldest sit under `__CUDA_API_VERSION_INTERNAL`, which libclang
+/// skips; only names and versions are needed): the i-th version (ascending) is exported as
+/// `<name>` for i = 0 and `<name>_v<i+1>` after (`cuStreamWaitValue32` v8000,
+/// `cuStreamWaitValue32_v2` v11070), and `PFN_<name>_v<N>_ptsz` is that symbol plus `_ptsz`.
+/// A name whose declared symbols do not fit that rule contributes none; symbols the header
+/// declares are not legacy. Run after [`assign`].
+pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
+    let mut versions: BTreeMap<&str, std::collections::BTreeSet<u32>> = BTreeMap::new();
+    let mut per_thread: BTreeMap<&str, Vec<(u32, VariantKind)>> = BTreeMap::new();
+    for piece in typedefs.split("(CUDAAPI *").skip(1) {
+        let Some(name) = piece.split(')').next() else { continue };
+        match split_pfn(name) {
+            Some((base, v, None)) => {
+                versions.entry(base).or_default().insert(v);
+            }
+            Some((base, v, Some(kind))) => per_thread.entry(base).or_default().push((v, kind)),
+            None => {}
+        }
+    }
+    let declared: std::collections::BTreeSet<&str> = library.functions.iter().flat_map(|f| f.all_symbols()).collect();
+    // Declared names, and typedef'd names no function declares any more (`cuGraphInstantiate`,
+    // which cuda.h maps to `cuGraphInstantiateWithFlags`).
+    let names: std::collections::BTreeSet<&str> =
+        library.functions.iter().map(|f| f.proc_name.as_str()).chain(versions.keys().copied()).collect();
+    let mut out = Vec::new();
+    for name in names {
+        let Some(vs) = versions.get(name) else { continue };
+        let vs: Vec<u32> = vs.iter().copied().collect();
+        let symbol_of = |i: usize| if i == 0 { name.to_string() } else { format!("{name}_v{}", i + 1) };
+        let fits = library.functions.iter().filter(|f| f.proc_name == name).all(|f| match f.version {
+            Some(v) => vs.iter().position(|x| *x == v).is_some_and(|i| symbol_of(i) == f.symbol),
+            None => true,
+        });
+        if !fits {
+            continue;
+        }
+        for (i, v) in vs.iter().enumerate() {
+            let symbol = symbol_of(i);
+            if !declared.contains(symbol.as_str()) {
+                out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v, per_thread: false });
+            }
+        }
+        // `PFN_<name>_v<N>_ptsz`: the per-thread export of the ABI of version N.
+        for (v, kind) in per_thread.get(name).into_iter().flatten() {
+            let Some(i) = vs.iter().position(|x| x == v) else { continue };
+            let suffix = match kind {
+                VariantKind::Ptds => "_ptds",
+                VariantKind::Ptsz => "_ptsz",
+            };
+            let symbol = format!("{}{suffix}", symbol_of(i));
+            if !declared.contains(symbol.as_str()) {
+                out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v, per_thread: true });
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    library.legacy_abis = out;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

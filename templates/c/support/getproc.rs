@@ -55,7 +55,7 @@ pub(crate) unsafe fn get_proc_address(
     }
     // SAFETY: the driver accepted both pointers and wrote `*pfn`.
     let (name, real) = unsafe { (CStr::from_ptr(symbol), *pfn) };
-    if real.is_null() {
+    if real.is_null() || driver_pointers_only() {
         return r;
     }
     match choose(name.to_bytes(), version, flags, real) {
@@ -64,6 +64,12 @@ pub(crate) unsafe fn get_proc_address(
         None => passthrough(name, version, flags, real),
     }
     r
+}
+
+/// `CUDAGEN_GETPROC=driver` (a diagnostic): hand out the driver's own pointers, untraced.
+fn driver_pointers_only() -> bool {
+    static V: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *V.get_or_init(|| std::env::var("CUDAGEN_GETPROC").is_ok_and(|v| v == "driver"))
 }
 
 /// The 11.3 ABI, without `symbolStatus`: same semantics.
@@ -119,7 +125,8 @@ fn real_get_proc() -> Option<GetProcV2> {
     Some(unsafe { core::mem::transmute::<*mut c_void, GetProcV2>(p) })
 }
 
-fn real_lookup(name: &[u8], version: c_int, flags: u64) -> Option<*mut c_void> {
+/// The real driver's entry for `name` at `version` with `flags` (no tracing, no interception).
+pub(crate) fn real_lookup(name: &[u8], version: c_int, flags: u64) -> Option<*mut c_void> {
     let f = real_get_proc()?;
     let mut buf = [0u8; 256];
     if name.len() >= buf.len() {

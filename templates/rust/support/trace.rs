@@ -5,17 +5,29 @@
 //!   `0|false|off`, empty or unset is off unless `CUDAGEN_TRACE_FILE` is set; any other value
 //!   is a file path.
 //! * `CUDAGEN_TRACE_FILE=path` appends to that file (falls back to stderr if it cannot be opened).
-//! * `CUDAGEN_TRACE_FORMAT=json` writes JSON lines instead of text.
+//! * `CUDAGEN_TRACE_FORMAT=json` writes JSON lines instead of text; `perfetto` writes Chrome
+//!   trace-event JSON (one slice per call: name, args, result, thread), which Perfetto and
+//!   chrome://tracing open.
+//! * `CUDAGEN_TRACE_SUMMARY=1` prints per-function calls, errors and times to stderr at exit
+//!   (alone, it traces no lines).
+//! * `CUDAGEN_TRACE_ONLY=cuMem*,cuLaunch*` traces only those names (`*` ends a prefix);
+//!   `CUDAGEN_TRACE_ERRORS=1` only calls that returned an error status.
 //!
 //! Text: `[cudagen tid=12345] cuMemAlloc_v2(dptr=0x7ffd..., bytesize=67108864) -> CUDA_SUCCESS 1.234us`
 //! JSON: `{"tid":12345,"fn":"cuMemAlloc_v2","args":{"dptr":"0x7ffd...","bytesize":67108864},"result":"CUDA_SUCCESS","ns":1234}`
 //!
-//! `tid` is the kernel thread id (`gettid`, as shown by `top -H`, `gdb`, `nsys`). Each line is
-//! formatted off-lock, then written and flushed under one mutex, so lines never interleave.
-//! IO errors are ignored; tracing never panics.
+//! `tid` is the kernel thread id (`gettid`, as shown by `top -H`, `gdb`, `nsys`). The calling
+//! thread only copies the raw values into its own buffer; a writer thread formats and writes
+//! them, everything pending is written at exit and on abort or a fatal signal, and a full
+//! buffer drops calls and says so in the trace. IO errors are ignored; tracing never panics.
 
+mod buffer;
+mod clock;
+mod config;
 mod format;
+mod signals;
 mod sink;
+mod summary;
 
 use core::ffi::{c_void, CStr};
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -72,7 +84,7 @@ pub enum Value<'a> {
     Ptr(*const c_void),
     /// Enum value with its C name when known (`CUDA_SUCCESS`), else the number.
     Enum {
-        name: Option<&'a str>,
+        name: Option<&'static str>,
         value: i64,
     },
     /// C string (quoted, truncated to 256 bytes) or `NULL`.
@@ -80,15 +92,55 @@ pub enum Value<'a> {
     Bool(bool),
     /// Byte count, printed in decimal.
     Size(u64),
+    /// A name known to Rust (quoted like a string).
+    Name(&'static str),
 }
 
-/// Write one line for a finished call. Does nothing when tracing is off.
-pub fn record(function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, duration: Duration) {
+/// A stamp for [`end`] (TSC ticks or nanoseconds; converted on the writer thread).
+#[inline]
+pub fn begin() -> u64 {
+    clock::now()
+}
+
+/// Records a call that started at `start` (from [`begin`]) and just returned `result`.
+#[inline]
+pub fn end(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start: u64) {
+    let now = clock::now();
+    span(function, args, result, start, now.saturating_sub(start));
+}
+
+/// Records a finished call that took `duration`. Does nothing when tracing is off.
+pub fn record(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, duration: Duration) {
+    let ns = duration.as_nanos().min(u128::from(clock::EXACT - 1)) as u64;
+    span(function, args, result, clock::now(), ns | clock::EXACT);
+}
+
+fn span(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start: u64, dur: u64) {
     if !active() {
         return;
     }
-    if let Some(s) = sink::get() {
-        let line = format::line(s.json, sink::tid(), function, args, result, duration);
-        s.write_line(&line);
+    let Some(s) = sink::get() else { return };
+    if !s.filter.wants(function) {
+        return;
     }
+    if s.finished() || !sink::writer_running() {
+        let k = clock::scale();
+        let ev = buffer::Event {
+            function,
+            start_ns: clock::since_epoch_ns(start, k),
+            dur_ns: clock::duration_ns(dur, k),
+            args: args.to_vec(),
+            result,
+        };
+        s.write_sync(sink::tid(), &ev);
+        return;
+    }
+    if buffer::push(function, args, result, start, dur) {
+        sink::wake();
+    }
+}
+
+/// A status enum other than its success value (0: `CUDA_SUCCESS`, `NVRTC_SUCCESS`).
+fn failed(result: &Value<'_>) -> bool {
+    matches!(result, Value::Enum { value, .. } if *value != 0)
 }

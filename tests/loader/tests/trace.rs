@@ -206,3 +206,67 @@ fn trace_off_and_stderr() {
         Duration::from_nanos(5),
     );
 }
+
+#[test]
+fn trace_perfetto_summary_and_filter() {
+    let file = tmp("trace.perfetto.json");
+    if !is_child() {
+        let out = run_child(
+            "trace_perfetto_summary_and_filter",
+            &[
+                ("CUDAGEN_TRACE_FILE", file.to_str().unwrap()),
+                ("CUDAGEN_TRACE_FORMAT", "perfetto"),
+                ("CUDAGEN_TRACE_SUMMARY", "1"),
+                ("CUDAGEN_TRACE_ONLY", "cuMem*"),
+            ],
+        );
+        // One JSON document: the filtered calls as complete slices, then the process name.
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let slices: Vec<&serde_json::Value> = v.as_array().unwrap().iter().filter(|e| e["ph"] == "X").collect();
+        assert_eq!(slices.len(), 200);
+        let e = slices[0];
+        assert_eq!((e["name"].as_str(), e["args"]["result"].as_str(), e["args"]["bytesize"].as_u64()), (Some("cuMemAlloc_v2"), Some("CUDA_SUCCESS"), Some(67108864)));
+        assert!((e["dur"].as_f64().unwrap() - 1.234).abs() < 1e-9 && e["tid"].as_u64().unwrap() > 0);
+        // The exit summary counts what the filter kept.
+        let line = out.lines().find(|l| l.ends_with("  cuMemAlloc_v2")).unwrap_or_else(|| panic!("{out}"));
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!((cols[2], cols[3]), ("200", "0"), "{line}");
+        assert!(out.contains("API summary") && !out.contains("nvrtcCreateProgram"), "{out}");
+        return;
+    }
+    emit();
+}
+
+#[test]
+fn trace_errors_only() {
+    let file = tmp("trace.errors.txt");
+    if !is_child() {
+        run_child("trace_errors_only", &[("CUDAGEN_TRACE_FILE", file.to_str().unwrap()), ("CUDAGEN_TRACE_ERRORS", "1")]);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(text.lines().count(), 200);
+        assert!(text.lines().all(|l| l.contains("nvrtcCreateProgram(") && l.contains("-> 999 ")), "{text}");
+        return;
+    }
+    emit();
+}
+
+/// Buffered lines reach the file when the process aborts.
+#[test]
+fn trace_written_on_abort() {
+    let file = tmp("trace.abort.txt");
+    if !is_child() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["trace_written_on_abort", "--exact", "--nocapture", "--test-threads=1"])
+            .env("CUDAGEN_TEST_CHILD", "1")
+            .env_remove("CUDAGEN_TRACE")
+            .env("CUDAGEN_TRACE_FILE", &file)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(text.lines().count(), 400, "{text}");
+        return;
+    }
+    emit();
+    std::process::abort();
+}

@@ -88,16 +88,15 @@ pub(crate) unsafe fn call_nvrtcGetErrorString(result: nvrtcResult) -> Result<*co
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetErrorString(__f: Fn_nvrtcGetErrorString, result: nvrtcResult) -> *const c_char {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(result);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetErrorString",
         &[
             ("result", crate::trace::Value::Enum { name: result.name(), value: result.0 as i64 }),
         ],
         crate::trace::Value::Str(crate::util::opt_cstr(__r as *const c_char)),
-        __d,
+        __t,
     );
     __r
 }
@@ -121,9 +120,30 @@ unsafe fn slow_nvrtcGetErrorString(result: nvrtcResult) -> *const c_char {
     let call = || call_nvrtcGetErrorString(result);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => { let _ = e; c"(library not loaded)".as_ptr() },
+        Ok(Err(e)) => {
+            let __r = { let _ = e; c"(library not loaded)".as_ptr() };
+            if crate::trace::active() {
+                failed_nvrtcGetErrorString(result, __r);
+            }
+            __r
+        }
         Err(_) => c"cudagen: internal error".as_ptr(),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetErrorString(result: nvrtcResult, __r: *const c_char) {
+    crate::trace::end(
+        "nvrtcGetErrorString",
+        &[
+            ("result", crate::trace::Value::Enum { name: result.name(), value: result.0 as i64 }),
+        ],
+        crate::trace::Value::Str(crate::util::opt_cstr(__r as *const c_char)),
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcVersion = unsafe extern "C" fn(major: *mut c_int, minor: *mut c_int) -> nvrtcResult;
@@ -140,17 +160,16 @@ pub(crate) unsafe fn call_nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcVersion(__f: Fn_nvrtcVersion, major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(major, minor);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcVersion",
         &[
-            ("major", crate::trace::Value::Ptr(major as *const c_void)),
-            ("minor", crate::trace::Value::Ptr(minor as *const c_void)),
+            ("major", if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) }),
+            ("minor", if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -174,9 +193,31 @@ unsafe fn slow_nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult
     let call = || call_nvrtcVersion(major, minor);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcVersion(major, minor, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcVersion(major: *mut c_int, minor: *mut c_int, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcVersion",
+        &[
+            ("major", if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) }),
+            ("minor", if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetNumSupportedArchs = unsafe extern "C" fn(numArchs: *mut c_int) -> nvrtcResult;
@@ -193,16 +234,15 @@ pub(crate) unsafe fn call_nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> Res
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetNumSupportedArchs(__f: Fn_nvrtcGetNumSupportedArchs, numArchs: *mut c_int) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(numArchs);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetNumSupportedArchs",
         &[
-            ("numArchs", crate::trace::Value::Ptr(numArchs as *const c_void)),
+            ("numArchs", if __r.0 == 0 && !numArchs.is_null() { crate::trace::Value::I64((*numArchs) as i64) } else { crate::trace::Value::Ptr(numArchs as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -226,9 +266,30 @@ unsafe fn slow_nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult {
     let call = || call_nvrtcGetNumSupportedArchs(numArchs);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetNumSupportedArchs(numArchs, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetNumSupportedArchs(numArchs: *mut c_int, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetNumSupportedArchs",
+        &[
+            ("numArchs", if __r.0 == 0 && !numArchs.is_null() { crate::trace::Value::I64((*numArchs) as i64) } else { crate::trace::Value::Ptr(numArchs as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetSupportedArchs = unsafe extern "C" fn(supportedArchs: *mut c_int) -> nvrtcResult;
@@ -245,16 +306,15 @@ pub(crate) unsafe fn call_nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetSupportedArchs(__f: Fn_nvrtcGetSupportedArchs, supportedArchs: *mut c_int) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(supportedArchs);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetSupportedArchs",
         &[
             ("supportedArchs", crate::trace::Value::Ptr(supportedArchs as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -278,9 +338,30 @@ unsafe fn slow_nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult
     let call = || call_nvrtcGetSupportedArchs(supportedArchs);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetSupportedArchs(supportedArchs, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetSupportedArchs(supportedArchs: *mut c_int, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetSupportedArchs",
+        &[
+            ("supportedArchs", crate::trace::Value::Ptr(supportedArchs as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcCreateProgram = unsafe extern "C" fn(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult;
@@ -297,13 +378,12 @@ pub(crate) unsafe fn call_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *cons
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcCreateProgram(__f: Fn_nvrtcCreateProgram, prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, src, name, numHeaders, headers, includeNames);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcCreateProgram",
         &[
-            ("prog", crate::trace::Value::Ptr(prog as *const c_void)),
+            ("prog", if __r.0 == 0 && !prog.is_null() { crate::trace::Value::Hex((*prog).0 as usize as u64) } else { crate::trace::Value::Ptr(prog as *const c_void) }),
             ("src", crate::trace::Value::Str(crate::util::opt_cstr(src as *const c_char))),
             ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
             ("numHeaders", crate::trace::Value::I64(numHeaders as i64)),
@@ -311,7 +391,7 @@ unsafe fn trace_nvrtcCreateProgram(__f: Fn_nvrtcCreateProgram, prog: *mut nvrtcP
             ("includeNames", crate::trace::Value::Ptr(includeNames as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -335,9 +415,35 @@ unsafe fn slow_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, n
     let call = || call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcCreateProgram",
+        &[
+            ("prog", if __r.0 == 0 && !prog.is_null() { crate::trace::Value::Hex((*prog).0 as usize as u64) } else { crate::trace::Value::Ptr(prog as *const c_void) }),
+            ("src", crate::trace::Value::Str(crate::util::opt_cstr(src as *const c_char))),
+            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
+            ("numHeaders", crate::trace::Value::I64(numHeaders as i64)),
+            ("headers", crate::trace::Value::Ptr(headers as *const c_void)),
+            ("includeNames", crate::trace::Value::Ptr(includeNames as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcDestroyProgram = unsafe extern "C" fn(prog: *mut nvrtcProgram) -> nvrtcResult;
@@ -354,16 +460,15 @@ pub(crate) unsafe fn call_nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> Result
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcDestroyProgram(__f: Fn_nvrtcDestroyProgram, prog: *mut nvrtcProgram) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcDestroyProgram",
         &[
             ("prog", crate::trace::Value::Ptr(prog as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -387,9 +492,30 @@ unsafe fn slow_nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
     let call = || call_nvrtcDestroyProgram(prog);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcDestroyProgram(prog, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcDestroyProgram(prog: *mut nvrtcProgram, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcDestroyProgram",
+        &[
+            ("prog", crate::trace::Value::Ptr(prog as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcCompileProgram = unsafe extern "C" fn(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult;
@@ -406,10 +532,9 @@ pub(crate) unsafe fn call_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcCompileProgram(__f: Fn_nvrtcCompileProgram, prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, numOptions, options);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcCompileProgram",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
@@ -417,7 +542,7 @@ unsafe fn trace_nvrtcCompileProgram(__f: Fn_nvrtcCompileProgram, prog: nvrtcProg
             ("options", crate::trace::Value::Ptr(options as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -441,9 +566,32 @@ unsafe fn slow_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, option
     let call = || call_nvrtcCompileProgram(prog, numOptions, options);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcCompileProgram(prog, numOptions, options, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcCompileProgram",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("numOptions", crate::trace::Value::I64(numOptions as i64)),
+            ("options", crate::trace::Value::Ptr(options as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPTXSize = unsafe extern "C" fn(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult;
@@ -460,17 +608,16 @@ pub(crate) unsafe fn call_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut u
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPTXSize(__f: Fn_nvrtcGetPTXSize, prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, ptxSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPTXSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("ptxSizeRet", crate::trace::Value::Ptr(ptxSizeRet as *const c_void)),
+            ("ptxSizeRet", if __r.0 == 0 && !ptxSizeRet.is_null() { crate::trace::Value::Size((*ptxSizeRet) as u64) } else { crate::trace::Value::Ptr(ptxSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -494,9 +641,31 @@ unsafe fn slow_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nv
     let call = || call_nvrtcGetPTXSize(prog, ptxSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPTXSize(prog, ptxSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPTXSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("ptxSizeRet", if __r.0 == 0 && !ptxSizeRet.is_null() { crate::trace::Value::Size((*ptxSizeRet) as u64) } else { crate::trace::Value::Ptr(ptxSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPTX = unsafe extern "C" fn(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult;
@@ -513,17 +682,16 @@ pub(crate) unsafe fn call_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> R
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPTX(__f: Fn_nvrtcGetPTX, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, ptx);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPTX",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("ptx", crate::trace::Value::Ptr(ptx as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -547,9 +715,31 @@ unsafe fn slow_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult 
     let call = || call_nvrtcGetPTX(prog, ptx);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPTX(prog, ptx, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPTX",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("ptx", crate::trace::Value::Ptr(ptx as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetCUBINSize = unsafe extern "C" fn(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult;
@@ -566,17 +756,16 @@ pub(crate) unsafe fn call_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *m
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetCUBINSize(__f: Fn_nvrtcGetCUBINSize, prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, cubinSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetCUBINSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("cubinSizeRet", crate::trace::Value::Ptr(cubinSizeRet as *const c_void)),
+            ("cubinSizeRet", if __r.0 == 0 && !cubinSizeRet.is_null() { crate::trace::Value::Size((*cubinSizeRet) as u64) } else { crate::trace::Value::Ptr(cubinSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -600,9 +789,31 @@ unsafe fn slow_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -
     let call = || call_nvrtcGetCUBINSize(prog, cubinSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetCUBINSize(prog, cubinSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetCUBINSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("cubinSizeRet", if __r.0 == 0 && !cubinSizeRet.is_null() { crate::trace::Value::Size((*cubinSizeRet) as u64) } else { crate::trace::Value::Ptr(cubinSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetCUBIN = unsafe extern "C" fn(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult;
@@ -619,17 +830,16 @@ pub(crate) unsafe fn call_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetCUBIN(__f: Fn_nvrtcGetCUBIN, prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, cubin);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetCUBIN",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("cubin", crate::trace::Value::Ptr(cubin as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -653,9 +863,31 @@ unsafe fn slow_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcRes
     let call = || call_nvrtcGetCUBIN(prog, cubin);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetCUBIN(prog, cubin, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetCUBIN",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("cubin", crate::trace::Value::Ptr(cubin as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetNVVMSize = unsafe extern "C" fn(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult;
@@ -672,17 +904,16 @@ pub(crate) unsafe fn call_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetNVVMSize(__f: Fn_nvrtcGetNVVMSize, prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, nvvmSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetNVVMSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("nvvmSizeRet", crate::trace::Value::Ptr(nvvmSizeRet as *const c_void)),
+            ("nvvmSizeRet", if __r.0 == 0 && !nvvmSizeRet.is_null() { crate::trace::Value::Size((*nvvmSizeRet) as u64) } else { crate::trace::Value::Ptr(nvvmSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -707,9 +938,31 @@ unsafe fn slow_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> 
     let call = || call_nvrtcGetNVVMSize(prog, nvvmSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetNVVMSize(prog, nvvmSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetNVVMSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("nvvmSizeRet", if __r.0 == 0 && !nvvmSizeRet.is_null() { crate::trace::Value::Size((*nvvmSizeRet) as u64) } else { crate::trace::Value::Ptr(nvvmSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetNVVM = unsafe extern "C" fn(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult;
@@ -726,17 +979,16 @@ pub(crate) unsafe fn call_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) ->
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetNVVM(__f: Fn_nvrtcGetNVVM, prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, nvvm);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetNVVM",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("nvvm", crate::trace::Value::Ptr(nvvm as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -761,9 +1013,31 @@ unsafe fn slow_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResul
     let call = || call_nvrtcGetNVVM(prog, nvvm);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetNVVM(prog, nvvm, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetNVVM",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("nvvm", crate::trace::Value::Ptr(nvvm as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetLTOIRSize = unsafe extern "C" fn(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult;
@@ -780,17 +1054,16 @@ pub(crate) unsafe fn call_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *m
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetLTOIRSize(__f: Fn_nvrtcGetLTOIRSize, prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, LTOIRSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetLTOIRSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("LTOIRSizeRet", crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void)),
+            ("LTOIRSizeRet", if __r.0 == 0 && !LTOIRSizeRet.is_null() { crate::trace::Value::Size((*LTOIRSizeRet) as u64) } else { crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -814,9 +1087,31 @@ unsafe fn slow_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -
     let call = || call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetLTOIRSize(prog, LTOIRSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetLTOIRSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("LTOIRSizeRet", if __r.0 == 0 && !LTOIRSizeRet.is_null() { crate::trace::Value::Size((*LTOIRSizeRet) as u64) } else { crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetLTOIR = unsafe extern "C" fn(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult;
@@ -833,17 +1128,16 @@ pub(crate) unsafe fn call_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetLTOIR(__f: Fn_nvrtcGetLTOIR, prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, LTOIR);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetLTOIR",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("LTOIR", crate::trace::Value::Ptr(LTOIR as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -867,9 +1161,31 @@ unsafe fn slow_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcRes
     let call = || call_nvrtcGetLTOIR(prog, LTOIR);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetLTOIR(prog, LTOIR, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetLTOIR",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("LTOIR", crate::trace::Value::Ptr(LTOIR as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetOptiXIRSize = unsafe extern "C" fn(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult;
@@ -886,17 +1202,16 @@ pub(crate) unsafe fn call_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetOptiXIRSize(__f: Fn_nvrtcGetOptiXIRSize, prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, optixirSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetOptiXIRSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("optixirSizeRet", crate::trace::Value::Ptr(optixirSizeRet as *const c_void)),
+            ("optixirSizeRet", if __r.0 == 0 && !optixirSizeRet.is_null() { crate::trace::Value::Size((*optixirSizeRet) as u64) } else { crate::trace::Value::Ptr(optixirSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -920,9 +1235,31 @@ unsafe fn slow_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usiz
     let call = || call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetOptiXIRSize(prog, optixirSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetOptiXIRSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("optixirSizeRet", if __r.0 == 0 && !optixirSizeRet.is_null() { crate::trace::Value::Size((*optixirSizeRet) as u64) } else { crate::trace::Value::Ptr(optixirSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetOptiXIR = unsafe extern "C" fn(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult;
@@ -939,17 +1276,16 @@ pub(crate) unsafe fn call_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_ch
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetOptiXIR(__f: Fn_nvrtcGetOptiXIR, prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, optixir);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetOptiXIR",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("optixir", crate::trace::Value::Ptr(optixir as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -973,9 +1309,31 @@ unsafe fn slow_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrt
     let call = || call_nvrtcGetOptiXIR(prog, optixir);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetOptiXIR(prog, optixir, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetOptiXIR",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("optixir", crate::trace::Value::Ptr(optixir as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetProgramLogSize = unsafe extern "C" fn(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult;
@@ -992,17 +1350,16 @@ pub(crate) unsafe fn call_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet:
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetProgramLogSize(__f: Fn_nvrtcGetProgramLogSize, prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, logSizeRet);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetProgramLogSize",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("logSizeRet", crate::trace::Value::Ptr(logSizeRet as *const c_void)),
+            ("logSizeRet", if __r.0 == 0 && !logSizeRet.is_null() { crate::trace::Value::Size((*logSizeRet) as u64) } else { crate::trace::Value::Ptr(logSizeRet as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1026,9 +1383,31 @@ unsafe fn slow_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize
     let call = || call_nvrtcGetProgramLogSize(prog, logSizeRet);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetProgramLogSize(prog, logSizeRet, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetProgramLogSize",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("logSizeRet", if __r.0 == 0 && !logSizeRet.is_null() { crate::trace::Value::Size((*logSizeRet) as u64) } else { crate::trace::Value::Ptr(logSizeRet as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetProgramLog = unsafe extern "C" fn(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult;
@@ -1045,17 +1424,16 @@ pub(crate) unsafe fn call_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_cha
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetProgramLog(__f: Fn_nvrtcGetProgramLog, prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, log);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetProgramLog",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("log", crate::trace::Value::Ptr(log as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1079,9 +1457,31 @@ unsafe fn slow_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtc
     let call = || call_nvrtcGetProgramLog(prog, log);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetProgramLog(prog, log, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetProgramLog",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("log", crate::trace::Value::Ptr(log as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcAddNameExpression = unsafe extern "C" fn(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult;
@@ -1098,17 +1498,16 @@ pub(crate) unsafe fn call_nvrtcAddNameExpression(prog: nvrtcProgram, name_expres
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcAddNameExpression(__f: Fn_nvrtcAddNameExpression, prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, name_expression);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcAddNameExpression",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
             ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1132,9 +1531,31 @@ unsafe fn slow_nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *cons
     let call = || call_nvrtcAddNameExpression(prog, name_expression);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcAddNameExpression(prog, name_expression, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcAddNameExpression",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetLoweredName = unsafe extern "C" fn(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult;
@@ -1151,10 +1572,9 @@ pub(crate) unsafe fn call_nvrtcGetLoweredName(prog: nvrtcProgram, name_expressio
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetLoweredName(__f: Fn_nvrtcGetLoweredName, prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, name_expression, lowered_name);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetLoweredName",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
@@ -1162,7 +1582,7 @@ unsafe fn trace_nvrtcGetLoweredName(__f: Fn_nvrtcGetLoweredName, prog: nvrtcProg
             ("lowered_name", crate::trace::Value::Ptr(lowered_name as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1186,9 +1606,32 @@ unsafe fn slow_nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c
     let call = || call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetLoweredName(prog, name_expression, lowered_name, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetLoweredName",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
+            ("lowered_name", crate::trace::Value::Ptr(lowered_name as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPCHHeapSize = unsafe extern "C" fn(ret: *mut usize) -> nvrtcResult;
@@ -1205,16 +1648,15 @@ pub(crate) unsafe fn call_nvrtcGetPCHHeapSize(ret: *mut usize) -> Result<nvrtcRe
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPCHHeapSize(__f: Fn_nvrtcGetPCHHeapSize, ret: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(ret);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPCHHeapSize",
         &[
-            ("ret", crate::trace::Value::Ptr(ret as *const c_void)),
+            ("ret", if __r.0 == 0 && !ret.is_null() { crate::trace::Value::Size((*ret) as u64) } else { crate::trace::Value::Ptr(ret as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1238,9 +1680,30 @@ unsafe fn slow_nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
     let call = || call_nvrtcGetPCHHeapSize(ret);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPCHHeapSize(ret, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPCHHeapSize(ret: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPCHHeapSize",
+        &[
+            ("ret", if __r.0 == 0 && !ret.is_null() { crate::trace::Value::Size((*ret) as u64) } else { crate::trace::Value::Ptr(ret as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcSetPCHHeapSize = unsafe extern "C" fn(size: usize) -> nvrtcResult;
@@ -1257,16 +1720,15 @@ pub(crate) unsafe fn call_nvrtcSetPCHHeapSize(size: usize) -> Result<nvrtcResult
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcSetPCHHeapSize(__f: Fn_nvrtcSetPCHHeapSize, size: usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcSetPCHHeapSize",
         &[
             ("size", crate::trace::Value::Size(size as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1290,9 +1752,30 @@ unsafe fn slow_nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
     let call = || call_nvrtcSetPCHHeapSize(size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcSetPCHHeapSize(size, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcSetPCHHeapSize(size: usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcSetPCHHeapSize",
+        &[
+            ("size", crate::trace::Value::Size(size as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPCHCreateStatus = unsafe extern "C" fn(prog: nvrtcProgram) -> nvrtcResult;
@@ -1309,16 +1792,15 @@ pub(crate) unsafe fn call_nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> Result<
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPCHCreateStatus(__f: Fn_nvrtcGetPCHCreateStatus, prog: nvrtcProgram) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPCHCreateStatus",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1342,9 +1824,30 @@ unsafe fn slow_nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
     let call = || call_nvrtcGetPCHCreateStatus(prog);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPCHCreateStatus(prog, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPCHCreateStatus(prog: nvrtcProgram, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPCHCreateStatus",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcGetPCHHeapSizeRequired = unsafe extern "C" fn(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult;
@@ -1361,17 +1864,16 @@ pub(crate) unsafe fn call_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: 
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcGetPCHHeapSizeRequired(__f: Fn_nvrtcGetPCHHeapSizeRequired, prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, size);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcGetPCHHeapSizeRequired",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("size", crate::trace::Value::Ptr(size as *const c_void)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1395,9 +1897,31 @@ unsafe fn slow_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize)
     let call = || call_nvrtcGetPCHHeapSizeRequired(prog, size);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcGetPCHHeapSizeRequired(prog, size, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcGetPCHHeapSizeRequired",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }
 
 type Fn_nvrtcSetFlowCallback = unsafe extern "C" fn(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult;
@@ -1414,10 +1938,9 @@ pub(crate) unsafe fn call_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Opt
 #[cold]
 #[inline(never)]
 unsafe fn trace_nvrtcSetFlowCallback(__f: Fn_nvrtcSetFlowCallback, prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult {
-    let __t = std::time::Instant::now();
+    let __t = crate::trace::begin();
     let __r = __f(prog, callback, payload);
-    let __d = __t.elapsed();
-    crate::trace::record(
+    crate::trace::end(
         "nvrtcSetFlowCallback",
         &[
             ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
@@ -1425,7 +1948,7 @@ unsafe fn trace_nvrtcSetFlowCallback(__f: Fn_nvrtcSetFlowCallback, prog: nvrtcPr
             ("payload", crate::trace::Value::Ptr(payload as *const c_void)),
         ],
         crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __d,
+        __t,
     );
     __r
 }
@@ -1449,7 +1972,30 @@ unsafe fn slow_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe 
     let call = || call_nvrtcSetFlowCallback(prog, callback, payload);
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => load_status(&e),
+        Ok(Err(e)) => {
+            let __r = load_status(&e);
+            if crate::trace::active() {
+                failed_nvrtcSetFlowCallback(prog, callback, payload, __r);
+            }
+            __r
+        }
         Err(_) => nvrtcResult(11),
     }
+}
+
+/// Traces a call that failed in the loader (library or entry point missing) like any other.
+#[cold]
+#[inline(never)]
+#[allow(unused_variables, clippy::unused_unit)]
+unsafe fn failed_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void, __r: nvrtcResult) {
+    crate::trace::end(
+        "nvrtcSetFlowCallback",
+        &[
+            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
+            ("callback", crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
+            ("payload", crate::trace::Value::Ptr(payload as *const c_void)),
+        ],
+        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
+        crate::trace::begin(),
+    );
 }

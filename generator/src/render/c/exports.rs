@@ -166,3 +166,14 @@ pub(super) fn ident(name: &str) -> String {
         n => n.to_string(),
     }
 }
+
+#[derive(Serialize)]
+pub(super) struct LegacyView {
+    pub entries: Vec<crate::ir::LegacyAbi>,
+}
+
+/// The driver's older ABIs, forwarded without a prototype (`legacy.rs`); names the shim
+/// exports by hand (`cuGetProcAddress`) are left out.
+pub(super) fn legacy(lib: &Library) -> LegacyView {
+    LegacyView { entries: lib.legacy_abis.iter().filter(|l| !EXTRA_SYMBOLS.contains(&l.symbol.as_str())).cloned().collect() }
+}

@@ -37,6 +37,8 @@ struct CrateView {
     extra_symbols: Vec<&'static str>,
     /// The driver has `cuGetProcAddress`: the interceptor and its table are generated.
     intercept: bool,
+    /// The driver's older ABIs are forwarded by `legacy.rs`.
+    legacy: bool,
     symbol_count: usize,
 }
 
@@ -51,6 +53,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let mut headers = Vec::new();
     let mut symbols = BTreeSet::new();
     let mut intercept = false;
+    let mut legacy = false;
     for lib in &api.libraries {
         for h in header::views(lib, &api.cuda_version)? {
             let root = match lib.kind {
@@ -72,6 +75,12 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             let t = exports::proc_table(lib, default_version);
             out.files.insert("c/src/proc_table.rs".into(), templates.render("c/proc_table.rs.tera", &t)?);
             intercept = true;
+            let l = exports::legacy(lib);
+            if !l.entries.is_empty() {
+                symbols.extend(l.entries.iter().map(|e| e.symbol.clone()));
+                out.files.insert("c/src/legacy.rs".into(), templates.render("c/legacy.rs.tera", &l)?);
+                legacy = true;
+            }
         }
         for f in &lib.functions {
             out.coverage.emitted(lib.kind, SURFACE, &f.name);
@@ -91,6 +100,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         headers,
         extra_symbols,
         intercept,
+        legacy,
         symbol_count: symbols.len(),
     };
     out.files.insert("c/Cargo.toml".into(), templates.render("c/Cargo.toml.tera", &view)?);

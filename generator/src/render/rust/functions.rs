@@ -51,18 +51,16 @@ pub(super) struct StatusCodes {
 }
 
 pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_version: u32, codes: Option<&StatusCodes>, typed_name: Option<&str>) -> Vec<SymbolView> {
+    let is_status = codes.is_some_and(|c| matches!(&f.ret, Type::Named { name } if name == &c.status));
     let params: Vec<SysParam> = f
         .params
         .iter()
         .map(|p| {
             let name = ident(&p.name);
-            let cstr = matches!(p.role, Role::CStrIn)
-                && matches!(&p.ty, Type::Pointer { pointee, .. } if Ctx::is_char(pointee));
-            SysParam { trace: ctx.trace_value(&p.ty, &name, cstr), name, c_name: p.name.clone(), ty: ctx.rust(&p.ty) }
+            SysParam { trace: ctx.trace_param(p, &name, is_status), name, c_name: p.name.clone(), ty: ctx.rust(&p.ty) }
         })
         .collect();
     let ret_ty = if f.ret.is_void() { "()".to_string() } else { ctx.rust(&f.ret) };
-    let is_status = codes.is_some_and(|c| matches!(&f.ret, Type::Named { name } if name == &c.status));
     let is_cstr_ret = matches!(&f.ret, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
     let on_load_error = if is_status {
         "load_status(&e)".to_string()

@@ -187,6 +187,26 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The traced value of parameter `p` (Rust name `name`) after the call: a `const char *` the
+    /// IR calls an input string is read as a string; a single output value (`CUdeviceptr *dptr`)
+    /// is shown as what the callee wrote (when the call succeeded: `status` functions return
+    /// `__r`), not as the slot's address; anything else as its own value.
+    pub fn trace_param(&self, p: &crate::ir::Param, name: &str, status: bool) -> String {
+        use crate::ir::Role;
+        match (&p.role, &p.ty) {
+            (Role::CStrIn, Type::Pointer { pointee, is_const: true }) if Self::is_char(pointee) => self.trace_value(&p.ty, name, true),
+            (Role::OutValue, Type::Pointer { pointee, is_const: false })
+                if !pointee.is_void() && !matches!(self.trace_kind(pointee), TraceKind::Record | TraceKind::FnPtr) =>
+            {
+                let ok = if status { "__r.0 == 0 && " } else { "" };
+                let out = self.trace_value(pointee, &format!("(*{name})"), false);
+                let slot = self.trace_value(&p.ty, name, false);
+                format!("if {ok}!{name}.is_null() {{ {out} }} else {{ {slot} }}")
+            }
+            _ => self.trace_value(&p.ty, name, false),
+        }
+    }
+
     /// A `trace::Value` expression for `expr` of type `ty`; `cstr` marks a C string input.
     pub fn trace_value(&self, ty: &Type, expr: &str, cstr: bool) -> String {
         if cstr {

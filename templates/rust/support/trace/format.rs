@@ -1,8 +1,36 @@
 //! Rendering one trace line as text or as a JSON object (hand-written, no serde).
 
+use super::buffer::Event;
+use super::config::Format;
 use super::Value;
 use std::io::Write;
 use std::time::Duration;
+
+/// One event in the configured format, newline included.
+pub(super) fn event(format: Format, tid: u64, ev: &Event<'_>) -> Vec<u8> {
+    let d = Duration::from_nanos(ev.dur_ns);
+    match format {
+        Format::Perfetto => perfetto(tid, ev.function, &ev.args, ev.result, Duration::from_nanos(ev.start_ns), d),
+        f => line(f == Format::Json, tid, ev.function, &ev.args, ev.result, d),
+    }
+}
+
+/// The line that says events were dropped (a full buffer).
+pub(super) fn dropped(format: Format, n: u64) -> String {
+    match format {
+        Format::Text => format!("[cudagen] trace buffer full: {n} calls dropped\n"),
+        Format::Json => format!("{{\"dropped\":{n}}}\n"),
+        Format::Perfetto => format!(
+            "{{\"name\":\"cudagen: {n} calls dropped\",\"ph\":\"i\",\"s\":\"g\",\"ts\":0,\"pid\":{},\"tid\":0}},\n",
+            std::process::id()
+        ),
+    }
+}
+
+/// Closes the Perfetto array (a metadata event naming the process, then `]`).
+pub(super) fn perfetto_end() -> String {
+    format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"cudagen trace\"}}}}\n]\n", std::process::id())
+}
 
 /// Longest C string printed, in bytes; longer ones end in `...`.
 const MAX_STR: usize = 256;
@@ -47,6 +75,33 @@ pub(super) fn line(
     o
 }
 
+/// One Chrome trace-event "complete" slice (`ph: X`; microsecond times), comma and newline
+/// included: the array is opened when the file is created and closed at exit.
+pub(super) fn perfetto(
+    tid: u64,
+    function: &str,
+    args: &[(&str, Value<'_>)],
+    result: Value<'_>,
+    start: Duration,
+    d: Duration,
+) -> Vec<u8> {
+    let mut o = Vec::with_capacity(160);
+    let us = |d: Duration| d.as_nanos() as f64 / 1000.0;
+    o.extend_from_slice(b"{\"name\":");
+    json_str(&mut o, function);
+    let _ = write!(o, ",\"cat\":\"cuda\",\"ph\":\"X\",\"ts\":{:.3},\"dur\":{:.3},\"pid\":{},\"tid\":{tid},\"args\":{{", us(start), us(d), std::process::id());
+    for (name, v) in args {
+        json_str(&mut o, name);
+        o.push(b':');
+        json_value(&mut o, v);
+        o.push(b',');
+    }
+    o.extend_from_slice(b"\"result\":");
+    json_value(&mut o, &result);
+    o.extend_from_slice(b"}},\n");
+    o
+}
+
 fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
     let _ = match *v {
         Value::I64(x) => write!(o, "{x}"),
@@ -68,6 +123,7 @@ fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
             )
         }
         Value::Bool(b) => write!(o, "{b}"),
+        Value::Name(n) => write!(o, "{n:?}"),
     };
 }
 
@@ -96,6 +152,10 @@ fn json_value(o: &mut Vec<u8>, v: &Value<'_>) {
             Ok(())
         }
         Value::Bool(b) => write!(o, "{b}"),
+        Value::Name(n) => {
+            json_str(o, n);
+            Ok(())
+        }
     };
 }
 

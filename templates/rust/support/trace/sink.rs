@@ -1,29 +1,120 @@
-//! Trace destination (from the environment, read once) and the kernel thread id.
+//! Trace destination and options (from the environment, read once), the writer thread that
+//! formats and writes what [`super::buffer`] captured, the exit hook and the kernel thread id.
+//!
+//! The writer wakes when a thread hands over a full chunk, else every 50 ms.
+//! At exit (a destructor of this library, which runs after the program's `atexit` handlers and
+//! the destructors of libraries that use it) everything pending is written, the Perfetto array
+//! is closed and the summary printed; calls traced after that are written at once.
 
+use super::buffer::{self, Reader};
+use super::config::{self, Filter, Format};
+use super::{format, summary};
 use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::io::{BufWriter, Write};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::Duration;
 
-/// Where trace lines go; one mutex makes each line atomic.
+/// Where trace lines go and what is traced.
 pub(super) struct Sink {
-    pub(super) json: bool,
+    pub(super) format: Format,
+    pub(super) filter: Filter,
+    /// `CUDAGEN_TRACE_ERRORS=1`: only calls whose status is not success get a line.
+    errors_only: bool,
+    /// `CUDAGEN_TRACE_SUMMARY=1`: per-function statistics printed at exit.
+    summary: bool,
+    /// Lines are written (false for a summary-only configuration).
+    lines: bool,
+    /// Set once the exit hook ran: later calls are written synchronously.
+    finished: AtomicBool,
     out: Mutex<BufWriter<Box<dyn Write + Send>>>,
 }
 
 impl Sink {
-    fn new(json: bool, w: Box<dyn Write + Send>) -> Self {
-        Sink {
-            json,
-            out: Mutex::new(BufWriter::new(w)),
+    fn new(format: Format, lines: bool, w: Box<dyn Write + Send>) -> Self {
+        let s = Sink {
+            format,
+            filter: config::var("CUDAGEN_TRACE_ONLY").map(|f| Filter::parse(&f)).unwrap_or_default(),
+            errors_only: config::flag("CUDAGEN_TRACE_ERRORS"),
+            summary: config::flag("CUDAGEN_TRACE_SUMMARY"),
+            lines,
+            finished: AtomicBool::new(false),
+            out: Mutex::new(BufWriter::with_capacity(1 << 16, w)),
+        };
+        if lines && format == Format::Perfetto {
+            s.write_now(b"[\n");
         }
+        super::signals::install();
+        s
     }
 
-    /// Write and flush one line; errors are ignored.
-    pub(super) fn write_line(&self, line: &[u8]) {
+    fn write_now(&self, line: &[u8]) {
         let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
         let _ = w.write_all(line);
         let _ = w.flush();
+    }
+
+    pub(super) fn finished(&self) -> bool {
+        self.finished.load(Ordering::Relaxed)
+    }
+
+    /// One event after the exit hook ran: formatted and written at once (Perfetto's array is
+    /// closed by then, so only text and JSON lines are written).
+    pub(super) fn write_sync(&self, tid: u64, ev: &buffer::Event<'_>) {
+        if self.lines && self.format != Format::Perfetto && self.wants_line(ev) {
+            self.write_now(&format::event(self.format, tid, ev));
+        }
+    }
+
+    fn wants_line(&self, ev: &buffer::Event<'_>) -> bool {
+        !self.errors_only || super::failed(&ev.result)
+    }
+
+    /// Formats and writes what the threads captured. `try_only` (signal handlers) skips locks
+    /// that are held instead of waiting.
+    fn drain(&self, try_only: bool) {
+        let mut w = if try_only {
+            match self.out.try_lock() {
+                Ok(w) => w,
+                Err(_) => return,
+            }
+        } else {
+            self.out.lock().unwrap_or_else(|p| p.into_inner())
+        };
+        let (summary, lines, format) = (self.summary && !try_only, self.lines, self.format);
+        let k = super::clock::scale();
+        buffer::drain(try_only, |tid, bytes| {
+            for mut ev in Reader::new(bytes) {
+                ev.start_ns = super::clock::since_epoch_ns(ev.start_ns, k);
+                ev.dur_ns = super::clock::duration_ns(ev.dur_ns, k);
+                if summary {
+                    summary::add(ev.function, super::failed(&ev.result), ev.dur_ns);
+                }
+                if lines && self.wants_line(&ev) {
+                    let _ = w.write_all(&format::event(format, tid, &ev));
+                }
+            }
+        });
+        let dropped = buffer::DROPPED.swap(0, Ordering::Relaxed);
+        if dropped > 0 {
+            let _ = w.write_all(format::dropped(self.format, dropped).as_bytes());
+        }
+        let _ = w.flush();
+    }
+
+    /// At exit: writes everything pending, closes the Perfetto array, prints the summary.
+    fn finish(&self) {
+        if self.finished.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.drain(false);
+        if self.lines && self.format == Format::Perfetto {
+            self.write_now(format::perfetto_end().as_bytes());
+        }
+        if self.summary {
+            let _ = std::io::stderr().write_all(summary::render().as_bytes());
+        }
     }
 }
 
@@ -41,42 +132,105 @@ pub(super) fn get() -> Option<&'static Sink> {
 }
 
 pub(super) fn get_or_stderr() -> &'static Sink {
-    configured().unwrap_or_else(|| {
-        FALLBACK.get_or_init(|| Sink::new(json_env(), Box::new(std::io::stderr())))
-    })
+    configured().unwrap_or_else(|| FALLBACK.get_or_init(|| Sink::new(config::format(), true, Box::new(std::io::stderr()))))
 }
 
-fn var(name: &str) -> Option<String> {
-    std::env::var_os(name)
-        .map(|v| v.to_string_lossy().trim().to_owned())
-        .filter(|v| !v.is_empty())
-}
-
-fn json_env() -> bool {
-    var("CUDAGEN_TRACE_FORMAT").is_some_and(|f| f.eq_ignore_ascii_case("json"))
+fn sinks() -> impl Iterator<Item = &'static Sink> {
+    CONFIGURED.get().and_then(Option::as_ref).into_iter().chain(FALLBACK.get())
 }
 
 fn from_env() -> Option<Sink> {
-    let trace = var("CUDAGEN_TRACE");
-    let file = var("CUDAGEN_TRACE_FILE");
+    let trace = config::var("CUDAGEN_TRACE");
+    let file = config::var("CUDAGEN_TRACE_FILE");
+    let summary_only = || {
+        config::flag("CUDAGEN_TRACE_SUMMARY").then(|| Sink::new(Format::Text, false, Box::new(std::io::sink())))
+    };
     let path = match trace.as_deref().map(str::to_ascii_lowercase).as_deref() {
-        Some("0" | "false" | "off") => return None,
+        Some("0" | "false" | "off") => return summary_only(),
         Some("1" | "true" | "on") => file,
         Some(_) => trace, // any other value is a path
-        None => Some(file?),
+        None if file.is_none() => return summary_only(),
+        None => file,
     };
-    let json = json_env();
+    let format = config::format();
     if let Some(p) = path {
-        match OpenOptions::new().create(true).append(true).open(&p) {
-            Ok(f) => return Some(Sink::new(json, Box::new(f))),
+        // A Perfetto file is one JSON document: truncate rather than append.
+        let mut o = OpenOptions::new();
+        if format == Format::Perfetto {
+            o.create(true).write(true).truncate(true);
+        } else {
+            o.create(true).append(true);
+        }
+        match o.open(&p) {
+            Ok(f) => return Some(Sink::new(format, true, Box::new(f))),
             Err(e) => {
                 let msg = format!("[cudagen] cannot open trace file {p}: {e}; tracing to stderr\n");
                 let _ = std::io::stderr().write_all(msg.as_bytes());
             }
         }
     }
-    Some(Sink::new(json, Box::new(std::io::stderr())))
+    Some(Sink::new(format, true, Box::new(std::io::stderr())))
 }
+
+static WAKE: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
+
+/// Starts the writer thread (once). False if it could not be started: the caller then writes
+/// synchronously.
+pub(super) fn writer_running() -> bool {
+    static STARTED: OnceLock<bool> = OnceLock::new();
+    *STARTED.get_or_init(|| std::thread::Builder::new().name("cudagen-trace".into()).spawn(writer).is_ok())
+}
+
+/// A wake-up is on its way (one notification per drain, not one per call).
+static WAKING: AtomicBool = AtomicBool::new(false);
+
+/// Asks the writer to drain now.
+pub(super) fn wake() {
+    if WAKING.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    let (m, c) = &WAKE;
+    if let Ok(mut pending) = m.try_lock() {
+        *pending = true;
+        c.notify_one();
+    }
+}
+
+fn writer() {
+    let (m, c) = &WAKE;
+    loop {
+        {
+            let g = m.lock().unwrap_or_else(|p| p.into_inner());
+            let (mut g, _) = c.wait_timeout_while(g, Duration::from_millis(50), |p| !*p).unwrap_or_else(|p| p.into_inner());
+            *g = false;
+        }
+        WAKING.store(false, Ordering::Relaxed);
+        let _ = std::panic::catch_unwind(|| {
+            for s in sinks() {
+                if !s.finished() {
+                    s.drain(false);
+                }
+            }
+        });
+    }
+}
+
+/// Writes what is pending without waiting for locks (from a signal handler).
+pub(super) fn flush_from_signal() {
+    for s in sinks() {
+        s.drain(true);
+    }
+}
+
+extern "C" fn finish_all() {
+    let _ = std::panic::catch_unwind(|| sinks().for_each(Sink::finish));
+}
+
+/// The exit hook: a destructor of this library (ELF `.fini_array`).
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".fini_array"]
+static FINI: extern "C" fn() = finish_all;
 
 /// Kernel thread id (`gettid`), read once per thread from `/proc/thread-self` (Linux 3.17+;
 /// no `extern` block or per-arch syscall numbers); a per-process counter where unavailable.
@@ -93,11 +247,9 @@ pub(super) fn tid() -> u64 {
 
 fn gettid() -> u64 {
     // The link reads "<pid>/task/<tid>".
-    let from_proc = std::fs::read_link("/proc/thread-self")
-        .ok()
-        .and_then(|p| p.file_name()?.to_str()?.parse::<u64>().ok());
+    let from_proc = std::fs::read_link("/proc/thread-self").ok().and_then(|p| p.file_name()?.to_str()?.parse::<u64>().ok());
     from_proc.unwrap_or_else(|| {
-        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::atomic::AtomicU64;
         static NEXT: AtomicU64 = AtomicU64::new(1);
         NEXT.fetch_add(1, Ordering::Relaxed)
     })
