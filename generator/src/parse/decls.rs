@@ -322,6 +322,8 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
                 doc: String::new(),
                 names: Names::default(),
                 size: None,
+                callback: None,
+                python: Default::default(),
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -339,6 +341,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
         names: Names::default(),
         returns: ReturnShape::Status,
         needs_unsafe: false,
+        releases: None,
     });
     Ok(())
 }

@@ -1,21 +1,40 @@
-//! IR -> IR passes, run in order by [`run_all`]: docs, handles, value tables, parameters,
-//! return shapes and safety, names. Each pass is deterministic and reports bad annotations as errors with locations.
+//! IR -> IR passes, run in order by [`run_all`] (names in [`PASSES`]): docs, handles, value
+//! tables, parameters, return shapes and safety, buffer sizes, callbacks, Python conversions,
+//! names. Each pass is deterministic and reports bad annotations as errors with locations.
 
+pub mod callbacks;
 pub mod docs;
 pub mod handles;
 pub mod naming;
 pub mod params;
+pub mod python;
 pub mod shape;
 pub mod sizes;
 pub mod values;
 
 use crate::annotations::Annotations;
-use crate::diag::Result;
+use crate::diag::{Error, Result};
 use crate::annotations::parse_version;
 use crate::ir::{Api, LibraryKind};
 
+/// Every pass, in the order they run.
+pub const PASSES: [&str; 9] = ["docs", "handles", "values", "params", "shape", "sizes", "callbacks", "python", "naming"];
+
 pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
+    run_until(api, annotations, None)
+}
+
+/// Runs the passes in order, stopping after `last` (one of [`PASSES`]) when given: a decision
+/// can be seen as it forms (`cargo xtask dump-ir --after PASS`).
+pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -> Result<()> {
+    if let Some(l) = last.filter(|l| !PASSES.contains(l)) {
+        return Err(Error::new(format!("no pass '{l}' (passes: {})", PASSES.join(", "))));
+    }
+    let done = |pass: &str| last == Some(pass);
     docs::run(api);
+    if done("docs") {
+        return Ok(());
+    }
     let cuda_version = header_cuda_version(api);
     for lib in &mut api.libraries {
         let ann = match lib.kind {
@@ -23,10 +42,33 @@ pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
             LibraryKind::Nvrtc => &annotations.nvrtc,
         };
         handles::run(lib, ann)?;
+        if done("handles") {
+            continue;
+        }
         values::run(lib, ann, cuda_version)?;
+        if done("values") {
+            continue;
+        }
         params::run(lib, ann, cuda_version)?;
+        if done("params") {
+            continue;
+        }
         shape::run(lib);
+        if done("shape") {
+            continue;
+        }
         sizes::run(lib);
+        if done("sizes") {
+            continue;
+        }
+        callbacks::run(lib)?;
+        if done("callbacks") {
+            continue;
+        }
+        python::run(lib);
+        if done("python") {
+            continue;
+        }
         naming::run(lib);
     }
     Ok(())

@@ -102,20 +102,12 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     Ok(())
 }
 
-/// Rust keywords that need `r#` (PyO3 strips it for the Python argument name).
-const KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true",
-    "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
-    "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
-];
-
+/// The Rust variable of a Python argument (PyO3 strips `r#` for the Python name); `py` is the
+/// GIL token every generated function takes.
 pub(super) fn rust_ident(name: &str) -> String {
-    if KEYWORDS.contains(&name) {
-        format!("r#{name}")
-    } else if matches!(name, "self" | "Self" | "super" | "crate" | "py") {
-        format!("{name}_")
+    if name == "py" {
+        "py_".into()
     } else {
-        name.to_string()
+        crate::passes::naming::rust_ident(name)
     }
 }
