@@ -104,3 +104,69 @@ fn check_tables(lib: &Library) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Prim, Type, TypedefKind};
+    use crate::passes::build::{function, library, param, typedef};
+
+    fn void_ptr() -> Type {
+        Type::ptr(Type::prim(Prim::Void), false)
+    }
+
+    fn logs() -> Library {
+        library(
+            "CUlogsCallback",
+            vec![
+                function(
+                    "cuLogsRegisterCallback",
+                    vec![
+                        param("callbackFunc", Type::named("CUlogsCallback"), Role::Callback),
+                        param("userData", void_ptr(), Role::UserData),
+                        param("callback_out", Type::ptr(Type::named("H"), false), Role::OutValue),
+                    ],
+                ),
+                function("cuLogsUnregisterCallback", vec![param("callback", Type::named("H"), Role::Value)]),
+            ],
+        )
+    }
+
+    #[test]
+    fn repeating_callables_are_kept_by_the_returned_handle_and_released() {
+        let mut lib = logs();
+        run(&mut lib).unwrap();
+        let reg = &lib.functions[0];
+        let u = reg.params[0].callback.as_ref().unwrap();
+        assert_eq!((u.kind, u.user_data.as_deref(), u.kept_by.as_deref()), (CallbackKind::Logs, Some("userData"), Some("callback_out")));
+        assert_eq!(reg.releases, None);
+        let release = lib.functions[1].releases.as_ref().unwrap();
+        assert_eq!((release.callback, release.key.as_str()), (CallbackKind::Logs, "callback"));
+    }
+
+    #[test]
+    fn a_trampoline_without_user_data_is_raw_and_one_shot_kinds_are_not_kept() {
+        let mut lib = library(
+            "CUhostFn",
+            vec![
+                function("cuNoData", vec![param("fn", Type::named("CUhostFn"), Role::Callback)]),
+                function("cuHost", vec![param("fn", Type::named("CUhostFn"), Role::Callback), param("userData", void_ptr(), Role::UserData)]),
+            ],
+        );
+        run(&mut lib).unwrap();
+        assert_eq!(lib.functions[0].params[0].callback.as_ref().unwrap().kind, CallbackKind::Raw);
+        let u = lib.functions[1].params[0].callback.as_ref().unwrap();
+        assert_eq!((u.kind, u.kept_by.as_deref()), (CallbackKind::Host, None));
+    }
+
+    #[test]
+    fn table_entries_are_checked_against_the_headers() {
+        let mut lib = logs();
+        lib.functions[1].params[0].name = "handle".into();
+        let e = run(&mut lib).unwrap_err().to_string();
+        assert!(e.contains("cuLogsUnregisterCallback has no parameter 'callback'"), "{e}");
+        let mut lib = library("X", vec![]);
+        lib.typedefs.push(typedef("CUhostFn", Type::prim(Prim::Int), TypedefKind::Alias));
+        assert!(run(&mut lib).unwrap_err().to_string().contains("CUhostFn is not a callback typedef"));
+    }
+}

@@ -78,3 +78,70 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
 fn header_cuda_version(api: &Api) -> Option<u32> {
     api.cuda_version_macro().or_else(|| parse_version(&api.cuda_version))
 }
+
+/// Small IR builders for the passes' tests.
+#[cfg(test)]
+pub(crate) mod build {
+    use crate::ir::*;
+
+    pub fn param(name: &str, ty: Type, role: Role) -> Param {
+        Param {
+            name: name.into(),
+            ty,
+            direction: if matches!(role, Role::OutValue) { Direction::Out } else { Direction::In },
+            role,
+            nullable: false,
+            decided_by: DecidedBy::Annotation,
+            doc: String::new(),
+            names: Names::default(),
+            size: None,
+            callback: None,
+            python: PyConv::default(),
+        }
+    }
+
+    pub fn function(name: &str, params: Vec<Param>) -> Function {
+        Function {
+            name: name.into(),
+            symbol: name.into(),
+            proc_name: name.into(),
+            version: None,
+            variants: vec![],
+            ret: Type::named("CUresult"),
+            params,
+            deprecated: None,
+            doc: Doc::default(),
+            location: Location::default(),
+            names: Names::default(),
+            returns: ReturnShape::Status,
+            needs_unsafe: false,
+            releases: None,
+        }
+    }
+
+    pub fn typedef(name: &str, target: Type, kind: TypedefKind) -> Typedef {
+        Typedef { name: name.into(), target, kind, doc: Doc::default(), location: Location::default(), names: Names::default() }
+    }
+
+    /// A driver library with a callback typedef `cb`, an opaque handle `H` and the given functions.
+    pub fn library(cb: &str, functions: Vec<Function>) -> Library {
+        let mut lib = Library::new(LibraryKind::Driver);
+        let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
+        let fn_ty = Type::FnPtr { ret: Box::new(Type::prim(Prim::Void)), params: vec![void_ptr] };
+        lib.typedefs.push(typedef(cb, fn_ty, TypedefKind::Callback { ret: Type::prim(Prim::Void), params: vec![] }));
+        lib.typedefs.push(typedef("H", Type::ptr(Type::named("H_st"), false), TypedefKind::OpaqueHandle { record: "H_st".into() }));
+        lib.functions = functions;
+        lib
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_unknown_pass_is_an_error() {
+        let mut api = crate::ir::Api::default();
+        let e = super::run_until(&mut api, &Default::default(), Some("nmaing")).unwrap_err();
+        assert!(e.to_string().contains("no pass 'nmaing'"), "{e}");
+        assert!(super::run_until(&mut api, &Default::default(), Some("params")).is_ok());
+    }
+}

@@ -134,6 +134,13 @@ mod tests {
     #[test]
     fn escapes() {
         assert_eq!(rust_ident("type"), "r#type");
+        for reserved in ["gen", "try", "box", "yield"] {
+            assert_eq!(rust_ident(reserved), format!("r#{reserved}"));
+        }
+        assert_eq!(rust_ident("self"), "self_");
+        assert_eq!(rust_ident("_"), "__");
+        assert_eq!(rust_ident(""), "_");
+        assert_eq!(rust_ident("2d"), "_2d");
         assert_eq!(python_ident("lambda"), "lambda_");
         assert_eq!(python_param_ident("type"), "typename");
         assert_eq!(python_param_ident("input"), "input_");

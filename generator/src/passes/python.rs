@@ -91,3 +91,55 @@ fn conv(lib: &Library, f: &Function, p: &Param) -> PyConv {
 fn scalar_handle(lib: &Library, p: &Param) -> bool {
     p.ty.pointee().is_some_and(|(t, _)| matches!(lib.resolve(t), Resolved::ScalarHandle(..)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{SizeFrom, SizeLink};
+    use crate::passes::build::{function, library, param};
+
+    fn convs(lib: &mut Library) -> Vec<Vec<PyConv>> {
+        crate::passes::callbacks::run(lib).unwrap();
+        run(lib);
+        lib.functions.iter().map(|f| f.params.iter().map(|p| p.python).collect()).collect()
+    }
+
+    #[test]
+    fn conversions_follow_role_direction_and_type() {
+        let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
+        let mut sized = param("dst", void_ptr.clone(), Role::HostPtr);
+        sized.size = Some(SizeLink { from: SizeFrom::Param("n".into()), writes: true });
+        let mut inout = param("count", Type::ptr(Type::prim(Prim::Int), false), Role::InOutRef);
+        inout.direction = Direction::InOut;
+        let mut lib = library(
+            "CUhostFn",
+            vec![
+                function(
+                    "cuLaunchKernel",
+                    vec![
+                        param("f", Type::named("H"), Role::Value),
+                        param("kernelParams", Type::ptr(void_ptr.clone(), false), Role::Opaque),
+                        param("n", Type::prim(Prim::SizeT), Role::Value),
+                        sized,
+                        inout,
+                        param("out", Type::ptr(Type::named("H"), false), Role::OutValue),
+                        param("handle", Type::ptr(Type::named("H"), false), Role::InRef),
+                    ],
+                ),
+                function("cuHost", vec![param("fn", Type::named("CUhostFn"), Role::Callback), param("userData", void_ptr.clone(), Role::UserData)]),
+                function("cuRaw", vec![param("fn", Type::named("CUraw"), Role::Callback), param("userData", void_ptr, Role::UserData)]),
+            ],
+        );
+        use PyConv::*;
+        assert_eq!(
+            convs(&mut lib),
+            vec![
+                vec![Handle, KernelParams, Int, Buffer, InoutScalar, Out, HandleRef],
+                vec![Callback, UserdataPaired],
+                // A raw callback's user data is an ordinary address.
+                vec![Callback, Ptr],
+            ]
+        );
+        assert!(InoutScalar.is_arg() && InoutScalar.is_out() && !SelectedSize.is_arg() && !Out.is_arg());
+    }
+}

@@ -9,7 +9,7 @@ use crate::passes::python::value_kind;
 use serde::Serialize;
 
 /// What a function returns besides its outputs.
-#[derive(Serialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Ret {
     /// The library's status enum.
@@ -127,7 +127,7 @@ pub struct MemberView {
     pub bytes: u64,
 }
 
-#[derive(Serialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Count {
     One,

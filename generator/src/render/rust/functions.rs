@@ -130,7 +130,7 @@ pub(super) struct TypedFn {
 }
 
 /// How a typed fn takes a parameter (the templates switch on this).
-#[derive(Serialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub(super) enum TKind {
     /// Passed as is (also every raw pointer).
@@ -154,7 +154,7 @@ pub(super) enum TKind {
 }
 
 /// What a typed fn's C call returns.
-#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub(super) enum Returns {
     Status,

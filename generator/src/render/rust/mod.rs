@@ -202,3 +202,28 @@ fn plain_types(lib: &crate::ir::Library) -> Vec<String> {
         .collect();
     names.into_iter().collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::functions::{Returns, TKind};
+    use super::typedefs::TypedefShape;
+    use crate::render::templates::{compared_strings, is_variant};
+
+    /// Every kind a Rust template compares with is a variant of the enum behind it.
+    #[test]
+    fn template_kinds_are_variants() {
+        let mut seen = 0;
+        for field in ["kind", "returns"] {
+            for (var, value) in compared_strings("rust", field) {
+                let ok = match (var.as_str(), field) {
+                    ("p", "kind") => is_variant::<TKind>(&value),
+                    ("t", "kind") => is_variant::<TypedefShape>(&value),
+                    _ => is_variant::<Returns>(&value),
+                };
+                assert!(ok, "templates/rust: {var}.{field} == \"{value}\" names no variant");
+                seen += 1;
+            }
+        }
+        assert!(seen > 10, "only {seen} comparisons found");
+    }
+}

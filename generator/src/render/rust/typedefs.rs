@@ -6,7 +6,7 @@ use crate::ir::{MacroConst, MacroValue, Prim, Type, Typedef, TypedefKind};
 use serde::Serialize;
 
 /// How a typedef is spelled in Rust.
-#[derive(Serialize, Clone, Copy)]
+#[derive(Serialize, serde::Deserialize, Clone, Copy)]
 #[serde(rename_all = "snake_case")]
 pub(super) enum TypedefShape {
     OpaqueHandle,
