@@ -15,7 +15,7 @@ pub mod values;
 use crate::annotations::Annotations;
 use crate::diag::{Error, Result};
 use crate::annotations::parse_version;
-use crate::ir::{Api, LibraryKind};
+use crate::ir::{Api, Library, LibraryKind};
 
 /// Every pass, in the order they run.
 pub const PASSES: [&str; 9] = ["docs", "handles", "values", "params", "shape", "sizes", "callbacks", "python", "naming"];
@@ -41,35 +41,36 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
             LibraryKind::Driver => &annotations.driver,
             LibraryKind::Nvrtc => &annotations.nvrtc,
         };
-        handles::run(lib, ann)?;
-        if done("handles") {
-            continue;
+        type Step<'a> = &'a dyn Fn(&mut Library) -> Result<()>;
+        let steps: [(&str, Step); 8] = [
+            ("handles", &|lib| handles::run(lib, ann)),
+            ("values", &|lib| values::run(lib, ann, cuda_version)),
+            ("params", &|lib| params::run(lib, ann, cuda_version)),
+            ("shape", &|lib| {
+                shape::run(lib);
+                Ok(())
+            }),
+            ("sizes", &|lib| {
+                sizes::run(lib);
+                Ok(())
+            }),
+            ("callbacks", &|lib| callbacks::run(lib)),
+            ("python", &|lib| {
+                python::run(lib);
+                Ok(())
+            }),
+            ("naming", &|lib| {
+                naming::run(lib);
+                Ok(())
+            }),
+        ];
+        debug_assert!(steps.iter().map(|s| s.0).eq(PASSES[1..].iter().copied()));
+        for (name, step) in steps {
+            step(lib)?;
+            if done(name) {
+                break;
+            }
         }
-        values::run(lib, ann, cuda_version)?;
-        if done("values") {
-            continue;
-        }
-        params::run(lib, ann, cuda_version)?;
-        if done("params") {
-            continue;
-        }
-        shape::run(lib);
-        if done("shape") {
-            continue;
-        }
-        sizes::run(lib);
-        if done("sizes") {
-            continue;
-        }
-        callbacks::run(lib)?;
-        if done("callbacks") {
-            continue;
-        }
-        python::run(lib);
-        if done("python") {
-            continue;
-        }
-        naming::run(lib);
     }
     Ok(())
 }

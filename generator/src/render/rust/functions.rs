@@ -531,41 +531,21 @@ fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: Returns) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{DecidedBy, Doc, Library, LibraryKind, Location, Names, Param};
+    use crate::ir::{Library, LibraryKind, Names, Param};
+    use crate::passes::build;
 
     fn param(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
-        Param {
-            name: name.into(),
-            ty,
-            direction: Direction::In,
-            role,
-            nullable,
-            decided_by: DecidedBy::Annotation,
-            doc: String::new(),
-            names: Names { rust: ident(&heck::ToSnakeCase::to_snake_case(name)), python: name.into() },
-            size: None,
-            callback: None,
-            python: Default::default(),
-        }
+        let mut p = build::param(name, ty, role);
+        p.direction = Direction::In;
+        p.nullable = nullable;
+        p.names = Names { rust: ident(&heck::ToSnakeCase::to_snake_case(name)), python: name.into() };
+        p
     }
 
     fn function(name: &str, params: Vec<Param>) -> Function {
-        Function {
-            name: name.into(),
-            symbol: name.into(),
-            proc_name: name.into(),
-            version: None,
-            variants: vec![],
-            ret: Type::named("CUresult"),
-            params,
-            deprecated: None,
-            doc: Doc::default(),
-            location: Location::default(),
-            names: Names { rust: "f".into(), python: name.into() },
-            returns: ReturnShape::Status,
-            needs_unsafe: false,
-            releases: None,
-        }
+        let mut f = build::function(name, params);
+        f.names = Names { rust: "f".into(), python: name.into() };
+        f
     }
 
     #[test]
