@@ -296,9 +296,9 @@ pub struct Param {
     /// For a callback parameter: how a callable stands for it (`passes::callbacks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callback: Option<CallbackUse>,
-    /// How the Python surface converts it (`passes::python`).
-    #[serde(default)]
-    pub python: PyConv,
+    /// How the Python surface converts it (`passes::python`; `None` before that pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<PyConv>,
 }
 
 /// Which trampoline lets a callable stand for a C callback; `raw` takes only C function pointers.
@@ -350,7 +350,7 @@ pub struct Release {
 }
 
 /// How the Python surface converts a parameter (the templates switch on this only).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PyConv {
     /// By-value integer or enum.
@@ -363,7 +363,6 @@ pub enum PyConv {
     /// Pointer to one record the callee reads (or writes).
     RecordRef,
     /// Any address: int, buffer or None.
-    #[default]
     Ptr,
     /// Integer, enum or integer handle the callee reads and updates: an argument and an output.
     InoutScalar,

@@ -323,7 +323,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
                 names: Names::default(),
                 size: None,
                 callback: None,
-                python: Default::default(),
+                python: None,
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -97,7 +97,7 @@ pub(crate) mod build {
             names: Names::default(),
             size: None,
             callback: None,
-            python: PyConv::default(),
+            python: None,
         }
     }
 

@@ -10,7 +10,7 @@ pub fn run(lib: &mut Library) {
     let convs: Vec<Vec<PyConv>> = lib.functions.iter().map(|f| f.params.iter().map(|p| conv(lib, f, p)).collect()).collect();
     for (f, convs) in lib.functions.iter_mut().zip(convs) {
         for (p, c) in f.params.iter_mut().zip(convs) {
-            p.python = c;
+            p.python = Some(c);
         }
     }
 }
@@ -101,7 +101,7 @@ mod tests {
     fn convs(lib: &mut Library) -> Vec<Vec<PyConv>> {
         crate::passes::callbacks::run(lib).unwrap();
         run(lib);
-        lib.functions.iter().map(|f| f.params.iter().map(|p| p.python).collect()).collect()
+        lib.functions.iter().map(|f| f.params.iter().map(|p| p.python.unwrap()).collect()).collect()
     }
 
     #[test]

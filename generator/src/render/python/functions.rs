@@ -216,7 +216,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             cname: p.name.clone(),
             rust: rust_ident(&py),
             py,
-            kind: p.python,
+            kind: conv(p)?,
             scalar: ptr_scalar(),
             nullable: p.nullable,
             len_var: String::new(),
@@ -251,7 +251,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         };
         let pointee = p.ty.pointee().map(|(t, _)| t);
         let pointee_scalar = || pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
-        match (&p.role, p.python) {
+        match (&p.role, v.kind) {
             // Set by the selected value's conversion from its member's size.
             (_, PyConv::SelectedSize) => {}
             (Role::SelectedValue { selector, len }, _) => {
@@ -366,8 +366,8 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         }
         params.push(v);
     }
-    let args: Vec<usize> = f.params.iter().enumerate().filter(|(_, p)| p.python.is_arg()).map(|(i, _)| i).collect();
-    let outs: Vec<usize> = f.params.iter().enumerate().filter(|(_, p)| p.python.is_out()).map(|(i, _)| i).collect();
+    let args: Vec<usize> = params.iter().filter(|p| p.kind.is_arg()).map(|p| p.index).collect();
+    let outs: Vec<usize> = params.iter().filter(|p| p.kind.is_out()).map(|p| p.index).collect();
     for p in &mut params {
         p.is_arg = args.contains(&p.index);
         p.arg_pos = args.iter().position(|&i| i == p.index).unwrap_or(0);
@@ -404,6 +404,11 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         stub_ret,
         brief: f.doc.brief.replace('\\', "\\\\").replace("\"\"\"", "'''"),
     })
+}
+
+/// The conversion `passes::python` chose.
+pub(super) fn conv(p: &crate::ir::Param) -> Result<PyConv, String> {
+    p.python.ok_or_else(|| format!("{}: no Python conversion (passes::python did not run)", p.name))
 }
 
 /// The selector parameter's index and its enum's member type table.

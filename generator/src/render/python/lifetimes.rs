@@ -3,6 +3,7 @@
 //! under a key and released by the call that tells the library to stop calling them. Which
 //! parameter holds the key, and which call releases, are IR facts (`passes::callbacks`).
 
+use super::functions::conv;
 use super::rust_ident;
 use crate::ir::{CallbackKind, CallbackUse, Function, PyConv};
 
@@ -15,7 +16,7 @@ pub fn keep_key(f: &Function, cb: &CallbackUse) -> Result<String, String> {
     }
     let by = cb.kept_by.as_deref().ok_or_else(|| format!("a {:?} callback with no handle to keep it under", cb.kind))?;
     let k = f.params.iter().position(|p| p.name == by).ok_or_else(|| format!("no parameter {by}"))?;
-    Ok(match f.params[k].python {
+    Ok(match conv(&f.params[k])? {
         PyConv::Out => format!("o{k}.u64()"),
         _ => format!("a{k}"),
     })
@@ -35,7 +36,7 @@ pub fn release(f: &Function) -> Result<Option<Release>, String> {
     let Some(r) = &f.releases else { return Ok(None) };
     let k = f.params.iter().position(|p| p.name == r.key).ok_or_else(|| format!("no parameter '{}' to release by", r.key))?;
     let p = &f.params[k];
-    let key = match p.python {
+    let key = match conv(p)? {
         PyConv::Handle => format!("Some(a{k})"),
         _ => format!("crate::handles::any_handle({}).map(|(raw, _)| raw)", rust_ident(&p.names.python)),
     };
