@@ -80,6 +80,22 @@ pub struct Library {
     /// annotations; read by [`Role::SelectedValue`] parameters.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub value_types: Vec<ValueTable>,
+    /// The status codes the bindings themselves return (`passes::status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_codes: Option<StatusCodes>,
+}
+
+/// Values of the status enum that every surface returns on its own account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusCodes {
+    /// The library could not be loaded (`CUDA_ERROR_STUB_LIBRARY`).
+    pub library_missing: i64,
+    /// The loaded library lacks the entry point (`CUDA_ERROR_NOT_FOUND`).
+    pub symbol_missing: i64,
+    /// An argument the bindings refuse before calling (`CUDA_ERROR_INVALID_VALUE`).
+    pub invalid_argument: i64,
+    /// A panic caught at a C-ABI boundary (`CUDA_ERROR_UNKNOWN`).
+    pub internal: i64,
 }
 
 impl Library {
@@ -95,6 +111,7 @@ impl Library {
             macros: Vec::new(),
             skipped: Vec::new(),
             value_types: Vec::new(),
+            status_codes: None,
         }
     }
     pub fn function(&self, name: &str) -> Option<&Function> {

@@ -1,4 +1,4 @@
-//! IR -> IR passes, run in order by [`run_all`] (names in [`PASSES`]): docs, handles, value
+//! IR -> IR passes, run in order by [`run_all`] (names in [`PASSES`]): docs, status codes, handles, value
 //! tables, parameters, return shapes and safety, buffer sizes, callbacks, Python conversions,
 //! names. Each pass is deterministic and reports bad annotations as errors with locations.
 
@@ -10,6 +10,7 @@ pub mod params;
 pub mod python;
 pub mod shape;
 pub mod sizes;
+pub mod status;
 pub mod values;
 
 use crate::annotations::Annotations;
@@ -18,7 +19,7 @@ use crate::annotations::parse_version;
 use crate::ir::{Api, Library, LibraryKind};
 
 /// Every pass, in the order they run.
-pub const PASSES: [&str; 9] = ["docs", "handles", "values", "params", "shape", "sizes", "callbacks", "python", "naming"];
+pub const PASSES: [&str; 10] = ["docs", "status", "handles", "values", "params", "shape", "sizes", "callbacks", "python", "naming"];
 
 pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
     run_until(api, annotations, None)
@@ -42,7 +43,8 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
             LibraryKind::Nvrtc => &annotations.nvrtc,
         };
         type Step<'a> = &'a dyn Fn(&mut Library) -> Result<()>;
-        let steps: [(&str, Step); 8] = [
+        let steps: [(&str, Step); 9] = [
+            ("status", &|lib| status::run(lib)),
             ("handles", &|lib| handles::run(lib, ann)),
             ("values", &|lib| values::run(lib, ann, cuda_version)),
             ("params", &|lib| params::run(lib, ann, cuda_version)),

@@ -2,7 +2,7 @@
 //! what the templates print for it.
 
 use super::lifetimes;
-use super::rust_ident;
+use super::{conv, rust_ident};
 use super::types::{self, handle_class, HandleView};
 use crate::ir::{CallbackKind, Function, Library, Prim, PyConv, Resolved, ReturnShape, Role, SizeFrom, Type, ValueCount, ValueKind};
 use crate::passes::python::value_kind;
@@ -266,7 +266,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                         v.size_arg = Some(k);
                     }
                 }
-                v.invalid = invalid_value(lib);
+                v.invalid = invalid_value(lib)?;
             }
             (Role::SelectedValues { selectors, sizes }, _) => {
                 let (sel, sp) = f.params.iter().enumerate().find(|(_, q)| &q.name == selectors).ok_or_else(|| format!("no selectors {selectors}"))?;
@@ -281,7 +281,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                     Role::InArray { len: Some(l) } => len_var(f, l)?,
                     _ => return Err(format!("selectors {selectors} has no count")),
                 };
-                v.invalid = invalid_value(lib);
+                v.invalid = invalid_value(lib)?;
                 v.stub = "list[Any]".into();
             }
             (Role::Value | Role::Length { .. }, _) => {
@@ -406,11 +406,6 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     })
 }
 
-/// The conversion `passes::python` chose.
-pub(super) fn conv(p: &crate::ir::Param) -> Result<PyConv, String> {
-    p.python.ok_or_else(|| format!("{}: no Python conversion (passes::python did not run)", p.name))
-}
-
 /// The selector parameter's index and its enum's member type table.
 fn selector_table<'a>(lib: &'a Library, f: &Function, selector: &str) -> Result<(usize, &'a crate::ir::ValueTable), String> {
     let (i, p) = f.params.iter().enumerate().find(|(_, q)| q.name == selector).ok_or_else(|| format!("no selector {selector}"))?;
@@ -432,12 +427,8 @@ fn member_view(lib: &Library, m: &crate::ir::ValueMember, handles: &[HandleView]
 }
 
 /// The status code for an argument out of range (`CUDA_ERROR_INVALID_VALUE`).
-fn invalid_value(lib: &Library) -> i64 {
-    lib.status_enum
-        .as_deref()
-        .and_then(|s| lib.enum_named(s))
-        .and_then(|e| e.variants.iter().find(|v| v.name.ends_with("INVALID_VALUE")))
-        .map_or(1, |v| v.value)
+fn invalid_value(lib: &Library) -> Result<i64, String> {
+    lib.status_codes.map(|c| c.invalid_argument).ok_or_else(|| "no status enum to refuse a member with".into())
 }
 
 /// What a caller gets back, then the header's docs.

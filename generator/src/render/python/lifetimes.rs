@@ -3,8 +3,7 @@
 //! under a key and released by the call that tells the library to stop calling them. Which
 //! parameter holds the key, and which call releases, are IR facts (`passes::callbacks`).
 
-use super::functions::conv;
-use super::rust_ident;
+use super::{conv, rust_ident};
 use crate::ir::{CallbackKind, CallbackUse, Function, PyConv};
 
 /// For a callback parameter of a repeating kind: the Rust expression (after a successful call)

@@ -5,9 +5,10 @@
 //! per C function + the handle classes), `python/cudagen/<module>.py` (compact enum and record
 //! tables, built lazily into `IntEnum`s and `ctypes` structures on first attribute access) and
 //! `<module>.pyi` stubs. `templates/python/support/rs/*` is copied to `src/`,
-//! `templates/python/support/py/**` to `python/`. View models: `functions` (parameters ->
-//! conversion kinds), `lifetimes` (how long a Python callable given to the library is kept),
-//! `types` (enums, records, handles, constants).
+//! `templates/python/support/py/**` to `python/`. View models: `functions` (what
+//! each parameter's conversion kind, an IR fact from `passes::python`, prints), `lifetimes` (the
+//! Rust expressions that keep and release a Python callable, per `passes::callbacks`), `types`
+//! (enums, records, handles, constants).
 
 mod functions;
 mod lifetimes;
@@ -15,7 +16,7 @@ mod types;
 
 use super::{Output, Templates};
 use crate::diag::{Error, Result};
-use crate::ir::{Api, LibraryKind};
+use crate::ir::Api;
 use serde::Serialize;
 
 const SURFACE: &str = "python";
@@ -65,10 +66,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             module: m.clone(),
             qualname,
             status: lib.status_enum.clone(),
-            library_missing: match lib.kind {
-                LibraryKind::Driver => 34,
-                LibraryKind::Nvrtc => 11,
-            },
+            library_missing: lib.status_codes.map_or(0, |c| c.library_missing),
             functions: fns,
             enums: lib.enums.iter().map(types::enum_view).collect(),
             records: lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect(),
@@ -100,6 +98,11 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         return Err(Error::new("templates/python/support/ is empty"));
     }
     Ok(())
+}
+
+/// The conversion `passes::python` chose for `p`.
+fn conv(p: &crate::ir::Param) -> std::result::Result<crate::ir::PyConv, String> {
+    p.python.ok_or_else(|| format!("{}: no Python conversion (passes::python did not run)", p.name))
 }
 
 /// The Rust variable of a Python argument (PyO3 strips `r#` for the Python name); `py` is the

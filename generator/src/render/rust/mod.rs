@@ -90,13 +90,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
 
 fn status_codes(lib: &Library) -> Option<StatusCodes> {
     let status = lib.status_enum.clone()?;
-    let (library_missing, symbol_missing, invalid_argument) = match lib.kind {
-        // CUDA_ERROR_STUB_LIBRARY, CUDA_ERROR_NOT_FOUND, CUDA_ERROR_INVALID_VALUE
-        LibraryKind::Driver => (34, 500, 1),
-        // NVRTC_ERROR_INTERNAL_ERROR (NVRTC has no "not found"), NVRTC_ERROR_INVALID_INPUT
-        LibraryKind::Nvrtc => (11, 11, 3),
-    };
-    Some(StatusCodes { status, library_missing, symbol_missing, invalid_argument })
+    let c = lib.status_codes?;
+    Some(StatusCodes { status, library_missing: c.library_missing, symbol_missing: c.symbol_missing, invalid_argument: c.invalid_argument })
 }
 
 fn module_view(lib: &Library, default_version: u32, out: &mut Output) -> ModuleView {
