@@ -236,6 +236,8 @@ mod tests {
                 doc: String::new(),
                 names: Names::default(),
                 size: None,
+                callback: None,
+                python: None,
             });
             lib.functions.push(Function {
                 name: name.into(),
@@ -251,6 +253,7 @@ mod tests {
                 names: Names::default(),
                 returns: ReturnShape::Status,
                 needs_unsafe: false,
+                releases: None,
             });
         }
         lib

@@ -434,6 +434,8 @@ mod tests {
             doc: String::new(),
             names: Names::default(),
             size: None,
+            callback: None,
+            python: None,
         }
     }
 
@@ -452,6 +454,7 @@ mod tests {
             names: Names::default(),
             returns: ReturnShape::Status,
             needs_unsafe: false,
+            releases: None,
         }
     }
 

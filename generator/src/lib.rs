@@ -43,7 +43,12 @@ pub fn clang_args(include_dir: &std::path::Path) -> Result<Vec<String>> {
 
 /// Parse the headers and run every pass: the finished IR.
 pub fn build_api(headers: &HeaderSet, annotations: &annotations::Annotations) -> Result<ir::Api> {
+    build_api_until(headers, annotations, None)
+}
+
+/// [`build_api`] stopping after the pass `last` (see [`passes::PASSES`]), for review.
+pub fn build_api_until(headers: &HeaderSet, annotations: &annotations::Annotations, last: Option<&str>) -> Result<ir::Api> {
     let mut api = parse::parse_headers(headers)?;
-    passes::run_all(&mut api, annotations)?;
+    passes::run_until(&mut api, annotations, last)?;
     Ok(api)
 }

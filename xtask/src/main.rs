@@ -53,6 +53,9 @@ enum Command {
         /// Only this library (`driver` or `nvrtc`).
         #[arg(long)]
         library: Option<String>,
+        /// Stop after this pass (`docs`, `handles`, ... `python`, `naming`), to see a decision form.
+        #[arg(long)]
+        after: Option<String>,
     },
     /// Download the headers of a CUDA version and print where they are.
     Fetch {
@@ -100,7 +103,7 @@ fn main() {
     let cli = Cli::parse();
     let result: Result<()> = match cli.command {
         Command::Regen { source, out, check } => regen::regen(&source, out, check),
-        Command::DumpIr { source, library } => regen::dump_ir(&source, library.as_deref()),
+        Command::DumpIr { source, library, after } => regen::dump_ir(&source, library.as_deref(), after.as_deref()),
         Command::Fetch { source } => fetch::print(&source),
         Command::Versions { update } => versions::command(update),
         Command::Doctor => libclang::doctor(),

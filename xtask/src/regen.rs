@@ -3,7 +3,7 @@
 use crate::{fetch, libclang, root, HeaderSource};
 use anyhow::{anyhow, bail, Context, Result};
 use cudagen_generator::annotations::Annotations;
-use cudagen_generator::{build_api, emit, ir::Api, HeaderSet};
+use cudagen_generator::{build_api_until, emit, ir::Api, HeaderSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -11,11 +11,16 @@ use std::path::{Path, PathBuf};
 const DIFF_LINES: usize = 200;
 
 pub(crate) fn build(source: &HeaderSource) -> Result<Api> {
+    build_until(source, None)
+}
+
+/// The IR after the pass `last` (all passes when `None`).
+fn build_until(source: &HeaderSource, last: Option<&str>) -> Result<Api> {
     libclang::ensure()?;
     let fetched = fetch::headers(source)?;
     let annotations = Annotations::load_dir(&root().join("headers")).map_err(|e| anyhow!("{e}"))?;
     let headers = HeaderSet { cuda_version: fetched.version, include_dir: fetched.include_dir };
-    build_api(&headers, &annotations).map_err(|e| anyhow!("{e}"))
+    build_api_until(&headers, &annotations, last).map_err(|e| anyhow!("{e}"))
 }
 
 pub fn regen(source: &HeaderSource, out: Option<PathBuf>, check: bool) -> Result<()> {
@@ -122,8 +127,8 @@ fn cap(lines: Vec<String>) -> String {
     out.join("\n")
 }
 
-pub fn dump_ir(source: &HeaderSource, library: Option<&str>) -> Result<()> {
-    let api = build(source)?;
+pub fn dump_ir(source: &HeaderSource, library: Option<&str>, after: Option<&str>) -> Result<()> {
+    let api = build_until(source, after)?;
     for lib in api.libraries.iter().filter(|l| library.is_none_or(|m| m == l.kind.module())) {
         println!("{}", serde_json::to_string_pretty(lib)?);
     }

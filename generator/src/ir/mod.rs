@@ -84,6 +84,9 @@ pub struct Library {
     /// references (`cuMemAlloc`, the v2000 ABI of `cuMemAlloc_v2`); from `cudaTypedefs.h`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub legacy_abis: Vec<LegacyAbi>,
+    /// The status codes the bindings themselves return (`passes::status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_codes: Option<StatusCodes>,
 }
 
 /// One older ABI: its exported symbol, `cuGetProcAddress` name and version.
@@ -95,6 +98,19 @@ pub struct LegacyAbi {
     /// A `_ptds`/`_ptsz` export (looked up with the per-thread flag).
     #[serde(default)]
     pub per_thread: bool,
+}
+
+/// Values of the status enum that every surface returns on its own account.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusCodes {
+    /// The library could not be loaded (`CUDA_ERROR_STUB_LIBRARY`).
+    pub library_missing: i64,
+    /// The loaded library lacks the entry point (`CUDA_ERROR_NOT_FOUND`).
+    pub symbol_missing: i64,
+    /// An argument the bindings refuse before calling (`CUDA_ERROR_INVALID_VALUE`).
+    pub invalid_argument: i64,
+    /// A panic caught at a C-ABI boundary (`CUDA_ERROR_UNKNOWN`).
+    pub internal: i64,
 }
 
 impl Library {
@@ -111,6 +127,7 @@ impl Library {
             skipped: Vec::new(),
             value_types: Vec::new(),
             legacy_abis: Vec::new(),
+            status_codes: None,
         }
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
@@ -241,6 +258,9 @@ pub struct Function {
     /// True when a typed binding must be `unsafe` (some raw pointer's validity is the caller's
     /// promise). Computed by the out-param pass.
     pub needs_unsafe: bool,
+    /// The kept callable this call releases (`cuLogsUnregisterCallback`), from `passes::callbacks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub releases: Option<Release>,
 }
 
 impl Function {
@@ -306,6 +326,132 @@ pub struct Param {
     /// (computed by the `sizes` pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<SizeLink>,
+    /// For a callback parameter: how a callable stands for it (`passes::callbacks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callback: Option<CallbackUse>,
+    /// How the Python surface converts it (`passes::python`; `None` before that pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<PyConv>,
+}
+
+/// Which trampoline lets a callable stand for a C callback; `raw` takes only C function pointers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallbackKind {
+    #[default]
+    Raw,
+    /// `CUhostFn` (also user-object destructors).
+    Host,
+    /// `CUstreamCallback`.
+    Stream,
+    /// `CUlogsCallback`.
+    Logs,
+    /// `CUasyncCallback`.
+    AsyncNotification,
+    /// NVRTC's unnamed `int (*)(void*, void*)` of `nvrtcSetFlowCallback`.
+    Flow,
+    /// `CUoccupancyB2DSize`: called only during the call, no user data.
+    Occupancy,
+}
+
+impl CallbackKind {
+    /// The library may call it any number of times, until a release call (see [`Release`]).
+    pub fn repeating(self) -> bool {
+        matches!(self, CallbackKind::Logs | CallbackKind::AsyncNotification | CallbackKind::Flow)
+    }
+}
+
+/// How a callable stands for one callback parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallbackUse {
+    pub kind: CallbackKind,
+    /// The user-data parameter that carries the callable to the trampoline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_data: Option<String>,
+    /// For a repeating kind: the handle parameter whose value keys the kept callable (the
+    /// registration handle the call returns, else the first handle argument).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_by: Option<String>,
+}
+
+/// A call after which the library no longer calls a kept callable of kind `callback`; `key` is
+/// the parameter holding the handle it was kept under.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Release {
+    pub callback: CallbackKind,
+    pub key: String,
+}
+
+/// How the Python surface converts a parameter (the templates switch on this only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PyConv {
+    /// By-value integer or enum.
+    Int,
+    Float,
+    /// By-value handle object or int.
+    Handle,
+    /// By-value record.
+    RecordVal,
+    /// Pointer to one record the callee reads (or writes).
+    RecordRef,
+    /// Any address: int, buffer or None.
+    Ptr,
+    /// Integer, enum or integer handle the callee reads and updates: an argument and an output.
+    InoutScalar,
+    /// Pointer to one object handle.
+    HandleRef,
+    /// Caller buffer checked against the size the IR knows ([`Param::size`]).
+    Buffer,
+    /// `const char*` input.
+    Cstr,
+    InArray,
+    Callback,
+    /// User data carrying a Python callable to its trampoline.
+    UserdataPaired,
+    /// The kernel argument pointer array of `cuLaunchKernel` and kin.
+    KernelParams,
+    /// One value the callee writes (returned).
+    Out,
+    CstrOut,
+    OutArray,
+    OutBuffer,
+    /// A [`Role::SelectedValue`] the callee reads / writes; [`Role::SelectedValues`].
+    SelectedIn,
+    SelectedOut,
+    SelectedList,
+    /// The in/out size of a selected value, set from its member's size (not an argument).
+    SelectedSize,
+}
+
+impl PyConv {
+    /// Part of the returned tuple.
+    pub fn is_out(self) -> bool {
+        matches!(
+            self,
+            PyConv::Out | PyConv::CstrOut | PyConv::OutArray | PyConv::OutBuffer | PyConv::SelectedOut | PyConv::SelectedList | PyConv::InoutScalar
+        )
+    }
+    /// A Python argument.
+    pub fn is_arg(self) -> bool {
+        (!self.is_out() || self == PyConv::InoutScalar) && self != PyConv::SelectedSize
+    }
+}
+
+/// What a value of some C type is to the Python surface (argument, output or element).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueKind {
+    Int,
+    Float,
+    Enum,
+    Handle,
+    /// A complete record.
+    Record,
+    /// `char*`.
+    Cstr,
+    #[default]
+    Ptr,
 }
 
 /// How many bytes a caller buffer must hold, and whether the callee writes it.

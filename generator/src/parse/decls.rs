@@ -334,6 +334,8 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
                 doc: String::new(),
                 names: Names::default(),
                 size: None,
+                callback: None,
+                python: None,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -351,6 +353,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
         names: Names::default(),
         returns: ReturnShape::Status,
         needs_unsafe: false,
+        releases: None,
     });
     Ok(())
 }

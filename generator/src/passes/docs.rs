@@ -247,7 +247,7 @@ fn inline(t: &str) -> String {
         }
         first = false;
         let styled = match w {
-            "\\p" | "\\c" | "\\a" => words.next().map(|n| code(n)),
+            "\\p" | "\\c" | "\\a" => words.next().map(code),
             "\\e" | "\\em" => words.next().map(|n| format!("*{n}*")),
             "\\b" => words.next().map(|n| format!("**{n}**")),
             "\\ref" | "\\link" => words.next().map(|n| code(n.trim_start_matches("::"))),
@@ -266,7 +266,7 @@ fn inline(t: &str) -> String {
 
 /// `` `name` `` keeping trailing punctuation outside.
 fn code(word: &str) -> String {
-    let mut end = word.trim_end_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | ')')).len();
+    let mut end = word.trim_end_matches([',', '.', ';', ':', ')']).len();
     if word[..end].ends_with('(') && word[end..].starts_with(')') {
         end += 1; // a call, `cuFoo()`: the parenthesis belongs to the name
     }

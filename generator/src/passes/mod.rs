@@ -1,33 +1,78 @@
-//! IR -> IR passes, run in order by [`run_all`]: docs, handles, value tables, parameters,
-//! return shapes and safety, names. Each pass is deterministic and reports bad annotations as errors with locations.
+//! IR -> IR passes, run in order by [`run_all`] (names in [`PASSES`]): docs, status codes, handles, value
+//! tables, parameters, return shapes and safety, buffer sizes, callbacks, Python conversions,
+//! names. Each pass is deterministic and reports bad annotations as errors with locations.
 
+pub mod callbacks;
 pub mod docs;
 pub mod handles;
 pub mod naming;
 pub mod params;
+pub mod python;
 pub mod shape;
 pub mod sizes;
+pub mod status;
 pub mod values;
 
 use crate::annotations::Annotations;
-use crate::diag::Result;
+use crate::diag::{Error, Result};
 use crate::annotations::parse_version;
-use crate::ir::{Api, LibraryKind};
+use crate::ir::{Api, Library, LibraryKind};
+
+/// Every pass, in the order they run.
+pub const PASSES: [&str; 10] = ["docs", "status", "handles", "values", "params", "shape", "sizes", "callbacks", "python", "naming"];
 
 pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
+    run_until(api, annotations, None)
+}
+
+/// Runs the passes in order, stopping after `last` (one of [`PASSES`]) when given: a decision
+/// can be seen as it forms (`cargo xtask dump-ir --after PASS`).
+pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -> Result<()> {
+    if let Some(l) = last.filter(|l| !PASSES.contains(l)) {
+        return Err(Error::new(format!("no pass '{l}' (passes: {})", PASSES.join(", "))));
+    }
+    let done = |pass: &str| last == Some(pass);
     docs::run(api);
+    if done("docs") {
+        return Ok(());
+    }
     let cuda_version = header_cuda_version(api);
     for lib in &mut api.libraries {
         let ann = match lib.kind {
             LibraryKind::Driver => &annotations.driver,
             LibraryKind::Nvrtc => &annotations.nvrtc,
         };
-        handles::run(lib, ann)?;
-        values::run(lib, ann, cuda_version)?;
-        params::run(lib, ann, cuda_version)?;
-        shape::run(lib);
-        sizes::run(lib);
-        naming::run(lib);
+        type Step<'a> = &'a dyn Fn(&mut Library) -> Result<()>;
+        let steps: [(&str, Step); 9] = [
+            ("status", &|lib| status::run(lib)),
+            ("handles", &|lib| handles::run(lib, ann)),
+            ("values", &|lib| values::run(lib, ann, cuda_version)),
+            ("params", &|lib| params::run(lib, ann, cuda_version)),
+            ("shape", &|lib| {
+                shape::run(lib);
+                Ok(())
+            }),
+            ("sizes", &|lib| {
+                sizes::run(lib);
+                Ok(())
+            }),
+            ("callbacks", &|lib| callbacks::run(lib)),
+            ("python", &|lib| {
+                python::run(lib);
+                Ok(())
+            }),
+            ("naming", &|lib| {
+                naming::run(lib);
+                Ok(())
+            }),
+        ];
+        debug_assert!(steps.iter().map(|s| s.0).eq(PASSES[1..].iter().copied()));
+        for (name, step) in steps {
+            step(lib)?;
+            if done(name) {
+                break;
+            }
+        }
     }
     Ok(())
 }
@@ -35,4 +80,71 @@ pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
 /// `CUDA_VERSION` from `cuda.h` (e.g. 12090), else the version the headers were fetched as.
 fn header_cuda_version(api: &Api) -> Option<u32> {
     api.cuda_version_macro().or_else(|| parse_version(&api.cuda_version))
+}
+
+/// Small IR builders for the passes' tests.
+#[cfg(test)]
+pub(crate) mod build {
+    use crate::ir::*;
+
+    pub fn param(name: &str, ty: Type, role: Role) -> Param {
+        Param {
+            name: name.into(),
+            ty,
+            direction: if matches!(role, Role::OutValue) { Direction::Out } else { Direction::In },
+            role,
+            nullable: false,
+            decided_by: DecidedBy::Annotation,
+            doc: String::new(),
+            names: Names::default(),
+            size: None,
+            callback: None,
+            python: None,
+        }
+    }
+
+    pub fn function(name: &str, params: Vec<Param>) -> Function {
+        Function {
+            name: name.into(),
+            symbol: name.into(),
+            proc_name: name.into(),
+            version: None,
+            variants: vec![],
+            ret: Type::named("CUresult"),
+            params,
+            deprecated: None,
+            doc: Doc::default(),
+            location: Location::default(),
+            names: Names::default(),
+            returns: ReturnShape::Status,
+            needs_unsafe: false,
+            releases: None,
+        }
+    }
+
+    pub fn typedef(name: &str, target: Type, kind: TypedefKind) -> Typedef {
+        Typedef { name: name.into(), target, kind, doc: Doc::default(), location: Location::default(), names: Names::default() }
+    }
+
+    /// A driver library with a callback typedef `cb`, an opaque handle `H` and the given functions.
+    pub fn library(cb: &str, functions: Vec<Function>) -> Library {
+        let mut lib = Library::new(LibraryKind::Driver);
+        let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
+        let fn_ty = Type::FnPtr { ret: Box::new(Type::prim(Prim::Void)), params: vec![void_ptr] };
+        lib.typedefs.push(typedef(cb, fn_ty, TypedefKind::Callback { ret: Type::prim(Prim::Void), params: vec![] }));
+        lib.typedefs.push(typedef("H", Type::ptr(Type::named("H_st"), false), TypedefKind::OpaqueHandle { record: "H_st".into() }));
+        lib.functions = functions;
+        lib
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_unknown_pass_is_an_error() {
+        let mut api = crate::ir::Api::default();
+        let e = super::run_until(&mut api, &Default::default(), Some("nmaing")).unwrap_err();
+        assert!(e.to_string().contains("no pass 'nmaing'"), "{e}");
+        assert!(super::run_until(&mut api, &Default::default(), Some("params")).is_ok());
+    }
 }

@@ -3,10 +3,13 @@
 use crate::ir::{Enum, Library, LibraryKind, Names};
 use heck::ToSnakeCase;
 
-const RUST_KEYWORDS: [&str; 38] = [
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
-    "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn",
+/// Rust keywords that need `r#` as identifiers (strict and reserved, 2024 edition). The one list
+/// every surface uses, through [`rust_ident`].
+const RUST_KEYWORDS: [&str; 48] = [
+    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let",
+    "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type",
+    "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 const PYTHON_KEYWORDS: [&str; 35] = [
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
@@ -14,9 +17,12 @@ const PYTHON_KEYWORDS: [&str; 35] = [
     "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
 ];
 
+/// An identifier usable in Rust: keywords get `r#`; names `r#` cannot take (`self`, `crate`,
+/// `_`) get a trailing `_`; a leading digit gets `_`; the empty name is `_`.
 pub fn rust_ident(s: &str) -> String {
     match s {
-        "self" | "Self" | "super" | "crate" => format!("{s}_"),
+        "" => "_".into(),
+        "self" | "Self" | "super" | "crate" | "_" => format!("{s}_"),
         _ if RUST_KEYWORDS.contains(&s) => format!("r#{s}"),
         _ if s.starts_with(|c: char| c.is_ascii_digit()) => format!("_{s}"),
         _ => s.to_string(),
@@ -128,6 +134,13 @@ mod tests {
     #[test]
     fn escapes() {
         assert_eq!(rust_ident("type"), "r#type");
+        for reserved in ["gen", "try", "box", "yield"] {
+            assert_eq!(rust_ident(reserved), format!("r#{reserved}"));
+        }
+        assert_eq!(rust_ident("self"), "self_");
+        assert_eq!(rust_ident("_"), "__");
+        assert_eq!(rust_ident(""), "_");
+        assert_eq!(rust_ident("2d"), "_2d");
         assert_eq!(python_ident("lambda"), "lambda_");
         assert_eq!(python_param_ident("type"), "typename");
         assert_eq!(python_param_ident("input"), "input_");

@@ -66,18 +66,14 @@ pub fn render_all(api: &Api, templates_dir: &Path) -> Result<Output> {
 /// The Rust expression a C-ABI entry returns if its Rust body panicked (it never should): the
 /// library's "internal error" status, or an inert value of the return type.
 pub(crate) fn on_panic(lib: &crate::ir::Library, f: &crate::ir::Function) -> String {
-    use crate::ir::{LibraryKind, Prim, Type};
-    let code = match lib.kind {
-        LibraryKind::Driver => 999, // CUDA_ERROR_UNKNOWN
-        LibraryKind::Nvrtc => 11,   // NVRTC_ERROR_INTERNAL_ERROR
-    };
-    match (&f.ret, &lib.status_enum) {
-        (Type::Named { name }, Some(status)) if name == status => format!("{status}({code})"),
-        (Type::Prim { prim: Prim::Void }, _) => "()".into(),
-        (Type::Pointer { pointee, is_const: true }, _) if matches!(**pointee, Type::Prim { prim: Prim::Char }) => {
+    use crate::ir::{Prim, Type};
+    match (&f.ret, &lib.status_enum, lib.status_codes) {
+        (Type::Named { name }, Some(status), Some(codes)) if name == status => format!("{status}({})", codes.internal),
+        (Type::Prim { prim: Prim::Void }, ..) => "()".into(),
+        (Type::Pointer { pointee, is_const: true }, ..) if matches!(**pointee, Type::Prim { prim: Prim::Char }) => {
             "c\"cudagen: internal error\".as_ptr()".into()
         }
-        (Type::Pointer { .. }, _) => "::core::ptr::null_mut()".into(),
+        (Type::Pointer { .. }, ..) => "::core::ptr::null_mut()".into(),
         _ => "unsafe { ::core::mem::zeroed() }".into(),
     }
 }

@@ -72,3 +72,34 @@ fn tera_chain(e: &dyn std::error::Error) -> String {
     }
     s
 }
+
+/// Every string the `*.tera` files under `templates/<dir>` compare `<var>.<field>` with
+/// (`p.kind == "int"`), as (variable, string): tests check each names a variant of the enum
+/// the view serialises there, so a misspelt kind in a template fails a test.
+#[cfg(test)]
+pub(crate) fn compared_strings(dir: &str, field: &str) -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates").join(dir);
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&root).expect("templates folder") {
+        let path = entry.expect("template entry").path();
+        if path.extension().is_none_or(|e| e != "tera") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("template text");
+        let needle = format!(".{field} ");
+        for (at, _) in text.match_indices(&needle) {
+            let var: String = text[..at].chars().rev().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.').collect();
+            let rest = &text[at + needle.len()..];
+            let Some(rest) = rest.strip_prefix("== \"").or_else(|| rest.strip_prefix("!= \"")) else { continue };
+            let value = rest.split('"').next().unwrap_or_default();
+            out.push((var.chars().rev().collect(), value.to_string()));
+        }
+    }
+    out
+}
+
+/// `value` is what serde writes for some variant of `E`.
+#[cfg(test)]
+pub(crate) fn is_variant<E: serde::de::DeserializeOwned>(value: &str) -> bool {
+    serde_json::from_value::<E>(serde_json::Value::String(value.to_string())).is_ok()
+}

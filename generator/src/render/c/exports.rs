@@ -151,21 +151,8 @@ pub(super) fn rust(ty: &Type) -> String {
     }
 }
 
-const KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
-];
-
 /// A parameter name usable in Rust.
-pub(super) fn ident(name: &str) -> String {
-    match name {
-        "self" | "Self" | "super" | "crate" | "_" => format!("{name}_"),
-        n if KEYWORDS.contains(&n) => format!("r#{n}"),
-        n => n.to_string(),
-    }
-}
+pub(super) use crate::passes::naming::rust_ident as ident;
 
 #[derive(Serialize)]
 pub(super) struct LegacyView {

@@ -365,23 +365,18 @@ fn named_in(ty: &Type, all: bool, out: &mut Vec<String>) {
     }
 }
 
-/// Follows typedef aliases from `name` to a record's name.
+/// The record `name` stands for by value (through aliases, and an array typedef's element).
 fn resolve_record(lib: &Library, name: &str) -> Option<String> {
-    let mut cur = name.to_string();
-    for _ in 0..32 {
-        if let Some(r) = lib.record(&cur) {
-            return Some(r.name.clone());
-        }
-        match lib.typedef(&cur).map(|t| &t.target) {
-            Some(Type::Named { name }) => cur = name.clone(),
-            Some(Type::Array { elem, .. }) => match &**elem {
-                Type::Named { name } => cur = name.clone(),
-                _ => return None,
-            },
-            _ => return None,
-        }
+    use crate::ir::Resolved;
+    let ty = Type::named(name);
+    let record = match lib.resolve(&ty) {
+        Resolved::Array { elem, .. } => lib.resolve(elem),
+        other => other,
+    };
+    match record {
+        Resolved::Record(r) => Some(r.name.clone()),
+        _ => None,
     }
-    None
 }
 
 /// Stable topological order: IR order, each item after its dependencies (cycles keep IR order).

@@ -1,17 +1,28 @@
-//! Function view models: every parameter becomes a conversion kind the templates switch on.
+//! Function view models: each parameter's conversion kind (decided by `passes::python`) with
+//! what the templates print for it.
 
 use super::lifetimes;
-use super::rust_ident;
+use super::{conv, rust_ident};
 use super::types::{self, handle_class, HandleView};
-use crate::ir::{Function, Library, Prim, Resolved, ReturnShape, Role, SizeFrom, Type};
+use crate::ir::{CallbackKind, Function, Library, Prim, PyConv, Resolved, ReturnShape, Role, SizeFrom, Type, ValueCount, ValueKind};
+use crate::passes::python::value_kind;
 use serde::Serialize;
+
+/// What a function returns besides its outputs.
+#[derive(Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Ret {
+    /// The library's status enum.
+    Status,
+    /// A `const char*`.
+    Cstr,
+}
 
 #[derive(Serialize)]
 pub struct FnView {
     pub name: String,
     pub symbol: String,
-    /// `cstr` (returns `const char*`) or `status`.
-    pub ret: &'static str,
+    pub ret: Ret,
     pub params: Vec<ParamView>,
     /// Python arguments in order (index into `params`).
     pub args: Vec<usize>,
@@ -30,8 +41,7 @@ pub struct FnView {
 /// A scalar the Rust support code converts (argument, output or array element).
 #[derive(Serialize, Clone, Default)]
 pub struct Scalar {
-    /// `int`, `float`, `enum`, `handle`, `record`, `ptr`, `cstr`.
-    pub kind: &'static str,
+    pub kind: ValueKind,
     pub bits: u32,
     pub signed: bool,
     /// Handle class / enum / record name.
@@ -49,10 +59,8 @@ pub struct ParamView {
     pub cname: String,
     pub py: String,
     pub rust: String,
-    /// Conversion kind: `int`, `float`, `handle`, `record_val`, `record_ref`, `ptr`, `inout_scalar`,
-    /// `handle_ref`, `buffer`, `cstr`, `in_array`, `callback`, `userdata_paired`, `kernel_params`, `out`, `cstr_out`,
-    /// `out_array`, `out_buffer`.
-    pub kind: &'static str,
+    /// Conversion kind, from the IR.
+    pub kind: PyConv,
     pub scalar: Scalar,
     pub nullable: bool,
     /// Variable holding a length (`a3` / `o3`) for arrays and buffers; empty when none.
@@ -61,10 +69,9 @@ pub struct ParamView {
     pub capacity: u64,
     /// Buffer contents are a NUL-terminated string.
     pub string: bool,
-    /// For `callback`: the trampoline in `support/rs/callbacks.rs` that calls a Python callable
-    /// (see [`callback_kind`]), or `raw` (C function pointers only); the paired user-data
-    /// parameter index.
-    pub callback: &'static str,
+    /// For `callback`: the trampoline in `support/rs/callbacks.rs` that calls a Python callable,
+    /// or `raw` (C function pointers only), from the IR; the paired user-data parameter index.
+    pub callback: Option<CallbackKind>,
     pub user_data: Option<usize>,
     /// Rust identifier of the paired user-data argument.
     pub user_data_rust: String,
@@ -113,19 +120,27 @@ pub struct MemberView {
     pub scalar: Scalar,
     pub boolean: bool,
     /// `one`, `fixed` (`n` elements; a NUL-terminated string when `string`) or `sized`.
-    pub count: &'static str,
+    pub count: Count,
     pub n: u64,
     pub string: bool,
     /// Bytes of storage for a fixed-size member.
     pub bytes: u64,
 }
 
+#[derive(Serialize, serde::Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Count {
+    One,
+    Fixed,
+    Sized,
+}
+
 fn int_scalar(p: Prim) -> Scalar {
     match p {
-        Prim::Float => Scalar { kind: "float", bits: 32, stub: "float".into(), size: 4, ..Default::default() },
-        Prim::Double => Scalar { kind: "float", bits: 64, stub: "float".into(), size: 8, ..Default::default() },
+        Prim::Float => Scalar { kind: ValueKind::Float, bits: 32, stub: "float".into(), size: 4, ..Default::default() },
+        Prim::Double => Scalar { kind: ValueKind::Float, bits: 64, stub: "float".into(), size: 8, ..Default::default() },
         _ => Scalar {
-            kind: "int",
+            kind: ValueKind::Int,
             bits: (p.size().max(1) * 8) as u32,
             signed: p.is_signed(),
             stub: "int".into(),
@@ -139,7 +154,7 @@ fn int_scalar(p: Prim) -> Scalar {
 fn scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
     let mut s = resolved_scalar(lib, ty, handles);
     if let Type::Named { name } = ty {
-        let class = lib.typedef(name).filter(|t| s.kind == "int" && types::typedef_class(lib, t).is_some());
+        let class = lib.typedef(name).filter(|t| s.kind == ValueKind::Int && types::typedef_class(lib, t).is_some());
         if let Some(t) = class {
             s.wrap = t.name.clone();
             s.stub = t.name.clone();
@@ -149,10 +164,10 @@ fn scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
 }
 
 fn resolved_scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
-    match lib.resolve(ty) {
-        Resolved::Prim(p) => int_scalar(p),
-        Resolved::Enum(e) => Scalar {
-            kind: "enum",
+    match (value_kind(lib, ty), lib.resolve(ty)) {
+        (ValueKind::Int | ValueKind::Float, Resolved::Prim(p)) => int_scalar(p),
+        (ValueKind::Enum, Resolved::Enum(e)) => Scalar {
+            kind: ValueKind::Enum,
             bits: (e.repr.size() * 8) as u32,
             signed: e.repr.is_signed(),
             class: e.name.clone(),
@@ -160,9 +175,9 @@ fn resolved_scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
             stub: e.name.clone(),
             ..Default::default()
         },
-        Resolved::OpaqueHandle(t) | Resolved::ScalarHandle(t, _) => match handle_class(handles, &t.name) {
+        (ValueKind::Handle, Resolved::OpaqueHandle(t) | Resolved::ScalarHandle(t, _)) => match handle_class(handles, &t.name) {
             Some(h) => Scalar {
-                kind: "handle",
+                kind: ValueKind::Handle,
                 bits: h.bits,
                 signed: h.signed,
                 class: h.name.clone(),
@@ -172,31 +187,27 @@ fn resolved_scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
             },
             None => ptr_scalar(),
         },
-        Resolved::Record(r) if r.complete => {
-            Scalar { kind: "record", class: r.name.clone(), size: r.size, stub: r.name.clone(), ..Default::default() }
+        (ValueKind::Record, Resolved::Record(r)) => {
+            Scalar { kind: ValueKind::Record, class: r.name.clone(), size: r.size, stub: r.name.clone(), ..Default::default() }
         }
-        Resolved::Pointer { pointee, .. } if matches!(lib.resolve(pointee), Resolved::Prim(Prim::Char)) => {
-            Scalar { kind: "cstr", bits: 64, size: 8, stub: "bytes | None".into(), ..Default::default() }
-        }
+        (ValueKind::Cstr, _) => Scalar { kind: ValueKind::Cstr, bits: 64, size: 8, stub: "bytes | None".into(), ..Default::default() },
         _ => ptr_scalar(),
     }
 }
 
 fn ptr_scalar() -> Scalar {
-    Scalar { kind: "ptr", bits: 64, size: 8, stub: "int".into(), ..Default::default() }
+    Scalar { kind: ValueKind::Ptr, bits: 64, size: 8, stub: "int".into(), ..Default::default() }
 }
 
 pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnView, String> {
     let ret = match f.returns {
-        ReturnShape::Status => "status",
-        ReturnShape::Value => match lib.resolve(&f.ret) {
-            Resolved::Pointer { pointee, .. } if matches!(lib.resolve(pointee), Resolved::Prim(Prim::Char)) => "cstr",
+        ReturnShape::Status => Ret::Status,
+        ReturnShape::Value => match value_kind(lib, &f.ret) {
+            ValueKind::Cstr => Ret::Cstr,
             _ => return Err("returns a value that is not a C string".into()),
         },
         ReturnShape::Void => return Err("returns void".into()),
     };
-    let callback_idx = f.params.iter().position(|p| matches!(p.role, Role::Callback));
-    let user_idx = f.params.iter().position(|p| matches!(p.role, Role::UserData));
     let mut params = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
         let py = p.names.python.clone();
@@ -205,13 +216,13 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             cname: p.name.clone(),
             rust: rust_ident(&py),
             py,
-            kind: "ptr",
+            kind: conv(p)?,
             scalar: ptr_scalar(),
             nullable: p.nullable,
             len_var: String::new(),
             capacity: 0,
             string: false,
-            callback: "",
+            callback: None,
             user_data: None,
             user_data_rust: String::new(),
             keep_key: String::new(),
@@ -239,14 +250,12 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             size_fn: String::new(),
         };
         let pointee = p.ty.pointee().map(|(t, _)| t);
-        match &p.role {
-            Role::Length { of } if matches!(p.ty, Type::Pointer { .. }) && selected(f, of) => {
-                // Set by the selected value's conversion from its member's size.
-                v.kind = "selected_size";
-            }
-            Role::SelectedValue { selector, len } => {
+        let pointee_scalar = || pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
+        match (&p.role, v.kind) {
+            // Set by the selected value's conversion from its member's size.
+            (_, PyConv::SelectedSize) => {}
+            (Role::SelectedValue { selector, len }, _) => {
                 let (sel, table) = selector_table(lib, f, selector)?;
-                v.kind = if matches!(p.direction, crate::ir::Direction::In) { "selected_in" } else { "selected_out" };
                 v.selector = sel;
                 v.members = table.members.iter().map(|m| member_view(lib, m, handles)).collect();
                 if let Some(l) = len {
@@ -257,15 +266,14 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                         v.size_arg = Some(k);
                     }
                 }
-                v.invalid = invalid_value(lib);
+                v.invalid = invalid_value(lib)?;
             }
-            Role::SelectedValues { selectors, sizes } => {
+            (Role::SelectedValues { selectors, sizes }, _) => {
                 let (sel, sp) = f.params.iter().enumerate().find(|(_, q)| &q.name == selectors).ok_or_else(|| format!("no selectors {selectors}"))?;
                 let table = match sp.ty.pointee().map(|(t, _)| lib.resolve(t)) {
                     Some(Resolved::Enum(e)) => lib.value_table(&e.name).ok_or_else(|| format!("no value table for {}", e.name))?,
                     _ => return Err(format!("selectors {selectors} is not an enum array")),
                 };
-                v.kind = "selected_list";
                 v.selector = sel;
                 v.members = table.members.iter().map(|m| member_view(lib, m, handles)).collect();
                 v.size_arg = sizes.as_ref().and_then(|s| f.params.iter().position(|q| &q.name == s));
@@ -273,134 +281,74 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                     Role::InArray { len: Some(l) } => len_var(f, l)?,
                     _ => return Err(format!("selectors {selectors} has no count")),
                 };
-                v.invalid = invalid_value(lib);
+                v.invalid = invalid_value(lib)?;
                 v.stub = "list[Any]".into();
             }
-            Role::Value | Role::Length { .. } => {
+            (Role::Value | Role::Length { .. }, _) => {
                 let s = scalar(lib, &p.ty, handles);
-                v.kind = match s.kind {
-                    "int" | "enum" => "int",
-                    "float" => "float",
-                    "handle" => "handle",
-                    "record" => "record_val",
-                    _ => "ptr",
-                };
                 v.stub = match s.kind {
-                    "handle" => format!("{} | int", s.class),
-                    "enum" => format!("{} | int", s.class),
-                    "ptr" => "Any".into(),
+                    ValueKind::Handle | ValueKind::Enum => format!("{} | int", s.class),
+                    ValueKind::Ptr => "Any".into(),
                     _ => s.stub.clone(),
                 };
                 v.scalar = s;
             }
-            Role::InRef | Role::InOutRef => {
-                let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
-                match s.kind {
-                    "record" => {
-                        v.kind = "record_ref";
-                        v.stub = if p.nullable { format!("{} | None", s.class) } else { s.class.clone() };
-                    }
-                    "int" | "enum" if matches!(p.role, Role::InOutRef) => {
-                        v.kind = "inout_scalar";
-                        v.stub = arg_stub(&s);
-                    }
-                    // An integer handle the callee advances (`CUlogIterator`) is returned, as
-                    // cuda.bindings does.
-                    "handle" if matches!(p.role, Role::InOutRef) && handles.iter().any(|h| h.name == s.class && !h.pointer) => {
-                        v.kind = "inout_scalar";
-                        v.stub = arg_stub(&s);
-                    }
-                    "handle" => {
-                        // A pointer to one object handle: the handle object's own value (updated
-                        // in place), or a temporary holding an int / None.
-                        v.kind = "handle_ref";
-                        v.stub = format!("{} | int | None", s.class);
-                    }
-                    _ => v.kind = "ptr",
+            (Role::InRef | Role::InOutRef, conv) => {
+                let s = pointee_scalar();
+                match conv {
+                    PyConv::RecordRef => v.stub = if p.nullable { format!("{} | None", s.class) } else { s.class.clone() },
+                    PyConv::InoutScalar => v.stub = arg_stub(&s),
+                    PyConv::HandleRef => v.stub = format!("{} | int | None", s.class),
+                    _ => {}
                 }
                 v.scalar = s;
             }
-            Role::OutValue => {
-                let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
-                v.kind = "out";
+            (Role::OutValue, _) => {
+                let s = pointee_scalar();
                 v.stub = s.stub.clone();
                 v.scalar = s;
             }
-            Role::CStrIn => {
-                v.kind = "cstr";
-                v.stub = if p.nullable { "bytes | None".into() } else { "bytes".into() };
-            }
-            Role::CStrOut => {
-                v.kind = "cstr_out";
-                v.stub = "bytes | None".into();
-            }
-            Role::InArray { len } => {
-                let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
-                v.kind = "in_array";
+            (Role::CStrIn, _) => v.stub = if p.nullable { "bytes | None".into() } else { "bytes".into() },
+            (Role::CStrOut, _) => v.stub = "bytes | None".into(),
+            (Role::InArray { len } | Role::OutArray { len }, conv) => {
+                let s = pointee_scalar();
+                if conv == PyConv::OutArray {
+                    v.stub = format!("list[{}]", s.stub);
+                    if len.is_none() {
+                        v.capacity = 1024;
+                    }
+                } else {
+                    v.stub = format!("Sequence[{}] | None", arg_stub(&s));
+                }
                 if let Some(l) = len {
                     v.len_var = len_var(f, l)?;
                 }
-                v.stub = format!("Sequence[{}] | None", arg_stub(&s));
                 v.scalar = s;
             }
-            Role::OutArray { len } => {
-                let s = pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
-                if matches!(p.direction, crate::ir::Direction::InOut) {
-                    v.kind = "in_array";
-                    v.stub = format!("Sequence[{}] | None", arg_stub(&s));
-                    if let Some(l) = len {
-                        v.len_var = len_var(f, l)?;
-                    }
-                } else {
-                    v.kind = "out_array";
-                    v.stub = format!("list[{}]", s.stub);
-                    match len {
-                        Some(l) => v.len_var = len_var(f, l)?,
-                        None => v.capacity = 1024,
-                    }
-                }
-                v.scalar = s;
-            }
-            Role::OutBuffer { len, string, size_from, capacity } => {
+            (Role::OutBuffer { len, string, capacity, .. }, conv) => {
                 v.string = *string;
-                let caller_sized = len.as_deref().and_then(|l| f.param(l)).is_some_and(|l| matches!(l.role, Role::InOutRef));
-                if size_from.is_some() || caller_sized {
-                    // Two-call pattern, or an in/out size: the caller sizes and passes the buffer
-                    // (cuda.bindings style), checked against the size the IR knows.
-                    v.kind = if p.size.is_some() { "buffer" } else { "ptr" };
-                    v.stub = "bytes | bytearray | Any".into();
-                } else {
-                    v.kind = "out_buffer";
+                if conv == PyConv::OutBuffer {
                     v.stub = "bytes".into();
                     match (len, capacity) {
                         (Some(l), _) => v.len_var = len_var(f, l)?,
                         (None, Some(c)) => v.capacity = u64::from(*c),
                         (None, None) => return Err(format!("{}: buffer without a size", p.name)),
                     }
-                }
-            }
-            Role::HostPtr | Role::Opaque => {
-                v.kind = if p.name == "kernelParams" {
-                    "kernel_params"
-                } else if p.size.is_some() {
-                    "buffer"
                 } else {
-                    "ptr"
-                };
-            }
-            Role::UserData => {
-                v.kind = if callback_idx.is_some() { "userdata_paired" } else { "ptr" };
-            }
-            Role::Callback => {
-                v.kind = "callback";
-                v.callback = callback_kind(&f.name, &p.ty);
-                if v.callback != "raw" && v.callback != "occupancy" {
-                    v.user_data = user_idx;
-                    if user_idx.is_none() {
-                        v.callback = "raw";
-                    }
+                    v.stub = "bytes | bytearray | Any".into();
                 }
             }
+            (Role::Callback, _) => {
+                let cb = p.callback.as_ref().ok_or("a callback the callbacks pass did not see")?;
+                v.callback = Some(cb.kind);
+                if let Some(u) = &cb.user_data {
+                    let k = f.params.iter().position(|q| &q.name == u).ok_or_else(|| format!("no parameter {u}"))?;
+                    v.user_data = Some(k);
+                    v.user_data_rust = rust_ident(&f.params[k].names.python);
+                }
+                v.keep_key = lifetimes::keep_key(f, cb)?;
+            }
+            (Role::HostPtr | Role::Opaque | Role::UserData, _) => {}
         }
         if let Some(link) = &p.size {
             v.writes = link.writes;
@@ -418,27 +366,8 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         }
         params.push(v);
     }
-    // A user-data parameter whose callback is raw is an ordinary address.
-    let raw_cb = params.iter().any(|p| p.kind == "callback" && p.callback == "raw");
-    if raw_cb {
-        for p in &mut params {
-            if p.kind == "userdata_paired" {
-                p.kind = "ptr";
-            }
-        }
-    }
-    let ud_rust = user_idx.map(|u| params[u].rust.clone()).unwrap_or_default();
-    for k in 0..params.len() {
-        if params[k].kind == "callback" && params[k].callback != "raw" {
-            params[k].user_data_rust = ud_rust.clone();
-            params[k].keep_key = lifetimes::keep_key(params[k].callback, &params)?;
-        }
-    }
-    let is_out = |k: &str| matches!(k, "out" | "cstr_out" | "out_array" | "out_buffer" | "selected_out" | "selected_list");
-    let hidden = |k: &str| k == "selected_size";
-    let args: Vec<usize> = params.iter().filter(|p| !is_out(p.kind) && !hidden(p.kind)).map(|p| p.index).collect();
-    let outs: Vec<usize> =
-        params.iter().filter(|p| is_out(p.kind) || p.kind == "inout_scalar").map(|p| p.index).collect();
+    let args: Vec<usize> = params.iter().filter(|p| p.kind.is_arg()).map(|p| p.index).collect();
+    let outs: Vec<usize> = params.iter().filter(|p| p.kind.is_out()).map(|p| p.index).collect();
     for p in &mut params {
         p.is_arg = args.contains(&p.index);
         p.arg_pos = args.iter().position(|&i| i == p.index).unwrap_or(0);
@@ -448,7 +377,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     }
     let status = lib.status_enum.clone().unwrap_or_else(|| "int".into());
     let rust_names: Vec<String> = params.iter().map(|p| p.rust.clone()).collect();
-    for p in params.iter_mut().filter(|p| p.kind.starts_with("selected_") && p.kind != "selected_size") {
+    for p in params.iter_mut().filter(|p| matches!(p.kind, PyConv::SelectedIn | PyConv::SelectedOut | PyConv::SelectedList)) {
         p.fail = format!("conv::fail(py, &E_{status}, {}, LIBRARY_MISSING, {})", p.invalid, p.nouts);
         p.selector_rust = rust_names[p.selector].clone();
         p.size_rust = p.size_arg.map(|k| rust_names[k].clone()).unwrap_or_default();
@@ -457,11 +386,11 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     for &o in &outs {
         ret_items.push(format!("{} | None", out_stub(&params[o])));
     }
-    if ret == "cstr" {
+    if ret == Ret::Cstr {
         ret_items.push("bytes | None".into());
     }
     let stub_ret = format!("tuple[{}]", ret_items.join(", "));
-    let release = lifetimes::release(&f.name, &params)?;
+    let release = lifetimes::release(f)?;
     Ok(FnView {
         release,
         name: f.name.clone(),
@@ -477,11 +406,6 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     })
 }
 
-/// True when parameter `name` of `f` is a selected value.
-fn selected(f: &Function, name: &str) -> bool {
-    f.param(name).is_some_and(|p| matches!(p.role, Role::SelectedValue { .. }))
-}
-
 /// The selector parameter's index and its enum's member type table.
 fn selector_table<'a>(lib: &'a Library, f: &Function, selector: &str) -> Result<(usize, &'a crate::ir::ValueTable), String> {
     let (i, p) = f.params.iter().enumerate().find(|(_, q)| q.name == selector).ok_or_else(|| format!("no selector {selector}"))?;
@@ -494,39 +418,17 @@ fn selector_table<'a>(lib: &'a Library, f: &Function, selector: &str) -> Result<
 fn member_view(lib: &Library, m: &crate::ir::ValueMember, handles: &[HandleView]) -> MemberView {
     let scalar = scalar(lib, &m.ty, handles);
     let (count, n) = match m.count {
-        crate::ir::ValueCount::One => ("one", 1),
-        crate::ir::ValueCount::Fixed { n } => ("fixed", u64::from(n)),
-        crate::ir::ValueCount::Sized => ("sized", 0),
+        ValueCount::One => (Count::One, 1),
+        ValueCount::Fixed { n } => (Count::Fixed, u64::from(n)),
+        ValueCount::Sized => (Count::Sized, 0),
     };
-    let string = count == "fixed" && matches!(lib.resolve(&m.ty), Resolved::Prim(Prim::Char));
+    let string = count == Count::Fixed && matches!(lib.resolve(&m.ty), Resolved::Prim(Prim::Char));
     MemberView { value: m.value, boolean: m.boolean, count, n, string, bytes: m.size * n, scalar }
 }
 
 /// The status code for an argument out of range (`CUDA_ERROR_INVALID_VALUE`).
-fn invalid_value(lib: &Library) -> i64 {
-    lib.status_enum
-        .as_deref()
-        .and_then(|s| lib.enum_named(s))
-        .and_then(|e| e.variants.iter().find(|v| v.name.ends_with("INVALID_VALUE")))
-        .map_or(1, |v| v.value)
-}
-
-/// Which trampoline lets a Python callable stand for a C callback parameter: by the callback's
-/// typedef, or by function for NVRTC's unnamed `int (*)(void*, void*)`. `raw` takes only C
-/// function pointers (none of the 12.x headers' callbacks is left raw).
-fn callback_kind(function: &str, ty: &Type) -> &'static str {
-    match ty {
-        Type::Named { name } => match name.as_str() {
-            "CUstreamCallback" => "stream",
-            "CUhostFn" => "host",
-            "CUlogsCallback" => "logs",
-            "CUasyncCallback" => "async_notification",
-            "CUoccupancyB2DSize" => "occupancy",
-            _ => "raw",
-        },
-        _ if function == "nvrtcSetFlowCallback" => "flow",
-        _ => "raw",
-    }
+fn invalid_value(lib: &Library) -> Result<i64, String> {
+    lib.status_codes.map(|c| c.invalid_argument).ok_or_else(|| "no status enum to refuse a member with".into())
 }
 
 /// What a caller gets back, then the header's docs.
@@ -553,21 +455,21 @@ fn doc_stub(f: &Function, stub_ret: &str) -> String {
 
 fn arg_stub(s: &Scalar) -> String {
     match s.kind {
-        "handle" | "enum" => format!("{} | int", s.class),
-        "cstr" => "bytes".into(),
-        "ptr" => "Any".into(),
+        ValueKind::Handle | ValueKind::Enum => format!("{} | int", s.class),
+        ValueKind::Cstr => "bytes".into(),
+        ValueKind::Ptr => "Any".into(),
         _ => s.stub.clone(),
     }
 }
 
 fn out_stub(p: &ParamView) -> String {
     match p.kind {
-        "selected_out" => "Any".into(),
-        "selected_list" => "list[Any]".into(),
-        "cstr_out" | "out_buffer" => "bytes".into(),
-        "out_array" => format!("list[{}]", p.scalar.stub),
+        PyConv::SelectedOut => "Any".into(),
+        PyConv::SelectedList => "list[Any]".into(),
+        PyConv::CstrOut | PyConv::OutBuffer => "bytes".into(),
+        PyConv::OutArray => format!("list[{}]", p.scalar.stub),
         _ => {
-            if p.scalar.kind == "cstr" {
+            if p.scalar.kind == ValueKind::Cstr {
                 "bytes".into()
             } else {
                 p.scalar.stub.clone()
@@ -589,7 +491,7 @@ fn count_scalar(lib: &Library, f: &Function, name: &str, handles: &[HandleView])
     let Some(p) = f.param(name) else { return (64, false) };
     let ty = p.ty.pointee().map(|(t, _)| t).unwrap_or(&p.ty);
     let s = scalar(lib, ty, handles);
-    if s.kind == "int" { (s.bits, s.signed) } else { (64, false) }
+    if s.kind == ValueKind::Int { (s.bits, s.signed) } else { (64, false) }
 }
 
 /// `a{i}` for a Length argument, `o{i}` for an in/out count.

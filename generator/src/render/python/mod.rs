@@ -5,9 +5,10 @@
 //! per C function + the handle classes), `python/cudagen/<module>.py` (compact enum and record
 //! tables, built lazily into `IntEnum`s and `ctypes` structures on first attribute access) and
 //! `<module>.pyi` stubs. `templates/python/support/rs/*` is copied to `src/`,
-//! `templates/python/support/py/**` to `python/`. View models: `functions` (parameters ->
-//! conversion kinds), `lifetimes` (how long a Python callable given to the library is kept),
-//! `types` (enums, records, handles, constants).
+//! `templates/python/support/py/**` to `python/`. View models: `functions` (what
+//! each parameter's conversion kind, an IR fact from `passes::python`, prints), `lifetimes` (the
+//! Rust expressions that keep and release a Python callable, per `passes::callbacks`), `types`
+//! (enums, records, handles, constants).
 
 mod functions;
 mod lifetimes;
@@ -15,7 +16,7 @@ mod types;
 
 use super::{Output, Templates};
 use crate::diag::{Error, Result};
-use crate::ir::{Api, LibraryKind};
+use crate::ir::Api;
 use serde::Serialize;
 
 const SURFACE: &str = "python";
@@ -65,10 +66,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             module: m.clone(),
             qualname,
             status: lib.status_enum.clone(),
-            library_missing: match lib.kind {
-                LibraryKind::Driver => 34,
-                LibraryKind::Nvrtc => 11,
-            },
+            library_missing: lib.status_codes.map_or(0, |c| c.library_missing),
             functions: fns,
             enums: lib.enums.iter().map(types::enum_view).collect(),
             records: lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect(),
@@ -102,20 +100,45 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     Ok(())
 }
 
-/// Rust keywords that need `r#` (PyO3 strips it for the Python argument name).
-const KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true",
-    "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do",
-    "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
-];
+/// The conversion `passes::python` chose for `p`.
+fn conv(p: &crate::ir::Param) -> std::result::Result<crate::ir::PyConv, String> {
+    p.python.ok_or_else(|| format!("{}: no Python conversion (passes::python did not run)", p.name))
+}
 
+/// The Rust variable of a Python argument (PyO3 strips `r#` for the Python name); `py` is the
+/// GIL token every generated function takes.
 pub(super) fn rust_ident(name: &str) -> String {
-    if KEYWORDS.contains(&name) {
-        format!("r#{name}")
-    } else if matches!(name, "self" | "Self" | "super" | "crate" | "py") {
-        format!("{name}_")
+    if name == "py" {
+        "py_".into()
     } else {
-        name.to_string()
+        crate::passes::naming::rust_ident(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::functions::{Count, Ret};
+    use crate::ir::{CallbackKind, PyConv, ValueKind};
+    use crate::render::templates::{compared_strings, is_variant};
+
+    /// Every kind a Python template compares with is a variant of the enum behind it.
+    #[test]
+    fn template_kinds_are_variants() {
+        let mut seen = 0;
+        for field in ["kind", "callback", "count", "ret"] {
+            for (var, value) in compared_strings("python", field) {
+                let ok = match (var.as_str(), field) {
+                    ("p", "kind") => is_variant::<PyConv>(&value),
+                    (_, "kind") => is_variant::<ValueKind>(&value),
+                    (_, "callback") => is_variant::<CallbackKind>(&value),
+                    (_, "count") => is_variant::<Count>(&value),
+                    _ => is_variant::<Ret>(&value),
+                };
+                assert!(ok, "templates/python: {var}.{field} == \"{value}\" names no variant");
+                seen += 1;
+            }
+        }
+        assert!(seen > 50, "only {seen} comparisons found");
+        assert!(!is_variant::<PyConv>("record"), "a misspelt kind must not pass");
     }
 }

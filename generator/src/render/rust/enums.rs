@@ -79,7 +79,7 @@ pub(super) fn const_names(e: &Enum) -> Vec<String> {
     e.variants
         .iter()
         .map(|v| {
-            let mut name = if v.names.rust.is_empty() { v.name.clone() } else { v.names.rust.clone() };
+            let mut name = v.names.rust.clone();
             if name.starts_with(|c: char| c.is_ascii_digit()) {
                 name = format!("_{name}");
             }

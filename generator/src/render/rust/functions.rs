@@ -121,18 +121,48 @@ pub(super) struct TypedFn {
     pub params: Vec<TParam>,
     /// `name: Type` of each parameter in the signature.
     pub sig: Vec<String>,
-    /// `status`, `value`, `void`.
-    pub returns: &'static str,
+    pub returns: Returns,
     pub ret_ty: String,
     /// Expressions of the returned values, in order (one: bare; several: tuple).
     pub outputs: Vec<String>,
 }
 
+/// How a typed fn takes a parameter (the templates switch on this).
+#[derive(Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum TKind {
+    /// Passed as is (also every raw pointer).
+    #[default]
+    Value,
+    InRef,
+    InOutRef,
+    OutValue,
+    CstrIn,
+    CstrOut,
+    InArray,
+    InArrayCstr,
+    OutArray,
+    OutBuffer,
+    /// A count computed from the slices it counts.
+    Length,
+    SelectedIn,
+    SelectedOut,
+    /// The byte size of a selected value, from `size_of::<T>()`.
+    SelectedLen,
+}
+
+/// What a typed fn's C call returns.
+#[derive(Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum Returns {
+    Status,
+    Value,
+    Void,
+}
+
 #[derive(Serialize, Default)]
 pub(super) struct TParam {
-    /// `value`, `in_ref`, `in_out_ref`, `out_value`, `cstr_in`, `cstr_out`, `in_array`,
-    /// `in_array_cstr`, `out_array`, `out_buffer`, `length`.
-    pub kind: &'static str,
+    pub kind: TKind,
     pub name: String,
     /// Base for locals: `__{local}`.
     pub local: String,
@@ -182,14 +212,14 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
     let mut params: Vec<TParam> = Vec::new();
     let mut outputs = Vec::new();
     for p in &f.params {
-        let name = if p.names.rust.is_empty() { ident(&p.name) } else { p.names.rust.clone() };
+        let name = p.names.rust.clone();
         let local = format!("__{}", bare(&name));
         let c_ty = ctx.rust(&p.ty);
         let ptr = p.ty.pointee().map(|(t, c)| (t.clone(), c));
         let pointee_ok = |t: &Type| !t.is_void();
         let mut tp = TParam { name: name.clone(), local: local.clone(), nullable: p.nullable, ..Default::default() };
         let raw = |tp: &mut TParam| {
-            tp.kind = "value";
+            tp.kind = TKind::Value;
             tp.sig_ty = Some(c_ty.clone());
             tp.arg = name.clone();
         };
@@ -199,18 +229,18 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                 tp.selector = format!("{sel}.0 as i64");
                 tp.members = selected_members(ctx, f, selector);
                 if p.direction == Direction::In {
-                    tp.kind = "selected_in";
+                    tp.kind = TKind::SelectedIn;
                     tp.sig_ty = Some("&T".into());
                     tp.arg = fit(format!("core::ptr::from_ref({name}).cast::<c_void>()"), true, *c);
                 } else {
-                    tp.kind = "selected_out";
+                    tp.kind = TKind::SelectedOut;
                     tp.arg = fit(format!("{local}.as_mut_ptr().cast::<c_void>()"), false, *c);
                     outputs.push(format!("unsafe {{ {local}.assume_init() }}"));
                 }
             }
             (Role::Length { of }, _) if f.param(of).is_some_and(|q| matches!(q.role, Role::SelectedValue { .. })) => {
                 let of_local = f.param(of).map(|q| format!("__{}", bare(&q.names.rust))).unwrap_or_default();
-                tp.kind = "selected_len";
+                tp.kind = TKind::SelectedLen;
                 tp.size_local = format!("{of_local}_size");
                 tp.arg = match &p.ty {
                     Type::Pointer { .. } => format!("core::ptr::addr_of_mut!({local})"),
@@ -221,7 +251,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
             (Role::HostPtr | Role::Opaque | Role::UserData | Role::SelectedValues { .. }, _) => raw(&mut tp),
             (Role::InRef, Some((t, c))) if pointee_ok(t) => {
                 let t = ctx.rust(t);
-                tp.kind = "in_ref";
+                tp.kind = TKind::InRef;
                 if p.nullable {
                     tp.sig_ty = Some(format!("Option<&{t}>"));
                     tp.arg = fit(format!("{name}.map_or(core::ptr::null(), |r| r as *const {t})"), true, *c);
@@ -232,7 +262,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
             }
             (Role::InOutRef, Some((t, c))) if pointee_ok(t) => {
                 let t = ctx.rust(t);
-                tp.kind = "in_out_ref";
+                tp.kind = TKind::InOutRef;
                 if p.nullable {
                     tp.sig_ty = Some(format!("Option<&mut {t}>"));
                     tp.arg = fit(format!("{name}.map_or(core::ptr::null_mut(), |r| r as *mut {t})"), false, *c);
@@ -242,13 +272,13 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                 }
             }
             (Role::OutValue, Some((t, c))) if pointee_ok(t) => {
-                tp.kind = "out_value";
+                tp.kind = TKind::OutValue;
                 tp.ty = ctx.rust(t);
                 tp.arg = fit(format!("{local}.as_mut_ptr()"), false, *c);
                 outputs.push(format!("unsafe {{ {local}.assume_init() }}"));
             }
             (Role::CStrIn, Some((t, c))) if Ctx::is_char(t) => {
-                tp.kind = "cstr_in";
+                tp.kind = TKind::CstrIn;
                 if p.nullable {
                     tp.sig_ty = Some("Option<&CStr>".into());
                     tp.arg = fit(format!("{name}.map_or(core::ptr::null(), |s| s.as_ptr())"), true, *c);
@@ -258,14 +288,14 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                 }
             }
             (Role::CStrOut, Some((Type::Pointer { pointee, .. }, _))) if Ctx::is_char(pointee) => {
-                tp.kind = "cstr_out";
+                tp.kind = TKind::CstrOut;
                 tp.arg = format!("core::ptr::addr_of_mut!({local}).cast()");
                 outputs.push(format!("crate::util::cstr_to_string({local})"));
             }
             (Role::InArray { len }, Some((t, c))) if pointee_ok(t) => {
                 let is_cstr = matches!(t, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
                 if is_cstr {
-                    tp.kind = "in_array_cstr";
+                    tp.kind = TKind::InArrayCstr;
                     tp.sig_ty = Some(if p.nullable { "Option<&[&CStr]>".into() } else { "&[&CStr]".into() });
                     tp.arg = if p.nullable {
                         fit(format!("{local}.as_ref().map_or(core::ptr::null(), |v| v.as_ptr())"), true, *c)
@@ -274,7 +304,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                     };
                 } else {
                     let t = ctx.rust(t);
-                    tp.kind = "in_array";
+                    tp.kind = TKind::InArray;
                     if p.nullable {
                         tp.sig_ty = Some(format!("Option<&[{t}]>"));
                         tp.arg = fit(format!("{name}.map_or(core::ptr::null(), |s| s.as_ptr())"), true, *c);
@@ -289,7 +319,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
             }
             (Role::OutArray { len }, Some((t, c))) if pointee_ok(t) => {
                 let t = ctx.rust(t);
-                tp.kind = "out_array";
+                tp.kind = TKind::OutArray;
                 if p.nullable {
                     tp.sig_ty = Some(format!("Option<&mut [{t}]>"));
                     tp.arg = fit(format!("{name}.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr())"), false, *c);
@@ -302,7 +332,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                 }
             }
             (Role::OutBuffer { len, string, size_from, capacity }, Some((t, false))) if t.is_void() || prim_byte(t) => {
-                tp.kind = "out_buffer";
+                tp.kind = TKind::OutBuffer;
                 tp.string = *string;
                 tp.capacity = capacity.unwrap_or(256).max(1);
                 tp.arg = format!("{local}.as_mut_ptr().cast()");
@@ -323,7 +353,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                     notes.push(format!("{}: length of nothing typed; passed through", p.name));
                     raw(&mut tp);
                 } else {
-                    tp.kind = "length";
+                    tp.kind = TKind::Length;
                     tp.ty = c_ty.clone();
                     tp.sources = sources;
                     tp.arg = local.clone();
@@ -334,7 +364,7 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
                 raw(&mut tp);
             }
         }
-        if tp.sig_ty.as_deref().is_some_and(|t| t.contains('*')) && tp.kind == "value" && !matches!(p.role, Role::Callback) {
+        if tp.sig_ty.as_deref().is_some_and(|t| t.contains('*')) && tp.kind == TKind::Value && !matches!(p.role, Role::Callback) {
             promise = true;
         }
         params.push(tp);
@@ -343,8 +373,8 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
         notes.push("a raw pointer or unchecked count in a fn the IR calls safe (passes::shape disagrees)".into());
     }
     let returns = match f.returns {
-        ReturnShape::Status => "status",
-        ReturnShape::Void => "void",
+        ReturnShape::Status => Returns::Status,
+        ReturnShape::Void => Returns::Void,
         ReturnShape::Value => {
             let is_cstr = matches!(&f.ret, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
             if is_cstr {
@@ -352,14 +382,14 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
             } else {
                 outputs.insert(0, "__r".into());
             }
-            "value"
+            Returns::Value
         }
     };
     // Status-returning functions whose status type is not the library's fall back to value.
-    let returns = if returns == "status" && !matches!(&f.ret, Type::Named { name } if name == status) {
+    let returns = if returns == Returns::Status && !matches!(&f.ret, Type::Named { name } if name == status) {
         notes.push(format!("returns {} rather than {status}", f.ret.c_decl("")));
         outputs.insert(0, "__r".into());
-        "value"
+        Returns::Value
     } else {
         returns
     };
@@ -381,13 +411,13 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
     let sig = params.iter().filter_map(|p| p.sig_ty.as_ref().map(|t| format!("{}: {t}", p.name))).collect();
     let view = TypedFn {
         sig,
-        name: if f.names.rust.is_empty() { fallback_name(f) } else { f.names.rust.clone() },
+        name: f.names.rust.clone(),
         c_name: f.name.clone(),
         symbol: f.symbol.clone(),
         doc,
         deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
         is_unsafe,
-        generics: if params.iter().any(|p| p.kind.starts_with("selected_") && p.kind != "selected_len") {
+        generics: if params.iter().any(|p| matches!(p.kind, TKind::SelectedIn | TKind::SelectedOut)) {
             "<T: crate::Plain>".into()
         } else {
             String::new()
@@ -425,11 +455,6 @@ fn prim_byte(t: &Type) -> bool {
     matches!(t, Type::Prim { prim: Prim::Char | Prim::SChar | Prim::UChar | Prim::U8 | Prim::I8 })
 }
 
-fn fallback_name(f: &Function) -> String {
-    use heck::ToSnakeCase;
-    ident(&f.name.strip_prefix(f.name.get(..2).unwrap_or("")).unwrap_or(&f.name).to_snake_case())
-}
-
 /// True when the count parameter `len` is computed from slices (so the callee cannot overrun).
 fn len_is_computed(f: &Function, len: Option<&str>) -> bool {
     len.and_then(|l| f.param(l)).is_some_and(|p| matches!(p.role, Role::Length { .. }))
@@ -439,7 +464,7 @@ fn len_is_computed(f: &Function, len: Option<&str>) -> bool {
 fn length_sources(f: &Function, len_name: &str) -> Vec<String> {
     let mut out = Vec::new();
     for q in &f.params {
-        let qn = if q.names.rust.is_empty() { ident(&q.name) } else { q.names.rust.clone() };
+        let qn = q.names.rust.clone();
         let local = format!("__{}", bare(&qn));
         match &q.role {
             Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) } if l == len_name => {
@@ -472,7 +497,7 @@ fn size_call(ctx: &Ctx, f: &Function, size_fn: &str) -> Result<SizeCall, String>
                 let Some(p) = mine else {
                     return Err(format!("{size_fn} parameter {} has no match in {}", q.name, f.name));
                 };
-                args.push(if p.names.rust.is_empty() { ident(&p.name) } else { p.names.rust.clone() });
+                args.push(p.names.rust.clone());
             }
         }
     }
@@ -483,18 +508,18 @@ fn size_call(ctx: &Ctx, f: &Function, size_fn: &str) -> Result<SizeCall, String>
     Ok(SizeCall { symbol: s.symbol.clone(), size_ty, args })
 }
 
-fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: &str) -> Vec<String> {
+fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: Returns) -> Vec<String> {
     let mut out = Vec::new();
-    if returns == "value" {
+    if returns == Returns::Value {
         let is_cstr = matches!(&f.ret, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
         out.push(if is_cstr { "&'static CStr".to_string() } else { ctx.rust(&f.ret) });
     }
     for p in params {
         match p.kind {
-            "out_value" => out.push(p.ty.clone()),
-            "selected_out" => out.push("T".into()),
-            "cstr_out" => out.push("String".into()),
-            "out_buffer" => out.push(if p.string { "String".into() } else { "Vec<u8>".into() }),
+            TKind::OutValue => out.push(p.ty.clone()),
+            TKind::SelectedOut => out.push("T".into()),
+            TKind::CstrOut => out.push("String".into()),
+            TKind::OutBuffer => out.push(if p.string { "String".into() } else { "Vec<u8>".into() }),
             _ => {}
         }
     }
@@ -504,38 +529,21 @@ fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: &str) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{DecidedBy, Doc, Library, LibraryKind, Location, Names, Param};
+    use crate::ir::{Library, LibraryKind, Names, Param};
+    use crate::passes::build;
 
     fn param(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
-        Param {
-            name: name.into(),
-            ty,
-            direction: Direction::In,
-            role,
-            nullable,
-            decided_by: DecidedBy::Annotation,
-            doc: String::new(),
-            names: Names { rust: ident(&heck::ToSnakeCase::to_snake_case(name)), python: name.into() },
-            size: None,
-        }
+        let mut p = build::param(name, ty, role);
+        p.direction = Direction::In;
+        p.nullable = nullable;
+        p.names = Names { rust: ident(&heck::ToSnakeCase::to_snake_case(name)), python: name.into() };
+        p
     }
 
     fn function(name: &str, params: Vec<Param>) -> Function {
-        Function {
-            name: name.into(),
-            symbol: name.into(),
-            proc_name: name.into(),
-            version: None,
-            variants: vec![],
-            ret: Type::named("CUresult"),
-            params,
-            deprecated: None,
-            doc: Doc::default(),
-            location: Location::default(),
-            names: Names { rust: "f".into(), python: name.into() },
-            returns: ReturnShape::Status,
-            needs_unsafe: false,
-        }
+        let mut f = build::function(name, params);
+        f.names = Names { rust: "f".into(), python: name.into() };
+        f
     }
 
     #[test]
@@ -558,7 +566,7 @@ mod tests {
         assert_eq!(t.sig, vec!["names: &[&CStr]", "values: Option<&[c_int]>"]);
         assert_eq!(t.ret_ty, "Result<(c_int, String), Error>");
         let n = &t.params[1];
-        assert_eq!(n.kind, "length");
+        assert_eq!(n.kind, TKind::Length);
         assert_eq!(n.sources, vec!["Some(names.len())", "values.as_ref().map(|s| s.len())"]);
         assert_eq!(t.params[3].arg, "values.map_or(core::ptr::null(), |s| s.as_ptr()).cast_mut()");
     }

@@ -101,13 +101,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
 
 fn status_codes(lib: &Library) -> Option<StatusCodes> {
     let status = lib.status_enum.clone()?;
-    let (library_missing, symbol_missing, invalid_argument) = match lib.kind {
-        // CUDA_ERROR_STUB_LIBRARY, CUDA_ERROR_NOT_FOUND, CUDA_ERROR_INVALID_VALUE
-        LibraryKind::Driver => (34, 500, 1),
-        // NVRTC_ERROR_INTERNAL_ERROR (NVRTC has no "not found"), NVRTC_ERROR_INVALID_INPUT
-        LibraryKind::Nvrtc => (11, 11, 3),
-    };
-    Some(StatusCodes { status, library_missing, symbol_missing, invalid_argument })
+    let c = lib.status_codes?;
+    Some(StatusCodes { status, library_missing: c.library_missing, symbol_missing: c.symbol_missing, invalid_argument: c.invalid_argument })
 }
 
 fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Output) -> ModuleView {
@@ -214,4 +209,29 @@ fn plain_types(lib: &crate::ir::Library) -> Vec<String> {
         })
         .collect();
     names.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::functions::{Returns, TKind};
+    use super::typedefs::TypedefShape;
+    use crate::render::templates::{compared_strings, is_variant};
+
+    /// Every kind a Rust template compares with is a variant of the enum behind it.
+    #[test]
+    fn template_kinds_are_variants() {
+        let mut seen = 0;
+        for field in ["kind", "returns"] {
+            for (var, value) in compared_strings("rust", field) {
+                let ok = match (var.as_str(), field) {
+                    ("p", "kind") => is_variant::<TKind>(&value),
+                    ("t", "kind") => is_variant::<TypedefShape>(&value),
+                    _ => is_variant::<Returns>(&value),
+                };
+                assert!(ok, "templates/rust: {var}.{field} == \"{value}\" names no variant");
+                seen += 1;
+            }
+        }
+        assert!(seen > 10, "only {seen} comparisons found");
+    }
 }

@@ -2,7 +2,7 @@
 //! layout check (size, align, every field offset) against libclang's numbers.
 
 use super::docs;
-use super::types::{ident, Ctx};
+use super::types::Ctx;
 use crate::ir::{Record, RecordKind, Type};
 use serde::Serialize;
 
@@ -49,7 +49,7 @@ pub(super) fn unsupported(ctx: &Ctx, r: &Record) -> Option<String> {
 
 fn undefined_name(ctx: &Ctx, ty: &Type) -> Option<String> {
     match ty {
-        Type::Named { name } => ctx.item(name).is_none().then(|| name.clone()),
+        Type::Named { name } => (!ctx.defines(name)).then(|| name.clone()),
         Type::Array { elem, .. } => undefined_name(ctx, elem),
         Type::Pointer { .. } | Type::Prim { .. } | Type::FnPtr { .. } => None,
     }
@@ -82,7 +82,7 @@ pub(super) fn view(ctx: &Ctx, r: &Record) -> RecordView {
         .fields
         .iter()
         .map(|f| FieldView {
-            name: if f.names.rust.is_empty() { ident(&f.name) } else { f.names.rust.clone() },
+            name: f.names.rust.clone(),
             ty: ctx.rust(&f.ty),
             offset: f.offset_bits / 8,
             doc: docs::lines(&f.doc),

@@ -5,11 +5,20 @@ use super::types::{ident, prim, Ctx};
 use crate::ir::{MacroConst, MacroValue, Prim, Type, Typedef, TypedefKind};
 use serde::Serialize;
 
+/// How a typedef is spelled in Rust.
+#[derive(Serialize, serde::Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum TypedefShape {
+    OpaqueHandle,
+    ScalarHandle,
+    Alias,
+    Callback,
+}
+
 #[derive(Serialize)]
 pub(super) struct TypedefView {
     pub name: String,
-    /// `opaque_handle`, `scalar_handle`, `alias`, `callback`.
-    pub kind: &'static str,
+    pub kind: TypedefShape,
     /// Alias target / scalar handle integer type / callback fn type.
     pub target: String,
     pub doc: Vec<String>,
@@ -19,15 +28,15 @@ pub(super) struct TypedefView {
 
 pub(super) fn view(ctx: &Ctx, t: &Typedef) -> TypedefView {
     let (kind, target) = match &t.kind {
-        TypedefKind::OpaqueHandle { .. } => ("opaque_handle", String::new()),
-        TypedefKind::ScalarHandle { prim: p } => ("scalar_handle", prim(*p).to_string()),
+        TypedefKind::OpaqueHandle { .. } => (TypedefShape::OpaqueHandle, String::new()),
+        TypedefKind::ScalarHandle { prim: p } => (TypedefShape::ScalarHandle, prim(*p).to_string()),
         TypedefKind::Callback { ret, params } => {
             let ps: Vec<String> =
                 params.iter().map(|p| format!("{}: {}", ident(&p.name), ctx.rust(&p.ty))).collect();
-            ("callback", format!("Option<unsafe extern \"C\" fn({}){}>", ps.join(", "), ctx.ret_suffix(ret)))
+            (TypedefShape::Callback, format!("Option<unsafe extern \"C\" fn({}){}>", ps.join(", "), ctx.ret_suffix(ret)))
         }
         TypedefKind::EnumAlias { .. } | TypedefKind::RecordAlias { .. } | TypedefKind::Alias => {
-            ("alias", ctx.rust(&t.target))
+            (TypedefShape::Alias, ctx.rust(&t.target))
         }
     };
     TypedefView { name: t.name.clone(), kind, target, doc: docs::lines(&t.doc), in_cudarc: t.location.file == "cuda.h" }

@@ -1,14 +1,6 @@
 //! C types -> Rust spellings, layout facts and trace conversions, resolved against one library.
 
-use crate::ir::{Enum, Library, Prim, Record, Type, Typedef, TypedefKind};
-
-/// What a `Type::Named` resolves to.
-#[derive(Clone, Copy)]
-pub(super) enum Item<'a> {
-    Enum(&'a Enum),
-    Record(&'a Record),
-    Typedef(&'a Typedef),
-}
+use crate::ir::{Library, Prim, Resolved, Type, Typedef};
 
 /// How a value of some type is shown by the tracer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,28 +31,7 @@ pub(super) fn prim(p: Prim) -> &'static str {
     full.strip_prefix("::core::ffi::").unwrap_or(full)
 }
 
-/// Rust keywords that need `r#` as identifiers (strict + reserved, 2021 edition).
-const KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl",
-    "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait",
-    "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box",
-    "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
-];
-
-/// An identifier usable in Rust (`type` -> `r#type`; `self`/`Self`/`super`/`crate` -> `_self`...).
-pub(super) fn ident(name: &str) -> String {
-    if name.is_empty() {
-        return "_".into();
-    }
-    if matches!(name, "self" | "Self" | "super" | "crate") {
-        return format!("{name}_");
-    }
-    if KEYWORDS.contains(&name) {
-        format!("r#{name}")
-    } else {
-        name.to_string()
-    }
-}
+pub(super) use crate::passes::naming::rust_ident as ident;
 
 /// `r#type` -> `type`: the base for derived local names (`type_ptrs`).
 pub(super) fn bare(ident: &str) -> &str {
@@ -72,30 +43,9 @@ impl<'a> Ctx<'a> {
         Ctx { lib }
     }
 
-    pub fn item(&self, name: &str) -> Option<Item<'a>> {
-        if let Some(t) = self.lib.typedef(name) {
-            return Some(Item::Typedef(t));
-        }
-        if let Some(e) = self.lib.enum_named(name) {
-            return Some(Item::Enum(e));
-        }
-        self.lib.record(name).map(Item::Record)
-    }
-
-    /// Follows plain aliases to the item that defines the type.
-    pub fn resolve(&self, ty: &Type) -> Option<Item<'a>> {
-        let mut cur = ty.clone();
-        for _ in 0..32 {
-            let Type::Named { name } = &cur else { return None };
-            let item = self.item(name)?;
-            match item {
-                Item::Typedef(t) if matches!(t.kind, TypedefKind::Alias | TypedefKind::EnumAlias { .. } | TypedefKind::RecordAlias { .. }) => {
-                    cur = t.target.clone();
-                }
-                other => return Some(other),
-            }
-        }
-        None
+    /// The library defines `name` (a typedef, enum or record).
+    pub fn defines(&self, name: &str) -> bool {
+        self.lib.typedef(name).is_some() || self.lib.enum_named(name).is_some() || self.lib.record(name).is_some()
     }
 
     /// The Rust spelling of a C type.
@@ -136,54 +86,34 @@ impl<'a> Ctx<'a> {
 
     /// Alignment in bytes of a C type on LP64 (0 when unknown).
     pub fn align(&self, ty: &Type) -> u64 {
-        match ty {
-            Type::Prim { prim } => prim.size().max(1),
-            Type::Pointer { .. } | Type::FnPtr { .. } => 8,
-            Type::Array { elem, .. } => self.align(elem),
-            Type::Named { name } => match self.item(name) {
-                Some(Item::Record(r)) => r.align,
-                Some(Item::Enum(e)) => e.repr.size(),
-                Some(Item::Typedef(t)) => match &t.kind {
-                    TypedefKind::OpaqueHandle { .. } | TypedefKind::Callback { .. } => 8,
-                    TypedefKind::ScalarHandle { prim } => prim.size(),
-                    _ => self.align(&t.target),
-                },
-                None => 0,
-            },
+        match self.lib.resolve(ty) {
+            Resolved::Prim(p) => p.size().max(1),
+            Resolved::Enum(e) => e.repr.size(),
+            Resolved::Record(r) => r.align,
+            Resolved::OpaqueHandle(_) | Resolved::Callback(_) | Resolved::Pointer { .. } | Resolved::FnPtr => 8,
+            Resolved::ScalarHandle(_, p) => p.size(),
+            Resolved::Array { elem, .. } => self.align(elem),
+            Resolved::Unknown => 0,
         }
     }
 
     /// How the tracer shows a value of `ty`.
     pub fn trace_kind(&self, ty: &Type) -> TraceKind {
-        match ty {
-            Type::Prim { prim } => match prim {
+        match self.lib.resolve(ty) {
+            Resolved::Prim(p) => match p {
                 Prim::Bool => TraceKind::Bool,
                 Prim::Float | Prim::Double => TraceKind::Float,
                 Prim::SizeT => TraceKind::Size,
                 p if p.is_signed() => TraceKind::Signed,
                 _ => TraceKind::Unsigned,
             },
-            Type::Pointer { .. } | Type::Array { .. } => TraceKind::Ptr,
-            Type::FnPtr { .. } => TraceKind::FnPtr,
-            Type::Named { .. } => match self.resolve(ty) {
-                Some(Item::Enum(_)) => TraceKind::Enum,
-                Some(Item::Record(_)) => TraceKind::Record,
-                Some(Item::Typedef(t)) => match &t.kind {
-                    TypedefKind::OpaqueHandle { .. } => TraceKind::PtrHandle,
-                    TypedefKind::ScalarHandle { prim } if prim.is_signed() => TraceKind::Signed,
-                    TypedefKind::ScalarHandle { .. } => TraceKind::Hex,
-                    TypedefKind::Callback { .. } => TraceKind::FnPtr,
-                    _ => self.trace_kind(&t.target),
-                },
-                // An alias chain that ends in a primitive (`cuuint64_t`): trace as that primitive.
-                None => match ty {
-                    Type::Named { name } => match self.item(name) {
-                        Some(Item::Typedef(t)) => self.trace_kind(&t.target),
-                        _ => TraceKind::Ptr,
-                    },
-                    _ => TraceKind::Ptr,
-                },
-            },
+            Resolved::Enum(_) => TraceKind::Enum,
+            Resolved::Record(_) => TraceKind::Record,
+            Resolved::OpaqueHandle(_) => TraceKind::PtrHandle,
+            Resolved::ScalarHandle(_, p) if p.is_signed() => TraceKind::Signed,
+            Resolved::ScalarHandle(..) => TraceKind::Hex,
+            Resolved::Callback(_) | Resolved::FnPtr => TraceKind::FnPtr,
+            Resolved::Pointer { .. } | Resolved::Array { .. } | Resolved::Unknown => TraceKind::Ptr,
         }
     }
 
@@ -213,10 +143,8 @@ impl<'a> Ctx<'a> {
             return format!("crate::trace::Value::Str(crate::util::opt_cstr({expr} as *const c_char))");
         }
         let handle_field = |e: &str| -> String {
-            match self.resolve(ty) {
-                Some(Item::Typedef(t)) if matches!(t.kind, TypedefKind::ScalarHandle { .. } | TypedefKind::OpaqueHandle { .. }) => {
-                    format!("{e}.0")
-                }
+            match self.lib.resolve(ty) {
+                Resolved::ScalarHandle(..) | Resolved::OpaqueHandle(_) => format!("{e}.0"),
                 _ => e.to_string(),
             }
         };
@@ -237,14 +165,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The struct that defines a handle type (follows aliases): used for constructors in consts.
-    pub fn handle_struct(&self, ty: &Type) -> Option<(&'a Typedef, bool)> {
-        match self.resolve(ty)? {
-            Item::Typedef(t) => match t.kind {
-                TypedefKind::OpaqueHandle { .. } => Some((t, true)),
-                TypedefKind::ScalarHandle { .. } => Some((t, false)),
-                _ => None,
-            },
+    /// The struct that defines a handle type (follows aliases): used for constructors in consts;
+    /// true for a pointer handle.
+    pub fn handle_struct<'t>(&'t self, ty: &'t Type) -> Option<(&'t Typedef, bool)> {
+        match self.lib.resolve(ty) {
+            Resolved::OpaqueHandle(t) => Some((t, true)),
+            Resolved::ScalarHandle(t, _) => Some((t, false)),
             _ => None,
         }
     }

@@ -1,0 +1,145 @@
+//! How each parameter crosses into Python ([`PyConv`]), from its role, direction, type and the
+//! callback pass's pairing. Runs after `callbacks` and `sizes`.
+
+use crate::ir::{Direction, Function, Library, Param, Prim, PyConv, Resolved, Role, Type, ValueKind};
+
+/// Parameters holding a kernel's argument pointer array (`cuLaunchKernel` and kin).
+const KERNEL_PARAMS: &str = "kernelParams";
+
+pub fn run(lib: &mut Library) {
+    let convs: Vec<Vec<PyConv>> = lib.functions.iter().map(|f| f.params.iter().map(|p| conv(lib, f, p)).collect()).collect();
+    for (f, convs) in lib.functions.iter_mut().zip(convs) {
+        for (p, c) in f.params.iter_mut().zip(convs) {
+            p.python = Some(c);
+        }
+    }
+}
+
+/// What a value of type `ty` is to Python.
+pub fn value_kind(lib: &Library, ty: &Type) -> ValueKind {
+    match lib.resolve(ty) {
+        Resolved::Prim(Prim::Float | Prim::Double) => ValueKind::Float,
+        Resolved::Prim(_) => ValueKind::Int,
+        Resolved::Enum(_) => ValueKind::Enum,
+        Resolved::OpaqueHandle(_) | Resolved::ScalarHandle(..) => ValueKind::Handle,
+        Resolved::Record(r) if r.complete => ValueKind::Record,
+        Resolved::Pointer { pointee, .. } if matches!(lib.resolve(pointee), Resolved::Prim(Prim::Char)) => ValueKind::Cstr,
+        _ => ValueKind::Ptr,
+    }
+}
+
+/// [`value_kind`] of the pointee (`Ptr` for a non-pointer).
+fn pointee_kind(lib: &Library, p: &Param) -> ValueKind {
+    p.ty.pointee().map_or(ValueKind::Ptr, |(t, _)| value_kind(lib, t))
+}
+
+fn conv(lib: &Library, f: &Function, p: &Param) -> PyConv {
+    match &p.role {
+        Role::Length { of } if matches!(p.ty, Type::Pointer { .. }) && f.param(of).is_some_and(|q| matches!(q.role, Role::SelectedValue { .. })) => {
+            PyConv::SelectedSize
+        }
+        Role::SelectedValue { .. } if p.direction == Direction::In => PyConv::SelectedIn,
+        Role::SelectedValue { .. } => PyConv::SelectedOut,
+        Role::SelectedValues { .. } => PyConv::SelectedList,
+        Role::Value | Role::Length { .. } => match value_kind(lib, &p.ty) {
+            ValueKind::Int | ValueKind::Enum => PyConv::Int,
+            ValueKind::Float => PyConv::Float,
+            ValueKind::Handle => PyConv::Handle,
+            ValueKind::Record => PyConv::RecordVal,
+            _ => PyConv::Ptr,
+        },
+        Role::InRef | Role::InOutRef => {
+            let inout = matches!(p.role, Role::InOutRef);
+            match pointee_kind(lib, p) {
+                ValueKind::Record => PyConv::RecordRef,
+                ValueKind::Int | ValueKind::Enum if inout => PyConv::InoutScalar,
+                // An integer handle the callee advances (`CUlogIterator`) is returned, as
+                // cuda.bindings does.
+                ValueKind::Handle if inout && scalar_handle(lib, p) => PyConv::InoutScalar,
+                // The handle object's own value (updated in place), or a temporary int / None.
+                ValueKind::Handle => PyConv::HandleRef,
+                _ => PyConv::Ptr,
+            }
+        }
+        Role::OutValue => PyConv::Out,
+        Role::CStrIn => PyConv::Cstr,
+        Role::CStrOut => PyConv::CstrOut,
+        Role::InArray { .. } => PyConv::InArray,
+        Role::OutArray { .. } if p.direction == Direction::InOut => PyConv::InArray,
+        Role::OutArray { .. } => PyConv::OutArray,
+        Role::OutBuffer { len, size_from, .. } => {
+            let caller_sized = len.as_deref().and_then(|l| f.param(l)).is_some_and(|l| matches!(l.role, Role::InOutRef));
+            // Two-call pattern, or an in/out size: the caller sizes and passes the buffer
+            // (cuda.bindings style), checked against the size the IR knows.
+            match (size_from.is_some() || caller_sized, p.size.is_some()) {
+                (true, true) => PyConv::Buffer,
+                (true, false) => PyConv::Ptr,
+                (false, _) => PyConv::OutBuffer,
+            }
+        }
+        Role::HostPtr | Role::Opaque if p.name == KERNEL_PARAMS => PyConv::KernelParams,
+        Role::HostPtr | Role::Opaque if p.size.is_some() => PyConv::Buffer,
+        Role::HostPtr | Role::Opaque => PyConv::Ptr,
+        Role::UserData => {
+            let carries = f.params.iter().filter_map(|q| q.callback.as_ref()).any(|u| u.user_data.as_deref() == Some(p.name.as_str()));
+            if carries { PyConv::UserdataPaired } else { PyConv::Ptr }
+        }
+        Role::Callback => PyConv::Callback,
+    }
+}
+
+fn scalar_handle(lib: &Library, p: &Param) -> bool {
+    p.ty.pointee().is_some_and(|(t, _)| matches!(lib.resolve(t), Resolved::ScalarHandle(..)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{SizeFrom, SizeLink};
+    use crate::passes::build::{function, library, param};
+
+    fn convs(lib: &mut Library) -> Vec<Vec<PyConv>> {
+        crate::passes::callbacks::run(lib).unwrap();
+        run(lib);
+        lib.functions.iter().map(|f| f.params.iter().map(|p| p.python.unwrap()).collect()).collect()
+    }
+
+    #[test]
+    fn conversions_follow_role_direction_and_type() {
+        let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
+        let mut sized = param("dst", void_ptr.clone(), Role::HostPtr);
+        sized.size = Some(SizeLink { from: SizeFrom::Param("n".into()), writes: true });
+        let mut inout = param("count", Type::ptr(Type::prim(Prim::Int), false), Role::InOutRef);
+        inout.direction = Direction::InOut;
+        let mut lib = library(
+            "CUhostFn",
+            vec![
+                function(
+                    "cuLaunchKernel",
+                    vec![
+                        param("f", Type::named("H"), Role::Value),
+                        param("kernelParams", Type::ptr(void_ptr.clone(), false), Role::Opaque),
+                        param("n", Type::prim(Prim::SizeT), Role::Value),
+                        sized,
+                        inout,
+                        param("out", Type::ptr(Type::named("H"), false), Role::OutValue),
+                        param("handle", Type::ptr(Type::named("H"), false), Role::InRef),
+                    ],
+                ),
+                function("cuHost", vec![param("fn", Type::named("CUhostFn"), Role::Callback), param("userData", void_ptr.clone(), Role::UserData)]),
+                function("cuRaw", vec![param("fn", Type::named("CUraw"), Role::Callback), param("userData", void_ptr, Role::UserData)]),
+            ],
+        );
+        use PyConv::*;
+        assert_eq!(
+            convs(&mut lib),
+            vec![
+                vec![Handle, KernelParams, Int, Buffer, InoutScalar, Out, HandleRef],
+                vec![Callback, UserdataPaired],
+                // A raw callback's user data is an ordinary address.
+                vec![Callback, Ptr],
+            ]
+        );
+        assert!(InoutScalar.is_arg() && InoutScalar.is_out() && !SelectedSize.is_arg() && !Out.is_arg());
+    }
+}

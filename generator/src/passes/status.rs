@@ -1,0 +1,69 @@
+//! The status codes the bindings return on their own account (library or entry point missing,
+//! argument refused, panic caught): one table per library, checked against the status enum
+//! where the headers name the code.
+
+use crate::diag::{Error, Result};
+use crate::ir::{Library, LibraryKind, StatusCodes};
+
+/// Per library: (library missing, symbol missing, invalid argument, internal), each as
+/// (status constant, value). NVRTC has no "not found" or "unknown": its internal error stands in.
+fn table(kind: LibraryKind) -> [(&'static str, i64); 4] {
+    match kind {
+        LibraryKind::Driver => {
+            [("CUDA_ERROR_STUB_LIBRARY", 34), ("CUDA_ERROR_NOT_FOUND", 500), ("CUDA_ERROR_INVALID_VALUE", 1), ("CUDA_ERROR_UNKNOWN", 999)]
+        }
+        LibraryKind::Nvrtc => {
+            [("NVRTC_ERROR_INTERNAL_ERROR", 11), ("NVRTC_ERROR_INTERNAL_ERROR", 11), ("NVRTC_ERROR_INVALID_INPUT", 3), ("NVRTC_ERROR_INTERNAL_ERROR", 11)]
+        }
+    }
+}
+
+pub fn run(lib: &mut Library) -> Result<()> {
+    let codes = table(lib.kind);
+    let status = lib.status_enum.as_deref().and_then(|s| lib.enum_named(s));
+    for (name, value) in codes {
+        if let Some(v) = status.and_then(|e| e.variants.iter().find(|v| v.name == name)).filter(|v| v.value != value) {
+            return Err(Error::new(format!("passes::status: {name} is {} in the headers, {value} in the table", v.value)));
+        }
+    }
+    let [library_missing, symbol_missing, invalid_argument, internal] = codes.map(|(_, v)| v);
+    lib.status_codes = Some(StatusCodes { library_missing, symbol_missing, invalid_argument, internal });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Doc, Enum, EnumVariant, Location, Names, Prim};
+
+    fn driver(variants: &[(&str, i64)]) -> Library {
+        let mut lib = Library::new(LibraryKind::Driver);
+        let v = |&(name, value): &(&str, i64)| EnumVariant { name: name.into(), value, doc: Doc::default(), names: Names::default() };
+        lib.enums.push(Enum {
+            name: "CUresult".into(),
+            tag: None,
+            variants: variants.iter().map(v).collect(),
+            is_flags: false,
+            repr: Prim::UInt,
+            doc: Doc::default(),
+            location: Location::default(),
+            names: Names::default(),
+        });
+        lib.status_enum = Some("CUresult".into());
+        lib
+    }
+
+    #[test]
+    fn codes_come_from_the_table_and_must_agree_with_the_headers() {
+        let mut lib = driver(&[("CUDA_SUCCESS", 0), ("CUDA_ERROR_STUB_LIBRARY", 34)]);
+        run(&mut lib).unwrap();
+        let c = lib.status_codes.unwrap();
+        assert_eq!((c.library_missing, c.symbol_missing, c.invalid_argument, c.internal), (34, 500, 1, 999));
+        let e = run(&mut driver(&[("CUDA_ERROR_NOT_FOUND", 404)])).unwrap_err().to_string();
+        assert!(e.contains("CUDA_ERROR_NOT_FOUND is 404 in the headers, 500 in the table"), "{e}");
+        // The codes are the library's, with or without a status enum in the headers.
+        let mut bare = Library::new(LibraryKind::Nvrtc);
+        run(&mut bare).unwrap();
+        assert_eq!(bare.status_codes.map(|c| c.library_missing), Some(11));
+    }
+}
