@@ -226,35 +226,8 @@ mod tests {
         let mut lib = Library::new(LibraryKind::Driver);
         for n in names {
             let (name, param) = n.split_once('(').map_or((*n, None), |(a, b)| (a, Some(b.trim_end_matches(')'))));
-            let params = param.into_iter().map(|p| Param {
-                name: p.into(),
-                ty: Type::prim(Prim::Int),
-                direction: Direction::In,
-                role: Role::Value,
-                nullable: false,
-                decided_by: DecidedBy::Type,
-                doc: String::new(),
-                names: Names::default(),
-                size: None,
-                callback: None,
-                python: None,
-            });
-            lib.functions.push(Function {
-                name: name.into(),
-                symbol: name.into(),
-                proc_name: name.into(),
-                version: None,
-                variants: Vec::new(),
-                ret: Type::prim(Prim::Int),
-                params: params.collect(),
-                deprecated: None,
-                doc: Doc::default(),
-                location: Location::default(),
-                names: Names::default(),
-                returns: ReturnShape::Status,
-                needs_unsafe: false,
-                releases: None,
-            });
+            let params = param.into_iter().map(|p| crate::passes::build::param(p, Type::prim(Prim::Int), Role::Value)).collect();
+            lib.functions.push(crate::passes::build::function(name, params));
         }
         lib
     }

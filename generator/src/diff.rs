@@ -424,38 +424,11 @@ mod tests {
     use super::*;
 
     fn param(name: &str, ty: Type) -> Param {
-        Param {
-            name: name.into(),
-            ty,
-            direction: Direction::In,
-            role: Role::Value,
-            nullable: false,
-            decided_by: DecidedBy::Type,
-            doc: String::new(),
-            names: Names::default(),
-            size: None,
-            callback: None,
-            python: None,
-        }
+        crate::passes::build::param(name, ty, Role::Value)
     }
 
     fn function(name: &str, symbol: &str, version: u32, params: Vec<Param>) -> Function {
-        Function {
-            name: name.into(),
-            symbol: symbol.into(),
-            proc_name: name.into(),
-            version: Some(version),
-            variants: Vec::new(),
-            ret: Type::named("CUresult"),
-            params,
-            deprecated: None,
-            doc: Doc::default(),
-            location: Location::default(),
-            names: Names::default(),
-            returns: ReturnShape::Status,
-            needs_unsafe: false,
-            releases: None,
-        }
+        Function { symbol: symbol.into(), version: Some(version), ..crate::passes::build::function(name, params) }
     }
 
     fn api(version: &str, functions: Vec<Function>, records: Vec<Record>, macros: Vec<MacroConst>) -> Api {

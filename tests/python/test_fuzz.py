@@ -36,6 +36,7 @@ def test_every_function_with_hostile_values():
 CASES = textwrap.dedent(
     r'''
     import sys
+    import cudagen
     from cudagen import nvrtc
     src = b'extern "C" __global__ void k(float *x) { x[threadIdx.x] = 2.0f; }'
     err, prog = nvrtc.nvrtcCreateProgram(src, b"k.cu", 0, [], [])
@@ -63,8 +64,9 @@ CASES = textwrap.dedent(
         f = getattr(nvrtc, "nvrtcGet" + get)
         try:
             f(prog, b"")
-        except ValueError as e:
-            assert f.__name__ in str(e)
+        # LoaderError: the installed NVRTC lacks the function (NVRTC 13 dropped nvrtcGetNVVM*)
+        except (ValueError, cudagen.LoaderError) as e:
+            assert f.__name__ in str(e) or f.__name__ + "Size" in str(e), e
     expect(ValueError, nvrtc.nvrtcCompileProgram, prog, 8, [b"-w"])
     expect(ValueError, nvrtc.nvrtcCompileProgram, prog, -1, [])
     expect(ValueError, nvrtc.nvrtcCreateProgram, src, b"k.cu", 50, [b"h"], [b"n"])
