@@ -1,6 +1,6 @@
 //! The coverage report: every header function on every surface, or listed with a reason.
 
-use crate::ir::{Library, LibraryKind};
+use crate::ir::{Api, Function, Library, LibraryKind};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -48,13 +48,53 @@ impl Coverage {
         self.libraries.entry(kind).or_default().surfaces.entry(surface.to_string()).or_default()
     }
 
-    /// Number of problems: functions missing from a surface, skipped items.
+    /// Reads the rendered files back: a function a renderer reports as emitted counts only when
+    /// its entry is in that surface's output (Rust: its `#[doc(alias)]` item; Python: its entry
+    /// in the module table; C: an export of every ABI symbol). Anything else becomes skipped.
+    pub fn check_output(&mut self, api: &Api, files: &BTreeMap<String, String>) {
+        for lib in &api.libraries {
+            let m = lib.kind.module();
+            let Some(lc) = self.libraries.get_mut(&lib.kind) else { continue };
+            for (surface, sc) in lc.surfaces.iter_mut() {
+                let text = |path: String| files.get(&path).map(String::as_str).unwrap_or("");
+                let found: Box<dyn Fn(&Function) -> bool> = match surface.as_str() {
+                    "rust" => {
+                        let t = text(format!("rust/src/{m}/mod.rs"));
+                        Box::new(move |f| t.contains(&format!("#[doc(alias = \"{}\")]", f.name)))
+                    }
+                    "python" => {
+                        let t = text(format!("python/src/{m}.rs"));
+                        Box::new(move |f| t.contains(&format!("(c\"{}\", ", f.name)))
+                    }
+                    "c" => {
+                        let t = text(format!("c/src/{m}.rs"));
+                        Box::new(move |f| f.all_symbols().all(|s| t.contains(&format!("pub unsafe extern \"C\" fn {s}("))))
+                    }
+                    _ => continue,
+                };
+                let absent: Vec<&Function> = lib.functions.iter().filter(|f| sc.emitted.contains(&f.name) && !found(f)).collect();
+                for f in absent {
+                    sc.emitted.remove(&f.name);
+                    sc.skipped.insert(f.name.clone(), "reported emitted, but not found in the rendered output".into());
+                }
+            }
+        }
+    }
+
+    /// Number of problems: per surface, the functions missing or skipped (each once), plus the
+    /// items the parser skipped.
     pub fn problems(&self) -> usize {
         self.libraries
             .values()
             .map(|l| {
                 l.parse_skipped.len()
-                    + l.surfaces.values().map(|s| s.skipped.len() + l.functions.difference(&s.emitted).count()).sum::<usize>()
+                    + l.surfaces
+                        .values()
+                        .map(|s| {
+                            let missing: BTreeSet<&String> = l.functions.difference(&s.emitted).collect();
+                            missing.union(&s.skipped.keys().collect()).count()
+                        })
+                        .sum::<usize>()
             })
             .sum()
     }
@@ -86,5 +126,38 @@ impl Coverage {
             }
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Role;
+    use crate::passes::build;
+
+    #[test]
+    fn a_function_missing_from_the_output_is_not_counted_as_emitted() {
+        let mut lib = Library::new(LibraryKind::Driver);
+        lib.functions = vec![build::function("cuA", vec![]), build::function("cuB", vec![build::param("x", crate::ir::Type::named("int"), Role::Value)])];
+        let api = Api { cuda_version: "12.9".into(), libraries: vec![lib] };
+        let mut cov = Coverage::default();
+        cov.add_library(&api.libraries[0]);
+        for surface in ["rust", "python", "c"] {
+            cov.emitted(LibraryKind::Driver, surface, "cuA");
+            cov.emitted(LibraryKind::Driver, surface, "cuB");
+        }
+        let files: BTreeMap<String, String> = [
+            ("rust/src/driver/mod.rs", "#[doc(alias = \"cuA\")]\n#[doc(alias = \"cuB\")]"),
+            ("python/src/driver.rs", "(c\"cuA\", cuA, c\"\"),"),
+            ("c/src/driver.rs", "pub unsafe extern \"C\" fn cuA() {}\npub unsafe extern \"C\" fn cuB(x: c_int) {}"),
+        ]
+        .into_iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect();
+        cov.check_output(&api, &files);
+        let l = &cov.libraries[&LibraryKind::Driver];
+        assert!(l.surfaces["rust"].skipped.is_empty() && l.surfaces["c"].skipped.is_empty());
+        assert_eq!(l.surfaces["python"].skipped.keys().collect::<Vec<_>>(), ["cuB"]);
+        assert_eq!(cov.problems(), 1);
     }
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 /// Renders every surface of `api` and stamps each file with the banner.
 pub fn generate(api: &Api, templates_dir: &Path) -> Result<Output> {
     let mut out = render::render_all(api, templates_dir)?;
+    out.coverage.check_output(api, &out.files);
     let banner = banner_text(api);
     for (path, text) in out.files.iter_mut() {
         if let Some(stamped) = stamp(path, &banner, text) {

@@ -27,6 +27,9 @@ pub fn regen(source: &HeaderSource, out: Option<PathBuf>, check: bool) -> Result
     let api = build(source)?;
     let output = emit::generate(&api, &root().join("templates")).map_err(|e| anyhow!("{e}"))?;
     print!("{}", output.coverage.report());
+    if output.coverage.problems() > 0 {
+        bail!("{} functions are missing from a surface or skipped (listed above); nothing written", output.coverage.problems());
+    }
     let dir = out.unwrap_or_else(|| root().join("generated"));
     if check {
         let stale = compare(&output.files, &dir)?;
