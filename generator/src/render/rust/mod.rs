@@ -14,7 +14,7 @@ mod types;
 
 use super::{Output, Templates};
 use crate::diag::Result;
-use crate::ir::{Api, Library, LibraryKind};
+use crate::ir::{Api, Library};
 use functions::StatusCodes;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -108,11 +108,7 @@ fn status_codes(lib: &Library) -> Option<StatusCodes> {
 fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Output) -> ModuleView {
     let ctx = Ctx::new(lib);
     let module = lib.kind.module().to_string();
-    let kind = match lib.kind {
-        LibraryKind::Driver => "Driver",
-        LibraryKind::Nvrtc => "Nvrtc",
-    }
-    .to_string();
+    let kind = lib.kind.profile().variant.to_string();
     let codes = status_codes(lib);
 
     let enums = lib.enums.iter().map(|e| enums::view(lib, e)).collect::<Vec<_>>();
@@ -190,7 +186,7 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
         type_files,
         plain_types: plain_types(lib),
         // Only with cudarc's feature for these headers (see `render`) is there a `cudarc` module.
-        cudarc: cudarc && lib.kind == LibraryKind::Driver,
+        cudarc: cudarc && lib.kind.profile().cudarc,
     }
 }
 
