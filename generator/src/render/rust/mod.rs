@@ -30,6 +30,26 @@ struct CrateView {
     cudarc_feature: Option<String>,
 }
 
+/// Every library profile's `variant`, `header` and loader facts, for `src/libraries.rs`.
+#[derive(Serialize)]
+struct LibrariesView {
+    profiles: Vec<ProfileView>,
+}
+
+#[derive(Serialize)]
+struct ProfileView {
+    variant: &'static str,
+    header: &'static str,
+    loader: &'static crate::profile::LoaderProfile,
+}
+
+impl LibrariesView {
+    fn new() -> Self {
+        let profiles = crate::profile::PROFILES.iter().map(|p| ProfileView { variant: p.variant, header: p.header, loader: &p.loader }).collect();
+        LibrariesView { profiles }
+    }
+}
+
 #[derive(Serialize)]
 struct ModuleSummary {
     module: String,
@@ -94,6 +114,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
+    out.files.insert("rust/src/libraries.rs".into(), templates.render("rust/libraries.rs.tera", &LibrariesView::new())?);
     let cudarc = crate_view.cudarc_feature.is_some();
     super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)
 }
