@@ -106,7 +106,7 @@ fn annotation_naming_nothing_is_an_error() {
         "[functions.cuMemGetInfo]\nnope = { role = \"out_value\" }\n",
     )
     .unwrap();
-    let all = Annotations { driver: ann, ..Default::default() };
+    let all = Annotations { libraries: [(LibraryKind::Driver, ann)].into() };
     let err = passes::run_all(&mut api, &all).expect_err("must fail");
     assert!(err.to_string().contains("cuda.toml:1"), "{err}");
     assert!(err.to_string().contains("nope"), "{err}");
