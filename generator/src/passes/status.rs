@@ -22,8 +22,7 @@ pub fn run(lib: &mut Library) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::LibraryKind;
-    use crate::ir::{Doc, Enum, EnumVariant, Location, Names, Prim};
+    use crate::ir::{Doc, Enum, EnumVariant, LibraryKind, Location, Names, Prim};
 
     fn driver(variants: &[(&str, i64)]) -> Library {
         let mut lib = Library::new(LibraryKind::Driver);
@@ -43,13 +42,15 @@ mod tests {
     }
 
     #[test]
-    fn codes_come_from_the_table_and_must_agree_with_the_headers() {
+    fn codes_come_from_the_profile_and_must_agree_with_the_headers() {
         let mut lib = driver(&[("CUDA_SUCCESS", 0), ("CUDA_ERROR_STUB_LIBRARY", 34)]);
         run(&mut lib).unwrap();
         let c = lib.status_codes.unwrap();
         assert_eq!((c.library_missing, c.symbol_missing, c.invalid_argument, c.internal), (34, 500, 1, 999));
         let e = run(&mut driver(&[("CUDA_ERROR_NOT_FOUND", 404)])).unwrap_err().to_string();
         assert!(e.contains("CUDA_ERROR_NOT_FOUND is 404 in the headers, 500 in the profile"), "{e}");
+        let e = run(&mut driver(&[("CUDA_SUCCESS", 1)])).unwrap_err().to_string();
+        assert!(e.contains("CUDA_SUCCESS is 1 in the headers, 0 in the profile"), "{e}");
         // The codes are the library's, with or without a status enum in the headers.
         let mut bare = Library::new(LibraryKind::Nvrtc);
         run(&mut bare).unwrap();
