@@ -17,25 +17,31 @@
 //! ```
 
 use crate::diag::{Error, Result};
-use crate::ir::{Direction, Library, Location};
+use crate::ir::{Direction, Library, LibraryKind, Location};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Annotations of both libraries.
+/// Annotations of every library, each from its profile's annotation file.
 #[derive(Clone, Debug, Default)]
 pub struct Annotations {
-    pub driver: LibraryAnnotations,
-    pub nvrtc: LibraryAnnotations,
+    pub libraries: BTreeMap<LibraryKind, LibraryAnnotations>,
 }
 
 impl Annotations {
-    /// Loads `cuda.toml` and `nvrtc.toml` from `dir` (each optional).
+    /// Loads each library's annotation file (`cuda.toml`, `nvrtc.toml`, each optional) from `dir`.
     pub fn load_dir(dir: &Path) -> Result<Self> {
-        Ok(Annotations {
-            driver: LibraryAnnotations::load_optional(&dir.join("cuda.toml"))?,
-            nvrtc: LibraryAnnotations::load_optional(&dir.join("nvrtc.toml"))?,
-        })
+        let mut libraries = BTreeMap::new();
+        for p in &crate::profile::PROFILES {
+            libraries.insert(p.kind, LibraryAnnotations::load_optional(&dir.join(p.annotations))?);
+        }
+        Ok(Annotations { libraries })
+    }
+
+    /// The annotations of `kind` (empty when its file is absent).
+    pub fn of(&self, kind: LibraryKind) -> &LibraryAnnotations {
+        static EMPTY: std::sync::OnceLock<LibraryAnnotations> = std::sync::OnceLock::new();
+        self.libraries.get(&kind).unwrap_or_else(|| EMPTY.get_or_init(LibraryAnnotations::default))
     }
 }
 

@@ -13,6 +13,7 @@ pub mod emit;
 pub mod ir;
 pub mod parse;
 pub mod passes;
+pub mod profile;
 pub mod render;
 
 pub use diag::{Error, Errors, Result};

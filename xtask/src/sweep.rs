@@ -55,7 +55,7 @@ pub fn run() -> Result<()> {
 /// `driver 452 functions, nvrtc 26 functions, 0 skipped (c python rust)`.
 fn counts(coverage: &Coverage) -> String {
     let mut s = String::new();
-    for kind in [LibraryKind::Driver, LibraryKind::Nvrtc] {
+    for kind in LibraryKind::all() {
         let n = coverage.libraries.get(&kind).map_or(0, |l| l.functions.len());
         let _ = write!(s, "{} {n:>3} functions, ", kind.module());
     }

@@ -27,6 +27,7 @@
 
 #[cfg(feature = "cudarc")]
 pub mod cudarc;
+mod libraries;
 pub mod loader;
 pub mod trace;
 mod util;

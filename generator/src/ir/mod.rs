@@ -37,28 +37,12 @@ impl Api {
 /// Which NVIDIA library a header describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+/// A library cudagen binds; its facts are its `profile::LibraryProfile` (`kind.profile()`).
 pub enum LibraryKind {
     /// `cuda.h` (+ `cudaTypedefs.h` for ABI versions), module `driver`.
     Driver,
     /// `nvrtc.h`, module `nvrtc`.
     Nvrtc,
-}
-
-impl LibraryKind {
-    /// Surface module name (`driver`, `nvrtc`).
-    pub fn module(self) -> &'static str {
-        match self {
-            LibraryKind::Driver => "driver",
-            LibraryKind::Nvrtc => "nvrtc",
-        }
-    }
-    /// Prefix stripped from function names for the typed surfaces.
-    pub fn prefix(self) -> &'static str {
-        match self {
-            LibraryKind::Driver => "cu",
-            LibraryKind::Nvrtc => "nvrtc",
-        }
-    }
 }
 
 /// One parsed header family.

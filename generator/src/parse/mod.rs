@@ -12,53 +12,31 @@ mod versions;
 use crate::clang::TranslationUnit;
 use crate::diag::{Error, Result};
 use crate::ir::{Api, HeaderInfo, Library, LibraryKind};
+use crate::profile::PROFILES;
 use crate::HeaderSet;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
 
-/// A header that joins a library's main header (NVIDIA's interop and profiler headers join
-/// `cuda.h`): its declarations become the library's, its `PFN_*` typedefs give their ABI
-/// versions, and its deprecated functions (the legacy pre-graphics-resource OpenGL API,
-/// `cuProfilerInitialize`) are left out, as cuda.bindings leaves them out.
-#[derive(Clone, Copy, Debug)]
-pub struct Companion {
-    pub header: &'static str,
-    pub typedefs: &'static str,
-    /// Graphics headers it needs first, by include spelling. The parse reads stand-ins for them
-    /// (`clang/interop/`) whose types join the library; the C surface includes the real ones.
-    pub needs: &'static [&'static str],
-}
+pub use crate::profile::Companion;
 
-/// The driver's companions, parsed when present beside `cuda.h`.
-pub const DRIVER_COMPANIONS: [Companion; 4] = [
-    Companion { header: "cudaGL.h", typedefs: "cudaGLTypedefs.h", needs: &["GL/gl.h"] },
-    Companion { header: "cudaEGL.h", typedefs: "cudaEGLTypedefs.h", needs: &["EGL/egl.h", "EGL/eglext.h"] },
-    Companion { header: "cudaVDPAU.h", typedefs: "cudaVDPAUTypedefs.h", needs: &["vdpau/vdpau.h"] },
-    Companion { header: "cudaProfiler.h", typedefs: "cudaProfilerTypedefs.h", needs: &[] },
-];
-
-/// Parses every library whose header is present in `headers.include_dir`.
+/// Parses every library whose main header (its profile's `header`) is in `headers.include_dir`,
+/// with its typedefs header and companions where present.
 pub fn parse_headers(headers: &HeaderSet) -> Result<Api> {
     let dir = &headers.include_dir;
     let mut api = Api { cuda_version: headers.cuda_version.clone(), libraries: Vec::new() };
-    let cuda = dir.join("cuda.h");
-    let nvrtc = dir.join("nvrtc.h");
-    if !cuda.exists() && !nvrtc.exists() {
-        return Err(Error::new(format!("{}: neither cuda.h nor nvrtc.h is there", dir.display())));
+    for p in &PROFILES {
+        let header = dir.join(p.header);
+        if !header.exists() {
+            continue;
+        }
+        let typedefs = p.typedefs.map(|t| dir.join(t)).filter(|t| t.exists());
+        let companions: Vec<Companion> = p.companions.iter().copied().filter(|c| dir.join(c.header).exists()).collect();
+        api.libraries.push(parse_family(p.kind, &header, typedefs.as_deref(), &companions)?);
     }
-    if cuda.exists() {
-        let typedefs = dir.join("cudaTypedefs.h");
-        let companions: Vec<Companion> = DRIVER_COMPANIONS.into_iter().filter(|c| dir.join(c.header).exists()).collect();
-        api.libraries.push(parse_family(
-            LibraryKind::Driver,
-            &cuda,
-            typedefs.exists().then_some(typedefs.as_path()),
-            &companions,
-        )?);
-    }
-    if nvrtc.exists() {
-        api.libraries.push(parse_library(LibraryKind::Nvrtc, &nvrtc, None)?);
+    if api.libraries.is_empty() {
+        let names: Vec<&str> = PROFILES.iter().map(|p| p.header).collect();
+        return Err(Error::new(format!("{}: none of {} is there", dir.display(), names.join(", "))));
     }
     Ok(api)
 }
@@ -122,10 +100,7 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
         let text = std::fs::read_to_string(t).map_err(|e| Error::new(format!("{}: {e}", t.display())))?;
         versions::legacy_from_text(&text, &mut library);
     }
-    library.status_enum = match kind {
-        LibraryKind::Driver => library.enum_named("CUresult").map(|e| e.name.clone()),
-        LibraryKind::Nvrtc => library.enum_named("nvrtcResult").map(|e| e.name.clone()),
-    };
+    library.status_enum = library.enum_named(kind.profile().status_enum).map(|e| e.name.clone());
     Ok(library)
 }
 

@@ -16,7 +16,7 @@ pub mod values;
 use crate::annotations::Annotations;
 use crate::diag::{Error, Result};
 use crate::annotations::parse_version;
-use crate::ir::{Api, Library, LibraryKind};
+use crate::ir::{Api, Library};
 
 /// Every pass, in the order they run.
 pub const PASSES: [&str; 10] = ["docs", "status", "handles", "values", "params", "shape", "sizes", "callbacks", "python", "naming"];
@@ -38,10 +38,7 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
     }
     let cuda_version = header_cuda_version(api);
     for lib in &mut api.libraries {
-        let ann = match lib.kind {
-            LibraryKind::Driver => &annotations.driver,
-            LibraryKind::Nvrtc => &annotations.nvrtc,
-        };
+        let ann = annotations.of(lib.kind);
         type Step<'a> = &'a dyn Fn(&mut Library) -> Result<()>;
         let steps: [(&str, Step); 9] = [
             ("status", &|lib| status::run(lib)),

@@ -1,29 +1,17 @@
 //! The status codes the bindings return on their own account (library or entry point missing,
-//! argument refused, panic caught): one table per library, checked against the status enum
-//! where the headers name the code.
+//! argument refused, panic caught): named in each library's profile, checked against the status
+//! enum where the headers name the code.
 
 use crate::diag::{Error, Result};
-use crate::ir::{Library, LibraryKind, StatusCodes};
-
-/// Per library: (library missing, symbol missing, invalid argument, internal), each as
-/// (status constant, value). NVRTC has no "not found" or "unknown": its internal error stands in.
-fn table(kind: LibraryKind) -> [(&'static str, i64); 4] {
-    match kind {
-        LibraryKind::Driver => {
-            [("CUDA_ERROR_STUB_LIBRARY", 34), ("CUDA_ERROR_NOT_FOUND", 500), ("CUDA_ERROR_INVALID_VALUE", 1), ("CUDA_ERROR_UNKNOWN", 999)]
-        }
-        LibraryKind::Nvrtc => {
-            [("NVRTC_ERROR_INTERNAL_ERROR", 11), ("NVRTC_ERROR_INTERNAL_ERROR", 11), ("NVRTC_ERROR_INVALID_INPUT", 3), ("NVRTC_ERROR_INTERNAL_ERROR", 11)]
-        }
-    }
-}
+use crate::ir::{Library, StatusCodes};
 
 pub fn run(lib: &mut Library) -> Result<()> {
-    let codes = table(lib.kind);
+    let s = &lib.kind.profile().status;
+    let codes = [s.library_missing, s.symbol_missing, s.invalid_argument, s.internal];
     let status = lib.status_enum.as_deref().and_then(|s| lib.enum_named(s));
-    for (name, value) in codes {
+    for (name, value) in codes.into_iter().chain([s.success]) {
         if let Some(v) = status.and_then(|e| e.variants.iter().find(|v| v.name == name)).filter(|v| v.value != value) {
-            return Err(Error::new(format!("passes::status: {name} is {} in the headers, {value} in the table", v.value)));
+            return Err(Error::new(format!("passes::status: {name} is {} in the headers, {value} in the profile", v.value)));
         }
     }
     let [library_missing, symbol_missing, invalid_argument, internal] = codes.map(|(_, v)| v);
@@ -34,7 +22,7 @@ pub fn run(lib: &mut Library) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Doc, Enum, EnumVariant, Location, Names, Prim};
+    use crate::ir::{Doc, Enum, EnumVariant, LibraryKind, Location, Names, Prim};
 
     fn driver(variants: &[(&str, i64)]) -> Library {
         let mut lib = Library::new(LibraryKind::Driver);
@@ -54,13 +42,15 @@ mod tests {
     }
 
     #[test]
-    fn codes_come_from_the_table_and_must_agree_with_the_headers() {
+    fn codes_come_from_the_profile_and_must_agree_with_the_headers() {
         let mut lib = driver(&[("CUDA_SUCCESS", 0), ("CUDA_ERROR_STUB_LIBRARY", 34)]);
         run(&mut lib).unwrap();
         let c = lib.status_codes.unwrap();
         assert_eq!((c.library_missing, c.symbol_missing, c.invalid_argument, c.internal), (34, 500, 1, 999));
         let e = run(&mut driver(&[("CUDA_ERROR_NOT_FOUND", 404)])).unwrap_err().to_string();
-        assert!(e.contains("CUDA_ERROR_NOT_FOUND is 404 in the headers, 500 in the table"), "{e}");
+        assert!(e.contains("CUDA_ERROR_NOT_FOUND is 404 in the headers, 500 in the profile"), "{e}");
+        let e = run(&mut driver(&[("CUDA_SUCCESS", 1)])).unwrap_err().to_string();
+        assert!(e.contains("CUDA_SUCCESS is 1 in the headers, 0 in the profile"), "{e}");
         // The codes are the library's, with or without a status enum in the headers.
         let mut bare = Library::new(LibraryKind::Nvrtc);
         run(&mut bare).unwrap();

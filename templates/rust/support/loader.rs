@@ -7,13 +7,16 @@
 //!
 //! Driver entries resolve through `cuGetProcAddress_v2(proc_name, version, flags)`, so every
 //! entry gets exactly the ABI its `version` names; NVRTC entries resolve through `dlsym`.
-//! Where the libraries are searched for is documented on [`LibraryKind`].
+//! Where each library is searched for and how its entries resolve is documented on
+//! [`LibraryKind`]; those facts come from `crate::libraries`, which the generator renders from
+//! its library profiles (no per-library fact is written in the loader itself).
 //! `cuInit` is never called implicitly. Library handles stay open for the process lifetime.
 
 mod error;
 mod library;
 mod search;
 
+pub use crate::libraries::LibraryKind;
 pub use error::{last_error_message, LoadError};
 pub use library::driver_version;
 
@@ -32,37 +35,6 @@ pub struct Entry {
     pub version: u32,
     /// Resolve the per-thread-default-stream variant (`CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`).
     pub per_thread: bool,
-}
-
-/// Which library a [`Table`] resolves from, and where that library is searched for.
-///
-/// * `Driver`: `$CUDAGEN_LIBCUDA` (a path) if set, and nothing else; otherwise each soname
-///   (default `libcuda.so.1`) through the normal `dlopen` search, then in each `LD_LIBRARY_PATH`
-///   dir, then in `/usr/lib/x86_64-linux-gnu`, `/usr/lib/aarch64-linux-gnu`, `/usr/lib64`,
-///   `/usr/local/nvidia/lib64`, `/usr/lib/wsl/lib`, `/usr/local/cuda/compat`. A candidate that
-///   exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
-/// * `Nvrtc`: `$CUDAGEN_NVRTC_PATH` (a path) if set, and nothing else; otherwise each soname
-///   (default `libnvrtc.so.12`) through the normal search, then in `$CUDA_HOME/lib64`,
-///   `$CUDA_PATH/lib64`, `/usr/local/cuda/lib64`, then in the NVIDIA wheel folders
-///   (`nvidia/cuda_nvrtc/lib`, `nvidia/cu13/lib`) of each dir in `$CUDAGEN_PYTHON_SITE`
-///   (`:`-separated site-packages dirs) and of `lib/python3*/{site,dist}-packages` under
-///   `$VIRTUAL_ENV`, `$CONDA_PREFIX` and `$PYTHONHOME` (`prefix[:exec_prefix]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LibraryKind {
-    Driver,
-    Nvrtc,
-}
-
-impl LibraryKind {
-    /// Sonames used by [`Table::new`]; override per table with [`Table::with_sonames`].
-    /// NVRTC 13 is the fallback where only a newer toolkit is installed: it keeps the C API of the
-    /// 12.x functions it still has, and the ones it dropped answer "not found".
-    pub const fn default_sonames(self) -> &'static [&'static str] {
-        match self {
-            LibraryKind::Driver => &["libcuda.so.1"],
-            LibraryKind::Nvrtc => &["libnvrtc.so.12", "libnvrtc.so.13"],
-        }
-    }
 }
 
 /// Slot values `1..=SENTINEL_MAX` mean "looked up, not available" and encode why

@@ -1,5 +1,5 @@
 //! Compiles the hand-written runtime support exactly as the generated crate does
-//! (`crate::loader`, `crate::trace`), plus helpers for the tests and the benchmark.
+//! (`crate::loader`, `crate::trace`, and the generated `crate::libraries` they read), plus helpers for the tests and the benchmark.
 
 #[path = "../../../templates/rust/support"]
 mod support {
@@ -7,6 +7,10 @@ mod support {
     pub mod trace;
 }
 pub use support::{loader, trace};
+
+/// The per-library facts the loader reads, as the generator renders them from its profiles.
+#[path = "../../../generated/rust/src/libraries.rs"]
+mod libraries;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

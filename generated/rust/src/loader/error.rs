@@ -14,6 +14,7 @@
 //! [`LoadError`]: a missing library or entry point, with enough context to fix it.
 
 use super::{Entry, LibraryKind};
+use crate::libraries::Resolve;
 use std::cell::RefCell;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -155,8 +156,9 @@ impl fmt::Display for LoadError {
         let lib = &*self.library;
         let sym = self.symbol.unwrap_or("?");
         let place = lib.opened.as_deref().unwrap_or(&lib.name);
-        let driver = match lib.kind {
-            LibraryKind::Driver if lib.opened.is_some() => super::driver_version(),
+        // A library resolved through `cuGetProcAddress` is the driver: name its version.
+        let driver = match lib.kind.profile().resolve {
+            Resolve::GetProcAddress if lib.opened.is_some() => super::driver_version(),
             _ => None,
         };
         let write_sym = |f: &mut fmt::Formatter<'_>| match self.version {
@@ -178,10 +180,7 @@ impl fmt::Display for LoadError {
                     f.write_str(")")?;
                 }
                 write!(f, "; looked in: {}", lib.looked.join(", "))?;
-                let var = match lib.kind {
-                    LibraryKind::Driver => "CUDAGEN_LIBCUDA",
-                    LibraryKind::Nvrtc => "CUDAGEN_NVRTC_PATH",
-                };
+                let var = lib.kind.profile().override_var;
                 write!(f, "; set {var} to the library's path")
             }
             Reason::NotFound => {

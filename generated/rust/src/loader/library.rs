@@ -15,6 +15,7 @@
 
 use super::error::{LibraryInfo, LoadError};
 use super::{search, Entry, LibraryKind};
+use crate::libraries::{self, Resolve};
 use core::ffi::{c_char, c_int, c_void};
 use libloading::Library;
 use std::ffi::CString;
@@ -45,15 +46,11 @@ struct Loaded {
     get_proc_v1: Option<GetProcV1>,
 }
 
-static DRIVER: OnceLock<Loaded> = OnceLock::new();
-static NVRTC: OnceLock<Loaded> = OnceLock::new();
+/// One opened library per kind, indexed by `LibraryKind as usize`.
+static LOADED: [OnceLock<Loaded>; libraries::COUNT] = [const { OnceLock::new() }; libraries::COUNT];
 
 fn loaded(kind: LibraryKind, sonames: &[&str]) -> &'static Loaded {
-    let cell = match kind {
-        LibraryKind::Driver => &DRIVER,
-        LibraryKind::Nvrtc => &NVRTC,
-    };
-    cell.get_or_init(|| open(kind, sonames))
+    LOADED[kind as usize].get_or_init(|| open(kind, sonames))
 }
 
 /// Library description for error messages (opens the library if not yet tried).
@@ -84,7 +81,7 @@ fn open(kind: LibraryKind, sonames: &[&str]) -> Loaded {
                 short_dlerror(&e.to_string(), &cand)
             )),
             Ok(lib) => {
-                if kind == LibraryKind::Driver && is_shim(&lib) {
+                if kind.profile().skip_shim && is_shim(&lib) {
                     looked.push(format!("{label} (is the cudagen shim, skipped)"));
                     drop(lib);
                     continue;
@@ -105,7 +102,7 @@ fn open(kind: LibraryKind, sonames: &[&str]) -> Loaded {
     let opened = found.as_ref().map(|(c, _)| c.clone());
     let lib = found.map(|(_, l)| l);
     let (mut v2, mut v1) = (None, None);
-    if let (Some(l), LibraryKind::Driver) = (&lib, kind) {
+    if let (Some(l), Resolve::GetProcAddress) = (&lib, kind.profile().resolve) {
         // SAFETY: prototypes as declared in cuda.h (CUDA 12.0+ / 11.3+).
         unsafe {
             v2 = l
@@ -150,8 +147,8 @@ fn is_shim(lib: &Library) -> bool {
     unsafe { lib.get::<*const c_void>(SHIM_MARKER).is_ok() }
 }
 
-/// Resolve one entry: `cuGetProcAddress_v2` (else `cuGetProcAddress`, else `dlsym`) for the
-/// driver, `dlsym` for NVRTC.
+/// Resolve one entry as the library's profile says: `cuGetProcAddress_v2` (else
+/// `cuGetProcAddress`, else `dlsym`), or `dlsym`.
 pub(crate) fn resolve(
     kind: LibraryKind,
     sonames: &[&str],
@@ -161,8 +158,8 @@ pub(crate) fn resolve(
     let Some(lib) = &l.lib else {
         return Err(LoadError::library_not_found(l.info.clone(), entry));
     };
-    let via_get_proc =
-        kind == LibraryKind::Driver && (l.get_proc_v2.is_some() || l.get_proc_v1.is_some());
+    let via_get_proc = kind.profile().resolve == Resolve::GetProcAddress
+        && (l.get_proc_v2.is_some() || l.get_proc_v1.is_some());
     if !via_get_proc {
         // SAFETY: only the address is taken; the caller casts it to the declared prototype.
         let p = unsafe { lib.get::<*mut c_void>(entry.symbol.as_bytes()) }.map(|s| *s);

@@ -2,7 +2,8 @@
 //! forwards to the same-named `sys` function of the `cudagen` crate, and the table that
 //! `cuGetProcAddress` uses to hand out the shim's own entry points.
 
-use crate::ir::{Function, Library, LibraryKind, Prim, Type, VariantKind};
+use crate::ir::{Function, Library, Prim, Type, VariantKind};
+use crate::profile::Resolve;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -68,7 +69,7 @@ pub(super) fn view(lib: &Library) -> ExportsView {
             .enumerate()
             .map(|(i, p)| ParamView { name: if p.name.is_empty() { format!("arg{i}") } else { ident(&p.name) }, ty: rust(&p.ty) })
             .collect();
-        let intercepted = lib.kind == LibraryKind::Driver && f.name == GET_PROC_ADDRESS;
+        let intercepted = lib.kind.profile().loader.resolve == Resolve::GetProcAddress && f.name == GET_PROC_ADDRESS;
         let variants = std::iter::once((f.symbol.as_str(), false))
             .chain(f.variants.iter().map(|v| (v.symbol.as_str(), matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz))));
         for (symbol, per_thread) in variants {

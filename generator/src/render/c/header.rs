@@ -19,9 +19,10 @@
 use super::docs::comment;
 use crate::diag::{Error, Result};
 use crate::ir::{
-    Enum, Field, Function, Library, LibraryKind, MacroConst, MacroValue, Record, RecordKind, Type, Typedef,
+    Enum, Field, Function, Library, MacroConst, MacroValue, Record, RecordKind, Type, Typedef,
     TypedefKind, VariantKind,
 };
+use crate::profile::Resolve;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -142,12 +143,9 @@ const COMPANION_GUARDS: &[(&str, &str)] =
 /// The header views of `lib`: its main header first, then each companion that declares something.
 pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>> {
     check_unique_names(lib)?;
-    let (main, guard, marker) = match lib.kind {
-        LibraryKind::Driver => ("cuda.h", "__cuda_cuda_h__", "CUDAGEN_CUDA_H"),
-        LibraryKind::Nvrtc => ("nvrtc.h", "__NVRTC_H__", "CUDAGEN_NVRTC_H"),
-    };
-    let main = lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| main.to_string());
-    let mut out = vec![view(lib, cuda_version, &main, guard.to_string(), marker.to_string())?];
+    let p = lib.kind.profile();
+    let main = lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| p.header.to_string());
+    let mut out = vec![view(lib, cuda_version, &main, p.c_guard.to_string(), p.c_marker.to_string())?];
     for h in lib.headers.iter().skip(1) {
         if !declares_anything(lib, &h.file) {
             continue;
@@ -174,10 +172,7 @@ fn declares_anything(lib: &Library, file: &str) -> bool {
 /// The view of one header: the declarations the IR locates in `file`. The main header also takes
 /// what is located in no header of the library's (a fixture's or an older parse's items).
 fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: String) -> Result<HeaderView> {
-    let callconv = match lib.kind {
-        LibraryKind::Driver => "CUDAAPI ",
-        LibraryKind::Nvrtc => "",
-    };
+    let callconv = lib.kind.profile().callconv;
     let is_main = lib.headers.first().is_none_or(|h| h.file == file);
     let stand_ins: BTreeSet<String> =
         lib.headers.iter().flat_map(|h| &h.includes).map(|i| i.rsplit('/').next().unwrap_or(i).to_string()).collect();
@@ -233,7 +228,7 @@ fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: St
             None => {}
         }
     }
-    let get_proc_ptsz = lib.kind == LibraryKind::Driver
+    let get_proc_ptsz = lib.kind.profile().loader.resolve == Resolve::GetProcAddress
         && is_main
         && lib.function("cuGetProcAddress").is_some_and(|f| f.symbol == "cuGetProcAddress_v2" && f.variants.is_empty())
         && lib.enum_named("CUdriverProcAddressQueryResult").is_some();
@@ -528,7 +523,7 @@ fn function_doc(f: &Function) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Doc, Location, Names, Prim};
+    use crate::ir::{Doc, LibraryKind, Location, Names, Prim};
 
     fn typedef(name: &str, target: Type, kind: TypedefKind) -> Typedef {
         Typedef { name: name.into(), target, kind, doc: Doc::default(), location: Location::default(), names: Names::default() }

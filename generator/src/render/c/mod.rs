@@ -23,7 +23,8 @@ mod probe;
 
 use super::{Output, Templates};
 use crate::diag::{Error, Result};
-use crate::ir::{Api, LibraryKind};
+use crate::ir::Api;
+use crate::profile::Resolve;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -56,11 +57,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let mut legacy = false;
     for lib in &api.libraries {
         for h in header::views(lib, &api.cuda_version)? {
-            let root = match lib.kind {
-                _ if !h.parent.is_empty() => "c/companion.h.tera",
-                LibraryKind::Driver => "c/cuda.h.tera",
-                LibraryKind::Nvrtc => "c/nvrtc.h.tera",
-            };
+            let root = if h.parent.is_empty() { lib.kind.profile().c_template } else { "c/companion.h.tera" };
             out.files.insert(format!("c/include/{}", h.file), templates.render(root, &h)?);
             headers.push(h.file.clone());
         }
@@ -71,7 +68,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         }
         out.files.insert(format!("c/src/{}.rs", x.module), templates.render("c/exports.rs.tera", &x)?);
         modules.push(x.module.clone());
-        if lib.kind == LibraryKind::Driver && lib.function(exports::GET_PROC_ADDRESS).is_some() {
+        if lib.kind.profile().loader.resolve == Resolve::GetProcAddress && lib.function(exports::GET_PROC_ADDRESS).is_some() {
             let t = exports::proc_table(lib, default_version);
             out.files.insert("c/src/proc_table.rs".into(), templates.render("c/proc_table.rs.tera", &t)?);
             intercept = true;

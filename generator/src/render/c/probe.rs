@@ -59,7 +59,7 @@ pub(super) fn view(libs: &[&Library], headers: &[String]) -> ProbeView {
                 MacroValue::Str { .. } => v.strings.push(m.name.clone()),
             }
         }
-        let callconv = if lib.kind == crate::ir::LibraryKind::Driver { "CUDAAPI " } else { "" };
+        let callconv = lib.kind.profile().callconv;
         let mut seen = std::collections::BTreeSet::new();
         for f in &lib.functions {
             for s in f.all_symbols() {

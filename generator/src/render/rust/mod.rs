@@ -14,7 +14,7 @@ mod types;
 
 use super::{Output, Templates};
 use crate::diag::Result;
-use crate::ir::{Api, Library, LibraryKind};
+use crate::ir::{Api, Library};
 use functions::StatusCodes;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -28,6 +28,26 @@ struct CrateView {
     modules: Vec<ModuleSummary>,
     /// cudarc's feature for these headers (`cuda-12090`), when there is a driver header.
     cudarc_feature: Option<String>,
+}
+
+/// Every library profile's `variant`, `header` and loader facts, for `src/libraries.rs`.
+#[derive(Serialize)]
+struct LibrariesView {
+    profiles: Vec<ProfileView>,
+}
+
+#[derive(Serialize)]
+struct ProfileView {
+    variant: &'static str,
+    header: &'static str,
+    loader: &'static crate::profile::LoaderProfile,
+}
+
+impl LibrariesView {
+    fn new() -> Self {
+        let profiles = crate::profile::PROFILES.iter().map(|p| ProfileView { variant: p.variant, header: p.header, loader: &p.loader }).collect();
+        LibrariesView { profiles }
+    }
 }
 
 #[derive(Serialize)]
@@ -94,6 +114,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
+    out.files.insert("rust/src/libraries.rs".into(), templates.render("rust/libraries.rs.tera", &LibrariesView::new())?);
     let cudarc = crate_view.cudarc_feature.is_some();
     super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)
 }
@@ -108,11 +129,7 @@ fn status_codes(lib: &Library) -> Option<StatusCodes> {
 fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Output) -> ModuleView {
     let ctx = Ctx::new(lib);
     let module = lib.kind.module().to_string();
-    let kind = match lib.kind {
-        LibraryKind::Driver => "Driver",
-        LibraryKind::Nvrtc => "Nvrtc",
-    }
-    .to_string();
+    let kind = lib.kind.profile().variant.to_string();
     let codes = status_codes(lib);
 
     let enums = lib.enums.iter().map(|e| enums::view(lib, e)).collect::<Vec<_>>();
@@ -190,7 +207,7 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
         type_files,
         plain_types: plain_types(lib),
         // Only with cudarc's feature for these headers (see `render`) is there a `cudarc` module.
-        cudarc: cudarc && lib.kind == LibraryKind::Driver,
+        cudarc: cudarc && lib.kind.profile().cudarc,
     }
 }
 

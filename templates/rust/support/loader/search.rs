@@ -1,4 +1,5 @@
-//! Where each library is looked for (see `LibraryKind` for the documented order).
+//! Where each library is looked for: the order here, the places from its profile
+//! (`crate::libraries`, documented on `LibraryKind`).
 
 use super::LibraryKind;
 use std::env;
@@ -6,10 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Environment variable naming the library's exact path (it then is the only candidate).
 pub(crate) fn override_var(kind: LibraryKind) -> &'static str {
-    match kind {
-        LibraryKind::Driver => "CUDAGEN_LIBCUDA",
-        LibraryKind::Nvrtc => "CUDAGEN_NVRTC_PATH",
-    }
+    kind.profile().override_var
 }
 
 /// Candidates in search order: bare sonames (resolved by `dlopen`'s own search) and absolute
@@ -18,32 +16,20 @@ pub(crate) fn candidates(kind: LibraryKind, sonames: &[&str]) -> Vec<String> {
     if let Some(p) = env_nonempty(override_var(kind)) {
         return vec![p];
     }
+    let profile = kind.profile();
     let mut dirs: Vec<PathBuf> = Vec::new();
-    match kind {
-        LibraryKind::Driver => {
-            dirs.extend(env_paths("LD_LIBRARY_PATH"));
-            for d in [
-                "/usr/lib/x86_64-linux-gnu",
-                "/usr/lib/aarch64-linux-gnu",
-                "/usr/lib64",
-                "/usr/local/nvidia/lib64",
-                "/usr/lib/wsl/lib",
-                "/usr/local/cuda/compat",
-            ] {
-                dirs.push(d.into());
-            }
+    for var in profile.path_vars {
+        dirs.extend(env_paths(var));
+    }
+    for var in profile.home_vars {
+        if let Some(h) = env_nonempty(var) {
+            dirs.push(Path::new(&h).join("lib64"));
         }
-        LibraryKind::Nvrtc => {
-            for var in ["CUDA_HOME", "CUDA_PATH"] {
-                if let Some(h) = env_nonempty(var) {
-                    dirs.push(Path::new(&h).join("lib64"));
-                }
-            }
-            dirs.push("/usr/local/cuda/lib64".into());
-            for site in python_site_dirs() {
-                dirs.push(site.join("nvidia/cuda_nvrtc/lib"));
-                dirs.push(site.join("nvidia/cu13/lib"));
-            }
+    }
+    dirs.extend(profile.dirs.iter().map(PathBuf::from));
+    if !profile.wheel_dirs.is_empty() {
+        for site in python_site_dirs() {
+            dirs.extend(profile.wheel_dirs.iter().map(|w| site.join(w)));
         }
     }
     let mut out: Vec<String> = sonames.iter().map(|s| s.to_string()).collect();

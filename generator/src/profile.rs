@@ -1,0 +1,218 @@
+//! Every fact that differs between the libraries cudagen binds, one [`LibraryProfile`] each.
+//!
+//! Parsing, passes, renderers and the runtime loader read these instead of matching on
+//! [`LibraryKind`]; the loader gets them through `rust/src/libraries.rs`, rendered from
+//! [`PROFILES`]. Adding a library is one entry here, its `LibraryKind` variant and its
+//! annotation file under `headers/`.
+
+use crate::ir::LibraryKind;
+use serde::Serialize;
+
+/// Everything the generator and the runtime loader know about one library.
+#[derive(Debug)]
+pub struct LibraryProfile {
+    pub kind: LibraryKind,
+    /// `LibraryKind` variant of the runtime loader and `Error` variant of the Rust crate.
+    pub variant: &'static str,
+    /// Surface module name (`cudagen::driver`, `cudagen.driver`, `c/src/driver.rs`).
+    pub module: &'static str,
+    /// Prefix stripped from function names for the typed surfaces.
+    pub prefix: &'static str,
+    /// Main header; the library is parsed when it is present.
+    pub header: &'static str,
+    /// The main header's `PFN_*` typedefs header, which gives ABI versions.
+    pub typedefs: Option<&'static str>,
+    /// Headers that join the main header, each parsed when present beside it.
+    pub companions: &'static [Companion],
+    /// Annotation file under `headers/`.
+    pub annotations: &'static str,
+    /// The status enum every function returns.
+    pub status_enum: &'static str,
+    /// The status codes the bindings use themselves, by enum member name.
+    pub status: StatusNames,
+    /// C surface: root template, include guard and marker macro of the main header, and the
+    /// calling-convention macro written before every function name (with its space).
+    pub c_template: &'static str,
+    pub c_guard: &'static str,
+    pub c_marker: &'static str,
+    pub callconv: &'static str,
+    /// Whether the crate's `cudarc` interop module covers this library.
+    pub cudarc: bool,
+    /// How the runtime loader finds and resolves the library.
+    pub loader: LoaderProfile,
+}
+
+/// A header that joins a library's main header (NVIDIA's interop and profiler headers join
+/// `cuda.h`): its declarations become the library's, its `PFN_*` typedefs give their ABI
+/// versions, and its deprecated functions (the legacy pre-graphics-resource OpenGL API,
+/// `cuProfilerInitialize`) are left out, as cuda.bindings leaves them out.
+#[derive(Clone, Copy, Debug)]
+pub struct Companion {
+    pub header: &'static str,
+    pub typedefs: &'static str,
+    /// Graphics headers it needs first, by include spelling. The parse reads stand-ins for them
+    /// (`clang/interop/`) whose types join the library; the C surface includes the real ones.
+    pub needs: &'static [&'static str],
+}
+
+/// Status enum member (and its value, checked against the headers where they name it) the
+/// bindings return when the library is missing, an entry point is missing, an argument is
+/// refused, or a panic is caught.
+#[derive(Debug)]
+pub struct StatusNames {
+    pub success: (&'static str, i64),
+    pub library_missing: (&'static str, i64),
+    pub symbol_missing: (&'static str, i64),
+    pub invalid_argument: (&'static str, i64),
+    pub internal: (&'static str, i64),
+}
+
+/// How entry points are resolved once the library is open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Resolve {
+    /// `cuGetProcAddress_v2(name, version, flags)` (else `cuGetProcAddress`, else `dlsym`): each
+    /// entry gets the ABI its version names. The C shim intercepts the library's own
+    /// `cuGetProcAddress` so resolved entries are traced too.
+    GetProcAddress,
+    /// `dlsym` of the ABI symbol.
+    Dlsym,
+}
+
+/// Where the runtime loader looks for the library, in this order: the override variable alone
+/// when set; else each soname bare, then in each folder of `path_vars`, `<home_vars>/lib64`,
+/// `dirs`, and `wheel_dirs` under each Python site folder.
+#[derive(Debug, Serialize)]
+pub struct LoaderProfile {
+    pub sonames: &'static [&'static str],
+    pub override_var: &'static str,
+    pub path_vars: &'static [&'static str],
+    pub home_vars: &'static [&'static str],
+    pub dirs: &'static [&'static str],
+    pub wheel_dirs: &'static [&'static str],
+    pub resolve: Resolve,
+    /// A candidate exporting `cudagen_shim_marker` is the cudagen C shim and is skipped.
+    pub skip_shim: bool,
+}
+
+/// One entry per [`LibraryKind`] variant, in variant order.
+pub const PROFILES: [LibraryProfile; 2] = [
+    LibraryProfile {
+        kind: LibraryKind::Driver,
+        variant: "Driver",
+        module: "driver",
+        prefix: "cu",
+        header: "cuda.h",
+        typedefs: Some("cudaTypedefs.h"),
+        companions: &[
+            Companion { header: "cudaGL.h", typedefs: "cudaGLTypedefs.h", needs: &["GL/gl.h"] },
+            Companion { header: "cudaEGL.h", typedefs: "cudaEGLTypedefs.h", needs: &["EGL/egl.h", "EGL/eglext.h"] },
+            Companion { header: "cudaVDPAU.h", typedefs: "cudaVDPAUTypedefs.h", needs: &["vdpau/vdpau.h"] },
+            Companion { header: "cudaProfiler.h", typedefs: "cudaProfilerTypedefs.h", needs: &[] },
+        ],
+        annotations: "cuda.toml",
+        status_enum: "CUresult",
+        status: StatusNames {
+            success: ("CUDA_SUCCESS", 0),
+            library_missing: ("CUDA_ERROR_STUB_LIBRARY", 34),
+            symbol_missing: ("CUDA_ERROR_NOT_FOUND", 500),
+            invalid_argument: ("CUDA_ERROR_INVALID_VALUE", 1),
+            internal: ("CUDA_ERROR_UNKNOWN", 999),
+        },
+        c_template: "c/cuda.h.tera",
+        c_guard: "__cuda_cuda_h__",
+        c_marker: "CUDAGEN_CUDA_H",
+        callconv: "CUDAAPI ",
+        cudarc: true,
+        loader: LoaderProfile {
+            sonames: &["libcuda.so.1"],
+            override_var: "CUDAGEN_LIBCUDA",
+            path_vars: &["LD_LIBRARY_PATH"],
+            home_vars: &[],
+            dirs: &[
+                "/usr/lib/x86_64-linux-gnu",
+                "/usr/lib/aarch64-linux-gnu",
+                "/usr/lib64",
+                "/usr/local/nvidia/lib64",
+                "/usr/lib/wsl/lib",
+                "/usr/local/cuda/compat",
+            ],
+            wheel_dirs: &[],
+            resolve: Resolve::GetProcAddress,
+            skip_shim: true,
+        },
+    },
+    LibraryProfile {
+        kind: LibraryKind::Nvrtc,
+        variant: "Nvrtc",
+        module: "nvrtc",
+        prefix: "nvrtc",
+        header: "nvrtc.h",
+        typedefs: None,
+        companions: &[],
+        annotations: "nvrtc.toml",
+        status_enum: "nvrtcResult",
+        // NVRTC has no "not found" or "unknown": its internal error stands in.
+        status: StatusNames {
+            success: ("NVRTC_SUCCESS", 0),
+            library_missing: ("NVRTC_ERROR_INTERNAL_ERROR", 11),
+            symbol_missing: ("NVRTC_ERROR_INTERNAL_ERROR", 11),
+            invalid_argument: ("NVRTC_ERROR_INVALID_INPUT", 3),
+            internal: ("NVRTC_ERROR_INTERNAL_ERROR", 11),
+        },
+        c_template: "c/nvrtc.h.tera",
+        c_guard: "__NVRTC_H__",
+        c_marker: "CUDAGEN_NVRTC_H",
+        callconv: "",
+        cudarc: false,
+        loader: LoaderProfile {
+            // NVRTC 13 is the fallback where only a newer toolkit is installed: it keeps the C
+            // API of the 12.x functions it still has, and the ones it dropped answer "not found".
+            sonames: &["libnvrtc.so.12", "libnvrtc.so.13"],
+            override_var: "CUDAGEN_NVRTC_PATH",
+            path_vars: &[],
+            home_vars: &["CUDA_HOME", "CUDA_PATH"],
+            dirs: &["/usr/local/cuda/lib64"],
+            wheel_dirs: &["nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib"],
+            resolve: Resolve::Dlsym,
+            skip_shim: false,
+        },
+    },
+];
+
+impl LibraryKind {
+    /// This library's profile.
+    pub fn profile(self) -> &'static LibraryProfile {
+        &PROFILES[self as usize]
+    }
+    /// Surface module name (`driver`, `nvrtc`).
+    pub fn module(self) -> &'static str {
+        self.profile().module
+    }
+    /// Prefix stripped from function names for the typed surfaces.
+    pub fn prefix(self) -> &'static str {
+        self.profile().prefix
+    }
+    /// Every library, in profile order.
+    pub fn all() -> impl Iterator<Item = LibraryKind> {
+        PROFILES.iter().map(|p| p.kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profiles_are_in_variant_order_and_distinct() {
+        for (i, p) in PROFILES.iter().enumerate() {
+            assert_eq!(p.kind as usize, i, "{}", p.module);
+            assert_eq!(format!("{:?}", p.kind), p.variant);
+            assert!(p.callconv.is_empty() || p.callconv.ends_with(' '), "{}", p.module);
+        }
+        let distinct = |f: fn(&LibraryProfile) -> &str| {
+            PROFILES.iter().map(f).collect::<std::collections::BTreeSet<_>>().len() == PROFILES.len()
+        };
+        assert!(distinct(|p| p.module) && distinct(|p| p.header) && distinct(|p| p.annotations));
+        assert!(distinct(|p| p.loader.override_var) && distinct(|p| p.c_marker));
+    }
+}
