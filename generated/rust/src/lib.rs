@@ -29,6 +29,8 @@
 pub mod cudarc;
 pub mod loader;
 pub mod trace;
+#[macro_use]
+mod raw;
 mod util;
 pub use util::Plain;
 pub mod driver;
