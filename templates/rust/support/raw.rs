@@ -6,20 +6,13 @@
 //!   load, one compare and a tail call; everything else goes to the cold `slow` fn;
 //! - `call` (`pub(crate)`, used by the typed layer): resolves the entry (`Err` on a loader
 //!   failure) and traces the call when tracing is on;
-//! - `slow` (cold): runs `call` under [`guard`], so the raw fn never unwinds (a panic becomes
+//! - `slow` (cold): runs `call` under `catch_unwind`, so the raw fn never unwinds (a panic becomes
 //!   `on_panic`), and maps a loader failure to `on_load_error`, traced like any other call;
 //! - `record` (cold): decodes the arguments and result (outputs after the call) into one trace
 //!   span; both the traced call and the traced loader failure use it.
 //!
 //! The argument and result decoders name the parameters and the result (`|__r|`) with the caller's
 //! identifiers, so they are passed in as expressions and evaluated where those names are bound.
-
-/// Runs `f`, catching a panic (it then returns without `f` having finished). One instance for
-/// every entry point, instead of one `catch_unwind` per symbol.
-#[inline(never)]
-pub(crate) fn guard(f: &mut dyn FnMut()) {
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-}
 
 macro_rules! raw_fn {
     (
@@ -63,18 +56,16 @@ macro_rules! raw_fn {
         #[cold]
         #[inline(never)]
         unsafe fn $slow($($p: $t),*) -> $ret {
-            let mut out = None;
-            $crate::raw::guard(&mut || out = Some($call($($p),*)));
-            match out {
-                Some(Ok(r)) => r,
-                Some(Err($e)) => {
+            match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| $call($($p),*))) {
+                Ok(Ok(r)) => r,
+                Ok(Err($e)) => {
                     let r = $on_load;
                     if $crate::trace::active() {
                         $record($($p,)* r, $crate::trace::begin());
                     }
                     r
                 }
-                None => $on_panic,
+                Err(_) => $on_panic,
             }
         }
 
