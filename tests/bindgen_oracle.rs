@@ -514,6 +514,31 @@ fn compare_library(lib: &Library, bg: &Bindgen, rep: &mut Report) {
 
 /// Our raw layer (`generated/rust/src/<module>/`) against bindgen: every `sys` prototype, every
 /// integer `#define` constant, every enum constant the typed enums name.
+/// The signature of a public raw entry point: a `pub fn` item, or the head of a `raw_fn!`
+/// invocation (`#[attrs] fn name(params) -> ret = index; ...`).
+fn raw_signature(item: &Item) -> Option<syn::Signature> {
+    match item {
+        Item::Fn(f) if matches!(f.vis, syn::Visibility::Public(_)) => Some(f.sig.clone()),
+        Item::Macro(m) if m.mac.path.is_ident("raw_fn") => {
+            let head = |input: syn::parse::ParseStream| {
+                input.call(syn::Attribute::parse_outer)?;
+                let sig: syn::Signature = input.parse()?;
+                // The rest (`= index; helpers ...; trace ...`) is not part of the prototype.
+                input.step(|cursor| {
+                    let mut rest = *cursor;
+                    while let Some((_, next)) = rest.token_tree() {
+                        rest = next;
+                    }
+                    Ok(((), rest))
+                })?;
+                Ok(sig)
+            };
+            Some(m.mac.parse_body_with(head).unwrap_or_else(|e| panic!("raw_fn! invocation: {e}")))
+        }
+        _ => None,
+    }
+}
+
 fn compare_raw_layer(root: &Path, lib: &Library, bg: &Bindgen, rep: &mut Report) {
     let dir = root.join("generated/rust/src").join(lib.kind.module());
     let parse = |rel: &str| -> Option<syn::File> {
@@ -569,9 +594,9 @@ fn compare_raw_layer(root: &Path, lib: &Library, bg: &Bindgen, rep: &mut Report)
     let sys = parse("sys.rs").expect("sys.rs exists");
     let mut seen = BTreeSet::new();
     for item in &sys.items {
-        let Item::Fn(f) = item else { continue };
-        let name = f.sig.ident.to_string();
-        if !symbols.contains(name.as_str()) || !matches!(f.vis, syn::Visibility::Public(_)) {
+        let Some(sig) = raw_signature(item) else { continue };
+        let name = sig.ident.to_string();
+        if !symbols.contains(name.as_str()) {
             continue;
         }
         seen.insert(name.clone());
@@ -579,8 +604,7 @@ fn compare_raw_layer(root: &Path, lib: &Library, bg: &Bindgen, rep: &mut Report)
             rep.missing("sys function", &name, "bindgen");
             continue;
         };
-        let ours: Vec<Canon> = f
-            .sig
+        let ours: Vec<Canon> = sig
             .inputs
             .iter()
             .map(|a| match a {
@@ -590,8 +614,9 @@ fn compare_raw_layer(root: &Path, lib: &Library, bg: &Bindgen, rep: &mut Report)
             .collect();
         let theirs: Vec<Canon> = params.iter().map(|t| bg.canon(t)).collect();
         rep.check("sys prototypes", &name, &ours, &theirs);
-        let ours_ret = match &f.sig.output {
+        let ours_ret = match &sig.output {
             syn::ReturnType::Default => "void".to_string(),
+            syn::ReturnType::Type(_, t) if matches!(&**t, syn::Type::Tuple(u) if u.elems.is_empty()) => "void".to_string(),
             syn::ReturnType::Type(_, t) => ours_canon(t),
         };
         let theirs_ret = ret.as_ref().map_or_else(|| "void".to_string(), |t| bg.canon(t));

@@ -30,6 +30,8 @@ pub mod cudarc;
 mod libraries;
 pub mod loader;
 pub mod trace;
+#[macro_use]
+mod raw;
 mod util;
 pub use util::Plain;
 pub mod driver;

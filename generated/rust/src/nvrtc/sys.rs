@@ -15,7 +15,7 @@
 //!
 //! Each function fetches its pointer from one lazily filled table ([`crate::loader`]); once the
 //! entry is resolved and tracing is known to be off, a call is one load, one compare and a tail
-//! call (everything else lives in a cold `slow_*` function). A missing
+//! call (everything else lives in cold functions; see `raw_fn!` in `raw.rs`). A missing
 //! library or entry point returns `nvrtcResult(11)` / `nvrtcResult(11)`
 //! instead of aborting. Per-thread-stream variants (`_ptds`, `_ptsz`) are separate functions.
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
@@ -74,1928 +74,316 @@ pub(crate) fn load_status(e: &LoadError) -> nvrtcResult {
     }
 }
 
-type Fn_nvrtcGetErrorString = unsafe extern "C" fn(result: nvrtcResult) -> *const c_char;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetErrorString(result: nvrtcResult) -> Result<*const c_char, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetErrorString>(TABLE.get(0)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetErrorString(__f, result));
-    }
-    Ok(__f(result))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetErrorString(__f: Fn_nvrtcGetErrorString, result: nvrtcResult) -> *const c_char {
-    let __t = crate::trace::begin();
-    let __r = __f(result);
-    crate::trace::end(
-        "nvrtcGetErrorString",
-        &[
-            ("result", crate::trace::Value::Enum { name: result.name(), value: result.0 as i64 }),
-        ],
-        crate::trace::Value::Str(crate::util::opt_cstr(__r as *const c_char)),
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetErrorString`. Typed: [`get_error_string`](super::get_error_string).
-#[inline]
-pub unsafe fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char {
-    if let Some(__p) = TABLE.peek(0) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetErrorString>(__p)(result);
-        }
-    }
-    slow_nvrtcGetErrorString(result)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetErrorString(result: nvrtcResult) -> *const c_char {
-    let call = || call_nvrtcGetErrorString(result);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = { let _ = e; c"(library not loaded)".as_ptr() };
-            if crate::trace::active() {
-                failed_nvrtcGetErrorString(result, __r);
-            }
-            __r
-        }
-        Err(_) => c"cudagen: internal error".as_ptr(),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetErrorString(result: nvrtcResult, __r: *const c_char) {
-    crate::trace::end(
-        "nvrtcGetErrorString",
-        &[
-            ("result", crate::trace::Value::Enum { name: result.name(), value: result.0 as i64 }),
-        ],
-        crate::trace::Value::Str(crate::util::opt_cstr(__r as *const c_char)),
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcVersion = unsafe extern "C" fn(major: *mut c_int, minor: *mut c_int) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcVersion>(TABLE.get(1)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcVersion(__f, major, minor));
-    }
-    Ok(__f(major, minor))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcVersion(__f: Fn_nvrtcVersion, major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(major, minor);
-    crate::trace::end(
-        "nvrtcVersion",
-        &[
-            ("major", if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) }),
-            ("minor", if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcVersion`. Typed: [`version`](super::version).
-#[inline]
-pub unsafe fn nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(1) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcVersion>(__p)(major, minor);
-        }
-    }
-    slow_nvrtcVersion(major, minor)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult {
-    let call = || call_nvrtcVersion(major, minor);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcVersion(major, minor, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcVersion(major: *mut c_int, minor: *mut c_int, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcVersion",
-        &[
-            ("major", if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) }),
-            ("minor", if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetNumSupportedArchs = unsafe extern "C" fn(numArchs: *mut c_int) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetNumSupportedArchs>(TABLE.get(2)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetNumSupportedArchs(__f, numArchs));
-    }
-    Ok(__f(numArchs))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetNumSupportedArchs(__f: Fn_nvrtcGetNumSupportedArchs, numArchs: *mut c_int) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(numArchs);
-    crate::trace::end(
-        "nvrtcGetNumSupportedArchs",
-        &[
-            ("numArchs", if __r.0 == 0 && !numArchs.is_null() { crate::trace::Value::I64((*numArchs) as i64) } else { crate::trace::Value::Ptr(numArchs as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetNumSupportedArchs`. Typed: [`get_num_supported_archs`](super::get_num_supported_archs).
-#[inline]
-pub unsafe fn nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(2) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetNumSupportedArchs>(__p)(numArchs);
-        }
-    }
-    slow_nvrtcGetNumSupportedArchs(numArchs)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult {
-    let call = || call_nvrtcGetNumSupportedArchs(numArchs);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetNumSupportedArchs(numArchs, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetNumSupportedArchs(numArchs: *mut c_int, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetNumSupportedArchs",
-        &[
-            ("numArchs", if __r.0 == 0 && !numArchs.is_null() { crate::trace::Value::I64((*numArchs) as i64) } else { crate::trace::Value::Ptr(numArchs as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetSupportedArchs = unsafe extern "C" fn(supportedArchs: *mut c_int) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetSupportedArchs>(TABLE.get(3)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetSupportedArchs(__f, supportedArchs));
-    }
-    Ok(__f(supportedArchs))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetSupportedArchs(__f: Fn_nvrtcGetSupportedArchs, supportedArchs: *mut c_int) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(supportedArchs);
-    crate::trace::end(
-        "nvrtcGetSupportedArchs",
-        &[
-            ("supportedArchs", crate::trace::Value::Ptr(supportedArchs as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetSupportedArchs`. Typed: [`get_supported_archs`](super::get_supported_archs).
-#[inline]
-pub unsafe fn nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(3) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetSupportedArchs>(__p)(supportedArchs);
-        }
-    }
-    slow_nvrtcGetSupportedArchs(supportedArchs)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult {
-    let call = || call_nvrtcGetSupportedArchs(supportedArchs);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetSupportedArchs(supportedArchs, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetSupportedArchs(supportedArchs: *mut c_int, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetSupportedArchs",
-        &[
-            ("supportedArchs", crate::trace::Value::Ptr(supportedArchs as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcCreateProgram = unsafe extern "C" fn(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcCreateProgram>(TABLE.get(4)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcCreateProgram(__f, prog, src, name, numHeaders, headers, includeNames));
-    }
-    Ok(__f(prog, src, name, numHeaders, headers, includeNames))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcCreateProgram(__f: Fn_nvrtcCreateProgram, prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, src, name, numHeaders, headers, includeNames);
-    crate::trace::end(
-        "nvrtcCreateProgram",
-        &[
-            ("prog", if __r.0 == 0 && !prog.is_null() { crate::trace::Value::Hex((*prog).0 as usize as u64) } else { crate::trace::Value::Ptr(prog as *const c_void) }),
-            ("src", crate::trace::Value::Str(crate::util::opt_cstr(src as *const c_char))),
-            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
-            ("numHeaders", crate::trace::Value::I64(numHeaders as i64)),
-            ("headers", crate::trace::Value::Ptr(headers as *const c_void)),
-            ("includeNames", crate::trace::Value::Ptr(includeNames as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcCreateProgram`. Typed: [`create_program`](super::create_program).
-#[inline]
-pub unsafe fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(4) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcCreateProgram>(__p)(prog, src, name, numHeaders, headers, includeNames);
-        }
-    }
-    slow_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult {
-    let call = || call_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcCreateProgram",
-        &[
-            ("prog", if __r.0 == 0 && !prog.is_null() { crate::trace::Value::Hex((*prog).0 as usize as u64) } else { crate::trace::Value::Ptr(prog as *const c_void) }),
-            ("src", crate::trace::Value::Str(crate::util::opt_cstr(src as *const c_char))),
-            ("name", crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char))),
-            ("numHeaders", crate::trace::Value::I64(numHeaders as i64)),
-            ("headers", crate::trace::Value::Ptr(headers as *const c_void)),
-            ("includeNames", crate::trace::Value::Ptr(includeNames as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcDestroyProgram = unsafe extern "C" fn(prog: *mut nvrtcProgram) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcDestroyProgram>(TABLE.get(5)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcDestroyProgram(__f, prog));
-    }
-    Ok(__f(prog))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcDestroyProgram(__f: Fn_nvrtcDestroyProgram, prog: *mut nvrtcProgram) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog);
-    crate::trace::end(
-        "nvrtcDestroyProgram",
-        &[
-            ("prog", crate::trace::Value::Ptr(prog as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcDestroyProgram`. Typed: [`destroy_program`](super::destroy_program).
-#[inline]
-pub unsafe fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(5) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcDestroyProgram>(__p)(prog);
-        }
-    }
-    slow_nvrtcDestroyProgram(prog)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
-    let call = || call_nvrtcDestroyProgram(prog);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcDestroyProgram(prog, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcDestroyProgram(prog: *mut nvrtcProgram, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcDestroyProgram",
-        &[
-            ("prog", crate::trace::Value::Ptr(prog as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcCompileProgram = unsafe extern "C" fn(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcCompileProgram>(TABLE.get(6)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcCompileProgram(__f, prog, numOptions, options));
-    }
-    Ok(__f(prog, numOptions, options))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcCompileProgram(__f: Fn_nvrtcCompileProgram, prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, numOptions, options);
-    crate::trace::end(
-        "nvrtcCompileProgram",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("numOptions", crate::trace::Value::I64(numOptions as i64)),
-            ("options", crate::trace::Value::Ptr(options as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcCompileProgram`. Typed: [`compile_program`](super::compile_program).
-#[inline]
-pub unsafe fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(6) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcCompileProgram>(__p)(prog, numOptions, options);
-        }
-    }
-    slow_nvrtcCompileProgram(prog, numOptions, options)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult {
-    let call = || call_nvrtcCompileProgram(prog, numOptions, options);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcCompileProgram(prog, numOptions, options, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcCompileProgram",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("numOptions", crate::trace::Value::I64(numOptions as i64)),
-            ("options", crate::trace::Value::Ptr(options as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetPTXSize = unsafe extern "C" fn(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetPTXSize>(TABLE.get(7)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetPTXSize(__f, prog, ptxSizeRet));
-    }
-    Ok(__f(prog, ptxSizeRet))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetPTXSize(__f: Fn_nvrtcGetPTXSize, prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, ptxSizeRet);
-    crate::trace::end(
-        "nvrtcGetPTXSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("ptxSizeRet", if __r.0 == 0 && !ptxSizeRet.is_null() { crate::trace::Value::Size((*ptxSizeRet) as u64) } else { crate::trace::Value::Ptr(ptxSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetPTXSize`. Typed: [`get_ptx_size`](super::get_ptx_size).
-#[inline]
-pub unsafe fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(7) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPTXSize>(__p)(prog, ptxSizeRet);
-        }
-    }
-    slow_nvrtcGetPTXSize(prog, ptxSizeRet)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
-    let call = || call_nvrtcGetPTXSize(prog, ptxSizeRet);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetPTXSize(prog, ptxSizeRet, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetPTXSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("ptxSizeRet", if __r.0 == 0 && !ptxSizeRet.is_null() { crate::trace::Value::Size((*ptxSizeRet) as u64) } else { crate::trace::Value::Ptr(ptxSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetPTX = unsafe extern "C" fn(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetPTX>(TABLE.get(8)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetPTX(__f, prog, ptx));
-    }
-    Ok(__f(prog, ptx))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetPTX(__f: Fn_nvrtcGetPTX, prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, ptx);
-    crate::trace::end(
-        "nvrtcGetPTX",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("ptx", crate::trace::Value::Ptr(ptx as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetPTX`. Typed: [`get_ptx`](super::get_ptx).
-#[inline]
-pub unsafe fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(8) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPTX>(__p)(prog, ptx);
-        }
-    }
-    slow_nvrtcGetPTX(prog, ptx)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult {
-    let call = || call_nvrtcGetPTX(prog, ptx);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetPTX(prog, ptx, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetPTX",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("ptx", crate::trace::Value::Ptr(ptx as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetCUBINSize = unsafe extern "C" fn(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetCUBINSize>(TABLE.get(9)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetCUBINSize(__f, prog, cubinSizeRet));
-    }
-    Ok(__f(prog, cubinSizeRet))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetCUBINSize(__f: Fn_nvrtcGetCUBINSize, prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, cubinSizeRet);
-    crate::trace::end(
-        "nvrtcGetCUBINSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("cubinSizeRet", if __r.0 == 0 && !cubinSizeRet.is_null() { crate::trace::Value::Size((*cubinSizeRet) as u64) } else { crate::trace::Value::Ptr(cubinSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetCUBINSize`. Typed: [`get_cubin_size`](super::get_cubin_size).
-#[inline]
-pub unsafe fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(9) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetCUBINSize>(__p)(prog, cubinSizeRet);
-        }
-    }
-    slow_nvrtcGetCUBINSize(prog, cubinSizeRet)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
-    let call = || call_nvrtcGetCUBINSize(prog, cubinSizeRet);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetCUBINSize(prog, cubinSizeRet, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetCUBINSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("cubinSizeRet", if __r.0 == 0 && !cubinSizeRet.is_null() { crate::trace::Value::Size((*cubinSizeRet) as u64) } else { crate::trace::Value::Ptr(cubinSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetCUBIN = unsafe extern "C" fn(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetCUBIN>(TABLE.get(10)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetCUBIN(__f, prog, cubin));
-    }
-    Ok(__f(prog, cubin))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetCUBIN(__f: Fn_nvrtcGetCUBIN, prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, cubin);
-    crate::trace::end(
-        "nvrtcGetCUBIN",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("cubin", crate::trace::Value::Ptr(cubin as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetCUBIN`. Typed: [`get_cubin`](super::get_cubin).
-#[inline]
-pub unsafe fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(10) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetCUBIN>(__p)(prog, cubin);
-        }
-    }
-    slow_nvrtcGetCUBIN(prog, cubin)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult {
-    let call = || call_nvrtcGetCUBIN(prog, cubin);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetCUBIN(prog, cubin, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetCUBIN",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("cubin", crate::trace::Value::Ptr(cubin as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetNVVMSize = unsafe extern "C" fn(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetNVVMSize>(TABLE.get(11)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetNVVMSize(__f, prog, nvvmSizeRet));
-    }
-    Ok(__f(prog, nvvmSizeRet))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetNVVMSize(__f: Fn_nvrtcGetNVVMSize, prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, nvvmSizeRet);
-    crate::trace::end(
-        "nvrtcGetNVVMSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("nvvmSizeRet", if __r.0 == 0 && !nvvmSizeRet.is_null() { crate::trace::Value::Size((*nvvmSizeRet) as u64) } else { crate::trace::Value::Ptr(nvvmSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetNVVMSize`. Typed: [`get_nvvm_size`](super::get_nvvm_size).
-#[deprecated(note = "")]
-#[inline]
-pub unsafe fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(11) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetNVVMSize>(__p)(prog, nvvmSizeRet);
-        }
-    }
-    slow_nvrtcGetNVVMSize(prog, nvvmSizeRet)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
-    let call = || call_nvrtcGetNVVMSize(prog, nvvmSizeRet);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetNVVMSize(prog, nvvmSizeRet, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetNVVMSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("nvvmSizeRet", if __r.0 == 0 && !nvvmSizeRet.is_null() { crate::trace::Value::Size((*nvvmSizeRet) as u64) } else { crate::trace::Value::Ptr(nvvmSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetNVVM = unsafe extern "C" fn(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetNVVM>(TABLE.get(12)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetNVVM(__f, prog, nvvm));
-    }
-    Ok(__f(prog, nvvm))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetNVVM(__f: Fn_nvrtcGetNVVM, prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, nvvm);
-    crate::trace::end(
-        "nvrtcGetNVVM",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("nvvm", crate::trace::Value::Ptr(nvvm as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetNVVM`. Typed: [`get_nvvm`](super::get_nvvm).
-#[deprecated(note = "")]
-#[inline]
-pub unsafe fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(12) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetNVVM>(__p)(prog, nvvm);
-        }
-    }
-    slow_nvrtcGetNVVM(prog, nvvm)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult {
-    let call = || call_nvrtcGetNVVM(prog, nvvm);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetNVVM(prog, nvvm, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetNVVM",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("nvvm", crate::trace::Value::Ptr(nvvm as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetLTOIRSize = unsafe extern "C" fn(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetLTOIRSize>(TABLE.get(13)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetLTOIRSize(__f, prog, LTOIRSizeRet));
-    }
-    Ok(__f(prog, LTOIRSizeRet))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetLTOIRSize(__f: Fn_nvrtcGetLTOIRSize, prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, LTOIRSizeRet);
-    crate::trace::end(
-        "nvrtcGetLTOIRSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("LTOIRSizeRet", if __r.0 == 0 && !LTOIRSizeRet.is_null() { crate::trace::Value::Size((*LTOIRSizeRet) as u64) } else { crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetLTOIRSize`. Typed: [`get_ltoir_size`](super::get_ltoir_size).
-#[inline]
-pub unsafe fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(13) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetLTOIRSize>(__p)(prog, LTOIRSizeRet);
-        }
-    }
-    slow_nvrtcGetLTOIRSize(prog, LTOIRSizeRet)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
-    let call = || call_nvrtcGetLTOIRSize(prog, LTOIRSizeRet);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetLTOIRSize(prog, LTOIRSizeRet, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetLTOIRSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("LTOIRSizeRet", if __r.0 == 0 && !LTOIRSizeRet.is_null() { crate::trace::Value::Size((*LTOIRSizeRet) as u64) } else { crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetLTOIR = unsafe extern "C" fn(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetLTOIR>(TABLE.get(14)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetLTOIR(__f, prog, LTOIR));
-    }
-    Ok(__f(prog, LTOIR))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetLTOIR(__f: Fn_nvrtcGetLTOIR, prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, LTOIR);
-    crate::trace::end(
-        "nvrtcGetLTOIR",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("LTOIR", crate::trace::Value::Ptr(LTOIR as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetLTOIR`. Typed: [`get_ltoir`](super::get_ltoir).
-#[inline]
-pub unsafe fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(14) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetLTOIR>(__p)(prog, LTOIR);
-        }
-    }
-    slow_nvrtcGetLTOIR(prog, LTOIR)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult {
-    let call = || call_nvrtcGetLTOIR(prog, LTOIR);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetLTOIR(prog, LTOIR, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetLTOIR",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("LTOIR", crate::trace::Value::Ptr(LTOIR as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetOptiXIRSize = unsafe extern "C" fn(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetOptiXIRSize>(TABLE.get(15)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetOptiXIRSize(__f, prog, optixirSizeRet));
-    }
-    Ok(__f(prog, optixirSizeRet))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetOptiXIRSize(__f: Fn_nvrtcGetOptiXIRSize, prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, optixirSizeRet);
-    crate::trace::end(
-        "nvrtcGetOptiXIRSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("optixirSizeRet", if __r.0 == 0 && !optixirSizeRet.is_null() { crate::trace::Value::Size((*optixirSizeRet) as u64) } else { crate::trace::Value::Ptr(optixirSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetOptiXIRSize`. Typed: [`get_optixir_size`](super::get_optixir_size).
-#[inline]
-pub unsafe fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(15) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetOptiXIRSize>(__p)(prog, optixirSizeRet);
-        }
-    }
-    slow_nvrtcGetOptiXIRSize(prog, optixirSizeRet)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
-    let call = || call_nvrtcGetOptiXIRSize(prog, optixirSizeRet);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetOptiXIRSize(prog, optixirSizeRet, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetOptiXIRSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("optixirSizeRet", if __r.0 == 0 && !optixirSizeRet.is_null() { crate::trace::Value::Size((*optixirSizeRet) as u64) } else { crate::trace::Value::Ptr(optixirSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetOptiXIR = unsafe extern "C" fn(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetOptiXIR>(TABLE.get(16)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetOptiXIR(__f, prog, optixir));
-    }
-    Ok(__f(prog, optixir))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetOptiXIR(__f: Fn_nvrtcGetOptiXIR, prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, optixir);
-    crate::trace::end(
-        "nvrtcGetOptiXIR",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("optixir", crate::trace::Value::Ptr(optixir as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetOptiXIR`. Typed: [`get_optixir`](super::get_optixir).
-#[inline]
-pub unsafe fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(16) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetOptiXIR>(__p)(prog, optixir);
-        }
-    }
-    slow_nvrtcGetOptiXIR(prog, optixir)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult {
-    let call = || call_nvrtcGetOptiXIR(prog, optixir);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetOptiXIR(prog, optixir, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetOptiXIR",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("optixir", crate::trace::Value::Ptr(optixir as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetProgramLogSize = unsafe extern "C" fn(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetProgramLogSize>(TABLE.get(17)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetProgramLogSize(__f, prog, logSizeRet));
-    }
-    Ok(__f(prog, logSizeRet))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetProgramLogSize(__f: Fn_nvrtcGetProgramLogSize, prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, logSizeRet);
-    crate::trace::end(
-        "nvrtcGetProgramLogSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("logSizeRet", if __r.0 == 0 && !logSizeRet.is_null() { crate::trace::Value::Size((*logSizeRet) as u64) } else { crate::trace::Value::Ptr(logSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetProgramLogSize`. Typed: [`get_program_log_size`](super::get_program_log_size).
-#[inline]
-pub unsafe fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(17) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetProgramLogSize>(__p)(prog, logSizeRet);
-        }
-    }
-    slow_nvrtcGetProgramLogSize(prog, logSizeRet)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
-    let call = || call_nvrtcGetProgramLogSize(prog, logSizeRet);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetProgramLogSize(prog, logSizeRet, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetProgramLogSize",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("logSizeRet", if __r.0 == 0 && !logSizeRet.is_null() { crate::trace::Value::Size((*logSizeRet) as u64) } else { crate::trace::Value::Ptr(logSizeRet as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetProgramLog = unsafe extern "C" fn(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetProgramLog>(TABLE.get(18)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetProgramLog(__f, prog, log));
-    }
-    Ok(__f(prog, log))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetProgramLog(__f: Fn_nvrtcGetProgramLog, prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, log);
-    crate::trace::end(
-        "nvrtcGetProgramLog",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("log", crate::trace::Value::Ptr(log as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetProgramLog`. Typed: [`get_program_log`](super::get_program_log).
-#[inline]
-pub unsafe fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(18) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetProgramLog>(__p)(prog, log);
-        }
-    }
-    slow_nvrtcGetProgramLog(prog, log)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult {
-    let call = || call_nvrtcGetProgramLog(prog, log);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetProgramLog(prog, log, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetProgramLog",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("log", crate::trace::Value::Ptr(log as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcAddNameExpression = unsafe extern "C" fn(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcAddNameExpression>(TABLE.get(19)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcAddNameExpression(__f, prog, name_expression));
-    }
-    Ok(__f(prog, name_expression))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcAddNameExpression(__f: Fn_nvrtcAddNameExpression, prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, name_expression);
-    crate::trace::end(
-        "nvrtcAddNameExpression",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcAddNameExpression`. Typed: [`add_name_expression`](super::add_name_expression).
-#[inline]
-pub unsafe fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(19) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcAddNameExpression>(__p)(prog, name_expression);
-        }
-    }
-    slow_nvrtcAddNameExpression(prog, name_expression)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult {
-    let call = || call_nvrtcAddNameExpression(prog, name_expression);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcAddNameExpression(prog, name_expression, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcAddNameExpression",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetLoweredName = unsafe extern "C" fn(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetLoweredName>(TABLE.get(20)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetLoweredName(__f, prog, name_expression, lowered_name));
-    }
-    Ok(__f(prog, name_expression, lowered_name))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetLoweredName(__f: Fn_nvrtcGetLoweredName, prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, name_expression, lowered_name);
-    crate::trace::end(
-        "nvrtcGetLoweredName",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
-            ("lowered_name", crate::trace::Value::Ptr(lowered_name as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetLoweredName`. Typed: [`get_lowered_name`](super::get_lowered_name).
-#[inline]
-pub unsafe fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(20) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetLoweredName>(__p)(prog, name_expression, lowered_name);
-        }
-    }
-    slow_nvrtcGetLoweredName(prog, name_expression, lowered_name)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult {
-    let call = || call_nvrtcGetLoweredName(prog, name_expression, lowered_name);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetLoweredName(prog, name_expression, lowered_name, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetLoweredName",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("name_expression", crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char))),
-            ("lowered_name", crate::trace::Value::Ptr(lowered_name as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetPCHHeapSize = unsafe extern "C" fn(ret: *mut usize) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetPCHHeapSize(ret: *mut usize) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetPCHHeapSize>(TABLE.get(21)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetPCHHeapSize(__f, ret));
-    }
-    Ok(__f(ret))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetPCHHeapSize(__f: Fn_nvrtcGetPCHHeapSize, ret: *mut usize) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(ret);
-    crate::trace::end(
-        "nvrtcGetPCHHeapSize",
-        &[
-            ("ret", if __r.0 == 0 && !ret.is_null() { crate::trace::Value::Size((*ret) as u64) } else { crate::trace::Value::Ptr(ret as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetPCHHeapSize`. Typed: [`get_pch_heap_size`](super::get_pch_heap_size).
-#[inline]
-pub unsafe fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(21) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPCHHeapSize>(__p)(ret);
-        }
-    }
-    slow_nvrtcGetPCHHeapSize(ret)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
-    let call = || call_nvrtcGetPCHHeapSize(ret);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetPCHHeapSize(ret, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetPCHHeapSize(ret: *mut usize, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetPCHHeapSize",
-        &[
-            ("ret", if __r.0 == 0 && !ret.is_null() { crate::trace::Value::Size((*ret) as u64) } else { crate::trace::Value::Ptr(ret as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcSetPCHHeapSize = unsafe extern "C" fn(size: usize) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcSetPCHHeapSize(size: usize) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcSetPCHHeapSize>(TABLE.get(22)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcSetPCHHeapSize(__f, size));
-    }
-    Ok(__f(size))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcSetPCHHeapSize(__f: Fn_nvrtcSetPCHHeapSize, size: usize) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(size);
-    crate::trace::end(
-        "nvrtcSetPCHHeapSize",
-        &[
-            ("size", crate::trace::Value::Size(size as u64)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcSetPCHHeapSize`. Typed: [`set_pch_heap_size`](super::set_pch_heap_size).
-#[inline]
-pub unsafe fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(22) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcSetPCHHeapSize>(__p)(size);
-        }
-    }
-    slow_nvrtcSetPCHHeapSize(size)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
-    let call = || call_nvrtcSetPCHHeapSize(size);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcSetPCHHeapSize(size, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcSetPCHHeapSize(size: usize, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcSetPCHHeapSize",
-        &[
-            ("size", crate::trace::Value::Size(size as u64)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetPCHCreateStatus = unsafe extern "C" fn(prog: nvrtcProgram) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetPCHCreateStatus>(TABLE.get(23)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetPCHCreateStatus(__f, prog));
-    }
-    Ok(__f(prog))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetPCHCreateStatus(__f: Fn_nvrtcGetPCHCreateStatus, prog: nvrtcProgram) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog);
-    crate::trace::end(
-        "nvrtcGetPCHCreateStatus",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetPCHCreateStatus`. Typed: [`get_pch_create_status`](super::get_pch_create_status).
-#[inline]
-pub unsafe fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(23) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPCHCreateStatus>(__p)(prog);
-        }
-    }
-    slow_nvrtcGetPCHCreateStatus(prog)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
-    let call = || call_nvrtcGetPCHCreateStatus(prog);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetPCHCreateStatus(prog, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetPCHCreateStatus(prog: nvrtcProgram, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetPCHCreateStatus",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcGetPCHHeapSizeRequired = unsafe extern "C" fn(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcGetPCHHeapSizeRequired>(TABLE.get(24)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcGetPCHHeapSizeRequired(__f, prog, size));
-    }
-    Ok(__f(prog, size))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcGetPCHHeapSizeRequired(__f: Fn_nvrtcGetPCHHeapSizeRequired, prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, size);
-    crate::trace::end(
-        "nvrtcGetPCHHeapSizeRequired",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcGetPCHHeapSizeRequired`. Typed: [`get_pch_heap_size_required`](super::get_pch_heap_size_required).
-#[inline]
-pub unsafe fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(24) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcGetPCHHeapSizeRequired>(__p)(prog, size);
-        }
-    }
-    slow_nvrtcGetPCHHeapSizeRequired(prog, size)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
-    let call = || call_nvrtcGetPCHHeapSizeRequired(prog, size);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcGetPCHHeapSizeRequired(prog, size, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcGetPCHHeapSizeRequired",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("size", if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) }),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
-}
-
-type Fn_nvrtcSetFlowCallback = unsafe extern "C" fn(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult;
-
-#[inline(always)]
-pub(crate) unsafe fn call_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> Result<nvrtcResult, LoadError> {
-    let __f = core::mem::transmute::<*const c_void, Fn_nvrtcSetFlowCallback>(TABLE.get(25)?);
-    if crate::trace::active() {
-        return Ok(trace_nvrtcSetFlowCallback(__f, prog, callback, payload));
-    }
-    Ok(__f(prog, callback, payload))
-}
-
-#[cold]
-#[inline(never)]
-unsafe fn trace_nvrtcSetFlowCallback(__f: Fn_nvrtcSetFlowCallback, prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult {
-    let __t = crate::trace::begin();
-    let __r = __f(prog, callback, payload);
-    crate::trace::end(
-        "nvrtcSetFlowCallback",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("callback", crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
-            ("payload", crate::trace::Value::Ptr(payload as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        __t,
-    );
-    __r
-}
-
-/// `nvrtcSetFlowCallback`. Typed: [`set_flow_callback`](super::set_flow_callback).
-#[inline]
-pub unsafe fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult {
-    if let Some(__p) = TABLE.peek(25) {
-        if crate::trace::known_off() {
-            return core::mem::transmute::<*const c_void, Fn_nvrtcSetFlowCallback>(__p)(prog, callback, payload);
-        }
-    }
-    slow_nvrtcSetFlowCallback(prog, callback, payload)
-}
-
-/// First call, tracing on, or a load failure. It never unwinds (a panic becomes the library's
-/// internal-error value), so callers across an FFI boundary need no guard of their own.
-#[cold]
-#[inline(never)]
-unsafe fn slow_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult {
-    let call = || call_nvrtcSetFlowCallback(prog, callback, payload);
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
-            let __r = load_status(&e);
-            if crate::trace::active() {
-                failed_nvrtcSetFlowCallback(prog, callback, payload, __r);
-            }
-            __r
-        }
-        Err(_) => nvrtcResult(11),
-    }
-}
-
-/// Traces a call that failed in the loader (library or entry point missing) like any other.
-#[cold]
-#[inline(never)]
-#[allow(unused_variables, clippy::unused_unit)]
-unsafe fn failed_nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void, __r: nvrtcResult) {
-    crate::trace::end(
-        "nvrtcSetFlowCallback",
-        &[
-            ("prog", crate::trace::Value::Hex(prog.0 as usize as u64)),
-            ("callback", crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void))),
-            ("payload", crate::trace::Value::Ptr(payload as *const c_void)),
-        ],
-        crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 },
-        crate::trace::begin(),
-    );
+raw_fn! {
+    /// `nvrtcGetErrorString`. Typed: [`get_error_string`](super::get_error_string).
+    fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char = 0;
+    helpers call_nvrtcGetErrorString, slow_nvrtcGetErrorString, record_nvrtcGetErrorString;
+    trace |__r| [
+        "result" => crate::trace::Value::Enum { name: result.name(), value: result.0 as i64 },
+    ] => crate::trace::Value::Str(crate::util::opt_cstr(__r as *const c_char));
+    on_load_error |e| { let _ = e; c"(library not loaded)".as_ptr() };
+    on_panic c"cudagen: internal error".as_ptr();
+}
+
+raw_fn! {
+    /// `nvrtcVersion`. Typed: [`version`](super::version).
+    fn nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult = 1;
+    helpers call_nvrtcVersion, slow_nvrtcVersion, record_nvrtcVersion;
+    trace |__r| [
+        "major" => if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) },
+        "minor" => if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetNumSupportedArchs`. Typed: [`get_num_supported_archs`](super::get_num_supported_archs).
+    fn nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult = 2;
+    helpers call_nvrtcGetNumSupportedArchs, slow_nvrtcGetNumSupportedArchs, record_nvrtcGetNumSupportedArchs;
+    trace |__r| [
+        "numArchs" => if __r.0 == 0 && !numArchs.is_null() { crate::trace::Value::I64((*numArchs) as i64) } else { crate::trace::Value::Ptr(numArchs as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetSupportedArchs`. Typed: [`get_supported_archs`](super::get_supported_archs).
+    fn nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult = 3;
+    helpers call_nvrtcGetSupportedArchs, slow_nvrtcGetSupportedArchs, record_nvrtcGetSupportedArchs;
+    trace |__r| [
+        "supportedArchs" => crate::trace::Value::Ptr(supportedArchs as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcCreateProgram`. Typed: [`create_program`](super::create_program).
+    fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult = 4;
+    helpers call_nvrtcCreateProgram, slow_nvrtcCreateProgram, record_nvrtcCreateProgram;
+    trace |__r| [
+        "prog" => if __r.0 == 0 && !prog.is_null() { crate::trace::Value::Hex((*prog).0 as usize as u64) } else { crate::trace::Value::Ptr(prog as *const c_void) },
+        "src" => crate::trace::Value::Str(crate::util::opt_cstr(src as *const c_char)),
+        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
+        "numHeaders" => crate::trace::Value::I64(numHeaders as i64),
+        "headers" => crate::trace::Value::Ptr(headers as *const c_void),
+        "includeNames" => crate::trace::Value::Ptr(includeNames as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcDestroyProgram`. Typed: [`destroy_program`](super::destroy_program).
+    fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult = 5;
+    helpers call_nvrtcDestroyProgram, slow_nvrtcDestroyProgram, record_nvrtcDestroyProgram;
+    trace |__r| [
+        "prog" => crate::trace::Value::Ptr(prog as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcCompileProgram`. Typed: [`compile_program`](super::compile_program).
+    fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult = 6;
+    helpers call_nvrtcCompileProgram, slow_nvrtcCompileProgram, record_nvrtcCompileProgram;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "numOptions" => crate::trace::Value::I64(numOptions as i64),
+        "options" => crate::trace::Value::Ptr(options as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetPTXSize`. Typed: [`get_ptx_size`](super::get_ptx_size).
+    fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult = 7;
+    helpers call_nvrtcGetPTXSize, slow_nvrtcGetPTXSize, record_nvrtcGetPTXSize;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "ptxSizeRet" => if __r.0 == 0 && !ptxSizeRet.is_null() { crate::trace::Value::Size((*ptxSizeRet) as u64) } else { crate::trace::Value::Ptr(ptxSizeRet as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetPTX`. Typed: [`get_ptx`](super::get_ptx).
+    fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult = 8;
+    helpers call_nvrtcGetPTX, slow_nvrtcGetPTX, record_nvrtcGetPTX;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "ptx" => crate::trace::Value::Ptr(ptx as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetCUBINSize`. Typed: [`get_cubin_size`](super::get_cubin_size).
+    fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult = 9;
+    helpers call_nvrtcGetCUBINSize, slow_nvrtcGetCUBINSize, record_nvrtcGetCUBINSize;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "cubinSizeRet" => if __r.0 == 0 && !cubinSizeRet.is_null() { crate::trace::Value::Size((*cubinSizeRet) as u64) } else { crate::trace::Value::Ptr(cubinSizeRet as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetCUBIN`. Typed: [`get_cubin`](super::get_cubin).
+    fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult = 10;
+    helpers call_nvrtcGetCUBIN, slow_nvrtcGetCUBIN, record_nvrtcGetCUBIN;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "cubin" => crate::trace::Value::Ptr(cubin as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetNVVMSize`. Typed: [`get_nvvm_size`](super::get_nvvm_size).
+    #[deprecated(note = "")]
+    fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult = 11;
+    helpers call_nvrtcGetNVVMSize, slow_nvrtcGetNVVMSize, record_nvrtcGetNVVMSize;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "nvvmSizeRet" => if __r.0 == 0 && !nvvmSizeRet.is_null() { crate::trace::Value::Size((*nvvmSizeRet) as u64) } else { crate::trace::Value::Ptr(nvvmSizeRet as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetNVVM`. Typed: [`get_nvvm`](super::get_nvvm).
+    #[deprecated(note = "")]
+    fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult = 12;
+    helpers call_nvrtcGetNVVM, slow_nvrtcGetNVVM, record_nvrtcGetNVVM;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "nvvm" => crate::trace::Value::Ptr(nvvm as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetLTOIRSize`. Typed: [`get_ltoir_size`](super::get_ltoir_size).
+    fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult = 13;
+    helpers call_nvrtcGetLTOIRSize, slow_nvrtcGetLTOIRSize, record_nvrtcGetLTOIRSize;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "LTOIRSizeRet" => if __r.0 == 0 && !LTOIRSizeRet.is_null() { crate::trace::Value::Size((*LTOIRSizeRet) as u64) } else { crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetLTOIR`. Typed: [`get_ltoir`](super::get_ltoir).
+    fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult = 14;
+    helpers call_nvrtcGetLTOIR, slow_nvrtcGetLTOIR, record_nvrtcGetLTOIR;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "LTOIR" => crate::trace::Value::Ptr(LTOIR as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetOptiXIRSize`. Typed: [`get_optixir_size`](super::get_optixir_size).
+    fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult = 15;
+    helpers call_nvrtcGetOptiXIRSize, slow_nvrtcGetOptiXIRSize, record_nvrtcGetOptiXIRSize;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "optixirSizeRet" => if __r.0 == 0 && !optixirSizeRet.is_null() { crate::trace::Value::Size((*optixirSizeRet) as u64) } else { crate::trace::Value::Ptr(optixirSizeRet as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetOptiXIR`. Typed: [`get_optixir`](super::get_optixir).
+    fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult = 16;
+    helpers call_nvrtcGetOptiXIR, slow_nvrtcGetOptiXIR, record_nvrtcGetOptiXIR;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "optixir" => crate::trace::Value::Ptr(optixir as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetProgramLogSize`. Typed: [`get_program_log_size`](super::get_program_log_size).
+    fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult = 17;
+    helpers call_nvrtcGetProgramLogSize, slow_nvrtcGetProgramLogSize, record_nvrtcGetProgramLogSize;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "logSizeRet" => if __r.0 == 0 && !logSizeRet.is_null() { crate::trace::Value::Size((*logSizeRet) as u64) } else { crate::trace::Value::Ptr(logSizeRet as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetProgramLog`. Typed: [`get_program_log`](super::get_program_log).
+    fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult = 18;
+    helpers call_nvrtcGetProgramLog, slow_nvrtcGetProgramLog, record_nvrtcGetProgramLog;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "log" => crate::trace::Value::Ptr(log as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcAddNameExpression`. Typed: [`add_name_expression`](super::add_name_expression).
+    fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult = 19;
+    helpers call_nvrtcAddNameExpression, slow_nvrtcAddNameExpression, record_nvrtcAddNameExpression;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "name_expression" => crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char)),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetLoweredName`. Typed: [`get_lowered_name`](super::get_lowered_name).
+    fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult = 20;
+    helpers call_nvrtcGetLoweredName, slow_nvrtcGetLoweredName, record_nvrtcGetLoweredName;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "name_expression" => crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char)),
+        "lowered_name" => crate::trace::Value::Ptr(lowered_name as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetPCHHeapSize`. Typed: [`get_pch_heap_size`](super::get_pch_heap_size).
+    fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult = 21;
+    helpers call_nvrtcGetPCHHeapSize, slow_nvrtcGetPCHHeapSize, record_nvrtcGetPCHHeapSize;
+    trace |__r| [
+        "ret" => if __r.0 == 0 && !ret.is_null() { crate::trace::Value::Size((*ret) as u64) } else { crate::trace::Value::Ptr(ret as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcSetPCHHeapSize`. Typed: [`set_pch_heap_size`](super::set_pch_heap_size).
+    fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult = 22;
+    helpers call_nvrtcSetPCHHeapSize, slow_nvrtcSetPCHHeapSize, record_nvrtcSetPCHHeapSize;
+    trace |__r| [
+        "size" => crate::trace::Value::Size(size as u64),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetPCHCreateStatus`. Typed: [`get_pch_create_status`](super::get_pch_create_status).
+    fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult = 23;
+    helpers call_nvrtcGetPCHCreateStatus, slow_nvrtcGetPCHCreateStatus, record_nvrtcGetPCHCreateStatus;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcGetPCHHeapSizeRequired`. Typed: [`get_pch_heap_size_required`](super::get_pch_heap_size_required).
+    fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult = 24;
+    helpers call_nvrtcGetPCHHeapSizeRequired, slow_nvrtcGetPCHHeapSizeRequired, record_nvrtcGetPCHHeapSizeRequired;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "size" => if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) },
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
+}
+
+raw_fn! {
+    /// `nvrtcSetFlowCallback`. Typed: [`set_flow_callback`](super::set_flow_callback).
+    fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult = 25;
+    helpers call_nvrtcSetFlowCallback, slow_nvrtcSetFlowCallback, record_nvrtcSetFlowCallback;
+    trace |__r| [
+        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
+        "callback" => crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
+        "payload" => crate::trace::Value::Ptr(payload as *const c_void),
+    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    on_load_error |e| load_status(&e);
+    on_panic nvrtcResult(11);
 }

@@ -1,5 +1,5 @@
-//! Functions -> the raw `sys` layer (one entry, one call helper, one traced path and one `pub unsafe
-//! fn` per exported symbol) and the typed layer (one fn per API name, signature from the roles).
+//! Functions -> the raw `sys` layer (one table entry and one `raw_fn!` invocation per exported
+//! symbol) and the typed layer (one fn per API name, signature from the roles).
 
 use super::docs;
 use super::types::{bare, ident, Ctx};

@@ -1,0 +1,79 @@
+//! `raw_fn!`: the body of one raw C entry point in a `sys` module, written once here so each
+//! generated symbol is a short invocation instead of five hand-expanded functions.
+//!
+//! One invocation defines, next to the module's `TABLE`:
+//! - the `pub unsafe fn` itself: once the entry is resolved and tracing is known to be off, one
+//!   load, one compare and a tail call; everything else goes to the cold `slow` fn;
+//! - `call` (`pub(crate)`, used by the typed layer): resolves the entry (`Err` on a loader
+//!   failure) and traces the call when tracing is on;
+//! - `slow` (cold): runs `call` under `catch_unwind`, so the raw fn never unwinds (a panic becomes
+//!   `on_panic`), and maps a loader failure to `on_load_error`, traced like any other call;
+//! - `record` (cold): decodes the arguments and result (outputs after the call) into one trace
+//!   span; both the traced call and the traced loader failure use it.
+//!
+//! The argument and result decoders name the parameters and the result (`|__r|`) with the caller's
+//! identifiers, so they are passed in as expressions and evaluated where those names are bound.
+
+macro_rules! raw_fn {
+    (
+        $(#[$attr:meta])*
+        fn $name:ident($($p:ident: $t:ty),*) -> $ret:ty = $index:literal;
+        helpers $call:ident, $slow:ident, $record:ident;
+        trace |$r:ident| [$($c:literal => $tr:expr),* $(,)?] => $rtr:expr;
+        on_load_error |$e:ident| $on_load:expr;
+        on_panic $on_panic:expr;
+    ) => {
+        $(#[$attr])*
+        #[inline]
+        pub unsafe fn $name($($p: $t),*) -> $ret {
+            if let Some(p) = TABLE.peek($index) {
+                if $crate::trace::known_off() {
+                    type F = unsafe extern "C" fn($($t),*) -> $ret;
+                    return ::core::mem::transmute::<*const ::core::ffi::c_void, F>(p)($($p),*);
+                }
+            }
+            $slow($($p),*)
+        }
+
+        #[inline(always)]
+        pub(crate) unsafe fn $call($($p: $t),*) -> ::core::result::Result<$ret, $crate::loader::LoadError> {
+            type F = unsafe extern "C" fn($($t),*) -> $ret;
+            let f = ::core::mem::transmute::<*const ::core::ffi::c_void, F>(TABLE.get($index)?);
+            if $crate::trace::active() {
+                #[cold]
+                #[inline(never)]
+                unsafe fn traced(f: F, $($p: $t),*) -> $ret {
+                    let start = $crate::trace::begin();
+                    let $r = f($($p),*);
+                    $record($($p,)* $r, start);
+                    $r
+                }
+                return Ok(traced(f, $($p),*));
+            }
+            Ok(f($($p),*))
+        }
+
+        #[cold]
+        #[inline(never)]
+        unsafe fn $slow($($p: $t),*) -> $ret {
+            match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| $call($($p),*))) {
+                Ok(Ok(r)) => r,
+                Ok(Err($e)) => {
+                    let r = $on_load;
+                    if $crate::trace::active() {
+                        $record($($p,)* r, $crate::trace::begin());
+                    }
+                    r
+                }
+                Err(_) => $on_panic,
+            }
+        }
+
+        #[cold]
+        #[inline(never)]
+        #[allow(unused_variables)]
+        unsafe fn $record($($p: $t,)* $r: $ret, start: u64) {
+            $crate::trace::end(stringify!($name), &[$(($c, $tr)),*], $rtr, start);
+        }
+    };
+}
