@@ -53,6 +53,8 @@ def test_typedef_classes_behave_like_the_oracle(name, bits, pointer):
         assert ct.from_address(a.getPtr()).value == v
     assert repr(ours()) == repr(theirs()) == ("<%s 0x0>" if pointer else "<%s 0>") % name
     assert int(ours(5.7)) == int(theirs(5.7)) == 5
+    if pointer:  # callback and pointer classes are indexes (`hex(cb)`), as the oracle's are
+        assert hex(ours(77)) == hex(theirs(77)) == "0x4d"
     for bad in (-1, 1 << bits):
         for cls in (ours, theirs):
             with pytest.raises(OverflowError):
@@ -133,6 +135,26 @@ def test_integer_fields_are_range_checked():
     # keyword construction goes through the same checks
     with pytest.raises(OverflowError):
         driver.CUDA_MEMCPY2D(Height=-1)
+
+
+def test_pointer_fields_take_buffers_and_records_and_keep_them_alive():
+    # cuda.bindings' own tests set `dstHost` to a numpy array: the field holds its data address
+    m = driver.CUDA_MEMCPY3D()
+    a = np.arange(4, dtype=np.float32)
+    m.dstHost = a
+    assert m.dstHost == a.__array_interface__["data"][0]
+    b = bytearray(8)
+    m.srcHost = b
+    assert m.srcHost == ctypes.addressof(ctypes.c_char.from_buffer(b))
+    del a, b
+    assert isinstance(m.__dict__["_cg_keep"]["dstHost"], np.ndarray)  # kept while the record lives
+    r = driver.CUDA_MEMCPY2D()
+    m.srcHost = r
+    assert m.srcHost == r.getPtr()
+    with pytest.raises(TypeError, match="srcHost"):
+        m.srcHost = 1.5
+    with pytest.raises(TypeError, match="read-only"):
+        m.dstHost = memoryview(bytearray(4)).toreadonly()
 
 
 def test_enum_fields_take_members_and_ints_only():
@@ -227,9 +249,11 @@ int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, in
 _SCRIPT = r"""
 import ctypes, json, os, sys
 from cudagen import driver
-names, values = json.loads(sys.argv[1])
+names, values, wrapped = json.loads(sys.argv[1])
 values = [v.encode("latin-1") if n == "c_char" else v for n, v in zip(names, values)]
 types = [getattr(ctypes, n) for n in names]
+if wrapped:  # each value given as an instance of its ctypes type (`c_void_p(0x1234)`)
+    values = [t(v) for t, v in zip(types, values)]
 fake = ctypes.CDLL(os.environ["CUDAGEN_LIBCUDA"])
 sizes = (ctypes.c_int * 64).in_dll(fake, "fake_sizes")
 for i, t in enumerate(types):
@@ -241,7 +265,8 @@ print(json.dumps([int(err)] + [bytes(rec[i])[: sizes[i]].hex() for i in range(le
 """
 
 
-def test_kernel_params_pack_every_ctypes_scalar(tmp_path):
+@pytest.mark.parametrize("wrapped", [False, True], ids=["python values", "ctypes instances"])
+def test_kernel_params_pack_every_ctypes_scalar(tmp_path, wrapped):
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         pytest.skip("no C compiler to build the fake libcuda")
@@ -251,7 +276,7 @@ def test_kernel_params_pack_every_ctypes_scalar(tmp_path):
     names = [n for n, _ in SCALARS]
     values = [v.decode("latin-1") if isinstance(v, bytes) else v for _, v in SCALARS]
     env = dict(os.environ, CUDAGEN_LIBCUDA=str(lib))
-    p = subprocess.run([sys.executable, "-c", _SCRIPT, json.dumps([names, values])], env=env,
+    p = subprocess.run([sys.executable, "-c", _SCRIPT, json.dumps([names, values, wrapped])], env=env,
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     err, *got = json.loads(p.stdout)

@@ -270,7 +270,13 @@ fn scalar(v: &Bound<'_, PyAny>, kind: i64, bits: u32, c: &Ctx) -> PyResult<u64> 
         return if kind == VOIDP { conv::int_either(v, c) } else { conv::int(v, bits, signed, c) };
     }
     if kind == VOIDP {
-        return conv::addr(v, c).map(|a| a as u64);
+        // a ctypes pointer scalar (`c_void_p(0xDEADBEEF)`) stands for its value, not for the
+        // address of its own storage; any other object for its buffer's address
+        return match conv::attr_opt(v, c"value") {
+            Some(x) if x.is_none() => Ok(0),
+            Some(x) if x.is_instance_of::<PyInt>() => conv::int_either(&x, c),
+            _ => conv::addr(v, c).map(|a| a as u64),
+        };
     }
     match conv::attr_opt(v, c"value") {
         Some(x) if x.is_instance_of::<PyInt>() => conv::int(&x, bits, signed, c),

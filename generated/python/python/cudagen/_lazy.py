@@ -109,8 +109,41 @@ class _Int:
     def __set__(self, obj, value):
         if value is None and self.none:
             self.raw.__set__(obj, None)
+        elif self.none and not _is_int(value):
+            # a pointer field given an object: the address of its memory, kept alive by `obj`
+            self.raw.__set__(obj, _address_of(self.name, value))
+            obj.__dict__.setdefault("_cg_keep", {})[self.name] = value
         else:
             self.raw.__set__(obj, _checked_int(self.name, value, self.lo, self.hi))
+
+
+def _is_int(value):
+    try:
+        operator.index(value)
+        return True
+    except TypeError:
+        return False
+
+
+def _address_of(name, value):
+    """The address a `void *` field takes for ``value``: a record or handle (``getPtr()``), a
+    numpy array, a writable buffer (``bytearray``, ``memoryview``) or ``bytes``."""
+    get_ptr = getattr(value, "getPtr", None)
+    if get_ptr is not None:
+        return get_ptr()
+    face = getattr(value, "__array_interface__", None)
+    if face is not None:
+        return face["data"][0]
+    if isinstance(value, bytes):
+        return ctypes.cast(ctypes.c_char_p(value), ctypes.c_void_p).value or 0
+    try:
+        view = memoryview(value).cast("B")
+    except TypeError:
+        raise TypeError("%s: expected an int, a buffer or an object with getPtr(), got %s"
+                        % (name, type(value).__name__)) from None
+    if view.readonly:
+        raise TypeError("%s: a read-only buffer cannot stand for a pointer the library may write through" % name)
+    return ctypes.addressof(ctypes.c_char.from_buffer(view)) if len(view) else 0
 
 
 class _Wrapped:
@@ -232,9 +265,7 @@ def make_typedef(module, name, pointer, bits):
         return ("<%s 0x%x>" if pointer else "<%s %d>") % (name, self._cg_c.value)
 
     ns = {"__module__": module, "__slots__": ("_cg_c",), "__init__": __init__, "__int__": __int__,
-          "getPtr": getPtr, "__repr__": __repr__}
-    if not pointer:
-        ns["__index__"] = __int__
+          "getPtr": getPtr, "__repr__": __repr__, "__index__": __int__}
     return type(name, (), ns)
 
 
