@@ -127,7 +127,7 @@ def test_integer_fields_are_range_checked():
     with pytest.raises(OverflowError):
         m.srcHost = -1
     m.srcHost = None
-    assert m.srcHost is None
+    assert m.srcHost == 0  # NULL reads as 0, as in cuda.bindings
     with pytest.raises(OverflowError):
         m.srcDevice = -5
     m.srcDevice = driver.CUdeviceptr(7)
@@ -176,6 +176,12 @@ def test_bytes_field_is_bounded_and_keeps_no_old_tail():
     assert u.bytes == b"bb" + bytes(14)
     with pytest.raises(TypeError):
         u.bytes = 3
+    # a list of C char values, as cuda.bindings takes them: negatives stored as unsigned bytes
+    h = driver.CUipcMemHandle()
+    h.reserved = [-1] * 64
+    assert h.reserved[0] == 255 and len(h.reserved) == 64
+    with pytest.raises(OverflowError, match="reserved"):
+        h.reserved = [256]
 
 
 def test_list_fields_need_their_length_and_range():

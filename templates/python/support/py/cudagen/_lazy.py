@@ -185,8 +185,8 @@ class _ListField:
 
 
 class _BytesField:
-    """A `char[N]` field: bytes of length N (NULs kept), set from at most N bytes (the rest
-    zeroed, so no old tail survives)."""
+    """A `char[N]` field: bytes of length N (NULs kept), set from at most N bytes or C char
+    values (the rest zeroed, so no old tail survives)."""
 
     __slots__ = ("raw", "name")
 
@@ -203,6 +203,9 @@ class _BytesField:
         arr = self.raw.__get__(obj, type(obj))
         if isinstance(value, int):
             raise TypeError("%s: expected bytes, got int" % self.name)
+        if isinstance(value, (list, tuple)):
+            # C `char` values: -128..255, a negative one stored as its unsigned byte
+            value = bytes(_checked_int(self.name, x, -128, 255) & 0xFF for x in value)
         value = bytes(value)
         if len(value) > len(arr):
             raise ValueError("%s: at most %d bytes, got %d" % (self.name, len(arr), len(value)))
@@ -345,7 +348,9 @@ def _make_record(g, module, name, records):
             desc = _Wrapped(d, conv, fname, lo, hi)
         else:
             desc = _Int(d, fname, lo, hi, spec == "c_void_p")
-            setattr(cls, fname, property(operator.attrgetter(raw), desc.__set__))
+            # a NULL pointer field reads as 0, as in cuda.bindings (ctypes would give None)
+            get = (lambda s, _r=raw: getattr(s, _r) or 0) if spec == "c_void_p" else operator.attrgetter(raw)
+            setattr(cls, fname, property(get, desc.__set__))
             continue
         setattr(cls, fname, property(desc.__get__, desc.__set__))
     # fields of anonymous members, reachable on the parent
