@@ -4329,7 +4329,7 @@ unsafe extern "C" fn cuPointerGetAttribute(_m: *mut ffi::PyObject, args: *const 
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sel0: i64 = a1 as i64;
-        let sz0: usize = match sel0 { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 4, 7 => 8, 8 => 4, 9 => 4, 10 => 4, 11 => 8, 12 => 8, 13 => 4, 14 => 8, 15 => 4, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 4,
+        let sz0: usize = match sel0 { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 1, 7 => 8, 8 => 1, 9 => 4, 10 => 1, 11 => 8, 12 => 8, 13 => 1, 14 => 8, 15 => 1, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 1,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
@@ -4340,7 +4340,7 @@ unsafe extern "C" fn cuPointerGetAttribute(_m: *mut ffi::PyObject, args: *const 
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => CUcontext.wrap(py, conv::elem(&o0, 0, 8))?, 2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 3 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?, 4 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 6 => crate::values::py_bool(py, conv::elem(&o0, 0, 4)), 7 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 8 => crate::values::py_bool(py, conv::elem(&o0, 0, 4)), 9 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 10 => crate::values::py_bool(py, conv::elem(&o0, 0, 4)), 11 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?, 12 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 13 => crate::values::py_bool(py, conv::elem(&o0, 0, 4)), 14 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 15 => crate::values::py_bool(py, conv::elem(&o0, 0, 4)), 16 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?, 17 => CUmemoryPool.wrap(py, conv::elem(&o0, 0, 8))?, 18 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 19 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 20 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 21 => crate::values::py_bool(py, conv::elem(&o0, 0, 4)), _ => py.None() }])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => CUcontext.wrap(py, conv::elem(&o0, 0, 8))?, 2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 3 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?, 4 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 6 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 7 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 8 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 9 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 10 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 11 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?, 12 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 13 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 14 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 15 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 16 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?, 17 => CUmemoryPool.wrap(py, conv::elem(&o0, 0, 8))?, 18 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 19 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 20 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 21 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), _ => py.None() }])
     })
 }
 
@@ -4523,7 +4523,7 @@ unsafe extern "C" fn cuPointerSetAttribute(_m: *mut ffi::PyObject, args: *const 
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sel0: i64 = a1 as i64;
-        let sz0: usize = match sel0 { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 4, 7 => 8, 8 => 4, 9 => 4, 10 => 4, 11 => 8, 12 => 8, 13 => 4, 14 => 8, 15 => 4, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 4,
+        let sz0: usize = match sel0 { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 1, 7 => 8, 8 => 1, 9 => 4, 10 => 1, 11 => 8, 12 => 8, 13 => 1, 14 => 8, 15 => 1, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 1,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
@@ -4532,22 +4532,22 @@ unsafe extern "C" fn cuPointerSetAttribute(_m: *mut ffi::PyObject, args: *const 
             2 => o0[0] = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?,
             3 => o0[0] = conv::handle(&CUdeviceptr, value, &Ctx { func: F, param: "value", expected: "CUdeviceptr or int" })?,
             4 => o0[0] = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })? as u64,
-            6 => o0[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
+            6 => o0[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
             7 => o0[0] = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?,
-            8 => o0[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
+            8 => o0[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
             9 => o0[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
-            10 => o0[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
+            10 => o0[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
             11 => o0[0] = conv::handle(&CUdeviceptr, value, &Ctx { func: F, param: "value", expected: "CUdeviceptr or int" })?,
             12 => o0[0] = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?,
-            13 => o0[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
+            13 => o0[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
             14 => o0[0] = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?,
-            15 => o0[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
+            15 => o0[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
             16 => o0[0] = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?,
             17 => o0[0] = conv::handle(&CUmemoryPool, value, &Ctx { func: F, param: "value", expected: "CUmemoryPool or int" })?,
             18 => o0[0] = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?,
             19 => o0[0] = conv::addr(value, &Ctx { func: F, param: "value", expected: "int, buffer or None" })? as u64,
             20 => o0[0] = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?,
-            21 => o0[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
+            21 => o0[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
             _ => {}
         }
         let a0: usize = o0.as_mut_ptr() as usize;
@@ -4579,7 +4579,7 @@ unsafe extern "C" fn cuPointerGetAttributes(_m: *mut ffi::PyObject, args: *const
         let mut o2: Vec<Vec<u64>> = Vec::with_capacity(sels2.len());
         let mut szl2: Vec<usize> = Vec::with_capacity(sels2.len());
         for (k, s) in sels2.iter().enumerate() {
-            let sz: usize = match *s { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 4, 7 => 8, 8 => 4, 9 => 4, 10 => 4, 11 => 8, 12 => 8, 13 => 4, 14 => 8, 15 => 4, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 4,
+            let sz: usize = match *s { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 1, 7 => 8, 8 => 1, 9 => 4, 10 => 1, 11 => 8, 12 => 8, 13 => 1, 14 => 8, 15 => 1, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 1,
                 _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
             };
             szl2.push(sz);
@@ -4594,7 +4594,7 @@ unsafe extern "C" fn cuPointerGetAttributes(_m: *mut ffi::PyObject, args: *const
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, sels2.len(), |k| { let w = &o2[k]; Ok(match sels2[k] { 1 => CUcontext.wrap(py, conv::elem(&w, 0, 8))?, 2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 3 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?, 4 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 6 => crate::values::py_bool(py, conv::elem(&w, 0, 4)), 7 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 8 => crate::values::py_bool(py, conv::elem(&w, 0, 4)), 9 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 10 => crate::values::py_bool(py, conv::elem(&w, 0, 4)), 11 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?, 12 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 13 => crate::values::py_bool(py, conv::elem(&w, 0, 4)), 14 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 15 => crate::values::py_bool(py, conv::elem(&w, 0, 4)), 16 => conv::py_int(py, conv::elem(&w, 0, 4), 32, false)?, 17 => CUmemoryPool.wrap(py, conv::elem(&w, 0, 8))?, 18 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 19 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 20 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 21 => crate::values::py_bool(py, conv::elem(&w, 0, 4)), _ => py.None() }) })?])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, sels2.len(), |k| { let w = &o2[k]; Ok(match sels2[k] { 1 => CUcontext.wrap(py, conv::elem(&w, 0, 8))?, 2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 3 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?, 4 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 6 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 7 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 8 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 9 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 10 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 11 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?, 12 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 13 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 14 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 15 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 16 => conv::py_int(py, conv::elem(&w, 0, 4), 32, false)?, 17 => CUmemoryPool.wrap(py, conv::elem(&w, 0, 8))?, 18 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 19 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 20 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 21 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), _ => py.None() }) })?])
     })
 }
 
@@ -9220,7 +9220,7 @@ unsafe extern "C" fn cuCoredumpGetAttribute(_m: *mut ffi::PyObject, args: *const
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 { 1 => 4, 2 => 4, 3 => 4, 4 => 4, 5 => 1024, 6 => 1024, 7 => 4,
+        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -9233,7 +9233,7 @@ unsafe extern "C" fn cuCoredumpGetAttribute(_m: *mut ffi::PyObject, args: *const
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel1 { 1 => crate::values::py_bool(py, conv::elem(&o1, 0, 4)), 2 => crate::values::py_bool(py, conv::elem(&o1, 0, 4)), 3 => crate::values::py_bool(py, conv::elem(&o1, 0, 4)), 4 => crate::values::py_bool(py, conv::elem(&o1, 0, 4)), 5 => conv::py_buffer(py, crate::values::bytes(&o1), true), 6 => conv::py_buffer(py, crate::values::bytes(&o1), true), 7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?, _ => py.None() }])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel1 { 1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 5 => conv::py_buffer(py, crate::values::bytes(&o1), true), 6 => conv::py_buffer(py, crate::values::bytes(&o1), true), 7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?, _ => py.None() }])
     })
 }
 
@@ -9244,7 +9244,7 @@ unsafe extern "C" fn cuCoredumpGetAttributeGlobal(_m: *mut ffi::PyObject, args: 
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 { 1 => 4, 2 => 4, 3 => 4, 4 => 4, 5 => 1024, 6 => 1024, 7 => 4,
+        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -9257,7 +9257,7 @@ unsafe extern "C" fn cuCoredumpGetAttributeGlobal(_m: *mut ffi::PyObject, args: 
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel1 { 1 => crate::values::py_bool(py, conv::elem(&o1, 0, 4)), 2 => crate::values::py_bool(py, conv::elem(&o1, 0, 4)), 3 => crate::values::py_bool(py, conv::elem(&o1, 0, 4)), 4 => crate::values::py_bool(py, conv::elem(&o1, 0, 4)), 5 => conv::py_buffer(py, crate::values::bytes(&o1), true), 6 => conv::py_buffer(py, crate::values::bytes(&o1), true), 7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?, _ => py.None() }])
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel1 { 1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 5 => conv::py_buffer(py, crate::values::bytes(&o1), true), 6 => conv::py_buffer(py, crate::values::bytes(&o1), true), 7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?, _ => py.None() }])
     })
 }
 
@@ -9269,15 +9269,15 @@ unsafe extern "C" fn cuCoredumpSetAttribute(_m: *mut ffi::PyObject, args: *const
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 { 1 => 4, 2 => 4, 3 => 4, 4 => 4, 5 => 1024, 6 => 1024, 7 => 4,
+        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
         match sel1 {
-            1 => o1[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
-            2 => o1[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
-            3 => o1[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
-            4 => o1[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
+            1 => o1[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
+            2 => o1[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
+            3 => o1[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
+            4 => o1[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
             5 => crate::values::put_bytes(&mut o1, value, &Ctx { func: F, param: "value", expected: "bytes" })?,
             6 => crate::values::put_bytes(&mut o1, value, &Ctx { func: F, param: "value", expected: "bytes" })?,
             7 => o1[0] = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?,
@@ -9304,15 +9304,15 @@ unsafe extern "C" fn cuCoredumpSetAttributeGlobal(_m: *mut ffi::PyObject, args: 
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 { 1 => 4, 2 => 4, 3 => 4, 4 => 4, 5 => 1024, 6 => 1024, 7 => 4,
+        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
         match sel1 {
-            1 => o1[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
-            2 => o1[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
-            3 => o1[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
-            4 => o1[0] = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?,
+            1 => o1[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
+            2 => o1[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
+            3 => o1[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
+            4 => o1[0] = conv::int(value, 8, false, &Ctx { func: F, param: "value", expected: "int" })?,
             5 => crate::values::put_bytes(&mut o1, value, &Ctx { func: F, param: "value", expected: "bytes" })?,
             6 => crate::values::put_bytes(&mut o1, value, &Ctx { func: F, param: "value", expected: "bytes" })?,
             7 => o1[0] = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?,

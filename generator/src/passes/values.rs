@@ -56,7 +56,8 @@ fn parse_type(lib: &Library, spec: &str) -> std::result::Result<(Type, bool, Val
         }
     };
     if base == "bool" {
-        return Ok((Type::prim(Prim::Int), true, count));
+        // C `bool`, one byte: the setters' `size` must say so (cuCoredumpSetAttribute checks it)
+        return Ok((Type::prim(Prim::Bool), true, count));
     }
     if let Some(p) = prim_named(base) {
         return Ok((p, false, count));
@@ -128,7 +129,7 @@ mod tests {
         run(&mut l, &ann("[value_types.attr]\nA_CTX = \"void*\"\nA_FLAG = \"bool\"\nA_PATH = \"char[16]\"\n"), None).unwrap();
         let t = l.value_table("attr").unwrap();
         let sizes: Vec<(u64, bool, ValueCount)> = t.members.iter().map(|m| (m.size, m.boolean, m.count)).collect();
-        assert_eq!(sizes, vec![(8, false, ValueCount::One), (4, true, ValueCount::One), (1, false, ValueCount::Fixed { n: 16 })]);
+        assert_eq!(sizes, vec![(8, false, ValueCount::One), (1, true, ValueCount::One), (1, false, ValueCount::Fixed { n: 16 })]);
     }
 
     #[test]

@@ -10390,7 +10390,7 @@ pub fn multicast_get_granularity(prop: &CUmulticastObjectProp, option: CUmultica
 #[doc(alias = "cuPointerGetAttribute")]
 #[inline]
 pub fn pointer_get_attribute<T: crate::Plain>(attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<T, Error> {
-    let __data_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 8, false), (2, 4, false), (3, 8, false), (4, 8, false), (6, 4, false), (7, 8, false), (8, 4, false), (9, 4, false), (10, 4, false), (11, 8, false), (12, 8, false), (13, 4, false), (14, 8, false), (15, 4, false), (16, 4, false), (17, 8, false), (18, 8, false), (19, 8, false), (20, 8, false), (21, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __data_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 8, false), (2, 4, false), (3, 8, false), (4, 8, false), (6, 1, false), (7, 8, false), (8, 1, false), (9, 4, false), (10, 1, false), (11, 8, false), (12, 8, false), (13, 1, false), (14, 8, false), (15, 1, false), (16, 4, false), (17, 8, false), (18, 8, false), (19, 8, false), (20, 8, false), (21, 1, false)]).ok_or_else(Error::invalid_argument)?;
     let mut __data = MaybeUninit::<T>::zeroed();
     let __r = unsafe { sys::call_cuPointerGetAttribute(__data.as_mut_ptr().cast::<c_void>(), attribute, ptr) }?;
     error::check(__r)?;
@@ -10984,7 +10984,7 @@ pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usi
 #[doc(alias = "cuPointerSetAttribute")]
 #[inline]
 pub fn pointer_set_attribute<T: crate::Plain>(value: &T, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 8, false), (2, 4, false), (3, 8, false), (4, 8, false), (6, 4, false), (7, 8, false), (8, 4, false), (9, 4, false), (10, 4, false), (11, 8, false), (12, 8, false), (13, 4, false), (14, 8, false), (15, 4, false), (16, 4, false), (17, 8, false), (18, 8, false), (19, 8, false), (20, 8, false), (21, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 8, false), (2, 4, false), (3, 8, false), (4, 8, false), (6, 1, false), (7, 8, false), (8, 1, false), (9, 4, false), (10, 1, false), (11, 8, false), (12, 8, false), (13, 1, false), (14, 8, false), (15, 1, false), (16, 4, false), (17, 8, false), (18, 8, false), (19, 8, false), (20, 8, false), (21, 1, false)]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuPointerSetAttribute(core::ptr::from_ref(value).cast::<c_void>(), attribute, ptr) }?;
     error::check(__r)?;
     Ok(())
@@ -21842,7 +21842,7 @@ pub fn get_proc_address(symbol: &CStr, cuda_version: c_int, flags: cuuint64_t) -
 #[doc(alias = "cuCoredumpGetAttribute")]
 #[inline]
 pub fn coredump_get_attribute<T: crate::Plain>(attrib: CUcoredumpSettings) -> Result<T, Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 4, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
     let mut __value = MaybeUninit::<T>::zeroed();
     let mut __size: usize = __value_size;
     let __r = unsafe { sys::call_cuCoredumpGetAttribute(attrib, __value.as_mut_ptr().cast::<c_void>(), core::ptr::addr_of_mut!(__size)) }?;
@@ -21914,7 +21914,7 @@ pub fn coredump_get_attribute<T: crate::Plain>(attrib: CUcoredumpSettings) -> Re
 #[doc(alias = "cuCoredumpGetAttributeGlobal")]
 #[inline]
 pub fn coredump_get_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings) -> Result<T, Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 4, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
     let mut __value = MaybeUninit::<T>::zeroed();
     let mut __size: usize = __value_size;
     let __r = unsafe { sys::call_cuCoredumpGetAttributeGlobal(attrib, __value.as_mut_ptr().cast::<c_void>(), core::ptr::addr_of_mut!(__size)) }?;
@@ -21999,7 +21999,7 @@ pub fn coredump_get_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings
 #[doc(alias = "cuCoredumpSetAttribute")]
 #[inline]
 pub fn coredump_set_attribute<T: crate::Plain>(attrib: CUcoredumpSettings, value: &T) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 4, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
     let mut __size: usize = __value_size;
     let __r = unsafe { sys::call_cuCoredumpSetAttribute(attrib, core::ptr::from_ref(value).cast::<c_void>().cast_mut(), core::ptr::addr_of_mut!(__size)) }?;
     error::check(__r)?;
@@ -22080,7 +22080,7 @@ pub fn coredump_set_attribute<T: crate::Plain>(attrib: CUcoredumpSettings, value
 #[doc(alias = "cuCoredumpSetAttributeGlobal")]
 #[inline]
 pub fn coredump_set_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings, value: &T) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 4, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
     let mut __size: usize = __value_size;
     let __r = unsafe { sys::call_cuCoredumpSetAttributeGlobal(attrib, core::ptr::from_ref(value).cast::<c_void>().cast_mut(), core::ptr::addr_of_mut!(__size)) }?;
     error::check(__r)?;
