@@ -82,7 +82,8 @@ def _checked_int(name, value, lo, hi):
 
 class _Int:
     """An integer or pointer field: reads as the C value, set only from an int in its C range
-    (None too for pointers); ctypes itself would wrap silently."""
+    (ctypes itself would wrap silently); a pointer also from None or an object with memory
+    (`_address_of`)."""
 
     __slots__ = ("raw", "name", "lo", "hi", "none")
 
