@@ -2,6 +2,7 @@
 C tag names, typedef classes, how records print, range-checked field setters, kernelParams."""
 
 import ctypes
+import gc
 import json
 import os
 import shutil
@@ -147,7 +148,13 @@ def test_pointer_fields_take_buffers_and_records_and_keep_them_alive():
     m.srcHost = b
     assert m.srcHost == ctypes.addressof(ctypes.c_char.from_buffer(b))
     del a, b
-    assert isinstance(m.__dict__["_cg_keep"]["dstHost"], np.ndarray)  # kept while the record lives
+    # kept while the record lives, also when set through a nested record's short-lived view
+    p = driver.CUgraphNodeParams()
+    p.memcpy.copyParams.dstHost = np.full(4096, 2, dtype=np.uint8)
+    gc.collect()
+    junk = [np.zeros(4096, dtype=np.uint8) for _ in range(64)]
+    got = np.ctypeslib.as_array(ctypes.cast(p.memcpy.copyParams.dstHost, ctypes.POINTER(ctypes.c_uint8)), shape=(4096,))
+    assert (got == 2).all() and len(junk) == 64
     r = driver.CUDA_MEMCPY2D()
     m.srcHost = r
     assert m.srcHost == r.getPtr()

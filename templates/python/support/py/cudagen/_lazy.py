@@ -100,9 +100,18 @@ class _Int:
         elif self.none and not _is_int(value):
             # a pointer field given an object: the address of its memory, kept alive by `obj`
             self.raw.__set__(obj, _address_of(self.name, value))
-            obj.__dict__.setdefault("_cg_keep", {})[self.name] = value
+            _keep(obj, self.name, value)
         else:
             self.raw.__set__(obj, _checked_int(self.name, value, self.lo, self.hi))
+
+
+def _keep(obj, name, value):
+    """Keeps ``value`` alive as long as the memory of ``obj`` lives: on the outermost record,
+    since a nested record (``params.memcpy.copyParams``) is a short-lived view into it."""
+    root = obj
+    while getattr(root, "_b_base_", None) is not None:
+        root = root._b_base_
+    root.__dict__.setdefault("_cg_keep", {})[(ctypes.addressof(obj), name)] = value
 
 
 def _is_int(value):
