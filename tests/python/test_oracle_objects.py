@@ -298,3 +298,51 @@ def test_kernel_params_pack_every_ctypes_scalar(tmp_path, wrapped):
         t = getattr(ctypes, name)
         n = min(ctypes.sizeof(t), 10 if t is ctypes.c_longdouble else 16)
         assert hexbytes == bytes(t(value))[:n].hex(), name
+
+
+# ------------------------------------------------------------------------- query by count 0
+
+_FAKE_SPLIT = r"""
+#include <stdint.h>
+#include <string.h>
+/* Records whether the result array came as NULL; a NULL array is asked for the count (5). */
+int seen_null = -1;
+static int stub(void) { return 1; }
+int cuDriverGetVersion(int *v) { *v = 12090; return 0; }
+static int split(void *result, unsigned *nb, const void *input, void *rem, unsigned flags, unsigned min) {
+    (void)input; (void)rem; (void)flags; (void)min;
+    seen_null = result == 0;
+    if (result == 0) *nb = 5;
+    return 0;
+}
+int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status) {
+    *pfn = !strcmp(sym, "cuDevSmResourceSplitByCount") ? (void *)split
+         : !strcmp(sym, "cuDriverGetVersion") ? (void *)cuDriverGetVersion : (void *)stub;
+    if (status) *status = 0;
+    return 0;
+}
+"""
+
+_SPLIT = r"""
+import ctypes, os
+from cudagen import driver
+fake = ctypes.CDLL(os.environ["CUDAGEN_LIBCUDA"])
+for n in (0, 2):
+    err, res, count, rem = driver.cuDevSmResourceSplitByCount(n, driver.CUdevResource(), 0, 2)
+    print(int(err), len(res), int(count), ctypes.c_int.in_dll(fake, "seen_null").value)
+"""
+
+
+def test_a_count_of_zero_asks_for_the_count(tmp_path):
+    # NVIDIA's test_cuDeviceGetDevResource: cuDevSmResourceSplitByCount(0, ...) must pass a NULL
+    # result array (the driver then reports the group count), a nonzero count a real array.
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler to build the fake libcuda")
+    (tmp_path / "fake.c").write_text(_FAKE_SPLIT)
+    lib = tmp_path / "libcuda.so.1"
+    subprocess.run([gcc, "-shared", "-fPIC", "-o", str(lib), str(tmp_path / "fake.c")], check=True)
+    p = subprocess.run([sys.executable, "-c", _SPLIT], env=dict(os.environ, CUDAGEN_LIBCUDA=str(lib)),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\n")[:2] == ["0 0 5 1", "0 2 2 0"], p.stdout

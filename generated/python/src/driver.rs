@@ -7009,10 +7009,12 @@ unsafe extern "C" fn cuGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut f
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
-        let a1: usize = o1.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
         let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "to", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
-        let a2: usize = o2.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
         let r = unsafe { conv::nogil(move || sys::cuGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
@@ -7034,13 +7036,16 @@ unsafe extern "C" fn cuGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *mu
         let a4: usize = &mut o4 as *mut u64 as usize;
         let n1: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
-        let a1: usize = o1.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
         let n2: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "to", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
-        let a2: usize = o2.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
         let n3: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o3 = conv::zeroed_words(n3, 8);
-        let a3: usize = o3.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a3: usize = if n3 == 0 { 0 } else { o3.as_mut_ptr() as usize };
 
         let r = unsafe { conv::nogil(move || sys::cuGraphGetEdges_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
@@ -7087,7 +7092,8 @@ unsafe extern "C" fn cuGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args:
         let a1: usize = o1.as_mut_ptr() as usize;
         let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
-        let a2: usize = o2.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
         let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
@@ -7134,7 +7140,8 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, arg
         let a1: usize = o1.as_mut_ptr() as usize;
         let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
-        let a2: usize = o2.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
         let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependentNodes_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
@@ -9482,7 +9489,8 @@ unsafe extern "C" fn cuDevSmResourceSplitByCount(_m: *mut ffi::PyObject, args: *
         let a5: u64 = conv::int(minCount, 32, false, &Ctx { func: F, param: "minCount", expected: "int" })?;
         let n0: usize = conv::count(o1, 32, false, 144, &Ctx { func: F, param: "result", expected: "" })?;
         let mut o0 = conv::zeroed_words(n0, 144);
-        let a0: usize = o0.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a0: usize = if n0 == 0 { 0 } else { o0.as_mut_ptr() as usize };
         let mut o3 = Out::<18>::new();
         let a3: usize = o3.addr();
 
