@@ -88,6 +88,11 @@ def _checked_int(name, value, lo, hi):
         v = operator.index(value)
     except TypeError:
         raise TypeError("%s: expected an int, got %s" % (name, type(value).__name__)) from None
+    return _in_range(name, v, lo, hi)
+
+
+def _in_range(name, v, lo, hi):
+    """The int ``v``, or OverflowError outside [lo, hi]."""
     if v < lo or v > hi:
         raise OverflowError("%s: %d is out of range [%d, %d]" % (name, v, lo, hi))
     return v
@@ -108,14 +113,19 @@ class _Int:
         self.none = none
 
     def __set__(self, obj, value):
-        if value is None and self.none:
-            self.raw.__set__(obj, None)
-        elif self.none and not _is_int(value):
-            # a pointer field given an object: the address of its memory, kept alive by `obj`
-            self.raw.__set__(obj, _address_of(self.name, value))
-            _keep(obj, self.name, value)
-        else:
+        if not self.none:
             self.raw.__set__(obj, _checked_int(self.name, value, self.lo, self.hi))
+        elif value is None:
+            self.raw.__set__(obj, None)
+        else:
+            try:
+                v = operator.index(value)
+            except TypeError:
+                # a pointer field given an object: the address of its memory, kept alive by `obj`
+                self.raw.__set__(obj, _address_of(self.name, value))
+                _keep(obj, self.name, value)
+                return
+            self.raw.__set__(obj, _in_range(self.name, v, self.lo, self.hi))
 
 
 def _keep(obj, name, value):
@@ -125,14 +135,6 @@ def _keep(obj, name, value):
     while getattr(root, "_b_base_", None) is not None:
         root = root._b_base_
     root.__dict__.setdefault("_cg_keep", {})[(ctypes.addressof(obj), name)] = value
-
-
-def _is_int(value):
-    try:
-        operator.index(value)
-        return True
-    except TypeError:
-        return False
 
 
 def _address_of(name, value):
