@@ -84,6 +84,23 @@ fn classification_table_12_9() {
     insta::assert_snapshot!("classification_12_9", table);
 }
 
+/// The counted pointer fields of the real headers (`fields` pass): `Record.field -> count@by`,
+/// and `-` where no sibling counts the elements.
+#[test]
+fn counted_fields_12_9() {
+    let Some(api) = api_12_9() else { return };
+    let mut table = String::new();
+    for lib in &api.libraries {
+        for r in &lib.records {
+            for f in r.fields.iter().filter(|f| cudagen_generator::passes::fields::is_element_pointer(lib, &f.ty)) {
+                let count = f.count.as_ref().map_or("-".to_string(), |c| format!("{}@{}", c.field, by(c.decided_by)));
+                table.push_str(&format!("{}.{} -> {count}\n", r.name, f.name));
+            }
+        }
+    }
+    insta::assert_snapshot!("counted_fields_12_9", table);
+}
+
 /// Every parameter of every function of the real headers, with its function.
 fn params(api: &Api) -> impl Iterator<Item = (&Function, &cudagen_generator::ir::Param)> {
     api.libraries.iter().flat_map(|l| &l.functions).flat_map(|f| f.params.iter().map(move |p| (f, p)))

@@ -599,6 +599,18 @@ pub struct Field {
     pub anonymous: bool,
     pub doc: Doc,
     pub names: Names,
+    /// For a pointer to an array of handles or records: the sibling field holding its length
+    /// (computed by the `fields` pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<FieldCount>,
+}
+
+/// The sibling field that counts a pointer field's elements (`CUlaunchConfig::numAttrs` for
+/// `attrs`), and what decided it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldCount {
+    pub field: String,
+    pub decided_by: DecidedBy,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -159,6 +159,7 @@ fn record_named(
                         anonymous: false,
                         doc: doc(child),
                         names: Names::default(),
+                        count: None,
                     });
                 }
                 CursorKind::Struct | CursorKind::Union if child.is_anonymous_record_decl() => {
@@ -177,6 +178,7 @@ fn record_named(
                         anonymous: true,
                         doc: doc(child),
                         names: Names::default(),
+                        count: None,
                     });
                     let _ = i;
                 }

@@ -1,9 +1,10 @@
 //! IR -> IR passes, run in order by [`run_all`] (names in [`PASSES`]): docs, status codes, handles, value
-//! tables, parameters, return shapes and safety, buffer sizes, callbacks, Python conversions,
+//! tables, parameters, return shapes and safety, buffer sizes, counted pointer fields, callbacks, Python conversions,
 //! names. Each pass is deterministic and reports bad annotations as errors with locations.
 
 pub mod callbacks;
 pub mod docs;
+pub mod fields;
 pub mod handles;
 pub mod naming;
 pub mod params;
@@ -19,7 +20,8 @@ use crate::annotations::parse_version;
 use crate::ir::{Api, Library};
 
 /// Every pass, in the order they run.
-pub const PASSES: [&str; 10] = ["docs", "status", "handles", "values", "params", "shape", "sizes", "callbacks", "python", "naming"];
+pub const PASSES: [&str; 11] =
+    ["docs", "status", "handles", "values", "params", "shape", "sizes", "fields", "callbacks", "python", "naming"];
 
 pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
     run_until(api, annotations, None)
@@ -40,7 +42,7 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
     for lib in &mut api.libraries {
         let ann = annotations.of(lib.kind);
         type Step<'a> = &'a dyn Fn(&mut Library) -> Result<()>;
-        let steps: [(&str, Step); 9] = [
+        let steps: [(&str, Step); 10] = [
             ("status", &|lib| status::run(lib)),
             ("handles", &|lib| handles::run(lib, ann)),
             ("values", &|lib| values::run(lib, ann, cuda_version)),
@@ -51,6 +53,10 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
             }),
             ("sizes", &|lib| {
                 sizes::run(lib);
+                Ok(())
+            }),
+            ("fields", &|lib| {
+                fields::run(lib);
                 Ok(())
             }),
             ("callbacks", &|lib| callbacks::run(lib)),

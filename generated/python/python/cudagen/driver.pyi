@@ -1704,8 +1704,8 @@ class CUipcMemHandle_v1(ctypes.Structure):
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpWaitValueParams_st_anon0(ctypes.Union):
-    value: int
-    value64: int
+    value: cuuint32_t
+    value64: cuuint64_t
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpWaitValueParams_st(ctypes.Structure):
@@ -1714,13 +1714,13 @@ class CUstreamMemOpWaitValueParams_st(ctypes.Structure):
     anon0: CUstreamMemOpWaitValueParams_st_anon0
     flags: int
     alias: CUdeviceptr
-    value: int
-    value64: int
+    value: cuuint32_t
+    value64: cuuint64_t
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpWriteValueParams_st_anon0(ctypes.Union):
-    value: int
-    value64: int
+    value: cuuint32_t
+    value64: cuuint64_t
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpWriteValueParams_st(ctypes.Structure):
@@ -1729,8 +1729,8 @@ class CUstreamMemOpWriteValueParams_st(ctypes.Structure):
     anon0: CUstreamMemOpWriteValueParams_st_anon0
     flags: int
     alias: CUdeviceptr
-    value: int
-    value64: int
+    value: cuuint32_t
+    value64: cuuint64_t
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpFlushRemoteWritesParams_st(ctypes.Structure):
@@ -1749,20 +1749,20 @@ class CUstreamBatchMemOpParams_v1(ctypes.Union):
     writeValue: CUstreamMemOpWriteValueParams_st
     flushRemoteWrites: CUstreamMemOpFlushRemoteWritesParams_st
     memoryBarrier: CUstreamMemOpMemoryBarrierParams_st
-    pad: list[int]
+    pad: list[cuuint64_t]
     def getPtr(self) -> int: ...
 
 class CUDA_BATCH_MEM_OP_NODE_PARAMS_v1(ctypes.Structure):
     ctx: CUcontext
     count: int
-    paramArray: int | None
+    paramArray: list[CUstreamBatchMemOpParams_v1]
     flags: int
     def getPtr(self) -> int: ...
 
 class CUDA_BATCH_MEM_OP_NODE_PARAMS_v2(ctypes.Structure):
     ctx: CUcontext
     count: int
-    paramArray: int | None
+    paramArray: list[CUstreamBatchMemOpParams_v1]
     flags: int
     def getPtr(self) -> int: ...
 
@@ -1809,8 +1809,8 @@ class CUDA_KERNEL_NODE_PARAMS_v1(ctypes.Structure):
     blockDimY: int
     blockDimZ: int
     sharedMemBytes: int
-    kernelParams: int | None
-    extra: int | None
+    kernelParams: int
+    extra: int
     def getPtr(self) -> int: ...
 
 class CUDA_KERNEL_NODE_PARAMS_v2(ctypes.Structure):
@@ -1822,8 +1822,8 @@ class CUDA_KERNEL_NODE_PARAMS_v2(ctypes.Structure):
     blockDimY: int
     blockDimZ: int
     sharedMemBytes: int
-    kernelParams: int | None
-    extra: int | None
+    kernelParams: int
+    extra: int
     kern: CUkernel
     ctx: CUcontext
     def getPtr(self) -> int: ...
@@ -1837,8 +1837,8 @@ class CUDA_KERNEL_NODE_PARAMS_v3(ctypes.Structure):
     blockDimY: int
     blockDimZ: int
     sharedMemBytes: int
-    kernelParams: int | None
-    extra: int | None
+    kernelParams: int
+    extra: int
     kern: CUkernel
     ctx: CUcontext
     def getPtr(self) -> int: ...
@@ -1863,12 +1863,12 @@ class CUDA_MEMSET_NODE_PARAMS_v2(ctypes.Structure):
     def getPtr(self) -> int: ...
 
 class CUDA_HOST_NODE_PARAMS_v1(ctypes.Structure):
-    fn: int | None
+    fn: CUhostFn
     userData: int | None
     def getPtr(self) -> int: ...
 
 class CUDA_HOST_NODE_PARAMS_v2(ctypes.Structure):
-    fn: int | None
+    fn: CUhostFn
     userData: int | None
     def getPtr(self) -> int: ...
 
@@ -1876,7 +1876,7 @@ class CUDA_CONDITIONAL_NODE_PARAMS(ctypes.Structure):
     handle: CUgraphConditionalHandle
     type: CUgraphConditionalNodeType
     size: int
-    phGraph_out: int | None
+    phGraph_out: list[CUgraph]
     ctx: CUcontext
     def getPtr(self) -> int: ...
 
@@ -1888,7 +1888,7 @@ class CUgraphEdgeData(ctypes.Structure):
     def getPtr(self) -> int: ...
 
 class CUDA_GRAPH_INSTANTIATE_PARAMS(ctypes.Structure):
-    flags: int
+    flags: cuuint64_t
     hUploadStream: CUstream
     hErrNode_out: CUgraphNode
     result_out: CUgraphInstantiateResult
@@ -1960,7 +1960,7 @@ class CUlaunchConfig(ctypes.Structure):
     blockDimZ: int
     sharedMemBytes: int
     hStream: CUstream
-    attrs: int | None
+    attrs: list[CUlaunchAttribute]
     numAttrs: int
     def getPtr(self) -> int: ...
 
@@ -1983,9 +1983,9 @@ class CUctxCigParam(ctypes.Structure):
     def getPtr(self) -> int: ...
 
 class CUctxCreateParams(ctypes.Structure):
-    execAffinityParams: int | None
+    execAffinityParams: list[CUexecAffinityParam_v1]
     numExecAffinityParams: int
-    cigParams: int | None
+    cigParams: list[CUctxCigParam]
     def getPtr(self) -> int: ...
 
 class CUlibraryHostUniversalFunctionAndDataTable(ctypes.Structure):
@@ -2181,7 +2181,7 @@ class CUDA_RESOURCE_VIEW_DESC_v1(ctypes.Structure):
     def getPtr(self) -> int: ...
 
 class CUtensorMap(ctypes.Structure):
-    opaque: list[int]
+    opaque: list[cuuint64_t]
     def getPtr(self) -> int: ...
 
 class CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1(ctypes.Structure):
@@ -2199,7 +2199,7 @@ class CUDA_LAUNCH_PARAMS_v1(ctypes.Structure):
     blockDimZ: int
     sharedMemBytes: int
     hStream: CUstream
-    kernelParams: int | None
+    kernelParams: int
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32(ctypes.Structure):
@@ -2307,26 +2307,26 @@ class CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1(ctypes.Structure):
     def getPtr(self) -> int: ...
 
 class CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1(ctypes.Structure):
-    extSemArray: int | None
-    paramsArray: int | None
+    extSemArray: list[CUexternalSemaphore]
+    paramsArray: list[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1]
     numExtSems: int
     def getPtr(self) -> int: ...
 
 class CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2(ctypes.Structure):
-    extSemArray: int | None
-    paramsArray: int | None
+    extSemArray: list[CUexternalSemaphore]
+    paramsArray: list[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1]
     numExtSems: int
     def getPtr(self) -> int: ...
 
 class CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1(ctypes.Structure):
-    extSemArray: int | None
-    paramsArray: int | None
+    extSemArray: list[CUexternalSemaphore]
+    paramsArray: list[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1]
     numExtSems: int
     def getPtr(self) -> int: ...
 
 class CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2(ctypes.Structure):
-    extSemArray: int | None
-    paramsArray: int | None
+    extSemArray: list[CUexternalSemaphore]
+    paramsArray: list[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1]
     numExtSems: int
     def getPtr(self) -> int: ...
 
@@ -2478,7 +2478,7 @@ class CUDA_MEMCPY3D_BATCH_OP_v1(ctypes.Structure):
 
 class CUDA_MEM_ALLOC_NODE_PARAMS_v1(ctypes.Structure):
     poolProps: CUmemPoolProps_v1
-    accessDescs: int | None
+    accessDescs: list[CUmemAccessDesc_v1]
     accessDescCount: int
     bytesize: int
     dptr: CUdeviceptr
@@ -2486,7 +2486,7 @@ class CUDA_MEM_ALLOC_NODE_PARAMS_v1(ctypes.Structure):
 
 class CUDA_MEM_ALLOC_NODE_PARAMS_v2(ctypes.Structure):
     poolProps: CUmemPoolProps_v1
-    accessDescs: int | None
+    accessDescs: list[CUmemAccessDesc_v1]
     accessDescCount: int
     bytesize: int
     dptr: CUdeviceptr
@@ -2550,19 +2550,19 @@ class CUgraphNodeParams(ctypes.Structure):
 class CUcheckpointLockArgs(ctypes.Structure):
     timeoutMs: int
     reserved0: int
-    reserved1: list[int]
+    reserved1: list[cuuint64_t]
     def getPtr(self) -> int: ...
 
 class CUcheckpointCheckpointArgs(ctypes.Structure):
-    reserved: list[int]
+    reserved: list[cuuint64_t]
     def getPtr(self) -> int: ...
 
 class CUcheckpointRestoreArgs(ctypes.Structure):
-    reserved: list[int]
+    reserved: list[cuuint64_t]
     def getPtr(self) -> int: ...
 
 class CUcheckpointUnlockArgs(ctypes.Structure):
-    reserved: list[int]
+    reserved: list[cuuint64_t]
     def getPtr(self) -> int: ...
 
 class CUmemDecompressParams(ctypes.Structure):

@@ -1,6 +1,6 @@
 //! View models of enums, records, handle classes and constants.
 
-use crate::ir::{Enum, Library, MacroValue, Prim, Record, RecordKind, Resolved, Type, Typedef, TypedefKind};
+use crate::ir::{Enum, Field, Library, MacroValue, Prim, Record, RecordKind, Resolved, Type, Typedef, TypedefKind};
 use serde::Serialize;
 
 #[derive(Serialize, Clone)]
@@ -150,8 +150,28 @@ pub fn ctypes_prim(p: Prim) -> &'static str {
     }
 }
 
-/// (spec, stub type) of a record field type.
+/// (spec, stub type) of a record field: a pointer to handles or records is a list (`l:COUNT:ELEM`,
+/// `COUNT` the sibling holding its length or `-`).
+fn field_spec(lib: &Library, f: &Field, handles: &[HandleView]) -> (String, String) {
+    match lib.resolve(&f.ty) {
+        Resolved::Pointer { pointee: elem, .. } if crate::passes::fields::is_element_pointer(lib, &f.ty) => {
+            let (s, stub) = spec(lib, elem, handles);
+            (format!("l:{}:{s}", f.count.as_ref().map_or("-", |c| c.field.as_str())), format!("list[{stub}]"))
+        }
+        _ => spec(lib, &f.ty, handles),
+    }
+}
+
+/// (spec, stub type) of a record field type. A typedef with a class of its own (`cuuint64_t`,
+/// `CUhostFn`) reads as that class (`t:NAME:CTYPE`); a pointer to a pointer (`void **`) is an
+/// address shown in decimal (`d:c_void_p`), as cuda.bindings prints it.
 fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
+    if let Type::Named { name } = ty {
+        if let Some((pointer, bits)) = lib.typedef(name).filter(|_| handle_class(handles, name).is_none()).and_then(|t| typedef_class(lib, t)) {
+            let c = if pointer { "c_void_p" } else if bits == 32 { "c_uint" } else { "c_ulonglong" };
+            return (format!("t:{name}:{c}"), name.clone());
+        }
+    }
     match lib.resolve(ty) {
         Resolved::Prim(p) => {
             let stub = match p {
@@ -188,6 +208,7 @@ fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
             }
             (format!("a:{len}:{s}"), format!("list[{stub}]"))
         }
+        Resolved::Pointer { pointee, .. } if matches!(lib.resolve(pointee), Resolved::Pointer { .. }) => ("d:c_void_p".into(), "int".into()),
         _ => ("c_void_p".into(), "int | None".into()),
     }
 }
@@ -201,7 +222,7 @@ pub fn record_view(lib: &Library, r: &Record, handles: &[HandleView]) -> RecordV
             .fields
             .iter()
             .map(|f| {
-                let (spec, stub) = spec(lib, &f.ty, handles);
+                let (spec, stub) = field_spec(lib, f, handles);
                 FieldView { name: f.name.clone(), spec, stub, anonymous: f.anonymous, bits: f.bit_width }
             })
             .collect(),

@@ -46,6 +46,8 @@ def _lines(rec, indent):
         if kind == "r":
             out.append("%s%s :" % (indent, name))
             out.extend(_lines(value, indent + "    "))
+        elif kind == "e":  # a value the enum does not know prints as None, as in cuda.bindings
+            out.append("%s%s : %s" % (indent, name, "None" if value.name.startswith("UNKNOWN_") else value))
         elif kind == "p":
             out.append("%s%s : %s" % (indent, name, hex(value or 0)))
         elif kind == "b":  # a uuid's `bytes` in hex, other char arrays as bytes
@@ -124,6 +126,14 @@ def _keep(obj, name, value):
     root.__dict__.setdefault("_cg_keep", {})[(ctypes.addressof(obj), name)] = value
 
 
+def _kept(obj, name):
+    """What ``_keep`` holds for field ``name`` of ``obj``, or None."""
+    root = obj
+    while getattr(root, "_b_base_", None) is not None:
+        root = root._b_base_
+    return root.__dict__.get("_cg_keep", {}).get((ctypes.addressof(obj), name))
+
+
 def _address_of(name, value):
     """The address a `void *` field takes for ``value``: a record or handle (``getPtr()``), a
     numpy array, a writable buffer (``bytearray``, ``memoryview``) or ``bytes``."""
@@ -143,6 +153,67 @@ def _address_of(name, value):
     if view.readonly:
         raise TypeError("%s: a read-only buffer cannot stand for a pointer the library may write through" % name)
     return ctypes.addressof(ctypes.c_char.from_buffer(view)) if len(view) else 0
+
+
+class _PointerList:
+    """A pointer to an array of handles or records, read as a list: as many elements as its
+    count field says (at most as many as a list it was set from), else the length it was set
+    with (one for an address). Set from a sequence (copied into memory the record keeps alive),
+    or, as other pointer fields, from an address, a buffer or None."""
+
+    __slots__ = ("raw", "name", "elem", "conv", "count", "address")
+
+    def __init__(self, raw, name, elem, conv, count, address):
+        self.raw = raw
+        self.name = name
+        self.elem = elem  # ctypes type of one element
+        self.conv = conv  # element value -> handle object; None for records
+        self.count = count  # sibling field with the length, or None
+        self.address = address  # the plain pointer setter (_Int)
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        addr = self.raw.__get__(obj, cls)
+        if not addr:
+            return []
+        held = _kept(obj, self.name)
+        held = held if isinstance(held, ctypes.Array) and ctypes.addressof(held) == addr else None
+        if self.count is not None:
+            n = max(0, int(getattr(obj, self.count)))
+            n = n if held is None else min(n, len(held))
+        else:
+            n = 1 if held is None else len(held)
+        if self.conv is None:
+            size = ctypes.sizeof(self.elem)
+            return [self.elem.from_address(addr + i * size) for i in range(n)]
+        return [self.conv(v) for v in (self.elem * n).from_address(addr)]
+
+    def __set__(self, obj, value):
+        if not isinstance(value, (list, tuple)):
+            self.address.__set__(obj, value)
+            return
+        arr = (self.elem * len(value))()
+        for i, v in enumerate(value):
+            if self.conv is None:
+                if not isinstance(v, self.elem):
+                    raise TypeError("%s[%d]: expected %s, got %s" % (self.name, i, self.elem.__name__, type(v).__name__))
+                arr[i] = v
+            else:
+                arr[i] = _handle_value(self.name, i, v)
+        self.raw.__set__(obj, ctypes.addressof(arr) if len(arr) else None)
+        _keep(obj, self.name, arr)
+
+
+def _handle_value(name, i, v):
+    """The C value of handle ``v`` (a handle object or an int) for item ``i`` of list ``name``."""
+    if isinstance(v, (str, bytes, float)) or isinstance(v, bool):
+        raise TypeError("%s[%d]: expected a handle or an int, got %s" % (name, i, type(v).__name__))
+    try:
+        n = int(v)
+    except (TypeError, ValueError):
+        raise TypeError("%s[%d]: expected a handle or an int, got %s" % (name, i, type(v).__name__)) from None
+    return _in_range("%s[%d]" % (name, i), n, 0, (1 << 64) - 1)
 
 
 class _Wrapped:
@@ -296,7 +367,7 @@ _INTS = frozenset(
 def _ctype(g, module, spec, records):
     """(ctypes type, converter or None, integer ctypes type whose range a set value must fit, or
     None) of a field spec."""
-    if spec.startswith("a:") and spec.endswith(":c_char") and spec.count(":") == 2:
+    if spec.startswith("a:") and spec.endswith((":c_char", ":c_ubyte")) and spec.count(":") == 2:
         return ctypes.c_ubyte * int(spec.split(":")[1]), "bytes", None
     if spec.startswith("a:"):
         _, n, rest = spec.split(":", 2)
@@ -310,6 +381,12 @@ def _ctype(g, module, spec, records):
         _, hname, base = spec.split(":")
         t = getattr(ctypes, base)
         return t, lambda v, _c=g[hname]: _c(v or 0), ctypes.c_size_t if t is ctypes.c_void_p else t
+    if spec.startswith("t:"):
+        _, tname, base = spec.split(":")
+        t = getattr(ctypes, base)
+        return t, lambda v, _n=tname: getattr(sys.modules[module], _n)(v or 0), ctypes.c_size_t if t is ctypes.c_void_p else t
+    if spec == "d:c_void_p":
+        return ctypes.c_void_p, None, ctypes.c_size_t
     if spec.startswith("r:"):
         rname = spec[2:]
         cls = g.get(rname) or _make_record(g, module, rname, records)
@@ -332,8 +409,16 @@ def _make_record(g, module, name, records):
     cfields = []
     anon = []
     wrap = []
+    lists = []
     fmt = []
     for fname, spec, anonymous, bits in fields:
+        if spec.startswith("l:"):  # a pointer to `count` handles or records
+            _, count, espec = spec.split(":", 2)
+            et, econv, _ = _ctype(g, module, espec, records)
+            cfields.append(("_cg_" + fname, ctypes.c_void_p))
+            lists.append((fname, et, econv, None if count == "-" else count))
+            fmt.append((fname, "v"))
+            continue
         t, conv, base = _ctype(g, module, spec, records)
         raw = fname
         if spec.startswith("a:") or conv is not None or base is not None:
@@ -345,11 +430,16 @@ def _make_record(g, module, name, records):
             anon.append(raw)
             fmt.append((None, raw))  # its members are listed here, in declaration order
         else:
-            kind = "r" if spec.startswith("r:") else "p" if spec == "c_void_p" else "b" if conv == "bytes" else "v"
+            kind = {"r": "r", "e": "e"}.get(spec[:1]) if spec[1:2] == ":" else "p" if spec == "c_void_p" else None
+            kind = kind or ("b" if conv == "bytes" else "v")
             fmt.append((fname, kind))
     if anon:
         cls._anonymous_ = anon
     cls._fields_ = cfields
+    for fname, et, econv, count in lists:
+        d = getattr(cls, "_cg_" + fname)
+        desc = _PointerList(d, fname, et, econv, count, _Int(d, fname, 0, (1 << 64) - 1, True))
+        setattr(cls, fname, property(desc.__get__, desc.__set__))
     for fname, raw, conv, spec, lo, hi in wrap:
         d = getattr(cls, raw)
         if conv == "bytes":
@@ -359,9 +449,10 @@ def _make_record(g, module, name, records):
         elif conv is not None:
             desc = _Wrapped(d, conv, fname, lo, hi)
         else:
-            desc = _Int(d, fname, lo, hi, spec == "c_void_p")
+            pointer = spec in ("c_void_p", "d:c_void_p")
+            desc = _Int(d, fname, lo, hi, pointer)
             # a NULL pointer field reads as 0, as in cuda.bindings (ctypes would give None)
-            get = (lambda s, _r=raw: getattr(s, _r) or 0) if spec == "c_void_p" else operator.attrgetter(raw)
+            get = (lambda s, _r=raw: getattr(s, _r) or 0) if pointer else operator.attrgetter(raw)
             setattr(cls, fname, property(get, desc.__set__))
             continue
         setattr(cls, fname, property(desc.__get__, desc.__set__))
