@@ -32,6 +32,11 @@ if ls "$carry"/whl/cudagen-*.whl >/dev/null 2>&1; then
   export PYTHONPATH=/tmp/site
   suite python-pytest python3 -m pytest -q -rs tests/python
   suite python-bench python3 tests/python/bench_python.py
+  if [ -x "$carry/peer/run.sh" ] || [ -f "$carry/peer/run.sh" ]; then
+    # NVIDIA's own tests: imports swapped to cudagen (12.x call forms), then as written on cuda.bindings 13.x
+    suite peer-tests-cudagen env PYTHON=python3 bash "$carry/peer/run.sh"
+    suite peer-tests-cuda.bindings env PYTHON=python3 bash "$carry/peer/run.sh" --oracle --cuda13
+  fi
 fi
 
 if [ -d "$carry/c" ] && [ -f tests/c/gpu.sh ]; then
@@ -40,7 +45,7 @@ fi
 
 echo
 echo "---- key lines ----"
-grep -E "^\| |saxpy on|passed|failed|skipped|PASS|FAIL|ratio|ns/call|import" "$log" | grep -v "^=== " | tail -n 60
+grep -E "^\| |saxpy on|passed|failed|skipped|PASS|FAIL|ratio|ns/call|import|SUMMARY" "$log" | grep -v "^=== " | tail -n 60
 echo
 echo "---- summary ----"
 printf '%s\n' "${rows[@]}"

@@ -1,7 +1,8 @@
 """Per-call cost of cudagen vs NVIDIA's cuda.bindings, side by side (GPU machine; not a test).
 
 Both modules drive the same device in one process; every case alternates between the two in
-each of 15 rounds and reports the medians. Each call is timed as a statement in timeit's compiled
+each of 41 rounds (the order swapping every round) and reports the medians, and the ratio as the
+median of the per-round ratios, which cancels slow drift of the machine between rounds. Each call is timed as a statement in timeit's compiled
 loop (no lambda around it, so the harness adds as little as possible to both sides). Launches go
 in batches of 256, then a synchronize.
 Contexts come from cuDevicePrimaryCtxRetain, whose signature is the same in cuda.bindings 12.x
@@ -26,7 +27,7 @@ import timeit
 
 import numpy as np
 
-ROUNDS = 15
+ROUNDS = 41
 KERNEL = b'extern "C" __global__ void k(int a, float *b, float *c, unsigned long long d, double e) {}'
 
 
@@ -129,22 +130,23 @@ def main():
     floor = floor_cases(d1, keep1)
     sides = (ours, theirs, floor)
     samples = {name: ([], [], []) for name in ours}
-    for _ in range(ROUNDS):
+    for r in range(ROUNDS):
         for name in ours:
-            for side, table in enumerate(sides):
-                if name in table:
-                    f, n, div = table[name]
+            for side in ((0, 1, 2) if r % 2 == 0 else (1, 0, 2)):
+                if name in sides[side]:
+                    f, n, div = sides[side][name]
                     samples[name][side].append(timed(f, n) / div)
     rows = {name: [statistics.median(s) if s else None for s in runs] for name, runs in samples.items()}
+    ratios = {name: statistics.median(a / b for a, b in zip(runs[0], runs[1])) for name, runs in samples.items()}
     imports = import_time("cudagen.driver"), import_time("cuda.bindings.driver")
     import cuda.bindings
 
     print(f"cuda.bindings {cuda.bindings.__version__}, Python {sys.version.split()[0]}")
-    print("| call | cudagen ns | cuda.bindings ns | ratio | floor ns | floor ratio |")
+    print("| call | cudagen ns | cuda.bindings ns | ratio (median of per-round ratios) | floor ns | floor ratio |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name, (a, b, f) in rows.items():
         least = f"{f:.0f} | {f / b:.2f}x" if f is not None else "- | -"
-        print(f"| {name} | {a:.0f} | {b:.0f} | {a / b:.2f}x | {least} |")
+        print(f"| {name} | {a:.0f} | {b:.0f} | {ratios[name]:.2f}x | {least} |")
     a, b = (t / 1e6 for t in imports)
     print(f"| import driver module (ms) | {a:.1f} | {b:.1f} | {a / b:.2f}x | - | - |")
 

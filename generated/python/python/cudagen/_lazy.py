@@ -168,10 +168,13 @@ def _address_of(name, value):
     return ctypes.addressof(ctypes.c_char.from_buffer(view)) if len(view) else 0
 
 
+_NULL_ITEMS = 1024
+
+
 class _PointerList:
     """A pointer to an array of handles or records, read as a list: as many elements as its
     count field says (at most as many as a list it was set from), else the length it was set
-    with (one for an address). Set from a sequence (copied into memory the record keeps alive),
+    with (one for an address; none for NULL). Set from a sequence (copied into memory the record keeps alive),
     or, as other pointer fields, from an address, a buffer or None."""
 
     __slots__ = ("raw", "name", "elem", "conv", "count", "address")
@@ -189,7 +192,10 @@ class _PointerList:
             return self
         addr = self.raw.__get__(obj, cls)
         if not addr:
-            return []
+            # NULL: `count` empty elements, as cuda.bindings reads it (NVIDIA's test_conditional
+            # takes phGraph_out[0] before the driver fills the array); at most _NULL_ITEMS
+            n = min(_NULL_ITEMS, max(0, int(getattr(obj, self.count)))) if self.count is not None else 0
+            return [self.elem() for _ in range(n)] if self.conv is None else [self.conv(0) for _ in range(n)]
         held = _kept(obj, self.name)
         held = held if isinstance(held, ctypes.Array) and ctypes.addressof(held) == addr else None
         if self.count is not None:
