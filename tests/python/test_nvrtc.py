@@ -30,13 +30,15 @@ def test_the_headers_major_comes_from_the_wheel():
     """libnvrtc.so.<the headers' major> (13 for a 13.x build), found in the NVIDIA wheel of the
     virtualenv (nvidia/cuda_nvrtc/lib for 12.x, nvidia/cu13/lib for 13.x) when no path is set."""
     major = driver.CUDA_VERSION // 1000
+    soname = "libnvrtc.so.%d" % major
+    wheels = [os.path.join(p, "nvidia", d, "lib", soname) for p in sys.path if "-packages" in p for d in ("cuda_nvrtc", "cu%d" % major)]
+    if os.environ.get("CUDAGEN_NVRTC_PATH") or not any(os.path.exists(w) for w in wheels):
+        pytest.skip("no %s wheel to find here (or CUDAGEN_NVRTC_PATH names the library)" % soname)
     err, got, _ = nvrtc.nvrtcVersion()
     assert err == 0 and got == major
-    if os.environ.get("CUDAGEN_NVRTC_PATH"):
-        pytest.skip("CUDAGEN_NVRTC_PATH names the library; the wheel was not searched")
     with open("/proc/self/maps") as f:
-        paths = {line.split()[-1] for line in f if "libnvrtc.so.%d" % major in line}
-    assert any(os.sep + os.path.join("nvidia", "") in p and "-packages" in p for p in paths), paths
+        paths = {line.split()[-1] for line in f if soname in line}
+    assert any(os.path.exists(w) and os.path.samefile(w, p) for w in wheels for p in paths), paths
 
 
 _MISSING = r"""
