@@ -83,6 +83,8 @@ pub enum Resolve {
 /// `dirs`, and `wheel_dirs` under each Python site folder.
 #[derive(Debug, Serialize)]
 pub struct LoaderProfile {
+    /// Sonames in search order; `{major}` and `{next}` stand for the headers' CUDA major version
+    /// and the one after it ([`LoaderProfile::sonames_for`]).
     pub sonames: &'static [&'static str],
     pub override_var: &'static str,
     pub path_vars: &'static [&'static str],
@@ -165,9 +167,10 @@ pub const PROFILES: [LibraryProfile; 2] = [
         callconv: "",
         cudarc: false,
         loader: LoaderProfile {
-            // NVRTC 13 is the fallback where only a newer toolkit is installed: it keeps the C
-            // API of the 12.x functions it still has, and the ones it dropped answer "not found".
-            sonames: &["libnvrtc.so.12", "libnvrtc.so.13"],
+            // The headers' major first (a 13.x build must not bind NVRTC 12's library); the next
+            // major is the fallback where only a newer toolkit is installed: it keeps the C API
+            // of the functions it still has, and the ones it dropped answer "not found".
+            sonames: &["libnvrtc.so.{major}", "libnvrtc.so.{next}"],
             override_var: "CUDAGEN_NVRTC_PATH",
             path_vars: &[],
             home_vars: &["CUDA_HOME", "CUDA_PATH"],
@@ -178,6 +181,24 @@ pub const PROFILES: [LibraryProfile; 2] = [
         },
     },
 ];
+
+impl LoaderProfile {
+    /// The sonames for headers of CUDA major version `major` (`libnvrtc.so.12`, ...). Headers of
+    /// no known version (the test fixtures) get the unversioned development name.
+    pub fn sonames_for(&self, major: Option<u32>) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in self.sonames {
+            let name = match major {
+                Some(m) => s.replace("{major}", &m.to_string()).replace("{next}", &(m + 1).to_string()),
+                None => s.replace(".{major}", "").replace(".{next}", ""),
+            };
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        out
+    }
+}
 
 impl LibraryKind {
     /// This library's profile.
@@ -214,5 +235,14 @@ mod tests {
         };
         assert!(distinct(|p| p.module) && distinct(|p| p.header) && distinct(|p| p.annotations));
         assert!(distinct(|p| p.loader.override_var) && distinct(|p| p.c_marker));
+    }
+
+    #[test]
+    fn nvrtc_sonames_follow_the_headers_major() {
+        let nvrtc = LibraryKind::Nvrtc.profile();
+        assert_eq!(nvrtc.loader.sonames_for(Some(12)), ["libnvrtc.so.12", "libnvrtc.so.13"]);
+        assert_eq!(nvrtc.loader.sonames_for(Some(13)), ["libnvrtc.so.13", "libnvrtc.so.14"]);
+        assert_eq!(nvrtc.loader.sonames_for(None), ["libnvrtc.so"]);
+        assert_eq!(LibraryKind::Driver.profile().loader.sonames_for(Some(13)), ["libcuda.so.1"]);
     }
 }

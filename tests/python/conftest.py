@@ -1,12 +1,6 @@
 """Shared fixtures. GPU tests use the `gpu` fixture: without a driver they skip with one line."""
 
-import os
-
 import pytest
-
-if not os.environ.get("CUDAGEN_TEST_WHEEL_LOOKUP"): os.environ.setdefault("CUDAGEN_NVRTC_PATH", "/tmp/nvrtc129/nvidia/cuda_nvrtc/lib/libnvrtc.so.12") if os.path.exists(
-    "/tmp/nvrtc129/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"
-) else None
 
 _GPU = None
 

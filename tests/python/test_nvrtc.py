@@ -1,10 +1,13 @@
 """NVRTC for real (no GPU needed): compile the seed SAXPY to PTX."""
 
 import gc
+import os
 import sys
 import weakref
 
-from cudagen import nvrtc
+import pytest
+
+from cudagen import driver, nvrtc
 
 SAXPY = """\
 extern "C" __global__
@@ -21,6 +24,44 @@ void saxpy(float a, float *x, float *y, float *out, size_t n)
 def test_version():
     err, major, minor = nvrtc.nvrtcVersion()
     assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS and major >= 12
+
+
+def test_the_headers_major_comes_from_the_wheel():
+    """libnvrtc.so.<the headers' major> (13 for a 13.x build), found in the NVIDIA wheel of the
+    virtualenv (nvidia/cuda_nvrtc/lib for 12.x, nvidia/cu13/lib for 13.x) when no path is set."""
+    major = driver.CUDA_VERSION // 1000
+    soname = "libnvrtc.so.%d" % major
+    wheels = [os.path.join(p, "nvidia", d, "lib", soname) for p in sys.path if "-packages" in p for d in ("cuda_nvrtc", "cu%d" % major)]
+    if os.environ.get("CUDAGEN_NVRTC_PATH") or not any(os.path.exists(w) for w in wheels):
+        pytest.skip("no %s wheel to find here (or CUDAGEN_NVRTC_PATH names the library)" % soname)
+    err, got, _ = nvrtc.nvrtcVersion()
+    assert err == 0 and got == major
+    with open("/proc/self/maps") as f:
+        paths = {line.split()[-1] for line in f if soname in line}
+    assert any(os.path.exists(w) and os.path.samefile(w, p) for w in wheels for p in paths), paths
+
+
+_MISSING = r"""
+import os
+from cudagen import LoaderError, nvrtc
+# nothing but the default sonames through dlopen's own search and the fixed folders
+for var in ("CUDAGEN_NVRTC_PATH", "CUDAGEN_PYTHON_SITE", "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONHOME", "CUDA_HOME", "CUDA_PATH"):
+    os.environ[var] = ""
+try:
+    print("found", nvrtc.nvrtcVersion())
+except LoaderError as e:
+    print(e)
+"""
+
+
+def test_a_missing_library_is_named_by_the_headers_major():
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-c", _MISSING], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    if p.stdout.startswith("found"):
+        pytest.skip("an NVRTC is installed outside the virtualenv: %s" % p.stdout.strip())
+    assert p.stdout.startswith("libnvrtc.so.%d not found (needed for nvrtcVersion" % (driver.CUDA_VERSION // 1000)), p.stdout
 
 
 def test_error_string():

@@ -8,12 +8,21 @@ libnvrtc (built here with gcc) whose entries all return an error, so both must r
 number of values. Known differences live in `oracle_allowlist.txt` (a reason on every line); an
 entry that no longer differs fails too.
 
+Which pair is compared (`cargo xtask test` runs it once per pair, each in its own virtualenv):
+`CUDAGEN_ORACLE_THEIRS` / `CUDAGEN_ORACLE_OURS` name the packages whose `driver` and `nvrtc`
+modules are compared (default `cuda.bindings` / `cudagen`), `CUDAGEN_ORACLE_ALLOWLIST` the
+allow-list file (default `oracle_allowlist.txt`, the 12.9 pair's); the allow-list's first line
+names the cuda-bindings version it is about (`# oracle: cuda-bindings 12.9.5`), which must be the
+one installed.
+
 Run as a script (`python test_oracle.py run <package> <module> <start> <out>`) this file is the
 subprocess that makes the calls, so a crash is named instead of killing pytest.
 """
 
 import enum
+import fnmatch
 import inspect
+from collections.abc import Mapping
 import itertools
 import json
 import os
@@ -25,7 +34,9 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ALLOWLIST = os.path.join(HERE, "oracle_allowlist.txt")
+THEIRS = os.environ.get("CUDAGEN_ORACLE_THEIRS") or "cuda.bindings"
+OURS = os.environ.get("CUDAGEN_ORACLE_OURS") or "cudagen"
+ALLOWLIST = os.path.join(HERE, os.environ.get("CUDAGEN_ORACLE_ALLOWLIST") or "oracle_allowlist.txt")
 CHECKS = ("name", "kind", "sig", "ret", "order")
 MODULES = ("driver", "nvrtc")
 
@@ -36,17 +47,23 @@ MODULES = ("driver", "nvrtc")
 def _theirs(module):
     import importlib
 
-    return importlib.import_module("cuda.bindings." + module)
+    return importlib.import_module(THEIRS + "." + module)
 
 
 def _ours(module):
     import importlib
 
-    return importlib.import_module("cudagen." + module)
+    return importlib.import_module(OURS + "." + module)
 
 
 def _public(m):
     return sorted(k for k in dir(m) if not k.startswith("_"))
+
+
+def _is_enum(x):
+    """An enum class: `enum.Enum`, or an int class with named members (cuda.bindings 13's
+    `FastEnum`, which is no `enum.Enum`)."""
+    return isinstance(x, type) and (issubclass(x, enum.Enum) or (issubclass(x, int) and isinstance(getattr(x, "__members__", None), Mapping)))
 
 
 def _is_function(x):
@@ -103,8 +120,8 @@ def _candidates(mod, text):
     else:
         m = re.match(r"^:py:obj:`~\.(\w+)`", text) or re.match(r"^(\w+)$", text)
         cls = getattr(mod, m.group(1), None) if m else None
-        if isinstance(cls, type) and issubclass(cls, enum.Enum):
-            out = [next(iter(cls))]
+        if _is_enum(cls):
+            out = [next(iter(cls.__members__.values()))]
         elif isinstance(cls, type):
             try:
                 out = [cls()]
@@ -167,7 +184,8 @@ def _run(package, module, start, out):
 
 
 def _allowlist():
-    """{(module, name, check): reason}; every line ``module.name check reason``."""
+    """{(module, name, check): reason}; every line ``module.name check reason``. ``name`` may be
+    a glob (``anon_struct*``) for one reason shared by a family of names."""
     out = {}
     with open(ALLOWLIST) as f:
         for n, line in enumerate(f, 1):
@@ -175,19 +193,26 @@ def _allowlist():
             if not line or line.startswith("#"):
                 continue
             parts = line.split(None, 2)
-            assert len(parts) == 3 and parts[1] in CHECKS and "." in parts[0], "oracle_allowlist.txt:%d: '%s'" % (n, line)
+            assert len(parts) == 3 and parts[1] in CHECKS and "." in parts[0], "%s:%d: '%s'" % (os.path.basename(ALLOWLIST), n, line)
             module, name = parts[0].split(".", 1)
             out[(module, name, parts[1])] = parts[2]
     return out
 
 
+def _covers(entry, module, name):
+    return entry[0] == module and fnmatch.fnmatchcase(name, entry[1])
+
+
 def _judge(check, found, compared=None):
     """Fails on a difference that is not allowed and on an allowed one that no longer differs
     (among the ``compared`` (module, name) pairs when given)."""
-    allowed = {k for k in _allowlist() if k[2] == check}
-    found_keys = {(m, n, check) for m, n, _ in found}
-    new = sorted("%s.%s %s: %s" % (m, n, check, why) for m, n, why in found if (m, n, check) not in allowed)
-    stale = sorted("%s.%s %s" % k for k in allowed - found_keys if compared is None or k[:2] in compared)
+    allowed = [k for k in _allowlist() if k[2] == check]
+    new = sorted("%s.%s %s: %s" % (m, n, check, why) for m, n, why in found if not any(_covers(k, m, n) for k in allowed))
+    stale = sorted(
+        "%s.%s %s" % k
+        for k in allowed
+        if not any(_covers(k, m, n) for m, n, _ in found) and (compared is None or any(_covers(k, m, n) for m, n in compared))
+    )
     assert not new and not stale, "\n".join(
         ["differences from cuda.bindings (%d):" % len(new)] + new + ["stale allow-list entries (%d):" % len(stale)] + stale
     )
@@ -196,15 +221,31 @@ def _judge(check, found, compared=None):
 # ---------------------------------------------------------------- tests
 
 
-ORACLE_VERSION = "12.9.5"  # the version `cargo xtask test` installs; the allow-list is about it
+def oracle_version():
+    """The cuda-bindings version the allow-list is about (its first line), as `cargo xtask test`
+    installs it."""
+    with open(ALLOWLIST) as f:
+        m = re.match(r"^# oracle: cuda-bindings (\S+)$", f.readline().strip())
+    assert m, "%s: the first line must be '# oracle: cuda-bindings <version>'" % ALLOWLIST
+    return m.group(1)
+
+
+ORACLE_VERSION = oracle_version()
+
+
+def oracle_major_minor():
+    """(major, minor) of the oracle, e.g. (12, 9)."""
+    major, minor = ORACLE_VERSION.split(".")[:2]
+    return int(major), int(minor)
 
 
 def oracle_or_skip():
-    """Skips (fails in CI) unless cuda.bindings ORACLE_VERSION is importable."""
+    """Skips (fails in CI) unless cuda-bindings ORACLE_VERSION is importable as THEIRS."""
+    import importlib
+
     try:
-        import cuda.bindings
-        import cuda.bindings.driver  # noqa: F401
-        found = cuda.bindings.__version__
+        found = importlib.import_module(THEIRS).__version__
+        _theirs("driver")
     except ImportError as e:
         found = "none (%s)" % e
     if found != ORACLE_VERSION:
@@ -218,6 +259,12 @@ def oracle_or_skip():
 def oracle():
     oracle_or_skip()
     return True
+
+
+def test_the_pair_binds_one_cuda_version(oracle):
+    """Both packages were built from the headers of the oracle's CUDA version."""
+    major, minor = oracle_major_minor()
+    assert _theirs("driver").CUDA_VERSION == _ours("driver").CUDA_VERSION == major * 1000 + minor * 10
 
 
 def test_allowlist_lines_have_reasons():
@@ -237,7 +284,7 @@ def _value_repr(cls, v):
 
 def _kind(x):
     """(kind, detail) of a public object, comparable across the two packages."""
-    if isinstance(x, type) and issubclass(x, enum.Enum):
+    if _is_enum(x):
         return "enum", sorted((m.name, int(m.value)) for m in x.__members__.values())
     if isinstance(x, type):
         fields = getattr(x, "_cg_names", None)
@@ -307,9 +354,10 @@ def test_signatures(oracle):
 _FAKE_CUDA = r"""
 #include <stdint.h>
 #include <string.h>
-/* Every entry but these returns STATUS without touching its arguments. */
+/* Every entry but these returns STATUS without touching its arguments; the driver is the
+   oracle's CUDA version (VERSION), so no entry of the headers is too new for it. */
 static int stub(void) { return STATUS; }
-int cuDriverGetVersion(int *v) { if (v) *v = 12090; return 0; }
+int cuDriverGetVersion(int *v) { if (v) *v = VERSION; return 0; }
 int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status);
 int cuGetProcAddress(const char *sym, void **pfn, int ver, uint64_t flags) {
     return cuGetProcAddress_v2(sym, pfn, ver, flags, 0);
@@ -342,19 +390,27 @@ def fakes(oracle, tmp_path_factory):
     if gcc is None:
         pytest.skip("no C compiler to build the fake libraries")
     names = {n for n in _functions("nvrtc")} | {n for n in _public(_ours("nvrtc")) if n.startswith("nvrtc")}
+    major, minor = oracle_major_minor()
+    nvrtc_so = _fake_nvrtc_soname()
     out = {}
     # "fail": every entry returns CUDA_ERROR_INVALID_VALUE / NVRTC_ERROR_INVALID_INPUT, so nothing is
     # decoded; "ok": every entry returns success without writing, so each output is decoded (from
     # whatever its memory held) and its type shows where it is in the tuple
     for mode, cuda_status, nvrtc_status in (("fail", 1, 3), ("ok", 0, 0)):
         d = tmp_path_factory.mktemp("oracle_fakes_" + mode)
-        for soname, src, status in (("libcuda.so.1", _FAKE_CUDA, cuda_status), ("libnvrtc.so.12", _fake_nvrtc_source(names), nvrtc_status)):
+        for soname, src, status in (("libcuda.so.1", _FAKE_CUDA, cuda_status), (nvrtc_so, _fake_nvrtc_source(names), nvrtc_status)):
             c = d / (soname + ".c")
             c.write_text(src)
-            subprocess.run([gcc, "-shared", "-fPIC", "-O0", "-DSTATUS=%d" % status, "-Wl,-soname," + soname,
+            subprocess.run([gcc, "-shared", "-fPIC", "-O0", "-DSTATUS=%d" % status, "-DVERSION=%d" % (major * 1000 + minor * 10),
+                            "-Wl,-soname," + soname,
                             "-o", str(d / soname), str(c)], check=True)
         out[mode] = d
     return out
+
+
+def _fake_nvrtc_soname():
+    """libnvrtc.so.<major> of the oracle's CUDA major: the name both loaders look for first."""
+    return "libnvrtc.so.%d" % oracle_major_minor()[0]
 
 
 def _differential(fakes, package, module):
@@ -365,8 +421,8 @@ def _differential(fakes, package, module):
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = str(fakes) + os.pathsep + env.get("LD_LIBRARY_PATH", "")
     env["CUDAGEN_LIBCUDA"] = str(fakes / "libcuda.so.1")
-    env["CUDAGEN_NVRTC_PATH"] = str(fakes / "libnvrtc.so.12")
-    env["CUDAGEN_ORACLE_PRELOAD"] = str(fakes / ("libcuda.so.1" if module == "driver" else "libnvrtc.so.12"))
+    env["CUDAGEN_NVRTC_PATH"] = str(fakes / _fake_nvrtc_soname())
+    env["CUDAGEN_ORACLE_PRELOAD"] = str(fakes / ("libcuda.so.1" if module == "driver" else _fake_nvrtc_soname()))
     names = _functions(module)
     results = {}
     start = 0

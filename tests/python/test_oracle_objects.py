@@ -1,5 +1,6 @@
 """Object behaviour users see, next to NVIDIA's cuda.bindings where it is the reference (no GPU):
-C tag names, typedef classes, how records print, range-checked field setters, kernelParams."""
+C tag names, typedef classes, how records print, range-checked field setters, kernelParams.
+The pair compared is test_oracle's (`CUDAGEN_ORACLE_*`)."""
 
 import ctypes
 import gc
@@ -12,16 +13,17 @@ import sys
 import numpy as np
 import pytest
 
-from cudagen import driver
+from test_oracle import OURS, _ours, _theirs, oracle_major_minor, oracle_or_skip
+
+driver = _ours("driver")
+# CUDA_VERSION the fake drivers report: the pair's, so no entry of its headers is too new
+FAKE_VERSION = "-DVERSION=%d" % (oracle_major_minor()[0] * 1000 + oracle_major_minor()[1] * 10)
+IMPORT = "import importlib; driver = importlib.import_module(%r)" % (OURS + ".driver")
 
 
 def _oracle():
-    from test_oracle import oracle_or_skip
-
     oracle_or_skip()
-    from cuda.bindings import driver as theirs
-
-    return theirs
+    return _theirs("driver")
 
 
 # ------------------------------------------------------------------------- names and classes
@@ -75,8 +77,9 @@ def test_integer_typedefs_are_accepted_where_ints_are():
 
 
 def _shape(text):
-    """(indent, field name) of each line of a printed record."""
-    return [(len(line) - len(line.lstrip()), line.strip().split(" :")[0]) for line in text.splitlines()]
+    """(indent, field name) of each line of a printed record (cuda.bindings 13 prints a nested
+    record whose members are all placeholders, `CUdevWorkqueueResource`, as an empty line)."""
+    return [(len(line) - len(line.lstrip()), line.strip().split(" :")[0]) for line in text.splitlines() if line.strip()]
 
 
 def test_records_print_like_the_oracle():
@@ -244,11 +247,10 @@ def test_bytes_field_is_bounded_and_keeps_no_old_tail():
     with pytest.raises(TypeError):
         u.bytes = 3
     # a list of C char values, as cuda.bindings takes them: negatives stored as unsigned bytes
-    h = driver.CUipcMemHandle()
-    h.reserved = [-1] * 64
-    assert h.reserved[0] == 255 and len(h.reserved) == 64
-    with pytest.raises(OverflowError, match="reserved"):
-        h.reserved = [256]
+    u.bytes = [-1] * 16
+    assert u.bytes[0] == 255 and len(u.bytes) == 16
+    with pytest.raises(OverflowError, match="bytes"):
+        u.bytes = [256]
 
 
 def test_list_fields_need_their_length_and_range():
@@ -305,7 +307,7 @@ unsigned char fake_params[64][16];
 int fake_sizes[64];
 int fake_count;
 static int stub(void) { return 1; }
-int cuDriverGetVersion(int *v) { *v = 12090; return 0; }
+int cuDriverGetVersion(int *v) { *v = VERSION; return 0; }
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                    unsigned shm, void *stream, void **kp, void **extra) {
     for (int i = 0; i < fake_count; i++) memcpy(fake_params[i], kp[i], fake_sizes[i]);
@@ -321,7 +323,7 @@ int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, in
 
 _SCRIPT = r"""
 import ctypes, json, os, sys
-from cudagen import driver
+@IMPORT@
 names, values, wrapped = json.loads(sys.argv[1])
 values = [v.encode("latin-1") if n == "c_char" else v for n, v in zip(names, values)]
 types = [getattr(ctypes, n) for n in names]
@@ -345,11 +347,11 @@ def test_kernel_params_pack_every_ctypes_scalar(tmp_path, wrapped):
         pytest.skip("no C compiler to build the fake libcuda")
     (tmp_path / "fake.c").write_text(_FAKE)
     lib = tmp_path / "libcuda.so.1"
-    subprocess.run([gcc, "-shared", "-fPIC", "-o", str(lib), str(tmp_path / "fake.c")], check=True)
+    subprocess.run([gcc, "-shared", "-fPIC", FAKE_VERSION, "-o", str(lib), str(tmp_path / "fake.c")], check=True)
     names = [n for n, _ in SCALARS]
     values = [v.decode("latin-1") if isinstance(v, bytes) else v for _, v in SCALARS]
     env = dict(os.environ, CUDAGEN_LIBCUDA=str(lib))
-    p = subprocess.run([sys.executable, "-c", _SCRIPT, json.dumps([names, values, wrapped])], env=env,
+    p = subprocess.run([sys.executable, "-c", _SCRIPT.replace("@IMPORT@", IMPORT), json.dumps([names, values, wrapped])], env=env,
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     err, *got = json.loads(p.stdout)
@@ -368,7 +370,7 @@ _FAKE_SPLIT = r"""
 /* Records whether the result array came as NULL; a NULL array is asked for the count (5). */
 int seen_null = -1;
 static int stub(void) { return 1; }
-int cuDriverGetVersion(int *v) { *v = 12090; return 0; }
+int cuDriverGetVersion(int *v) { *v = VERSION; return 0; }
 static int split(void *result, unsigned *nb, const void *input, void *rem, unsigned flags, unsigned min) {
     (void)input; (void)rem; (void)flags; (void)min;
     seen_null = result == 0;
@@ -385,7 +387,7 @@ int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, in
 
 _SPLIT = r"""
 import ctypes, os
-from cudagen import driver
+@IMPORT@
 fake = ctypes.CDLL(os.environ["CUDAGEN_LIBCUDA"])
 for n in (0, 2):
     err, res, count, rem = driver.cuDevSmResourceSplitByCount(n, driver.CUdevResource(), 0, 2)
@@ -401,8 +403,69 @@ def test_a_count_of_zero_asks_for_the_count(tmp_path):
         pytest.skip("no C compiler to build the fake libcuda")
     (tmp_path / "fake.c").write_text(_FAKE_SPLIT)
     lib = tmp_path / "libcuda.so.1"
-    subprocess.run([gcc, "-shared", "-fPIC", "-o", str(lib), str(tmp_path / "fake.c")], check=True)
-    p = subprocess.run([sys.executable, "-c", _SPLIT], env=dict(os.environ, CUDAGEN_LIBCUDA=str(lib)),
+    subprocess.run([gcc, "-shared", "-fPIC", FAKE_VERSION, "-o", str(lib), str(tmp_path / "fake.c")], check=True)
+    p = subprocess.run([sys.executable, "-c", _SPLIT.replace("@IMPORT@", IMPORT)], env=dict(os.environ, CUDAGEN_LIBCUDA=str(lib)),
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split("\n")[:2] == ["0 0 5 1", "0 2 2 0"], p.stdout
+
+
+# ------------------------------------------------------------------------- placeholders, NULL
+
+
+def test_placeholder_members_follow_the_oracle():
+    # cuda.bindings 13 leaves `reserved`-style members out of its classes, 12.x shows them; the
+    # C layout keeps them either way
+    theirs = _oracle()
+    assert hasattr(driver.CUipcMemHandle(), "reserved") == hasattr(theirs.CUipcMemHandle(), "reserved")
+    assert ctypes.sizeof(driver.CUipcMemHandle) == 64
+    m = driver.CUDA_MEMCPY3D()
+    assert ("reserved0" in str(m)) == ("reserved0" in str(theirs.CUDA_MEMCPY3D()))
+
+
+_FAKE_CREATE = r"""
+#include <stdint.h>
+#include <string.h>
+/* cuCtxCreate_v4 records whether its params pointer was NULL. */
+int seen_null = -1;
+static int stub(void) { return 1; }
+int cuDriverGetVersion(int *v) { *v = VERSION; return 0; }
+static int create(void **pctx, void *params, unsigned flags, int dev) {
+    (void)flags; (void)dev;
+    seen_null = params == 0;
+    *pctx = (void *)0x1234;
+    return 0;
+}
+int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status) {
+    *pfn = !strcmp(sym, "cuCtxCreate") && ver >= 12050 ? (void *)create
+         : !strcmp(sym, "cuDriverGetVersion") ? (void *)cuDriverGetVersion : (void *)stub;
+    if (status) *status = 0;
+    return 0;
+}
+"""
+
+_CREATE = r"""
+import ctypes, inspect, os
+@IMPORT@
+fake = ctypes.CDLL(os.environ["CUDAGEN_LIBCUDA"])
+# cuCtxCreate from 13.0 on, cuCtxCreate_v4 in 12.5 ... 12.9
+fn = next(getattr(driver, n) for n in ("cuCtxCreate", "cuCtxCreate_v4")
+          if "ctxCreateParams" in inspect.signature(getattr(driver, n)).parameters)
+for params in (None, driver.CUctxCreateParams()):
+    err, ctx = fn(params, 0, 0)
+    print(int(err), hex(int(ctx)), ctypes.c_int.in_dll(fake, "seen_null").value)
+"""
+
+
+def test_context_create_params_may_be_none(tmp_path):
+    # cuda.bindings 13's cuCtxCreate(None, flags, dev): "Can be NULL to create a regular context"
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler to build the fake libcuda")
+    (tmp_path / "fake.c").write_text(_FAKE_CREATE)
+    lib = tmp_path / "libcuda.so.1"
+    subprocess.run([gcc, "-shared", "-fPIC", FAKE_VERSION, "-o", str(lib), str(tmp_path / "fake.c")], check=True)
+    p = subprocess.run([sys.executable, "-c", _CREATE.replace("@IMPORT@", IMPORT)], env=dict(os.environ, CUDAGEN_LIBCUDA=str(lib)),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split("\n")[:2] == ["0 0x1234 1", "0 0x1234 0"], p.stdout

@@ -112,6 +112,13 @@ fn find_nvrtc(dir: &Path) -> Option<PathBuf> {
     found.into_iter().next()
 }
 
+/// The wheel for `requirement` (`name==version`) in the download cache `.cache/wheels/`,
+/// downloaded with pip when missing (the NVRTC wheels the headers come from hold the library
+/// the Python tests install).
+pub fn cached_wheel(requirement: &str) -> Result<PathBuf> {
+    wheel(&root().join(".cache").join("wheels"), requirement)
+}
+
 /// The cached wheel for `requirement` (`name==version`), downloaded with pip when missing.
 fn wheel(dir: &Path, requirement: &str) -> Result<PathBuf> {
     let (name, version) = requirement.split_once("==").context("wheel requirement must be name==version")?;

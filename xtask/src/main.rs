@@ -5,6 +5,7 @@ mod diff;
 mod fetch;
 mod fuzz;
 mod libclang;
+mod python13;
 mod regen;
 mod run;
 mod sweep;
@@ -85,6 +86,9 @@ enum Command {
     Sweep,
     /// The test command CI runs: freshness check, Rust, Python and C tests, release sweep.
     Test,
+    /// The step of `test` that checks the newest 13.x release's Python surface against NVIDIA's
+    /// cuda-bindings 13.x (regen into target/v13, debug build, oracle tests in .venv13).
+    Python13,
     /// Boundary fuzz of every Python function (builds the wheel into .venv first).
     Fuzz {
         /// Random calls per function after the one-parameter sweep.
@@ -110,6 +114,7 @@ fn main() {
         Command::Diff { old, new, out } => diff::command(&old, &new, out),
         Command::Sweep => sweep::run(),
         Command::Test => test_cmd::run_all(),
+        Command::Python13 => python13::run(),
         Command::Fuzz { calls, seed } => fuzz::run(calls, seed),
     };
     if let Err(e) = result {

@@ -23,6 +23,18 @@ fn build_until(source: &HeaderSource, last: Option<&str>) -> Result<Api> {
     build_api_until(&headers, &annotations, last).map_err(|e| anyhow!("{e}"))
 }
 
+/// Every surface of release `minor` of headers/versions.toml, with every function on every
+/// surface (else an error with the coverage report).
+pub(crate) fn generate_release(minor: &str) -> Result<cudagen_generator::render::Output> {
+    let source = HeaderSource { cuda: minor.to_string(), cuda_home: None };
+    let api = build(&source).with_context(|| format!("CUDA {minor}"))?;
+    let output = emit::generate(&api, &root().join("templates")).map_err(|e| anyhow!("CUDA {minor}: {e}"))?;
+    if output.coverage.problems() > 0 {
+        bail!("CUDA {minor}: {} functions not fully covered:\n{}", output.coverage.problems(), output.coverage.report());
+    }
+    Ok(output)
+}
+
 pub fn regen(source: &HeaderSource, out: Option<PathBuf>, check: bool) -> Result<()> {
     let api = build(source)?;
     let output = emit::generate(&api, &root().join("templates")).map_err(|e| anyhow!("{e}"))?;

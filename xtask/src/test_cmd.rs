@@ -56,6 +56,10 @@ pub fn run_all() -> Result<()> {
         run::status(&mut cmd)
     })?;
     step("Python: build the wheel, pytest, stubtest", || python(&root, &env))?;
+    step(
+        &format!("Python {}: regen, debug build into .venv13, oracle against cuda-bindings 13.x", crate::python13::CUDA),
+        crate::python13::run,
+    )?;
     step("C shim: symbols, headers, SAXPY (NVRTC part)", || {
         let mut cmd = Command::new("bash");
         cmd.arg("tests/c/run.sh");

@@ -852,7 +852,7 @@ unsafe extern "C" fn cuCtxCreate_v4(_m: *mut ffi::PyObject, args: *const *mut ff
         let ctxCreateParams = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::record(ctxCreateParams, 24, false, true, &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" })?;
+        let h1 = conv::Held::record(ctxCreateParams, 24, true, true, &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;

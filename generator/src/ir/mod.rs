@@ -25,6 +25,11 @@ impl Api {
         self.libraries.iter().find(|l| l.kind == kind)
     }
 
+    /// The CUDA major version of the headers: `CUDA_VERSION`'s, else the fetched version's (`12.9`).
+    pub fn cuda_major(&self) -> Option<u32> {
+        self.cuda_version_macro().map(|v| v / 1000).or_else(|| self.cuda_version.split('.').next()?.parse().ok())
+    }
+
     /// `CUDA_VERSION` from `cuda.h` (e.g. 12090), if the driver header was parsed.
     pub fn cuda_version_macro(&self) -> Option<u32> {
         self.libraries.iter().flat_map(|l| &l.macros).find(|m| m.name == "CUDA_VERSION").and_then(|m| match m.value {

@@ -65,7 +65,7 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
                 Ok(())
             }),
             ("naming", &|lib| {
-                naming::run(lib);
+                naming::run(lib, cuda_version);
                 Ok(())
             }),
         ];

@@ -87,7 +87,34 @@ fn variant_names(e: &Enum) -> Vec<String> {
         .collect()
 }
 
-pub fn run(lib: &mut Library) {
+/// Record members that only hold memory for future versions of the API: `reserved`,
+/// `internal`, `padding`, `unused`, each with an optional number (`reserved0`).
+fn is_placeholder(field: &str) -> bool {
+    ["reserved", "internal", "padding", "unused"]
+        .iter()
+        .any(|w| field.strip_prefix(w).is_some_and(|n| n.chars().all(|c| c.is_ascii_digit())))
+}
+
+/// First CUDA version whose Python surface follows cuda.bindings 13.x.
+const CUDA_13: u32 = 13000;
+
+/// Prefix of cudagen's own names in the Python record classes (the raw ctypes field behind a
+/// property is `_cg_<name>`). A member whose Python name has it is in the C layout only: no
+/// property, not printed, not in the stubs. (C's own `_oversize` stays public, as in cuda.bindings.)
+pub const PYTHON_PRIVATE: &str = "_cg_";
+
+/// Python name of a record member. cuda.bindings 13.x (since 13.4.2) leaves placeholder members
+/// out of its classes, so from CUDA 13 on they get a private name ([`PYTHON_PRIVATE`]).
+/// cuda.bindings 12.x shows them, and so do 12.x headers here.
+pub fn python_field_ident(field: &str, cuda_version: Option<u32>) -> String {
+    if cuda_version.is_some_and(|v| v >= CUDA_13) && is_placeholder(field) {
+        format!("{PYTHON_PRIVATE}{field}")
+    } else {
+        python_ident(field)
+    }
+}
+
+pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
     let kind = lib.kind;
     for f in &mut lib.functions {
         f.names = Names { rust: function_rust_name(kind, &f.name), python: python_ident(&f.name) };
@@ -106,7 +133,7 @@ pub fn run(lib: &mut Library) {
     for r in &mut lib.records {
         r.names = Names { rust: r.name.clone(), python: python_ident(&r.name) };
         for fld in &mut r.fields {
-            fld.names = Names { rust: rust_ident(&fld.name), python: python_ident(&fld.name) };
+            fld.names = Names { rust: rust_ident(&fld.name), python: python_field_ident(&fld.name, cuda_version) };
         }
     }
     for t in &mut lib.typedefs {
@@ -146,5 +173,17 @@ mod tests {
         assert_eq!(python_param_ident("input"), "input_");
         assert_eq!(python_param_ident("from"), "from_");
         assert_eq!(python_param_ident("ptr"), "ptr");
+    }
+
+    #[test]
+    fn placeholder_members_are_private_in_python_from_cuda_13() {
+        for f in ["reserved", "reserved1", "padding0", "internal", "unused2"] {
+            assert_eq!(python_field_ident(f, Some(13000)), format!("_cg_{f}"));
+            assert_eq!(python_field_ident(f, Some(12090)), f);
+        }
+        for f in ["reservedSharedMemory", "pad", "unusedX", "lambda", "_internal_padding"] {
+            assert!(!python_field_ident(f, Some(13050)).starts_with(PYTHON_PRIVATE), "{f}");
+        }
+        assert_eq!(python_field_ident("lambda", Some(13050)), "lambda_");
     }
 }

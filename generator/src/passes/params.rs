@@ -19,7 +19,10 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
         }
         link_lengths(lib, i);
         let f = lib.functions[i].clone();
-        if let Some(pa) = ann.functions.get(&f.name).or_else(|| ann.functions.get(&f.symbol)) {
+        // The ABI symbol's annotation first: it names one signature, while an API name moves to a
+        // newer ABI between releases (13.0's `cuStreamGetCaptureInfo` is `..._v3`, whose
+        // annotation is keyed `cuStreamGetCaptureInfo_v3` as its 12.x API name).
+        if let Some(pa) = ann.functions.get(&f.symbol).or_else(|| ann.functions.get(&f.name)) {
             // A parameter this release lacks was allowed by its range (`validate_annotations`).
             for (pname, a) in pa.iter().filter(|(pname, _)| f.param(pname).is_some()) {
                 if let Err(e) = apply(&mut lib.functions[i], pname, a, ann) {

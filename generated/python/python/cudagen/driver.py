@@ -140,7 +140,8 @@ _ENUMS = {
     "CUoutput_mode": "CU_OUT_KEY_VALUE_PAIR 0 CU_OUT_CSV 1",
 }
 
-# record: "union size" then per field "name spec anonymous bits" (0/1, "-" for no bit width)
+# record: "union size" then per field "name spec anonymous bits" (0/1, "-" for no bit width);
+# a name starting with "_cg_" is a placeholder member, in the C layout only
 _RECORDS = {
     "CUuuid": "0 16 bytes a:16:c_char 0 -",
     "CUmemFabricHandle_v1": "0 64 data a:64:c_ubyte 0 -",

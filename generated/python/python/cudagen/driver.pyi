@@ -4204,7 +4204,7 @@ def cuCtxCreate_v3(paramsArray: Sequence[CUexecAffinityParam_v1] | None, numPara
     `cuCoredumpSetAttribute`,
     `CUexecAffinityParam`
     """
-def cuCtxCreate_v4(ctxCreateParams: CUctxCreateParams, flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]:
+def cuCtxCreate_v4(ctxCreateParams: CUctxCreateParams | None, flags: int, dev: CUdevice | int) -> tuple[CUresult, CUcontext | None]:
     """Returns `tuple[CUresult, CUcontext | None]`.
 
     Create a CUDA context

@@ -1729,9 +1729,9 @@ pub fn ctx_create_v3(params_array: &[CUexecAffinityParam], flags: c_uint, dev: C
 /// `cuCtxSynchronize`
 #[doc(alias = "cuCtxCreate_v4")]
 #[inline]
-pub fn ctx_create_v4(ctx_create_params: &mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
+pub fn ctx_create_v4(ctx_create_params: Option<&mut CUctxCreateParams>, flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
     let mut __pctx = MaybeUninit::<CUcontext>::uninit();
-    let __r = unsafe { sys::call_cuCtxCreate_v4(__pctx.as_mut_ptr(), core::ptr::from_mut(ctx_create_params), flags, dev) }?;
+    let __r = unsafe { sys::call_cuCtxCreate_v4(__pctx.as_mut_ptr(), ctx_create_params.map_or(core::ptr::null_mut(), |r| r as *mut CUctxCreateParams), flags, dev) }?;
     error::check(__r)?;
     Ok(unsafe { __pctx.assume_init() })
 }

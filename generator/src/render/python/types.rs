@@ -35,7 +35,10 @@ pub struct RecordView {
 
 #[derive(Serialize)]
 pub struct FieldView {
+    /// Python name; a private one (`_cg_reserved`) keeps the member in the C layout only.
     pub name: String,
+    /// A property of the class (printed, in the stubs).
+    pub public: bool,
     /// Python literal of the field's type spec, decoded by `cudagen._lazy`.
     pub spec: String,
     /// Type in the `.pyi` stub.
@@ -223,7 +226,8 @@ pub fn record_view(lib: &Library, r: &Record, handles: &[HandleView]) -> RecordV
             .iter()
             .map(|f| {
                 let (spec, stub) = field_spec(lib, f, handles);
-                FieldView { name: f.name.clone(), spec, stub, anonymous: f.anonymous, bits: f.bit_width }
+                let public = !f.names.python.starts_with(crate::passes::naming::PYTHON_PRIVATE);
+                FieldView { name: f.names.python.clone(), public, spec, stub, anonymous: f.anonymous, bits: f.bit_width }
             })
             .collect(),
         promoted: r

@@ -41,11 +41,16 @@ struct ProfileView {
     variant: &'static str,
     header: &'static str,
     loader: &'static crate::profile::LoaderProfile,
+    /// `loader.sonames` for these headers' CUDA major version.
+    sonames: Vec<String>,
 }
 
 impl LibrariesView {
-    fn new() -> Self {
-        let profiles = crate::profile::PROFILES.iter().map(|p| ProfileView { variant: p.variant, header: p.header, loader: &p.loader }).collect();
+    fn new(major: Option<u32>) -> Self {
+        let profiles = crate::profile::PROFILES
+            .iter()
+            .map(|p| ProfileView { variant: p.variant, header: p.header, loader: &p.loader, sonames: p.loader.sonames_for(major) })
+            .collect();
         LibrariesView { profiles }
     }
 }
@@ -114,7 +119,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
-    out.files.insert("rust/src/libraries.rs".into(), templates.render("rust/libraries.rs.tera", &LibrariesView::new())?);
+    out.files.insert("rust/src/libraries.rs".into(), templates.render("rust/libraries.rs.tera", &LibrariesView::new(api.cuda_major()))?);
     let cudarc = crate_view.cudarc_feature.is_some();
     super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)
 }

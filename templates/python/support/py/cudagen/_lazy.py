@@ -309,7 +309,7 @@ def enum_members(table):
 
 def record_layout(table):
     """``(union, size, ((field, spec, anonymous, bit width or None), ...))`` from a record's
-    table string."""
+    table string. A field named ``_cg_...`` is a placeholder member, kept in the C layout only."""
     words = table.split()
     fields = tuple(
         (words[i], words[i + 1], words[i + 2] == "1", None if words[i + 3] == "-" else int(words[i + 3]))
@@ -426,6 +426,9 @@ def _make_record(g, module, name, records):
             fmt.append((fname, "v"))
             continue
         t, conv, base = _ctype(g, module, spec, records)
+        if fname.startswith("_cg_"):  # a placeholder member: in the C layout only
+            cfields.append((fname, t) if bits is None else (fname, t, bits))
+            continue
         raw = fname
         if spec.startswith("a:") or conv is not None or base is not None:
             raw = "_cg_" + fname
