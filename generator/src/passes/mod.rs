@@ -81,7 +81,7 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
 }
 
 /// `CUDA_VERSION` from `cuda.h` (e.g. 12090), else the version the headers were fetched as.
-fn header_cuda_version(api: &Api) -> Option<u32> {
+pub fn header_cuda_version(api: &Api) -> Option<u32> {
     api.cuda_version_macro().or_else(|| parse_version(&api.cuda_version))
 }
 

@@ -98,6 +98,12 @@ fn is_placeholder(field: &str) -> bool {
 /// First CUDA version whose Python surface follows cuda.bindings 13.x.
 const CUDA_13: u32 = 13000;
 
+/// The major version of cuda.bindings whose behaviour the Python surface of headers of
+/// `cuda_version` follows (record printing, placeholder members): 13 from CUDA 13 on, else 12.
+pub fn python_bindings_major(cuda_version: Option<u32>) -> u32 {
+    if cuda_version.is_some_and(|v| v >= CUDA_13) { 13 } else { 12 }
+}
+
 /// Prefix of cudagen's own names in the Python record classes (the raw ctypes field behind a
 /// property is `_cg_<name>`). A member whose Python name has it is in the C layout only: no
 /// property, not printed, not in the stubs. (C's own `_oversize` stays public, as in cuda.bindings.)
@@ -107,7 +113,7 @@ pub const PYTHON_PRIVATE: &str = "_cg_";
 /// out of its classes, so from CUDA 13 on they get a private name ([`PYTHON_PRIVATE`]).
 /// cuda.bindings 12.x shows them, and so do 12.x headers here.
 pub fn python_field_ident(field: &str, cuda_version: Option<u32>) -> String {
-    if cuda_version.is_some_and(|v| v >= CUDA_13) && is_placeholder(field) {
+    if python_bindings_major(cuda_version) >= 13 && is_placeholder(field) {
         format!("{PYTHON_PRIVATE}{field}")
     } else {
         python_ident(field)

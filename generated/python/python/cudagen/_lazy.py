@@ -59,8 +59,10 @@ def _lines(rec, indent):
         if kind == "r":
             out.append("%s%s :" % (indent, name))
             out.extend(_lines(value, indent + "    "))
-        elif kind == "e":  # a value the enum does not know prints as None, as in cuda.bindings
+        elif kind == "e":  # cuda.bindings 12: the value, None for one the enum does not know
             out.append("%s%s : %s" % (indent, name, "None" if value.name.startswith("UNKNOWN_") else value))
+        elif kind == "E":  # cuda.bindings 13: the member's repr, <ValueError> for an unknown value
+            out.append("%s%s : %s" % (indent, name, "<ValueError>" if value.name.startswith("UNKNOWN_") else repr(value)))
         elif kind == "p":
             out.append("%s%s : %s" % (indent, name, hex(value or 0)))
         elif kind == "b":  # a uuid's `bytes` in hex, other char arrays as bytes
@@ -452,7 +454,8 @@ def _make_record(g, module, name, records):
             anon.append(raw)
             fmt.append((None, raw))  # its members are listed here, in declaration order
         else:
-            kind = {"r": "r", "e": "e"}.get(spec[:1]) if spec[1:2] == ":" else "p" if spec == "c_void_p" else None
+            enum_kind = "E" if g.get("_BINDINGS_MAJOR", 12) >= 13 else "e"
+            kind = {"r": "r", "e": enum_kind}.get(spec[:1]) if spec[1:2] == ":" else "p" if spec == "c_void_p" else None
             kind = kind or ("b" if conv == "bytes" else "v")
             fmt.append((fname, kind))
     if anon:

@@ -263,13 +263,17 @@ _RECORDS = {
     "CUcheckpointCheckpointArgs": "0 64 reserved a:8:t:cuuint64_t:c_ulonglong 0 -",
     "CUcheckpointRestoreArgs": "0 64 reserved a:8:t:cuuint64_t:c_ulonglong 0 -",
     "CUcheckpointUnlockArgs": "0 64 reserved a:8:t:cuuint64_t:c_ulonglong 0 -",
-    "CUmemDecompressParams": "0 64 srcNumBytes c_size_t 0 - dstNumBytes c_size_t 0 - dstActBytes c_void_p 0 - src c_void_p 0 - dst c_void_p 0 - algo e:CUmemDecompressAlgorithm:c_uint 0 - padding a:20:c_ubyte 0 -",
+    "CUmemDecompressParams": "0 64 srcNumBytes c_size_t 0 - dstNumBytes c_size_t 0 - dstActBytes d:c_void_p 0 - src c_void_p 0 - dst c_void_p 0 - algo e:CUmemDecompressAlgorithm:c_uint 0 - padding a:20:c_ubyte 0 -",
     "CUdevSmResource": "0 4 smCount c_uint 0 -",
     "CUdevResource_v1_anon0": "1 48 sm r:CUdevSmResource 0 - _oversize a:48:c_ubyte 0 -",
     "CUdevResource_v1": "0 144 type e:CUdevResourceType:c_uint 0 - _internal_padding a:92:c_ubyte 0 - anon0 r:CUdevResource_v1_anon0 1 -",
     "CUeglFrame_v1_frame": "1 24 pArray a:3:h:CUarray:c_void_p 0 - pPitch a:3:c_void_p 0 -",
     "CUeglFrame_v1": "0 64 frame r:CUeglFrame_v1_frame 0 - width c_uint 0 - height c_uint 0 - depth c_uint 0 - pitch c_uint 0 - planeCount c_uint 0 - numChannels c_uint 0 - frameType e:CUeglFrameType:c_uint 0 - eglColorFormat e:CUeglColorFormat:c_uint 0 - cuFormat e:CUarray_format:c_uint 0 -",
 }
+
+# cuda.bindings major whose record printing this module follows (enum fields: 12 prints the value
+# or None, 13 the member's repr or <ValueError>)
+_BINDINGS_MAJOR = 12
 
 # class names of records whose IR name carries an ABI version
 _CLASS_NAMES = {

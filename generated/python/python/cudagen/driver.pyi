@@ -2568,7 +2568,7 @@ class CUcheckpointUnlockArgs(ctypes.Structure):
 class CUmemDecompressParams(ctypes.Structure):
     srcNumBytes: int
     dstNumBytes: int
-    dstActBytes: int | None
+    dstActBytes: int
     src: int | None
     dst: int | None
     algo: CUmemDecompressAlgorithm

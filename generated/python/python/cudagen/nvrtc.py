@@ -34,6 +34,10 @@ _ENUMS = {
 _RECORDS = {
 }
 
+# cuda.bindings major whose record printing this module follows (enum fields: 12 prints the value
+# or None, 13 the member's repr or <ValueError>)
+_BINDINGS_MAJOR = 12
+
 # class names of records whose IR name carries an ABI version
 _CLASS_NAMES = {
 }

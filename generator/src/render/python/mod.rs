@@ -43,10 +43,13 @@ struct ModuleView {
     aliases: Vec<(String, String)>,
     typedef_classes: Vec<types::TypedefClassView>,
     record_class_names: Vec<(String, String)>,
+    /// cuda.bindings major whose record printing the module follows (12 or 13).
+    bindings_major: u32,
 }
 
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
     let mut modules = Vec::new();
+    let bindings_major = crate::passes::naming::python_bindings_major(crate::passes::header_cuda_version(api));
     for lib in &api.libraries {
         let m = lib.kind.module().to_string();
         let qualname = format!("cudagen.{m}");
@@ -75,6 +78,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             record_class_names: types::record_class_names(lib),
             consts: types::consts(lib),
             aliases: types::aliases(lib),
+            bindings_major,
         };
         out.files.insert(format!("python/src/{m}.rs"), templates.render("python/module.rs.tera", &view)?);
         out.files.insert(format!("python/python/cudagen/{m}.py"), templates.render("python/module.py.tera", &view)?);

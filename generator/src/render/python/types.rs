@@ -165,9 +165,18 @@ fn field_spec(lib: &Library, f: &Field, handles: &[HandleView]) -> (String, Stri
     }
 }
 
+/// A pointer to this is printed in decimal by cuda.bindings: a pointer (`void **kernelParams`) or
+/// an integer (`size_t *sizes`); `void *` and `char *` are addresses, printed in hex.
+fn decimal_address(lib: &Library, pointee: &Type) -> bool {
+    match lib.resolve(pointee) {
+        Resolved::Pointer { .. } => true,
+        Resolved::Prim(p) => p.is_integer() && !matches!(p, Prim::Char | Prim::SChar | Prim::UChar),
+        _ => false,
+    }
+}
+
 /// (spec, stub type) of a record field type. A typedef with a class of its own (`cuuint64_t`,
-/// `CUhostFn`) reads as that class (`t:NAME:CTYPE`); a pointer to a pointer (`void **`) is an
-/// address shown in decimal (`d:c_void_p`), as cuda.bindings prints it.
+/// `CUhostFn`) reads as that class (`t:NAME:CTYPE`); see [`decimal_address`] for `d:c_void_p`.
 fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
     if let Type::Named { name } = ty {
         if let Some((pointer, bits)) = lib.typedef(name).filter(|_| handle_class(handles, name).is_none()).and_then(|t| typedef_class(lib, t)) {
@@ -211,7 +220,7 @@ fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
             }
             (format!("a:{len}:{s}"), format!("list[{stub}]"))
         }
-        Resolved::Pointer { pointee, .. } if matches!(lib.resolve(pointee), Resolved::Pointer { .. }) => ("d:c_void_p".into(), "int".into()),
+        Resolved::Pointer { pointee, .. } if decimal_address(lib, pointee) => ("d:c_void_p".into(), "int".into()),
         _ => ("c_void_p".into(), "int | None".into()),
     }
 }
