@@ -59,11 +59,7 @@ pub fn run() -> Result<()> {
             // a one-off build of fresh sources: no incremental state to keep
             .env("CARGO_INCREMENTAL", "0"),
     )?;
-    let wheel = std::fs::read_dir(&wheels)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .context("maturin built no wheel")?;
-    run::status(Command::new(&py).args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"]).arg(&wheel))?;
+    crate::test_cmd::install_wheel(&py, &wheels)?;
     println!("CUDA {CUDA} extension built (debug) and installed ({:.1}s)", t.elapsed().as_secs_f64());
 
     let t = Instant::now();

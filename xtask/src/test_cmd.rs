@@ -108,10 +108,15 @@ pub fn install_python(root: &Path) -> Result<PathBuf> {
             .arg(&wheels)
             .current_dir(root),
     )?;
-    let wheel = std::fs::read_dir(&wheels)?
+    install_wheel(&py, &wheels)?;
+    Ok(py)
+}
+
+/// Installs into `py`'s environment the wheel maturin built into `wheels`.
+pub fn install_wheel(py: &Path, wheels: &Path) -> Result<()> {
+    let wheel = std::fs::read_dir(wheels)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "whl"))
         .context("maturin built no wheel")?;
-    run::status(Command::new(&py).args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"]).arg(&wheel))?;
-    Ok(py)
+    run::status(Command::new(py).args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"]).arg(&wheel))
 }
