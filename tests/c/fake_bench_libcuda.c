@@ -1,9 +1,10 @@
 /*
- * A fake libcuda.so.1 for running tests/c/bench_pair.c without a GPU (tests/c/bench_fake.sh):
- * exports what bench_pair calls, each returning at once (as cheap as a call can be, so the
- * shim's and the tracer's added cost stands out), and cuGetProcAddress_v2 hands the shim the
- * very same functions. FAKE_LAUNCH_NS=N makes cuLaunchKernel spin N ns (the real one takes
- * ~3 us on an H100, so the trace writer keeps up with launches; 0 by default).
+ * A fake libcuda.so.1 for running tests/c/bench_pair.c without a GPU (tests/c/bench_fake.sh) and
+ * for the tracer test (tests/c/trace_test.c): exports what they call, each returning at once (as
+ * cheap as a call can be, so the shim's and the tracer's added cost stands out), and
+ * cuGetProcAddress_v2 hands the shim the very same functions (cuMemAlloc is missing on purpose).
+ * FAKE_LAUNCH_NS=N makes cuLaunchKernel spin N ns (the real one takes ~3 us on an H100, so the
+ * trace writer keeps up with launches; 0 by default).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,8 +30,18 @@ CUresult cuModuleLoadData(void **mod, const void *image) { (void)image; *mod = (
 CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) { (void)mod; (void)name; *fn = (void *)0x3000; return 0; }
 CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = (void *)0x4000; return 0; }
 CUresult cuStreamSynchronize(void *s) { (void)s; return 0; }
-CUresult cuCtxGetCurrent(void **ctx) { *ctx = (void *)0x1000; return 0; }
-CUresult cuDeviceGetAttribute(int *v, int attrib, int dev) { (void)dev; *v = attrib == 16 ? 132 : 1; return 0; }
+CUresult cuCtxGetCurrent(void **ctx)
+{
+    if (!ctx) return 1; /* CUDA_ERROR_INVALID_VALUE */
+    *ctx = (void *)0x1000;
+    return 0;
+}
+CUresult cuDeviceGetAttribute(int *v, int attrib, int dev)
+{
+    if (dev != 0) return 101; /* CUDA_ERROR_INVALID_DEVICE */
+    *v = attrib == 16 ? 132 : 1;
+    return 0;
+}
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, void *stream, void **params, void **extra)
 {

@@ -50,9 +50,19 @@ struct Ptr(*mut Chunk);
 // SAFETY: chunks are handed between threads through the queue and the registry only.
 unsafe impl Send for Ptr {}
 
-/// One thread's current chunk, as the writer sees it.
+/// One thread's current chunk and dropped calls, as the writer sees them.
 pub(super) struct Slot {
     current: AtomicPtr<Chunk>,
+    /// Calls this thread dropped (written by the thread only, without read-modify-write).
+    dropped: AtomicU64,
+    /// The part of `dropped` already added to [`DROPPED`] (the writer's, under the output lock).
+    reported: AtomicU64,
+}
+
+impl Slot {
+    fn drop_calls(&self, n: u64) {
+        self.dropped.store(self.dropped.load(Ordering::Relaxed) + n, Ordering::Relaxed);
+    }
 }
 
 /// Every thread's slot (slots of ended threads are pruned once drained).
@@ -64,7 +74,8 @@ static FREE: Mutex<Vec<Ptr>> = Mutex::new(Vec::new());
 static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
 /// Chunks in `FREE` (read without the lock by threads whose chunk is full).
 static FREE_LEN: AtomicUsize = AtomicUsize::new(0);
-/// Calls dropped because no chunk was free, since the last report.
+/// Calls dropped because no chunk was free, since the last report (threads' counts are added
+/// by [`drain`]).
 pub(super) static DROPPED: AtomicU64 = AtomicU64::new(0);
 
 /// The calling thread's side: its slot, chunk and write position.
@@ -73,8 +84,6 @@ struct Local {
     chunk: *mut Chunk,
     len: usize,
     tid: u64,
-    /// Calls dropped by this thread and not yet added to [`DROPPED`].
-    dropped: u64,
     /// While starved, calls left to drop before asking for a chunk again (the shared counters
     /// sit on cache lines the writer writes: reading them on every call costs a miss).
     backoff: u32,
@@ -82,7 +91,6 @@ struct Local {
 
 impl Drop for Local {
     fn drop(&mut self) {
-        DROPPED.fetch_add(core::mem::take(&mut self.dropped), Ordering::Relaxed);
         // The thread ends: its chunk goes to the writer.
         self.slot.current.store(core::ptr::null_mut(), Ordering::Release);
         if !self.chunk.is_null() {
@@ -139,7 +147,7 @@ pub(super) fn push(function: &'static str, args: &[(&'static str, Value<'_>)], r
         if l.chunk.is_null() || l.len + need > CHUNK {
             if l.backoff > 0 {
                 l.backoff -= 1;
-                l.dropped += 1;
+                l.slot.drop_calls(1);
                 return false;
             }
             match fresh_chunk(l.tid) {
@@ -155,9 +163,8 @@ pub(super) fn push(function: &'static str, args: &[(&'static str, Value<'_>)], r
                     }
                 }
                 None => {
-                    l.dropped += 1;
+                    l.slot.drop_calls(1);
                     l.backoff = 255;
-                    DROPPED.fetch_add(core::mem::take(&mut l.dropped), Ordering::Relaxed);
                     return true;
                 }
             }
@@ -185,9 +192,9 @@ pub(super) fn push(function: &'static str, args: &[(&'static str, Value<'_>)], r
 }
 
 fn register() -> Local {
-    let slot = Arc::new(Slot { current: AtomicPtr::new(core::ptr::null_mut()) });
+    let slot = Arc::new(Slot { current: AtomicPtr::new(core::ptr::null_mut()), dropped: AtomicU64::new(0), reported: AtomicU64::new(0) });
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).push(slot.clone());
-    Local { slot, chunk: core::ptr::null_mut(), len: 0, tid: super::sink::tid(), dropped: 0, backoff: 0 }
+    Local { slot, chunk: core::ptr::null_mut(), len: 0, tid: super::sink::tid(), backoff: 0 }
 }
 
 /// Calls `f(tid, bytes)` for everything pending: full chunks first (then recycled), then the
@@ -213,6 +220,9 @@ pub(super) fn drain(try_only: bool, mut f: impl FnMut(u64, &[u8])) {
         None => return,
     };
     for s in reg.iter() {
+        let d = s.dropped.load(Ordering::Relaxed);
+        let seen = s.reported.swap(d, Ordering::Relaxed);
+        DROPPED.fetch_add(d.wrapping_sub(seen), Ordering::Relaxed);
         let c = s.current.load(Ordering::Acquire);
         if !c.is_null() {
             // SAFETY: a current chunk is recycled only after it was queued and drained here.
