@@ -205,25 +205,25 @@ pub fn begin() -> u64 {
 
 /// Records a call of `desc` that started at `start` (from [`begin`]) and just returned.
 /// `words` holds one word per argument of `desc`, then the result's; bit `i` of `written` is
-/// set when argument `i` is an output the call wrote (its word is then the value).
+/// set when argument `i` is an output the call wrote (its word is then the value). The end
+/// stamp is read once the call is known to have room in the buffer (a dropped call reads none).
 ///
 /// # Safety
 /// A word of kind [`Kind::Str`] is NULL or points at a NUL-terminated string.
 pub unsafe fn capture<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
-    let end = clock::now();
     if FLAGS.sync.load(Ordering::Relaxed) || desc.wanted.load(Ordering::Relaxed) != 1 {
-        return capture_cold(desc, start, end, words, written);
+        return capture_cold(desc, start, words, written);
     }
-    match buffer::push(desc, start, end, words, written) {
+    match buffer::push(desc, start, words, written) {
         buffer::Pushed::Stored => {}
         buffer::Pushed::Handed => sink::wake(),
-        buffer::Pushed::Unbuffered => write_now(desc, start, end, words, written),
+        buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
     }
 }
 
 #[cold]
 #[inline(never)]
-unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, end: u64, words: &[u64; N], written: u64) {
+unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
     if !active() {
         return;
     }
@@ -235,19 +235,20 @@ unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, end: u64
         return;
     }
     if FLAGS.sync.load(Ordering::Relaxed) {
-        return write_now(desc, start, end, words, written);
+        return write_now(desc, start, words, written);
     }
-    match buffer::push(desc, start, end, words, written) {
+    match buffer::push(desc, start, words, written) {
         buffer::Pushed::Stored => {}
         buffer::Pushed::Handed => sink::wake(),
-        buffer::Pushed::Unbuffered => write_now(desc, start, end, words, written),
+        buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
     }
 }
 
 /// Formats and writes one call at once (after the exit hook, without a writer thread, or on a
 /// thread whose buffer is gone).
 #[cold]
-unsafe fn write_now<const N: usize>(desc: &'static Desc, start: u64, end: u64, words: &[u64; N], written: u64) {
+unsafe fn write_now<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
+    let end = clock::now();
     let Some(s) = sink::get() else { return };
     let mut rec = vec![0u64; desc.max_len as usize / 8 + 1];
     let base = rec.as_mut_ptr() as *mut u8;

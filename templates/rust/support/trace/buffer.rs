@@ -157,24 +157,29 @@ pub(super) enum Pushed {
     Unbuffered,
 }
 
-/// Appends one call of `desc` to this thread's chunk.
+/// Appends one call of `desc` to this thread's chunk, stamping its end (not for a dropped call).
 ///
 /// # Safety
 /// As [`super::capture`].
 #[inline]
-pub(super) unsafe fn push<const N: usize>(desc: &'static Desc, start: u64, end: u64, words: &[u64; N], written: u64) -> Pushed {
+pub(super) unsafe fn push<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) -> Pushed {
     let l = LOCAL.with(Cell::get);
     if !l.is_null() {
         // SAFETY: this thread's own `Local`; bytes [pos, end) of its chunk are the thread's; the
         // writer reads only below `committed`, which is published after the bytes are written.
-        let l = &mut *l;
-        if l.end as usize - l.pos as usize >= desc.max_len as usize {
-            l.pos = encode(desc, start, end, words, written, l.pos);
-            (*l.chunk).committed.0.store(l.pos as usize - l.base as usize, Ordering::Release);
+        let lr = &mut *l;
+        if lr.end as usize - lr.pos as usize >= desc.max_len as usize {
+            lr.pos = encode(desc, start, super::clock::now(), words, written, lr.pos);
+            (*lr.chunk).committed.0.store(lr.pos as usize - lr.base as usize, Ordering::Release);
+            return Pushed::Stored;
+        }
+        if lr.backoff > 0 {
+            lr.backoff -= 1;
+            lr.slot.drop_calls(1);
             return Pushed::Stored;
         }
     }
-    push_slow(desc.max_len as usize, |p| encode(desc, start, end, words, written, p))
+    push_slow(l, desc.max_len as usize, |p| encode(desc, start, super::clock::now(), words, written, p))
 }
 
 /// Appends one call given as values (the self-describing form).
@@ -183,7 +188,7 @@ pub(super) fn push_values(function: &'static str, args: &[(&'static str, Value<'
     let need = 8 + 10 + 16 + 1 + (args.len() + 1) * (10 + 1 + 2 + MAX_STR + 1 + 10) + 7;
     // SAFETY: `push_slow` hands a pointer with `need` writable bytes.
     unsafe {
-        push_slow(need, |p| {
+        push_slow(LOCAL.with(Cell::get), need, |p| {
             let out = core::slice::from_raw_parts_mut(p, need);
             let mut w = Cursor { out, pos: 0 };
             w.bytes(&VALUES.to_ne_bytes());
@@ -201,11 +206,12 @@ pub(super) fn push_values(function: &'static str, args: &[(&'static str, Value<'
     }
 }
 
-/// The rest of [`push`]: the thread's first call, a full chunk, a starved thread.
+/// The rest of [`push`]: the thread's first call, a full chunk, a starved thread. `l` is the
+/// thread's `LOCAL`.
 #[cold]
 #[inline(never)]
-unsafe fn push_slow(need: usize, write: impl FnOnce(*mut u8) -> *mut u8) -> Pushed {
-    let l = match local() {
+unsafe fn push_slow(l: *mut Local, need: usize, write: impl FnOnce(*mut u8) -> *mut u8) -> Pushed {
+    let l = match if l.is_null() { local() } else { Some(&mut *l) } {
         Some(l) => l,
         None => return Pushed::Unbuffered,
     };
@@ -246,13 +252,9 @@ unsafe fn push_slow(need: usize, write: impl FnOnce(*mut u8) -> *mut u8) -> Push
     }
 }
 
-/// This thread's `Local`, made (and the thread registered) at its first call; `None` while the
+/// Makes this thread's `Local` (and registers the thread) at its first call; `None` while the
 /// thread's locals are being destroyed.
 unsafe fn local() -> Option<&'static mut Local> {
-    let l = LOCAL.with(Cell::get);
-    if !l.is_null() {
-        return Some(&mut *l);
-    }
     // Registers the guard's destructor; fails once it ran (or is running).
     GUARD.try_with(|_| ()).ok()?;
     let slot = Arc::new(Slot { current: AtomicPtr::new(core::ptr::null_mut()), dropped: AtomicU64::new(0), reported: Line(AtomicU64::new(0)) });
@@ -659,7 +661,7 @@ mod tests {
             let words = [(-5i64) as u64, 4096, 0x7000, c"abc".as_ptr() as u64, 0, 2 + k, 0.25f64.to_bits(), 1, long.as_ptr() as u64];
             // SAFETY: the string words point at live C strings.
             unsafe {
-                let _ = push(&DESC, 100 + k, 150 + k, &words, 0b10);
+                let _ = push(&DESC, 100 + k, &words, 0b10);
             }
         }
         push_values("cuAfter", &[], Value::Str(None), 1, 2);
@@ -667,7 +669,7 @@ mod tests {
         let ev: Vec<Event<'_>> = Reader::new(&mine).filter(|e| e.function.starts_with("cu") && e.function != "cuTest").collect();
         assert_eq!(ev.len(), 4);
         for (k, e) in ev[..3].iter().enumerate() {
-            assert_eq!((e.function, e.start_ns, e.dur_ns, e.args.len()), ("cuWords", 100 + k as u64, 50, 8));
+            assert_eq!((e.function, e.start_ns, e.args.len()), ("cuWords", 100 + k as u64, 8));
             assert!(matches!(e.args[0].1, Value::I64(-5)));
             assert!(matches!(e.args[1].1, Value::Size(4096)));
             assert!(matches!(e.args[2].1, Value::Ptr(p) if p as usize == 0x7000));
