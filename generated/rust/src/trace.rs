@@ -148,18 +148,17 @@ pub enum Kind {
     Size,
     /// Zero is `false`.
     Bool,
-    /// An enum value, named by the enum's decoder (`CUresult::trace_name`).
-    Enum(fn(i64) -> Option<&'static str>),
+    /// An enum value, named by the `Desc`'s decoder at this index (`CUresult::trace_name`).
+    Enum(u8),
     /// A C string: the word is its pointer; the string itself is copied at the call.
     Str,
     /// No value (a `void` result).
     Void,
 }
 
-/// One argument of a [`Desc`].
+/// One argument of a [`Desc`] (3 bytes, no pointer: the tables need no relocations).
 #[derive(Clone, Copy, Debug)]
 pub struct Arg {
-    name: &'static str,
     kind: Kind,
     /// The argument points at one output value: when the call wrote it (the call's `written`
     /// bit), the word is that value shown as `kind`; else it is the pointer.
@@ -167,24 +166,32 @@ pub struct Arg {
 }
 
 impl Arg {
-    pub const fn new(name: &'static str, kind: Kind) -> Arg {
-        Arg { name, kind, out: false }
+    pub const fn new(kind: Kind) -> Arg {
+        Arg { kind, out: false }
     }
 
     /// An output value (see [`Arg`]).
-    pub const fn out(name: &'static str, kind: Kind) -> Arg {
-        Arg { name, kind, out: true }
+    pub const fn out(kind: Kind) -> Arg {
+        Arg { kind, out: true }
     }
 }
 
-/// A traced function's static description: its name, how to show each argument's word and
-/// the result's. A call records only the address of its `Desc`, two stamps and one word per
+/// An enum's decoder: the C name of a value.
+pub type EnumName = fn(i64) -> Option<&'static str>;
+
+/// A traced function's static description: its name and its arguments' names (one string,
+/// comma separated), how to show each argument's word and the result's, and the decoders of the
+/// enums they name. A call records only the address of its `Desc`, two stamps and one word per
 /// argument (plus copies of C strings); the writer thread decodes them with it.
 #[derive(Debug)]
 pub struct Desc {
-    name: &'static str,
+    /// `"cuDeviceGetAttribute,pi,attrib,dev"`.
+    names: &'static str,
+    /// Bytes of the function's name in `names`.
+    name_len: u16,
     args: &'static [Arg],
     result: Kind,
+    enums: &'static [EnumName],
     /// Arguments and result of kind [`Kind::Str`].
     strings: u16,
     has_out: bool,
@@ -195,7 +202,13 @@ pub struct Desc {
 }
 
 impl Desc {
-    pub const fn new(name: &'static str, args: &'static [Arg], result: Kind) -> Desc {
+    /// `names`: the function's name, then the arguments' names, comma separated
+    /// (`"cuDeviceGetAttribute,pi,attrib,dev"`).
+    pub const fn new(names: &'static str, args: &'static [Arg], result: Kind, enums: &'static [EnumName]) -> Desc {
+        let mut name_len = 0;
+        while name_len < names.len() && names.as_bytes()[name_len] != b',' {
+            name_len += 1;
+        }
         let mut strings = matches!(result, Kind::Str) as u16;
         let mut has_out = false;
         let mut i = 0;
@@ -206,7 +219,17 @@ impl Desc {
         }
         let words = 3 + args.len() + 1 + has_out as usize;
         let max_len = words * 8 + strings as usize * buffer::STR_BYTES + 7;
-        Desc { name, args, result, strings, has_out, max_len: max_len as u32, wanted: AtomicU8::new(0) }
+        Desc { names, name_len: name_len as u16, args, result, enums, strings, has_out, max_len: max_len as u32, wanted: AtomicU8::new(0) }
+    }
+
+    /// The function's name.
+    fn name(&self) -> &'static str {
+        self.names.get(..self.name_len as usize).unwrap_or(self.names)
+    }
+
+    /// The arguments' names.
+    fn arg_names(&self) -> impl Iterator<Item = &'static str> {
+        self.names.get(self.name_len as usize + 1..).unwrap_or("").split(',')
     }
 }
 
@@ -242,7 +265,7 @@ unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, words: &
     }
     let Some(s) = sink::get() else { return };
     if desc.wanted.load(Ordering::Relaxed) == 0 {
-        desc.wanted.store(if s.filter.wants(desc.name) { 1 } else { 2 }, Ordering::Relaxed);
+        desc.wanted.store(if s.filter.wants(desc.name()) { 1 } else { 2 }, Ordering::Relaxed);
     }
     if desc.wanted.load(Ordering::Relaxed) != 1 {
         return;

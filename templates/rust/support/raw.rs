@@ -10,7 +10,8 @@
 //!   `on_panic`), and maps a loader failure to `on_load_error`, traced like any other call;
 //! - `record` (cold): records the call for the tracer as one word per argument and one for the
 //!   result (outputs read after the call), described by the symbol's static `trace::Desc`
-//!   (names, how each word is shown); both the traced call and the traced loader failure use it.
+//!   (argument names, how each word is shown, the enums' decoders); both the traced call and the
+//!   traced loader failure use it.
 //!
 //! The word expressions name the parameters, the result (`|__r, ..|`) and the mask of written
 //! outputs (`|.., __w|`) with the caller's identifiers, so they are passed in as expressions and
@@ -21,7 +22,8 @@ macro_rules! raw_fn {
         $(#[$attr:meta])*
         fn $name:ident($($p:ident: $t:ty),*) -> $ret:ty = $index:literal;
         helpers $call:ident, $slow:ident, $record:ident;
-        trace |$r:ident, $w:ident| [$($arg:expr => $word:expr),* $(,)?] => $rkind:expr, $rword:expr;
+        trace |$r:ident, $w:ident| $names:literal [$($arg:expr => $word:expr),* $(,)?] => $rkind:expr, $rword:expr;
+        enums [$($enum:path),* $(,)?];
         on_load_error |$e:ident| $on_load:expr;
         on_panic $on_panic:expr;
     ) => {
@@ -75,7 +77,7 @@ macro_rules! raw_fn {
         #[inline(never)]
         #[allow(unused_variables, unused_mut)]
         unsafe fn $record($($p: $t,)* $r: $ret, start: u64) {
-            static DESC: $crate::trace::Desc = $crate::trace::Desc::new(stringify!($name), &[$($arg),*], $rkind);
+            static DESC: $crate::trace::Desc = $crate::trace::Desc::new(concat!(stringify!($name), ",", $names), &[$($arg),*], $rkind, &[$($enum),*]);
             let mut $w = 0u64;
             let words = [$($word,)* $rword];
             $crate::trace::capture(&DESC, start, &words, $w);

@@ -565,6 +565,7 @@ impl<'a> Reader<'a> {
         let words: Vec<u64> = (0..=n).map(|_| self.u64()).collect();
         let written = if desc.has_out { self.u64() } else { 0 };
         let strings_at = self.b.len();
+        let enums = desc.enums;
         let mut show = |kind: Kind, word: u64| -> Value<'a> {
             match kind {
                 Kind::I64 => Value::I64(word as i64),
@@ -574,22 +575,23 @@ impl<'a> Reader<'a> {
                 Kind::Ptr => Value::Ptr(word as usize as *const core::ffi::c_void),
                 Kind::Size => Value::Size(word),
                 Kind::Bool => Value::Bool(word != 0),
-                Kind::Enum(name) => Value::Enum { name: name(word as i64), value: word as i64 },
+                Kind::Enum(e) => Value::Enum { name: enums.get(e as usize).and_then(|name| name(word as i64)), value: word as i64 },
                 Kind::Str if word != 0 => Value::Str(self.cstr()),
                 Kind::Str | Kind::Void => Value::Str(None),
             }
         };
         let mut args = Vec::with_capacity(n);
+        let mut names = desc.arg_names();
         for (i, a) in desc.args.iter().enumerate() {
             let v = if a.out && written & (1u64 << i.min(63)) == 0 { Value::Ptr(words[i] as usize as *const core::ffi::c_void) } else { show(a.kind, words[i]) };
-            args.push((a.name, v));
+            args.push((names.next().unwrap_or("?"), v));
         }
         let result = show(desc.result, words[n]);
         if desc.strings != 0 {
             let used = strings_at - self.b.len();
             self.b = &self.b[(align8(used) - used).min(self.b.len())..];
         }
-        Event { function: desc.name, start_ns, dur_ns: end.saturating_sub(start_ns), args, result }
+        Event { function: desc.name(), start_ns, dur_ns: end.saturating_sub(start_ns), args, result }
     }
 }
 
@@ -653,18 +655,19 @@ mod tests {
     }
 
     static DESC: Desc = Desc::new(
-        "cuWords",
+        "cuWords,i,o,p,s,n,c,f,b",
         &[
-            Arg::new("i", Kind::I64),
-            Arg::out("o", Kind::Size),
-            Arg::out("p", Kind::Hex),
-            Arg::new("s", Kind::Str),
-            Arg::new("n", Kind::Str),
-            Arg::new("c", Kind::Enum(color)),
-            Arg::new("f", Kind::F64),
-            Arg::new("b", Kind::Bool),
+            Arg::new(Kind::I64),
+            Arg::out(Kind::Size),
+            Arg::out(Kind::Hex),
+            Arg::new(Kind::Str),
+            Arg::new(Kind::Str),
+            Arg::new(Kind::Enum(0)),
+            Arg::new(Kind::F64),
+            Arg::new(Kind::Bool),
         ],
         Kind::Str,
+        &[color],
     );
 
     #[test]
@@ -683,6 +686,7 @@ mod tests {
         assert_eq!(ev.len(), 4);
         for (k, e) in ev[..3].iter().enumerate() {
             assert_eq!((e.function, e.start_ns, e.args.len()), ("cuWords", 100 + k as u64, 8));
+            assert_eq!(e.args.iter().map(|a| a.0).collect::<Vec<_>>(), ["i", "o", "p", "s", "n", "c", "f", "b"]);
             assert!(matches!(e.args[0].1, Value::I64(-5)));
             assert!(matches!(e.args[1].1, Value::Size(4096)));
             assert!(matches!(e.args[2].1, Value::Ptr(p) if p as usize == 0x7000));

@@ -119,39 +119,39 @@ impl<'a> Ctx<'a> {
 
     /// How the tracer records parameter `p` (Rust name `name`, position `index`): its
     /// `trace::Arg` (a constant of the function's static `trace::Desc`) and the expression of
-    /// its word, evaluated after the call. A `const char *` the IR calls an input string is
+    /// its word, evaluated after the call; an enum's decoder joins `enums` (the `Desc`'s list). A `const char *` the IR calls an input string is
     /// copied as a string; a single output value (`CUdeviceptr *dptr`) is recorded as what the
     /// callee wrote (when the call succeeded: `status` functions return `__r`; bit `index` of
     /// the mask `__w` says so), not as the slot's address; anything else as its own value.
-    pub fn trace_param(&self, p: &crate::ir::Param, name: &str, index: usize, status: bool) -> (String, String) {
+    pub fn trace_param(&self, p: &crate::ir::Param, name: &str, index: usize, status: bool, enums: &mut Vec<String>) -> (String, String) {
         use crate::ir::Role;
-        let c_name = &p.name;
         match (&p.role, &p.ty) {
             (Role::CStrIn, Type::Pointer { pointee, is_const: true }) if Self::is_char(pointee) => {
-                let (kind, word) = self.trace_word(&p.ty, name, true);
-                (format!("crate::trace::Arg::new(\"{c_name}\", {kind})"), word)
+                let (kind, word) = self.trace_word(&p.ty, name, true, enums);
+                (format!("crate::trace::Arg::new({kind})"), word)
             }
             (Role::OutValue, Type::Pointer { pointee, is_const: false })
                 if index < 64 && !pointee.is_void() && !matches!(self.trace_kind(pointee), TraceKind::Record | TraceKind::FnPtr) =>
             {
                 let ok = if status { "__r.0 == 0 && " } else { "" };
-                let (kind, out) = self.trace_word(pointee, &format!("(*{name})"), false);
-                let (_, slot) = self.trace_word(&p.ty, name, false);
+                let (kind, out) = self.trace_word(pointee, &format!("(*{name})"), false, enums);
+                let (_, slot) = self.trace_word(&p.ty, name, false, enums);
                 (
-                    format!("crate::trace::Arg::out(\"{c_name}\", {kind})"),
+                    format!("crate::trace::Arg::out({kind})"),
                     format!("if {ok}!{name}.is_null() {{ __w |= 1 << {index}; {out} }} else {{ {slot} }}"),
                 )
             }
             _ => {
-                let (kind, word) = self.trace_word(&p.ty, name, false);
-                (format!("crate::trace::Arg::new(\"{c_name}\", {kind})"), word)
+                let (kind, word) = self.trace_word(&p.ty, name, false, enums);
+                (format!("crate::trace::Arg::new({kind})"), word)
             }
         }
     }
 
     /// How the tracer records `expr` of type `ty` (`cstr` marks a C string input): the
-    /// `trace::Kind` that shows it and the expression of its `u64` word.
-    pub fn trace_word(&self, ty: &Type, expr: &str, cstr: bool) -> (String, String) {
+    /// `trace::Kind` that shows it and the expression of its `u64` word. An enum's kind names its
+    /// decoder by its index in `enums` (added there once).
+    pub fn trace_word(&self, ty: &Type, expr: &str, cstr: bool, enums: &mut Vec<String>) -> (String, String) {
         let kind = |k: &str| format!("crate::trace::Kind::{k}");
         if cstr {
             return (kind("Str"), format!("{expr} as usize as u64"));
@@ -170,7 +170,14 @@ impl<'a> Ctx<'a> {
             TraceKind::Bool => (kind("Bool"), format!("{expr} as u64")),
             TraceKind::Hex => (kind("Hex"), format!("{} as u64", handle_field(expr))),
             TraceKind::PtrHandle => (kind("Hex"), format!("{expr}.0 as usize as u64")),
-            TraceKind::Enum => (kind(&format!("Enum({}::trace_name)", self.rust(ty))), format!("{expr}.0 as i64 as u64")),
+            TraceKind::Enum => {
+                let decoder = format!("{}::trace_name", self.rust(ty));
+                let i = enums.iter().position(|e| *e == decoder).unwrap_or_else(|| {
+                    enums.push(decoder);
+                    enums.len() - 1
+                });
+                (kind(&format!("Enum({i})")), format!("{expr}.0 as i64 as u64"))
+            }
             TraceKind::Ptr => (kind("Ptr"), format!("{expr} as usize as u64")),
             TraceKind::FnPtr => (kind("Ptr"), format!("{expr}.map_or(0, |f| f as usize as u64)")),
             TraceKind::Record => (kind("Ptr"), format!("core::ptr::addr_of!({expr}) as usize as u64")),
