@@ -6,7 +6,8 @@
  * Each sample times both paths back to back (the order swaps every sample); the table gives each
  * path's median and the median of the per-sample differences, which cancels slow drift.
  * Run it again with CUDAGEN_TRACE_FILE=/dev/null for the cost of tracing (the shim column).
- * BENCH_CALLS=N changes the calls per sample of the two small calls, BENCH_PAUSE_MS=N sleeps
+ * BENCH_CALLS=N changes the calls per sample of the two small calls (BENCH_BATCHES=N the launch
+ * batches), BENCH_PAUSE_MS=N sleeps
  * between samples (so the trace writer catches up and every traced call is recorded, not dropped),
  * BENCH_CLOCK=thread times with the calling thread's CPU clock instead of the monotonic clock (on a
  * machine with few cores the writer thread and other jobs preempt the caller: wall time counts that).
@@ -22,7 +23,6 @@
 
 #define SAMPLES 61
 #define BATCH 256
-#define BATCHES 100
 
 static const char *empty5_ptx =
     ".version 7.0\n.target sm_52\n.address_size 64\n"
@@ -87,7 +87,8 @@ int main(int argc, char **argv) {
     size_t n = 0;
     void *args[5] = {&a, &x, &y, &out, &n};
     int value = 0;
-    const int CALLS = env_int("BENCH_CALLS", 200000), pause_ms = env_int("BENCH_PAUSE_MS", 0);
+    const int CALLS = env_int("BENCH_CALLS", 200000), BATCHES = env_int("BENCH_BATCHES", 100);
+    const int pause_ms = env_int("BENCH_PAUSE_MS", 0);
     const char *clk = getenv("BENCH_CLOCK");
     if (clk && strcmp(clk, "thread") == 0) clock_id = CLOCK_THREAD_CPUTIME_ID;
     static double s[3][2][SAMPLES];
