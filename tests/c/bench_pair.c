@@ -122,10 +122,13 @@ int main(int argc, char **argv) {
         }
     }
     const char *names[3] = {"cuCtxGetCurrent", "cuDeviceGetAttribute", "cuLaunchKernel (5 args)"};
-    printf("| call (%s%s) | libcuda ns | libcudagen ns | added ns (median of paired differences) |\n"
+    char setup[128] = "";
+    if (CALLS != 200000 || BATCHES != 100 || pause_ms > 0)
+        snprintf(setup, sizeof setup, ", %d calls / %d launches per sample, %d ms pauses", CALLS, BATCHES * BATCH, pause_ms);
+    printf("| call (%s%s%s) | libcuda ns | libcudagen ns | added ns (median of paired differences) |\n"
            "|---|---:|---:|---:|\n",
            getenv("CUDAGEN_TRACE_FILE") ? "shim traced to /dev/null" : "tracing off",
-           clock_id == CLOCK_MONOTONIC ? "" : ", thread CPU time");
+           clock_id == CLOCK_MONOTONIC ? "" : ", thread CPU time", setup);
     for (int f = 0; f < 3; f++) {
         double diff[SAMPLES];
         for (int i = 0; i < SAMPLES; i++) diff[i] = s[f][1][i] - s[f][0][i];
