@@ -6,18 +6,23 @@
  * Each sample times both paths back to back (the order swaps every sample); the table gives each
  * path's median and the median of the per-sample differences, which cancels slow drift.
  * Run it again with CUDAGEN_TRACE_FILE=/dev/null for the cost of tracing (the shim column).
+ * BENCH_CALLS=N changes the calls per sample of the two small calls (BENCH_BATCHES=N the launch
+ * batches), BENCH_PAUSE_MS=N sleeps
+ * between samples (so the trace writer catches up and every traced call is recorded, not dropped),
+ * BENCH_CLOCK=thread times with the calling thread's CPU clock instead of the monotonic clock (on a
+ * machine with few cores the writer thread and other jobs preempt the caller: wall time counts that).
+ * Without a GPU, tests/c/bench_fake.sh runs it against a fake libcuda (tests/c/fake_bench_libcuda.c).
  * Build: gcc -O2 -std=c11 -Igenerated/c/include bench_pair.c -lcuda -ldl */
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define SAMPLES 61
-#define CALLS 200000
 #define BATCH 256
-#define BATCHES 100
 
 static const char *empty5_ptx =
     ".version 7.0\n.target sm_52\n.address_size 64\n"
@@ -30,9 +35,14 @@ typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned
                               CUstream, void **, void **);
 typedef CUresult (*sync_fn)(CUstream);
 
+static int env_int(const char *name, int fallback) {
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : fallback;
+}
+static clockid_t clock_id = CLOCK_MONOTONIC;
 static double now_ns(void) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock_id, &t);
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 static int cmp(const void *a, const void *b) {
@@ -77,6 +87,10 @@ int main(int argc, char **argv) {
     size_t n = 0;
     void *args[5] = {&a, &x, &y, &out, &n};
     int value = 0;
+    const int CALLS = env_int("BENCH_CALLS", 200000), BATCHES = env_int("BENCH_BATCHES", 100);
+    const int pause_ms = env_int("BENCH_PAUSE_MS", 0);
+    const char *clk = getenv("BENCH_CLOCK");
+    if (clk && strcmp(clk, "thread") == 0) clock_id = CLOCK_THREAD_CPUTIME_ID;
     static double s[3][2][SAMPLES];
     for (int w = 0; w < 2; w++) { /* warm up both paths: resolve entries, JIT, first launches */
         for (int k = 0; k < 1000; k++) {
@@ -87,6 +101,10 @@ int main(int argc, char **argv) {
         sync_f[w](stream);
     }
     for (int i = 0; i < SAMPLES; i++) {
+        if (pause_ms > 0) {
+            struct timespec p = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
+            nanosleep(&p, NULL);
+        }
         for (int j = 0; j < 2; j++) {
             int w = (i + j) % 2; /* alternate which path goes first */
             double t = now_ns();
@@ -104,9 +122,13 @@ int main(int argc, char **argv) {
         }
     }
     const char *names[3] = {"cuCtxGetCurrent", "cuDeviceGetAttribute", "cuLaunchKernel (5 args)"};
-    printf("| call (%s) | libcuda ns | libcudagen ns | added ns (median of paired differences) |\n"
+    char setup[128] = "";
+    if (CALLS != 200000 || BATCHES != 100 || pause_ms > 0)
+        snprintf(setup, sizeof setup, ", %d calls / %d launches per sample, %d ms pauses", CALLS, BATCHES * BATCH, pause_ms);
+    printf("| call (%s%s%s) | libcuda ns | libcudagen ns | added ns (median of paired differences) |\n"
            "|---|---:|---:|---:|\n",
-           getenv("CUDAGEN_TRACE_FILE") ? "shim traced to /dev/null" : "tracing off");
+           getenv("CUDAGEN_TRACE_FILE") ? "shim traced to /dev/null" : "tracing off",
+           clock_id == CLOCK_MONOTONIC ? "" : ", thread CPU time", setup);
     for (int f = 0; f < 3; f++) {
         double diff[SAMPLES];
         for (int i = 0; i < SAMPLES; i++) diff[i] = s[f][1][i] - s[f][0][i];

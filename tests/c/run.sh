@@ -14,6 +14,10 @@
 #      reports CUDA_ERROR_STUB_LIBRARY and the loader's message and exits 0
 #   5. installed as libcuda.so.1 the shim skips itself; cuGetProcAddress hands out the shim's
 #      entry points (against the fake driver tests/c/fake_libcuda.c)
+#   6. the tracer through the shim (tests/c/trace_test.c against tests/c/fake_bench_libcuda.c,
+#      checked by tests/c/trace_check.py): decoded lines in text, JSON and Perfetto, filter,
+#      errors only, summary; every call of several threads is a line or counted as dropped, at
+#      exit (threads alive or joined) and on abort
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -171,6 +175,40 @@ if $CC -shared -fPIC -O2 -Wall -Werror tests/c/fake_libcuda.c -o "$work/fake/lib
     fi
 else
     row "cuGetProcAddress -> shim entry points" FAIL "build"
+fi
+
+echo "== tracer (fake driver)"
+mkdir -p "$work/tfake"
+if $CC -shared -fPIC -O2 -Wall -Werror -Wl,-Bsymbolic -Wl,-soname,libcuda.so.1 tests/c/fake_bench_libcuda.c -o "$work/tfake/libcuda.so.1" \
+    && $CC -std=c11 -Wall -Werror -I "$inc" tests/c/trace_test.c -o "$work/trace_test" -L "$lib" -lcudagen -lpthread; then
+    tt() { # trace file, env..., -- args...
+        local f=$1; shift
+        rm -f "$f"
+        env -u CUDAGEN_TRACE -u CUDAGEN_TRACE_FORMAT -u CUDAGEN_TRACE_SUMMARY -u CUDAGEN_TRACE_ONLY -u CUDAGEN_TRACE_ERRORS \
+            LD_LIBRARY_PATH="$lib" CUDAGEN_LIBCUDA="$work/tfake/libcuda.so.1" CUDAGEN_TRACE_FILE="$f" "$@"
+    }
+    t="$work/trace"
+    tt "$t.txt" "$work/trace_test" calls > /dev/null
+    tt "$t.jsonl" CUDAGEN_TRACE_FORMAT=json "$work/trace_test" calls > /dev/null
+    tt "$t.perfetto" CUDAGEN_TRACE_FORMAT=perfetto "$work/trace_test" calls > /dev/null
+    tt "$t.only" CUDAGEN_TRACE_ONLY='cuDeviceGetAttribute,cuMemAlloc*' "$work/trace_test" calls > /dev/null
+    check "trace: lines, JSON, Perfetto, filter" python3 tests/c/trace_check.py calls "$t.txt" "$t.jsonl" "$t.perfetto" "$t.only"
+    tt "$t.errors" CUDAGEN_TRACE_ERRORS=1 CUDAGEN_TRACE_SUMMARY=1 "$work/trace_test" calls > /dev/null 2> "$t.summary"
+    if [ "$(grep -c '' "$t.errors")" = 3 ] && ! grep -q -- '-> CUDA_SUCCESS' "$t.errors" \
+        && grep -Eq '^ +[0-9.]+ +[0-9.]+ +2 +1 +[0-9.]+ +[0-9.]+  cuDeviceGetAttribute$' "$t.summary" \
+        && grep -q 'API summary (pid [0-9]*): 11 functions, 13 calls, 3 errors' "$t.summary"; then
+        row "trace: errors only, summary" PASS
+    else
+        row "trace: errors only, summary" FAIL; cat "$t.errors" "$t.summary" >&2
+    fi
+    for mode in "threads 4 200000" "joined 4 200000" "threads 3 1000" "abort 5000"; do
+        set -- $mode
+        tt "$t.$1" "$work/trace_test" $mode > "$t.$1.out" 2>&1
+        [ "$1" = abort ] && calls=$2 || calls=$(( $2 * $3 ))
+        check "trace: $mode: every call a line or dropped" python3 tests/c/trace_check.py count "$t.$1" "$calls"
+    done
+else
+    row "trace: build trace_test" FAIL
 fi
 
 echo

@@ -30,9 +30,10 @@
 //! JSON: `{"tid":12345,"fn":"cuMemAlloc_v2","args":{"dptr":"0x7ffd...","bytesize":67108864},"result":"CUDA_SUCCESS","ns":1234}`
 //!
 //! `tid` is the kernel thread id (`gettid`, as shown by `top -H`, `gdb`, `nsys`). The calling
-//! thread only copies the raw values into its own buffer; a writer thread formats and writes
-//! them, everything pending is written at exit and on abort or a fatal signal, and a full
-//! buffer drops calls and says so in the trace. IO errors are ignored; tracing never panics.
+//! thread only copies raw words into its own buffer (each generated function has a static
+//! [`Desc`] naming its arguments and saying how to show them); a writer thread decodes, formats
+//! and writes them, everything pending is written at exit and on abort or a fatal signal, and a
+//! full buffer drops calls and says so in the trace. IO errors are ignored; tracing never panics.
 
 mod buffer;
 mod clock;
@@ -43,18 +44,31 @@ mod sink;
 mod summary;
 
 use core::ffi::{c_void, CStr};
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
 
 const UNKNOWN: u8 = 0;
 const OFF: u8 = 1;
 const ON: u8 = 2;
-static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+/// What every traced call reads, alone on its cache lines (the counters the writer and the
+/// threads update live elsewhere), written only when tracing is configured, turned on or off,
+/// and at exit.
+#[repr(align(128))]
+struct Flags {
+    state: AtomicU8,
+    /// Calls are formatted and written at once (after the exit hook, or without a writer thread).
+    sync: AtomicBool,
+    /// Stamps are TSC ticks (see `clock`).
+    tsc: AtomicBool,
+}
+
+static FLAGS: Flags = Flags { state: AtomicU8::new(UNKNOWN), sync: AtomicBool::new(false), tsc: AtomicBool::new(false) };
 
 /// Whether calls should be traced. After the first call: one relaxed load and a branch.
 #[inline(always)]
 pub fn active() -> bool {
-    match STATE.load(Ordering::Relaxed) {
+    match FLAGS.state.load(Ordering::Relaxed) {
         ON => true,
         OFF => false,
         _ => init(),
@@ -65,15 +79,26 @@ pub fn active() -> bool {
 /// the raw layer's fast path uses it to jump straight to the driver.
 #[inline(always)]
 pub fn known_off() -> bool {
-    STATE.load(Ordering::Relaxed) == OFF
+    FLAGS.state.load(Ordering::Relaxed) == OFF
 }
 
 #[cold]
 #[inline(never)]
 fn init() -> bool {
     let on = sink::configured().is_some();
-    STATE.store(if on { ON } else { OFF }, Ordering::Relaxed);
+    if on {
+        start();
+    }
+    FLAGS.state.store(if on { ON } else { OFF }, Ordering::Relaxed);
     on
+}
+
+/// Before calls are traced: the clock, the writer thread (without one, calls are written at once).
+fn start() {
+    clock::init();
+    if !sink::writer_running() {
+        FLAGS.sync.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Turn tracing on or off at run time (e.g. from Python). Turning it on when the environment
@@ -81,8 +106,9 @@ fn init() -> bool {
 pub fn set_active(on: bool) {
     if on {
         sink::get_or_stderr();
+        start();
     }
-    STATE.store(if on { ON } else { OFF }, Ordering::Relaxed);
+    FLAGS.state.store(if on { ON } else { OFF }, Ordering::Relaxed);
 }
 
 /// One traced value: an argument or the result.
@@ -109,13 +135,171 @@ pub enum Value<'a> {
     Name(&'static str),
 }
 
-/// A stamp for [`end`] (TSC ticks or nanoseconds; converted on the writer thread).
-#[inline]
+/// How the writer shows one recorded word (see [`Desc`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    /// A signed integer (the word is the value sign-extended).
+    I64,
+    U64,
+    /// The word is the bits of an `f64`.
+    F64,
+    Hex,
+    Ptr,
+    Size,
+    /// Zero is `false`.
+    Bool,
+    /// An enum value, named by the `Desc`'s decoder at this index (`CUresult::trace_name`).
+    Enum(u8),
+    /// A C string: the word is its pointer; the string itself is copied at the call.
+    Str,
+    /// No value (a `void` result).
+    Void,
+}
+
+/// One argument of a [`Desc`] (3 bytes, no pointer: the tables need no relocations).
+#[derive(Clone, Copy, Debug)]
+pub struct Arg {
+    kind: Kind,
+    /// The argument points at one output value: when the call wrote it (the call's `written`
+    /// bit), the word is that value shown as `kind`; else it is the pointer.
+    out: bool,
+}
+
+impl Arg {
+    pub const fn new(kind: Kind) -> Arg {
+        Arg { kind, out: false }
+    }
+
+    /// An output value (see [`Arg`]).
+    pub const fn out(kind: Kind) -> Arg {
+        Arg { kind, out: true }
+    }
+}
+
+/// An enum's decoder: the C name of a value.
+pub type EnumName = fn(i64) -> Option<&'static str>;
+
+/// A traced function's static description: its name and its arguments' names (one string,
+/// comma separated), how to show each argument's word and the result's, and the decoders of the
+/// enums they name. A call records only the address of its `Desc`, two stamps and one word per
+/// argument (plus copies of C strings); the writer thread decodes them with it.
+#[derive(Debug)]
+pub struct Desc {
+    /// `"cuDeviceGetAttribute,pi,attrib,dev"`.
+    names: &'static str,
+    /// Bytes of the function's name in `names`.
+    name_len: u16,
+    args: &'static [Arg],
+    result: Kind,
+    enums: &'static [EnumName],
+    /// Arguments and result of kind [`Kind::Str`].
+    strings: u16,
+    has_out: bool,
+    /// Bytes a call can take in the buffer at most.
+    max_len: u32,
+    /// `CUDAGEN_TRACE_ONLY` decided for this function: 0 not yet, 1 traced, 2 filtered out.
+    wanted: AtomicU8,
+}
+
+impl Desc {
+    /// `names`: the function's name, then the arguments' names, comma separated
+    /// (`"cuDeviceGetAttribute,pi,attrib,dev"`).
+    pub const fn new(names: &'static str, args: &'static [Arg], result: Kind, enums: &'static [EnumName]) -> Desc {
+        let mut name_len = 0;
+        while name_len < names.len() && names.as_bytes()[name_len] != b',' {
+            name_len += 1;
+        }
+        let mut strings = matches!(result, Kind::Str) as u16;
+        let mut has_out = false;
+        let mut i = 0;
+        while i < args.len() {
+            strings += matches!(args[i].kind, Kind::Str) as u16;
+            has_out |= args[i].out;
+            i += 1;
+        }
+        let words = 3 + args.len() + 1 + has_out as usize;
+        let max_len = words * 8 + strings as usize * buffer::STR_BYTES + 7;
+        Desc { names, name_len: name_len as u16, args, result, enums, strings, has_out, max_len: max_len as u32, wanted: AtomicU8::new(0) }
+    }
+
+    /// The function's name.
+    fn name(&self) -> &'static str {
+        self.names.get(..self.name_len as usize).unwrap_or(self.names)
+    }
+
+    /// The arguments' names.
+    fn arg_names(&self) -> impl Iterator<Item = &'static str> {
+        self.names.get(self.name_len as usize + 1..).unwrap_or("").split(',')
+    }
+}
+
+/// A stamp for [`capture`] (TSC ticks or nanoseconds; converted on the writer thread).
+#[inline(always)]
 pub fn begin() -> u64 {
     clock::now()
 }
 
-/// Records a call that started at `start` (from [`begin`]) and just returned `result`.
+/// Records a call of `desc` that started at `start` (from [`begin`]) and just returned.
+/// `words` holds one word per argument of `desc`, then the result's; bit `i` of `written` is
+/// set when argument `i` is an output the call wrote (its word is then the value). The end
+/// stamp is read once the call is known to have room in the buffer (a dropped call reads none).
+///
+/// # Safety
+/// A word of kind [`Kind::Str`] is NULL or points at a NUL-terminated string.
+pub unsafe fn capture<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
+    if FLAGS.sync.load(Ordering::Relaxed) || desc.wanted.load(Ordering::Relaxed) != 1 {
+        return capture_cold(desc, start, words, written);
+    }
+    match buffer::push(desc, start, words, written) {
+        buffer::Pushed::Stored => {}
+        buffer::Pushed::Handed => sink::wake(),
+        buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
+    }
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
+    if !active() {
+        return;
+    }
+    let Some(s) = sink::get() else { return };
+    if desc.wanted.load(Ordering::Relaxed) == 0 {
+        desc.wanted.store(if s.filter.wants(desc.name()) { 1 } else { 2 }, Ordering::Relaxed);
+    }
+    if desc.wanted.load(Ordering::Relaxed) != 1 {
+        return;
+    }
+    if FLAGS.sync.load(Ordering::Relaxed) {
+        return write_now(desc, start, words, written);
+    }
+    match buffer::push(desc, start, words, written) {
+        buffer::Pushed::Stored => {}
+        buffer::Pushed::Handed => sink::wake(),
+        buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
+    }
+}
+
+/// Formats and writes one call at once (after the exit hook, without a writer thread, or on a
+/// thread whose buffer is gone).
+#[cold]
+unsafe fn write_now<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
+    let end = clock::now();
+    let Some(s) = sink::get() else { return };
+    let mut rec = vec![0u64; desc.max_len as usize / 8 + 1];
+    let base = rec.as_mut_ptr() as *mut u8;
+    let len = buffer::encode(desc, start, end, words, written, base) as usize - base as usize;
+    let bytes = core::slice::from_raw_parts(base, len);
+    let k = clock::scale();
+    for mut ev in buffer::Reader::new(bytes) {
+        ev.start_ns = clock::since_epoch_ns(ev.start_ns, k);
+        ev.dur_ns = clock::duration_ns(ev.dur_ns, k);
+        s.write_sync(sink::tid(), &ev);
+    }
+}
+
+/// Records a call that started at `start` (from [`begin`]) and just returned `result`, with
+/// arguments given as values (functions without a [`Desc`]).
 #[inline]
 pub fn end(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start: u64) {
     let now = clock::now();
@@ -136,21 +320,22 @@ fn span(function: &'static str, args: &[(&'static str, Value<'_>)], result: Valu
     if !s.filter.wants(function) {
         return;
     }
-    if s.finished() || !sink::writer_running() {
-        let k = clock::scale();
-        let ev = buffer::Event {
-            function,
-            start_ns: clock::since_epoch_ns(start, k),
-            dur_ns: clock::duration_ns(dur, k),
-            args: args.to_vec(),
-            result,
-        };
-        s.write_sync(sink::tid(), &ev);
-        return;
+    if !FLAGS.sync.load(Ordering::Relaxed) {
+        match buffer::push_values(function, args, result, start, dur) {
+            buffer::Pushed::Stored => return,
+            buffer::Pushed::Handed => return sink::wake(),
+            buffer::Pushed::Unbuffered => {}
+        }
     }
-    if buffer::push(function, args, result, start, dur) {
-        sink::wake();
-    }
+    let k = clock::scale();
+    let ev = buffer::Event {
+        function,
+        start_ns: clock::since_epoch_ns(start, k),
+        dur_ns: clock::duration_ns(dur, k),
+        args: args.to_vec(),
+        result,
+    };
+    s.write_sync(sink::tid(), &ev);
 }
 
 /// A status enum other than its success value (0: `CUDA_SUCCESS`, `NVRTC_SUCCESS`).

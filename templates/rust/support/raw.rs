@@ -8,18 +8,22 @@
 //!   failure) and traces the call when tracing is on;
 //! - `slow` (cold): runs `call` under `catch_unwind`, so the raw fn never unwinds (a panic becomes
 //!   `on_panic`), and maps a loader failure to `on_load_error`, traced like any other call;
-//! - `record` (cold): decodes the arguments and result (outputs after the call) into one trace
-//!   span; both the traced call and the traced loader failure use it.
+//! - `record` (cold): records the call for the tracer as one word per argument and one for the
+//!   result (outputs read after the call), described by the symbol's static `trace::Desc`
+//!   (argument names, how each word is shown, the enums' decoders); both the traced call and the
+//!   traced loader failure use it.
 //!
-//! The argument and result decoders name the parameters and the result (`|__r|`) with the caller's
-//! identifiers, so they are passed in as expressions and evaluated where those names are bound.
+//! The word expressions name the parameters, the result (`|__r, ..|`) and the mask of written
+//! outputs (`|.., __w|`) with the caller's identifiers, so they are passed in as expressions and
+//! evaluated where those names are bound.
 
 macro_rules! raw_fn {
     (
         $(#[$attr:meta])*
         fn $name:ident($($p:ident: $t:ty),*) -> $ret:ty = $index:literal;
         helpers $call:ident, $slow:ident, $record:ident;
-        trace |$r:ident| [$($c:literal => $tr:expr),* $(,)?] => $rtr:expr;
+        trace |$r:ident, $w:ident| $names:literal [$($arg:expr => $word:expr),* $(,)?] => $rkind:expr, $rword:expr;
+        enums [$($enum:path),* $(,)?];
         on_load_error |$e:ident| $on_load:expr;
         on_panic $on_panic:expr;
     ) => {
@@ -71,9 +75,12 @@ macro_rules! raw_fn {
 
         #[cold]
         #[inline(never)]
-        #[allow(unused_variables)]
+        #[allow(unused_variables, unused_mut)]
         unsafe fn $record($($p: $t,)* $r: $ret, start: u64) {
-            $crate::trace::end(stringify!($name), &[$(($c, $tr)),*], $rtr, start);
+            static DESC: $crate::trace::Desc = $crate::trace::Desc::new(concat!(stringify!($name), ",", $names), &[$($arg),*], $rkind, &[$($enum),*]);
+            let mut $w = 0u64;
+            let words = [$($word,)* $rword];
+            $crate::trace::capture(&DESC, start, &words, $w);
         }
     };
 }

@@ -610,10 +610,11 @@ raw_fn! {
     /// `cuGetErrorString`. Typed: [`get_error_string`](super::get_error_string).
     fn cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUresult = 0;
     helpers call_cuGetErrorString, slow_cuGetErrorString, record_cuGetErrorString;
-    trace |__r| [
-        "error" => crate::trace::Value::Enum { name: error.name(), value: error.0 as i64 },
-        "pStr" => crate::trace::Value::Ptr(pStr as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "error,pStr" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => error.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStr as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -622,10 +623,11 @@ raw_fn! {
     /// `cuGetErrorName`. Typed: [`get_error_name`](super::get_error_name).
     fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult = 1;
     helpers call_cuGetErrorName, slow_cuGetErrorName, record_cuGetErrorName;
-    trace |__r| [
-        "error" => crate::trace::Value::Enum { name: error.name(), value: error.0 as i64 },
-        "pStr" => crate::trace::Value::Ptr(pStr as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "error,pStr" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => error.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStr as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -634,9 +636,10 @@ raw_fn! {
     /// `cuInit`. Typed: [`init`](super::init).
     fn cuInit(Flags: c_uint) -> CUresult = 2;
     helpers call_cuInit, slow_cuInit, record_cuInit;
-    trace |__r| [
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "Flags" [
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -645,9 +648,10 @@ raw_fn! {
     /// `cuDriverGetVersion`. Typed: [`driver_get_version`](super::driver_get_version).
     fn cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult = 3;
     helpers call_cuDriverGetVersion, slow_cuDriverGetVersion, record_cuDriverGetVersion;
-    trace |__r| [
-        "driverVersion" => if __r.0 == 0 && !driverVersion.is_null() { crate::trace::Value::I64((*driverVersion) as i64) } else { crate::trace::Value::Ptr(driverVersion as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "driverVersion" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !driverVersion.is_null() { __w |= 1 << 0; (*driverVersion) as i64 as u64 } else { driverVersion as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -656,10 +660,11 @@ raw_fn! {
     /// `cuDeviceGet`. Typed: [`device_get`](super::device_get).
     fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult = 4;
     helpers call_cuDeviceGet, slow_cuDeviceGet, record_cuDeviceGet;
-    trace |__r| [
-        "device" => if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) },
-        "ordinal" => crate::trace::Value::I64(ordinal as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "device,ordinal" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 0; (*device).0 as i64 as u64 } else { device as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::I64) => ordinal as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -668,9 +673,10 @@ raw_fn! {
     /// `cuDeviceGetCount`. Typed: [`device_get_count`](super::device_get_count).
     fn cuDeviceGetCount(count: *mut c_int) -> CUresult = 5;
     helpers call_cuDeviceGetCount, slow_cuDeviceGetCount, record_cuDeviceGetCount;
-    trace |__r| [
-        "count" => if __r.0 == 0 && !count.is_null() { crate::trace::Value::I64((*count) as i64) } else { crate::trace::Value::Ptr(count as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "count" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as i64 as u64 } else { count as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -679,11 +685,12 @@ raw_fn! {
     /// `cuDeviceGetName`. Typed: [`device_get_name`](super::device_get_name).
     fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult = 6;
     helpers call_cuDeviceGetName, slow_cuDeviceGetName, record_cuDeviceGetName;
-    trace |__r| [
-        "name" => crate::trace::Value::Ptr(name as *const c_void),
-        "len" => crate::trace::Value::I64(len as i64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "name,len,dev" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => name as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => len as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -692,10 +699,11 @@ raw_fn! {
     /// `cuDeviceGetUuid`. Typed: [`device_get_uuid`](super::device_get_uuid).
     fn cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CUresult = 7;
     helpers call_cuDeviceGetUuid, slow_cuDeviceGetUuid, record_cuDeviceGetUuid;
-    trace |__r| [
-        "uuid" => crate::trace::Value::Ptr(uuid as *const c_void),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "uuid,dev" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => uuid as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -704,10 +712,11 @@ raw_fn! {
     /// `cuDeviceGetUuid_v2`. Typed: [`device_get_uuid_v2`](super::device_get_uuid_v2).
     fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult = 8;
     helpers call_cuDeviceGetUuid_v2, slow_cuDeviceGetUuid_v2, record_cuDeviceGetUuid_v2;
-    trace |__r| [
-        "uuid" => crate::trace::Value::Ptr(uuid as *const c_void),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "uuid,dev" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => uuid as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -716,11 +725,12 @@ raw_fn! {
     /// `cuDeviceGetLuid`. Typed: [`device_get_luid`](super::device_get_luid).
     fn cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mut c_uint, dev: CUdevice) -> CUresult = 9;
     helpers call_cuDeviceGetLuid, slow_cuDeviceGetLuid, record_cuDeviceGetLuid;
-    trace |__r| [
-        "luid" => crate::trace::Value::Ptr(luid as *const c_void),
-        "deviceNodeMask" => if __r.0 == 0 && !deviceNodeMask.is_null() { crate::trace::Value::U64((*deviceNodeMask) as u64) } else { crate::trace::Value::Ptr(deviceNodeMask as *const c_void) },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "luid,deviceNodeMask,dev" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => luid as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !deviceNodeMask.is_null() { __w |= 1 << 1; (*deviceNodeMask) as u64 } else { deviceNodeMask as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -729,10 +739,11 @@ raw_fn! {
     /// `cuDeviceTotalMem_v2` (`cuDeviceTotalMem`). Typed: [`device_total_mem`](super::device_total_mem).
     fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult = 10;
     helpers call_cuDeviceTotalMem_v2, slow_cuDeviceTotalMem_v2, record_cuDeviceTotalMem_v2;
-    trace |__r| [
-        "bytes" => if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "bytes,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 0; (*bytes) as u64 } else { bytes as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -741,12 +752,13 @@ raw_fn! {
     /// `cuDeviceGetTexture1DLinearMaxWidth`. Typed: [`device_get_texture1_d_linear_max_width`](super::device_get_texture1_d_linear_max_width).
     fn cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: c_uint, dev: CUdevice) -> CUresult = 11;
     helpers call_cuDeviceGetTexture1DLinearMaxWidth, slow_cuDeviceGetTexture1DLinearMaxWidth, record_cuDeviceGetTexture1DLinearMaxWidth;
-    trace |__r| [
-        "maxWidthInElements" => if __r.0 == 0 && !maxWidthInElements.is_null() { crate::trace::Value::Size((*maxWidthInElements) as u64) } else { crate::trace::Value::Ptr(maxWidthInElements as *const c_void) },
-        "format" => crate::trace::Value::Enum { name: format.name(), value: format.0 as i64 },
-        "numChannels" => crate::trace::Value::U64(numChannels as u64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "maxWidthInElements,format,numChannels,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !maxWidthInElements.is_null() { __w |= 1 << 0; (*maxWidthInElements) as u64 } else { maxWidthInElements as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => format.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numChannels as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUarray_format::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -755,11 +767,12 @@ raw_fn! {
     /// `cuDeviceGetAttribute`. Typed: [`device_get_attribute`](super::device_get_attribute).
     fn cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult = 12;
     helpers call_cuDeviceGetAttribute, slow_cuDeviceGetAttribute, record_cuDeviceGetAttribute;
-    trace |__r| [
-        "pi" => if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) },
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pi,attrib,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUdevice_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -768,11 +781,12 @@ raw_fn! {
     /// `cuDeviceGetNvSciSyncAttributes`. Typed: [`device_get_nv_sci_sync_attributes`](super::device_get_nv_sci_sync_attributes).
     fn cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut c_void, dev: CUdevice, flags: c_int) -> CUresult = 13;
     helpers call_cuDeviceGetNvSciSyncAttributes, slow_cuDeviceGetNvSciSyncAttributes, record_cuDeviceGetNvSciSyncAttributes;
-    trace |__r| [
-        "nvSciSyncAttrList" => crate::trace::Value::Ptr(nvSciSyncAttrList as *const c_void),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-        "flags" => crate::trace::Value::I64(flags as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "nvSciSyncAttrList,dev,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nvSciSyncAttrList as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => flags as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -781,10 +795,11 @@ raw_fn! {
     /// `cuDeviceSetMemPool`. Typed: [`device_set_mem_pool`](super::device_set_mem_pool).
     fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult = 14;
     helpers call_cuDeviceSetMemPool, slow_cuDeviceSetMemPool, record_cuDeviceSetMemPool;
-    trace |__r| [
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dev,pool" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -793,10 +808,11 @@ raw_fn! {
     /// `cuDeviceGetMemPool`. Typed: [`device_get_mem_pool`](super::device_get_mem_pool).
     fn cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult = 15;
     helpers call_cuDeviceGetMemPool, slow_cuDeviceGetMemPool, record_cuDeviceGetMemPool;
-    trace |__r| [
-        "pool" => if __r.0 == 0 && !pool.is_null() { crate::trace::Value::Hex((*pool).0 as usize as u64) } else { crate::trace::Value::Ptr(pool as *const c_void) },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pool,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pool.is_null() { __w |= 1 << 0; (*pool).0 as usize as u64 } else { pool as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -805,10 +821,11 @@ raw_fn! {
     /// `cuDeviceGetDefaultMemPool`. Typed: [`device_get_default_mem_pool`](super::device_get_default_mem_pool).
     fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult = 16;
     helpers call_cuDeviceGetDefaultMemPool, slow_cuDeviceGetDefaultMemPool, record_cuDeviceGetDefaultMemPool;
-    trace |__r| [
-        "pool_out" => if __r.0 == 0 && !pool_out.is_null() { crate::trace::Value::Hex((*pool_out).0 as usize as u64) } else { crate::trace::Value::Ptr(pool_out as *const c_void) },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pool_out,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pool_out.is_null() { __w |= 1 << 0; (*pool_out).0 as usize as u64 } else { pool_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -817,11 +834,12 @@ raw_fn! {
     /// `cuDeviceGetExecAffinitySupport`. Typed: [`device_get_exec_affinity_support`](super::device_get_exec_affinity_support).
     fn cuDeviceGetExecAffinitySupport(pi: *mut c_int, r#type: CUexecAffinityType, dev: CUdevice) -> CUresult = 17;
     helpers call_cuDeviceGetExecAffinitySupport, slow_cuDeviceGetExecAffinitySupport, record_cuDeviceGetExecAffinitySupport;
-    trace |__r| [
-        "pi" => if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) },
-        "type" => crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pi,type,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUexecAffinityType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -830,10 +848,11 @@ raw_fn! {
     /// `cuFlushGPUDirectRDMAWrites`. Typed: [`flush_gpu_direct_rdma_writes`](super::flush_gpu_direct_rdma_writes).
     fn cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult = 18;
     helpers call_cuFlushGPUDirectRDMAWrites, slow_cuFlushGPUDirectRDMAWrites, record_cuFlushGPUDirectRDMAWrites;
-    trace |__r| [
-        "target" => crate::trace::Value::Enum { name: target.name(), value: target.0 as i64 },
-        "scope" => crate::trace::Value::Enum { name: scope.name(), value: scope.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "target,scope" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => target.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(1)) => scope.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(2), __r.0 as i64 as u64;
+    enums [CUflushGPUDirectRDMAWritesTarget::trace_name, CUflushGPUDirectRDMAWritesScope::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -843,10 +862,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice) -> CUresult = 19;
     helpers call_cuDeviceGetProperties, slow_cuDeviceGetProperties, record_cuDeviceGetProperties;
-    trace |__r| [
-        "prop" => crate::trace::Value::Ptr(prop as *const c_void),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prop,dev" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -856,11 +876,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult = 20;
     helpers call_cuDeviceComputeCapability, slow_cuDeviceComputeCapability, record_cuDeviceComputeCapability;
-    trace |__r| [
-        "major" => if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) },
-        "minor" => if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "major,minor,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !major.is_null() { __w |= 1 << 0; (*major) as i64 as u64 } else { major as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minor.is_null() { __w |= 1 << 1; (*minor) as i64 as u64 } else { minor as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -869,10 +890,11 @@ raw_fn! {
     /// `cuDevicePrimaryCtxRetain`. Typed: [`device_primary_ctx_retain`](super::device_primary_ctx_retain).
     fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult = 21;
     helpers call_cuDevicePrimaryCtxRetain, slow_cuDevicePrimaryCtxRetain, record_cuDevicePrimaryCtxRetain;
-    trace |__r| [
-        "pctx" => if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pctx,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -881,9 +903,10 @@ raw_fn! {
     /// `cuDevicePrimaryCtxRelease_v2` (`cuDevicePrimaryCtxRelease`). Typed: [`device_primary_ctx_release`](super::device_primary_ctx_release).
     fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult = 22;
     helpers call_cuDevicePrimaryCtxRelease_v2, slow_cuDevicePrimaryCtxRelease_v2, record_cuDevicePrimaryCtxRelease_v2;
-    trace |__r| [
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dev" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -892,10 +915,11 @@ raw_fn! {
     /// `cuDevicePrimaryCtxSetFlags_v2` (`cuDevicePrimaryCtxSetFlags`). Typed: [`device_primary_ctx_set_flags`](super::device_primary_ctx_set_flags).
     fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) -> CUresult = 23;
     helpers call_cuDevicePrimaryCtxSetFlags_v2, slow_cuDevicePrimaryCtxSetFlags_v2, record_cuDevicePrimaryCtxSetFlags_v2;
-    trace |__r| [
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dev,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -904,11 +928,12 @@ raw_fn! {
     /// `cuDevicePrimaryCtxGetState`. Typed: [`device_primary_ctx_get_state`](super::device_primary_ctx_get_state).
     fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult = 24;
     helpers call_cuDevicePrimaryCtxGetState, slow_cuDevicePrimaryCtxGetState, record_cuDevicePrimaryCtxGetState;
-    trace |__r| [
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-        "flags" => if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) },
-        "active" => if __r.0 == 0 && !active.is_null() { crate::trace::Value::I64((*active) as i64) } else { crate::trace::Value::Ptr(active as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dev,flags,active" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !active.is_null() { __w |= 1 << 2; (*active) as i64 as u64 } else { active as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -917,9 +942,10 @@ raw_fn! {
     /// `cuDevicePrimaryCtxReset_v2` (`cuDevicePrimaryCtxReset`). Typed: [`device_primary_ctx_reset`](super::device_primary_ctx_reset).
     fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult = 25;
     helpers call_cuDevicePrimaryCtxReset_v2, slow_cuDevicePrimaryCtxReset_v2, record_cuDevicePrimaryCtxReset_v2;
-    trace |__r| [
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dev" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -928,11 +954,12 @@ raw_fn! {
     /// `cuCtxCreate_v2` (`cuCtxCreate`). Typed: [`ctx_create`](super::ctx_create).
     fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult = 26;
     helpers call_cuCtxCreate_v2, slow_cuCtxCreate_v2, record_cuCtxCreate_v2;
-    trace |__r| [
-        "pctx" => if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) },
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pctx,flags,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -941,13 +968,14 @@ raw_fn! {
     /// `cuCtxCreate_v3`. Typed: [`ctx_create_v3`](super::ctx_create_v3).
     fn cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: c_int, flags: c_uint, dev: CUdevice) -> CUresult = 27;
     helpers call_cuCtxCreate_v3, slow_cuCtxCreate_v3, record_cuCtxCreate_v3;
-    trace |__r| [
-        "pctx" => if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) },
-        "paramsArray" => crate::trace::Value::Ptr(paramsArray as *const c_void),
-        "numParams" => crate::trace::Value::I64(numParams as i64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pctx,paramsArray,numParams,flags,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => numParams as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -956,12 +984,13 @@ raw_fn! {
     /// `cuCtxCreate_v4`. Typed: [`ctx_create_v4`](super::ctx_create_v4).
     fn cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> CUresult = 28;
     helpers call_cuCtxCreate_v4, slow_cuCtxCreate_v4, record_cuCtxCreate_v4;
-    trace |__r| [
-        "pctx" => if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) },
-        "ctxCreateParams" => crate::trace::Value::Ptr(ctxCreateParams as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pctx,ctxCreateParams,flags,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ctxCreateParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -970,9 +999,10 @@ raw_fn! {
     /// `cuCtxDestroy_v2` (`cuCtxDestroy`). Typed: [`ctx_destroy`](super::ctx_destroy).
     fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult = 29;
     helpers call_cuCtxDestroy_v2, slow_cuCtxDestroy_v2, record_cuCtxDestroy_v2;
-    trace |__r| [
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ctx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -981,9 +1011,10 @@ raw_fn! {
     /// `cuCtxPushCurrent_v2` (`cuCtxPushCurrent`). Typed: [`ctx_push_current`](super::ctx_push_current).
     fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult = 30;
     helpers call_cuCtxPushCurrent_v2, slow_cuCtxPushCurrent_v2, record_cuCtxPushCurrent_v2;
-    trace |__r| [
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ctx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -992,9 +1023,10 @@ raw_fn! {
     /// `cuCtxPopCurrent_v2` (`cuCtxPopCurrent`). Typed: [`ctx_pop_current`](super::ctx_pop_current).
     fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult = 31;
     helpers call_cuCtxPopCurrent_v2, slow_cuCtxPopCurrent_v2, record_cuCtxPopCurrent_v2;
-    trace |__r| [
-        "pctx" => if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pctx" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1003,9 +1035,10 @@ raw_fn! {
     /// `cuCtxSetCurrent`. Typed: [`ctx_set_current`](super::ctx_set_current).
     fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult = 32;
     helpers call_cuCtxSetCurrent, slow_cuCtxSetCurrent, record_cuCtxSetCurrent;
-    trace |__r| [
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ctx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1014,9 +1047,10 @@ raw_fn! {
     /// `cuCtxGetCurrent`. Typed: [`ctx_get_current`](super::ctx_get_current).
     fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult = 33;
     helpers call_cuCtxGetCurrent, slow_cuCtxGetCurrent, record_cuCtxGetCurrent;
-    trace |__r| [
-        "pctx" => if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pctx" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1025,9 +1059,10 @@ raw_fn! {
     /// `cuCtxGetDevice`. Typed: [`ctx_get_device`](super::ctx_get_device).
     fn cuCtxGetDevice(device: *mut CUdevice) -> CUresult = 34;
     helpers call_cuCtxGetDevice, slow_cuCtxGetDevice, record_cuCtxGetDevice;
-    trace |__r| [
-        "device" => if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "device" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 0; (*device).0 as i64 as u64 } else { device as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1036,9 +1071,10 @@ raw_fn! {
     /// `cuCtxGetFlags`. Typed: [`ctx_get_flags`](super::ctx_get_flags).
     fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult = 35;
     helpers call_cuCtxGetFlags, slow_cuCtxGetFlags, record_cuCtxGetFlags;
-    trace |__r| [
-        "flags" => if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "flags" [
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 0; (*flags) as u64 } else { flags as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1047,9 +1083,10 @@ raw_fn! {
     /// `cuCtxSetFlags`. Typed: [`ctx_set_flags`](super::ctx_set_flags).
     fn cuCtxSetFlags(flags: c_uint) -> CUresult = 36;
     helpers call_cuCtxSetFlags, slow_cuCtxSetFlags, record_cuCtxSetFlags;
-    trace |__r| [
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "flags" [
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1058,10 +1095,11 @@ raw_fn! {
     /// `cuCtxGetId`. Typed: [`ctx_get_id`](super::ctx_get_id).
     fn cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult = 37;
     helpers call_cuCtxGetId, slow_cuCtxGetId, record_cuCtxGetId;
-    trace |__r| [
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-        "ctxId" => if __r.0 == 0 && !ctxId.is_null() { crate::trace::Value::U64((*ctxId) as u64) } else { crate::trace::Value::Ptr(ctxId as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ctx,ctxId" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !ctxId.is_null() { __w |= 1 << 1; (*ctxId) as u64 } else { ctxId as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1070,8 +1108,9 @@ raw_fn! {
     /// `cuCtxSynchronize`. Typed: [`ctx_synchronize`](super::ctx_synchronize).
     fn cuCtxSynchronize() -> CUresult = 38;
     helpers call_cuCtxSynchronize, slow_cuCtxSynchronize, record_cuCtxSynchronize;
-    trace |__r| [
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "" [
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1080,10 +1119,11 @@ raw_fn! {
     /// `cuCtxSetLimit`. Typed: [`ctx_set_limit`](super::ctx_set_limit).
     fn cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult = 39;
     helpers call_cuCtxSetLimit, slow_cuCtxSetLimit, record_cuCtxSetLimit;
-    trace |__r| [
-        "limit" => crate::trace::Value::Enum { name: limit.name(), value: limit.0 as i64 },
-        "value" => crate::trace::Value::Size(value as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "limit,value" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => limit.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => value as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUlimit::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1092,10 +1132,11 @@ raw_fn! {
     /// `cuCtxGetLimit`. Typed: [`ctx_get_limit`](super::ctx_get_limit).
     fn cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult = 40;
     helpers call_cuCtxGetLimit, slow_cuCtxGetLimit, record_cuCtxGetLimit;
-    trace |__r| [
-        "pvalue" => if __r.0 == 0 && !pvalue.is_null() { crate::trace::Value::Size((*pvalue) as u64) } else { crate::trace::Value::Ptr(pvalue as *const c_void) },
-        "limit" => crate::trace::Value::Enum { name: limit.name(), value: limit.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pvalue,limit" [
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pvalue.is_null() { __w |= 1 << 0; (*pvalue) as u64 } else { pvalue as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => limit.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUlimit::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1104,9 +1145,10 @@ raw_fn! {
     /// `cuCtxGetCacheConfig`. Typed: [`ctx_get_cache_config`](super::ctx_get_cache_config).
     fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult = 41;
     helpers call_cuCtxGetCacheConfig, slow_cuCtxGetCacheConfig, record_cuCtxGetCacheConfig;
-    trace |__r| [
-        "pconfig" => if __r.0 == 0 && !pconfig.is_null() { crate::trace::Value::Enum { name: (*pconfig).name(), value: (*pconfig).0 as i64 } } else { crate::trace::Value::Ptr(pconfig as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pconfig" [
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pconfig.is_null() { __w |= 1 << 0; (*pconfig).0 as i64 as u64 } else { pconfig as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfunc_cache::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1115,9 +1157,10 @@ raw_fn! {
     /// `cuCtxSetCacheConfig`. Typed: [`ctx_set_cache_config`](super::ctx_set_cache_config).
     fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult = 42;
     helpers call_cuCtxSetCacheConfig, slow_cuCtxSetCacheConfig, record_cuCtxSetCacheConfig;
-    trace |__r| [
-        "config" => crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "config" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfunc_cache::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1126,10 +1169,11 @@ raw_fn! {
     /// `cuCtxGetApiVersion`. Typed: [`ctx_get_api_version`](super::ctx_get_api_version).
     fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUresult = 43;
     helpers call_cuCtxGetApiVersion, slow_cuCtxGetApiVersion, record_cuCtxGetApiVersion;
-    trace |__r| [
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-        "version" => if __r.0 == 0 && !version.is_null() { crate::trace::Value::U64((*version) as u64) } else { crate::trace::Value::Ptr(version as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ctx,version" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !version.is_null() { __w |= 1 << 1; (*version) as u64 } else { version as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1138,10 +1182,11 @@ raw_fn! {
     /// `cuCtxGetStreamPriorityRange`. Typed: [`ctx_get_stream_priority_range`](super::ctx_get_stream_priority_range).
     fn cuCtxGetStreamPriorityRange(leastPriority: *mut c_int, greatestPriority: *mut c_int) -> CUresult = 44;
     helpers call_cuCtxGetStreamPriorityRange, slow_cuCtxGetStreamPriorityRange, record_cuCtxGetStreamPriorityRange;
-    trace |__r| [
-        "leastPriority" => if __r.0 == 0 && !leastPriority.is_null() { crate::trace::Value::I64((*leastPriority) as i64) } else { crate::trace::Value::Ptr(leastPriority as *const c_void) },
-        "greatestPriority" => if __r.0 == 0 && !greatestPriority.is_null() { crate::trace::Value::I64((*greatestPriority) as i64) } else { crate::trace::Value::Ptr(greatestPriority as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "leastPriority,greatestPriority" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !leastPriority.is_null() { __w |= 1 << 0; (*leastPriority) as i64 as u64 } else { leastPriority as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !greatestPriority.is_null() { __w |= 1 << 1; (*greatestPriority) as i64 as u64 } else { greatestPriority as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1150,8 +1195,9 @@ raw_fn! {
     /// `cuCtxResetPersistingL2Cache`. Typed: [`ctx_reset_persisting_l2_cache`](super::ctx_reset_persisting_l2_cache).
     fn cuCtxResetPersistingL2Cache() -> CUresult = 45;
     helpers call_cuCtxResetPersistingL2Cache, slow_cuCtxResetPersistingL2Cache, record_cuCtxResetPersistingL2Cache;
-    trace |__r| [
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "" [
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1160,10 +1206,11 @@ raw_fn! {
     /// `cuCtxGetExecAffinity`. Typed: [`ctx_get_exec_affinity`](super::ctx_get_exec_affinity).
     fn cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType) -> CUresult = 46;
     helpers call_cuCtxGetExecAffinity, slow_cuCtxGetExecAffinity, record_cuCtxGetExecAffinity;
-    trace |__r| [
-        "pExecAffinity" => crate::trace::Value::Ptr(pExecAffinity as *const c_void),
-        "type" => crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pExecAffinity,type" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pExecAffinity as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUexecAffinityType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1172,10 +1219,11 @@ raw_fn! {
     /// `cuCtxRecordEvent`. Typed: [`ctx_record_event`](super::ctx_record_event).
     fn cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult = 47;
     helpers call_cuCtxRecordEvent, slow_cuCtxRecordEvent, record_cuCtxRecordEvent;
-    trace |__r| [
-        "hCtx" => crate::trace::Value::Hex(hCtx.0 as usize as u64),
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hCtx,hEvent" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1184,10 +1232,11 @@ raw_fn! {
     /// `cuCtxWaitEvent`. Typed: [`ctx_wait_event`](super::ctx_wait_event).
     fn cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult = 48;
     helpers call_cuCtxWaitEvent, slow_cuCtxWaitEvent, record_cuCtxWaitEvent;
-    trace |__r| [
-        "hCtx" => crate::trace::Value::Hex(hCtx.0 as usize as u64),
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hCtx,hEvent" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1197,10 +1246,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> CUresult = 49;
     helpers call_cuCtxAttach, slow_cuCtxAttach, record_cuCtxAttach;
-    trace |__r| [
-        "pctx" => if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) },
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pctx,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1210,9 +1260,10 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuCtxDetach(ctx: CUcontext) -> CUresult = 50;
     helpers call_cuCtxDetach, slow_cuCtxDetach, record_cuCtxDetach;
-    trace |__r| [
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ctx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1222,9 +1273,10 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult = 51;
     helpers call_cuCtxGetSharedMemConfig, slow_cuCtxGetSharedMemConfig, record_cuCtxGetSharedMemConfig;
-    trace |__r| [
-        "pConfig" => if __r.0 == 0 && !pConfig.is_null() { crate::trace::Value::Enum { name: (*pConfig).name(), value: (*pConfig).0 as i64 } } else { crate::trace::Value::Ptr(pConfig as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pConfig" [
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pConfig.is_null() { __w |= 1 << 0; (*pConfig).0 as i64 as u64 } else { pConfig as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUsharedconfig::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1234,9 +1286,10 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult = 52;
     helpers call_cuCtxSetSharedMemConfig, slow_cuCtxSetSharedMemConfig, record_cuCtxSetSharedMemConfig;
-    trace |__r| [
-        "config" => crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "config" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUsharedconfig::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1245,10 +1298,11 @@ raw_fn! {
     /// `cuModuleLoad`. Typed: [`module_load`](super::module_load).
     fn cuModuleLoad(module: *mut CUmodule, fname: *const c_char) -> CUresult = 53;
     helpers call_cuModuleLoad, slow_cuModuleLoad, record_cuModuleLoad;
-    trace |__r| [
-        "module" => if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) },
-        "fname" => crate::trace::Value::Str(crate::util::opt_cstr(fname as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "module,fname" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fname as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1257,10 +1311,11 @@ raw_fn! {
     /// `cuModuleLoadData`. Typed: [`module_load_data`](super::module_load_data).
     fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> CUresult = 54;
     helpers call_cuModuleLoadData, slow_cuModuleLoadData, record_cuModuleLoadData;
-    trace |__r| [
-        "module" => if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) },
-        "image" => crate::trace::Value::Ptr(image as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "module,image" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => image as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1269,13 +1324,14 @@ raw_fn! {
     /// `cuModuleLoadDataEx`. Typed: [`module_load_data_ex`](super::module_load_data_ex).
     fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult = 55;
     helpers call_cuModuleLoadDataEx, slow_cuModuleLoadDataEx, record_cuModuleLoadDataEx;
-    trace |__r| [
-        "module" => if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) },
-        "image" => crate::trace::Value::Ptr(image as *const c_void),
-        "numOptions" => crate::trace::Value::U64(numOptions as u64),
-        "options" => crate::trace::Value::Ptr(options as *const c_void),
-        "optionValues" => crate::trace::Value::Ptr(optionValues as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "module,image,numOptions,options,optionValues" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => image as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => optionValues as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1284,10 +1340,11 @@ raw_fn! {
     /// `cuModuleLoadFatBinary`. Typed: [`module_load_fat_binary`](super::module_load_fat_binary).
     fn cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_void) -> CUresult = 56;
     helpers call_cuModuleLoadFatBinary, slow_cuModuleLoadFatBinary, record_cuModuleLoadFatBinary;
-    trace |__r| [
-        "module" => if __r.0 == 0 && !module.is_null() { crate::trace::Value::Hex((*module).0 as usize as u64) } else { crate::trace::Value::Ptr(module as *const c_void) },
-        "fatCubin" => crate::trace::Value::Ptr(fatCubin as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "module,fatCubin" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => fatCubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1296,9 +1353,10 @@ raw_fn! {
     /// `cuModuleUnload`. Typed: [`module_unload`](super::module_unload).
     fn cuModuleUnload(hmod: CUmodule) -> CUresult = 57;
     helpers call_cuModuleUnload, slow_cuModuleUnload, record_cuModuleUnload;
-    trace |__r| [
-        "hmod" => crate::trace::Value::Hex(hmod.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hmod" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1307,9 +1365,10 @@ raw_fn! {
     /// `cuModuleGetLoadingMode`. Typed: [`module_get_loading_mode`](super::module_get_loading_mode).
     fn cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode) -> CUresult = 58;
     helpers call_cuModuleGetLoadingMode, slow_cuModuleGetLoadingMode, record_cuModuleGetLoadingMode;
-    trace |__r| [
-        "mode" => if __r.0 == 0 && !mode.is_null() { crate::trace::Value::Enum { name: (*mode).name(), value: (*mode).0 as i64 } } else { crate::trace::Value::Ptr(mode as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mode" [
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !mode.is_null() { __w |= 1 << 0; (*mode).0 as i64 as u64 } else { mode as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmoduleLoadingMode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1318,11 +1377,12 @@ raw_fn! {
     /// `cuModuleGetFunction`. Typed: [`module_get_function`](super::module_get_function).
     fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const c_char) -> CUresult = 59;
     helpers call_cuModuleGetFunction, slow_cuModuleGetFunction, record_cuModuleGetFunction;
-    trace |__r| [
-        "hfunc" => if __r.0 == 0 && !hfunc.is_null() { crate::trace::Value::Hex((*hfunc).0 as usize as u64) } else { crate::trace::Value::Ptr(hfunc as *const c_void) },
-        "hmod" => crate::trace::Value::Hex(hmod.0 as usize as u64),
-        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,hmod,name" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !hfunc.is_null() { __w |= 1 << 0; (*hfunc).0 as usize as u64 } else { hfunc as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1331,10 +1391,11 @@ raw_fn! {
     /// `cuModuleGetFunctionCount`. Typed: [`module_get_function_count`](super::module_get_function_count).
     fn cuModuleGetFunctionCount(count: *mut c_uint, r#mod: CUmodule) -> CUresult = 60;
     helpers call_cuModuleGetFunctionCount, slow_cuModuleGetFunctionCount, record_cuModuleGetFunctionCount;
-    trace |__r| [
-        "count" => if __r.0 == 0 && !count.is_null() { crate::trace::Value::U64((*count) as u64) } else { crate::trace::Value::Ptr(count as *const c_void) },
-        "mod" => crate::trace::Value::Hex(r#mod.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "count,mod" [
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as u64 } else { count as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => r#mod.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1343,11 +1404,12 @@ raw_fn! {
     /// `cuModuleEnumerateFunctions`. Typed: [`module_enumerate_functions`](super::module_enumerate_functions).
     fn cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunctions: c_uint, r#mod: CUmodule) -> CUresult = 61;
     helpers call_cuModuleEnumerateFunctions, slow_cuModuleEnumerateFunctions, record_cuModuleEnumerateFunctions;
-    trace |__r| [
-        "functions" => crate::trace::Value::Ptr(functions as *const c_void),
-        "numFunctions" => crate::trace::Value::U64(numFunctions as u64),
-        "mod" => crate::trace::Value::Hex(r#mod.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "functions,numFunctions,mod" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => functions as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numFunctions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => r#mod.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1356,12 +1418,13 @@ raw_fn! {
     /// `cuModuleGetGlobal_v2` (`cuModuleGetGlobal`). Typed: [`module_get_global`](super::module_get_global).
     fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const c_char) -> CUresult = 62;
     helpers call_cuModuleGetGlobal_v2, slow_cuModuleGetGlobal_v2, record_cuModuleGetGlobal_v2;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "bytes" => if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) },
-        "hmod" => crate::trace::Value::Hex(hmod.0 as usize as u64),
-        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,bytes,hmod,name" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1370,12 +1433,13 @@ raw_fn! {
     /// `cuLinkCreate_v2` (`cuLinkCreate`). Typed: [`link_create`](super::link_create).
     fn cuLinkCreate_v2(numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, stateOut: *mut CUlinkState) -> CUresult = 63;
     helpers call_cuLinkCreate_v2, slow_cuLinkCreate_v2, record_cuLinkCreate_v2;
-    trace |__r| [
-        "numOptions" => crate::trace::Value::U64(numOptions as u64),
-        "options" => crate::trace::Value::Ptr(options as *const c_void),
-        "optionValues" => crate::trace::Value::Ptr(optionValues as *const c_void),
-        "stateOut" => if __r.0 == 0 && !stateOut.is_null() { crate::trace::Value::Hex((*stateOut).0 as usize as u64) } else { crate::trace::Value::Ptr(stateOut as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "numOptions,options,optionValues,stateOut" [
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => optionValues as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !stateOut.is_null() { __w |= 1 << 3; (*stateOut).0 as usize as u64 } else { stateOut as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1384,16 +1448,17 @@ raw_fn! {
     /// `cuLinkAddData_v2` (`cuLinkAddData`). Typed: [`link_add_data`](super::link_add_data).
     fn cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult = 64;
     helpers call_cuLinkAddData_v2, slow_cuLinkAddData_v2, record_cuLinkAddData_v2;
-    trace |__r| [
-        "state" => crate::trace::Value::Hex(state.0 as usize as u64),
-        "type" => crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 },
-        "data" => crate::trace::Value::Ptr(data as *const c_void),
-        "size" => crate::trace::Value::Size(size as u64),
-        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
-        "numOptions" => crate::trace::Value::U64(numOptions as u64),
-        "options" => crate::trace::Value::Ptr(options as *const c_void),
-        "optionValues" => crate::trace::Value::Ptr(optionValues as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "state,type,data,size,name,numOptions,options,optionValues" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => state.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => optionValues as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUjitInputType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1402,14 +1467,15 @@ raw_fn! {
     /// `cuLinkAddFile_v2` (`cuLinkAddFile`). Typed: [`link_add_file`](super::link_add_file).
     fn cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult = 65;
     helpers call_cuLinkAddFile_v2, slow_cuLinkAddFile_v2, record_cuLinkAddFile_v2;
-    trace |__r| [
-        "state" => crate::trace::Value::Hex(state.0 as usize as u64),
-        "type" => crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 },
-        "path" => crate::trace::Value::Str(crate::util::opt_cstr(path as *const c_char)),
-        "numOptions" => crate::trace::Value::U64(numOptions as u64),
-        "options" => crate::trace::Value::Ptr(options as *const c_void),
-        "optionValues" => crate::trace::Value::Ptr(optionValues as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "state,type,path,numOptions,options,optionValues" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => state.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => path as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => optionValues as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUjitInputType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1418,11 +1484,12 @@ raw_fn! {
     /// `cuLinkComplete`. Typed: [`link_complete`](super::link_complete).
     fn cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut c_void, sizeOut: *mut usize) -> CUresult = 66;
     helpers call_cuLinkComplete, slow_cuLinkComplete, record_cuLinkComplete;
-    trace |__r| [
-        "state" => crate::trace::Value::Hex(state.0 as usize as u64),
-        "cubinOut" => if __r.0 == 0 && !cubinOut.is_null() { crate::trace::Value::Ptr((*cubinOut) as *const c_void) } else { crate::trace::Value::Ptr(cubinOut as *const c_void) },
-        "sizeOut" => if __r.0 == 0 && !sizeOut.is_null() { crate::trace::Value::Size((*sizeOut) as u64) } else { crate::trace::Value::Ptr(sizeOut as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "state,cubinOut,sizeOut" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => state.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !cubinOut.is_null() { __w |= 1 << 1; (*cubinOut) as usize as u64 } else { cubinOut as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !sizeOut.is_null() { __w |= 1 << 2; (*sizeOut) as u64 } else { sizeOut as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1431,9 +1498,10 @@ raw_fn! {
     /// `cuLinkDestroy`. Typed: [`link_destroy`](super::link_destroy).
     fn cuLinkDestroy(state: CUlinkState) -> CUresult = 67;
     helpers call_cuLinkDestroy, slow_cuLinkDestroy, record_cuLinkDestroy;
-    trace |__r| [
-        "state" => crate::trace::Value::Hex(state.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "state" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => state.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1443,11 +1511,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const c_char) -> CUresult = 68;
     helpers call_cuModuleGetTexRef, slow_cuModuleGetTexRef, record_cuModuleGetTexRef;
-    trace |__r| [
-        "pTexRef" => if __r.0 == 0 && !pTexRef.is_null() { crate::trace::Value::Hex((*pTexRef).0 as usize as u64) } else { crate::trace::Value::Ptr(pTexRef as *const c_void) },
-        "hmod" => crate::trace::Value::Hex(hmod.0 as usize as u64),
-        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pTexRef,hmod,name" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pTexRef.is_null() { __w |= 1 << 0; (*pTexRef).0 as usize as u64 } else { pTexRef as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1457,11 +1526,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const c_char) -> CUresult = 69;
     helpers call_cuModuleGetSurfRef, slow_cuModuleGetSurfRef, record_cuModuleGetSurfRef;
-    trace |__r| [
-        "pSurfRef" => if __r.0 == 0 && !pSurfRef.is_null() { crate::trace::Value::Hex((*pSurfRef).0 as usize as u64) } else { crate::trace::Value::Ptr(pSurfRef as *const c_void) },
-        "hmod" => crate::trace::Value::Hex(hmod.0 as usize as u64),
-        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pSurfRef,hmod,name" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pSurfRef.is_null() { __w |= 1 << 0; (*pSurfRef).0 as usize as u64 } else { pSurfRef as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1470,16 +1540,17 @@ raw_fn! {
     /// `cuLibraryLoadData`. Typed: [`library_load_data`](super::library_load_data).
     fn cuLibraryLoadData(library: *mut CUlibrary, code: *const c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult = 70;
     helpers call_cuLibraryLoadData, slow_cuLibraryLoadData, record_cuLibraryLoadData;
-    trace |__r| [
-        "library" => if __r.0 == 0 && !library.is_null() { crate::trace::Value::Hex((*library).0 as usize as u64) } else { crate::trace::Value::Ptr(library as *const c_void) },
-        "code" => crate::trace::Value::Ptr(code as *const c_void),
-        "jitOptions" => crate::trace::Value::Ptr(jitOptions as *const c_void),
-        "jitOptionsValues" => crate::trace::Value::Ptr(jitOptionsValues as *const c_void),
-        "numJitOptions" => crate::trace::Value::U64(numJitOptions as u64),
-        "libraryOptions" => crate::trace::Value::Ptr(libraryOptions as *const c_void),
-        "libraryOptionValues" => crate::trace::Value::Ptr(libraryOptionValues as *const c_void),
-        "numLibraryOptions" => crate::trace::Value::U64(numLibraryOptions as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "library,code,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => code as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numJitOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => libraryOptions as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => libraryOptionValues as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numLibraryOptions as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1488,16 +1559,17 @@ raw_fn! {
     /// `cuLibraryLoadFromFile`. Typed: [`library_load_from_file`](super::library_load_from_file).
     fn cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult = 71;
     helpers call_cuLibraryLoadFromFile, slow_cuLibraryLoadFromFile, record_cuLibraryLoadFromFile;
-    trace |__r| [
-        "library" => if __r.0 == 0 && !library.is_null() { crate::trace::Value::Hex((*library).0 as usize as u64) } else { crate::trace::Value::Ptr(library as *const c_void) },
-        "fileName" => crate::trace::Value::Str(crate::util::opt_cstr(fileName as *const c_char)),
-        "jitOptions" => crate::trace::Value::Ptr(jitOptions as *const c_void),
-        "jitOptionsValues" => crate::trace::Value::Ptr(jitOptionsValues as *const c_void),
-        "numJitOptions" => crate::trace::Value::U64(numJitOptions as u64),
-        "libraryOptions" => crate::trace::Value::Ptr(libraryOptions as *const c_void),
-        "libraryOptionValues" => crate::trace::Value::Ptr(libraryOptionValues as *const c_void),
-        "numLibraryOptions" => crate::trace::Value::U64(numLibraryOptions as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "library,fileName,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numJitOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => libraryOptions as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => libraryOptionValues as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numLibraryOptions as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1506,9 +1578,10 @@ raw_fn! {
     /// `cuLibraryUnload`. Typed: [`library_unload`](super::library_unload).
     fn cuLibraryUnload(library: CUlibrary) -> CUresult = 72;
     helpers call_cuLibraryUnload, slow_cuLibraryUnload, record_cuLibraryUnload;
-    trace |__r| [
-        "library" => crate::trace::Value::Hex(library.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "library" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1517,11 +1590,12 @@ raw_fn! {
     /// `cuLibraryGetKernel`. Typed: [`library_get_kernel`](super::library_get_kernel).
     fn cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, name: *const c_char) -> CUresult = 73;
     helpers call_cuLibraryGetKernel, slow_cuLibraryGetKernel, record_cuLibraryGetKernel;
-    trace |__r| [
-        "pKernel" => if __r.0 == 0 && !pKernel.is_null() { crate::trace::Value::Hex((*pKernel).0 as usize as u64) } else { crate::trace::Value::Ptr(pKernel as *const c_void) },
-        "library" => crate::trace::Value::Hex(library.0 as usize as u64),
-        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pKernel,library,name" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pKernel.is_null() { __w |= 1 << 0; (*pKernel).0 as usize as u64 } else { pKernel as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1530,10 +1604,11 @@ raw_fn! {
     /// `cuLibraryGetKernelCount`. Typed: [`library_get_kernel_count`](super::library_get_kernel_count).
     fn cuLibraryGetKernelCount(count: *mut c_uint, lib: CUlibrary) -> CUresult = 74;
     helpers call_cuLibraryGetKernelCount, slow_cuLibraryGetKernelCount, record_cuLibraryGetKernelCount;
-    trace |__r| [
-        "count" => if __r.0 == 0 && !count.is_null() { crate::trace::Value::U64((*count) as u64) } else { crate::trace::Value::Ptr(count as *const c_void) },
-        "lib" => crate::trace::Value::Hex(lib.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "count,lib" [
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as u64 } else { count as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => lib.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1542,11 +1617,12 @@ raw_fn! {
     /// `cuLibraryEnumerateKernels`. Typed: [`library_enumerate_kernels`](super::library_enumerate_kernels).
     fn cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: c_uint, lib: CUlibrary) -> CUresult = 75;
     helpers call_cuLibraryEnumerateKernels, slow_cuLibraryEnumerateKernels, record_cuLibraryEnumerateKernels;
-    trace |__r| [
-        "kernels" => crate::trace::Value::Ptr(kernels as *const c_void),
-        "numKernels" => crate::trace::Value::U64(numKernels as u64),
-        "lib" => crate::trace::Value::Hex(lib.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "kernels,numKernels,lib" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernels as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numKernels as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => lib.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1555,10 +1631,11 @@ raw_fn! {
     /// `cuLibraryGetModule`. Typed: [`library_get_module`](super::library_get_module).
     fn cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CUresult = 76;
     helpers call_cuLibraryGetModule, slow_cuLibraryGetModule, record_cuLibraryGetModule;
-    trace |__r| [
-        "pMod" => if __r.0 == 0 && !pMod.is_null() { crate::trace::Value::Hex((*pMod).0 as usize as u64) } else { crate::trace::Value::Ptr(pMod as *const c_void) },
-        "library" => crate::trace::Value::Hex(library.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pMod,library" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pMod.is_null() { __w |= 1 << 0; (*pMod).0 as usize as u64 } else { pMod as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1567,10 +1644,11 @@ raw_fn! {
     /// `cuKernelGetFunction`. Typed: [`kernel_get_function`](super::kernel_get_function).
     fn cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult = 77;
     helpers call_cuKernelGetFunction, slow_cuKernelGetFunction, record_cuKernelGetFunction;
-    trace |__r| [
-        "pFunc" => if __r.0 == 0 && !pFunc.is_null() { crate::trace::Value::Hex((*pFunc).0 as usize as u64) } else { crate::trace::Value::Ptr(pFunc as *const c_void) },
-        "kernel" => crate::trace::Value::Hex(kernel.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pFunc,kernel" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pFunc.is_null() { __w |= 1 << 0; (*pFunc).0 as usize as u64 } else { pFunc as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1579,10 +1657,11 @@ raw_fn! {
     /// `cuKernelGetLibrary`. Typed: [`kernel_get_library`](super::kernel_get_library).
     fn cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult = 78;
     helpers call_cuKernelGetLibrary, slow_cuKernelGetLibrary, record_cuKernelGetLibrary;
-    trace |__r| [
-        "pLib" => if __r.0 == 0 && !pLib.is_null() { crate::trace::Value::Hex((*pLib).0 as usize as u64) } else { crate::trace::Value::Ptr(pLib as *const c_void) },
-        "kernel" => crate::trace::Value::Hex(kernel.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pLib,kernel" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pLib.is_null() { __w |= 1 << 0; (*pLib).0 as usize as u64 } else { pLib as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1591,12 +1670,13 @@ raw_fn! {
     /// `cuLibraryGetGlobal`. Typed: [`library_get_global`](super::library_get_global).
     fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult = 79;
     helpers call_cuLibraryGetGlobal, slow_cuLibraryGetGlobal, record_cuLibraryGetGlobal;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "bytes" => if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) },
-        "library" => crate::trace::Value::Hex(library.0 as usize as u64),
-        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,bytes,library,name" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1605,12 +1685,13 @@ raw_fn! {
     /// `cuLibraryGetManaged`. Typed: [`library_get_managed`](super::library_get_managed).
     fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult = 80;
     helpers call_cuLibraryGetManaged, slow_cuLibraryGetManaged, record_cuLibraryGetManaged;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "bytes" => if __r.0 == 0 && !bytes.is_null() { crate::trace::Value::Size((*bytes) as u64) } else { crate::trace::Value::Ptr(bytes as *const c_void) },
-        "library" => crate::trace::Value::Hex(library.0 as usize as u64),
-        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,bytes,library,name" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1619,11 +1700,12 @@ raw_fn! {
     /// `cuLibraryGetUnifiedFunction`. Typed: [`library_get_unified_function`](super::library_get_unified_function).
     fn cuLibraryGetUnifiedFunction(fptr: *mut *mut c_void, library: CUlibrary, symbol: *const c_char) -> CUresult = 81;
     helpers call_cuLibraryGetUnifiedFunction, slow_cuLibraryGetUnifiedFunction, record_cuLibraryGetUnifiedFunction;
-    trace |__r| [
-        "fptr" => if __r.0 == 0 && !fptr.is_null() { crate::trace::Value::Ptr((*fptr) as *const c_void) } else { crate::trace::Value::Ptr(fptr as *const c_void) },
-        "library" => crate::trace::Value::Hex(library.0 as usize as u64),
-        "symbol" => crate::trace::Value::Str(crate::util::opt_cstr(symbol as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "fptr,library,symbol" [
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !fptr.is_null() { __w |= 1 << 0; (*fptr) as usize as u64 } else { fptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1632,12 +1714,13 @@ raw_fn! {
     /// `cuKernelGetAttribute`. Typed: [`kernel_get_attribute`](super::kernel_get_attribute).
     fn cuKernelGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) -> CUresult = 82;
     helpers call_cuKernelGetAttribute, slow_cuKernelGetAttribute, record_cuKernelGetAttribute;
-    trace |__r| [
-        "pi" => if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) },
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "kernel" => crate::trace::Value::Hex(kernel.0 as usize as u64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pi,attrib,kernel,dev" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfunction_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1646,12 +1729,13 @@ raw_fn! {
     /// `cuKernelSetAttribute`. Typed: [`kernel_set_attribute`](super::kernel_set_attribute).
     fn cuKernelSetAttribute(attrib: CUfunction_attribute, val: c_int, kernel: CUkernel, dev: CUdevice) -> CUresult = 83;
     helpers call_cuKernelSetAttribute, slow_cuKernelSetAttribute, record_cuKernelSetAttribute;
-    trace |__r| [
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "val" => crate::trace::Value::I64(val as i64),
-        "kernel" => crate::trace::Value::Hex(kernel.0 as usize as u64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "attrib,val,kernel,dev" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => val as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfunction_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1660,11 +1744,12 @@ raw_fn! {
     /// `cuKernelSetCacheConfig`. Typed: [`kernel_set_cache_config`](super::kernel_set_cache_config).
     fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult = 84;
     helpers call_cuKernelSetCacheConfig, slow_cuKernelSetCacheConfig, record_cuKernelSetCacheConfig;
-    trace |__r| [
-        "kernel" => crate::trace::Value::Hex(kernel.0 as usize as u64),
-        "config" => crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "kernel,config,dev" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfunc_cache::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1673,10 +1758,11 @@ raw_fn! {
     /// `cuKernelGetName`. Typed: [`kernel_get_name`](super::kernel_get_name).
     fn cuKernelGetName(name: *mut *const c_char, hfunc: CUkernel) -> CUresult = 85;
     helpers call_cuKernelGetName, slow_cuKernelGetName, record_cuKernelGetName;
-    trace |__r| [
-        "name" => crate::trace::Value::Ptr(name as *const c_void),
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "name,hfunc" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => name as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1685,12 +1771,13 @@ raw_fn! {
     /// `cuKernelGetParamInfo`. Typed: [`kernel_get_param_info`](super::kernel_get_param_info).
     fn cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult = 86;
     helpers call_cuKernelGetParamInfo, slow_cuKernelGetParamInfo, record_cuKernelGetParamInfo;
-    trace |__r| [
-        "kernel" => crate::trace::Value::Hex(kernel.0 as usize as u64),
-        "paramIndex" => crate::trace::Value::Size(paramIndex as u64),
-        "paramOffset" => if __r.0 == 0 && !paramOffset.is_null() { crate::trace::Value::Size((*paramOffset) as u64) } else { crate::trace::Value::Ptr(paramOffset as *const c_void) },
-        "paramSize" => if __r.0 == 0 && !paramSize.is_null() { crate::trace::Value::Size((*paramSize) as u64) } else { crate::trace::Value::Ptr(paramSize as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "kernel,paramIndex,paramOffset,paramSize" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => paramIndex as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !paramOffset.is_null() { __w |= 1 << 2; (*paramOffset) as u64 } else { paramOffset as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !paramSize.is_null() { __w |= 1 << 3; (*paramSize) as u64 } else { paramSize as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1699,10 +1786,11 @@ raw_fn! {
     /// `cuMemGetInfo_v2` (`cuMemGetInfo`). Typed: [`mem_get_info`](super::mem_get_info).
     fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult = 87;
     helpers call_cuMemGetInfo_v2, slow_cuMemGetInfo_v2, record_cuMemGetInfo_v2;
-    trace |__r| [
-        "free" => if __r.0 == 0 && !free.is_null() { crate::trace::Value::Size((*free) as u64) } else { crate::trace::Value::Ptr(free as *const c_void) },
-        "total" => if __r.0 == 0 && !total.is_null() { crate::trace::Value::Size((*total) as u64) } else { crate::trace::Value::Ptr(total as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "free,total" [
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !free.is_null() { __w |= 1 << 0; (*free) as u64 } else { free as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !total.is_null() { __w |= 1 << 1; (*total) as u64 } else { total as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1711,10 +1799,11 @@ raw_fn! {
     /// `cuMemAlloc_v2` (`cuMemAlloc`). Typed: [`mem_alloc`](super::mem_alloc).
     fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult = 88;
     helpers call_cuMemAlloc_v2, slow_cuMemAlloc_v2, record_cuMemAlloc_v2;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "bytesize" => crate::trace::Value::Size(bytesize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,bytesize" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1723,13 +1812,14 @@ raw_fn! {
     /// `cuMemAllocPitch_v2` (`cuMemAllocPitch`). Typed: [`mem_alloc_pitch`](super::mem_alloc_pitch).
     fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: c_uint) -> CUresult = 89;
     helpers call_cuMemAllocPitch_v2, slow_cuMemAllocPitch_v2, record_cuMemAllocPitch_v2;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "pPitch" => if __r.0 == 0 && !pPitch.is_null() { crate::trace::Value::Size((*pPitch) as u64) } else { crate::trace::Value::Ptr(pPitch as *const c_void) },
-        "WidthInBytes" => crate::trace::Value::Size(WidthInBytes as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-        "ElementSizeBytes" => crate::trace::Value::U64(ElementSizeBytes as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,pPitch,WidthInBytes,Height,ElementSizeBytes" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pPitch.is_null() { __w |= 1 << 1; (*pPitch) as u64 } else { pPitch as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => WidthInBytes as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => ElementSizeBytes as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1738,9 +1828,10 @@ raw_fn! {
     /// `cuMemFree_v2` (`cuMemFree`). Typed: [`mem_free`](super::mem_free).
     fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult = 90;
     helpers call_cuMemFree_v2, slow_cuMemFree_v2, record_cuMemFree_v2;
-    trace |__r| [
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1749,11 +1840,12 @@ raw_fn! {
     /// `cuMemGetAddressRange_v2` (`cuMemGetAddressRange`). Typed: [`mem_get_address_range`](super::mem_get_address_range).
     fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult = 91;
     helpers call_cuMemGetAddressRange_v2, slow_cuMemGetAddressRange_v2, record_cuMemGetAddressRange_v2;
-    trace |__r| [
-        "pbase" => if __r.0 == 0 && !pbase.is_null() { crate::trace::Value::Hex((*pbase).0 as u64) } else { crate::trace::Value::Ptr(pbase as *const c_void) },
-        "psize" => if __r.0 == 0 && !psize.is_null() { crate::trace::Value::Size((*psize) as u64) } else { crate::trace::Value::Ptr(psize as *const c_void) },
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pbase,psize,dptr" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pbase.is_null() { __w |= 1 << 0; (*pbase).0 as u64 } else { pbase as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !psize.is_null() { __w |= 1 << 1; (*psize) as u64 } else { psize as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1762,10 +1854,11 @@ raw_fn! {
     /// `cuMemAllocHost_v2` (`cuMemAllocHost`). Typed: [`mem_alloc_host`](super::mem_alloc_host).
     fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: usize) -> CUresult = 92;
     helpers call_cuMemAllocHost_v2, slow_cuMemAllocHost_v2, record_cuMemAllocHost_v2;
-    trace |__r| [
-        "pp" => if __r.0 == 0 && !pp.is_null() { crate::trace::Value::Ptr((*pp) as *const c_void) } else { crate::trace::Value::Ptr(pp as *const c_void) },
-        "bytesize" => crate::trace::Value::Size(bytesize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pp,bytesize" [
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !pp.is_null() { __w |= 1 << 0; (*pp) as usize as u64 } else { pp as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1774,9 +1867,10 @@ raw_fn! {
     /// `cuMemFreeHost`. Typed: [`mem_free_host`](super::mem_free_host).
     fn cuMemFreeHost(p: *mut c_void) -> CUresult = 93;
     helpers call_cuMemFreeHost, slow_cuMemFreeHost, record_cuMemFreeHost;
-    trace |__r| [
-        "p" => crate::trace::Value::Ptr(p as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "p" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1785,11 +1879,12 @@ raw_fn! {
     /// `cuMemHostAlloc`. Typed: [`mem_host_alloc`](super::mem_host_alloc).
     fn cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult = 94;
     helpers call_cuMemHostAlloc, slow_cuMemHostAlloc, record_cuMemHostAlloc;
-    trace |__r| [
-        "pp" => if __r.0 == 0 && !pp.is_null() { crate::trace::Value::Ptr((*pp) as *const c_void) } else { crate::trace::Value::Ptr(pp as *const c_void) },
-        "bytesize" => crate::trace::Value::Size(bytesize as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pp,bytesize,Flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !pp.is_null() { __w |= 1 << 0; (*pp) as usize as u64 } else { pp as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1798,11 +1893,12 @@ raw_fn! {
     /// `cuMemHostGetDevicePointer_v2` (`cuMemHostGetDevicePointer`). Typed: [`mem_host_get_device_pointer`](super::mem_host_get_device_pointer).
     fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_void, Flags: c_uint) -> CUresult = 95;
     helpers call_cuMemHostGetDevicePointer_v2, slow_cuMemHostGetDevicePointer_v2, record_cuMemHostGetDevicePointer_v2;
-    trace |__r| [
-        "pdptr" => if __r.0 == 0 && !pdptr.is_null() { crate::trace::Value::Hex((*pdptr).0 as u64) } else { crate::trace::Value::Ptr(pdptr as *const c_void) },
-        "p" => crate::trace::Value::Ptr(p as *const c_void),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pdptr,p,Flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1811,10 +1907,11 @@ raw_fn! {
     /// `cuMemHostGetFlags`. Typed: [`mem_host_get_flags`](super::mem_host_get_flags).
     fn cuMemHostGetFlags(pFlags: *mut c_uint, p: *mut c_void) -> CUresult = 96;
     helpers call_cuMemHostGetFlags, slow_cuMemHostGetFlags, record_cuMemHostGetFlags;
-    trace |__r| [
-        "pFlags" => if __r.0 == 0 && !pFlags.is_null() { crate::trace::Value::U64((*pFlags) as u64) } else { crate::trace::Value::Ptr(pFlags as *const c_void) },
-        "p" => crate::trace::Value::Ptr(p as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pFlags,p" [
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !pFlags.is_null() { __w |= 1 << 0; (*pFlags) as u64 } else { pFlags as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1823,11 +1920,12 @@ raw_fn! {
     /// `cuMemAllocManaged`. Typed: [`mem_alloc_managed`](super::mem_alloc_managed).
     fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) -> CUresult = 97;
     helpers call_cuMemAllocManaged, slow_cuMemAllocManaged, record_cuMemAllocManaged;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "bytesize" => crate::trace::Value::Size(bytesize as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,bytesize,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1836,12 +1934,13 @@ raw_fn! {
     /// `cuDeviceRegisterAsyncNotification`. Typed: [`device_register_async_notification`](super::device_register_async_notification).
     fn cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut c_void, callback: *mut CUasyncCallbackHandle) -> CUresult = 98;
     helpers call_cuDeviceRegisterAsyncNotification, slow_cuDeviceRegisterAsyncNotification, record_cuDeviceRegisterAsyncNotification;
-    trace |__r| [
-        "device" => crate::trace::Value::I64(device.0 as i64),
-        "callbackFunc" => crate::trace::Value::Ptr(callbackFunc.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "userData" => crate::trace::Value::Ptr(userData as *const c_void),
-        "callback" => if __r.0 == 0 && !callback.is_null() { crate::trace::Value::Hex((*callback).0 as usize as u64) } else { crate::trace::Value::Ptr(callback as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "device,callbackFunc,userData,callback" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => callbackFunc.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !callback.is_null() { __w |= 1 << 3; (*callback).0 as usize as u64 } else { callback as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1850,10 +1949,11 @@ raw_fn! {
     /// `cuDeviceUnregisterAsyncNotification`. Typed: [`device_unregister_async_notification`](super::device_unregister_async_notification).
     fn cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult = 99;
     helpers call_cuDeviceUnregisterAsyncNotification, slow_cuDeviceUnregisterAsyncNotification, record_cuDeviceUnregisterAsyncNotification;
-    trace |__r| [
-        "device" => crate::trace::Value::I64(device.0 as i64),
-        "callback" => crate::trace::Value::Hex(callback.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "device,callback" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => callback.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1862,10 +1962,11 @@ raw_fn! {
     /// `cuDeviceGetByPCIBusId`. Typed: [`device_get_by_pci_bus_id`](super::device_get_by_pci_bus_id).
     fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const c_char) -> CUresult = 100;
     helpers call_cuDeviceGetByPCIBusId, slow_cuDeviceGetByPCIBusId, record_cuDeviceGetByPCIBusId;
-    trace |__r| [
-        "dev" => if __r.0 == 0 && !dev.is_null() { crate::trace::Value::I64((*dev).0 as i64) } else { crate::trace::Value::Ptr(dev as *const c_void) },
-        "pciBusId" => crate::trace::Value::Str(crate::util::opt_cstr(pciBusId as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dev,pciBusId" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !dev.is_null() { __w |= 1 << 0; (*dev).0 as i64 as u64 } else { dev as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Str) => pciBusId as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1874,11 +1975,12 @@ raw_fn! {
     /// `cuDeviceGetPCIBusId`. Typed: [`device_get_pci_bus_id`](super::device_get_pci_bus_id).
     fn cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult = 101;
     helpers call_cuDeviceGetPCIBusId, slow_cuDeviceGetPCIBusId, record_cuDeviceGetPCIBusId;
-    trace |__r| [
-        "pciBusId" => crate::trace::Value::Ptr(pciBusId as *const c_void),
-        "len" => crate::trace::Value::I64(len as i64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pciBusId,len,dev" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pciBusId as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => len as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1887,10 +1989,11 @@ raw_fn! {
     /// `cuIpcGetEventHandle`. Typed: [`ipc_get_event_handle`](super::ipc_get_event_handle).
     fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult = 102;
     helpers call_cuIpcGetEventHandle, slow_cuIpcGetEventHandle, record_cuIpcGetEventHandle;
-    trace |__r| [
-        "pHandle" => crate::trace::Value::Ptr(pHandle as *const c_void),
-        "event" => crate::trace::Value::Hex(event.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pHandle,event" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pHandle as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1899,10 +2002,11 @@ raw_fn! {
     /// `cuIpcOpenEventHandle`. Typed: [`ipc_open_event_handle`](super::ipc_open_event_handle).
     fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult = 103;
     helpers call_cuIpcOpenEventHandle, slow_cuIpcOpenEventHandle, record_cuIpcOpenEventHandle;
-    trace |__r| [
-        "phEvent" => if __r.0 == 0 && !phEvent.is_null() { crate::trace::Value::Hex((*phEvent).0 as usize as u64) } else { crate::trace::Value::Ptr(phEvent as *const c_void) },
-        "handle" => crate::trace::Value::Ptr(core::ptr::addr_of!(handle).cast()),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phEvent,handle" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(handle) as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1911,10 +2015,11 @@ raw_fn! {
     /// `cuIpcGetMemHandle`. Typed: [`ipc_get_mem_handle`](super::ipc_get_mem_handle).
     fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult = 104;
     helpers call_cuIpcGetMemHandle, slow_cuIpcGetMemHandle, record_cuIpcGetMemHandle;
-    trace |__r| [
-        "pHandle" => crate::trace::Value::Ptr(pHandle as *const c_void),
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pHandle,dptr" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pHandle as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1923,11 +2028,12 @@ raw_fn! {
     /// `cuIpcOpenMemHandle_v2` (`cuIpcOpenMemHandle`). Typed: [`ipc_open_mem_handle`](super::ipc_open_mem_handle).
     fn cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint) -> CUresult = 105;
     helpers call_cuIpcOpenMemHandle_v2, slow_cuIpcOpenMemHandle_v2, record_cuIpcOpenMemHandle_v2;
-    trace |__r| [
-        "pdptr" => if __r.0 == 0 && !pdptr.is_null() { crate::trace::Value::Hex((*pdptr).0 as u64) } else { crate::trace::Value::Ptr(pdptr as *const c_void) },
-        "handle" => crate::trace::Value::Ptr(core::ptr::addr_of!(handle).cast()),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pdptr,handle,Flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(handle) as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1936,9 +2042,10 @@ raw_fn! {
     /// `cuIpcCloseMemHandle`. Typed: [`ipc_close_mem_handle`](super::ipc_close_mem_handle).
     fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult = 106;
     helpers call_cuIpcCloseMemHandle, slow_cuIpcCloseMemHandle, record_cuIpcCloseMemHandle;
-    trace |__r| [
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1947,11 +2054,12 @@ raw_fn! {
     /// `cuMemHostRegister_v2` (`cuMemHostRegister`). Typed: [`mem_host_register`](super::mem_host_register).
     fn cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult = 107;
     helpers call_cuMemHostRegister_v2, slow_cuMemHostRegister_v2, record_cuMemHostRegister_v2;
-    trace |__r| [
-        "p" => crate::trace::Value::Ptr(p as *const c_void),
-        "bytesize" => crate::trace::Value::Size(bytesize as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "p,bytesize,Flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1960,9 +2068,10 @@ raw_fn! {
     /// `cuMemHostUnregister`. Typed: [`mem_host_unregister`](super::mem_host_unregister).
     fn cuMemHostUnregister(p: *mut c_void) -> CUresult = 108;
     helpers call_cuMemHostUnregister, slow_cuMemHostUnregister, record_cuMemHostUnregister;
-    trace |__r| [
-        "p" => crate::trace::Value::Ptr(p as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "p" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1971,11 +2080,12 @@ raw_fn! {
     /// `cuMemcpy`. Typed: [`memcpy`](super::memcpy).
     fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult = 109;
     helpers call_cuMemcpy, slow_cuMemcpy, record_cuMemcpy;
-    trace |__r| [
-        "dst" => crate::trace::Value::Hex(dst.0 as u64),
-        "src" => crate::trace::Value::Hex(src.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dst,src,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1984,11 +2094,12 @@ raw_fn! {
     /// `cuMemcpy_ptds` (`cuMemcpy`), per-thread default stream.
     fn cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult = 110;
     helpers call_cuMemcpy_ptds, slow_cuMemcpy_ptds, record_cuMemcpy_ptds;
-    trace |__r| [
-        "dst" => crate::trace::Value::Hex(dst.0 as u64),
-        "src" => crate::trace::Value::Hex(src.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dst,src,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -1997,13 +2108,14 @@ raw_fn! {
     /// `cuMemcpyPeer`. Typed: [`memcpy_peer`](super::memcpy_peer).
     fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult = 111;
     helpers call_cuMemcpyPeer, slow_cuMemcpyPeer, record_cuMemcpyPeer;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstContext" => crate::trace::Value::Hex(dstContext.0 as usize as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "srcContext" => crate::trace::Value::Hex(srcContext.0 as usize as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2012,13 +2124,14 @@ raw_fn! {
     /// `cuMemcpyPeer_ptds` (`cuMemcpyPeer`), per-thread default stream.
     fn cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult = 112;
     helpers call_cuMemcpyPeer_ptds, slow_cuMemcpyPeer_ptds, record_cuMemcpyPeer_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstContext" => crate::trace::Value::Hex(dstContext.0 as usize as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "srcContext" => crate::trace::Value::Hex(srcContext.0 as usize as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2027,11 +2140,12 @@ raw_fn! {
     /// `cuMemcpyHtoD_v2` (`cuMemcpyHtoD`). Typed: [`memcpy_htod`](super::memcpy_htod).
     fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult = 113;
     helpers call_cuMemcpyHtoD_v2, slow_cuMemcpyHtoD_v2, record_cuMemcpyHtoD_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcHost" => crate::trace::Value::Ptr(srcHost as *const c_void),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcHost,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2040,11 +2154,12 @@ raw_fn! {
     /// `cuMemcpyHtoD_v2_ptds` (`cuMemcpyHtoD`), per-thread default stream.
     fn cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult = 114;
     helpers call_cuMemcpyHtoD_v2_ptds, slow_cuMemcpyHtoD_v2_ptds, record_cuMemcpyHtoD_v2_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcHost" => crate::trace::Value::Ptr(srcHost as *const c_void),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcHost,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2053,11 +2168,12 @@ raw_fn! {
     /// `cuMemcpyDtoH_v2` (`cuMemcpyDtoH`). Typed: [`memcpy_dtoh`](super::memcpy_dtoh).
     fn cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 115;
     helpers call_cuMemcpyDtoH_v2, slow_cuMemcpyDtoH_v2, record_cuMemcpyDtoH_v2;
-    trace |__r| [
-        "dstHost" => crate::trace::Value::Ptr(dstHost as *const c_void),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstHost,srcDevice,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2066,11 +2182,12 @@ raw_fn! {
     /// `cuMemcpyDtoH_v2_ptds` (`cuMemcpyDtoH`), per-thread default stream.
     fn cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 116;
     helpers call_cuMemcpyDtoH_v2_ptds, slow_cuMemcpyDtoH_v2_ptds, record_cuMemcpyDtoH_v2_ptds;
-    trace |__r| [
-        "dstHost" => crate::trace::Value::Ptr(dstHost as *const c_void),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstHost,srcDevice,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2079,11 +2196,12 @@ raw_fn! {
     /// `cuMemcpyDtoD_v2` (`cuMemcpyDtoD`). Typed: [`memcpy_dtod`](super::memcpy_dtod).
     fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 117;
     helpers call_cuMemcpyDtoD_v2, slow_cuMemcpyDtoD_v2, record_cuMemcpyDtoD_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcDevice,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2092,11 +2210,12 @@ raw_fn! {
     /// `cuMemcpyDtoD_v2_ptds` (`cuMemcpyDtoD`), per-thread default stream.
     fn cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 118;
     helpers call_cuMemcpyDtoD_v2_ptds, slow_cuMemcpyDtoD_v2_ptds, record_cuMemcpyDtoD_v2_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcDevice,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2105,12 +2224,13 @@ raw_fn! {
     /// `cuMemcpyDtoA_v2` (`cuMemcpyDtoA`). Typed: [`memcpy_dtoa`](super::memcpy_dtoa).
     fn cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 119;
     helpers call_cuMemcpyDtoA_v2, slow_cuMemcpyDtoA_v2, record_cuMemcpyDtoA_v2;
-    trace |__r| [
-        "dstArray" => crate::trace::Value::Hex(dstArray.0 as usize as u64),
-        "dstOffset" => crate::trace::Value::Size(dstOffset as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstArray,dstOffset,srcDevice,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2119,12 +2239,13 @@ raw_fn! {
     /// `cuMemcpyDtoA_v2_ptds` (`cuMemcpyDtoA`), per-thread default stream.
     fn cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 120;
     helpers call_cuMemcpyDtoA_v2_ptds, slow_cuMemcpyDtoA_v2_ptds, record_cuMemcpyDtoA_v2_ptds;
-    trace |__r| [
-        "dstArray" => crate::trace::Value::Hex(dstArray.0 as usize as u64),
-        "dstOffset" => crate::trace::Value::Size(dstOffset as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstArray,dstOffset,srcDevice,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2133,12 +2254,13 @@ raw_fn! {
     /// `cuMemcpyAtoD_v2` (`cuMemcpyAtoD`). Typed: [`memcpy_atod`](super::memcpy_atod).
     fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 121;
     helpers call_cuMemcpyAtoD_v2, slow_cuMemcpyAtoD_v2, record_cuMemcpyAtoD_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcArray" => crate::trace::Value::Hex(srcArray.0 as usize as u64),
-        "srcOffset" => crate::trace::Value::Size(srcOffset as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcArray,srcOffset,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2147,12 +2269,13 @@ raw_fn! {
     /// `cuMemcpyAtoD_v2_ptds` (`cuMemcpyAtoD`), per-thread default stream.
     fn cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 122;
     helpers call_cuMemcpyAtoD_v2_ptds, slow_cuMemcpyAtoD_v2_ptds, record_cuMemcpyAtoD_v2_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcArray" => crate::trace::Value::Hex(srcArray.0 as usize as u64),
-        "srcOffset" => crate::trace::Value::Size(srcOffset as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcArray,srcOffset,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2161,12 +2284,13 @@ raw_fn! {
     /// `cuMemcpyHtoA_v2` (`cuMemcpyHtoA`). Typed: [`memcpy_htoa`](super::memcpy_htoa).
     fn cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult = 123;
     helpers call_cuMemcpyHtoA_v2, slow_cuMemcpyHtoA_v2, record_cuMemcpyHtoA_v2;
-    trace |__r| [
-        "dstArray" => crate::trace::Value::Hex(dstArray.0 as usize as u64),
-        "dstOffset" => crate::trace::Value::Size(dstOffset as u64),
-        "srcHost" => crate::trace::Value::Ptr(srcHost as *const c_void),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstArray,dstOffset,srcHost,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2175,12 +2299,13 @@ raw_fn! {
     /// `cuMemcpyHtoA_v2_ptds` (`cuMemcpyHtoA`), per-thread default stream.
     fn cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult = 124;
     helpers call_cuMemcpyHtoA_v2_ptds, slow_cuMemcpyHtoA_v2_ptds, record_cuMemcpyHtoA_v2_ptds;
-    trace |__r| [
-        "dstArray" => crate::trace::Value::Hex(dstArray.0 as usize as u64),
-        "dstOffset" => crate::trace::Value::Size(dstOffset as u64),
-        "srcHost" => crate::trace::Value::Ptr(srcHost as *const c_void),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstArray,dstOffset,srcHost,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2189,12 +2314,13 @@ raw_fn! {
     /// `cuMemcpyAtoH_v2` (`cuMemcpyAtoH`). Typed: [`memcpy_atoh`](super::memcpy_atoh).
     fn cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 125;
     helpers call_cuMemcpyAtoH_v2, slow_cuMemcpyAtoH_v2, record_cuMemcpyAtoH_v2;
-    trace |__r| [
-        "dstHost" => crate::trace::Value::Ptr(dstHost as *const c_void),
-        "srcArray" => crate::trace::Value::Hex(srcArray.0 as usize as u64),
-        "srcOffset" => crate::trace::Value::Size(srcOffset as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstHost,srcArray,srcOffset,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2203,12 +2329,13 @@ raw_fn! {
     /// `cuMemcpyAtoH_v2_ptds` (`cuMemcpyAtoH`), per-thread default stream.
     fn cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 126;
     helpers call_cuMemcpyAtoH_v2_ptds, slow_cuMemcpyAtoH_v2_ptds, record_cuMemcpyAtoH_v2_ptds;
-    trace |__r| [
-        "dstHost" => crate::trace::Value::Ptr(dstHost as *const c_void),
-        "srcArray" => crate::trace::Value::Hex(srcArray.0 as usize as u64),
-        "srcOffset" => crate::trace::Value::Size(srcOffset as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstHost,srcArray,srcOffset,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2217,13 +2344,14 @@ raw_fn! {
     /// `cuMemcpyAtoA_v2` (`cuMemcpyAtoA`). Typed: [`memcpy_atoa`](super::memcpy_atoa).
     fn cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 127;
     helpers call_cuMemcpyAtoA_v2, slow_cuMemcpyAtoA_v2, record_cuMemcpyAtoA_v2;
-    trace |__r| [
-        "dstArray" => crate::trace::Value::Hex(dstArray.0 as usize as u64),
-        "dstOffset" => crate::trace::Value::Size(dstOffset as u64),
-        "srcArray" => crate::trace::Value::Hex(srcArray.0 as usize as u64),
-        "srcOffset" => crate::trace::Value::Size(srcOffset as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstArray,dstOffset,srcArray,srcOffset,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2232,13 +2360,14 @@ raw_fn! {
     /// `cuMemcpyAtoA_v2_ptds` (`cuMemcpyAtoA`), per-thread default stream.
     fn cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 128;
     helpers call_cuMemcpyAtoA_v2_ptds, slow_cuMemcpyAtoA_v2_ptds, record_cuMemcpyAtoA_v2_ptds;
-    trace |__r| [
-        "dstArray" => crate::trace::Value::Hex(dstArray.0 as usize as u64),
-        "dstOffset" => crate::trace::Value::Size(dstOffset as u64),
-        "srcArray" => crate::trace::Value::Hex(srcArray.0 as usize as u64),
-        "srcOffset" => crate::trace::Value::Size(srcOffset as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstArray,dstOffset,srcArray,srcOffset,ByteCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2247,9 +2376,10 @@ raw_fn! {
     /// `cuMemcpy2D_v2` (`cuMemcpy2D`). Typed: [`memcpy2d`](super::memcpy2d).
     fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult = 129;
     helpers call_cuMemcpy2D_v2, slow_cuMemcpy2D_v2, record_cuMemcpy2D_v2;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2258,9 +2388,10 @@ raw_fn! {
     /// `cuMemcpy2D_v2_ptds` (`cuMemcpy2D`), per-thread default stream.
     fn cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult = 130;
     helpers call_cuMemcpy2D_v2_ptds, slow_cuMemcpy2D_v2_ptds, record_cuMemcpy2D_v2_ptds;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2269,9 +2400,10 @@ raw_fn! {
     /// `cuMemcpy2DUnaligned_v2` (`cuMemcpy2DUnaligned`). Typed: [`memcpy2d_unaligned`](super::memcpy2d_unaligned).
     fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult = 131;
     helpers call_cuMemcpy2DUnaligned_v2, slow_cuMemcpy2DUnaligned_v2, record_cuMemcpy2DUnaligned_v2;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2280,9 +2412,10 @@ raw_fn! {
     /// `cuMemcpy2DUnaligned_v2_ptds` (`cuMemcpy2DUnaligned`), per-thread default stream.
     fn cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult = 132;
     helpers call_cuMemcpy2DUnaligned_v2_ptds, slow_cuMemcpy2DUnaligned_v2_ptds, record_cuMemcpy2DUnaligned_v2_ptds;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2291,9 +2424,10 @@ raw_fn! {
     /// `cuMemcpy3D_v2` (`cuMemcpy3D`). Typed: [`memcpy3d`](super::memcpy3d).
     fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult = 133;
     helpers call_cuMemcpy3D_v2, slow_cuMemcpy3D_v2, record_cuMemcpy3D_v2;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2302,9 +2436,10 @@ raw_fn! {
     /// `cuMemcpy3D_v2_ptds` (`cuMemcpy3D`), per-thread default stream.
     fn cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult = 134;
     helpers call_cuMemcpy3D_v2_ptds, slow_cuMemcpy3D_v2_ptds, record_cuMemcpy3D_v2_ptds;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2313,9 +2448,10 @@ raw_fn! {
     /// `cuMemcpy3DPeer`. Typed: [`memcpy3d_peer`](super::memcpy3d_peer).
     fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult = 135;
     helpers call_cuMemcpy3DPeer, slow_cuMemcpy3DPeer, record_cuMemcpy3DPeer;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2324,9 +2460,10 @@ raw_fn! {
     /// `cuMemcpy3DPeer_ptds` (`cuMemcpy3DPeer`), per-thread default stream.
     fn cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult = 136;
     helpers call_cuMemcpy3DPeer_ptds, slow_cuMemcpy3DPeer_ptds, record_cuMemcpy3DPeer_ptds;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2335,12 +2472,13 @@ raw_fn! {
     /// `cuMemcpyAsync`. Typed: [`memcpy_async`](super::memcpy_async).
     fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 137;
     helpers call_cuMemcpyAsync, slow_cuMemcpyAsync, record_cuMemcpyAsync;
-    trace |__r| [
-        "dst" => crate::trace::Value::Hex(dst.0 as u64),
-        "src" => crate::trace::Value::Hex(src.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dst,src,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2349,12 +2487,13 @@ raw_fn! {
     /// `cuMemcpyAsync_ptsz` (`cuMemcpyAsync`), per-thread default stream.
     fn cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 138;
     helpers call_cuMemcpyAsync_ptsz, slow_cuMemcpyAsync_ptsz, record_cuMemcpyAsync_ptsz;
-    trace |__r| [
-        "dst" => crate::trace::Value::Hex(dst.0 as u64),
-        "src" => crate::trace::Value::Hex(src.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dst,src,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2363,14 +2502,15 @@ raw_fn! {
     /// `cuMemcpyPeerAsync`. Typed: [`memcpy_peer_async`](super::memcpy_peer_async).
     fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult = 139;
     helpers call_cuMemcpyPeerAsync, slow_cuMemcpyPeerAsync, record_cuMemcpyPeerAsync;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstContext" => crate::trace::Value::Hex(dstContext.0 as usize as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "srcContext" => crate::trace::Value::Hex(srcContext.0 as usize as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2379,14 +2519,15 @@ raw_fn! {
     /// `cuMemcpyPeerAsync_ptsz` (`cuMemcpyPeerAsync`), per-thread default stream.
     fn cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult = 140;
     helpers call_cuMemcpyPeerAsync_ptsz, slow_cuMemcpyPeerAsync_ptsz, record_cuMemcpyPeerAsync_ptsz;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstContext" => crate::trace::Value::Hex(dstContext.0 as usize as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "srcContext" => crate::trace::Value::Hex(srcContext.0 as usize as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2395,12 +2536,13 @@ raw_fn! {
     /// `cuMemcpyHtoDAsync_v2` (`cuMemcpyHtoDAsync`). Typed: [`memcpy_htod_async`](super::memcpy_htod_async).
     fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 141;
     helpers call_cuMemcpyHtoDAsync_v2, slow_cuMemcpyHtoDAsync_v2, record_cuMemcpyHtoDAsync_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcHost" => crate::trace::Value::Ptr(srcHost as *const c_void),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcHost,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2409,12 +2551,13 @@ raw_fn! {
     /// `cuMemcpyHtoDAsync_v2_ptsz` (`cuMemcpyHtoDAsync`), per-thread default stream.
     fn cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 142;
     helpers call_cuMemcpyHtoDAsync_v2_ptsz, slow_cuMemcpyHtoDAsync_v2_ptsz, record_cuMemcpyHtoDAsync_v2_ptsz;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcHost" => crate::trace::Value::Ptr(srcHost as *const c_void),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcHost,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2423,12 +2566,13 @@ raw_fn! {
     /// `cuMemcpyDtoHAsync_v2` (`cuMemcpyDtoHAsync`). Typed: [`memcpy_dtoh_async`](super::memcpy_dtoh_async).
     fn cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 143;
     helpers call_cuMemcpyDtoHAsync_v2, slow_cuMemcpyDtoHAsync_v2, record_cuMemcpyDtoHAsync_v2;
-    trace |__r| [
-        "dstHost" => crate::trace::Value::Ptr(dstHost as *const c_void),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstHost,srcDevice,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2437,12 +2581,13 @@ raw_fn! {
     /// `cuMemcpyDtoHAsync_v2_ptsz` (`cuMemcpyDtoHAsync`), per-thread default stream.
     fn cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 144;
     helpers call_cuMemcpyDtoHAsync_v2_ptsz, slow_cuMemcpyDtoHAsync_v2_ptsz, record_cuMemcpyDtoHAsync_v2_ptsz;
-    trace |__r| [
-        "dstHost" => crate::trace::Value::Ptr(dstHost as *const c_void),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstHost,srcDevice,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2451,12 +2596,13 @@ raw_fn! {
     /// `cuMemcpyDtoDAsync_v2` (`cuMemcpyDtoDAsync`). Typed: [`memcpy_dtod_async`](super::memcpy_dtod_async).
     fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 145;
     helpers call_cuMemcpyDtoDAsync_v2, slow_cuMemcpyDtoDAsync_v2, record_cuMemcpyDtoDAsync_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcDevice,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2465,12 +2611,13 @@ raw_fn! {
     /// `cuMemcpyDtoDAsync_v2_ptsz` (`cuMemcpyDtoDAsync`), per-thread default stream.
     fn cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 146;
     helpers call_cuMemcpyDtoDAsync_v2_ptsz, slow_cuMemcpyDtoDAsync_v2_ptsz, record_cuMemcpyDtoDAsync_v2_ptsz;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "srcDevice" => crate::trace::Value::Hex(srcDevice.0 as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,srcDevice,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2479,13 +2626,14 @@ raw_fn! {
     /// `cuMemcpyHtoAAsync_v2` (`cuMemcpyHtoAAsync`). Typed: [`memcpy_htoa_async`](super::memcpy_htoa_async).
     fn cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 147;
     helpers call_cuMemcpyHtoAAsync_v2, slow_cuMemcpyHtoAAsync_v2, record_cuMemcpyHtoAAsync_v2;
-    trace |__r| [
-        "dstArray" => crate::trace::Value::Hex(dstArray.0 as usize as u64),
-        "dstOffset" => crate::trace::Value::Size(dstOffset as u64),
-        "srcHost" => crate::trace::Value::Ptr(srcHost as *const c_void),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstArray,dstOffset,srcHost,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2494,13 +2642,14 @@ raw_fn! {
     /// `cuMemcpyHtoAAsync_v2_ptsz` (`cuMemcpyHtoAAsync`), per-thread default stream.
     fn cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 148;
     helpers call_cuMemcpyHtoAAsync_v2_ptsz, slow_cuMemcpyHtoAAsync_v2_ptsz, record_cuMemcpyHtoAAsync_v2_ptsz;
-    trace |__r| [
-        "dstArray" => crate::trace::Value::Hex(dstArray.0 as usize as u64),
-        "dstOffset" => crate::trace::Value::Size(dstOffset as u64),
-        "srcHost" => crate::trace::Value::Ptr(srcHost as *const c_void),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstArray,dstOffset,srcHost,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2509,13 +2658,14 @@ raw_fn! {
     /// `cuMemcpyAtoHAsync_v2` (`cuMemcpyAtoHAsync`). Typed: [`memcpy_atoh_async`](super::memcpy_atoh_async).
     fn cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult = 149;
     helpers call_cuMemcpyAtoHAsync_v2, slow_cuMemcpyAtoHAsync_v2, record_cuMemcpyAtoHAsync_v2;
-    trace |__r| [
-        "dstHost" => crate::trace::Value::Ptr(dstHost as *const c_void),
-        "srcArray" => crate::trace::Value::Hex(srcArray.0 as usize as u64),
-        "srcOffset" => crate::trace::Value::Size(srcOffset as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstHost,srcArray,srcOffset,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2524,13 +2674,14 @@ raw_fn! {
     /// `cuMemcpyAtoHAsync_v2_ptsz` (`cuMemcpyAtoHAsync`), per-thread default stream.
     fn cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult = 150;
     helpers call_cuMemcpyAtoHAsync_v2_ptsz, slow_cuMemcpyAtoHAsync_v2_ptsz, record_cuMemcpyAtoHAsync_v2_ptsz;
-    trace |__r| [
-        "dstHost" => crate::trace::Value::Ptr(dstHost as *const c_void),
-        "srcArray" => crate::trace::Value::Hex(srcArray.0 as usize as u64),
-        "srcOffset" => crate::trace::Value::Size(srcOffset as u64),
-        "ByteCount" => crate::trace::Value::Size(ByteCount as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstHost,srcArray,srcOffset,ByteCount,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2539,10 +2690,11 @@ raw_fn! {
     /// `cuMemcpy2DAsync_v2` (`cuMemcpy2DAsync`). Typed: [`memcpy2d_async`](super::memcpy2d_async).
     fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult = 151;
     helpers call_cuMemcpy2DAsync_v2, slow_cuMemcpy2DAsync_v2, record_cuMemcpy2DAsync_v2;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2551,10 +2703,11 @@ raw_fn! {
     /// `cuMemcpy2DAsync_v2_ptsz` (`cuMemcpy2DAsync`), per-thread default stream.
     fn cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult = 152;
     helpers call_cuMemcpy2DAsync_v2_ptsz, slow_cuMemcpy2DAsync_v2_ptsz, record_cuMemcpy2DAsync_v2_ptsz;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2563,10 +2716,11 @@ raw_fn! {
     /// `cuMemcpy3DAsync_v2` (`cuMemcpy3DAsync`). Typed: [`memcpy3d_async`](super::memcpy3d_async).
     fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult = 153;
     helpers call_cuMemcpy3DAsync_v2, slow_cuMemcpy3DAsync_v2, record_cuMemcpy3DAsync_v2;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2575,10 +2729,11 @@ raw_fn! {
     /// `cuMemcpy3DAsync_v2_ptsz` (`cuMemcpy3DAsync`), per-thread default stream.
     fn cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult = 154;
     helpers call_cuMemcpy3DAsync_v2_ptsz, slow_cuMemcpy3DAsync_v2_ptsz, record_cuMemcpy3DAsync_v2_ptsz;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2587,10 +2742,11 @@ raw_fn! {
     /// `cuMemcpy3DPeerAsync`. Typed: [`memcpy3d_peer_async`](super::memcpy3d_peer_async).
     fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult = 155;
     helpers call_cuMemcpy3DPeerAsync, slow_cuMemcpy3DPeerAsync, record_cuMemcpy3DPeerAsync;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2599,10 +2755,11 @@ raw_fn! {
     /// `cuMemcpy3DPeerAsync_ptsz` (`cuMemcpy3DPeerAsync`), per-thread default stream.
     fn cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult = 156;
     helpers call_cuMemcpy3DPeerAsync_ptsz, slow_cuMemcpy3DPeerAsync_ptsz, record_cuMemcpy3DPeerAsync_ptsz;
-    trace |__r| [
-        "pCopy" => crate::trace::Value::Ptr(pCopy as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCopy,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2611,17 +2768,18 @@ raw_fn! {
     /// `cuMemcpyBatchAsync`. Typed: [`memcpy_batch_async`](super::memcpy_batch_async).
     fn cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult = 157;
     helpers call_cuMemcpyBatchAsync, slow_cuMemcpyBatchAsync, record_cuMemcpyBatchAsync;
-    trace |__r| [
-        "dsts" => crate::trace::Value::Ptr(dsts as *const c_void),
-        "srcs" => crate::trace::Value::Ptr(srcs as *const c_void),
-        "sizes" => crate::trace::Value::Ptr(sizes as *const c_void),
-        "count" => crate::trace::Value::Size(count as u64),
-        "attrs" => crate::trace::Value::Ptr(attrs as *const c_void),
-        "attrsIdxs" => crate::trace::Value::Ptr(attrsIdxs as *const c_void),
-        "numAttrs" => crate::trace::Value::Size(numAttrs as u64),
-        "failIdx" => if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) },
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dsts,srcs,sizes,count,attrs,attrsIdxs,numAttrs,failIdx,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dsts as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcs as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => sizes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => attrs as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => attrsIdxs as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numAttrs as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 7; (*failIdx) as u64 } else { failIdx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2630,17 +2788,18 @@ raw_fn! {
     /// `cuMemcpyBatchAsync_ptsz` (`cuMemcpyBatchAsync`), per-thread default stream.
     fn cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult = 158;
     helpers call_cuMemcpyBatchAsync_ptsz, slow_cuMemcpyBatchAsync_ptsz, record_cuMemcpyBatchAsync_ptsz;
-    trace |__r| [
-        "dsts" => crate::trace::Value::Ptr(dsts as *const c_void),
-        "srcs" => crate::trace::Value::Ptr(srcs as *const c_void),
-        "sizes" => crate::trace::Value::Ptr(sizes as *const c_void),
-        "count" => crate::trace::Value::Size(count as u64),
-        "attrs" => crate::trace::Value::Ptr(attrs as *const c_void),
-        "attrsIdxs" => crate::trace::Value::Ptr(attrsIdxs as *const c_void),
-        "numAttrs" => crate::trace::Value::Size(numAttrs as u64),
-        "failIdx" => if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) },
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dsts,srcs,sizes,count,attrs,attrsIdxs,numAttrs,failIdx,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dsts as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcs as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => sizes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => attrs as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => attrsIdxs as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numAttrs as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 7; (*failIdx) as u64 } else { failIdx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2649,13 +2808,14 @@ raw_fn! {
     /// `cuMemcpy3DBatchAsync`. Typed: [`memcpy3d_batch_async`](super::memcpy3d_batch_async).
     fn cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult = 159;
     helpers call_cuMemcpy3DBatchAsync, slow_cuMemcpy3DBatchAsync, record_cuMemcpy3DBatchAsync;
-    trace |__r| [
-        "numOps" => crate::trace::Value::Size(numOps as u64),
-        "opList" => crate::trace::Value::Ptr(opList as *const c_void),
-        "failIdx" => if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) },
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "numOps,opList,failIdx,flags,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numOps as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => opList as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 2; (*failIdx) as u64 } else { failIdx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2664,13 +2824,14 @@ raw_fn! {
     /// `cuMemcpy3DBatchAsync_ptsz` (`cuMemcpy3DBatchAsync`), per-thread default stream.
     fn cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult = 160;
     helpers call_cuMemcpy3DBatchAsync_ptsz, slow_cuMemcpy3DBatchAsync_ptsz, record_cuMemcpy3DBatchAsync_ptsz;
-    trace |__r| [
-        "numOps" => crate::trace::Value::Size(numOps as u64),
-        "opList" => crate::trace::Value::Ptr(opList as *const c_void),
-        "failIdx" => if __r.0 == 0 && !failIdx.is_null() { crate::trace::Value::Size((*failIdx) as u64) } else { crate::trace::Value::Ptr(failIdx as *const c_void) },
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "numOps,opList,failIdx,flags,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numOps as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => opList as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 2; (*failIdx) as u64 } else { failIdx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2679,11 +2840,12 @@ raw_fn! {
     /// `cuMemsetD8_v2` (`cuMemsetD8`). Typed: [`memset_d8`](super::memset_d8).
     fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult = 161;
     helpers call_cuMemsetD8_v2, slow_cuMemsetD8_v2, record_cuMemsetD8_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "uc" => crate::trace::Value::U64(uc as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,uc,N" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2692,11 +2854,12 @@ raw_fn! {
     /// `cuMemsetD8_v2_ptds` (`cuMemsetD8`), per-thread default stream.
     fn cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult = 162;
     helpers call_cuMemsetD8_v2_ptds, slow_cuMemsetD8_v2_ptds, record_cuMemsetD8_v2_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "uc" => crate::trace::Value::U64(uc as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,uc,N" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2705,11 +2868,12 @@ raw_fn! {
     /// `cuMemsetD16_v2` (`cuMemsetD16`). Typed: [`memset_d16`](super::memset_d16).
     fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult = 163;
     helpers call_cuMemsetD16_v2, slow_cuMemsetD16_v2, record_cuMemsetD16_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "us" => crate::trace::Value::U64(us as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,us,N" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2718,11 +2882,12 @@ raw_fn! {
     /// `cuMemsetD16_v2_ptds` (`cuMemsetD16`), per-thread default stream.
     fn cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult = 164;
     helpers call_cuMemsetD16_v2_ptds, slow_cuMemsetD16_v2_ptds, record_cuMemsetD16_v2_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "us" => crate::trace::Value::U64(us as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,us,N" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2731,11 +2896,12 @@ raw_fn! {
     /// `cuMemsetD32_v2` (`cuMemsetD32`). Typed: [`memset_d32`](super::memset_d32).
     fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult = 165;
     helpers call_cuMemsetD32_v2, slow_cuMemsetD32_v2, record_cuMemsetD32_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "ui" => crate::trace::Value::U64(ui as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,ui,N" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2744,11 +2910,12 @@ raw_fn! {
     /// `cuMemsetD32_v2_ptds` (`cuMemsetD32`), per-thread default stream.
     fn cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult = 166;
     helpers call_cuMemsetD32_v2_ptds, slow_cuMemsetD32_v2_ptds, record_cuMemsetD32_v2_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "ui" => crate::trace::Value::U64(ui as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,ui,N" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2757,13 +2924,14 @@ raw_fn! {
     /// `cuMemsetD2D8_v2` (`cuMemsetD2D8`). Typed: [`memset_d2d8`](super::memset_d2d8).
     fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult = 167;
     helpers call_cuMemsetD2D8_v2, slow_cuMemsetD2D8_v2, record_cuMemsetD2D8_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "uc" => crate::trace::Value::U64(uc as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2772,13 +2940,14 @@ raw_fn! {
     /// `cuMemsetD2D8_v2_ptds` (`cuMemsetD2D8`), per-thread default stream.
     fn cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult = 168;
     helpers call_cuMemsetD2D8_v2_ptds, slow_cuMemsetD2D8_v2_ptds, record_cuMemsetD2D8_v2_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "uc" => crate::trace::Value::U64(uc as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2787,13 +2956,14 @@ raw_fn! {
     /// `cuMemsetD2D16_v2` (`cuMemsetD2D16`). Typed: [`memset_d2d16`](super::memset_d2d16).
     fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult = 169;
     helpers call_cuMemsetD2D16_v2, slow_cuMemsetD2D16_v2, record_cuMemsetD2D16_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "us" => crate::trace::Value::U64(us as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,us,Width,Height" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2802,13 +2972,14 @@ raw_fn! {
     /// `cuMemsetD2D16_v2_ptds` (`cuMemsetD2D16`), per-thread default stream.
     fn cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult = 170;
     helpers call_cuMemsetD2D16_v2_ptds, slow_cuMemsetD2D16_v2_ptds, record_cuMemsetD2D16_v2_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "us" => crate::trace::Value::U64(us as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,us,Width,Height" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2817,13 +2988,14 @@ raw_fn! {
     /// `cuMemsetD2D32_v2` (`cuMemsetD2D32`). Typed: [`memset_d2d32`](super::memset_d2d32).
     fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult = 171;
     helpers call_cuMemsetD2D32_v2, slow_cuMemsetD2D32_v2, record_cuMemsetD2D32_v2;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "ui" => crate::trace::Value::U64(ui as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2832,13 +3004,14 @@ raw_fn! {
     /// `cuMemsetD2D32_v2_ptds` (`cuMemsetD2D32`), per-thread default stream.
     fn cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult = 172;
     helpers call_cuMemsetD2D32_v2_ptds, slow_cuMemsetD2D32_v2_ptds, record_cuMemsetD2D32_v2_ptds;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "ui" => crate::trace::Value::U64(ui as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2847,12 +3020,13 @@ raw_fn! {
     /// `cuMemsetD8Async`. Typed: [`memset_d8_async`](super::memset_d8_async).
     fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult = 173;
     helpers call_cuMemsetD8Async, slow_cuMemsetD8Async, record_cuMemsetD8Async;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "uc" => crate::trace::Value::U64(uc as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,uc,N,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2861,12 +3035,13 @@ raw_fn! {
     /// `cuMemsetD8Async_ptsz` (`cuMemsetD8Async`), per-thread default stream.
     fn cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult = 174;
     helpers call_cuMemsetD8Async_ptsz, slow_cuMemsetD8Async_ptsz, record_cuMemsetD8Async_ptsz;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "uc" => crate::trace::Value::U64(uc as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,uc,N,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2875,12 +3050,13 @@ raw_fn! {
     /// `cuMemsetD16Async`. Typed: [`memset_d16_async`](super::memset_d16_async).
     fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult = 175;
     helpers call_cuMemsetD16Async, slow_cuMemsetD16Async, record_cuMemsetD16Async;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "us" => crate::trace::Value::U64(us as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,us,N,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2889,12 +3065,13 @@ raw_fn! {
     /// `cuMemsetD16Async_ptsz` (`cuMemsetD16Async`), per-thread default stream.
     fn cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult = 176;
     helpers call_cuMemsetD16Async_ptsz, slow_cuMemsetD16Async_ptsz, record_cuMemsetD16Async_ptsz;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "us" => crate::trace::Value::U64(us as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,us,N,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2903,12 +3080,13 @@ raw_fn! {
     /// `cuMemsetD32Async`. Typed: [`memset_d32_async`](super::memset_d32_async).
     fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult = 177;
     helpers call_cuMemsetD32Async, slow_cuMemsetD32Async, record_cuMemsetD32Async;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "ui" => crate::trace::Value::U64(ui as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,ui,N,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2917,12 +3095,13 @@ raw_fn! {
     /// `cuMemsetD32Async_ptsz` (`cuMemsetD32Async`), per-thread default stream.
     fn cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult = 178;
     helpers call_cuMemsetD32Async_ptsz, slow_cuMemsetD32Async_ptsz, record_cuMemsetD32Async_ptsz;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "ui" => crate::trace::Value::U64(ui as u64),
-        "N" => crate::trace::Value::Size(N as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,ui,N,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2931,14 +3110,15 @@ raw_fn! {
     /// `cuMemsetD2D8Async`. Typed: [`memset_d2d8_async`](super::memset_d2d8_async).
     fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 179;
     helpers call_cuMemsetD2D8Async, slow_cuMemsetD2D8Async, record_cuMemsetD2D8Async;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "uc" => crate::trace::Value::U64(uc as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2947,14 +3127,15 @@ raw_fn! {
     /// `cuMemsetD2D8Async_ptsz` (`cuMemsetD2D8Async`), per-thread default stream.
     fn cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 180;
     helpers call_cuMemsetD2D8Async_ptsz, slow_cuMemsetD2D8Async_ptsz, record_cuMemsetD2D8Async_ptsz;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "uc" => crate::trace::Value::U64(uc as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2963,14 +3144,15 @@ raw_fn! {
     /// `cuMemsetD2D16Async`. Typed: [`memset_d2d16_async`](super::memset_d2d16_async).
     fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 181;
     helpers call_cuMemsetD2D16Async, slow_cuMemsetD2D16Async, record_cuMemsetD2D16Async;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "us" => crate::trace::Value::U64(us as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,us,Width,Height,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2979,14 +3161,15 @@ raw_fn! {
     /// `cuMemsetD2D16Async_ptsz` (`cuMemsetD2D16Async`), per-thread default stream.
     fn cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 182;
     helpers call_cuMemsetD2D16Async_ptsz, slow_cuMemsetD2D16Async_ptsz, record_cuMemsetD2D16Async_ptsz;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "us" => crate::trace::Value::U64(us as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,us,Width,Height,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -2995,14 +3178,15 @@ raw_fn! {
     /// `cuMemsetD2D32Async`. Typed: [`memset_d2d32_async`](super::memset_d2d32_async).
     fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 183;
     helpers call_cuMemsetD2D32Async, slow_cuMemsetD2D32Async, record_cuMemsetD2D32Async;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "ui" => crate::trace::Value::U64(ui as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3011,14 +3195,15 @@ raw_fn! {
     /// `cuMemsetD2D32Async_ptsz` (`cuMemsetD2D32Async`), per-thread default stream.
     fn cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 184;
     helpers call_cuMemsetD2D32Async_ptsz, slow_cuMemsetD2D32Async_ptsz, record_cuMemsetD2D32Async_ptsz;
-    trace |__r| [
-        "dstDevice" => crate::trace::Value::Hex(dstDevice.0 as u64),
-        "dstPitch" => crate::trace::Value::Size(dstPitch as u64),
-        "ui" => crate::trace::Value::U64(ui as u64),
-        "Width" => crate::trace::Value::Size(Width as u64),
-        "Height" => crate::trace::Value::Size(Height as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3027,10 +3212,11 @@ raw_fn! {
     /// `cuArrayCreate_v2` (`cuArrayCreate`). Typed: [`array_create`](super::array_create).
     fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult = 185;
     helpers call_cuArrayCreate_v2, slow_cuArrayCreate_v2, record_cuArrayCreate_v2;
-    trace |__r| [
-        "pHandle" => if __r.0 == 0 && !pHandle.is_null() { crate::trace::Value::Hex((*pHandle).0 as usize as u64) } else { crate::trace::Value::Ptr(pHandle as *const c_void) },
-        "pAllocateArray" => crate::trace::Value::Ptr(pAllocateArray as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pHandle,pAllocateArray" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pHandle.is_null() { __w |= 1 << 0; (*pHandle).0 as usize as u64 } else { pHandle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pAllocateArray as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3039,10 +3225,11 @@ raw_fn! {
     /// `cuArrayGetDescriptor_v2` (`cuArrayGetDescriptor`). Typed: [`array_get_descriptor`](super::array_get_descriptor).
     fn cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult = 186;
     helpers call_cuArrayGetDescriptor_v2, slow_cuArrayGetDescriptor_v2, record_cuArrayGetDescriptor_v2;
-    trace |__r| [
-        "pArrayDescriptor" => crate::trace::Value::Ptr(pArrayDescriptor as *const c_void),
-        "hArray" => crate::trace::Value::Hex(hArray.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pArrayDescriptor,hArray" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pArrayDescriptor as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3051,10 +3238,11 @@ raw_fn! {
     /// `cuArrayGetSparseProperties`. Typed: [`array_get_sparse_properties`](super::array_get_sparse_properties).
     fn cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult = 187;
     helpers call_cuArrayGetSparseProperties, slow_cuArrayGetSparseProperties, record_cuArrayGetSparseProperties;
-    trace |__r| [
-        "sparseProperties" => crate::trace::Value::Ptr(sparseProperties as *const c_void),
-        "array" => crate::trace::Value::Hex(array.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "sparseProperties,array" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => sparseProperties as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => array.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3063,10 +3251,11 @@ raw_fn! {
     /// `cuMipmappedArrayGetSparseProperties`. Typed: [`mipmapped_array_get_sparse_properties`](super::mipmapped_array_get_sparse_properties).
     fn cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult = 188;
     helpers call_cuMipmappedArrayGetSparseProperties, slow_cuMipmappedArrayGetSparseProperties, record_cuMipmappedArrayGetSparseProperties;
-    trace |__r| [
-        "sparseProperties" => crate::trace::Value::Ptr(sparseProperties as *const c_void),
-        "mipmap" => crate::trace::Value::Hex(mipmap.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "sparseProperties,mipmap" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => sparseProperties as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => mipmap.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3075,11 +3264,12 @@ raw_fn! {
     /// `cuArrayGetMemoryRequirements`. Typed: [`array_get_memory_requirements`](super::array_get_memory_requirements).
     fn cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult = 189;
     helpers call_cuArrayGetMemoryRequirements, slow_cuArrayGetMemoryRequirements, record_cuArrayGetMemoryRequirements;
-    trace |__r| [
-        "memoryRequirements" => crate::trace::Value::Ptr(memoryRequirements as *const c_void),
-        "array" => crate::trace::Value::Hex(array.0 as usize as u64),
-        "device" => crate::trace::Value::I64(device.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "memoryRequirements,array,device" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => memoryRequirements as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => array.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3088,11 +3278,12 @@ raw_fn! {
     /// `cuMipmappedArrayGetMemoryRequirements`. Typed: [`mipmapped_array_get_memory_requirements`](super::mipmapped_array_get_memory_requirements).
     fn cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult = 190;
     helpers call_cuMipmappedArrayGetMemoryRequirements, slow_cuMipmappedArrayGetMemoryRequirements, record_cuMipmappedArrayGetMemoryRequirements;
-    trace |__r| [
-        "memoryRequirements" => crate::trace::Value::Ptr(memoryRequirements as *const c_void),
-        "mipmap" => crate::trace::Value::Hex(mipmap.0 as usize as u64),
-        "device" => crate::trace::Value::I64(device.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "memoryRequirements,mipmap,device" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => memoryRequirements as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => mipmap.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3101,11 +3292,12 @@ raw_fn! {
     /// `cuArrayGetPlane`. Typed: [`array_get_plane`](super::array_get_plane).
     fn cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint) -> CUresult = 191;
     helpers call_cuArrayGetPlane, slow_cuArrayGetPlane, record_cuArrayGetPlane;
-    trace |__r| [
-        "pPlaneArray" => if __r.0 == 0 && !pPlaneArray.is_null() { crate::trace::Value::Hex((*pPlaneArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pPlaneArray as *const c_void) },
-        "hArray" => crate::trace::Value::Hex(hArray.0 as usize as u64),
-        "planeIdx" => crate::trace::Value::U64(planeIdx as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pPlaneArray,hArray,planeIdx" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pPlaneArray.is_null() { __w |= 1 << 0; (*pPlaneArray).0 as usize as u64 } else { pPlaneArray as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => planeIdx as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3114,9 +3306,10 @@ raw_fn! {
     /// `cuArrayDestroy`. Typed: [`array_destroy`](super::array_destroy).
     fn cuArrayDestroy(hArray: CUarray) -> CUresult = 192;
     helpers call_cuArrayDestroy, slow_cuArrayDestroy, record_cuArrayDestroy;
-    trace |__r| [
-        "hArray" => crate::trace::Value::Hex(hArray.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hArray" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3125,10 +3318,11 @@ raw_fn! {
     /// `cuArray3DCreate_v2` (`cuArray3DCreate`). Typed: [`array3d_create`](super::array3d_create).
     fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult = 193;
     helpers call_cuArray3DCreate_v2, slow_cuArray3DCreate_v2, record_cuArray3DCreate_v2;
-    trace |__r| [
-        "pHandle" => if __r.0 == 0 && !pHandle.is_null() { crate::trace::Value::Hex((*pHandle).0 as usize as u64) } else { crate::trace::Value::Ptr(pHandle as *const c_void) },
-        "pAllocateArray" => crate::trace::Value::Ptr(pAllocateArray as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pHandle,pAllocateArray" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pHandle.is_null() { __w |= 1 << 0; (*pHandle).0 as usize as u64 } else { pHandle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pAllocateArray as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3137,10 +3331,11 @@ raw_fn! {
     /// `cuArray3DGetDescriptor_v2` (`cuArray3DGetDescriptor`). Typed: [`array3d_get_descriptor`](super::array3d_get_descriptor).
     fn cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult = 194;
     helpers call_cuArray3DGetDescriptor_v2, slow_cuArray3DGetDescriptor_v2, record_cuArray3DGetDescriptor_v2;
-    trace |__r| [
-        "pArrayDescriptor" => crate::trace::Value::Ptr(pArrayDescriptor as *const c_void),
-        "hArray" => crate::trace::Value::Hex(hArray.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pArrayDescriptor,hArray" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pArrayDescriptor as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3149,11 +3344,12 @@ raw_fn! {
     /// `cuMipmappedArrayCreate`. Typed: [`mipmapped_array_create`](super::mipmapped_array_create).
     fn cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint) -> CUresult = 195;
     helpers call_cuMipmappedArrayCreate, slow_cuMipmappedArrayCreate, record_cuMipmappedArrayCreate;
-    trace |__r| [
-        "pHandle" => if __r.0 == 0 && !pHandle.is_null() { crate::trace::Value::Hex((*pHandle).0 as usize as u64) } else { crate::trace::Value::Ptr(pHandle as *const c_void) },
-        "pMipmappedArrayDesc" => crate::trace::Value::Ptr(pMipmappedArrayDesc as *const c_void),
-        "numMipmapLevels" => crate::trace::Value::U64(numMipmapLevels as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pHandle,pMipmappedArrayDesc,numMipmapLevels" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pHandle.is_null() { __w |= 1 << 0; (*pHandle).0 as usize as u64 } else { pHandle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pMipmappedArrayDesc as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numMipmapLevels as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3162,11 +3358,12 @@ raw_fn! {
     /// `cuMipmappedArrayGetLevel`. Typed: [`mipmapped_array_get_level`](super::mipmapped_array_get_level).
     fn cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint) -> CUresult = 196;
     helpers call_cuMipmappedArrayGetLevel, slow_cuMipmappedArrayGetLevel, record_cuMipmappedArrayGetLevel;
-    trace |__r| [
-        "pLevelArray" => if __r.0 == 0 && !pLevelArray.is_null() { crate::trace::Value::Hex((*pLevelArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pLevelArray as *const c_void) },
-        "hMipmappedArray" => crate::trace::Value::Hex(hMipmappedArray.0 as usize as u64),
-        "level" => crate::trace::Value::U64(level as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pLevelArray,hMipmappedArray,level" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pLevelArray.is_null() { __w |= 1 << 0; (*pLevelArray).0 as usize as u64 } else { pLevelArray as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hMipmappedArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => level as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3175,9 +3372,10 @@ raw_fn! {
     /// `cuMipmappedArrayDestroy`. Typed: [`mipmapped_array_destroy`](super::mipmapped_array_destroy).
     fn cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUresult = 197;
     helpers call_cuMipmappedArrayDestroy, slow_cuMipmappedArrayDestroy, record_cuMipmappedArrayDestroy;
-    trace |__r| [
-        "hMipmappedArray" => crate::trace::Value::Hex(hMipmappedArray.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hMipmappedArray" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hMipmappedArray.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3186,13 +3384,14 @@ raw_fn! {
     /// `cuMemGetHandleForAddressRange`. Typed: [`mem_get_handle_for_address_range`](super::mem_get_handle_for_address_range).
     fn cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong) -> CUresult = 198;
     helpers call_cuMemGetHandleForAddressRange, slow_cuMemGetHandleForAddressRange, record_cuMemGetHandleForAddressRange;
-    trace |__r| [
-        "handle" => crate::trace::Value::Ptr(handle as *const c_void),
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-        "size" => crate::trace::Value::Size(size as u64),
-        "handleType" => crate::trace::Value::Enum { name: handleType.name(), value: handleType.0 as i64 },
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "handle,dptr,size,handleType,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => handleType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmemRangeHandleType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3201,13 +3400,14 @@ raw_fn! {
     /// `cuMemBatchDecompressAsync`. Typed: [`mem_batch_decompress_async`](super::mem_batch_decompress_async).
     fn cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult = 199;
     helpers call_cuMemBatchDecompressAsync, slow_cuMemBatchDecompressAsync, record_cuMemBatchDecompressAsync;
-    trace |__r| [
-        "paramsArray" => crate::trace::Value::Ptr(paramsArray as *const c_void),
-        "count" => crate::trace::Value::Size(count as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "errorIndex" => if __r.0 == 0 && !errorIndex.is_null() { crate::trace::Value::Size((*errorIndex) as u64) } else { crate::trace::Value::Ptr(errorIndex as *const c_void) },
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "paramsArray,count,flags,errorIndex,stream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !errorIndex.is_null() { __w |= 1 << 3; (*errorIndex) as u64 } else { errorIndex as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3216,13 +3416,14 @@ raw_fn! {
     /// `cuMemBatchDecompressAsync_ptsz` (`cuMemBatchDecompressAsync`), per-thread default stream.
     fn cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult = 200;
     helpers call_cuMemBatchDecompressAsync_ptsz, slow_cuMemBatchDecompressAsync_ptsz, record_cuMemBatchDecompressAsync_ptsz;
-    trace |__r| [
-        "paramsArray" => crate::trace::Value::Ptr(paramsArray as *const c_void),
-        "count" => crate::trace::Value::Size(count as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "errorIndex" => if __r.0 == 0 && !errorIndex.is_null() { crate::trace::Value::Size((*errorIndex) as u64) } else { crate::trace::Value::Ptr(errorIndex as *const c_void) },
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "paramsArray,count,flags,errorIndex,stream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !errorIndex.is_null() { __w |= 1 << 3; (*errorIndex) as u64 } else { errorIndex as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3231,13 +3432,14 @@ raw_fn! {
     /// `cuMemAddressReserve`. Typed: [`mem_address_reserve`](super::mem_address_reserve).
     fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> CUresult = 201;
     helpers call_cuMemAddressReserve, slow_cuMemAddressReserve, record_cuMemAddressReserve;
-    trace |__r| [
-        "ptr" => if __r.0 == 0 && !ptr.is_null() { crate::trace::Value::Hex((*ptr).0 as u64) } else { crate::trace::Value::Ptr(ptr as *const c_void) },
-        "size" => crate::trace::Value::Size(size as u64),
-        "alignment" => crate::trace::Value::Size(alignment as u64),
-        "addr" => crate::trace::Value::Hex(addr.0 as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ptr,size,alignment,addr,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !ptr.is_null() { __w |= 1 << 0; (*ptr).0 as u64 } else { ptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => alignment as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3246,10 +3448,11 @@ raw_fn! {
     /// `cuMemAddressFree`. Typed: [`mem_address_free`](super::mem_address_free).
     fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult = 202;
     helpers call_cuMemAddressFree, slow_cuMemAddressFree, record_cuMemAddressFree;
-    trace |__r| [
-        "ptr" => crate::trace::Value::Hex(ptr.0 as u64),
-        "size" => crate::trace::Value::Size(size as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ptr,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3258,12 +3461,13 @@ raw_fn! {
     /// `cuMemCreate`. Typed: [`mem_create`](super::mem_create).
     fn cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong) -> CUresult = 203;
     helpers call_cuMemCreate, slow_cuMemCreate, record_cuMemCreate;
-    trace |__r| [
-        "handle" => if __r.0 == 0 && !handle.is_null() { crate::trace::Value::Hex((*handle).0 as u64) } else { crate::trace::Value::Ptr(handle as *const c_void) },
-        "size" => crate::trace::Value::Size(size as u64),
-        "prop" => crate::trace::Value::Ptr(prop as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "handle,size,prop,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3272,9 +3476,10 @@ raw_fn! {
     /// `cuMemRelease`. Typed: [`mem_release`](super::mem_release).
     fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult = 204;
     helpers call_cuMemRelease, slow_cuMemRelease, record_cuMemRelease;
-    trace |__r| [
-        "handle" => crate::trace::Value::Hex(handle.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3283,13 +3488,14 @@ raw_fn! {
     /// `cuMemMap`. Typed: [`mem_map`](super::mem_map).
     fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> CUresult = 205;
     helpers call_cuMemMap, slow_cuMemMap, record_cuMemMap;
-    trace |__r| [
-        "ptr" => crate::trace::Value::Hex(ptr.0 as u64),
-        "size" => crate::trace::Value::Size(size as u64),
-        "offset" => crate::trace::Value::Size(offset as u64),
-        "handle" => crate::trace::Value::Hex(handle.0 as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ptr,size,offset,handle,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => offset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3298,11 +3504,12 @@ raw_fn! {
     /// `cuMemMapArrayAsync`. Typed: [`mem_map_array_async`](super::mem_map_array_async).
     fn cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult = 206;
     helpers call_cuMemMapArrayAsync, slow_cuMemMapArrayAsync, record_cuMemMapArrayAsync;
-    trace |__r| [
-        "mapInfoList" => crate::trace::Value::Ptr(mapInfoList as *const c_void),
-        "count" => crate::trace::Value::U64(count as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mapInfoList,count,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => mapInfoList as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3311,11 +3518,12 @@ raw_fn! {
     /// `cuMemMapArrayAsync_ptsz` (`cuMemMapArrayAsync`), per-thread default stream.
     fn cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult = 207;
     helpers call_cuMemMapArrayAsync_ptsz, slow_cuMemMapArrayAsync_ptsz, record_cuMemMapArrayAsync_ptsz;
-    trace |__r| [
-        "mapInfoList" => crate::trace::Value::Ptr(mapInfoList as *const c_void),
-        "count" => crate::trace::Value::U64(count as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mapInfoList,count,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => mapInfoList as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3324,10 +3532,11 @@ raw_fn! {
     /// `cuMemUnmap`. Typed: [`mem_unmap`](super::mem_unmap).
     fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult = 208;
     helpers call_cuMemUnmap, slow_cuMemUnmap, record_cuMemUnmap;
-    trace |__r| [
-        "ptr" => crate::trace::Value::Hex(ptr.0 as u64),
-        "size" => crate::trace::Value::Size(size as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ptr,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3336,12 +3545,13 @@ raw_fn! {
     /// `cuMemSetAccess`. Typed: [`mem_set_access`](super::mem_set_access).
     fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult = 209;
     helpers call_cuMemSetAccess, slow_cuMemSetAccess, record_cuMemSetAccess;
-    trace |__r| [
-        "ptr" => crate::trace::Value::Hex(ptr.0 as u64),
-        "size" => crate::trace::Value::Size(size as u64),
-        "desc" => crate::trace::Value::Ptr(desc as *const c_void),
-        "count" => crate::trace::Value::Size(count as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ptr,size,desc,count" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => desc as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3350,11 +3560,12 @@ raw_fn! {
     /// `cuMemGetAccess`. Typed: [`mem_get_access`](super::mem_get_access).
     fn cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult = 210;
     helpers call_cuMemGetAccess, slow_cuMemGetAccess, record_cuMemGetAccess;
-    trace |__r| [
-        "flags" => if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) },
-        "location" => crate::trace::Value::Ptr(location as *const c_void),
-        "ptr" => crate::trace::Value::Hex(ptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "flags,location,ptr" [
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 0; (*flags) as u64 } else { flags as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => location as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3363,12 +3574,13 @@ raw_fn! {
     /// `cuMemExportToShareableHandle`. Typed: [`mem_export_to_shareable_handle`](super::mem_export_to_shareable_handle).
     fn cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult = 211;
     helpers call_cuMemExportToShareableHandle, slow_cuMemExportToShareableHandle, record_cuMemExportToShareableHandle;
-    trace |__r| [
-        "shareableHandle" => crate::trace::Value::Ptr(shareableHandle as *const c_void),
-        "handle" => crate::trace::Value::Hex(handle.0 as u64),
-        "handleType" => crate::trace::Value::Enum { name: handleType.name(), value: handleType.0 as i64 },
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "shareableHandle,handle,handleType,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => shareableHandle as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => handleType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmemAllocationHandleType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3377,11 +3589,12 @@ raw_fn! {
     /// `cuMemImportFromShareableHandle`. Typed: [`mem_import_from_shareable_handle`](super::mem_import_from_shareable_handle).
     fn cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult = 212;
     helpers call_cuMemImportFromShareableHandle, slow_cuMemImportFromShareableHandle, record_cuMemImportFromShareableHandle;
-    trace |__r| [
-        "handle" => if __r.0 == 0 && !handle.is_null() { crate::trace::Value::Hex((*handle).0 as u64) } else { crate::trace::Value::Ptr(handle as *const c_void) },
-        "osHandle" => crate::trace::Value::Ptr(osHandle as *const c_void),
-        "shHandleType" => crate::trace::Value::Enum { name: shHandleType.name(), value: shHandleType.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "handle,osHandle,shHandleType" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => osHandle as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => shHandleType.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmemAllocationHandleType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3390,11 +3603,12 @@ raw_fn! {
     /// `cuMemGetAllocationGranularity`. Typed: [`mem_get_allocation_granularity`](super::mem_get_allocation_granularity).
     fn cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult = 213;
     helpers call_cuMemGetAllocationGranularity, slow_cuMemGetAllocationGranularity, record_cuMemGetAllocationGranularity;
-    trace |__r| [
-        "granularity" => if __r.0 == 0 && !granularity.is_null() { crate::trace::Value::Size((*granularity) as u64) } else { crate::trace::Value::Ptr(granularity as *const c_void) },
-        "prop" => crate::trace::Value::Ptr(prop as *const c_void),
-        "option" => crate::trace::Value::Enum { name: option.name(), value: option.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "granularity,prop,option" [
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !granularity.is_null() { __w |= 1 << 0; (*granularity) as u64 } else { granularity as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => option.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmemAllocationGranularity_flags::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3403,10 +3617,11 @@ raw_fn! {
     /// `cuMemGetAllocationPropertiesFromHandle`. Typed: [`mem_get_allocation_properties_from_handle`](super::mem_get_allocation_properties_from_handle).
     fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult = 214;
     helpers call_cuMemGetAllocationPropertiesFromHandle, slow_cuMemGetAllocationPropertiesFromHandle, record_cuMemGetAllocationPropertiesFromHandle;
-    trace |__r| [
-        "prop" => crate::trace::Value::Ptr(prop as *const c_void),
-        "handle" => crate::trace::Value::Hex(handle.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prop,handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3415,10 +3630,11 @@ raw_fn! {
     /// `cuMemRetainAllocationHandle`. Typed: [`mem_retain_allocation_handle`](super::mem_retain_allocation_handle).
     fn cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult = 215;
     helpers call_cuMemRetainAllocationHandle, slow_cuMemRetainAllocationHandle, record_cuMemRetainAllocationHandle;
-    trace |__r| [
-        "handle" => if __r.0 == 0 && !handle.is_null() { crate::trace::Value::Hex((*handle).0 as u64) } else { crate::trace::Value::Ptr(handle as *const c_void) },
-        "addr" => crate::trace::Value::Ptr(addr as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "handle,addr" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => addr as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3427,10 +3643,11 @@ raw_fn! {
     /// `cuMemFreeAsync`. Typed: [`mem_free_async`](super::mem_free_async).
     fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult = 216;
     helpers call_cuMemFreeAsync, slow_cuMemFreeAsync, record_cuMemFreeAsync;
-    trace |__r| [
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3439,10 +3656,11 @@ raw_fn! {
     /// `cuMemFreeAsync_ptsz` (`cuMemFreeAsync`), per-thread default stream.
     fn cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream) -> CUresult = 217;
     helpers call_cuMemFreeAsync_ptsz, slow_cuMemFreeAsync_ptsz, record_cuMemFreeAsync_ptsz;
-    trace |__r| [
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3451,11 +3669,12 @@ raw_fn! {
     /// `cuMemAllocAsync`. Typed: [`mem_alloc_async`](super::mem_alloc_async).
     fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult = 218;
     helpers call_cuMemAllocAsync, slow_cuMemAllocAsync, record_cuMemAllocAsync;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "bytesize" => crate::trace::Value::Size(bytesize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,bytesize,hStream" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3464,11 +3683,12 @@ raw_fn! {
     /// `cuMemAllocAsync_ptsz` (`cuMemAllocAsync`), per-thread default stream.
     fn cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult = 219;
     helpers call_cuMemAllocAsync_ptsz, slow_cuMemAllocAsync_ptsz, record_cuMemAllocAsync_ptsz;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "bytesize" => crate::trace::Value::Size(bytesize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,bytesize,hStream" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3477,10 +3697,11 @@ raw_fn! {
     /// `cuMemPoolTrimTo`. Typed: [`mem_pool_trim_to`](super::mem_pool_trim_to).
     fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult = 220;
     helpers call_cuMemPoolTrimTo, slow_cuMemPoolTrimTo, record_cuMemPoolTrimTo;
-    trace |__r| [
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-        "minBytesToKeep" => crate::trace::Value::Size(minBytesToKeep as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pool,minBytesToKeep" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => minBytesToKeep as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3489,11 +3710,12 @@ raw_fn! {
     /// `cuMemPoolSetAttribute`. Typed: [`mem_pool_set_attribute`](super::mem_pool_set_attribute).
     fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult = 221;
     helpers call_cuMemPoolSetAttribute, slow_cuMemPoolSetAttribute, record_cuMemPoolSetAttribute;
-    trace |__r| [
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pool,attr,value" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmemPool_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3502,11 +3724,12 @@ raw_fn! {
     /// `cuMemPoolGetAttribute`. Typed: [`mem_pool_get_attribute`](super::mem_pool_get_attribute).
     fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult = 222;
     helpers call_cuMemPoolGetAttribute, slow_cuMemPoolGetAttribute, record_cuMemPoolGetAttribute;
-    trace |__r| [
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pool,attr,value" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmemPool_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3515,11 +3738,12 @@ raw_fn! {
     /// `cuMemPoolSetAccess`. Typed: [`mem_pool_set_access`](super::mem_pool_set_access).
     fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult = 223;
     helpers call_cuMemPoolSetAccess, slow_cuMemPoolSetAccess, record_cuMemPoolSetAccess;
-    trace |__r| [
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-        "map" => crate::trace::Value::Ptr(map as *const c_void),
-        "count" => crate::trace::Value::Size(count as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pool,map,count" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => map as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3528,11 +3752,12 @@ raw_fn! {
     /// `cuMemPoolGetAccess`. Typed: [`mem_pool_get_access`](super::mem_pool_get_access).
     fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult = 224;
     helpers call_cuMemPoolGetAccess, slow_cuMemPoolGetAccess, record_cuMemPoolGetAccess;
-    trace |__r| [
-        "flags" => if __r.0 == 0 && !flags.is_null() { crate::trace::Value::Enum { name: (*flags).name(), value: (*flags).0 as i64 } } else { crate::trace::Value::Ptr(flags as *const c_void) },
-        "memPool" => crate::trace::Value::Hex(memPool.0 as usize as u64),
-        "location" => crate::trace::Value::Ptr(location as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "flags,memPool,location" [
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 0; (*flags).0 as i64 as u64 } else { flags as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => memPool.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => location as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmemAccess_flags::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3541,10 +3766,11 @@ raw_fn! {
     /// `cuMemPoolCreate`. Typed: [`mem_pool_create`](super::mem_pool_create).
     fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult = 225;
     helpers call_cuMemPoolCreate, slow_cuMemPoolCreate, record_cuMemPoolCreate;
-    trace |__r| [
-        "pool" => if __r.0 == 0 && !pool.is_null() { crate::trace::Value::Hex((*pool).0 as usize as u64) } else { crate::trace::Value::Ptr(pool as *const c_void) },
-        "poolProps" => crate::trace::Value::Ptr(poolProps as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pool,poolProps" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pool.is_null() { __w |= 1 << 0; (*pool).0 as usize as u64 } else { pool as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => poolProps as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3553,9 +3779,10 @@ raw_fn! {
     /// `cuMemPoolDestroy`. Typed: [`mem_pool_destroy`](super::mem_pool_destroy).
     fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult = 226;
     helpers call_cuMemPoolDestroy, slow_cuMemPoolDestroy, record_cuMemPoolDestroy;
-    trace |__r| [
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pool" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3564,12 +3791,13 @@ raw_fn! {
     /// `cuMemAllocFromPoolAsync`. Typed: [`mem_alloc_from_pool_async`](super::mem_alloc_from_pool_async).
     fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult = 227;
     helpers call_cuMemAllocFromPoolAsync, slow_cuMemAllocFromPoolAsync, record_cuMemAllocFromPoolAsync;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "bytesize" => crate::trace::Value::Size(bytesize as u64),
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,bytesize,pool,hStream" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3578,12 +3806,13 @@ raw_fn! {
     /// `cuMemAllocFromPoolAsync_ptsz` (`cuMemAllocFromPoolAsync`), per-thread default stream.
     fn cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult = 228;
     helpers call_cuMemAllocFromPoolAsync_ptsz, slow_cuMemAllocFromPoolAsync_ptsz, record_cuMemAllocFromPoolAsync_ptsz;
-    trace |__r| [
-        "dptr" => if __r.0 == 0 && !dptr.is_null() { crate::trace::Value::Hex((*dptr).0 as u64) } else { crate::trace::Value::Ptr(dptr as *const c_void) },
-        "bytesize" => crate::trace::Value::Size(bytesize as u64),
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dptr,bytesize,pool,hStream" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3592,12 +3821,13 @@ raw_fn! {
     /// `cuMemPoolExportToShareableHandle`. Typed: [`mem_pool_export_to_shareable_handle`](super::mem_pool_export_to_shareable_handle).
     fn cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult = 229;
     helpers call_cuMemPoolExportToShareableHandle, slow_cuMemPoolExportToShareableHandle, record_cuMemPoolExportToShareableHandle;
-    trace |__r| [
-        "handle_out" => crate::trace::Value::Ptr(handle_out as *const c_void),
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-        "handleType" => crate::trace::Value::Enum { name: handleType.name(), value: handleType.0 as i64 },
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "handle_out,pool,handleType,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle_out as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => handleType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmemAllocationHandleType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3606,12 +3836,13 @@ raw_fn! {
     /// `cuMemPoolImportFromShareableHandle`. Typed: [`mem_pool_import_from_shareable_handle`](super::mem_pool_import_from_shareable_handle).
     fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult = 230;
     helpers call_cuMemPoolImportFromShareableHandle, slow_cuMemPoolImportFromShareableHandle, record_cuMemPoolImportFromShareableHandle;
-    trace |__r| [
-        "pool_out" => if __r.0 == 0 && !pool_out.is_null() { crate::trace::Value::Hex((*pool_out).0 as usize as u64) } else { crate::trace::Value::Ptr(pool_out as *const c_void) },
-        "handle" => crate::trace::Value::Ptr(handle as *const c_void),
-        "handleType" => crate::trace::Value::Enum { name: handleType.name(), value: handleType.0 as i64 },
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pool_out,handle,handleType,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pool_out.is_null() { __w |= 1 << 0; (*pool_out).0 as usize as u64 } else { pool_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => handleType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmemAllocationHandleType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3620,10 +3851,11 @@ raw_fn! {
     /// `cuMemPoolExportPointer`. Typed: [`mem_pool_export_pointer`](super::mem_pool_export_pointer).
     fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult = 231;
     helpers call_cuMemPoolExportPointer, slow_cuMemPoolExportPointer, record_cuMemPoolExportPointer;
-    trace |__r| [
-        "shareData_out" => crate::trace::Value::Ptr(shareData_out as *const c_void),
-        "ptr" => crate::trace::Value::Hex(ptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "shareData_out,ptr" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => shareData_out as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3632,11 +3864,12 @@ raw_fn! {
     /// `cuMemPoolImportPointer`. Typed: [`mem_pool_import_pointer`](super::mem_pool_import_pointer).
     fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult = 232;
     helpers call_cuMemPoolImportPointer, slow_cuMemPoolImportPointer, record_cuMemPoolImportPointer;
-    trace |__r| [
-        "ptr_out" => if __r.0 == 0 && !ptr_out.is_null() { crate::trace::Value::Hex((*ptr_out).0 as u64) } else { crate::trace::Value::Ptr(ptr_out as *const c_void) },
-        "pool" => crate::trace::Value::Hex(pool.0 as usize as u64),
-        "shareData" => crate::trace::Value::Ptr(shareData as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ptr_out,pool,shareData" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !ptr_out.is_null() { __w |= 1 << 0; (*ptr_out).0 as u64 } else { ptr_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => shareData as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3645,10 +3878,11 @@ raw_fn! {
     /// `cuMulticastCreate`. Typed: [`multicast_create`](super::multicast_create).
     fn cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult = 233;
     helpers call_cuMulticastCreate, slow_cuMulticastCreate, record_cuMulticastCreate;
-    trace |__r| [
-        "mcHandle" => if __r.0 == 0 && !mcHandle.is_null() { crate::trace::Value::Hex((*mcHandle).0 as u64) } else { crate::trace::Value::Ptr(mcHandle as *const c_void) },
-        "prop" => crate::trace::Value::Ptr(prop as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mcHandle,prop" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !mcHandle.is_null() { __w |= 1 << 0; (*mcHandle).0 as u64 } else { mcHandle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3657,10 +3891,11 @@ raw_fn! {
     /// `cuMulticastAddDevice`. Typed: [`multicast_add_device`](super::multicast_add_device).
     fn cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult = 234;
     helpers call_cuMulticastAddDevice, slow_cuMulticastAddDevice, record_cuMulticastAddDevice;
-    trace |__r| [
-        "mcHandle" => crate::trace::Value::Hex(mcHandle.0 as u64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mcHandle,dev" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => mcHandle.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3669,14 +3904,15 @@ raw_fn! {
     /// `cuMulticastBindMem`. Typed: [`multicast_bind_mem`](super::multicast_bind_mem).
     fn cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong) -> CUresult = 235;
     helpers call_cuMulticastBindMem, slow_cuMulticastBindMem, record_cuMulticastBindMem;
-    trace |__r| [
-        "mcHandle" => crate::trace::Value::Hex(mcHandle.0 as u64),
-        "mcOffset" => crate::trace::Value::Size(mcOffset as u64),
-        "memHandle" => crate::trace::Value::Hex(memHandle.0 as u64),
-        "memOffset" => crate::trace::Value::Size(memOffset as u64),
-        "size" => crate::trace::Value::Size(size as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mcHandle,mcOffset,memHandle,memOffset,size,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => mcHandle.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => mcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => memHandle.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => memOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3685,13 +3921,14 @@ raw_fn! {
     /// `cuMulticastBindAddr`. Typed: [`multicast_bind_addr`](super::multicast_bind_addr).
     fn cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> CUresult = 236;
     helpers call_cuMulticastBindAddr, slow_cuMulticastBindAddr, record_cuMulticastBindAddr;
-    trace |__r| [
-        "mcHandle" => crate::trace::Value::Hex(mcHandle.0 as u64),
-        "mcOffset" => crate::trace::Value::Size(mcOffset as u64),
-        "memptr" => crate::trace::Value::Hex(memptr.0 as u64),
-        "size" => crate::trace::Value::Size(size as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mcHandle,mcOffset,memptr,size,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => mcHandle.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => mcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => memptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3700,12 +3937,13 @@ raw_fn! {
     /// `cuMulticastUnbind`. Typed: [`multicast_unbind`](super::multicast_unbind).
     fn cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult = 237;
     helpers call_cuMulticastUnbind, slow_cuMulticastUnbind, record_cuMulticastUnbind;
-    trace |__r| [
-        "mcHandle" => crate::trace::Value::Hex(mcHandle.0 as u64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-        "mcOffset" => crate::trace::Value::Size(mcOffset as u64),
-        "size" => crate::trace::Value::Size(size as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mcHandle,dev,mcOffset,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => mcHandle.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => mcOffset as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3714,11 +3952,12 @@ raw_fn! {
     /// `cuMulticastGetGranularity`. Typed: [`multicast_get_granularity`](super::multicast_get_granularity).
     fn cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult = 238;
     helpers call_cuMulticastGetGranularity, slow_cuMulticastGetGranularity, record_cuMulticastGetGranularity;
-    trace |__r| [
-        "granularity" => if __r.0 == 0 && !granularity.is_null() { crate::trace::Value::Size((*granularity) as u64) } else { crate::trace::Value::Ptr(granularity as *const c_void) },
-        "prop" => crate::trace::Value::Ptr(prop as *const c_void),
-        "option" => crate::trace::Value::Enum { name: option.name(), value: option.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "granularity,prop,option" [
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !granularity.is_null() { __w |= 1 << 0; (*granularity) as u64 } else { granularity as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => option.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmulticastGranularity_flags::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3727,11 +3966,12 @@ raw_fn! {
     /// `cuPointerGetAttribute`. Typed: [`pointer_get_attribute`](super::pointer_get_attribute).
     fn cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult = 239;
     helpers call_cuPointerGetAttribute, slow_cuPointerGetAttribute, record_cuPointerGetAttribute;
-    trace |__r| [
-        "data" => crate::trace::Value::Ptr(data as *const c_void),
-        "attribute" => crate::trace::Value::Enum { name: attribute.name(), value: attribute.0 as i64 },
-        "ptr" => crate::trace::Value::Hex(ptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "data,attribute,ptr" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attribute.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUpointer_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3740,12 +3980,13 @@ raw_fn! {
     /// `cuMemPrefetchAsync`. Typed: [`mem_prefetch_async`](super::mem_prefetch_async).
     fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult = 240;
     helpers call_cuMemPrefetchAsync, slow_cuMemPrefetchAsync, record_cuMemPrefetchAsync;
-    trace |__r| [
-        "devPtr" => crate::trace::Value::Hex(devPtr.0 as u64),
-        "count" => crate::trace::Value::Size(count as u64),
-        "dstDevice" => crate::trace::Value::I64(dstDevice.0 as i64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "devPtr,count,dstDevice,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dstDevice.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3754,12 +3995,13 @@ raw_fn! {
     /// `cuMemPrefetchAsync_ptsz` (`cuMemPrefetchAsync`), per-thread default stream.
     fn cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult = 241;
     helpers call_cuMemPrefetchAsync_ptsz, slow_cuMemPrefetchAsync_ptsz, record_cuMemPrefetchAsync_ptsz;
-    trace |__r| [
-        "devPtr" => crate::trace::Value::Hex(devPtr.0 as u64),
-        "count" => crate::trace::Value::Size(count as u64),
-        "dstDevice" => crate::trace::Value::I64(dstDevice.0 as i64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "devPtr,count,dstDevice,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dstDevice.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3768,13 +4010,14 @@ raw_fn! {
     /// `cuMemPrefetchAsync_v2`. Typed: [`mem_prefetch_async_v2`](super::mem_prefetch_async_v2).
     fn cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult = 242;
     helpers call_cuMemPrefetchAsync_v2, slow_cuMemPrefetchAsync_v2, record_cuMemPrefetchAsync_v2;
-    trace |__r| [
-        "devPtr" => crate::trace::Value::Hex(devPtr.0 as u64),
-        "count" => crate::trace::Value::Size(count as u64),
-        "location" => crate::trace::Value::Ptr(core::ptr::addr_of!(location).cast()),
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "devPtr,count,location,flags,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(location) as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3783,13 +4026,14 @@ raw_fn! {
     /// `cuMemPrefetchAsync_v2_ptsz` (`cuMemPrefetchAsync_v2`), per-thread default stream.
     fn cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult = 243;
     helpers call_cuMemPrefetchAsync_v2_ptsz, slow_cuMemPrefetchAsync_v2_ptsz, record_cuMemPrefetchAsync_v2_ptsz;
-    trace |__r| [
-        "devPtr" => crate::trace::Value::Hex(devPtr.0 as u64),
-        "count" => crate::trace::Value::Size(count as u64),
-        "location" => crate::trace::Value::Ptr(core::ptr::addr_of!(location).cast()),
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "devPtr,count,location,flags,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(location) as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3798,12 +4042,13 @@ raw_fn! {
     /// `cuMemAdvise`. Typed: [`mem_advise`](super::mem_advise).
     fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult = 244;
     helpers call_cuMemAdvise, slow_cuMemAdvise, record_cuMemAdvise;
-    trace |__r| [
-        "devPtr" => crate::trace::Value::Hex(devPtr.0 as u64),
-        "count" => crate::trace::Value::Size(count as u64),
-        "advice" => crate::trace::Value::Enum { name: advice.name(), value: advice.0 as i64 },
-        "device" => crate::trace::Value::I64(device.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "devPtr,count,advice,device" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => advice.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmem_advise::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3812,12 +4057,13 @@ raw_fn! {
     /// `cuMemAdvise_v2`. Typed: [`mem_advise_v2`](super::mem_advise_v2).
     fn cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult = 245;
     helpers call_cuMemAdvise_v2, slow_cuMemAdvise_v2, record_cuMemAdvise_v2;
-    trace |__r| [
-        "devPtr" => crate::trace::Value::Hex(devPtr.0 as u64),
-        "count" => crate::trace::Value::Size(count as u64),
-        "advice" => crate::trace::Value::Enum { name: advice.name(), value: advice.0 as i64 },
-        "location" => crate::trace::Value::Ptr(core::ptr::addr_of!(location).cast()),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "devPtr,count,advice,location" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => advice.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(location) as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmem_advise::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3826,13 +4072,14 @@ raw_fn! {
     /// `cuMemRangeGetAttribute`. Typed: [`mem_range_get_attribute`](super::mem_range_get_attribute).
     fn cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult = 246;
     helpers call_cuMemRangeGetAttribute, slow_cuMemRangeGetAttribute, record_cuMemRangeGetAttribute;
-    trace |__r| [
-        "data" => crate::trace::Value::Ptr(data as *const c_void),
-        "dataSize" => crate::trace::Value::Size(dataSize as u64),
-        "attribute" => crate::trace::Value::Enum { name: attribute.name(), value: attribute.0 as i64 },
-        "devPtr" => crate::trace::Value::Hex(devPtr.0 as u64),
-        "count" => crate::trace::Value::Size(count as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "data,dataSize,attribute,devPtr,count" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dataSize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attribute.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUmem_range_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3841,14 +4088,15 @@ raw_fn! {
     /// `cuMemRangeGetAttributes`. Typed: [`mem_range_get_attributes`](super::mem_range_get_attributes).
     fn cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult = 247;
     helpers call_cuMemRangeGetAttributes, slow_cuMemRangeGetAttributes, record_cuMemRangeGetAttributes;
-    trace |__r| [
-        "data" => crate::trace::Value::Ptr(data as *const c_void),
-        "dataSizes" => crate::trace::Value::Ptr(dataSizes as *const c_void),
-        "attributes" => crate::trace::Value::Ptr(attributes as *const c_void),
-        "numAttributes" => crate::trace::Value::Size(numAttributes as u64),
-        "devPtr" => crate::trace::Value::Hex(devPtr.0 as u64),
-        "count" => crate::trace::Value::Size(count as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "data,dataSizes,attributes,numAttributes,devPtr,count" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dataSizes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => attributes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numAttributes as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3857,11 +4105,12 @@ raw_fn! {
     /// `cuPointerSetAttribute`. Typed: [`pointer_set_attribute`](super::pointer_set_attribute).
     fn cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult = 248;
     helpers call_cuPointerSetAttribute, slow_cuPointerSetAttribute, record_cuPointerSetAttribute;
-    trace |__r| [
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-        "attribute" => crate::trace::Value::Enum { name: attribute.name(), value: attribute.0 as i64 },
-        "ptr" => crate::trace::Value::Hex(ptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "value,attribute,ptr" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attribute.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUpointer_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3870,12 +4119,13 @@ raw_fn! {
     /// `cuPointerGetAttributes`. Typed: [`pointer_get_attributes`](super::pointer_get_attributes).
     fn cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) -> CUresult = 249;
     helpers call_cuPointerGetAttributes, slow_cuPointerGetAttributes, record_cuPointerGetAttributes;
-    trace |__r| [
-        "numAttributes" => crate::trace::Value::U64(numAttributes as u64),
-        "attributes" => crate::trace::Value::Ptr(attributes as *const c_void),
-        "data" => crate::trace::Value::Ptr(data as *const c_void),
-        "ptr" => crate::trace::Value::Hex(ptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "numAttributes,attributes,data,ptr" [
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numAttributes as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => attributes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3884,10 +4134,11 @@ raw_fn! {
     /// `cuStreamCreate`. Typed: [`stream_create`](super::stream_create).
     fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult = 250;
     helpers call_cuStreamCreate, slow_cuStreamCreate, record_cuStreamCreate;
-    trace |__r| [
-        "phStream" => if __r.0 == 0 && !phStream.is_null() { crate::trace::Value::Hex((*phStream).0 as usize as u64) } else { crate::trace::Value::Ptr(phStream as *const c_void) },
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phStream,Flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3896,11 +4147,12 @@ raw_fn! {
     /// `cuStreamCreateWithPriority`. Typed: [`stream_create_with_priority`](super::stream_create_with_priority).
     fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint, priority: c_int) -> CUresult = 251;
     helpers call_cuStreamCreateWithPriority, slow_cuStreamCreateWithPriority, record_cuStreamCreateWithPriority;
-    trace |__r| [
-        "phStream" => if __r.0 == 0 && !phStream.is_null() { crate::trace::Value::Hex((*phStream).0 as usize as u64) } else { crate::trace::Value::Ptr(phStream as *const c_void) },
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "priority" => crate::trace::Value::I64(priority as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phStream,flags,priority" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => priority as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3909,10 +4161,11 @@ raw_fn! {
     /// `cuStreamGetPriority`. Typed: [`stream_get_priority`](super::stream_get_priority).
     fn cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> CUresult = 252;
     helpers call_cuStreamGetPriority, slow_cuStreamGetPriority, record_cuStreamGetPriority;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "priority" => if __r.0 == 0 && !priority.is_null() { crate::trace::Value::I64((*priority) as i64) } else { crate::trace::Value::Ptr(priority as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,priority" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !priority.is_null() { __w |= 1 << 1; (*priority) as i64 as u64 } else { priority as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3921,10 +4174,11 @@ raw_fn! {
     /// `cuStreamGetPriority_ptsz` (`cuStreamGetPriority`), per-thread default stream.
     fn cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut c_int) -> CUresult = 253;
     helpers call_cuStreamGetPriority_ptsz, slow_cuStreamGetPriority_ptsz, record_cuStreamGetPriority_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "priority" => if __r.0 == 0 && !priority.is_null() { crate::trace::Value::I64((*priority) as i64) } else { crate::trace::Value::Ptr(priority as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,priority" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !priority.is_null() { __w |= 1 << 1; (*priority) as i64 as u64 } else { priority as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3933,10 +4187,11 @@ raw_fn! {
     /// `cuStreamGetDevice`. Typed: [`stream_get_device`](super::stream_get_device).
     fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult = 254;
     helpers call_cuStreamGetDevice, slow_cuStreamGetDevice, record_cuStreamGetDevice;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "device" => if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,device" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 1; (*device).0 as i64 as u64 } else { device as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3945,10 +4200,11 @@ raw_fn! {
     /// `cuStreamGetDevice_ptsz` (`cuStreamGetDevice`), per-thread default stream.
     fn cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice) -> CUresult = 255;
     helpers call_cuStreamGetDevice_ptsz, slow_cuStreamGetDevice_ptsz, record_cuStreamGetDevice_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "device" => if __r.0 == 0 && !device.is_null() { crate::trace::Value::I64((*device).0 as i64) } else { crate::trace::Value::Ptr(device as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,device" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 1; (*device).0 as i64 as u64 } else { device as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3957,10 +4213,11 @@ raw_fn! {
     /// `cuStreamGetFlags`. Typed: [`stream_get_flags`](super::stream_get_flags).
     fn cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresult = 256;
     helpers call_cuStreamGetFlags, slow_cuStreamGetFlags, record_cuStreamGetFlags;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "flags" => if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3969,10 +4226,11 @@ raw_fn! {
     /// `cuStreamGetFlags_ptsz` (`cuStreamGetFlags`), per-thread default stream.
     fn cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut c_uint) -> CUresult = 257;
     helpers call_cuStreamGetFlags_ptsz, slow_cuStreamGetFlags_ptsz, record_cuStreamGetFlags_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "flags" => if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3981,10 +4239,11 @@ raw_fn! {
     /// `cuStreamGetId`. Typed: [`stream_get_id`](super::stream_get_id).
     fn cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult = 258;
     helpers call_cuStreamGetId, slow_cuStreamGetId, record_cuStreamGetId;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "streamId" => if __r.0 == 0 && !streamId.is_null() { crate::trace::Value::U64((*streamId) as u64) } else { crate::trace::Value::Ptr(streamId as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,streamId" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !streamId.is_null() { __w |= 1 << 1; (*streamId) as u64 } else { streamId as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -3993,10 +4252,11 @@ raw_fn! {
     /// `cuStreamGetId_ptsz` (`cuStreamGetId`), per-thread default stream.
     fn cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult = 259;
     helpers call_cuStreamGetId_ptsz, slow_cuStreamGetId_ptsz, record_cuStreamGetId_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "streamId" => if __r.0 == 0 && !streamId.is_null() { crate::trace::Value::U64((*streamId) as u64) } else { crate::trace::Value::Ptr(streamId as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,streamId" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !streamId.is_null() { __w |= 1 << 1; (*streamId) as u64 } else { streamId as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4005,10 +4265,11 @@ raw_fn! {
     /// `cuStreamGetCtx`. Typed: [`stream_get_ctx`](super::stream_get_ctx).
     fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresult = 260;
     helpers call_cuStreamGetCtx, slow_cuStreamGetCtx, record_cuStreamGetCtx;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "pctx" => if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,pctx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 1; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4017,10 +4278,11 @@ raw_fn! {
     /// `cuStreamGetCtx_ptsz` (`cuStreamGetCtx`), per-thread default stream.
     fn cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext) -> CUresult = 261;
     helpers call_cuStreamGetCtx_ptsz, slow_cuStreamGetCtx_ptsz, record_cuStreamGetCtx_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "pctx" => if __r.0 == 0 && !pctx.is_null() { crate::trace::Value::Hex((*pctx).0 as usize as u64) } else { crate::trace::Value::Ptr(pctx as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,pctx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 1; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4029,11 +4291,12 @@ raw_fn! {
     /// `cuStreamGetCtx_v2`. Typed: [`stream_get_ctx_v2`](super::stream_get_ctx_v2).
     fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult = 262;
     helpers call_cuStreamGetCtx_v2, slow_cuStreamGetCtx_v2, record_cuStreamGetCtx_v2;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "pCtx" => if __r.0 == 0 && !pCtx.is_null() { crate::trace::Value::Hex((*pCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pCtx as *const c_void) },
-        "pGreenCtx" => if __r.0 == 0 && !pGreenCtx.is_null() { crate::trace::Value::Hex((*pGreenCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pGreenCtx as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,pCtx,pGreenCtx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 1; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGreenCtx.is_null() { __w |= 1 << 2; (*pGreenCtx).0 as usize as u64 } else { pGreenCtx as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4042,11 +4305,12 @@ raw_fn! {
     /// `cuStreamGetCtx_v2_ptsz` (`cuStreamGetCtx_v2`), per-thread default stream.
     fn cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult = 263;
     helpers call_cuStreamGetCtx_v2_ptsz, slow_cuStreamGetCtx_v2_ptsz, record_cuStreamGetCtx_v2_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "pCtx" => if __r.0 == 0 && !pCtx.is_null() { crate::trace::Value::Hex((*pCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pCtx as *const c_void) },
-        "pGreenCtx" => if __r.0 == 0 && !pGreenCtx.is_null() { crate::trace::Value::Hex((*pGreenCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pGreenCtx as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,pCtx,pGreenCtx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 1; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGreenCtx.is_null() { __w |= 1 << 2; (*pGreenCtx).0 as usize as u64 } else { pGreenCtx as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4055,11 +4319,12 @@ raw_fn! {
     /// `cuStreamWaitEvent`. Typed: [`stream_wait_event`](super::stream_wait_event).
     fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult = 264;
     helpers call_cuStreamWaitEvent, slow_cuStreamWaitEvent, record_cuStreamWaitEvent;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,hEvent,Flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4068,11 +4333,12 @@ raw_fn! {
     /// `cuStreamWaitEvent_ptsz` (`cuStreamWaitEvent`), per-thread default stream.
     fn cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult = 265;
     helpers call_cuStreamWaitEvent_ptsz, slow_cuStreamWaitEvent_ptsz, record_cuStreamWaitEvent_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,hEvent,Flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4081,12 +4347,13 @@ raw_fn! {
     /// `cuStreamAddCallback`. Typed: [`stream_add_callback`](super::stream_add_callback).
     fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult = 266;
     helpers call_cuStreamAddCallback, slow_cuStreamAddCallback, record_cuStreamAddCallback;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "callback" => crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "userData" => crate::trace::Value::Ptr(userData as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,callback,userData,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4095,12 +4362,13 @@ raw_fn! {
     /// `cuStreamAddCallback_ptsz` (`cuStreamAddCallback`), per-thread default stream.
     fn cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult = 267;
     helpers call_cuStreamAddCallback_ptsz, slow_cuStreamAddCallback_ptsz, record_cuStreamAddCallback_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "callback" => crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "userData" => crate::trace::Value::Ptr(userData as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,callback,userData,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4109,10 +4377,11 @@ raw_fn! {
     /// `cuStreamBeginCapture_v2` (`cuStreamBeginCapture`). Typed: [`stream_begin_capture`](super::stream_begin_capture).
     fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult = 268;
     helpers call_cuStreamBeginCapture_v2, slow_cuStreamBeginCapture_v2, record_cuStreamBeginCapture_v2;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "mode" => crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,mode" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureMode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4121,10 +4390,11 @@ raw_fn! {
     /// `cuStreamBeginCapture_v2_ptsz` (`cuStreamBeginCapture`), per-thread default stream.
     fn cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult = 269;
     helpers call_cuStreamBeginCapture_v2_ptsz, slow_cuStreamBeginCapture_v2_ptsz, record_cuStreamBeginCapture_v2_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "mode" => crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,mode" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureMode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4133,14 +4403,15 @@ raw_fn! {
     /// `cuStreamBeginCaptureToGraph`. Typed: [`stream_begin_capture_to_graph`](super::stream_begin_capture_to_graph).
     fn cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult = 270;
     helpers call_cuStreamBeginCaptureToGraph, slow_cuStreamBeginCaptureToGraph, record_cuStreamBeginCaptureToGraph;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "dependencyData" => crate::trace::Value::Ptr(dependencyData as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "mode" => crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,hGraph,dependencies,dependencyData,numDependencies,mode" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureMode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4149,14 +4420,15 @@ raw_fn! {
     /// `cuStreamBeginCaptureToGraph_ptsz` (`cuStreamBeginCaptureToGraph`), per-thread default stream.
     fn cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult = 271;
     helpers call_cuStreamBeginCaptureToGraph_ptsz, slow_cuStreamBeginCaptureToGraph_ptsz, record_cuStreamBeginCaptureToGraph_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "dependencyData" => crate::trace::Value::Ptr(dependencyData as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "mode" => crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,hGraph,dependencies,dependencyData,numDependencies,mode" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureMode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4165,9 +4437,10 @@ raw_fn! {
     /// `cuThreadExchangeStreamCaptureMode`. Typed: [`thread_exchange_stream_capture_mode`](super::thread_exchange_stream_capture_mode).
     fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult = 272;
     helpers call_cuThreadExchangeStreamCaptureMode, slow_cuThreadExchangeStreamCaptureMode, record_cuThreadExchangeStreamCaptureMode;
-    trace |__r| [
-        "mode" => crate::trace::Value::Ptr(mode as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mode" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => mode as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4176,10 +4449,11 @@ raw_fn! {
     /// `cuStreamEndCapture`. Typed: [`stream_end_capture`](super::stream_end_capture).
     fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult = 273;
     helpers call_cuStreamEndCapture, slow_cuStreamEndCapture, record_cuStreamEndCapture;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "phGraph" => if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,phGraph" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4188,10 +4462,11 @@ raw_fn! {
     /// `cuStreamEndCapture_ptsz` (`cuStreamEndCapture`), per-thread default stream.
     fn cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult = 274;
     helpers call_cuStreamEndCapture_ptsz, slow_cuStreamEndCapture_ptsz, record_cuStreamEndCapture_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "phGraph" => if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,phGraph" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4200,10 +4475,11 @@ raw_fn! {
     /// `cuStreamIsCapturing`. Typed: [`stream_is_capturing`](super::stream_is_capturing).
     fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult = 275;
     helpers call_cuStreamIsCapturing, slow_cuStreamIsCapturing, record_cuStreamIsCapturing;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "captureStatus" => if __r.0 == 0 && !captureStatus.is_null() { crate::trace::Value::Enum { name: (*captureStatus).name(), value: (*captureStatus).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,captureStatus" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus.is_null() { __w |= 1 << 1; (*captureStatus).0 as i64 as u64 } else { captureStatus as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureStatus::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4212,10 +4488,11 @@ raw_fn! {
     /// `cuStreamIsCapturing_ptsz` (`cuStreamIsCapturing`), per-thread default stream.
     fn cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult = 276;
     helpers call_cuStreamIsCapturing_ptsz, slow_cuStreamIsCapturing_ptsz, record_cuStreamIsCapturing_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "captureStatus" => if __r.0 == 0 && !captureStatus.is_null() { crate::trace::Value::Enum { name: (*captureStatus).name(), value: (*captureStatus).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,captureStatus" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus.is_null() { __w |= 1 << 1; (*captureStatus).0 as i64 as u64 } else { captureStatus as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureStatus::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4224,14 +4501,15 @@ raw_fn! {
     /// `cuStreamGetCaptureInfo_v2` (`cuStreamGetCaptureInfo`). Typed: [`stream_get_capture_info`](super::stream_get_capture_info).
     fn cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult = 277;
     helpers call_cuStreamGetCaptureInfo_v2, slow_cuStreamGetCaptureInfo_v2, record_cuStreamGetCaptureInfo_v2;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "captureStatus_out" => if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) },
-        "id_out" => if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) },
-        "graph_out" => if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) },
-        "dependencies_out" => if __r.0 == 0 && !dependencies_out.is_null() { crate::trace::Value::Ptr((*dependencies_out) as *const c_void) } else { crate::trace::Value::Ptr(dependencies_out as *const c_void) },
-        "numDependencies_out" => if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,numDependencies_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 5; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureStatus::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4240,14 +4518,15 @@ raw_fn! {
     /// `cuStreamGetCaptureInfo_v2_ptsz` (`cuStreamGetCaptureInfo`), per-thread default stream.
     fn cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult = 278;
     helpers call_cuStreamGetCaptureInfo_v2_ptsz, slow_cuStreamGetCaptureInfo_v2_ptsz, record_cuStreamGetCaptureInfo_v2_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "captureStatus_out" => if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) },
-        "id_out" => if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) },
-        "graph_out" => if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) },
-        "dependencies_out" => if __r.0 == 0 && !dependencies_out.is_null() { crate::trace::Value::Ptr((*dependencies_out) as *const c_void) } else { crate::trace::Value::Ptr(dependencies_out as *const c_void) },
-        "numDependencies_out" => if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,numDependencies_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 5; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureStatus::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4256,15 +4535,16 @@ raw_fn! {
     /// `cuStreamGetCaptureInfo_v3`. Typed: [`stream_get_capture_info_v3`](super::stream_get_capture_info_v3).
     fn cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult = 279;
     helpers call_cuStreamGetCaptureInfo_v3, slow_cuStreamGetCaptureInfo_v3, record_cuStreamGetCaptureInfo_v3;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "captureStatus_out" => if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) },
-        "id_out" => if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) },
-        "graph_out" => if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) },
-        "dependencies_out" => if __r.0 == 0 && !dependencies_out.is_null() { crate::trace::Value::Ptr((*dependencies_out) as *const c_void) } else { crate::trace::Value::Ptr(dependencies_out as *const c_void) },
-        "edgeData_out" => if __r.0 == 0 && !edgeData_out.is_null() { crate::trace::Value::Ptr((*edgeData_out) as *const c_void) } else { crate::trace::Value::Ptr(edgeData_out as *const c_void) },
-        "numDependencies_out" => if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,edgeData_out,numDependencies_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !edgeData_out.is_null() { __w |= 1 << 5; (*edgeData_out) as usize as u64 } else { edgeData_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 6; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureStatus::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4273,15 +4553,16 @@ raw_fn! {
     /// `cuStreamGetCaptureInfo_v3_ptsz` (`cuStreamGetCaptureInfo_v3`), per-thread default stream.
     fn cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult = 280;
     helpers call_cuStreamGetCaptureInfo_v3_ptsz, slow_cuStreamGetCaptureInfo_v3_ptsz, record_cuStreamGetCaptureInfo_v3_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "captureStatus_out" => if __r.0 == 0 && !captureStatus_out.is_null() { crate::trace::Value::Enum { name: (*captureStatus_out).name(), value: (*captureStatus_out).0 as i64 } } else { crate::trace::Value::Ptr(captureStatus_out as *const c_void) },
-        "id_out" => if __r.0 == 0 && !id_out.is_null() { crate::trace::Value::U64((*id_out) as u64) } else { crate::trace::Value::Ptr(id_out as *const c_void) },
-        "graph_out" => if __r.0 == 0 && !graph_out.is_null() { crate::trace::Value::Hex((*graph_out).0 as usize as u64) } else { crate::trace::Value::Ptr(graph_out as *const c_void) },
-        "dependencies_out" => if __r.0 == 0 && !dependencies_out.is_null() { crate::trace::Value::Ptr((*dependencies_out) as *const c_void) } else { crate::trace::Value::Ptr(dependencies_out as *const c_void) },
-        "edgeData_out" => if __r.0 == 0 && !edgeData_out.is_null() { crate::trace::Value::Ptr((*edgeData_out) as *const c_void) } else { crate::trace::Value::Ptr(edgeData_out as *const c_void) },
-        "numDependencies_out" => if __r.0 == 0 && !numDependencies_out.is_null() { crate::trace::Value::Size((*numDependencies_out) as u64) } else { crate::trace::Value::Ptr(numDependencies_out as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,edgeData_out,numDependencies_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !edgeData_out.is_null() { __w |= 1 << 5; (*edgeData_out) as usize as u64 } else { edgeData_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 6; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamCaptureStatus::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4290,12 +4571,13 @@ raw_fn! {
     /// `cuStreamUpdateCaptureDependencies`. Typed: [`stream_update_capture_dependencies`](super::stream_update_capture_dependencies).
     fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult = 281;
     helpers call_cuStreamUpdateCaptureDependencies, slow_cuStreamUpdateCaptureDependencies, record_cuStreamUpdateCaptureDependencies;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,dependencies,numDependencies,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4304,12 +4586,13 @@ raw_fn! {
     /// `cuStreamUpdateCaptureDependencies_ptsz` (`cuStreamUpdateCaptureDependencies`), per-thread default stream.
     fn cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult = 282;
     helpers call_cuStreamUpdateCaptureDependencies_ptsz, slow_cuStreamUpdateCaptureDependencies_ptsz, record_cuStreamUpdateCaptureDependencies_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,dependencies,numDependencies,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4318,13 +4601,14 @@ raw_fn! {
     /// `cuStreamUpdateCaptureDependencies_v2`. Typed: [`stream_update_capture_dependencies_v2`](super::stream_update_capture_dependencies_v2).
     fn cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult = 283;
     helpers call_cuStreamUpdateCaptureDependencies_v2, slow_cuStreamUpdateCaptureDependencies_v2, record_cuStreamUpdateCaptureDependencies_v2;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "dependencyData" => crate::trace::Value::Ptr(dependencyData as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,dependencies,dependencyData,numDependencies,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4333,13 +4617,14 @@ raw_fn! {
     /// `cuStreamUpdateCaptureDependencies_v2_ptsz` (`cuStreamUpdateCaptureDependencies_v2`), per-thread default stream.
     fn cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult = 284;
     helpers call_cuStreamUpdateCaptureDependencies_v2_ptsz, slow_cuStreamUpdateCaptureDependencies_v2_ptsz, record_cuStreamUpdateCaptureDependencies_v2_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "dependencyData" => crate::trace::Value::Ptr(dependencyData as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,dependencies,dependencyData,numDependencies,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4348,12 +4633,13 @@ raw_fn! {
     /// `cuStreamAttachMemAsync`. Typed: [`stream_attach_mem_async`](super::stream_attach_mem_async).
     fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult = 285;
     helpers call_cuStreamAttachMemAsync, slow_cuStreamAttachMemAsync, record_cuStreamAttachMemAsync;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-        "length" => crate::trace::Value::Size(length as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,dptr,length,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => length as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4362,12 +4648,13 @@ raw_fn! {
     /// `cuStreamAttachMemAsync_ptsz` (`cuStreamAttachMemAsync`), per-thread default stream.
     fn cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult = 286;
     helpers call_cuStreamAttachMemAsync_ptsz, slow_cuStreamAttachMemAsync_ptsz, record_cuStreamAttachMemAsync_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-        "length" => crate::trace::Value::Size(length as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,dptr,length,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => length as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4376,9 +4663,10 @@ raw_fn! {
     /// `cuStreamQuery`. Typed: [`stream_query`](super::stream_query).
     fn cuStreamQuery(hStream: CUstream) -> CUresult = 287;
     helpers call_cuStreamQuery, slow_cuStreamQuery, record_cuStreamQuery;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4387,9 +4675,10 @@ raw_fn! {
     /// `cuStreamQuery_ptsz` (`cuStreamQuery`), per-thread default stream.
     fn cuStreamQuery_ptsz(hStream: CUstream) -> CUresult = 288;
     helpers call_cuStreamQuery_ptsz, slow_cuStreamQuery_ptsz, record_cuStreamQuery_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4398,9 +4687,10 @@ raw_fn! {
     /// `cuStreamSynchronize`. Typed: [`stream_synchronize`](super::stream_synchronize).
     fn cuStreamSynchronize(hStream: CUstream) -> CUresult = 289;
     helpers call_cuStreamSynchronize, slow_cuStreamSynchronize, record_cuStreamSynchronize;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4409,9 +4699,10 @@ raw_fn! {
     /// `cuStreamSynchronize_ptsz` (`cuStreamSynchronize`), per-thread default stream.
     fn cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult = 290;
     helpers call_cuStreamSynchronize_ptsz, slow_cuStreamSynchronize_ptsz, record_cuStreamSynchronize_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4420,9 +4711,10 @@ raw_fn! {
     /// `cuStreamDestroy_v2` (`cuStreamDestroy`). Typed: [`stream_destroy`](super::stream_destroy).
     fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult = 291;
     helpers call_cuStreamDestroy_v2, slow_cuStreamDestroy_v2, record_cuStreamDestroy_v2;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4431,10 +4723,11 @@ raw_fn! {
     /// `cuStreamCopyAttributes`. Typed: [`stream_copy_attributes`](super::stream_copy_attributes).
     fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult = 292;
     helpers call_cuStreamCopyAttributes, slow_cuStreamCopyAttributes, record_cuStreamCopyAttributes;
-    trace |__r| [
-        "dst" => crate::trace::Value::Hex(dst.0 as usize as u64),
-        "src" => crate::trace::Value::Hex(src.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dst,src" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4443,10 +4736,11 @@ raw_fn! {
     /// `cuStreamCopyAttributes_ptsz` (`cuStreamCopyAttributes`), per-thread default stream.
     fn cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream) -> CUresult = 293;
     helpers call_cuStreamCopyAttributes_ptsz, slow_cuStreamCopyAttributes_ptsz, record_cuStreamCopyAttributes_ptsz;
-    trace |__r| [
-        "dst" => crate::trace::Value::Hex(dst.0 as usize as u64),
-        "src" => crate::trace::Value::Hex(src.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dst,src" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4455,11 +4749,12 @@ raw_fn! {
     /// `cuStreamGetAttribute`. Typed: [`stream_get_attribute`](super::stream_get_attribute).
     fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult = 294;
     helpers call_cuStreamGetAttribute, slow_cuStreamGetAttribute, record_cuStreamGetAttribute;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value_out" => crate::trace::Value::Ptr(value_out as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,attr,value_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value_out as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamAttrID::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4468,11 +4763,12 @@ raw_fn! {
     /// `cuStreamGetAttribute_ptsz` (`cuStreamGetAttribute`), per-thread default stream.
     fn cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult = 295;
     helpers call_cuStreamGetAttribute_ptsz, slow_cuStreamGetAttribute_ptsz, record_cuStreamGetAttribute_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value_out" => crate::trace::Value::Ptr(value_out as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,attr,value_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value_out as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamAttrID::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4481,11 +4777,12 @@ raw_fn! {
     /// `cuStreamSetAttribute`. Typed: [`stream_set_attribute`](super::stream_set_attribute).
     fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult = 296;
     helpers call_cuStreamSetAttribute, slow_cuStreamSetAttribute, record_cuStreamSetAttribute;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,attr,value" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamAttrID::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4494,11 +4791,12 @@ raw_fn! {
     /// `cuStreamSetAttribute_ptsz` (`cuStreamSetAttribute`), per-thread default stream.
     fn cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult = 297;
     helpers call_cuStreamSetAttribute_ptsz, slow_cuStreamSetAttribute_ptsz, record_cuStreamSetAttribute_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,attr,value" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUstreamAttrID::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4507,10 +4805,11 @@ raw_fn! {
     /// `cuEventCreate`. Typed: [`event_create`](super::event_create).
     fn cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult = 298;
     helpers call_cuEventCreate, slow_cuEventCreate, record_cuEventCreate;
-    trace |__r| [
-        "phEvent" => if __r.0 == 0 && !phEvent.is_null() { crate::trace::Value::Hex((*phEvent).0 as usize as u64) } else { crate::trace::Value::Ptr(phEvent as *const c_void) },
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phEvent,Flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4519,10 +4818,11 @@ raw_fn! {
     /// `cuEventRecord`. Typed: [`event_record`](super::event_record).
     fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult = 299;
     helpers call_cuEventRecord, slow_cuEventRecord, record_cuEventRecord;
-    trace |__r| [
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hEvent,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4531,10 +4831,11 @@ raw_fn! {
     /// `cuEventRecord_ptsz` (`cuEventRecord`), per-thread default stream.
     fn cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) -> CUresult = 300;
     helpers call_cuEventRecord_ptsz, slow_cuEventRecord_ptsz, record_cuEventRecord_ptsz;
-    trace |__r| [
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hEvent,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4543,11 +4844,12 @@ raw_fn! {
     /// `cuEventRecordWithFlags`. Typed: [`event_record_with_flags`](super::event_record_with_flags).
     fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult = 301;
     helpers call_cuEventRecordWithFlags, slow_cuEventRecordWithFlags, record_cuEventRecordWithFlags;
-    trace |__r| [
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hEvent,hStream,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4556,11 +4858,12 @@ raw_fn! {
     /// `cuEventRecordWithFlags_ptsz` (`cuEventRecordWithFlags`), per-thread default stream.
     fn cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult = 302;
     helpers call_cuEventRecordWithFlags_ptsz, slow_cuEventRecordWithFlags_ptsz, record_cuEventRecordWithFlags_ptsz;
-    trace |__r| [
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hEvent,hStream,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4569,9 +4872,10 @@ raw_fn! {
     /// `cuEventQuery`. Typed: [`event_query`](super::event_query).
     fn cuEventQuery(hEvent: CUevent) -> CUresult = 303;
     helpers call_cuEventQuery, slow_cuEventQuery, record_cuEventQuery;
-    trace |__r| [
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hEvent" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4580,9 +4884,10 @@ raw_fn! {
     /// `cuEventSynchronize`. Typed: [`event_synchronize`](super::event_synchronize).
     fn cuEventSynchronize(hEvent: CUevent) -> CUresult = 304;
     helpers call_cuEventSynchronize, slow_cuEventSynchronize, record_cuEventSynchronize;
-    trace |__r| [
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hEvent" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4591,9 +4896,10 @@ raw_fn! {
     /// `cuEventDestroy_v2` (`cuEventDestroy`). Typed: [`event_destroy`](super::event_destroy).
     fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult = 305;
     helpers call_cuEventDestroy_v2, slow_cuEventDestroy_v2, record_cuEventDestroy_v2;
-    trace |__r| [
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hEvent" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4602,11 +4908,12 @@ raw_fn! {
     /// `cuEventElapsedTime`. Typed: [`event_elapsed_time`](super::event_elapsed_time).
     fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult = 306;
     helpers call_cuEventElapsedTime, slow_cuEventElapsedTime, record_cuEventElapsedTime;
-    trace |__r| [
-        "pMilliseconds" => if __r.0 == 0 && !pMilliseconds.is_null() { crate::trace::Value::F64((*pMilliseconds) as f64) } else { crate::trace::Value::Ptr(pMilliseconds as *const c_void) },
-        "hStart" => crate::trace::Value::Hex(hStart.0 as usize as u64),
-        "hEnd" => crate::trace::Value::Hex(hEnd.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pMilliseconds,hStart,hEnd" [
+        crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pMilliseconds.is_null() { __w |= 1 << 0; ((*pMilliseconds) as f64).to_bits() } else { pMilliseconds as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStart.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEnd.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4615,11 +4922,12 @@ raw_fn! {
     /// `cuEventElapsedTime_v2`. Typed: [`event_elapsed_time_v2`](super::event_elapsed_time_v2).
     fn cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult = 307;
     helpers call_cuEventElapsedTime_v2, slow_cuEventElapsedTime_v2, record_cuEventElapsedTime_v2;
-    trace |__r| [
-        "pMilliseconds" => if __r.0 == 0 && !pMilliseconds.is_null() { crate::trace::Value::F64((*pMilliseconds) as f64) } else { crate::trace::Value::Ptr(pMilliseconds as *const c_void) },
-        "hStart" => crate::trace::Value::Hex(hStart.0 as usize as u64),
-        "hEnd" => crate::trace::Value::Hex(hEnd.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pMilliseconds,hStart,hEnd" [
+        crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pMilliseconds.is_null() { __w |= 1 << 0; ((*pMilliseconds) as f64).to_bits() } else { pMilliseconds as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStart.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEnd.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4628,10 +4936,11 @@ raw_fn! {
     /// `cuImportExternalMemory`. Typed: [`import_external_memory`](super::import_external_memory).
     fn cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult = 308;
     helpers call_cuImportExternalMemory, slow_cuImportExternalMemory, record_cuImportExternalMemory;
-    trace |__r| [
-        "extMem_out" => if __r.0 == 0 && !extMem_out.is_null() { crate::trace::Value::Hex((*extMem_out).0 as usize as u64) } else { crate::trace::Value::Ptr(extMem_out as *const c_void) },
-        "memHandleDesc" => crate::trace::Value::Ptr(memHandleDesc as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "extMem_out,memHandleDesc" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !extMem_out.is_null() { __w |= 1 << 0; (*extMem_out).0 as usize as u64 } else { extMem_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => memHandleDesc as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4640,11 +4949,12 @@ raw_fn! {
     /// `cuExternalMemoryGetMappedBuffer`. Typed: [`external_memory_get_mapped_buffer`](super::external_memory_get_mapped_buffer).
     fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult = 309;
     helpers call_cuExternalMemoryGetMappedBuffer, slow_cuExternalMemoryGetMappedBuffer, record_cuExternalMemoryGetMappedBuffer;
-    trace |__r| [
-        "devPtr" => if __r.0 == 0 && !devPtr.is_null() { crate::trace::Value::Hex((*devPtr).0 as u64) } else { crate::trace::Value::Ptr(devPtr as *const c_void) },
-        "extMem" => crate::trace::Value::Hex(extMem.0 as usize as u64),
-        "bufferDesc" => crate::trace::Value::Ptr(bufferDesc as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "devPtr,extMem,bufferDesc" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !devPtr.is_null() { __w |= 1 << 0; (*devPtr).0 as u64 } else { devPtr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => extMem.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => bufferDesc as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4653,11 +4963,12 @@ raw_fn! {
     /// `cuExternalMemoryGetMappedMipmappedArray`. Typed: [`external_memory_get_mapped_mipmapped_array`](super::external_memory_get_mapped_mipmapped_array).
     fn cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult = 310;
     helpers call_cuExternalMemoryGetMappedMipmappedArray, slow_cuExternalMemoryGetMappedMipmappedArray, record_cuExternalMemoryGetMappedMipmappedArray;
-    trace |__r| [
-        "mipmap" => if __r.0 == 0 && !mipmap.is_null() { crate::trace::Value::Hex((*mipmap).0 as usize as u64) } else { crate::trace::Value::Ptr(mipmap as *const c_void) },
-        "extMem" => crate::trace::Value::Hex(extMem.0 as usize as u64),
-        "mipmapDesc" => crate::trace::Value::Ptr(mipmapDesc as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "mipmap,extMem,mipmapDesc" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !mipmap.is_null() { __w |= 1 << 0; (*mipmap).0 as usize as u64 } else { mipmap as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => extMem.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => mipmapDesc as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4666,9 +4977,10 @@ raw_fn! {
     /// `cuDestroyExternalMemory`. Typed: [`destroy_external_memory`](super::destroy_external_memory).
     fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult = 311;
     helpers call_cuDestroyExternalMemory, slow_cuDestroyExternalMemory, record_cuDestroyExternalMemory;
-    trace |__r| [
-        "extMem" => crate::trace::Value::Hex(extMem.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "extMem" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => extMem.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4677,10 +4989,11 @@ raw_fn! {
     /// `cuImportExternalSemaphore`. Typed: [`import_external_semaphore`](super::import_external_semaphore).
     fn cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult = 312;
     helpers call_cuImportExternalSemaphore, slow_cuImportExternalSemaphore, record_cuImportExternalSemaphore;
-    trace |__r| [
-        "extSem_out" => if __r.0 == 0 && !extSem_out.is_null() { crate::trace::Value::Hex((*extSem_out).0 as usize as u64) } else { crate::trace::Value::Ptr(extSem_out as *const c_void) },
-        "semHandleDesc" => crate::trace::Value::Ptr(semHandleDesc as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "extSem_out,semHandleDesc" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !extSem_out.is_null() { __w |= 1 << 0; (*extSem_out).0 as usize as u64 } else { extSem_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => semHandleDesc as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4689,12 +5002,13 @@ raw_fn! {
     /// `cuSignalExternalSemaphoresAsync`. Typed: [`signal_external_semaphores_async`](super::signal_external_semaphores_async).
     fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult = 313;
     helpers call_cuSignalExternalSemaphoresAsync, slow_cuSignalExternalSemaphoresAsync, record_cuSignalExternalSemaphoresAsync;
-    trace |__r| [
-        "extSemArray" => crate::trace::Value::Ptr(extSemArray as *const c_void),
-        "paramsArray" => crate::trace::Value::Ptr(paramsArray as *const c_void),
-        "numExtSems" => crate::trace::Value::U64(numExtSems as u64),
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "extSemArray,paramsArray,numExtSems,stream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4703,12 +5017,13 @@ raw_fn! {
     /// `cuSignalExternalSemaphoresAsync_ptsz` (`cuSignalExternalSemaphoresAsync`), per-thread default stream.
     fn cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult = 314;
     helpers call_cuSignalExternalSemaphoresAsync_ptsz, slow_cuSignalExternalSemaphoresAsync_ptsz, record_cuSignalExternalSemaphoresAsync_ptsz;
-    trace |__r| [
-        "extSemArray" => crate::trace::Value::Ptr(extSemArray as *const c_void),
-        "paramsArray" => crate::trace::Value::Ptr(paramsArray as *const c_void),
-        "numExtSems" => crate::trace::Value::U64(numExtSems as u64),
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "extSemArray,paramsArray,numExtSems,stream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4717,12 +5032,13 @@ raw_fn! {
     /// `cuWaitExternalSemaphoresAsync`. Typed: [`wait_external_semaphores_async`](super::wait_external_semaphores_async).
     fn cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult = 315;
     helpers call_cuWaitExternalSemaphoresAsync, slow_cuWaitExternalSemaphoresAsync, record_cuWaitExternalSemaphoresAsync;
-    trace |__r| [
-        "extSemArray" => crate::trace::Value::Ptr(extSemArray as *const c_void),
-        "paramsArray" => crate::trace::Value::Ptr(paramsArray as *const c_void),
-        "numExtSems" => crate::trace::Value::U64(numExtSems as u64),
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "extSemArray,paramsArray,numExtSems,stream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4731,12 +5047,13 @@ raw_fn! {
     /// `cuWaitExternalSemaphoresAsync_ptsz` (`cuWaitExternalSemaphoresAsync`), per-thread default stream.
     fn cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult = 316;
     helpers call_cuWaitExternalSemaphoresAsync_ptsz, slow_cuWaitExternalSemaphoresAsync_ptsz, record_cuWaitExternalSemaphoresAsync_ptsz;
-    trace |__r| [
-        "extSemArray" => crate::trace::Value::Ptr(extSemArray as *const c_void),
-        "paramsArray" => crate::trace::Value::Ptr(paramsArray as *const c_void),
-        "numExtSems" => crate::trace::Value::U64(numExtSems as u64),
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "extSemArray,paramsArray,numExtSems,stream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4745,9 +5062,10 @@ raw_fn! {
     /// `cuDestroyExternalSemaphore`. Typed: [`destroy_external_semaphore`](super::destroy_external_semaphore).
     fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresult = 317;
     helpers call_cuDestroyExternalSemaphore, slow_cuDestroyExternalSemaphore, record_cuDestroyExternalSemaphore;
-    trace |__r| [
-        "extSem" => crate::trace::Value::Hex(extSem.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "extSem" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => extSem.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4756,12 +5074,13 @@ raw_fn! {
     /// `cuStreamWaitValue32_v2` (`cuStreamWaitValue32`). Typed: [`stream_wait_value32`](super::stream_wait_value32).
     fn cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 318;
     helpers call_cuStreamWaitValue32_v2, slow_cuStreamWaitValue32_v2, record_cuStreamWaitValue32_v2;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "addr" => crate::trace::Value::Hex(addr.0 as u64),
-        "value" => crate::trace::Value::U64(value as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,addr,value,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4770,12 +5089,13 @@ raw_fn! {
     /// `cuStreamWaitValue32_v2_ptsz` (`cuStreamWaitValue32`), per-thread default stream.
     fn cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 319;
     helpers call_cuStreamWaitValue32_v2_ptsz, slow_cuStreamWaitValue32_v2_ptsz, record_cuStreamWaitValue32_v2_ptsz;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "addr" => crate::trace::Value::Hex(addr.0 as u64),
-        "value" => crate::trace::Value::U64(value as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,addr,value,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4784,12 +5104,13 @@ raw_fn! {
     /// `cuStreamWaitValue64_v2` (`cuStreamWaitValue64`). Typed: [`stream_wait_value64`](super::stream_wait_value64).
     fn cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 320;
     helpers call_cuStreamWaitValue64_v2, slow_cuStreamWaitValue64_v2, record_cuStreamWaitValue64_v2;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "addr" => crate::trace::Value::Hex(addr.0 as u64),
-        "value" => crate::trace::Value::U64(value as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,addr,value,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4798,12 +5119,13 @@ raw_fn! {
     /// `cuStreamWaitValue64_v2_ptsz` (`cuStreamWaitValue64`), per-thread default stream.
     fn cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 321;
     helpers call_cuStreamWaitValue64_v2_ptsz, slow_cuStreamWaitValue64_v2_ptsz, record_cuStreamWaitValue64_v2_ptsz;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "addr" => crate::trace::Value::Hex(addr.0 as u64),
-        "value" => crate::trace::Value::U64(value as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,addr,value,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4812,12 +5134,13 @@ raw_fn! {
     /// `cuStreamWriteValue32_v2` (`cuStreamWriteValue32`). Typed: [`stream_write_value32`](super::stream_write_value32).
     fn cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 322;
     helpers call_cuStreamWriteValue32_v2, slow_cuStreamWriteValue32_v2, record_cuStreamWriteValue32_v2;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "addr" => crate::trace::Value::Hex(addr.0 as u64),
-        "value" => crate::trace::Value::U64(value as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,addr,value,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4826,12 +5149,13 @@ raw_fn! {
     /// `cuStreamWriteValue32_v2_ptsz` (`cuStreamWriteValue32`), per-thread default stream.
     fn cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 323;
     helpers call_cuStreamWriteValue32_v2_ptsz, slow_cuStreamWriteValue32_v2_ptsz, record_cuStreamWriteValue32_v2_ptsz;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "addr" => crate::trace::Value::Hex(addr.0 as u64),
-        "value" => crate::trace::Value::U64(value as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,addr,value,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4840,12 +5164,13 @@ raw_fn! {
     /// `cuStreamWriteValue64_v2` (`cuStreamWriteValue64`). Typed: [`stream_write_value64`](super::stream_write_value64).
     fn cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 324;
     helpers call_cuStreamWriteValue64_v2, slow_cuStreamWriteValue64_v2, record_cuStreamWriteValue64_v2;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "addr" => crate::trace::Value::Hex(addr.0 as u64),
-        "value" => crate::trace::Value::U64(value as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,addr,value,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4854,12 +5179,13 @@ raw_fn! {
     /// `cuStreamWriteValue64_v2_ptsz` (`cuStreamWriteValue64`), per-thread default stream.
     fn cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 325;
     helpers call_cuStreamWriteValue64_v2_ptsz, slow_cuStreamWriteValue64_v2_ptsz, record_cuStreamWriteValue64_v2_ptsz;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "addr" => crate::trace::Value::Hex(addr.0 as u64),
-        "value" => crate::trace::Value::U64(value as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,addr,value,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4868,12 +5194,13 @@ raw_fn! {
     /// `cuStreamBatchMemOp_v2` (`cuStreamBatchMemOp`). Typed: [`stream_batch_mem_op`](super::stream_batch_mem_op).
     fn cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult = 326;
     helpers call_cuStreamBatchMemOp_v2, slow_cuStreamBatchMemOp_v2, record_cuStreamBatchMemOp_v2;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "count" => crate::trace::Value::U64(count as u64),
-        "paramArray" => crate::trace::Value::Ptr(paramArray as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,count,paramArray,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4882,12 +5209,13 @@ raw_fn! {
     /// `cuStreamBatchMemOp_v2_ptsz` (`cuStreamBatchMemOp`), per-thread default stream.
     fn cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult = 327;
     helpers call_cuStreamBatchMemOp_v2_ptsz, slow_cuStreamBatchMemOp_v2_ptsz, record_cuStreamBatchMemOp_v2_ptsz;
-    trace |__r| [
-        "stream" => crate::trace::Value::Hex(stream.0 as usize as u64),
-        "count" => crate::trace::Value::U64(count as u64),
-        "paramArray" => crate::trace::Value::Ptr(paramArray as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "stream,count,paramArray,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramArray as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4896,11 +5224,12 @@ raw_fn! {
     /// `cuFuncGetAttribute`. Typed: [`func_get_attribute`](super::func_get_attribute).
     fn cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult = 328;
     helpers call_cuFuncGetAttribute, slow_cuFuncGetAttribute, record_cuFuncGetAttribute;
-    trace |__r| [
-        "pi" => if __r.0 == 0 && !pi.is_null() { crate::trace::Value::I64((*pi) as i64) } else { crate::trace::Value::Ptr(pi as *const c_void) },
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pi,attrib,hfunc" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfunction_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4909,11 +5238,12 @@ raw_fn! {
     /// `cuFuncSetAttribute`. Typed: [`func_set_attribute`](super::func_set_attribute).
     fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> CUresult = 329;
     helpers call_cuFuncSetAttribute, slow_cuFuncSetAttribute, record_cuFuncSetAttribute;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "value" => crate::trace::Value::I64(value as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,attrib,value" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfunction_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4922,10 +5252,11 @@ raw_fn! {
     /// `cuFuncSetCacheConfig`. Typed: [`func_set_cache_config`](super::func_set_cache_config).
     fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult = 330;
     helpers call_cuFuncSetCacheConfig, slow_cuFuncSetCacheConfig, record_cuFuncSetCacheConfig;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "config" => crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,config" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfunc_cache::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4934,10 +5265,11 @@ raw_fn! {
     /// `cuFuncGetModule`. Typed: [`func_get_module`](super::func_get_module).
     fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult = 331;
     helpers call_cuFuncGetModule, slow_cuFuncGetModule, record_cuFuncGetModule;
-    trace |__r| [
-        "hmod" => if __r.0 == 0 && !hmod.is_null() { crate::trace::Value::Hex((*hmod).0 as usize as u64) } else { crate::trace::Value::Ptr(hmod as *const c_void) },
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hmod,hfunc" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !hmod.is_null() { __w |= 1 << 0; (*hmod).0 as usize as u64 } else { hmod as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4946,10 +5278,11 @@ raw_fn! {
     /// `cuFuncGetName`. Typed: [`func_get_name`](super::func_get_name).
     fn cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction) -> CUresult = 332;
     helpers call_cuFuncGetName, slow_cuFuncGetName, record_cuFuncGetName;
-    trace |__r| [
-        "name" => crate::trace::Value::Ptr(name as *const c_void),
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "name,hfunc" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => name as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4958,12 +5291,13 @@ raw_fn! {
     /// `cuFuncGetParamInfo`. Typed: [`func_get_param_info`](super::func_get_param_info).
     fn cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult = 333;
     helpers call_cuFuncGetParamInfo, slow_cuFuncGetParamInfo, record_cuFuncGetParamInfo;
-    trace |__r| [
-        "func" => crate::trace::Value::Hex(func.0 as usize as u64),
-        "paramIndex" => crate::trace::Value::Size(paramIndex as u64),
-        "paramOffset" => if __r.0 == 0 && !paramOffset.is_null() { crate::trace::Value::Size((*paramOffset) as u64) } else { crate::trace::Value::Ptr(paramOffset as *const c_void) },
-        "paramSize" => if __r.0 == 0 && !paramSize.is_null() { crate::trace::Value::Size((*paramSize) as u64) } else { crate::trace::Value::Ptr(paramSize as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "func,paramIndex,paramOffset,paramSize" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => paramIndex as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !paramOffset.is_null() { __w |= 1 << 2; (*paramOffset) as u64 } else { paramOffset as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !paramSize.is_null() { __w |= 1 << 3; (*paramSize) as u64 } else { paramSize as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4972,10 +5306,11 @@ raw_fn! {
     /// `cuFuncIsLoaded`. Typed: [`func_is_loaded`](super::func_is_loaded).
     fn cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult = 334;
     helpers call_cuFuncIsLoaded, slow_cuFuncIsLoaded, record_cuFuncIsLoaded;
-    trace |__r| [
-        "state" => if __r.0 == 0 && !state.is_null() { crate::trace::Value::Enum { name: (*state).name(), value: (*state).0 as i64 } } else { crate::trace::Value::Ptr(state as *const c_void) },
-        "function" => crate::trace::Value::Hex(function.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "state,function" [
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !state.is_null() { __w |= 1 << 0; (*state).0 as i64 as u64 } else { state as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => function.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfunctionLoadingState::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4984,9 +5319,10 @@ raw_fn! {
     /// `cuFuncLoad`. Typed: [`func_load`](super::func_load).
     fn cuFuncLoad(function: CUfunction) -> CUresult = 335;
     helpers call_cuFuncLoad, slow_cuFuncLoad, record_cuFuncLoad;
-    trace |__r| [
-        "function" => crate::trace::Value::Hex(function.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "function" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => function.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -4995,19 +5331,20 @@ raw_fn! {
     /// `cuLaunchKernel`. Typed: [`launch_kernel`](super::launch_kernel).
     fn cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 336;
     helpers call_cuLaunchKernel, slow_cuLaunchKernel, record_cuLaunchKernel;
-    trace |__r| [
-        "f" => crate::trace::Value::Hex(f.0 as usize as u64),
-        "gridDimX" => crate::trace::Value::U64(gridDimX as u64),
-        "gridDimY" => crate::trace::Value::U64(gridDimY as u64),
-        "gridDimZ" => crate::trace::Value::U64(gridDimZ as u64),
-        "blockDimX" => crate::trace::Value::U64(blockDimX as u64),
-        "blockDimY" => crate::trace::Value::U64(blockDimY as u64),
-        "blockDimZ" => crate::trace::Value::U64(blockDimZ as u64),
-        "sharedMemBytes" => crate::trace::Value::U64(sharedMemBytes as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "kernelParams" => crate::trace::Value::Ptr(kernelParams as *const c_void),
-        "extra" => crate::trace::Value::Ptr(extra as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams,extra" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimY as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimZ as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimX as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimY as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimZ as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => sharedMemBytes as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extra as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5016,19 +5353,20 @@ raw_fn! {
     /// `cuLaunchKernel_ptsz` (`cuLaunchKernel`), per-thread default stream.
     fn cuLaunchKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 337;
     helpers call_cuLaunchKernel_ptsz, slow_cuLaunchKernel_ptsz, record_cuLaunchKernel_ptsz;
-    trace |__r| [
-        "f" => crate::trace::Value::Hex(f.0 as usize as u64),
-        "gridDimX" => crate::trace::Value::U64(gridDimX as u64),
-        "gridDimY" => crate::trace::Value::U64(gridDimY as u64),
-        "gridDimZ" => crate::trace::Value::U64(gridDimZ as u64),
-        "blockDimX" => crate::trace::Value::U64(blockDimX as u64),
-        "blockDimY" => crate::trace::Value::U64(blockDimY as u64),
-        "blockDimZ" => crate::trace::Value::U64(blockDimZ as u64),
-        "sharedMemBytes" => crate::trace::Value::U64(sharedMemBytes as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "kernelParams" => crate::trace::Value::Ptr(kernelParams as *const c_void),
-        "extra" => crate::trace::Value::Ptr(extra as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams,extra" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimY as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimZ as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimX as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimY as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimZ as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => sharedMemBytes as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extra as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5037,12 +5375,13 @@ raw_fn! {
     /// `cuLaunchKernelEx`. Typed: [`launch_kernel_ex`](super::launch_kernel_ex).
     fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 338;
     helpers call_cuLaunchKernelEx, slow_cuLaunchKernelEx, record_cuLaunchKernelEx;
-    trace |__r| [
-        "config" => crate::trace::Value::Ptr(config as *const c_void),
-        "f" => crate::trace::Value::Hex(f.0 as usize as u64),
-        "kernelParams" => crate::trace::Value::Ptr(kernelParams as *const c_void),
-        "extra" => crate::trace::Value::Ptr(extra as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "config,f,kernelParams,extra" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extra as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5051,12 +5390,13 @@ raw_fn! {
     /// `cuLaunchKernelEx_ptsz` (`cuLaunchKernelEx`), per-thread default stream.
     fn cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 339;
     helpers call_cuLaunchKernelEx_ptsz, slow_cuLaunchKernelEx_ptsz, record_cuLaunchKernelEx_ptsz;
-    trace |__r| [
-        "config" => crate::trace::Value::Ptr(config as *const c_void),
-        "f" => crate::trace::Value::Hex(f.0 as usize as u64),
-        "kernelParams" => crate::trace::Value::Ptr(kernelParams as *const c_void),
-        "extra" => crate::trace::Value::Ptr(extra as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "config,f,kernelParams,extra" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extra as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5065,18 +5405,19 @@ raw_fn! {
     /// `cuLaunchCooperativeKernel`. Typed: [`launch_cooperative_kernel`](super::launch_cooperative_kernel).
     fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult = 340;
     helpers call_cuLaunchCooperativeKernel, slow_cuLaunchCooperativeKernel, record_cuLaunchCooperativeKernel;
-    trace |__r| [
-        "f" => crate::trace::Value::Hex(f.0 as usize as u64),
-        "gridDimX" => crate::trace::Value::U64(gridDimX as u64),
-        "gridDimY" => crate::trace::Value::U64(gridDimY as u64),
-        "gridDimZ" => crate::trace::Value::U64(gridDimZ as u64),
-        "blockDimX" => crate::trace::Value::U64(blockDimX as u64),
-        "blockDimY" => crate::trace::Value::U64(blockDimY as u64),
-        "blockDimZ" => crate::trace::Value::U64(blockDimZ as u64),
-        "sharedMemBytes" => crate::trace::Value::U64(sharedMemBytes as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "kernelParams" => crate::trace::Value::Ptr(kernelParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimY as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimZ as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimX as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimY as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimZ as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => sharedMemBytes as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5085,18 +5426,19 @@ raw_fn! {
     /// `cuLaunchCooperativeKernel_ptsz` (`cuLaunchCooperativeKernel`), per-thread default stream.
     fn cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult = 341;
     helpers call_cuLaunchCooperativeKernel_ptsz, slow_cuLaunchCooperativeKernel_ptsz, record_cuLaunchCooperativeKernel_ptsz;
-    trace |__r| [
-        "f" => crate::trace::Value::Hex(f.0 as usize as u64),
-        "gridDimX" => crate::trace::Value::U64(gridDimX as u64),
-        "gridDimY" => crate::trace::Value::U64(gridDimY as u64),
-        "gridDimZ" => crate::trace::Value::U64(gridDimZ as u64),
-        "blockDimX" => crate::trace::Value::U64(blockDimX as u64),
-        "blockDimY" => crate::trace::Value::U64(blockDimY as u64),
-        "blockDimZ" => crate::trace::Value::U64(blockDimZ as u64),
-        "sharedMemBytes" => crate::trace::Value::U64(sharedMemBytes as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "kernelParams" => crate::trace::Value::Ptr(kernelParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimY as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimZ as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimX as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimY as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimZ as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => sharedMemBytes as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5106,11 +5448,12 @@ raw_fn! {
     #[deprecated(note = "This function is deprecated as of CUDA 11.3.")]
     fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult = 342;
     helpers call_cuLaunchCooperativeKernelMultiDevice, slow_cuLaunchCooperativeKernelMultiDevice, record_cuLaunchCooperativeKernelMultiDevice;
-    trace |__r| [
-        "launchParamsList" => crate::trace::Value::Ptr(launchParamsList as *const c_void),
-        "numDevices" => crate::trace::Value::U64(numDevices as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "launchParamsList,numDevices,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => launchParamsList as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numDevices as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5119,11 +5462,12 @@ raw_fn! {
     /// `cuLaunchHostFunc`. Typed: [`launch_host_func`](super::launch_host_func).
     fn cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult = 343;
     helpers call_cuLaunchHostFunc, slow_cuLaunchHostFunc, record_cuLaunchHostFunc;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "fn" => crate::trace::Value::Ptr(r#fn.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "userData" => crate::trace::Value::Ptr(userData as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,fn,userData" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => r#fn.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5132,11 +5476,12 @@ raw_fn! {
     /// `cuLaunchHostFunc_ptsz` (`cuLaunchHostFunc`), per-thread default stream.
     fn cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult = 344;
     helpers call_cuLaunchHostFunc_ptsz, slow_cuLaunchHostFunc_ptsz, record_cuLaunchHostFunc_ptsz;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "fn" => crate::trace::Value::Ptr(r#fn.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "userData" => crate::trace::Value::Ptr(userData as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,fn,userData" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => r#fn.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5146,12 +5491,13 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult = 345;
     helpers call_cuFuncSetBlockShape, slow_cuFuncSetBlockShape, record_cuFuncSetBlockShape;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "x" => crate::trace::Value::I64(x as i64),
-        "y" => crate::trace::Value::I64(y as i64),
-        "z" => crate::trace::Value::I64(z as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,x,y,z" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => x as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => y as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => z as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5161,10 +5507,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> CUresult = 346;
     helpers call_cuFuncSetSharedSize, slow_cuFuncSetSharedSize, record_cuFuncSetSharedSize;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "bytes" => crate::trace::Value::U64(bytes as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,bytes" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => bytes as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5174,10 +5521,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> CUresult = 347;
     helpers call_cuParamSetSize, slow_cuParamSetSize, record_cuParamSetSize;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "numbytes" => crate::trace::Value::U64(numbytes as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,numbytes" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numbytes as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5187,11 +5535,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult = 348;
     helpers call_cuParamSeti, slow_cuParamSeti, record_cuParamSeti;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "offset" => crate::trace::Value::I64(offset as i64),
-        "value" => crate::trace::Value::U64(value as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,offset,value" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => offset as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5201,11 +5550,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> CUresult = 349;
     helpers call_cuParamSetf, slow_cuParamSetf, record_cuParamSetf;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "offset" => crate::trace::Value::I64(offset as i64),
-        "value" => crate::trace::Value::F64(value as f64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,offset,value" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => offset as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::F64) => (value as f64).to_bits(),
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5215,12 +5565,13 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> CUresult = 350;
     helpers call_cuParamSetv, slow_cuParamSetv, record_cuParamSetv;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "offset" => crate::trace::Value::I64(offset as i64),
-        "ptr" => crate::trace::Value::Ptr(ptr as *const c_void),
-        "numbytes" => crate::trace::Value::U64(numbytes as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,offset,ptr,numbytes" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => offset as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptr as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numbytes as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5230,9 +5581,10 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuLaunch(f: CUfunction) -> CUresult = 351;
     helpers call_cuLaunch, slow_cuLaunch, record_cuLaunch;
-    trace |__r| [
-        "f" => crate::trace::Value::Hex(f.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "f" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5242,11 +5594,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult = 352;
     helpers call_cuLaunchGrid, slow_cuLaunchGrid, record_cuLaunchGrid;
-    trace |__r| [
-        "f" => crate::trace::Value::Hex(f.0 as usize as u64),
-        "grid_width" => crate::trace::Value::I64(grid_width as i64),
-        "grid_height" => crate::trace::Value::I64(grid_height as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "f,grid_width,grid_height" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => grid_width as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => grid_height as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5256,12 +5609,13 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> CUresult = 353;
     helpers call_cuLaunchGridAsync, slow_cuLaunchGridAsync, record_cuLaunchGridAsync;
-    trace |__r| [
-        "f" => crate::trace::Value::Hex(f.0 as usize as u64),
-        "grid_width" => crate::trace::Value::I64(grid_width as i64),
-        "grid_height" => crate::trace::Value::I64(grid_height as i64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "f,grid_width,grid_height,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => grid_width as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => grid_height as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5271,11 +5625,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult = 354;
     helpers call_cuParamSetTexRef, slow_cuParamSetTexRef, record_cuParamSetTexRef;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "texunit" => crate::trace::Value::I64(texunit as i64),
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,texunit,hTexRef" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => texunit as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5285,10 +5640,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> CUresult = 355;
     helpers call_cuFuncSetSharedMemConfig, slow_cuFuncSetSharedMemConfig, record_cuFuncSetSharedMemConfig;
-    trace |__r| [
-        "hfunc" => crate::trace::Value::Hex(hfunc.0 as usize as u64),
-        "config" => crate::trace::Value::Enum { name: config.name(), value: config.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hfunc,config" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUsharedconfig::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5297,10 +5653,11 @@ raw_fn! {
     /// `cuGraphCreate`. Typed: [`graph_create`](super::graph_create).
     fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult = 356;
     helpers call_cuGraphCreate, slow_cuGraphCreate, record_cuGraphCreate;
-    trace |__r| [
-        "phGraph" => if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) },
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraph,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 0; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5309,13 +5666,14 @@ raw_fn! {
     /// `cuGraphAddKernelNode_v2` (`cuGraphAddKernelNode`). Typed: [`graph_add_kernel_node`](super::graph_add_kernel_node).
     fn cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult = 357;
     helpers call_cuGraphAddKernelNode_v2, slow_cuGraphAddKernelNode_v2, record_cuGraphAddKernelNode_v2;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5324,10 +5682,11 @@ raw_fn! {
     /// `cuGraphKernelNodeGetParams_v2` (`cuGraphKernelNodeGetParams`). Typed: [`graph_kernel_node_get_params`](super::graph_kernel_node_get_params).
     fn cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult = 358;
     helpers call_cuGraphKernelNodeGetParams_v2, slow_cuGraphKernelNodeGetParams_v2, record_cuGraphKernelNodeGetParams_v2;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5336,10 +5695,11 @@ raw_fn! {
     /// `cuGraphKernelNodeSetParams_v2` (`cuGraphKernelNodeSetParams`). Typed: [`graph_kernel_node_set_params`](super::graph_kernel_node_set_params).
     fn cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult = 359;
     helpers call_cuGraphKernelNodeSetParams_v2, slow_cuGraphKernelNodeSetParams_v2, record_cuGraphKernelNodeSetParams_v2;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5348,14 +5708,15 @@ raw_fn! {
     /// `cuGraphAddMemcpyNode`. Typed: [`graph_add_memcpy_node`](super::graph_add_memcpy_node).
     fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult = 360;
     helpers call_cuGraphAddMemcpyNode, slow_cuGraphAddMemcpyNode, record_cuGraphAddMemcpyNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "copyParams" => crate::trace::Value::Ptr(copyParams as *const c_void),
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,copyParams,ctx" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => copyParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5364,10 +5725,11 @@ raw_fn! {
     /// `cuGraphMemcpyNodeGetParams`. Typed: [`graph_memcpy_node_get_params`](super::graph_memcpy_node_get_params).
     fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult = 361;
     helpers call_cuGraphMemcpyNodeGetParams, slow_cuGraphMemcpyNodeGetParams, record_cuGraphMemcpyNodeGetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5376,10 +5738,11 @@ raw_fn! {
     /// `cuGraphMemcpyNodeSetParams`. Typed: [`graph_memcpy_node_set_params`](super::graph_memcpy_node_set_params).
     fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult = 362;
     helpers call_cuGraphMemcpyNodeSetParams, slow_cuGraphMemcpyNodeSetParams, record_cuGraphMemcpyNodeSetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5388,14 +5751,15 @@ raw_fn! {
     /// `cuGraphAddMemsetNode`. Typed: [`graph_add_memset_node`](super::graph_add_memset_node).
     fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult = 363;
     helpers call_cuGraphAddMemsetNode, slow_cuGraphAddMemsetNode, record_cuGraphAddMemsetNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "memsetParams" => crate::trace::Value::Ptr(memsetParams as *const c_void),
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,memsetParams,ctx" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => memsetParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5404,10 +5768,11 @@ raw_fn! {
     /// `cuGraphMemsetNodeGetParams`. Typed: [`graph_memset_node_get_params`](super::graph_memset_node_get_params).
     fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult = 364;
     helpers call_cuGraphMemsetNodeGetParams, slow_cuGraphMemsetNodeGetParams, record_cuGraphMemsetNodeGetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5416,10 +5781,11 @@ raw_fn! {
     /// `cuGraphMemsetNodeSetParams`. Typed: [`graph_memset_node_set_params`](super::graph_memset_node_set_params).
     fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult = 365;
     helpers call_cuGraphMemsetNodeSetParams, slow_cuGraphMemsetNodeSetParams, record_cuGraphMemsetNodeSetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5428,13 +5794,14 @@ raw_fn! {
     /// `cuGraphAddHostNode`. Typed: [`graph_add_host_node`](super::graph_add_host_node).
     fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult = 366;
     helpers call_cuGraphAddHostNode, slow_cuGraphAddHostNode, record_cuGraphAddHostNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5443,10 +5810,11 @@ raw_fn! {
     /// `cuGraphHostNodeGetParams`. Typed: [`graph_host_node_get_params`](super::graph_host_node_get_params).
     fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult = 367;
     helpers call_cuGraphHostNodeGetParams, slow_cuGraphHostNodeGetParams, record_cuGraphHostNodeGetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5455,10 +5823,11 @@ raw_fn! {
     /// `cuGraphHostNodeSetParams`. Typed: [`graph_host_node_set_params`](super::graph_host_node_set_params).
     fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult = 368;
     helpers call_cuGraphHostNodeSetParams, slow_cuGraphHostNodeSetParams, record_cuGraphHostNodeSetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5467,13 +5836,14 @@ raw_fn! {
     /// `cuGraphAddChildGraphNode`. Typed: [`graph_add_child_graph_node`](super::graph_add_child_graph_node).
     fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult = 369;
     helpers call_cuGraphAddChildGraphNode, slow_cuGraphAddChildGraphNode, record_cuGraphAddChildGraphNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "childGraph" => crate::trace::Value::Hex(childGraph.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,childGraph" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => childGraph.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5482,10 +5852,11 @@ raw_fn! {
     /// `cuGraphChildGraphNodeGetGraph`. Typed: [`graph_child_graph_node_get_graph`](super::graph_child_graph_node_get_graph).
     fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult = 370;
     helpers call_cuGraphChildGraphNodeGetGraph, slow_cuGraphChildGraphNodeGetGraph, record_cuGraphChildGraphNodeGetGraph;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "phGraph" => if __r.0 == 0 && !phGraph.is_null() { crate::trace::Value::Hex((*phGraph).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraph as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,phGraph" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5494,12 +5865,13 @@ raw_fn! {
     /// `cuGraphAddEmptyNode`. Typed: [`graph_add_empty_node`](super::graph_add_empty_node).
     fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult = 371;
     helpers call_cuGraphAddEmptyNode, slow_cuGraphAddEmptyNode, record_cuGraphAddEmptyNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5508,13 +5880,14 @@ raw_fn! {
     /// `cuGraphAddEventRecordNode`. Typed: [`graph_add_event_record_node`](super::graph_add_event_record_node).
     fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult = 372;
     helpers call_cuGraphAddEventRecordNode, slow_cuGraphAddEventRecordNode, record_cuGraphAddEventRecordNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "event" => crate::trace::Value::Hex(event.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,event" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5523,10 +5896,11 @@ raw_fn! {
     /// `cuGraphEventRecordNodeGetEvent`. Typed: [`graph_event_record_node_get_event`](super::graph_event_record_node_get_event).
     fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult = 373;
     helpers call_cuGraphEventRecordNodeGetEvent, slow_cuGraphEventRecordNodeGetEvent, record_cuGraphEventRecordNodeGetEvent;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "event_out" => if __r.0 == 0 && !event_out.is_null() { crate::trace::Value::Hex((*event_out).0 as usize as u64) } else { crate::trace::Value::Ptr(event_out as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,event_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5535,10 +5909,11 @@ raw_fn! {
     /// `cuGraphEventRecordNodeSetEvent`. Typed: [`graph_event_record_node_set_event`](super::graph_event_record_node_set_event).
     fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult = 374;
     helpers call_cuGraphEventRecordNodeSetEvent, slow_cuGraphEventRecordNodeSetEvent, record_cuGraphEventRecordNodeSetEvent;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "event" => crate::trace::Value::Hex(event.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,event" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5547,13 +5922,14 @@ raw_fn! {
     /// `cuGraphAddEventWaitNode`. Typed: [`graph_add_event_wait_node`](super::graph_add_event_wait_node).
     fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult = 375;
     helpers call_cuGraphAddEventWaitNode, slow_cuGraphAddEventWaitNode, record_cuGraphAddEventWaitNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "event" => crate::trace::Value::Hex(event.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,event" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5562,10 +5938,11 @@ raw_fn! {
     /// `cuGraphEventWaitNodeGetEvent`. Typed: [`graph_event_wait_node_get_event`](super::graph_event_wait_node_get_event).
     fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult = 376;
     helpers call_cuGraphEventWaitNodeGetEvent, slow_cuGraphEventWaitNodeGetEvent, record_cuGraphEventWaitNodeGetEvent;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "event_out" => if __r.0 == 0 && !event_out.is_null() { crate::trace::Value::Hex((*event_out).0 as usize as u64) } else { crate::trace::Value::Ptr(event_out as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,event_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5574,10 +5951,11 @@ raw_fn! {
     /// `cuGraphEventWaitNodeSetEvent`. Typed: [`graph_event_wait_node_set_event`](super::graph_event_wait_node_set_event).
     fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult = 377;
     helpers call_cuGraphEventWaitNodeSetEvent, slow_cuGraphEventWaitNodeSetEvent, record_cuGraphEventWaitNodeSetEvent;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "event" => crate::trace::Value::Hex(event.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,event" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5586,13 +5964,14 @@ raw_fn! {
     /// `cuGraphAddExternalSemaphoresSignalNode`. Typed: [`graph_add_external_semaphores_signal_node`](super::graph_add_external_semaphores_signal_node).
     fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 378;
     helpers call_cuGraphAddExternalSemaphoresSignalNode, slow_cuGraphAddExternalSemaphoresSignalNode, record_cuGraphAddExternalSemaphoresSignalNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5601,10 +5980,11 @@ raw_fn! {
     /// `cuGraphExternalSemaphoresSignalNodeGetParams`. Typed: [`graph_external_semaphores_signal_node_get_params`](super::graph_external_semaphores_signal_node_get_params).
     fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 379;
     helpers call_cuGraphExternalSemaphoresSignalNodeGetParams, slow_cuGraphExternalSemaphoresSignalNodeGetParams, record_cuGraphExternalSemaphoresSignalNodeGetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "params_out" => crate::trace::Value::Ptr(params_out as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,params_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5613,10 +5993,11 @@ raw_fn! {
     /// `cuGraphExternalSemaphoresSignalNodeSetParams`. Typed: [`graph_external_semaphores_signal_node_set_params`](super::graph_external_semaphores_signal_node_set_params).
     fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 380;
     helpers call_cuGraphExternalSemaphoresSignalNodeSetParams, slow_cuGraphExternalSemaphoresSignalNodeSetParams, record_cuGraphExternalSemaphoresSignalNodeSetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5625,13 +6006,14 @@ raw_fn! {
     /// `cuGraphAddExternalSemaphoresWaitNode`. Typed: [`graph_add_external_semaphores_wait_node`](super::graph_add_external_semaphores_wait_node).
     fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 381;
     helpers call_cuGraphAddExternalSemaphoresWaitNode, slow_cuGraphAddExternalSemaphoresWaitNode, record_cuGraphAddExternalSemaphoresWaitNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5640,10 +6022,11 @@ raw_fn! {
     /// `cuGraphExternalSemaphoresWaitNodeGetParams`. Typed: [`graph_external_semaphores_wait_node_get_params`](super::graph_external_semaphores_wait_node_get_params).
     fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 382;
     helpers call_cuGraphExternalSemaphoresWaitNodeGetParams, slow_cuGraphExternalSemaphoresWaitNodeGetParams, record_cuGraphExternalSemaphoresWaitNodeGetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "params_out" => crate::trace::Value::Ptr(params_out as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,params_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5652,10 +6035,11 @@ raw_fn! {
     /// `cuGraphExternalSemaphoresWaitNodeSetParams`. Typed: [`graph_external_semaphores_wait_node_set_params`](super::graph_external_semaphores_wait_node_set_params).
     fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 383;
     helpers call_cuGraphExternalSemaphoresWaitNodeSetParams, slow_cuGraphExternalSemaphoresWaitNodeSetParams, record_cuGraphExternalSemaphoresWaitNodeSetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5664,13 +6048,14 @@ raw_fn! {
     /// `cuGraphAddBatchMemOpNode`. Typed: [`graph_add_batch_mem_op_node`](super::graph_add_batch_mem_op_node).
     fn cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 384;
     helpers call_cuGraphAddBatchMemOpNode, slow_cuGraphAddBatchMemOpNode, record_cuGraphAddBatchMemOpNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5679,10 +6064,11 @@ raw_fn! {
     /// `cuGraphBatchMemOpNodeGetParams`. Typed: [`graph_batch_mem_op_node_get_params`](super::graph_batch_mem_op_node_get_params).
     fn cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 385;
     helpers call_cuGraphBatchMemOpNodeGetParams, slow_cuGraphBatchMemOpNodeGetParams, record_cuGraphBatchMemOpNodeGetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams_out" => crate::trace::Value::Ptr(nodeParams_out as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams_out as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5691,10 +6077,11 @@ raw_fn! {
     /// `cuGraphBatchMemOpNodeSetParams`. Typed: [`graph_batch_mem_op_node_set_params`](super::graph_batch_mem_op_node_set_params).
     fn cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 386;
     helpers call_cuGraphBatchMemOpNodeSetParams, slow_cuGraphBatchMemOpNodeSetParams, record_cuGraphBatchMemOpNodeSetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5703,11 +6090,12 @@ raw_fn! {
     /// `cuGraphExecBatchMemOpNodeSetParams`. Typed: [`graph_exec_batch_mem_op_node_set_params`](super::graph_exec_batch_mem_op_node_set_params).
     fn cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 387;
     helpers call_cuGraphExecBatchMemOpNodeSetParams, slow_cuGraphExecBatchMemOpNodeSetParams, record_cuGraphExecBatchMemOpNodeSetParams;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5716,13 +6104,14 @@ raw_fn! {
     /// `cuGraphAddMemAllocNode`. Typed: [`graph_add_mem_alloc_node`](super::graph_add_mem_alloc_node).
     fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult = 388;
     helpers call_cuGraphAddMemAllocNode, slow_cuGraphAddMemAllocNode, record_cuGraphAddMemAllocNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5731,10 +6120,11 @@ raw_fn! {
     /// `cuGraphMemAllocNodeGetParams`. Typed: [`graph_mem_alloc_node_get_params`](super::graph_mem_alloc_node_get_params).
     fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult = 389;
     helpers call_cuGraphMemAllocNodeGetParams, slow_cuGraphMemAllocNodeGetParams, record_cuGraphMemAllocNodeGetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "params_out" => crate::trace::Value::Ptr(params_out as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,params_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5743,13 +6133,14 @@ raw_fn! {
     /// `cuGraphAddMemFreeNode`. Typed: [`graph_add_mem_free_node`](super::graph_add_mem_free_node).
     fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult = 390;
     helpers call_cuGraphAddMemFreeNode, slow_cuGraphAddMemFreeNode, record_cuGraphAddMemFreeNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,dptr" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5758,10 +6149,11 @@ raw_fn! {
     /// `cuGraphMemFreeNodeGetParams`. Typed: [`graph_mem_free_node_get_params`](super::graph_mem_free_node_get_params).
     fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult = 391;
     helpers call_cuGraphMemFreeNodeGetParams, slow_cuGraphMemFreeNodeGetParams, record_cuGraphMemFreeNodeGetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "dptr_out" => if __r.0 == 0 && !dptr_out.is_null() { crate::trace::Value::Hex((*dptr_out).0 as u64) } else { crate::trace::Value::Ptr(dptr_out as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,dptr_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr_out.is_null() { __w |= 1 << 1; (*dptr_out).0 as u64 } else { dptr_out as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5770,9 +6162,10 @@ raw_fn! {
     /// `cuDeviceGraphMemTrim`. Typed: [`device_graph_mem_trim`](super::device_graph_mem_trim).
     fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult = 392;
     helpers call_cuDeviceGraphMemTrim, slow_cuDeviceGraphMemTrim, record_cuDeviceGraphMemTrim;
-    trace |__r| [
-        "device" => crate::trace::Value::I64(device.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "device" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5781,11 +6174,12 @@ raw_fn! {
     /// `cuDeviceGetGraphMemAttribute`. Typed: [`device_get_graph_mem_attribute`](super::device_get_graph_mem_attribute).
     fn cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult = 393;
     helpers call_cuDeviceGetGraphMemAttribute, slow_cuDeviceGetGraphMemAttribute, record_cuDeviceGetGraphMemAttribute;
-    trace |__r| [
-        "device" => crate::trace::Value::I64(device.0 as i64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "device,attr,value" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUgraphMem_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5794,11 +6188,12 @@ raw_fn! {
     /// `cuDeviceSetGraphMemAttribute`. Typed: [`device_set_graph_mem_attribute`](super::device_set_graph_mem_attribute).
     fn cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult = 394;
     helpers call_cuDeviceSetGraphMemAttribute, slow_cuDeviceSetGraphMemAttribute, record_cuDeviceSetGraphMemAttribute;
-    trace |__r| [
-        "device" => crate::trace::Value::I64(device.0 as i64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "device,attr,value" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUgraphMem_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5807,10 +6202,11 @@ raw_fn! {
     /// `cuGraphClone`. Typed: [`graph_clone`](super::graph_clone).
     fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult = 395;
     helpers call_cuGraphClone, slow_cuGraphClone, record_cuGraphClone;
-    trace |__r| [
-        "phGraphClone" => if __r.0 == 0 && !phGraphClone.is_null() { crate::trace::Value::Hex((*phGraphClone).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphClone as *const c_void) },
-        "originalGraph" => crate::trace::Value::Hex(originalGraph.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphClone,originalGraph" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphClone.is_null() { __w |= 1 << 0; (*phGraphClone).0 as usize as u64 } else { phGraphClone as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => originalGraph.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5819,11 +6215,12 @@ raw_fn! {
     /// `cuGraphNodeFindInClone`. Typed: [`graph_node_find_in_clone`](super::graph_node_find_in_clone).
     fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult = 396;
     helpers call_cuGraphNodeFindInClone, slow_cuGraphNodeFindInClone, record_cuGraphNodeFindInClone;
-    trace |__r| [
-        "phNode" => if __r.0 == 0 && !phNode.is_null() { crate::trace::Value::Hex((*phNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phNode as *const c_void) },
-        "hOriginalNode" => crate::trace::Value::Hex(hOriginalNode.0 as usize as u64),
-        "hClonedGraph" => crate::trace::Value::Hex(hClonedGraph.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phNode,hOriginalNode,hClonedGraph" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phNode.is_null() { __w |= 1 << 0; (*phNode).0 as usize as u64 } else { phNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hOriginalNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hClonedGraph.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5832,10 +6229,11 @@ raw_fn! {
     /// `cuGraphNodeGetType`. Typed: [`graph_node_get_type`](super::graph_node_get_type).
     fn cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult = 397;
     helpers call_cuGraphNodeGetType, slow_cuGraphNodeGetType, record_cuGraphNodeGetType;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "type" => if __r.0 == 0 && !r#type.is_null() { crate::trace::Value::Enum { name: (*r#type).name(), value: (*r#type).0 as i64 } } else { crate::trace::Value::Ptr(r#type as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,type" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !r#type.is_null() { __w |= 1 << 1; (*r#type).0 as i64 as u64 } else { r#type as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUgraphNodeType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5844,11 +6242,12 @@ raw_fn! {
     /// `cuGraphGetNodes`. Typed: [`graph_get_nodes`](super::graph_get_nodes).
     fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult = 398;
     helpers call_cuGraphGetNodes, slow_cuGraphGetNodes, record_cuGraphGetNodes;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "nodes" => crate::trace::Value::Ptr(nodes as *const c_void),
-        "numNodes" => crate::trace::Value::Ptr(numNodes as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph,nodes,numNodes" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => numNodes as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5857,11 +6256,12 @@ raw_fn! {
     /// `cuGraphGetRootNodes`. Typed: [`graph_get_root_nodes`](super::graph_get_root_nodes).
     fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult = 399;
     helpers call_cuGraphGetRootNodes, slow_cuGraphGetRootNodes, record_cuGraphGetRootNodes;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "rootNodes" => crate::trace::Value::Ptr(rootNodes as *const c_void),
-        "numRootNodes" => crate::trace::Value::Ptr(numRootNodes as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph,rootNodes,numRootNodes" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => rootNodes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => numRootNodes as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5870,12 +6270,13 @@ raw_fn! {
     /// `cuGraphGetEdges`. Typed: [`graph_get_edges`](super::graph_get_edges).
     fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult = 400;
     helpers call_cuGraphGetEdges, slow_cuGraphGetEdges, record_cuGraphGetEdges;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "from" => crate::trace::Value::Ptr(from as *const c_void),
-        "to" => crate::trace::Value::Ptr(to as *const c_void),
-        "numEdges" => crate::trace::Value::Ptr(numEdges as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph,from,to,numEdges" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => numEdges as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5884,13 +6285,14 @@ raw_fn! {
     /// `cuGraphGetEdges_v2`. Typed: [`graph_get_edges_v2`](super::graph_get_edges_v2).
     fn cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult = 401;
     helpers call_cuGraphGetEdges_v2, slow_cuGraphGetEdges_v2, record_cuGraphGetEdges_v2;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "from" => crate::trace::Value::Ptr(from as *const c_void),
-        "to" => crate::trace::Value::Ptr(to as *const c_void),
-        "edgeData" => crate::trace::Value::Ptr(edgeData as *const c_void),
-        "numEdges" => crate::trace::Value::Ptr(numEdges as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph,from,to,edgeData,numEdges" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => numEdges as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5899,11 +6301,12 @@ raw_fn! {
     /// `cuGraphNodeGetDependencies`. Typed: [`graph_node_get_dependencies`](super::graph_node_get_dependencies).
     fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult = 402;
     helpers call_cuGraphNodeGetDependencies, slow_cuGraphNodeGetDependencies, record_cuGraphNodeGetDependencies;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Ptr(numDependencies as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,dependencies,numDependencies" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => numDependencies as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5912,12 +6315,13 @@ raw_fn! {
     /// `cuGraphNodeGetDependencies_v2`. Typed: [`graph_node_get_dependencies_v2`](super::graph_node_get_dependencies_v2).
     fn cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult = 403;
     helpers call_cuGraphNodeGetDependencies_v2, slow_cuGraphNodeGetDependencies_v2, record_cuGraphNodeGetDependencies_v2;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "edgeData" => crate::trace::Value::Ptr(edgeData as *const c_void),
-        "numDependencies" => crate::trace::Value::Ptr(numDependencies as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,dependencies,edgeData,numDependencies" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => numDependencies as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5926,11 +6330,12 @@ raw_fn! {
     /// `cuGraphNodeGetDependentNodes`. Typed: [`graph_node_get_dependent_nodes`](super::graph_node_get_dependent_nodes).
     fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult = 404;
     helpers call_cuGraphNodeGetDependentNodes, slow_cuGraphNodeGetDependentNodes, record_cuGraphNodeGetDependentNodes;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "dependentNodes" => crate::trace::Value::Ptr(dependentNodes as *const c_void),
-        "numDependentNodes" => crate::trace::Value::Ptr(numDependentNodes as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,dependentNodes,numDependentNodes" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependentNodes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => numDependentNodes as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5939,12 +6344,13 @@ raw_fn! {
     /// `cuGraphNodeGetDependentNodes_v2`. Typed: [`graph_node_get_dependent_nodes_v2`](super::graph_node_get_dependent_nodes_v2).
     fn cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult = 405;
     helpers call_cuGraphNodeGetDependentNodes_v2, slow_cuGraphNodeGetDependentNodes_v2, record_cuGraphNodeGetDependentNodes_v2;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "dependentNodes" => crate::trace::Value::Ptr(dependentNodes as *const c_void),
-        "edgeData" => crate::trace::Value::Ptr(edgeData as *const c_void),
-        "numDependentNodes" => crate::trace::Value::Ptr(numDependentNodes as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,dependentNodes,edgeData,numDependentNodes" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependentNodes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => numDependentNodes as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5953,12 +6359,13 @@ raw_fn! {
     /// `cuGraphAddDependencies`. Typed: [`graph_add_dependencies`](super::graph_add_dependencies).
     fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult = 406;
     helpers call_cuGraphAddDependencies, slow_cuGraphAddDependencies, record_cuGraphAddDependencies;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "from" => crate::trace::Value::Ptr(from as *const c_void),
-        "to" => crate::trace::Value::Ptr(to as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph,from,to,numDependencies" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5967,13 +6374,14 @@ raw_fn! {
     /// `cuGraphAddDependencies_v2`. Typed: [`graph_add_dependencies_v2`](super::graph_add_dependencies_v2).
     fn cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult = 407;
     helpers call_cuGraphAddDependencies_v2, slow_cuGraphAddDependencies_v2, record_cuGraphAddDependencies_v2;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "from" => crate::trace::Value::Ptr(from as *const c_void),
-        "to" => crate::trace::Value::Ptr(to as *const c_void),
-        "edgeData" => crate::trace::Value::Ptr(edgeData as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph,from,to,edgeData,numDependencies" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5982,12 +6390,13 @@ raw_fn! {
     /// `cuGraphRemoveDependencies`. Typed: [`graph_remove_dependencies`](super::graph_remove_dependencies).
     fn cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult = 408;
     helpers call_cuGraphRemoveDependencies, slow_cuGraphRemoveDependencies, record_cuGraphRemoveDependencies;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "from" => crate::trace::Value::Ptr(from as *const c_void),
-        "to" => crate::trace::Value::Ptr(to as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph,from,to,numDependencies" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -5996,13 +6405,14 @@ raw_fn! {
     /// `cuGraphRemoveDependencies_v2`. Typed: [`graph_remove_dependencies_v2`](super::graph_remove_dependencies_v2).
     fn cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult = 409;
     helpers call_cuGraphRemoveDependencies_v2, slow_cuGraphRemoveDependencies_v2, record_cuGraphRemoveDependencies_v2;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "from" => crate::trace::Value::Ptr(from as *const c_void),
-        "to" => crate::trace::Value::Ptr(to as *const c_void),
-        "edgeData" => crate::trace::Value::Ptr(edgeData as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph,from,to,edgeData,numDependencies" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6011,9 +6421,10 @@ raw_fn! {
     /// `cuGraphDestroyNode`. Typed: [`graph_destroy_node`](super::graph_destroy_node).
     fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult = 410;
     helpers call_cuGraphDestroyNode, slow_cuGraphDestroyNode, record_cuGraphDestroyNode;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6022,11 +6433,12 @@ raw_fn! {
     /// `cuGraphInstantiateWithFlags` (`cuGraphInstantiate`). Typed: [`graph_instantiate`](super::graph_instantiate).
     fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> CUresult = 411;
     helpers call_cuGraphInstantiateWithFlags, slow_cuGraphInstantiateWithFlags, record_cuGraphInstantiateWithFlags;
-    trace |__r| [
-        "phGraphExec" => if __r.0 == 0 && !phGraphExec.is_null() { crate::trace::Value::Hex((*phGraphExec).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphExec as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphExec,hGraph,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6035,11 +6447,12 @@ raw_fn! {
     /// `cuGraphInstantiateWithParams`. Typed: [`graph_instantiate_with_params`](super::graph_instantiate_with_params).
     fn cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult = 412;
     helpers call_cuGraphInstantiateWithParams, slow_cuGraphInstantiateWithParams, record_cuGraphInstantiateWithParams;
-    trace |__r| [
-        "phGraphExec" => if __r.0 == 0 && !phGraphExec.is_null() { crate::trace::Value::Hex((*phGraphExec).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphExec as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "instantiateParams" => crate::trace::Value::Ptr(instantiateParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphExec,hGraph,instantiateParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => instantiateParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6048,11 +6461,12 @@ raw_fn! {
     /// `cuGraphInstantiateWithParams_ptsz` (`cuGraphInstantiateWithParams`), per-thread default stream.
     fn cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult = 413;
     helpers call_cuGraphInstantiateWithParams_ptsz, slow_cuGraphInstantiateWithParams_ptsz, record_cuGraphInstantiateWithParams_ptsz;
-    trace |__r| [
-        "phGraphExec" => if __r.0 == 0 && !phGraphExec.is_null() { crate::trace::Value::Hex((*phGraphExec).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphExec as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "instantiateParams" => crate::trace::Value::Ptr(instantiateParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphExec,hGraph,instantiateParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => instantiateParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6061,10 +6475,11 @@ raw_fn! {
     /// `cuGraphExecGetFlags`. Typed: [`graph_exec_get_flags`](super::graph_exec_get_flags).
     fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult = 414;
     helpers call_cuGraphExecGetFlags, slow_cuGraphExecGetFlags, record_cuGraphExecGetFlags;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "flags" => if __r.0 == 0 && !flags.is_null() { crate::trace::Value::U64((*flags) as u64) } else { crate::trace::Value::Ptr(flags as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6073,11 +6488,12 @@ raw_fn! {
     /// `cuGraphExecKernelNodeSetParams_v2` (`cuGraphExecKernelNodeSetParams`). Typed: [`graph_exec_kernel_node_set_params`](super::graph_exec_kernel_node_set_params).
     fn cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult = 415;
     helpers call_cuGraphExecKernelNodeSetParams_v2, slow_cuGraphExecKernelNodeSetParams_v2, record_cuGraphExecKernelNodeSetParams_v2;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6086,12 +6502,13 @@ raw_fn! {
     /// `cuGraphExecMemcpyNodeSetParams`. Typed: [`graph_exec_memcpy_node_set_params`](super::graph_exec_memcpy_node_set_params).
     fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult = 416;
     helpers call_cuGraphExecMemcpyNodeSetParams, slow_cuGraphExecMemcpyNodeSetParams, record_cuGraphExecMemcpyNodeSetParams;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "copyParams" => crate::trace::Value::Ptr(copyParams as *const c_void),
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,copyParams,ctx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => copyParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6100,12 +6517,13 @@ raw_fn! {
     /// `cuGraphExecMemsetNodeSetParams`. Typed: [`graph_exec_memset_node_set_params`](super::graph_exec_memset_node_set_params).
     fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult = 417;
     helpers call_cuGraphExecMemsetNodeSetParams, slow_cuGraphExecMemsetNodeSetParams, record_cuGraphExecMemsetNodeSetParams;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "memsetParams" => crate::trace::Value::Ptr(memsetParams as *const c_void),
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,memsetParams,ctx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => memsetParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6114,11 +6532,12 @@ raw_fn! {
     /// `cuGraphExecHostNodeSetParams`. Typed: [`graph_exec_host_node_set_params`](super::graph_exec_host_node_set_params).
     fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult = 418;
     helpers call_cuGraphExecHostNodeSetParams, slow_cuGraphExecHostNodeSetParams, record_cuGraphExecHostNodeSetParams;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6127,11 +6546,12 @@ raw_fn! {
     /// `cuGraphExecChildGraphNodeSetParams`. Typed: [`graph_exec_child_graph_node_set_params`](super::graph_exec_child_graph_node_set_params).
     fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult = 419;
     helpers call_cuGraphExecChildGraphNodeSetParams, slow_cuGraphExecChildGraphNodeSetParams, record_cuGraphExecChildGraphNodeSetParams;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "childGraph" => crate::trace::Value::Hex(childGraph.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,childGraph" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => childGraph.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6140,11 +6560,12 @@ raw_fn! {
     /// `cuGraphExecEventRecordNodeSetEvent`. Typed: [`graph_exec_event_record_node_set_event`](super::graph_exec_event_record_node_set_event).
     fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult = 420;
     helpers call_cuGraphExecEventRecordNodeSetEvent, slow_cuGraphExecEventRecordNodeSetEvent, record_cuGraphExecEventRecordNodeSetEvent;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "event" => crate::trace::Value::Hex(event.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,event" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6153,11 +6574,12 @@ raw_fn! {
     /// `cuGraphExecEventWaitNodeSetEvent`. Typed: [`graph_exec_event_wait_node_set_event`](super::graph_exec_event_wait_node_set_event).
     fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult = 421;
     helpers call_cuGraphExecEventWaitNodeSetEvent, slow_cuGraphExecEventWaitNodeSetEvent, record_cuGraphExecEventWaitNodeSetEvent;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "event" => crate::trace::Value::Hex(event.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,event" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6166,11 +6588,12 @@ raw_fn! {
     /// `cuGraphExecExternalSemaphoresSignalNodeSetParams`. Typed: [`graph_exec_external_semaphores_signal_node_set_params`](super::graph_exec_external_semaphores_signal_node_set_params).
     fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 422;
     helpers call_cuGraphExecExternalSemaphoresSignalNodeSetParams, slow_cuGraphExecExternalSemaphoresSignalNodeSetParams, record_cuGraphExecExternalSemaphoresSignalNodeSetParams;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6179,11 +6602,12 @@ raw_fn! {
     /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`. Typed: [`graph_exec_external_semaphores_wait_node_set_params`](super::graph_exec_external_semaphores_wait_node_set_params).
     fn cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 423;
     helpers call_cuGraphExecExternalSemaphoresWaitNodeSetParams, slow_cuGraphExecExternalSemaphoresWaitNodeSetParams, record_cuGraphExecExternalSemaphoresWaitNodeSetParams;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6192,11 +6616,12 @@ raw_fn! {
     /// `cuGraphNodeSetEnabled`. Typed: [`graph_node_set_enabled`](super::graph_node_set_enabled).
     fn cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> CUresult = 424;
     helpers call_cuGraphNodeSetEnabled, slow_cuGraphNodeSetEnabled, record_cuGraphNodeSetEnabled;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "isEnabled" => crate::trace::Value::U64(isEnabled as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,isEnabled" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => isEnabled as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6205,11 +6630,12 @@ raw_fn! {
     /// `cuGraphNodeGetEnabled`. Typed: [`graph_node_get_enabled`](super::graph_node_get_enabled).
     fn cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> CUresult = 425;
     helpers call_cuGraphNodeGetEnabled, slow_cuGraphNodeGetEnabled, record_cuGraphNodeGetEnabled;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "isEnabled" => if __r.0 == 0 && !isEnabled.is_null() { crate::trace::Value::U64((*isEnabled) as u64) } else { crate::trace::Value::Ptr(isEnabled as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,isEnabled" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !isEnabled.is_null() { __w |= 1 << 2; (*isEnabled) as u64 } else { isEnabled as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6218,10 +6644,11 @@ raw_fn! {
     /// `cuGraphUpload`. Typed: [`graph_upload`](super::graph_upload).
     fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 426;
     helpers call_cuGraphUpload, slow_cuGraphUpload, record_cuGraphUpload;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6230,10 +6657,11 @@ raw_fn! {
     /// `cuGraphUpload_ptsz` (`cuGraphUpload`), per-thread default stream.
     fn cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 427;
     helpers call_cuGraphUpload_ptsz, slow_cuGraphUpload_ptsz, record_cuGraphUpload_ptsz;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6242,10 +6670,11 @@ raw_fn! {
     /// `cuGraphLaunch`. Typed: [`graph_launch`](super::graph_launch).
     fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 428;
     helpers call_cuGraphLaunch, slow_cuGraphLaunch, record_cuGraphLaunch;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6254,10 +6683,11 @@ raw_fn! {
     /// `cuGraphLaunch_ptsz` (`cuGraphLaunch`), per-thread default stream.
     fn cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 429;
     helpers call_cuGraphLaunch_ptsz, slow_cuGraphLaunch_ptsz, record_cuGraphLaunch_ptsz;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6266,9 +6696,10 @@ raw_fn! {
     /// `cuGraphExecDestroy`. Typed: [`graph_exec_destroy`](super::graph_exec_destroy).
     fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult = 430;
     helpers call_cuGraphExecDestroy, slow_cuGraphExecDestroy, record_cuGraphExecDestroy;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6277,9 +6708,10 @@ raw_fn! {
     /// `cuGraphDestroy`. Typed: [`graph_destroy`](super::graph_destroy).
     fn cuGraphDestroy(hGraph: CUgraph) -> CUresult = 431;
     helpers call_cuGraphDestroy, slow_cuGraphDestroy, record_cuGraphDestroy;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6288,11 +6720,12 @@ raw_fn! {
     /// `cuGraphExecUpdate_v2` (`cuGraphExecUpdate`). Typed: [`graph_exec_update`](super::graph_exec_update).
     fn cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult = 432;
     helpers call_cuGraphExecUpdate_v2, slow_cuGraphExecUpdate_v2, record_cuGraphExecUpdate_v2;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "resultInfo" => crate::trace::Value::Ptr(resultInfo as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hGraph,resultInfo" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resultInfo as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6301,10 +6734,11 @@ raw_fn! {
     /// `cuGraphKernelNodeCopyAttributes`. Typed: [`graph_kernel_node_copy_attributes`](super::graph_kernel_node_copy_attributes).
     fn cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> CUresult = 433;
     helpers call_cuGraphKernelNodeCopyAttributes, slow_cuGraphKernelNodeCopyAttributes, record_cuGraphKernelNodeCopyAttributes;
-    trace |__r| [
-        "dst" => crate::trace::Value::Hex(dst.0 as usize as u64),
-        "src" => crate::trace::Value::Hex(src.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dst,src" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6313,11 +6747,12 @@ raw_fn! {
     /// `cuGraphKernelNodeGetAttribute`. Typed: [`graph_kernel_node_get_attribute`](super::graph_kernel_node_get_attribute).
     fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult = 434;
     helpers call_cuGraphKernelNodeGetAttribute, slow_cuGraphKernelNodeGetAttribute, record_cuGraphKernelNodeGetAttribute;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value_out" => crate::trace::Value::Ptr(value_out as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,attr,value_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value_out as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUkernelNodeAttrID::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6326,11 +6761,12 @@ raw_fn! {
     /// `cuGraphKernelNodeSetAttribute`. Typed: [`graph_kernel_node_set_attribute`](super::graph_kernel_node_set_attribute).
     fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult = 435;
     helpers call_cuGraphKernelNodeSetAttribute, slow_cuGraphKernelNodeSetAttribute, record_cuGraphKernelNodeSetAttribute;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "attr" => crate::trace::Value::Enum { name: attr.name(), value: attr.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,attr,value" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUkernelNodeAttrID::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6339,11 +6775,12 @@ raw_fn! {
     /// `cuGraphDebugDotPrint`. Typed: [`graph_debug_dot_print`](super::graph_debug_dot_print).
     fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult = 436;
     helpers call_cuGraphDebugDotPrint, slow_cuGraphDebugDotPrint, record_cuGraphDebugDotPrint;
-    trace |__r| [
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "path" => crate::trace::Value::Str(crate::util::opt_cstr(path as *const c_char)),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraph,path,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => path as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6352,13 +6789,14 @@ raw_fn! {
     /// `cuUserObjectCreate`. Typed: [`user_object_create`](super::user_object_create).
     fn cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint) -> CUresult = 437;
     helpers call_cuUserObjectCreate, slow_cuUserObjectCreate, record_cuUserObjectCreate;
-    trace |__r| [
-        "object_out" => if __r.0 == 0 && !object_out.is_null() { crate::trace::Value::Hex((*object_out).0 as usize as u64) } else { crate::trace::Value::Ptr(object_out as *const c_void) },
-        "ptr" => crate::trace::Value::Ptr(ptr as *const c_void),
-        "destroy" => crate::trace::Value::Ptr(destroy.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "initialRefcount" => crate::trace::Value::U64(initialRefcount as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "object_out,ptr,destroy,initialRefcount,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !object_out.is_null() { __w |= 1 << 0; (*object_out).0 as usize as u64 } else { object_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptr as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => destroy.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::U64) => initialRefcount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6367,10 +6805,11 @@ raw_fn! {
     /// `cuUserObjectRetain`. Typed: [`user_object_retain`](super::user_object_retain).
     fn cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresult = 438;
     helpers call_cuUserObjectRetain, slow_cuUserObjectRetain, record_cuUserObjectRetain;
-    trace |__r| [
-        "object" => crate::trace::Value::Hex(object.0 as usize as u64),
-        "count" => crate::trace::Value::U64(count as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "object,count" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6379,10 +6818,11 @@ raw_fn! {
     /// `cuUserObjectRelease`. Typed: [`user_object_release`](super::user_object_release).
     fn cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUresult = 439;
     helpers call_cuUserObjectRelease, slow_cuUserObjectRelease, record_cuUserObjectRelease;
-    trace |__r| [
-        "object" => crate::trace::Value::Hex(object.0 as usize as u64),
-        "count" => crate::trace::Value::U64(count as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "object,count" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6391,12 +6831,13 @@ raw_fn! {
     /// `cuGraphRetainUserObject`. Typed: [`graph_retain_user_object`](super::graph_retain_user_object).
     fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> CUresult = 440;
     helpers call_cuGraphRetainUserObject, slow_cuGraphRetainUserObject, record_cuGraphRetainUserObject;
-    trace |__r| [
-        "graph" => crate::trace::Value::Hex(graph.0 as usize as u64),
-        "object" => crate::trace::Value::Hex(object.0 as usize as u64),
-        "count" => crate::trace::Value::U64(count as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "graph,object,count,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6405,11 +6846,12 @@ raw_fn! {
     /// `cuGraphReleaseUserObject`. Typed: [`graph_release_user_object`](super::graph_release_user_object).
     fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult = 441;
     helpers call_cuGraphReleaseUserObject, slow_cuGraphReleaseUserObject, record_cuGraphReleaseUserObject;
-    trace |__r| [
-        "graph" => crate::trace::Value::Hex(graph.0 as usize as u64),
-        "object" => crate::trace::Value::Hex(object.0 as usize as u64),
-        "count" => crate::trace::Value::U64(count as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "graph,object,count" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6418,13 +6860,14 @@ raw_fn! {
     /// `cuGraphAddNode`. Typed: [`graph_add_node`](super::graph_add_node).
     fn cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult = 442;
     helpers call_cuGraphAddNode, slow_cuGraphAddNode, record_cuGraphAddNode;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6433,14 +6876,15 @@ raw_fn! {
     /// `cuGraphAddNode_v2`. Typed: [`graph_add_node_v2`](super::graph_add_node_v2).
     fn cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult = 443;
     helpers call_cuGraphAddNode_v2, slow_cuGraphAddNode_v2, record_cuGraphAddNode_v2;
-    trace |__r| [
-        "phGraphNode" => if __r.0 == 0 && !phGraphNode.is_null() { crate::trace::Value::Hex((*phGraphNode).0 as usize as u64) } else { crate::trace::Value::Ptr(phGraphNode as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "dependencies" => crate::trace::Value::Ptr(dependencies as *const c_void),
-        "dependencyData" => crate::trace::Value::Ptr(dependencyData as *const c_void),
-        "numDependencies" => crate::trace::Value::Size(numDependencies as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phGraphNode,hGraph,dependencies,dependencyData,numDependencies,nodeParams" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6449,10 +6893,11 @@ raw_fn! {
     /// `cuGraphNodeSetParams`. Typed: [`graph_node_set_params`](super::graph_node_set_params).
     fn cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult = 444;
     helpers call_cuGraphNodeSetParams, slow_cuGraphNodeSetParams, record_cuGraphNodeSetParams;
-    trace |__r| [
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6461,11 +6906,12 @@ raw_fn! {
     /// `cuGraphExecNodeSetParams`. Typed: [`graph_exec_node_set_params`](super::graph_exec_node_set_params).
     fn cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult = 445;
     helpers call_cuGraphExecNodeSetParams, slow_cuGraphExecNodeSetParams, record_cuGraphExecNodeSetParams;
-    trace |__r| [
-        "hGraphExec" => crate::trace::Value::Hex(hGraphExec.0 as usize as u64),
-        "hNode" => crate::trace::Value::Hex(hNode.0 as usize as u64),
-        "nodeParams" => crate::trace::Value::Ptr(nodeParams as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hGraphExec,hNode,nodeParams" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6474,13 +6920,14 @@ raw_fn! {
     /// `cuGraphConditionalHandleCreate`. Typed: [`graph_conditional_handle_create`](super::graph_conditional_handle_create).
     fn cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> CUresult = 446;
     helpers call_cuGraphConditionalHandleCreate, slow_cuGraphConditionalHandleCreate, record_cuGraphConditionalHandleCreate;
-    trace |__r| [
-        "pHandle_out" => if __r.0 == 0 && !pHandle_out.is_null() { crate::trace::Value::Hex((*pHandle_out).0 as u64) } else { crate::trace::Value::Ptr(pHandle_out as *const c_void) },
-        "hGraph" => crate::trace::Value::Hex(hGraph.0 as usize as u64),
-        "ctx" => crate::trace::Value::Hex(ctx.0 as usize as u64),
-        "defaultLaunchValue" => crate::trace::Value::U64(defaultLaunchValue as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pHandle_out,hGraph,ctx,defaultLaunchValue,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pHandle_out.is_null() { __w |= 1 << 0; (*pHandle_out).0 as u64 } else { pHandle_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => defaultLaunchValue as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6489,12 +6936,13 @@ raw_fn! {
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`. Typed: [`occupancy_max_active_blocks_per_multiprocessor`](super::occupancy_max_active_blocks_per_multiprocessor).
     fn cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize) -> CUresult = 447;
     helpers call_cuOccupancyMaxActiveBlocksPerMultiprocessor, slow_cuOccupancyMaxActiveBlocksPerMultiprocessor, record_cuOccupancyMaxActiveBlocksPerMultiprocessor;
-    trace |__r| [
-        "numBlocks" => if __r.0 == 0 && !numBlocks.is_null() { crate::trace::Value::I64((*numBlocks) as i64) } else { crate::trace::Value::Ptr(numBlocks as *const c_void) },
-        "func" => crate::trace::Value::Hex(func.0 as usize as u64),
-        "blockSize" => crate::trace::Value::I64(blockSize as i64),
-        "dynamicSMemSize" => crate::trace::Value::Size(dynamicSMemSize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "numBlocks,func,blockSize,dynamicSMemSize" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numBlocks.is_null() { __w |= 1 << 0; (*numBlocks) as i64 as u64 } else { numBlocks as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => blockSize as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dynamicSMemSize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6503,13 +6951,14 @@ raw_fn! {
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`. Typed: [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](super::occupancy_max_active_blocks_per_multiprocessor_with_flags).
     fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint) -> CUresult = 448;
     helpers call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, record_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
-    trace |__r| [
-        "numBlocks" => if __r.0 == 0 && !numBlocks.is_null() { crate::trace::Value::I64((*numBlocks) as i64) } else { crate::trace::Value::Ptr(numBlocks as *const c_void) },
-        "func" => crate::trace::Value::Hex(func.0 as usize as u64),
-        "blockSize" => crate::trace::Value::I64(blockSize as i64),
-        "dynamicSMemSize" => crate::trace::Value::Size(dynamicSMemSize as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "numBlocks,func,blockSize,dynamicSMemSize,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numBlocks.is_null() { __w |= 1 << 0; (*numBlocks) as i64 as u64 } else { numBlocks as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => blockSize as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dynamicSMemSize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6518,14 +6967,15 @@ raw_fn! {
     /// `cuOccupancyMaxPotentialBlockSize`. Typed: [`occupancy_max_potential_block_size`](super::occupancy_max_potential_block_size).
     fn cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int) -> CUresult = 449;
     helpers call_cuOccupancyMaxPotentialBlockSize, slow_cuOccupancyMaxPotentialBlockSize, record_cuOccupancyMaxPotentialBlockSize;
-    trace |__r| [
-        "minGridSize" => if __r.0 == 0 && !minGridSize.is_null() { crate::trace::Value::I64((*minGridSize) as i64) } else { crate::trace::Value::Ptr(minGridSize as *const c_void) },
-        "blockSize" => if __r.0 == 0 && !blockSize.is_null() { crate::trace::Value::I64((*blockSize) as i64) } else { crate::trace::Value::Ptr(blockSize as *const c_void) },
-        "func" => crate::trace::Value::Hex(func.0 as usize as u64),
-        "blockSizeToDynamicSMemSize" => crate::trace::Value::Ptr(blockSizeToDynamicSMemSize.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "dynamicSMemSize" => crate::trace::Value::Size(dynamicSMemSize as u64),
-        "blockSizeLimit" => crate::trace::Value::I64(blockSizeLimit as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "minGridSize,blockSize,func,blockSizeToDynamicSMemSize,dynamicSMemSize,blockSizeLimit" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minGridSize.is_null() { __w |= 1 << 0; (*minGridSize) as i64 as u64 } else { minGridSize as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !blockSize.is_null() { __w |= 1 << 1; (*blockSize) as i64 as u64 } else { blockSize as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => blockSizeToDynamicSMemSize.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dynamicSMemSize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => blockSizeLimit as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6534,15 +6984,16 @@ raw_fn! {
     /// `cuOccupancyMaxPotentialBlockSizeWithFlags`. Typed: [`occupancy_max_potential_block_size_with_flags`](super::occupancy_max_potential_block_size_with_flags).
     fn cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint) -> CUresult = 450;
     helpers call_cuOccupancyMaxPotentialBlockSizeWithFlags, slow_cuOccupancyMaxPotentialBlockSizeWithFlags, record_cuOccupancyMaxPotentialBlockSizeWithFlags;
-    trace |__r| [
-        "minGridSize" => if __r.0 == 0 && !minGridSize.is_null() { crate::trace::Value::I64((*minGridSize) as i64) } else { crate::trace::Value::Ptr(minGridSize as *const c_void) },
-        "blockSize" => if __r.0 == 0 && !blockSize.is_null() { crate::trace::Value::I64((*blockSize) as i64) } else { crate::trace::Value::Ptr(blockSize as *const c_void) },
-        "func" => crate::trace::Value::Hex(func.0 as usize as u64),
-        "blockSizeToDynamicSMemSize" => crate::trace::Value::Ptr(blockSizeToDynamicSMemSize.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "dynamicSMemSize" => crate::trace::Value::Size(dynamicSMemSize as u64),
-        "blockSizeLimit" => crate::trace::Value::I64(blockSizeLimit as i64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "minGridSize,blockSize,func,blockSizeToDynamicSMemSize,dynamicSMemSize,blockSizeLimit,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minGridSize.is_null() { __w |= 1 << 0; (*minGridSize) as i64 as u64 } else { minGridSize as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !blockSize.is_null() { __w |= 1 << 1; (*blockSize) as i64 as u64 } else { blockSize as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => blockSizeToDynamicSMemSize.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::Size) => dynamicSMemSize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => blockSizeLimit as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6551,12 +7002,13 @@ raw_fn! {
     /// `cuOccupancyAvailableDynamicSMemPerBlock`. Typed: [`occupancy_available_dynamic_s_mem_per_block`](super::occupancy_available_dynamic_s_mem_per_block).
     fn cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int) -> CUresult = 451;
     helpers call_cuOccupancyAvailableDynamicSMemPerBlock, slow_cuOccupancyAvailableDynamicSMemPerBlock, record_cuOccupancyAvailableDynamicSMemPerBlock;
-    trace |__r| [
-        "dynamicSmemSize" => if __r.0 == 0 && !dynamicSmemSize.is_null() { crate::trace::Value::Size((*dynamicSmemSize) as u64) } else { crate::trace::Value::Ptr(dynamicSmemSize as *const c_void) },
-        "func" => crate::trace::Value::Hex(func.0 as usize as u64),
-        "numBlocks" => crate::trace::Value::I64(numBlocks as i64),
-        "blockSize" => crate::trace::Value::I64(blockSize as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "dynamicSmemSize,func,numBlocks,blockSize" [
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !dynamicSmemSize.is_null() { __w |= 1 << 0; (*dynamicSmemSize) as u64 } else { dynamicSmemSize as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => numBlocks as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => blockSize as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6565,11 +7017,12 @@ raw_fn! {
     /// `cuOccupancyMaxPotentialClusterSize`. Typed: [`occupancy_max_potential_cluster_size`](super::occupancy_max_potential_cluster_size).
     fn cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult = 452;
     helpers call_cuOccupancyMaxPotentialClusterSize, slow_cuOccupancyMaxPotentialClusterSize, record_cuOccupancyMaxPotentialClusterSize;
-    trace |__r| [
-        "clusterSize" => if __r.0 == 0 && !clusterSize.is_null() { crate::trace::Value::I64((*clusterSize) as i64) } else { crate::trace::Value::Ptr(clusterSize as *const c_void) },
-        "func" => crate::trace::Value::Hex(func.0 as usize as u64),
-        "config" => crate::trace::Value::Ptr(config as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "clusterSize,func,config" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !clusterSize.is_null() { __w |= 1 << 0; (*clusterSize) as i64 as u64 } else { clusterSize as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6578,11 +7031,12 @@ raw_fn! {
     /// `cuOccupancyMaxActiveClusters`. Typed: [`occupancy_max_active_clusters`](super::occupancy_max_active_clusters).
     fn cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult = 453;
     helpers call_cuOccupancyMaxActiveClusters, slow_cuOccupancyMaxActiveClusters, record_cuOccupancyMaxActiveClusters;
-    trace |__r| [
-        "numClusters" => if __r.0 == 0 && !numClusters.is_null() { crate::trace::Value::I64((*numClusters) as i64) } else { crate::trace::Value::Ptr(numClusters as *const c_void) },
-        "func" => crate::trace::Value::Hex(func.0 as usize as u64),
-        "config" => crate::trace::Value::Ptr(config as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "numClusters,func,config" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numClusters.is_null() { __w |= 1 << 0; (*numClusters) as i64 as u64 } else { numClusters as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6592,11 +7046,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> CUresult = 454;
     helpers call_cuTexRefSetArray, slow_cuTexRefSetArray, record_cuTexRefSetArray;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "hArray" => crate::trace::Value::Hex(hArray.0 as usize as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,hArray,Flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6606,11 +7061,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint) -> CUresult = 455;
     helpers call_cuTexRefSetMipmappedArray, slow_cuTexRefSetMipmappedArray, record_cuTexRefSetMipmappedArray;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "hMipmappedArray" => crate::trace::Value::Hex(hMipmappedArray.0 as usize as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,hMipmappedArray,Flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hMipmappedArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6620,12 +7076,13 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult = 456;
     helpers call_cuTexRefSetAddress_v2, slow_cuTexRefSetAddress_v2, record_cuTexRefSetAddress_v2;
-    trace |__r| [
-        "ByteOffset" => if __r.0 == 0 && !ByteOffset.is_null() { crate::trace::Value::Size((*ByteOffset) as u64) } else { crate::trace::Value::Ptr(ByteOffset as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-        "bytes" => crate::trace::Value::Size(bytes as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ByteOffset,hTexRef,dptr,bytes" [
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !ByteOffset.is_null() { __w |= 1 << 0; (*ByteOffset) as u64 } else { ByteOffset as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => bytes as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6635,12 +7092,13 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult = 457;
     helpers call_cuTexRefSetAddress2D_v3, slow_cuTexRefSetAddress2D_v3, record_cuTexRefSetAddress2D_v3;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "desc" => crate::trace::Value::Ptr(desc as *const c_void),
-        "dptr" => crate::trace::Value::Hex(dptr.0 as u64),
-        "Pitch" => crate::trace::Value::Size(Pitch as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,desc,dptr,Pitch" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => desc as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => Pitch as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6650,11 +7108,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int) -> CUresult = 458;
     helpers call_cuTexRefSetFormat, slow_cuTexRefSetFormat, record_cuTexRefSetFormat;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "fmt" => crate::trace::Value::Enum { name: fmt.name(), value: fmt.0 as i64 },
-        "NumPackedComponents" => crate::trace::Value::I64(NumPackedComponents as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,fmt,NumPackedComponents" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => fmt.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => NumPackedComponents as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUarray_format::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6664,11 +7123,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> CUresult = 459;
     helpers call_cuTexRefSetAddressMode, slow_cuTexRefSetAddressMode, record_cuTexRefSetAddressMode;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "dim" => crate::trace::Value::I64(dim as i64),
-        "am" => crate::trace::Value::Enum { name: am.name(), value: am.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,dim,am" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dim as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => am.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUaddress_mode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6678,10 +7138,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult = 460;
     helpers call_cuTexRefSetFilterMode, slow_cuTexRefSetFilterMode, record_cuTexRefSetFilterMode;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "fm" => crate::trace::Value::Enum { name: fm.name(), value: fm.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,fm" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => fm.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfilter_mode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6691,10 +7152,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult = 461;
     helpers call_cuTexRefSetMipmapFilterMode, slow_cuTexRefSetMipmapFilterMode, record_cuTexRefSetMipmapFilterMode;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "fm" => crate::trace::Value::Enum { name: fm.name(), value: fm.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,fm" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => fm.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfilter_mode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6704,10 +7166,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUresult = 462;
     helpers call_cuTexRefSetMipmapLevelBias, slow_cuTexRefSetMipmapLevelBias, record_cuTexRefSetMipmapLevelBias;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "bias" => crate::trace::Value::F64(bias as f64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,bias" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::F64) => (bias as f64).to_bits(),
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6717,11 +7180,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult = 463;
     helpers call_cuTexRefSetMipmapLevelClamp, slow_cuTexRefSetMipmapLevelClamp, record_cuTexRefSetMipmapLevelClamp;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "minMipmapLevelClamp" => crate::trace::Value::F64(minMipmapLevelClamp as f64),
-        "maxMipmapLevelClamp" => crate::trace::Value::F64(maxMipmapLevelClamp as f64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,minMipmapLevelClamp,maxMipmapLevelClamp" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::F64) => (minMipmapLevelClamp as f64).to_bits(),
+        crate::trace::Arg::new(crate::trace::Kind::F64) => (maxMipmapLevelClamp as f64).to_bits(),
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6731,10 +7195,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult = 464;
     helpers call_cuTexRefSetMaxAnisotropy, slow_cuTexRefSetMaxAnisotropy, record_cuTexRefSetMaxAnisotropy;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "maxAniso" => crate::trace::Value::U64(maxAniso as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,maxAniso" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => maxAniso as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6744,10 +7209,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult = 465;
     helpers call_cuTexRefSetBorderColor, slow_cuTexRefSetBorderColor, record_cuTexRefSetBorderColor;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "pBorderColor" => crate::trace::Value::Ptr(pBorderColor as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,pBorderColor" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pBorderColor as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6757,10 +7223,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> CUresult = 466;
     helpers call_cuTexRefSetFlags, slow_cuTexRefSetFlags, record_cuTexRefSetFlags;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef,Flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6770,10 +7237,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult = 467;
     helpers call_cuTexRefGetAddress_v2, slow_cuTexRefGetAddress_v2, record_cuTexRefGetAddress_v2;
-    trace |__r| [
-        "pdptr" => if __r.0 == 0 && !pdptr.is_null() { crate::trace::Value::Hex((*pdptr).0 as u64) } else { crate::trace::Value::Ptr(pdptr as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pdptr,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6783,10 +7251,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult = 468;
     helpers call_cuTexRefGetArray, slow_cuTexRefGetArray, record_cuTexRefGetArray;
-    trace |__r| [
-        "phArray" => if __r.0 == 0 && !phArray.is_null() { crate::trace::Value::Hex((*phArray).0 as usize as u64) } else { crate::trace::Value::Ptr(phArray as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phArray,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phArray.is_null() { __w |= 1 << 0; (*phArray).0 as usize as u64 } else { phArray as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6796,10 +7265,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult = 469;
     helpers call_cuTexRefGetMipmappedArray, slow_cuTexRefGetMipmappedArray, record_cuTexRefGetMipmappedArray;
-    trace |__r| [
-        "phMipmappedArray" => if __r.0 == 0 && !phMipmappedArray.is_null() { crate::trace::Value::Hex((*phMipmappedArray).0 as usize as u64) } else { crate::trace::Value::Ptr(phMipmappedArray as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phMipmappedArray,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phMipmappedArray.is_null() { __w |= 1 << 0; (*phMipmappedArray).0 as usize as u64 } else { phMipmappedArray as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6809,11 +7279,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int) -> CUresult = 470;
     helpers call_cuTexRefGetAddressMode, slow_cuTexRefGetAddressMode, record_cuTexRefGetAddressMode;
-    trace |__r| [
-        "pam" => if __r.0 == 0 && !pam.is_null() { crate::trace::Value::Enum { name: (*pam).name(), value: (*pam).0 as i64 } } else { crate::trace::Value::Ptr(pam as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-        "dim" => crate::trace::Value::I64(dim as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pam,hTexRef,dim" [
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pam.is_null() { __w |= 1 << 0; (*pam).0 as i64 as u64 } else { pam as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dim as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUaddress_mode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6823,10 +7294,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult = 471;
     helpers call_cuTexRefGetFilterMode, slow_cuTexRefGetFilterMode, record_cuTexRefGetFilterMode;
-    trace |__r| [
-        "pfm" => if __r.0 == 0 && !pfm.is_null() { crate::trace::Value::Enum { name: (*pfm).name(), value: (*pfm).0 as i64 } } else { crate::trace::Value::Ptr(pfm as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pfm,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pfm.is_null() { __w |= 1 << 0; (*pfm).0 as i64 as u64 } else { pfm as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfilter_mode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6836,11 +7308,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref) -> CUresult = 472;
     helpers call_cuTexRefGetFormat, slow_cuTexRefGetFormat, record_cuTexRefGetFormat;
-    trace |__r| [
-        "pFormat" => if __r.0 == 0 && !pFormat.is_null() { crate::trace::Value::Enum { name: (*pFormat).name(), value: (*pFormat).0 as i64 } } else { crate::trace::Value::Ptr(pFormat as *const c_void) },
-        "pNumChannels" => if __r.0 == 0 && !pNumChannels.is_null() { crate::trace::Value::I64((*pNumChannels) as i64) } else { crate::trace::Value::Ptr(pNumChannels as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pFormat,pNumChannels,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pFormat.is_null() { __w |= 1 << 0; (*pFormat).0 as i64 as u64 } else { pFormat as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pNumChannels.is_null() { __w |= 1 << 1; (*pNumChannels) as i64 as u64 } else { pNumChannels as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUarray_format::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6850,10 +7323,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult = 473;
     helpers call_cuTexRefGetMipmapFilterMode, slow_cuTexRefGetMipmapFilterMode, record_cuTexRefGetMipmapFilterMode;
-    trace |__r| [
-        "pfm" => if __r.0 == 0 && !pfm.is_null() { crate::trace::Value::Enum { name: (*pfm).name(), value: (*pfm).0 as i64 } } else { crate::trace::Value::Ptr(pfm as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pfm,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pfm.is_null() { __w |= 1 << 0; (*pfm).0 as i64 as u64 } else { pfm as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUfilter_mode::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6863,10 +7337,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> CUresult = 474;
     helpers call_cuTexRefGetMipmapLevelBias, slow_cuTexRefGetMipmapLevelBias, record_cuTexRefGetMipmapLevelBias;
-    trace |__r| [
-        "pbias" => if __r.0 == 0 && !pbias.is_null() { crate::trace::Value::F64((*pbias) as f64) } else { crate::trace::Value::Ptr(pbias as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pbias,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pbias.is_null() { __w |= 1 << 0; ((*pbias) as f64).to_bits() } else { pbias as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6876,11 +7351,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult = 475;
     helpers call_cuTexRefGetMipmapLevelClamp, slow_cuTexRefGetMipmapLevelClamp, record_cuTexRefGetMipmapLevelClamp;
-    trace |__r| [
-        "pminMipmapLevelClamp" => if __r.0 == 0 && !pminMipmapLevelClamp.is_null() { crate::trace::Value::F64((*pminMipmapLevelClamp) as f64) } else { crate::trace::Value::Ptr(pminMipmapLevelClamp as *const c_void) },
-        "pmaxMipmapLevelClamp" => if __r.0 == 0 && !pmaxMipmapLevelClamp.is_null() { crate::trace::Value::F64((*pmaxMipmapLevelClamp) as f64) } else { crate::trace::Value::Ptr(pmaxMipmapLevelClamp as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pminMipmapLevelClamp,pmaxMipmapLevelClamp,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pminMipmapLevelClamp.is_null() { __w |= 1 << 0; ((*pminMipmapLevelClamp) as f64).to_bits() } else { pminMipmapLevelClamp as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pmaxMipmapLevelClamp.is_null() { __w |= 1 << 1; ((*pmaxMipmapLevelClamp) as f64).to_bits() } else { pmaxMipmapLevelClamp as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6890,10 +7366,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult = 476;
     helpers call_cuTexRefGetMaxAnisotropy, slow_cuTexRefGetMaxAnisotropy, record_cuTexRefGetMaxAnisotropy;
-    trace |__r| [
-        "pmaxAniso" => if __r.0 == 0 && !pmaxAniso.is_null() { crate::trace::Value::I64((*pmaxAniso) as i64) } else { crate::trace::Value::Ptr(pmaxAniso as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pmaxAniso,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pmaxAniso.is_null() { __w |= 1 << 0; (*pmaxAniso) as i64 as u64 } else { pmaxAniso as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6903,10 +7380,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult = 477;
     helpers call_cuTexRefGetBorderColor, slow_cuTexRefGetBorderColor, record_cuTexRefGetBorderColor;
-    trace |__r| [
-        "pBorderColor" => if __r.0 == 0 && !pBorderColor.is_null() { crate::trace::Value::F64((*pBorderColor) as f64) } else { crate::trace::Value::Ptr(pBorderColor as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pBorderColor,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pBorderColor.is_null() { __w |= 1 << 0; ((*pBorderColor) as f64).to_bits() } else { pBorderColor as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6916,10 +7394,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult = 478;
     helpers call_cuTexRefGetFlags, slow_cuTexRefGetFlags, record_cuTexRefGetFlags;
-    trace |__r| [
-        "pFlags" => if __r.0 == 0 && !pFlags.is_null() { crate::trace::Value::U64((*pFlags) as u64) } else { crate::trace::Value::Ptr(pFlags as *const c_void) },
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pFlags,hTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !pFlags.is_null() { __w |= 1 << 0; (*pFlags) as u64 } else { pFlags as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6929,9 +7408,10 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult = 479;
     helpers call_cuTexRefCreate, slow_cuTexRefCreate, record_cuTexRefCreate;
-    trace |__r| [
-        "pTexRef" => if __r.0 == 0 && !pTexRef.is_null() { crate::trace::Value::Hex((*pTexRef).0 as usize as u64) } else { crate::trace::Value::Ptr(pTexRef as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pTexRef" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pTexRef.is_null() { __w |= 1 << 0; (*pTexRef).0 as usize as u64 } else { pTexRef as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6941,9 +7421,10 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult = 480;
     helpers call_cuTexRefDestroy, slow_cuTexRefDestroy, record_cuTexRefDestroy;
-    trace |__r| [
-        "hTexRef" => crate::trace::Value::Hex(hTexRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hTexRef" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6953,11 +7434,12 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> CUresult = 481;
     helpers call_cuSurfRefSetArray, slow_cuSurfRefSetArray, record_cuSurfRefSetArray;
-    trace |__r| [
-        "hSurfRef" => crate::trace::Value::Hex(hSurfRef.0 as usize as u64),
-        "hArray" => crate::trace::Value::Hex(hArray.0 as usize as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hSurfRef,hArray,Flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hSurfRef.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6967,10 +7449,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult = 482;
     helpers call_cuSurfRefGetArray, slow_cuSurfRefGetArray, record_cuSurfRefGetArray;
-    trace |__r| [
-        "phArray" => if __r.0 == 0 && !phArray.is_null() { crate::trace::Value::Hex((*phArray).0 as usize as u64) } else { crate::trace::Value::Ptr(phArray as *const c_void) },
-        "hSurfRef" => crate::trace::Value::Hex(hSurfRef.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phArray,hSurfRef" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phArray.is_null() { __w |= 1 << 0; (*phArray).0 as usize as u64 } else { phArray as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hSurfRef.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6979,12 +7462,13 @@ raw_fn! {
     /// `cuTexObjectCreate`. Typed: [`tex_object_create`](super::tex_object_create).
     fn cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult = 483;
     helpers call_cuTexObjectCreate, slow_cuTexObjectCreate, record_cuTexObjectCreate;
-    trace |__r| [
-        "pTexObject" => if __r.0 == 0 && !pTexObject.is_null() { crate::trace::Value::Hex((*pTexObject).0 as u64) } else { crate::trace::Value::Ptr(pTexObject as *const c_void) },
-        "pResDesc" => crate::trace::Value::Ptr(pResDesc as *const c_void),
-        "pTexDesc" => crate::trace::Value::Ptr(pTexDesc as *const c_void),
-        "pResViewDesc" => crate::trace::Value::Ptr(pResViewDesc as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pTexObject,pResDesc,pTexDesc,pResViewDesc" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pTexObject.is_null() { __w |= 1 << 0; (*pTexObject).0 as u64 } else { pTexObject as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResDesc as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pTexDesc as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResViewDesc as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -6993,9 +7477,10 @@ raw_fn! {
     /// `cuTexObjectDestroy`. Typed: [`tex_object_destroy`](super::tex_object_destroy).
     fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult = 484;
     helpers call_cuTexObjectDestroy, slow_cuTexObjectDestroy, record_cuTexObjectDestroy;
-    trace |__r| [
-        "texObject" => crate::trace::Value::Hex(texObject.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "texObject" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => texObject.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7004,10 +7489,11 @@ raw_fn! {
     /// `cuTexObjectGetResourceDesc`. Typed: [`tex_object_get_resource_desc`](super::tex_object_get_resource_desc).
     fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult = 485;
     helpers call_cuTexObjectGetResourceDesc, slow_cuTexObjectGetResourceDesc, record_cuTexObjectGetResourceDesc;
-    trace |__r| [
-        "pResDesc" => crate::trace::Value::Ptr(pResDesc as *const c_void),
-        "texObject" => crate::trace::Value::Hex(texObject.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pResDesc,texObject" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResDesc as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => texObject.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7016,10 +7502,11 @@ raw_fn! {
     /// `cuTexObjectGetTextureDesc`. Typed: [`tex_object_get_texture_desc`](super::tex_object_get_texture_desc).
     fn cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult = 486;
     helpers call_cuTexObjectGetTextureDesc, slow_cuTexObjectGetTextureDesc, record_cuTexObjectGetTextureDesc;
-    trace |__r| [
-        "pTexDesc" => crate::trace::Value::Ptr(pTexDesc as *const c_void),
-        "texObject" => crate::trace::Value::Hex(texObject.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pTexDesc,texObject" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pTexDesc as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => texObject.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7028,10 +7515,11 @@ raw_fn! {
     /// `cuTexObjectGetResourceViewDesc`. Typed: [`tex_object_get_resource_view_desc`](super::tex_object_get_resource_view_desc).
     fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult = 487;
     helpers call_cuTexObjectGetResourceViewDesc, slow_cuTexObjectGetResourceViewDesc, record_cuTexObjectGetResourceViewDesc;
-    trace |__r| [
-        "pResViewDesc" => crate::trace::Value::Ptr(pResViewDesc as *const c_void),
-        "texObject" => crate::trace::Value::Hex(texObject.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pResViewDesc,texObject" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResViewDesc as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => texObject.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7040,10 +7528,11 @@ raw_fn! {
     /// `cuSurfObjectCreate`. Typed: [`surf_object_create`](super::surf_object_create).
     fn cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult = 488;
     helpers call_cuSurfObjectCreate, slow_cuSurfObjectCreate, record_cuSurfObjectCreate;
-    trace |__r| [
-        "pSurfObject" => if __r.0 == 0 && !pSurfObject.is_null() { crate::trace::Value::Hex((*pSurfObject).0 as u64) } else { crate::trace::Value::Ptr(pSurfObject as *const c_void) },
-        "pResDesc" => crate::trace::Value::Ptr(pResDesc as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pSurfObject,pResDesc" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pSurfObject.is_null() { __w |= 1 << 0; (*pSurfObject).0 as u64 } else { pSurfObject as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResDesc as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7052,9 +7541,10 @@ raw_fn! {
     /// `cuSurfObjectDestroy`. Typed: [`surf_object_destroy`](super::surf_object_destroy).
     fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult = 489;
     helpers call_cuSurfObjectDestroy, slow_cuSurfObjectDestroy, record_cuSurfObjectDestroy;
-    trace |__r| [
-        "surfObject" => crate::trace::Value::Hex(surfObject.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "surfObject" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => surfObject.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7063,10 +7553,11 @@ raw_fn! {
     /// `cuSurfObjectGetResourceDesc`. Typed: [`surf_object_get_resource_desc`](super::surf_object_get_resource_desc).
     fn cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult = 490;
     helpers call_cuSurfObjectGetResourceDesc, slow_cuSurfObjectGetResourceDesc, record_cuSurfObjectGetResourceDesc;
-    trace |__r| [
-        "pResDesc" => crate::trace::Value::Ptr(pResDesc as *const c_void),
-        "surfObject" => crate::trace::Value::Hex(surfObject.0 as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pResDesc,surfObject" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResDesc as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => surfObject.0 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7075,20 +7566,21 @@ raw_fn! {
     /// `cuTensorMapEncodeTiled`. Typed: [`tensor_map_encode_tiled`](super::tensor_map_encode_tiled).
     fn cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult = 491;
     helpers call_cuTensorMapEncodeTiled, slow_cuTensorMapEncodeTiled, record_cuTensorMapEncodeTiled;
-    trace |__r| [
-        "tensorMap" => crate::trace::Value::Ptr(tensorMap as *const c_void),
-        "tensorDataType" => crate::trace::Value::Enum { name: tensorDataType.name(), value: tensorDataType.0 as i64 },
-        "tensorRank" => crate::trace::Value::U64(tensorRank as u64),
-        "globalAddress" => crate::trace::Value::Ptr(globalAddress as *const c_void),
-        "globalDim" => crate::trace::Value::Ptr(globalDim as *const c_void),
-        "globalStrides" => crate::trace::Value::Ptr(globalStrides as *const c_void),
-        "boxDim" => crate::trace::Value::Ptr(boxDim as *const c_void),
-        "elementStrides" => crate::trace::Value::Ptr(elementStrides as *const c_void),
-        "interleave" => crate::trace::Value::Enum { name: interleave.name(), value: interleave.0 as i64 },
-        "swizzle" => crate::trace::Value::Enum { name: swizzle.name(), value: swizzle.0 as i64 },
-        "l2Promotion" => crate::trace::Value::Enum { name: l2Promotion.name(), value: l2Promotion.0 as i64 },
-        "oobFill" => crate::trace::Value::Enum { name: oobFill.name(), value: oobFill.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "tensorMap,tensorDataType,tensorRank,globalAddress,globalDim,globalStrides,boxDim,elementStrides,interleave,swizzle,l2Promotion,oobFill" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => tensorMap as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => tensorDataType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => tensorRank as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalAddress as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalDim as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalStrides as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => boxDim as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => elementStrides as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(1)) => interleave.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(2)) => swizzle.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(3)) => l2Promotion.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(4)) => oobFill.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(5), __r.0 as i64 as u64;
+    enums [CUtensorMapDataType::trace_name, CUtensorMapInterleave::trace_name, CUtensorMapSwizzle::trace_name, CUtensorMapL2promotion::trace_name, CUtensorMapFloatOOBfill::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7097,23 +7589,24 @@ raw_fn! {
     /// `cuTensorMapEncodeIm2col`. Typed: [`tensor_map_encode_im2col`](super::tensor_map_encode_im2col).
     fn cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult = 492;
     helpers call_cuTensorMapEncodeIm2col, slow_cuTensorMapEncodeIm2col, record_cuTensorMapEncodeIm2col;
-    trace |__r| [
-        "tensorMap" => crate::trace::Value::Ptr(tensorMap as *const c_void),
-        "tensorDataType" => crate::trace::Value::Enum { name: tensorDataType.name(), value: tensorDataType.0 as i64 },
-        "tensorRank" => crate::trace::Value::U64(tensorRank as u64),
-        "globalAddress" => crate::trace::Value::Ptr(globalAddress as *const c_void),
-        "globalDim" => crate::trace::Value::Ptr(globalDim as *const c_void),
-        "globalStrides" => crate::trace::Value::Ptr(globalStrides as *const c_void),
-        "pixelBoxLowerCorner" => crate::trace::Value::Ptr(pixelBoxLowerCorner as *const c_void),
-        "pixelBoxUpperCorner" => crate::trace::Value::Ptr(pixelBoxUpperCorner as *const c_void),
-        "channelsPerPixel" => crate::trace::Value::U64(channelsPerPixel as u64),
-        "pixelsPerColumn" => crate::trace::Value::U64(pixelsPerColumn as u64),
-        "elementStrides" => crate::trace::Value::Ptr(elementStrides as *const c_void),
-        "interleave" => crate::trace::Value::Enum { name: interleave.name(), value: interleave.0 as i64 },
-        "swizzle" => crate::trace::Value::Enum { name: swizzle.name(), value: swizzle.0 as i64 },
-        "l2Promotion" => crate::trace::Value::Enum { name: l2Promotion.name(), value: l2Promotion.0 as i64 },
-        "oobFill" => crate::trace::Value::Enum { name: oobFill.name(), value: oobFill.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "tensorMap,tensorDataType,tensorRank,globalAddress,globalDim,globalStrides,pixelBoxLowerCorner,pixelBoxUpperCorner,channelsPerPixel,pixelsPerColumn,elementStrides,interleave,swizzle,l2Promotion,oobFill" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => tensorMap as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => tensorDataType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => tensorRank as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalAddress as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalDim as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalStrides as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pixelBoxLowerCorner as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pixelBoxUpperCorner as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => channelsPerPixel as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => pixelsPerColumn as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => elementStrides as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(1)) => interleave.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(2)) => swizzle.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(3)) => l2Promotion.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(4)) => oobFill.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(5), __r.0 as i64 as u64;
+    enums [CUtensorMapDataType::trace_name, CUtensorMapInterleave::trace_name, CUtensorMapSwizzle::trace_name, CUtensorMapL2promotion::trace_name, CUtensorMapFloatOOBfill::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7122,24 +7615,25 @@ raw_fn! {
     /// `cuTensorMapEncodeIm2colWide`. Typed: [`tensor_map_encode_im2col_wide`](super::tensor_map_encode_im2col_wide).
     fn cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult = 493;
     helpers call_cuTensorMapEncodeIm2colWide, slow_cuTensorMapEncodeIm2colWide, record_cuTensorMapEncodeIm2colWide;
-    trace |__r| [
-        "tensorMap" => crate::trace::Value::Ptr(tensorMap as *const c_void),
-        "tensorDataType" => crate::trace::Value::Enum { name: tensorDataType.name(), value: tensorDataType.0 as i64 },
-        "tensorRank" => crate::trace::Value::U64(tensorRank as u64),
-        "globalAddress" => crate::trace::Value::Ptr(globalAddress as *const c_void),
-        "globalDim" => crate::trace::Value::Ptr(globalDim as *const c_void),
-        "globalStrides" => crate::trace::Value::Ptr(globalStrides as *const c_void),
-        "pixelBoxLowerCornerWidth" => crate::trace::Value::I64(pixelBoxLowerCornerWidth as i64),
-        "pixelBoxUpperCornerWidth" => crate::trace::Value::I64(pixelBoxUpperCornerWidth as i64),
-        "channelsPerPixel" => crate::trace::Value::U64(channelsPerPixel as u64),
-        "pixelsPerColumn" => crate::trace::Value::U64(pixelsPerColumn as u64),
-        "elementStrides" => crate::trace::Value::Ptr(elementStrides as *const c_void),
-        "interleave" => crate::trace::Value::Enum { name: interleave.name(), value: interleave.0 as i64 },
-        "mode" => crate::trace::Value::Enum { name: mode.name(), value: mode.0 as i64 },
-        "swizzle" => crate::trace::Value::Enum { name: swizzle.name(), value: swizzle.0 as i64 },
-        "l2Promotion" => crate::trace::Value::Enum { name: l2Promotion.name(), value: l2Promotion.0 as i64 },
-        "oobFill" => crate::trace::Value::Enum { name: oobFill.name(), value: oobFill.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "tensorMap,tensorDataType,tensorRank,globalAddress,globalDim,globalStrides,pixelBoxLowerCornerWidth,pixelBoxUpperCornerWidth,channelsPerPixel,pixelsPerColumn,elementStrides,interleave,mode,swizzle,l2Promotion,oobFill" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => tensorMap as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => tensorDataType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => tensorRank as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalAddress as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalDim as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalStrides as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => pixelBoxLowerCornerWidth as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => pixelBoxUpperCornerWidth as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => channelsPerPixel as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => pixelsPerColumn as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => elementStrides as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(1)) => interleave.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(2)) => mode.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(3)) => swizzle.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(4)) => l2Promotion.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(5)) => oobFill.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(6), __r.0 as i64 as u64;
+    enums [CUtensorMapDataType::trace_name, CUtensorMapInterleave::trace_name, CUtensorMapIm2ColWideMode::trace_name, CUtensorMapSwizzle::trace_name, CUtensorMapL2promotion::trace_name, CUtensorMapFloatOOBfill::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7148,10 +7642,11 @@ raw_fn! {
     /// `cuTensorMapReplaceAddress`. Typed: [`tensor_map_replace_address`](super::tensor_map_replace_address).
     fn cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> CUresult = 494;
     helpers call_cuTensorMapReplaceAddress, slow_cuTensorMapReplaceAddress, record_cuTensorMapReplaceAddress;
-    trace |__r| [
-        "tensorMap" => crate::trace::Value::Ptr(tensorMap as *const c_void),
-        "globalAddress" => crate::trace::Value::Ptr(globalAddress as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "tensorMap,globalAddress" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => tensorMap as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalAddress as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7160,11 +7655,12 @@ raw_fn! {
     /// `cuDeviceCanAccessPeer`. Typed: [`device_can_access_peer`](super::device_can_access_peer).
     fn cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult = 495;
     helpers call_cuDeviceCanAccessPeer, slow_cuDeviceCanAccessPeer, record_cuDeviceCanAccessPeer;
-    trace |__r| [
-        "canAccessPeer" => if __r.0 == 0 && !canAccessPeer.is_null() { crate::trace::Value::I64((*canAccessPeer) as i64) } else { crate::trace::Value::Ptr(canAccessPeer as *const c_void) },
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-        "peerDev" => crate::trace::Value::I64(peerDev.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "canAccessPeer,dev,peerDev" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !canAccessPeer.is_null() { __w |= 1 << 0; (*canAccessPeer) as i64 as u64 } else { canAccessPeer as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => peerDev.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7173,10 +7669,11 @@ raw_fn! {
     /// `cuCtxEnablePeerAccess`. Typed: [`ctx_enable_peer_access`](super::ctx_enable_peer_access).
     fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> CUresult = 496;
     helpers call_cuCtxEnablePeerAccess, slow_cuCtxEnablePeerAccess, record_cuCtxEnablePeerAccess;
-    trace |__r| [
-        "peerContext" => crate::trace::Value::Hex(peerContext.0 as usize as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "peerContext,Flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => peerContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7185,9 +7682,10 @@ raw_fn! {
     /// `cuCtxDisablePeerAccess`. Typed: [`ctx_disable_peer_access`](super::ctx_disable_peer_access).
     fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult = 497;
     helpers call_cuCtxDisablePeerAccess, slow_cuCtxDisablePeerAccess, record_cuCtxDisablePeerAccess;
-    trace |__r| [
-        "peerContext" => crate::trace::Value::Hex(peerContext.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "peerContext" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => peerContext.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7196,12 +7694,13 @@ raw_fn! {
     /// `cuDeviceGetP2PAttribute`. Typed: [`device_get_p2p_attribute`](super::device_get_p2p_attribute).
     fn cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult = 498;
     helpers call_cuDeviceGetP2PAttribute, slow_cuDeviceGetP2PAttribute, record_cuDeviceGetP2PAttribute;
-    trace |__r| [
-        "value" => if __r.0 == 0 && !value.is_null() { crate::trace::Value::I64((*value) as i64) } else { crate::trace::Value::Ptr(value as *const c_void) },
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "srcDevice" => crate::trace::Value::I64(srcDevice.0 as i64),
-        "dstDevice" => crate::trace::Value::I64(dstDevice.0 as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "value,attrib,srcDevice,dstDevice" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !value.is_null() { __w |= 1 << 0; (*value) as i64 as u64 } else { value as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => srcDevice.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dstDevice.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUdevice_P2PAttribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7210,9 +7709,10 @@ raw_fn! {
     /// `cuGraphicsUnregisterResource`. Typed: [`graphics_unregister_resource`](super::graphics_unregister_resource).
     fn cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUresult = 499;
     helpers call_cuGraphicsUnregisterResource, slow_cuGraphicsUnregisterResource, record_cuGraphicsUnregisterResource;
-    trace |__r| [
-        "resource" => crate::trace::Value::Hex(resource.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "resource" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7221,12 +7721,13 @@ raw_fn! {
     /// `cuGraphicsSubResourceGetMappedArray`. Typed: [`graphics_sub_resource_get_mapped_array`](super::graphics_sub_resource_get_mapped_array).
     fn cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint) -> CUresult = 500;
     helpers call_cuGraphicsSubResourceGetMappedArray, slow_cuGraphicsSubResourceGetMappedArray, record_cuGraphicsSubResourceGetMappedArray;
-    trace |__r| [
-        "pArray" => if __r.0 == 0 && !pArray.is_null() { crate::trace::Value::Hex((*pArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pArray as *const c_void) },
-        "resource" => crate::trace::Value::Hex(resource.0 as usize as u64),
-        "arrayIndex" => crate::trace::Value::U64(arrayIndex as u64),
-        "mipLevel" => crate::trace::Value::U64(mipLevel as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pArray,resource,arrayIndex,mipLevel" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pArray.is_null() { __w |= 1 << 0; (*pArray).0 as usize as u64 } else { pArray as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => arrayIndex as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => mipLevel as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7235,10 +7736,11 @@ raw_fn! {
     /// `cuGraphicsResourceGetMappedMipmappedArray`. Typed: [`graphics_resource_get_mapped_mipmapped_array`](super::graphics_resource_get_mapped_mipmapped_array).
     fn cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult = 501;
     helpers call_cuGraphicsResourceGetMappedMipmappedArray, slow_cuGraphicsResourceGetMappedMipmappedArray, record_cuGraphicsResourceGetMappedMipmappedArray;
-    trace |__r| [
-        "pMipmappedArray" => if __r.0 == 0 && !pMipmappedArray.is_null() { crate::trace::Value::Hex((*pMipmappedArray).0 as usize as u64) } else { crate::trace::Value::Ptr(pMipmappedArray as *const c_void) },
-        "resource" => crate::trace::Value::Hex(resource.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pMipmappedArray,resource" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pMipmappedArray.is_null() { __w |= 1 << 0; (*pMipmappedArray).0 as usize as u64 } else { pMipmappedArray as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7247,11 +7749,12 @@ raw_fn! {
     /// `cuGraphicsResourceGetMappedPointer_v2` (`cuGraphicsResourceGetMappedPointer`). Typed: [`graphics_resource_get_mapped_pointer`](super::graphics_resource_get_mapped_pointer).
     fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult = 502;
     helpers call_cuGraphicsResourceGetMappedPointer_v2, slow_cuGraphicsResourceGetMappedPointer_v2, record_cuGraphicsResourceGetMappedPointer_v2;
-    trace |__r| [
-        "pDevPtr" => if __r.0 == 0 && !pDevPtr.is_null() { crate::trace::Value::Hex((*pDevPtr).0 as u64) } else { crate::trace::Value::Ptr(pDevPtr as *const c_void) },
-        "pSize" => if __r.0 == 0 && !pSize.is_null() { crate::trace::Value::Size((*pSize) as u64) } else { crate::trace::Value::Ptr(pSize as *const c_void) },
-        "resource" => crate::trace::Value::Hex(resource.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pDevPtr,pSize,resource" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pDevPtr.is_null() { __w |= 1 << 0; (*pDevPtr).0 as u64 } else { pDevPtr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pSize.is_null() { __w |= 1 << 1; (*pSize) as u64 } else { pSize as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7260,10 +7763,11 @@ raw_fn! {
     /// `cuGraphicsResourceSetMapFlags_v2` (`cuGraphicsResourceSetMapFlags`). Typed: [`graphics_resource_set_map_flags`](super::graphics_resource_set_map_flags).
     fn cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: c_uint) -> CUresult = 503;
     helpers call_cuGraphicsResourceSetMapFlags_v2, slow_cuGraphicsResourceSetMapFlags_v2, record_cuGraphicsResourceSetMapFlags_v2;
-    trace |__r| [
-        "resource" => crate::trace::Value::Hex(resource.0 as usize as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "resource,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7272,11 +7776,12 @@ raw_fn! {
     /// `cuGraphicsMapResources`. Typed: [`graphics_map_resources`](super::graphics_map_resources).
     fn cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult = 504;
     helpers call_cuGraphicsMapResources, slow_cuGraphicsMapResources, record_cuGraphicsMapResources;
-    trace |__r| [
-        "count" => crate::trace::Value::U64(count as u64),
-        "resources" => crate::trace::Value::Ptr(resources as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "count,resources,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7285,11 +7790,12 @@ raw_fn! {
     /// `cuGraphicsMapResources_ptsz` (`cuGraphicsMapResources`), per-thread default stream.
     fn cuGraphicsMapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult = 505;
     helpers call_cuGraphicsMapResources_ptsz, slow_cuGraphicsMapResources_ptsz, record_cuGraphicsMapResources_ptsz;
-    trace |__r| [
-        "count" => crate::trace::Value::U64(count as u64),
-        "resources" => crate::trace::Value::Ptr(resources as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "count,resources,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7298,11 +7804,12 @@ raw_fn! {
     /// `cuGraphicsUnmapResources`. Typed: [`graphics_unmap_resources`](super::graphics_unmap_resources).
     fn cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult = 506;
     helpers call_cuGraphicsUnmapResources, slow_cuGraphicsUnmapResources, record_cuGraphicsUnmapResources;
-    trace |__r| [
-        "count" => crate::trace::Value::U64(count as u64),
-        "resources" => crate::trace::Value::Ptr(resources as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "count,resources,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7311,11 +7818,12 @@ raw_fn! {
     /// `cuGraphicsUnmapResources_ptsz` (`cuGraphicsUnmapResources`), per-thread default stream.
     fn cuGraphicsUnmapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult = 507;
     helpers call_cuGraphicsUnmapResources_ptsz, slow_cuGraphicsUnmapResources_ptsz, record_cuGraphicsUnmapResources_ptsz;
-    trace |__r| [
-        "count" => crate::trace::Value::U64(count as u64),
-        "resources" => crate::trace::Value::Ptr(resources as *const c_void),
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "count,resources,hStream" [
+        crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7324,13 +7832,14 @@ raw_fn! {
     /// `cuGetProcAddress_v2` (`cuGetProcAddress`). Typed: [`get_proc_address`](super::get_proc_address).
     fn cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult = 508;
     helpers call_cuGetProcAddress_v2, slow_cuGetProcAddress_v2, record_cuGetProcAddress_v2;
-    trace |__r| [
-        "symbol" => crate::trace::Value::Str(crate::util::opt_cstr(symbol as *const c_char)),
-        "pfn" => if __r.0 == 0 && !pfn.is_null() { crate::trace::Value::Ptr((*pfn) as *const c_void) } else { crate::trace::Value::Ptr(pfn as *const c_void) },
-        "cudaVersion" => crate::trace::Value::I64(cudaVersion as i64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "symbolStatus" => if __r.0 == 0 && !symbolStatus.is_null() { crate::trace::Value::Enum { name: (*symbolStatus).name(), value: (*symbolStatus).0 as i64 } } else { crate::trace::Value::Ptr(symbolStatus as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "symbol,pfn,cudaVersion,flags,symbolStatus" [
+        crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !pfn.is_null() { __w |= 1 << 1; (*pfn) as usize as u64 } else { pfn as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::I64) => cudaVersion as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !symbolStatus.is_null() { __w |= 1 << 4; (*symbolStatus).0 as i64 as u64 } else { symbolStatus as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUdriverProcAddressQueryResult::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7339,11 +7848,12 @@ raw_fn! {
     /// `cuCoredumpGetAttribute`. Typed: [`coredump_get_attribute`](super::coredump_get_attribute).
     fn cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult = 509;
     helpers call_cuCoredumpGetAttribute, slow_cuCoredumpGetAttribute, record_cuCoredumpGetAttribute;
-    trace |__r| [
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-        "size" => crate::trace::Value::Ptr(size as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "attrib,value,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => size as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUcoredumpSettings::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7352,11 +7862,12 @@ raw_fn! {
     /// `cuCoredumpGetAttributeGlobal`. Typed: [`coredump_get_attribute_global`](super::coredump_get_attribute_global).
     fn cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult = 510;
     helpers call_cuCoredumpGetAttributeGlobal, slow_cuCoredumpGetAttributeGlobal, record_cuCoredumpGetAttributeGlobal;
-    trace |__r| [
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-        "size" => crate::trace::Value::Ptr(size as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "attrib,value,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => size as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUcoredumpSettings::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7365,11 +7876,12 @@ raw_fn! {
     /// `cuCoredumpSetAttribute`. Typed: [`coredump_set_attribute`](super::coredump_set_attribute).
     fn cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult = 511;
     helpers call_cuCoredumpSetAttribute, slow_cuCoredumpSetAttribute, record_cuCoredumpSetAttribute;
-    trace |__r| [
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-        "size" => crate::trace::Value::Ptr(size as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "attrib,value,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => size as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUcoredumpSettings::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7378,11 +7890,12 @@ raw_fn! {
     /// `cuCoredumpSetAttributeGlobal`. Typed: [`coredump_set_attribute_global`](super::coredump_set_attribute_global).
     fn cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult = 512;
     helpers call_cuCoredumpSetAttributeGlobal, slow_cuCoredumpSetAttributeGlobal, record_cuCoredumpSetAttributeGlobal;
-    trace |__r| [
-        "attrib" => crate::trace::Value::Enum { name: attrib.name(), value: attrib.0 as i64 },
-        "value" => crate::trace::Value::Ptr(value as *const c_void),
-        "size" => crate::trace::Value::Ptr(size as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "attrib,value,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => size as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUcoredumpSettings::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7391,10 +7904,11 @@ raw_fn! {
     /// `cuGetExportTable`. Typed: [`get_export_table`](super::get_export_table).
     fn cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid) -> CUresult = 513;
     helpers call_cuGetExportTable, slow_cuGetExportTable, record_cuGetExportTable;
-    trace |__r| [
-        "ppExportTable" => if __r.0 == 0 && !ppExportTable.is_null() { crate::trace::Value::Ptr((*ppExportTable) as *const c_void) } else { crate::trace::Value::Ptr(ppExportTable as *const c_void) },
-        "pExportTableId" => crate::trace::Value::Ptr(pExportTableId as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ppExportTable,pExportTableId" [
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !ppExportTable.is_null() { __w |= 1 << 0; (*ppExportTable) as usize as u64 } else { ppExportTable as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pExportTableId as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7403,12 +7917,13 @@ raw_fn! {
     /// `cuGreenCtxCreate`. Typed: [`green_ctx_create`](super::green_ctx_create).
     fn cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> CUresult = 514;
     helpers call_cuGreenCtxCreate, slow_cuGreenCtxCreate, record_cuGreenCtxCreate;
-    trace |__r| [
-        "phCtx" => if __r.0 == 0 && !phCtx.is_null() { crate::trace::Value::Hex((*phCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(phCtx as *const c_void) },
-        "desc" => crate::trace::Value::Hex(desc.0 as usize as u64),
-        "dev" => crate::trace::Value::I64(dev.0 as i64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phCtx,desc,dev,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phCtx.is_null() { __w |= 1 << 0; (*phCtx).0 as usize as u64 } else { phCtx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => desc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7417,9 +7932,10 @@ raw_fn! {
     /// `cuGreenCtxDestroy`. Typed: [`green_ctx_destroy`](super::green_ctx_destroy).
     fn cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult = 515;
     helpers call_cuGreenCtxDestroy, slow_cuGreenCtxDestroy, record_cuGreenCtxDestroy;
-    trace |__r| [
-        "hCtx" => crate::trace::Value::Hex(hCtx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hCtx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7428,10 +7944,11 @@ raw_fn! {
     /// `cuCtxFromGreenCtx`. Typed: [`ctx_from_green_ctx`](super::ctx_from_green_ctx).
     fn cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult = 516;
     helpers call_cuCtxFromGreenCtx, slow_cuCtxFromGreenCtx, record_cuCtxFromGreenCtx;
-    trace |__r| [
-        "pContext" => if __r.0 == 0 && !pContext.is_null() { crate::trace::Value::Hex((*pContext).0 as usize as u64) } else { crate::trace::Value::Ptr(pContext as *const c_void) },
-        "hCtx" => crate::trace::Value::Hex(hCtx.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pContext,hCtx" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pContext.is_null() { __w |= 1 << 0; (*pContext).0 as usize as u64 } else { pContext as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7440,11 +7957,12 @@ raw_fn! {
     /// `cuDeviceGetDevResource`. Typed: [`device_get_dev_resource`](super::device_get_dev_resource).
     fn cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult = 517;
     helpers call_cuDeviceGetDevResource, slow_cuDeviceGetDevResource, record_cuDeviceGetDevResource;
-    trace |__r| [
-        "device" => crate::trace::Value::I64(device.0 as i64),
-        "resource" => crate::trace::Value::Ptr(resource as *const c_void),
-        "type" => crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "device,resource,type" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resource as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUdevResourceType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7453,11 +7971,12 @@ raw_fn! {
     /// `cuCtxGetDevResource`. Typed: [`ctx_get_dev_resource`](super::ctx_get_dev_resource).
     fn cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult = 518;
     helpers call_cuCtxGetDevResource, slow_cuCtxGetDevResource, record_cuCtxGetDevResource;
-    trace |__r| [
-        "hCtx" => crate::trace::Value::Hex(hCtx.0 as usize as u64),
-        "resource" => crate::trace::Value::Ptr(resource as *const c_void),
-        "type" => crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hCtx,resource,type" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resource as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUdevResourceType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7466,11 +7985,12 @@ raw_fn! {
     /// `cuGreenCtxGetDevResource`. Typed: [`green_ctx_get_dev_resource`](super::green_ctx_get_dev_resource).
     fn cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult = 519;
     helpers call_cuGreenCtxGetDevResource, slow_cuGreenCtxGetDevResource, record_cuGreenCtxGetDevResource;
-    trace |__r| [
-        "hCtx" => crate::trace::Value::Hex(hCtx.0 as usize as u64),
-        "resource" => crate::trace::Value::Ptr(resource as *const c_void),
-        "type" => crate::trace::Value::Enum { name: r#type.name(), value: r#type.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hCtx,resource,type" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resource as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUdevResourceType::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7479,14 +7999,15 @@ raw_fn! {
     /// `cuDevSmResourceSplitByCount`. Typed: [`dev_sm_resource_split_by_count`](super::dev_sm_resource_split_by_count).
     fn cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> CUresult = 520;
     helpers call_cuDevSmResourceSplitByCount, slow_cuDevSmResourceSplitByCount, record_cuDevSmResourceSplitByCount;
-    trace |__r| [
-        "result" => crate::trace::Value::Ptr(result as *const c_void),
-        "nbGroups" => crate::trace::Value::Ptr(nbGroups as *const c_void),
-        "input" => crate::trace::Value::Ptr(input as *const c_void),
-        "remaining" => crate::trace::Value::Ptr(remaining as *const c_void),
-        "useFlags" => crate::trace::Value::U64(useFlags as u64),
-        "minCount" => crate::trace::Value::U64(minCount as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "result,nbGroups,input,remaining,useFlags,minCount" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => result as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nbGroups as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => input as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => remaining as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => useFlags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => minCount as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7495,11 +8016,12 @@ raw_fn! {
     /// `cuDevResourceGenerateDesc`. Typed: [`dev_resource_generate_desc`](super::dev_resource_generate_desc).
     fn cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> CUresult = 521;
     helpers call_cuDevResourceGenerateDesc, slow_cuDevResourceGenerateDesc, record_cuDevResourceGenerateDesc;
-    trace |__r| [
-        "phDesc" => if __r.0 == 0 && !phDesc.is_null() { crate::trace::Value::Hex((*phDesc).0 as usize as u64) } else { crate::trace::Value::Ptr(phDesc as *const c_void) },
-        "resources" => crate::trace::Value::Ptr(resources as *const c_void),
-        "nbResources" => crate::trace::Value::U64(nbResources as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phDesc,resources,nbResources" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phDesc.is_null() { __w |= 1 << 0; (*phDesc).0 as usize as u64 } else { phDesc as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => nbResources as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7508,10 +8030,11 @@ raw_fn! {
     /// `cuGreenCtxRecordEvent`. Typed: [`green_ctx_record_event`](super::green_ctx_record_event).
     fn cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult = 522;
     helpers call_cuGreenCtxRecordEvent, slow_cuGreenCtxRecordEvent, record_cuGreenCtxRecordEvent;
-    trace |__r| [
-        "hCtx" => crate::trace::Value::Hex(hCtx.0 as usize as u64),
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hCtx,hEvent" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7520,10 +8043,11 @@ raw_fn! {
     /// `cuGreenCtxWaitEvent`. Typed: [`green_ctx_wait_event`](super::green_ctx_wait_event).
     fn cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult = 523;
     helpers call_cuGreenCtxWaitEvent, slow_cuGreenCtxWaitEvent, record_cuGreenCtxWaitEvent;
-    trace |__r| [
-        "hCtx" => crate::trace::Value::Hex(hCtx.0 as usize as u64),
-        "hEvent" => crate::trace::Value::Hex(hEvent.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hCtx,hEvent" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7532,10 +8056,11 @@ raw_fn! {
     /// `cuStreamGetGreenCtx`. Typed: [`stream_get_green_ctx`](super::stream_get_green_ctx).
     fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult = 524;
     helpers call_cuStreamGetGreenCtx, slow_cuStreamGetGreenCtx, record_cuStreamGetGreenCtx;
-    trace |__r| [
-        "hStream" => crate::trace::Value::Hex(hStream.0 as usize as u64),
-        "phCtx" => if __r.0 == 0 && !phCtx.is_null() { crate::trace::Value::Hex((*phCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(phCtx as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "hStream,phCtx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phCtx.is_null() { __w |= 1 << 1; (*phCtx).0 as usize as u64 } else { phCtx as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7544,12 +8069,13 @@ raw_fn! {
     /// `cuGreenCtxStreamCreate`. Typed: [`green_ctx_stream_create`](super::green_ctx_stream_create).
     fn cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult = 525;
     helpers call_cuGreenCtxStreamCreate, slow_cuGreenCtxStreamCreate, record_cuGreenCtxStreamCreate;
-    trace |__r| [
-        "phStream" => if __r.0 == 0 && !phStream.is_null() { crate::trace::Value::Hex((*phStream).0 as usize as u64) } else { crate::trace::Value::Ptr(phStream as *const c_void) },
-        "greenCtx" => crate::trace::Value::Hex(greenCtx.0 as usize as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "priority" => crate::trace::Value::I64(priority as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phStream,greenCtx,flags,priority" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => greenCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => priority as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7558,11 +8084,12 @@ raw_fn! {
     /// `cuLogsRegisterCallback`. Typed: [`logs_register_callback`](super::logs_register_callback).
     fn cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult = 526;
     helpers call_cuLogsRegisterCallback, slow_cuLogsRegisterCallback, record_cuLogsRegisterCallback;
-    trace |__r| [
-        "callbackFunc" => crate::trace::Value::Ptr(callbackFunc.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "userData" => crate::trace::Value::Ptr(userData as *const c_void),
-        "callback_out" => if __r.0 == 0 && !callback_out.is_null() { crate::trace::Value::Hex((*callback_out).0 as usize as u64) } else { crate::trace::Value::Ptr(callback_out as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "callbackFunc,userData,callback_out" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => callbackFunc.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !callback_out.is_null() { __w |= 1 << 2; (*callback_out).0 as usize as u64 } else { callback_out as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7571,9 +8098,10 @@ raw_fn! {
     /// `cuLogsUnregisterCallback`. Typed: [`logs_unregister_callback`](super::logs_unregister_callback).
     fn cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUresult = 527;
     helpers call_cuLogsUnregisterCallback, slow_cuLogsUnregisterCallback, record_cuLogsUnregisterCallback;
-    trace |__r| [
-        "callback" => crate::trace::Value::Hex(callback.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "callback" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => callback.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7582,10 +8110,11 @@ raw_fn! {
     /// `cuLogsCurrent`. Typed: [`logs_current`](super::logs_current).
     fn cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint) -> CUresult = 528;
     helpers call_cuLogsCurrent, slow_cuLogsCurrent, record_cuLogsCurrent;
-    trace |__r| [
-        "iterator_out" => if __r.0 == 0 && !iterator_out.is_null() { crate::trace::Value::Hex((*iterator_out).0 as u64) } else { crate::trace::Value::Ptr(iterator_out as *const c_void) },
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "iterator_out,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !iterator_out.is_null() { __w |= 1 << 0; (*iterator_out).0 as u64 } else { iterator_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7594,11 +8123,12 @@ raw_fn! {
     /// `cuLogsDumpToFile`. Typed: [`logs_dump_to_file`](super::logs_dump_to_file).
     fn cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint) -> CUresult = 529;
     helpers call_cuLogsDumpToFile, slow_cuLogsDumpToFile, record_cuLogsDumpToFile;
-    trace |__r| [
-        "iterator" => crate::trace::Value::Ptr(iterator as *const c_void),
-        "pathToFile" => crate::trace::Value::Str(crate::util::opt_cstr(pathToFile as *const c_char)),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "iterator,pathToFile,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => iterator as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => pathToFile as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7607,12 +8137,13 @@ raw_fn! {
     /// `cuLogsDumpToMemory`. Typed: [`logs_dump_to_memory`](super::logs_dump_to_memory).
     fn cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint) -> CUresult = 530;
     helpers call_cuLogsDumpToMemory, slow_cuLogsDumpToMemory, record_cuLogsDumpToMemory;
-    trace |__r| [
-        "iterator" => crate::trace::Value::Ptr(iterator as *const c_void),
-        "buffer" => crate::trace::Value::Ptr(buffer as *const c_void),
-        "size" => crate::trace::Value::Ptr(size as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "iterator,buffer,size,flags" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => iterator as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => buffer as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => size as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7621,10 +8152,11 @@ raw_fn! {
     /// `cuCheckpointProcessGetRestoreThreadId`. Typed: [`checkpoint_process_get_restore_thread_id`](super::checkpoint_process_get_restore_thread_id).
     fn cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int) -> CUresult = 531;
     helpers call_cuCheckpointProcessGetRestoreThreadId, slow_cuCheckpointProcessGetRestoreThreadId, record_cuCheckpointProcessGetRestoreThreadId;
-    trace |__r| [
-        "pid" => crate::trace::Value::I64(pid as i64),
-        "tid" => if __r.0 == 0 && !tid.is_null() { crate::trace::Value::I64((*tid) as i64) } else { crate::trace::Value::Ptr(tid as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pid,tid" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !tid.is_null() { __w |= 1 << 1; (*tid) as i64 as u64 } else { tid as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7633,10 +8165,11 @@ raw_fn! {
     /// `cuCheckpointProcessGetState`. Typed: [`checkpoint_process_get_state`](super::checkpoint_process_get_state).
     fn cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessState) -> CUresult = 532;
     helpers call_cuCheckpointProcessGetState, slow_cuCheckpointProcessGetState, record_cuCheckpointProcessGetState;
-    trace |__r| [
-        "pid" => crate::trace::Value::I64(pid as i64),
-        "state" => if __r.0 == 0 && !state.is_null() { crate::trace::Value::Enum { name: (*state).name(), value: (*state).0 as i64 } } else { crate::trace::Value::Ptr(state as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pid,state" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !state.is_null() { __w |= 1 << 1; (*state).0 as i64 as u64 } else { state as usize as u64 },
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUprocessState::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7645,10 +8178,11 @@ raw_fn! {
     /// `cuCheckpointProcessLock`. Typed: [`checkpoint_process_lock`](super::checkpoint_process_lock).
     fn cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult = 533;
     helpers call_cuCheckpointProcessLock, slow_cuCheckpointProcessLock, record_cuCheckpointProcessLock;
-    trace |__r| [
-        "pid" => crate::trace::Value::I64(pid as i64),
-        "args" => crate::trace::Value::Ptr(args as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pid,args" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7657,10 +8191,11 @@ raw_fn! {
     /// `cuCheckpointProcessCheckpoint`. Typed: [`checkpoint_process_checkpoint`](super::checkpoint_process_checkpoint).
     fn cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult = 534;
     helpers call_cuCheckpointProcessCheckpoint, slow_cuCheckpointProcessCheckpoint, record_cuCheckpointProcessCheckpoint;
-    trace |__r| [
-        "pid" => crate::trace::Value::I64(pid as i64),
-        "args" => crate::trace::Value::Ptr(args as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pid,args" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7669,10 +8204,11 @@ raw_fn! {
     /// `cuCheckpointProcessRestore`. Typed: [`checkpoint_process_restore`](super::checkpoint_process_restore).
     fn cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult = 535;
     helpers call_cuCheckpointProcessRestore, slow_cuCheckpointProcessRestore, record_cuCheckpointProcessRestore;
-    trace |__r| [
-        "pid" => crate::trace::Value::I64(pid as i64),
-        "args" => crate::trace::Value::Ptr(args as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pid,args" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7681,10 +8217,11 @@ raw_fn! {
     /// `cuCheckpointProcessUnlock`. Typed: [`checkpoint_process_unlock`](super::checkpoint_process_unlock).
     fn cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult = 536;
     helpers call_cuCheckpointProcessUnlock, slow_cuCheckpointProcessUnlock, record_cuCheckpointProcessUnlock;
-    trace |__r| [
-        "pid" => crate::trace::Value::I64(pid as i64),
-        "args" => crate::trace::Value::Ptr(args as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pid,args" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7693,11 +8230,12 @@ raw_fn! {
     /// `cuGraphicsGLRegisterBuffer`. Typed: [`graphics_gl_register_buffer`](super::graphics_gl_register_buffer).
     fn cuGraphicsGLRegisterBuffer(pCudaResource: *mut CUgraphicsResource, buffer: GLuint, Flags: c_uint) -> CUresult = 537;
     helpers call_cuGraphicsGLRegisterBuffer, slow_cuGraphicsGLRegisterBuffer, record_cuGraphicsGLRegisterBuffer;
-    trace |__r| [
-        "pCudaResource" => if __r.0 == 0 && !pCudaResource.is_null() { crate::trace::Value::Hex((*pCudaResource).0 as usize as u64) } else { crate::trace::Value::Ptr(pCudaResource as *const c_void) },
-        "buffer" => crate::trace::Value::Hex(buffer.0 as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCudaResource,buffer,Flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => buffer.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7706,12 +8244,13 @@ raw_fn! {
     /// `cuGraphicsGLRegisterImage`. Typed: [`graphics_gl_register_image`](super::graphics_gl_register_image).
     fn cuGraphicsGLRegisterImage(pCudaResource: *mut CUgraphicsResource, image: GLuint, target: GLenum, Flags: c_uint) -> CUresult = 538;
     helpers call_cuGraphicsGLRegisterImage, slow_cuGraphicsGLRegisterImage, record_cuGraphicsGLRegisterImage;
-    trace |__r| [
-        "pCudaResource" => if __r.0 == 0 && !pCudaResource.is_null() { crate::trace::Value::Hex((*pCudaResource).0 as usize as u64) } else { crate::trace::Value::Ptr(pCudaResource as *const c_void) },
-        "image" => crate::trace::Value::Hex(image.0 as u64),
-        "target" => crate::trace::Value::U64(target as u64),
-        "Flags" => crate::trace::Value::U64(Flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCudaResource,image,target,Flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => image.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => target as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7720,12 +8259,13 @@ raw_fn! {
     /// `cuGLGetDevices_v2` (`cuGLGetDevices`). Typed: [`gl_get_devices`](super::gl_get_devices).
     fn cuGLGetDevices_v2(pCudaDeviceCount: *mut c_uint, pCudaDevices: *mut CUdevice, cudaDeviceCount: c_uint, deviceList: CUGLDeviceList) -> CUresult = 539;
     helpers call_cuGLGetDevices_v2, slow_cuGLGetDevices_v2, record_cuGLGetDevices_v2;
-    trace |__r| [
-        "pCudaDeviceCount" => if __r.0 == 0 && !pCudaDeviceCount.is_null() { crate::trace::Value::U64((*pCudaDeviceCount) as u64) } else { crate::trace::Value::Ptr(pCudaDeviceCount as *const c_void) },
-        "pCudaDevices" => crate::trace::Value::Ptr(pCudaDevices as *const c_void),
-        "cudaDeviceCount" => crate::trace::Value::U64(cudaDeviceCount as u64),
-        "deviceList" => crate::trace::Value::Enum { name: deviceList.name(), value: deviceList.0 as i64 },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCudaDeviceCount,pCudaDevices,cudaDeviceCount,deviceList" [
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !pCudaDeviceCount.is_null() { __w |= 1 << 0; (*pCudaDeviceCount) as u64 } else { pCudaDeviceCount as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCudaDevices as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => cudaDeviceCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => deviceList.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [CUGLDeviceList::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7734,11 +8274,12 @@ raw_fn! {
     /// `cuGraphicsEGLRegisterImage`. Typed: [`graphics_egl_register_image`](super::graphics_egl_register_image).
     fn cuGraphicsEGLRegisterImage(pCudaResource: *mut CUgraphicsResource, image: EGLImageKHR, flags: c_uint) -> CUresult = 540;
     helpers call_cuGraphicsEGLRegisterImage, slow_cuGraphicsEGLRegisterImage, record_cuGraphicsEGLRegisterImage;
-    trace |__r| [
-        "pCudaResource" => if __r.0 == 0 && !pCudaResource.is_null() { crate::trace::Value::Hex((*pCudaResource).0 as usize as u64) } else { crate::trace::Value::Ptr(pCudaResource as *const c_void) },
-        "image" => crate::trace::Value::Ptr(image as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCudaResource,image,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => image as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7747,10 +8288,11 @@ raw_fn! {
     /// `cuEGLStreamConsumerConnect`. Typed: [`egl_stream_consumer_connect`](super::egl_stream_consumer_connect).
     fn cuEGLStreamConsumerConnect(conn: *mut CUeglStreamConnection, stream: EGLStreamKHR) -> CUresult = 541;
     helpers call_cuEGLStreamConsumerConnect, slow_cuEGLStreamConsumerConnect, record_cuEGLStreamConsumerConnect;
-    trace |__r| [
-        "conn" => if __r.0 == 0 && !conn.is_null() { crate::trace::Value::Hex((*conn).0 as usize as u64) } else { crate::trace::Value::Ptr(conn as *const c_void) },
-        "stream" => crate::trace::Value::Ptr(stream as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "conn,stream" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !conn.is_null() { __w |= 1 << 0; (*conn).0 as usize as u64 } else { conn as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => stream as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7759,11 +8301,12 @@ raw_fn! {
     /// `cuEGLStreamConsumerConnectWithFlags`. Typed: [`egl_stream_consumer_connect_with_flags`](super::egl_stream_consumer_connect_with_flags).
     fn cuEGLStreamConsumerConnectWithFlags(conn: *mut CUeglStreamConnection, stream: EGLStreamKHR, flags: c_uint) -> CUresult = 542;
     helpers call_cuEGLStreamConsumerConnectWithFlags, slow_cuEGLStreamConsumerConnectWithFlags, record_cuEGLStreamConsumerConnectWithFlags;
-    trace |__r| [
-        "conn" => if __r.0 == 0 && !conn.is_null() { crate::trace::Value::Hex((*conn).0 as usize as u64) } else { crate::trace::Value::Ptr(conn as *const c_void) },
-        "stream" => crate::trace::Value::Ptr(stream as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "conn,stream,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !conn.is_null() { __w |= 1 << 0; (*conn).0 as usize as u64 } else { conn as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => stream as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7772,9 +8315,10 @@ raw_fn! {
     /// `cuEGLStreamConsumerDisconnect`. Typed: [`egl_stream_consumer_disconnect`](super::egl_stream_consumer_disconnect).
     fn cuEGLStreamConsumerDisconnect(conn: *mut CUeglStreamConnection) -> CUresult = 543;
     helpers call_cuEGLStreamConsumerDisconnect, slow_cuEGLStreamConsumerDisconnect, record_cuEGLStreamConsumerDisconnect;
-    trace |__r| [
-        "conn" => crate::trace::Value::Ptr(conn as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "conn" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7783,12 +8327,13 @@ raw_fn! {
     /// `cuEGLStreamConsumerAcquireFrame`. Typed: [`egl_stream_consumer_acquire_frame`](super::egl_stream_consumer_acquire_frame).
     fn cuEGLStreamConsumerAcquireFrame(conn: *mut CUeglStreamConnection, pCudaResource: *mut CUgraphicsResource, pStream: *mut CUstream, timeout: c_uint) -> CUresult = 544;
     helpers call_cuEGLStreamConsumerAcquireFrame, slow_cuEGLStreamConsumerAcquireFrame, record_cuEGLStreamConsumerAcquireFrame;
-    trace |__r| [
-        "conn" => crate::trace::Value::Ptr(conn as *const c_void),
-        "pCudaResource" => crate::trace::Value::Ptr(pCudaResource as *const c_void),
-        "pStream" => crate::trace::Value::Ptr(pStream as *const c_void),
-        "timeout" => crate::trace::Value::U64(timeout as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "conn,pCudaResource,pStream,timeout" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCudaResource as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStream as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => timeout as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7797,11 +8342,12 @@ raw_fn! {
     /// `cuEGLStreamConsumerReleaseFrame`. Typed: [`egl_stream_consumer_release_frame`](super::egl_stream_consumer_release_frame).
     fn cuEGLStreamConsumerReleaseFrame(conn: *mut CUeglStreamConnection, pCudaResource: CUgraphicsResource, pStream: *mut CUstream) -> CUresult = 545;
     helpers call_cuEGLStreamConsumerReleaseFrame, slow_cuEGLStreamConsumerReleaseFrame, record_cuEGLStreamConsumerReleaseFrame;
-    trace |__r| [
-        "conn" => crate::trace::Value::Ptr(conn as *const c_void),
-        "pCudaResource" => crate::trace::Value::Hex(pCudaResource.0 as usize as u64),
-        "pStream" => crate::trace::Value::Ptr(pStream as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "conn,pCudaResource,pStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pCudaResource.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStream as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7810,12 +8356,13 @@ raw_fn! {
     /// `cuEGLStreamProducerConnect`. Typed: [`egl_stream_producer_connect`](super::egl_stream_producer_connect).
     fn cuEGLStreamProducerConnect(conn: *mut CUeglStreamConnection, stream: EGLStreamKHR, width: EGLint, height: EGLint) -> CUresult = 546;
     helpers call_cuEGLStreamProducerConnect, slow_cuEGLStreamProducerConnect, record_cuEGLStreamProducerConnect;
-    trace |__r| [
-        "conn" => if __r.0 == 0 && !conn.is_null() { crate::trace::Value::Hex((*conn).0 as usize as u64) } else { crate::trace::Value::Ptr(conn as *const c_void) },
-        "stream" => crate::trace::Value::Ptr(stream as *const c_void),
-        "width" => crate::trace::Value::I64(width as i64),
-        "height" => crate::trace::Value::I64(height as i64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "conn,stream,width,height" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !conn.is_null() { __w |= 1 << 0; (*conn).0 as usize as u64 } else { conn as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => stream as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => width as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => height as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7824,9 +8371,10 @@ raw_fn! {
     /// `cuEGLStreamProducerDisconnect`. Typed: [`egl_stream_producer_disconnect`](super::egl_stream_producer_disconnect).
     fn cuEGLStreamProducerDisconnect(conn: *mut CUeglStreamConnection) -> CUresult = 547;
     helpers call_cuEGLStreamProducerDisconnect, slow_cuEGLStreamProducerDisconnect, record_cuEGLStreamProducerDisconnect;
-    trace |__r| [
-        "conn" => crate::trace::Value::Ptr(conn as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "conn" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7835,11 +8383,12 @@ raw_fn! {
     /// `cuEGLStreamProducerPresentFrame`. Typed: [`egl_stream_producer_present_frame`](super::egl_stream_producer_present_frame).
     fn cuEGLStreamProducerPresentFrame(conn: *mut CUeglStreamConnection, eglframe: CUeglFrame, pStream: *mut CUstream) -> CUresult = 548;
     helpers call_cuEGLStreamProducerPresentFrame, slow_cuEGLStreamProducerPresentFrame, record_cuEGLStreamProducerPresentFrame;
-    trace |__r| [
-        "conn" => crate::trace::Value::Ptr(conn as *const c_void),
-        "eglframe" => crate::trace::Value::Ptr(core::ptr::addr_of!(eglframe).cast()),
-        "pStream" => crate::trace::Value::Ptr(pStream as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "conn,eglframe,pStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(eglframe) as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStream as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7848,11 +8397,12 @@ raw_fn! {
     /// `cuEGLStreamProducerReturnFrame`. Typed: [`egl_stream_producer_return_frame`](super::egl_stream_producer_return_frame).
     fn cuEGLStreamProducerReturnFrame(conn: *mut CUeglStreamConnection, eglframe: *mut CUeglFrame, pStream: *mut CUstream) -> CUresult = 549;
     helpers call_cuEGLStreamProducerReturnFrame, slow_cuEGLStreamProducerReturnFrame, record_cuEGLStreamProducerReturnFrame;
-    trace |__r| [
-        "conn" => crate::trace::Value::Ptr(conn as *const c_void),
-        "eglframe" => crate::trace::Value::Ptr(eglframe as *const c_void),
-        "pStream" => crate::trace::Value::Ptr(pStream as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "conn,eglframe,pStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglframe as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStream as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7861,12 +8411,13 @@ raw_fn! {
     /// `cuGraphicsResourceGetMappedEglFrame`. Typed: [`graphics_resource_get_mapped_egl_frame`](super::graphics_resource_get_mapped_egl_frame).
     fn cuGraphicsResourceGetMappedEglFrame(eglFrame: *mut CUeglFrame, resource: CUgraphicsResource, index: c_uint, mipLevel: c_uint) -> CUresult = 550;
     helpers call_cuGraphicsResourceGetMappedEglFrame, slow_cuGraphicsResourceGetMappedEglFrame, record_cuGraphicsResourceGetMappedEglFrame;
-    trace |__r| [
-        "eglFrame" => crate::trace::Value::Ptr(eglFrame as *const c_void),
-        "resource" => crate::trace::Value::Hex(resource.0 as usize as u64),
-        "index" => crate::trace::Value::U64(index as u64),
-        "mipLevel" => crate::trace::Value::U64(mipLevel as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "eglFrame,resource,index,mipLevel" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglFrame as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => index as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => mipLevel as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7875,11 +8426,12 @@ raw_fn! {
     /// `cuEventCreateFromEGLSync`. Typed: [`event_create_from_egl_sync`](super::event_create_from_egl_sync).
     fn cuEventCreateFromEGLSync(phEvent: *mut CUevent, eglSync: EGLSyncKHR, flags: c_uint) -> CUresult = 551;
     helpers call_cuEventCreateFromEGLSync, slow_cuEventCreateFromEGLSync, record_cuEventCreateFromEGLSync;
-    trace |__r| [
-        "phEvent" => if __r.0 == 0 && !phEvent.is_null() { crate::trace::Value::Hex((*phEvent).0 as usize as u64) } else { crate::trace::Value::Ptr(phEvent as *const c_void) },
-        "eglSync" => crate::trace::Value::Ptr(eglSync as *const c_void),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "phEvent,eglSync,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglSync as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7888,11 +8440,12 @@ raw_fn! {
     /// `cuVDPAUGetDevice`. Typed: [`vdpau_get_device`](super::vdpau_get_device).
     fn cuVDPAUGetDevice(pDevice: *mut CUdevice, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> CUresult = 552;
     helpers call_cuVDPAUGetDevice, slow_cuVDPAUGetDevice, record_cuVDPAUGetDevice;
-    trace |__r| [
-        "pDevice" => if __r.0 == 0 && !pDevice.is_null() { crate::trace::Value::I64((*pDevice).0 as i64) } else { crate::trace::Value::Ptr(pDevice as *const c_void) },
-        "vdpDevice" => crate::trace::Value::Hex(vdpDevice.0 as u64),
-        "vdpGetProcAddress" => crate::trace::Value::Ptr(vdpGetProcAddress.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pDevice,vdpDevice,vdpGetProcAddress" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pDevice.is_null() { __w |= 1 << 0; (*pDevice).0 as i64 as u64 } else { pDevice as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => vdpGetProcAddress.map_or(0, |f| f as usize as u64),
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7901,13 +8454,14 @@ raw_fn! {
     /// `cuVDPAUCtxCreate_v2` (`cuVDPAUCtxCreate`). Typed: [`vdpau_ctx_create`](super::vdpau_ctx_create).
     fn cuVDPAUCtxCreate_v2(pCtx: *mut CUcontext, flags: c_uint, device: CUdevice, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> CUresult = 553;
     helpers call_cuVDPAUCtxCreate_v2, slow_cuVDPAUCtxCreate_v2, record_cuVDPAUCtxCreate_v2;
-    trace |__r| [
-        "pCtx" => if __r.0 == 0 && !pCtx.is_null() { crate::trace::Value::Hex((*pCtx).0 as usize as u64) } else { crate::trace::Value::Ptr(pCtx as *const c_void) },
-        "flags" => crate::trace::Value::U64(flags as u64),
-        "device" => crate::trace::Value::I64(device.0 as i64),
-        "vdpDevice" => crate::trace::Value::Hex(vdpDevice.0 as u64),
-        "vdpGetProcAddress" => crate::trace::Value::Ptr(vdpGetProcAddress.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCtx,flags,device,vdpDevice,vdpGetProcAddress" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 0; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => vdpGetProcAddress.map_or(0, |f| f as usize as u64),
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7916,11 +8470,12 @@ raw_fn! {
     /// `cuGraphicsVDPAURegisterVideoSurface`. Typed: [`graphics_vdpau_register_video_surface`](super::graphics_vdpau_register_video_surface).
     fn cuGraphicsVDPAURegisterVideoSurface(pCudaResource: *mut CUgraphicsResource, vdpSurface: VdpVideoSurface, flags: c_uint) -> CUresult = 554;
     helpers call_cuGraphicsVDPAURegisterVideoSurface, slow_cuGraphicsVDPAURegisterVideoSurface, record_cuGraphicsVDPAURegisterVideoSurface;
-    trace |__r| [
-        "pCudaResource" => if __r.0 == 0 && !pCudaResource.is_null() { crate::trace::Value::Hex((*pCudaResource).0 as usize as u64) } else { crate::trace::Value::Ptr(pCudaResource as *const c_void) },
-        "vdpSurface" => crate::trace::Value::Hex(vdpSurface.0 as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCudaResource,vdpSurface,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpSurface.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7929,11 +8484,12 @@ raw_fn! {
     /// `cuGraphicsVDPAURegisterOutputSurface`. Typed: [`graphics_vdpau_register_output_surface`](super::graphics_vdpau_register_output_surface).
     fn cuGraphicsVDPAURegisterOutputSurface(pCudaResource: *mut CUgraphicsResource, vdpSurface: VdpOutputSurface, flags: c_uint) -> CUresult = 555;
     helpers call_cuGraphicsVDPAURegisterOutputSurface, slow_cuGraphicsVDPAURegisterOutputSurface, record_cuGraphicsVDPAURegisterOutputSurface;
-    trace |__r| [
-        "pCudaResource" => if __r.0 == 0 && !pCudaResource.is_null() { crate::trace::Value::Hex((*pCudaResource).0 as usize as u64) } else { crate::trace::Value::Ptr(pCudaResource as *const c_void) },
-        "vdpSurface" => crate::trace::Value::Hex(vdpSurface.0 as u64),
-        "flags" => crate::trace::Value::U64(flags as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "pCudaResource,vdpSurface,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpSurface.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7942,8 +8498,9 @@ raw_fn! {
     /// `cuProfilerStart`. Typed: [`profiler_start`](super::profiler_start).
     fn cuProfilerStart() -> CUresult = 556;
     helpers call_cuProfilerStart, slow_cuProfilerStart, record_cuProfilerStart;
-    trace |__r| [
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "" [
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }
@@ -7952,8 +8509,9 @@ raw_fn! {
     /// `cuProfilerStop`. Typed: [`profiler_stop`](super::profiler_stop).
     fn cuProfilerStop() -> CUresult = 557;
     helpers call_cuProfilerStop, slow_cuProfilerStop, record_cuProfilerStop;
-    trace |__r| [
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "" [
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic CUresult(999);
 }

@@ -78,9 +78,10 @@ raw_fn! {
     /// `nvrtcGetErrorString`. Typed: [`get_error_string`](super::get_error_string).
     fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char = 0;
     helpers call_nvrtcGetErrorString, slow_nvrtcGetErrorString, record_nvrtcGetErrorString;
-    trace |__r| [
-        "result" => crate::trace::Value::Enum { name: result.name(), value: result.0 as i64 },
-    ] => crate::trace::Value::Str(crate::util::opt_cstr(__r as *const c_char));
+    trace |__r, __w| "result" [
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => result.0 as i64 as u64,
+    ] => crate::trace::Kind::Str, __r as usize as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| { let _ = e; c"(library not loaded)".as_ptr() };
     on_panic c"cudagen: internal error".as_ptr();
 }
@@ -89,10 +90,11 @@ raw_fn! {
     /// `nvrtcVersion`. Typed: [`version`](super::version).
     fn nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult = 1;
     helpers call_nvrtcVersion, slow_nvrtcVersion, record_nvrtcVersion;
-    trace |__r| [
-        "major" => if __r.0 == 0 && !major.is_null() { crate::trace::Value::I64((*major) as i64) } else { crate::trace::Value::Ptr(major as *const c_void) },
-        "minor" => if __r.0 == 0 && !minor.is_null() { crate::trace::Value::I64((*minor) as i64) } else { crate::trace::Value::Ptr(minor as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "major,minor" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !major.is_null() { __w |= 1 << 0; (*major) as i64 as u64 } else { major as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minor.is_null() { __w |= 1 << 1; (*minor) as i64 as u64 } else { minor as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -101,9 +103,10 @@ raw_fn! {
     /// `nvrtcGetNumSupportedArchs`. Typed: [`get_num_supported_archs`](super::get_num_supported_archs).
     fn nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult = 2;
     helpers call_nvrtcGetNumSupportedArchs, slow_nvrtcGetNumSupportedArchs, record_nvrtcGetNumSupportedArchs;
-    trace |__r| [
-        "numArchs" => if __r.0 == 0 && !numArchs.is_null() { crate::trace::Value::I64((*numArchs) as i64) } else { crate::trace::Value::Ptr(numArchs as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "numArchs" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numArchs.is_null() { __w |= 1 << 0; (*numArchs) as i64 as u64 } else { numArchs as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -112,9 +115,10 @@ raw_fn! {
     /// `nvrtcGetSupportedArchs`. Typed: [`get_supported_archs`](super::get_supported_archs).
     fn nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult = 3;
     helpers call_nvrtcGetSupportedArchs, slow_nvrtcGetSupportedArchs, record_nvrtcGetSupportedArchs;
-    trace |__r| [
-        "supportedArchs" => crate::trace::Value::Ptr(supportedArchs as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "supportedArchs" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => supportedArchs as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -123,14 +127,15 @@ raw_fn! {
     /// `nvrtcCreateProgram`. Typed: [`create_program`](super::create_program).
     fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult = 4;
     helpers call_nvrtcCreateProgram, slow_nvrtcCreateProgram, record_nvrtcCreateProgram;
-    trace |__r| [
-        "prog" => if __r.0 == 0 && !prog.is_null() { crate::trace::Value::Hex((*prog).0 as usize as u64) } else { crate::trace::Value::Ptr(prog as *const c_void) },
-        "src" => crate::trace::Value::Str(crate::util::opt_cstr(src as *const c_char)),
-        "name" => crate::trace::Value::Str(crate::util::opt_cstr(name as *const c_char)),
-        "numHeaders" => crate::trace::Value::I64(numHeaders as i64),
-        "headers" => crate::trace::Value::Ptr(headers as *const c_void),
-        "includeNames" => crate::trace::Value::Ptr(includeNames as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,src,name,numHeaders,headers,includeNames" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !prog.is_null() { __w |= 1 << 0; (*prog).0 as usize as u64 } else { prog as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Str) => src as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => numHeaders as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => headers as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => includeNames as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -139,9 +144,10 @@ raw_fn! {
     /// `nvrtcDestroyProgram`. Typed: [`destroy_program`](super::destroy_program).
     fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult = 5;
     helpers call_nvrtcDestroyProgram, slow_nvrtcDestroyProgram, record_nvrtcDestroyProgram;
-    trace |__r| [
-        "prog" => crate::trace::Value::Ptr(prog as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => prog as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -150,11 +156,12 @@ raw_fn! {
     /// `nvrtcCompileProgram`. Typed: [`compile_program`](super::compile_program).
     fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult = 6;
     helpers call_nvrtcCompileProgram, slow_nvrtcCompileProgram, record_nvrtcCompileProgram;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "numOptions" => crate::trace::Value::I64(numOptions as i64),
-        "options" => crate::trace::Value::Ptr(options as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,numOptions,options" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => numOptions as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -163,10 +170,11 @@ raw_fn! {
     /// `nvrtcGetPTXSize`. Typed: [`get_ptx_size`](super::get_ptx_size).
     fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult = 7;
     helpers call_nvrtcGetPTXSize, slow_nvrtcGetPTXSize, record_nvrtcGetPTXSize;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "ptxSizeRet" => if __r.0 == 0 && !ptxSizeRet.is_null() { crate::trace::Value::Size((*ptxSizeRet) as u64) } else { crate::trace::Value::Ptr(ptxSizeRet as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,ptxSizeRet" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !ptxSizeRet.is_null() { __w |= 1 << 1; (*ptxSizeRet) as u64 } else { ptxSizeRet as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -175,10 +183,11 @@ raw_fn! {
     /// `nvrtcGetPTX`. Typed: [`get_ptx`](super::get_ptx).
     fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult = 8;
     helpers call_nvrtcGetPTX, slow_nvrtcGetPTX, record_nvrtcGetPTX;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "ptx" => crate::trace::Value::Ptr(ptx as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -187,10 +196,11 @@ raw_fn! {
     /// `nvrtcGetCUBINSize`. Typed: [`get_cubin_size`](super::get_cubin_size).
     fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult = 9;
     helpers call_nvrtcGetCUBINSize, slow_nvrtcGetCUBINSize, record_nvrtcGetCUBINSize;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "cubinSizeRet" => if __r.0 == 0 && !cubinSizeRet.is_null() { crate::trace::Value::Size((*cubinSizeRet) as u64) } else { crate::trace::Value::Ptr(cubinSizeRet as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,cubinSizeRet" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !cubinSizeRet.is_null() { __w |= 1 << 1; (*cubinSizeRet) as u64 } else { cubinSizeRet as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -199,10 +209,11 @@ raw_fn! {
     /// `nvrtcGetCUBIN`. Typed: [`get_cubin`](super::get_cubin).
     fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult = 10;
     helpers call_nvrtcGetCUBIN, slow_nvrtcGetCUBIN, record_nvrtcGetCUBIN;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "cubin" => crate::trace::Value::Ptr(cubin as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -212,10 +223,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult = 11;
     helpers call_nvrtcGetNVVMSize, slow_nvrtcGetNVVMSize, record_nvrtcGetNVVMSize;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "nvvmSizeRet" => if __r.0 == 0 && !nvvmSizeRet.is_null() { crate::trace::Value::Size((*nvvmSizeRet) as u64) } else { crate::trace::Value::Ptr(nvvmSizeRet as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,nvvmSizeRet" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !nvvmSizeRet.is_null() { __w |= 1 << 1; (*nvvmSizeRet) as u64 } else { nvvmSizeRet as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -225,10 +237,11 @@ raw_fn! {
     #[deprecated(note = "")]
     fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult = 12;
     helpers call_nvrtcGetNVVM, slow_nvrtcGetNVVM, record_nvrtcGetNVVM;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "nvvm" => crate::trace::Value::Ptr(nvvm as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,nvvm" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nvvm as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -237,10 +250,11 @@ raw_fn! {
     /// `nvrtcGetLTOIRSize`. Typed: [`get_ltoir_size`](super::get_ltoir_size).
     fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult = 13;
     helpers call_nvrtcGetLTOIRSize, slow_nvrtcGetLTOIRSize, record_nvrtcGetLTOIRSize;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "LTOIRSizeRet" => if __r.0 == 0 && !LTOIRSizeRet.is_null() { crate::trace::Value::Size((*LTOIRSizeRet) as u64) } else { crate::trace::Value::Ptr(LTOIRSizeRet as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,LTOIRSizeRet" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !LTOIRSizeRet.is_null() { __w |= 1 << 1; (*LTOIRSizeRet) as u64 } else { LTOIRSizeRet as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -249,10 +263,11 @@ raw_fn! {
     /// `nvrtcGetLTOIR`. Typed: [`get_ltoir`](super::get_ltoir).
     fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult = 14;
     helpers call_nvrtcGetLTOIR, slow_nvrtcGetLTOIR, record_nvrtcGetLTOIR;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "LTOIR" => crate::trace::Value::Ptr(LTOIR as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,LTOIR" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => LTOIR as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -261,10 +276,11 @@ raw_fn! {
     /// `nvrtcGetOptiXIRSize`. Typed: [`get_optixir_size`](super::get_optixir_size).
     fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult = 15;
     helpers call_nvrtcGetOptiXIRSize, slow_nvrtcGetOptiXIRSize, record_nvrtcGetOptiXIRSize;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "optixirSizeRet" => if __r.0 == 0 && !optixirSizeRet.is_null() { crate::trace::Value::Size((*optixirSizeRet) as u64) } else { crate::trace::Value::Ptr(optixirSizeRet as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,optixirSizeRet" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !optixirSizeRet.is_null() { __w |= 1 << 1; (*optixirSizeRet) as u64 } else { optixirSizeRet as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -273,10 +289,11 @@ raw_fn! {
     /// `nvrtcGetOptiXIR`. Typed: [`get_optixir`](super::get_optixir).
     fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult = 16;
     helpers call_nvrtcGetOptiXIR, slow_nvrtcGetOptiXIR, record_nvrtcGetOptiXIR;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "optixir" => crate::trace::Value::Ptr(optixir as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,optixir" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => optixir as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -285,10 +302,11 @@ raw_fn! {
     /// `nvrtcGetProgramLogSize`. Typed: [`get_program_log_size`](super::get_program_log_size).
     fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult = 17;
     helpers call_nvrtcGetProgramLogSize, slow_nvrtcGetProgramLogSize, record_nvrtcGetProgramLogSize;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "logSizeRet" => if __r.0 == 0 && !logSizeRet.is_null() { crate::trace::Value::Size((*logSizeRet) as u64) } else { crate::trace::Value::Ptr(logSizeRet as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,logSizeRet" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !logSizeRet.is_null() { __w |= 1 << 1; (*logSizeRet) as u64 } else { logSizeRet as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -297,10 +315,11 @@ raw_fn! {
     /// `nvrtcGetProgramLog`. Typed: [`get_program_log`](super::get_program_log).
     fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult = 18;
     helpers call_nvrtcGetProgramLog, slow_nvrtcGetProgramLog, record_nvrtcGetProgramLog;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "log" => crate::trace::Value::Ptr(log as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -309,10 +328,11 @@ raw_fn! {
     /// `nvrtcAddNameExpression`. Typed: [`add_name_expression`](super::add_name_expression).
     fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult = 19;
     helpers call_nvrtcAddNameExpression, slow_nvrtcAddNameExpression, record_nvrtcAddNameExpression;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "name_expression" => crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char)),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,name_expression" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name_expression as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -321,11 +341,12 @@ raw_fn! {
     /// `nvrtcGetLoweredName`. Typed: [`get_lowered_name`](super::get_lowered_name).
     fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult = 20;
     helpers call_nvrtcGetLoweredName, slow_nvrtcGetLoweredName, record_nvrtcGetLoweredName;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "name_expression" => crate::trace::Value::Str(crate::util::opt_cstr(name_expression as *const c_char)),
-        "lowered_name" => crate::trace::Value::Ptr(lowered_name as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,name_expression,lowered_name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name_expression as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => lowered_name as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -334,9 +355,10 @@ raw_fn! {
     /// `nvrtcGetPCHHeapSize`. Typed: [`get_pch_heap_size`](super::get_pch_heap_size).
     fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult = 21;
     helpers call_nvrtcGetPCHHeapSize, slow_nvrtcGetPCHHeapSize, record_nvrtcGetPCHHeapSize;
-    trace |__r| [
-        "ret" => if __r.0 == 0 && !ret.is_null() { crate::trace::Value::Size((*ret) as u64) } else { crate::trace::Value::Ptr(ret as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "ret" [
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !ret.is_null() { __w |= 1 << 0; (*ret) as u64 } else { ret as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -345,9 +367,10 @@ raw_fn! {
     /// `nvrtcSetPCHHeapSize`. Typed: [`set_pch_heap_size`](super::set_pch_heap_size).
     fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult = 22;
     helpers call_nvrtcSetPCHHeapSize, slow_nvrtcSetPCHHeapSize, record_nvrtcSetPCHHeapSize;
-    trace |__r| [
-        "size" => crate::trace::Value::Size(size as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "size" [
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -356,9 +379,10 @@ raw_fn! {
     /// `nvrtcGetPCHCreateStatus`. Typed: [`get_pch_create_status`](super::get_pch_create_status).
     fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult = 23;
     helpers call_nvrtcGetPCHCreateStatus, slow_nvrtcGetPCHCreateStatus, record_nvrtcGetPCHCreateStatus;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -367,10 +391,11 @@ raw_fn! {
     /// `nvrtcGetPCHHeapSizeRequired`. Typed: [`get_pch_heap_size_required`](super::get_pch_heap_size_required).
     fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult = 24;
     helpers call_nvrtcGetPCHHeapSizeRequired, slow_nvrtcGetPCHHeapSizeRequired, record_nvrtcGetPCHHeapSizeRequired;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "size" => if __r.0 == 0 && !size.is_null() { crate::trace::Value::Size((*size) as u64) } else { crate::trace::Value::Ptr(size as *const c_void) },
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }
@@ -379,11 +404,12 @@ raw_fn! {
     /// `nvrtcSetFlowCallback`. Typed: [`set_flow_callback`](super::set_flow_callback).
     fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult = 25;
     helpers call_nvrtcSetFlowCallback, slow_nvrtcSetFlowCallback, record_nvrtcSetFlowCallback;
-    trace |__r| [
-        "prog" => crate::trace::Value::Hex(prog.0 as usize as u64),
-        "callback" => crate::trace::Value::Ptr(callback.map_or(core::ptr::null(), |f| f as usize as *const c_void)),
-        "payload" => crate::trace::Value::Ptr(payload as *const c_void),
-    ] => crate::trace::Value::Enum { name: __r.name(), value: __r.0 as i64 };
+    trace |__r, __w| "prog,callback,payload" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => payload as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvrtcResult::trace_name];
     on_load_error |e| load_status(&e);
     on_panic nvrtcResult(11);
 }

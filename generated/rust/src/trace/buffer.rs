@@ -11,17 +11,24 @@
 // cudaProfilerTypedefs.h sha256 1766962c82affc084d6f134e69955c46cc4887492eb1c9d5f143165b19010256
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // Regenerate with `cargo xtask regen`.
-//! Capture on the calling thread: each traced call is encoded as raw values (no formatting,
-//! no lock, no atomic read-modify-write) into its thread's current chunk; the chunk's
-//! `committed` length is published with a release store. Full chunks go to a queue for the
-//! writer thread ([`super::sink`]), which decodes, formats and writes them and recycles them;
-//! the writer also reads the committed part of every thread's current chunk (registered
-//! globally), so the exit and signal paths reach every pending call. Memory is bounded: at
-//! [`MAX_CHUNKS`] chunks a thread whose chunk is full drops calls and counts them.
+//! Capture on the calling thread: each traced call is encoded as raw words (no formatting, no
+//! lock, no atomic read-modify-write) into its thread's current chunk; the chunk's `committed`
+//! length is published with a release store. A call of a generated function is the address of
+//! its static [`Desc`], two stamps, one word per argument, the result's word (and copies of C
+//! strings); a call given as values ([`super::record`]) keeps the longer self-describing form.
+//! Full chunks go to a queue for the writer thread ([`super::sink`]), which decodes, formats and
+//! writes them and recycles them; the writer also reads the committed part of every thread's
+//! current chunk (registered globally) now and then, at exit and on a fatal signal, so those
+//! paths reach every pending call. Memory is bounded: at [`MAX_CHUNKS`] chunks a thread whose
+//! chunk is full drops calls and counts them.
+//!
+//! The calling thread's state is one pointer in a `const`-initialised thread local without a
+//! destructor (no lazy-initialisation check per call); a second thread local, touched once per
+//! thread, hands the chunk over when the thread ends.
 
-use super::Value;
+use super::{Desc, Kind, Value};
+use core::cell::Cell;
 use core::ffi::CStr;
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,20 +39,38 @@ const CHUNK: usize = 256 << 10;
 const MAX_CHUNKS: usize = 64;
 /// Longest string kept (the formatter prints 256 bytes and `...`).
 const MAX_STR: usize = 257;
+/// Bytes a copied C string takes at most (length, bytes, NUL).
+pub(super) const STR_BYTES: usize = 2 + MAX_STR + 1;
+/// The first word of a call given as values (a [`Desc`] address is never 0).
+const VALUES: u64 = 0;
+
+/// A value alone on its cache line (the owner's and the writer's fields never share one).
+#[repr(align(64))]
+pub(super) struct Line<T>(pub(super) T);
 
 /// A fixed-size buffer one thread fills and the writer reads.
 pub(super) struct Chunk {
-    buf: Box<[u8]>,
     /// Bytes the owner has finished writing (release-stored by the owner only).
-    committed: AtomicUsize,
+    committed: Line<AtomicUsize>,
     /// Bytes the writer has formatted (touched by the writer only, under the output lock).
-    consumed: AtomicUsize,
+    consumed: Line<AtomicUsize>,
     pub(super) tid: AtomicU64,
+    /// `u64`s, so every record starts 8-byte aligned.
+    buf: Box<[u64]>,
 }
 
 impl Chunk {
     fn new() -> Box<Chunk> {
-        Box::new(Chunk { buf: vec![0u8; CHUNK].into_boxed_slice(), committed: AtomicUsize::new(0), consumed: AtomicUsize::new(0), tid: AtomicU64::new(0) })
+        Box::new(Chunk {
+            committed: Line(AtomicUsize::new(0)),
+            consumed: Line(AtomicUsize::new(0)),
+            tid: AtomicU64::new(0),
+            buf: vec![0u64; CHUNK / 8].into_boxed_slice(),
+        })
+    }
+
+    fn base(&self) -> *mut u8 {
+        self.buf.as_ptr() as *mut u8
     }
 
     /// The committed bytes the writer has not formatted yet; marks them formatted.
@@ -53,9 +78,9 @@ impl Chunk {
     /// # Safety
     /// Only the writer calls it (under the output lock), on a chunk that is not recycled meanwhile.
     pub(super) unsafe fn take_pending(&self) -> &[u8] {
-        let end = self.committed.load(Ordering::Acquire);
-        let start = self.consumed.swap(end, Ordering::Relaxed).min(end);
-        &self.buf[start..end]
+        let end = self.committed.0.load(Ordering::Acquire);
+        let start = self.consumed.0.swap(end, Ordering::Relaxed).min(end);
+        core::slice::from_raw_parts(self.base().add(start), end - start)
     }
 }
 
@@ -63,9 +88,19 @@ struct Ptr(*mut Chunk);
 // SAFETY: chunks are handed between threads through the queue and the registry only.
 unsafe impl Send for Ptr {}
 
-/// One thread's current chunk, as the writer sees it.
+/// One thread's current chunk and dropped calls, as the writer sees them.
 pub(super) struct Slot {
     current: AtomicPtr<Chunk>,
+    /// Calls this thread dropped (written by the thread only, without read-modify-write).
+    dropped: AtomicU64,
+    /// The part of `dropped` already added to [`DROPPED`] (the writer's, under the output lock).
+    reported: Line<AtomicU64>,
+}
+
+impl Slot {
+    fn drop_calls(&self, n: u64) {
+        self.dropped.store(self.dropped.load(Ordering::Relaxed) + n, Ordering::Relaxed);
+    }
 }
 
 /// Every thread's slot (slots of ended threads are pruned once drained).
@@ -74,139 +109,260 @@ static REGISTRY: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
 static FULL: Mutex<VecDeque<Ptr>> = Mutex::new(VecDeque::new());
 /// Drained chunks, ready for reuse.
 static FREE: Mutex<Vec<Ptr>> = Mutex::new(Vec::new());
-static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
-/// Chunks in `FREE` (read without the lock by threads whose chunk is full).
-static FREE_LEN: AtomicUsize = AtomicUsize::new(0);
-/// Calls dropped because no chunk was free, since the last report.
-pub(super) static DROPPED: AtomicU64 = AtomicU64::new(0);
 
-/// The calling thread's side: its slot, chunk and write position.
+/// Counters the threads and the writer update, on their own cache lines.
+struct Shared {
+    allocated: AtomicUsize,
+    /// Chunks in `FREE` (read without the lock by threads whose chunk is full).
+    free_len: AtomicUsize,
+}
+static SHARED: Line<Shared> = Line(Shared { allocated: AtomicUsize::new(0), free_len: AtomicUsize::new(0) });
+/// Calls dropped because no chunk was free, since the last report (threads' counts are added
+/// by [`drain`]).
+pub(super) static DROPPED: Line<AtomicU64> = Line(AtomicU64::new(0));
+
+/// The calling thread's side: where it writes in its chunk.
 struct Local {
-    slot: Arc<Slot>,
+    pos: *mut u8,
+    end: *mut u8,
+    base: *mut u8,
     chunk: *mut Chunk,
-    len: usize,
-    tid: u64,
-    /// Calls dropped by this thread and not yet added to [`DROPPED`].
-    dropped: u64,
     /// While starved, calls left to drop before asking for a chunk again (the shared counters
     /// sit on cache lines the writer writes: reading them on every call costs a miss).
     backoff: u32,
+    tid: u64,
+    slot: Arc<Slot>,
 }
 
-impl Drop for Local {
+thread_local! {
+    /// This thread's [`Local`] (leaked box), null before the first traced call and after the
+    /// thread's destructors ran. No destructor, so an access is the address and one load.
+    static LOCAL: Cell<*mut Local> = const { Cell::new(core::ptr::null_mut()) };
+    /// Registered at the first traced call; its destructor hands the chunk to the writer.
+    static GUARD: Guard = const { Guard };
+}
+
+struct Guard;
+
+impl Drop for Guard {
     fn drop(&mut self) {
-        DROPPED.fetch_add(core::mem::take(&mut self.dropped), Ordering::Relaxed);
+        let l = LOCAL.with(|c| c.replace(core::ptr::null_mut()));
+        if l.is_null() {
+            return;
+        }
+        // SAFETY: made by `Box::into_raw` in `local`, owned by this thread; no longer reachable.
+        let l = unsafe { Box::from_raw(l) };
         // The thread ends: its chunk goes to the writer.
-        self.slot.current.store(core::ptr::null_mut(), Ordering::Release);
-        if !self.chunk.is_null() {
-            FULL.lock().unwrap_or_else(|p| p.into_inner()).push_back(Ptr(self.chunk));
+        l.slot.current.store(core::ptr::null_mut(), Ordering::Release);
+        if !l.chunk.is_null() {
+            FULL.lock().unwrap_or_else(|p| p.into_inner()).push_back(Ptr(l.chunk));
         }
     }
 }
 
-thread_local! {
-    static MINE: RefCell<Option<Local>> = const { RefCell::new(None) };
+/// What [`push`] did with a call.
+pub(super) enum Pushed {
+    /// In the buffer (or dropped and counted).
+    Stored,
+    /// In the buffer, and a full chunk was handed over: the caller wakes the writer.
+    Handed,
+    /// This thread has no buffer (its thread locals are being destroyed): write it at once.
+    Unbuffered,
+}
+
+/// Appends one call of `desc` to this thread's chunk, stamping its end (not for a dropped call).
+///
+/// # Safety
+/// As [`super::capture`].
+#[inline]
+pub(super) unsafe fn push<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) -> Pushed {
+    let l = LOCAL.with(Cell::get);
+    if !l.is_null() {
+        // SAFETY: this thread's own `Local`; bytes [pos, end) of its chunk are the thread's; the
+        // writer reads only below `committed`, which is published after the bytes are written.
+        let lr = &mut *l;
+        if lr.end as usize - lr.pos as usize >= desc.max_len as usize {
+            lr.pos = encode(desc, start, super::clock::now(), words, written, lr.pos);
+            (*lr.chunk).committed.0.store(lr.pos as usize - lr.base as usize, Ordering::Release);
+            return Pushed::Stored;
+        }
+        if lr.backoff > 0 {
+            lr.backoff -= 1;
+            lr.slot.drop_calls(1);
+            return Pushed::Stored;
+        }
+    }
+    push_slow(l, desc.max_len as usize, |p| encode(desc, start, super::clock::now(), words, written, p))
+}
+
+/// Appends one call given as values (the self-describing form).
+pub(super) fn push_values(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start: u64, dur: u64) -> Pushed {
+    let args = &args[..args.len().min(255)];
+    let need = 8 + 10 + 16 + 1 + (args.len() + 1) * (10 + 1 + 2 + MAX_STR + 1 + 10) + 7;
+    // SAFETY: `push_slow` hands a pointer with `need` writable bytes.
+    unsafe {
+        push_slow(LOCAL.with(Cell::get), need, |p| {
+            let out = core::slice::from_raw_parts_mut(p, need);
+            let mut w = Cursor { out, pos: 0 };
+            w.bytes(&VALUES.to_ne_bytes());
+            w.str(function);
+            w.bytes(&start.to_ne_bytes());
+            w.bytes(&dur.to_ne_bytes());
+            w.bytes(&[args.len() as u8]);
+            for (name, v) in args {
+                w.str(name);
+                w.value(v);
+            }
+            w.value(&result);
+            p.add(align8(w.pos))
+        })
+    }
+}
+
+/// The rest of [`push`]: the thread's first call, a full chunk, a starved thread. `l` is the
+/// thread's `LOCAL`.
+#[cold]
+#[inline(never)]
+unsafe fn push_slow(l: *mut Local, need: usize, write: impl FnOnce(*mut u8) -> *mut u8) -> Pushed {
+    let l = match if l.is_null() { local() } else { Some(&mut *l) } {
+        Some(l) => l,
+        None => return Pushed::Unbuffered,
+    };
+    let mut handed = false;
+    if l.chunk.is_null() || (l.end as usize - l.pos as usize) < need {
+        if l.backoff > 0 {
+            l.backoff -= 1;
+            l.slot.drop_calls(1);
+            return Pushed::Stored;
+        }
+        match fresh_chunk(l.tid) {
+            Some(c) => {
+                // The slot points at the new chunk before the old one is queued: the writer
+                // recycles only queued chunks, so it never reads a recycled one.
+                l.slot.current.store(c, Ordering::Release);
+                let old = core::mem::replace(&mut l.chunk, c);
+                l.base = (*c).base();
+                l.pos = l.base;
+                l.end = l.base.add(CHUNK);
+                if !old.is_null() {
+                    FULL.lock().unwrap_or_else(|p| p.into_inner()).push_back(Ptr(old));
+                    handed = true;
+                }
+            }
+            None => {
+                l.slot.drop_calls(1);
+                l.backoff = 255;
+                return Pushed::Handed;
+            }
+        }
+    }
+    l.pos = write(l.pos);
+    (*l.chunk).committed.0.store(l.pos as usize - l.base as usize, Ordering::Release);
+    if handed {
+        Pushed::Handed
+    } else {
+        Pushed::Stored
+    }
+}
+
+/// Makes this thread's `Local` (and registers the thread) at its first call; `None` while the
+/// thread's locals are being destroyed.
+unsafe fn local() -> Option<&'static mut Local> {
+    // Registers the guard's destructor; fails once it ran (or is running).
+    GUARD.try_with(|_| ()).ok()?;
+    let slot = Arc::new(Slot { current: AtomicPtr::new(core::ptr::null_mut()), dropped: AtomicU64::new(0), reported: Line(AtomicU64::new(0)) });
+    REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).push(slot.clone());
+    let null = core::ptr::null_mut();
+    let l = Box::into_raw(Box::new(Local { pos: null, end: null, base: null, chunk: null as *mut Chunk, backoff: 0, tid: super::sink::tid(), slot }));
+    LOCAL.with(|c| c.set(l));
+    Some(&mut *l)
 }
 
 fn fresh_chunk(tid: u64) -> Option<*mut Chunk> {
+    let sh = &SHARED.0;
     // Starved (no free chunk, none may be made): one relaxed load each, no lock.
-    if FREE_LEN.load(Ordering::Relaxed) == 0 && ALLOCATED.load(Ordering::Relaxed) >= MAX_CHUNKS {
+    if sh.free_len.load(Ordering::Relaxed) == 0 && sh.allocated.load(Ordering::Relaxed) >= MAX_CHUNKS {
         return None;
     }
     let popped = {
         let mut free = FREE.lock().unwrap_or_else(|p| p.into_inner());
         let c = free.pop();
-        FREE_LEN.store(free.len(), Ordering::Relaxed);
+        sh.free_len.store(free.len(), Ordering::Relaxed);
         c
     };
     let c = match popped {
         Some(Ptr(c)) => c,
-        None if ALLOCATED.fetch_add(1, Ordering::Relaxed) < MAX_CHUNKS => Box::into_raw(Chunk::new()),
+        None if sh.allocated.fetch_add(1, Ordering::Relaxed) < MAX_CHUNKS => Box::into_raw(Chunk::new()),
         None => {
-            ALLOCATED.fetch_sub(1, Ordering::Relaxed);
+            sh.allocated.fetch_sub(1, Ordering::Relaxed);
             return None;
         }
     };
     // SAFETY: a chunk from the free list or just made: nobody else uses it.
     unsafe {
-        (*c).committed.store(0, Ordering::Relaxed);
-        (*c).consumed.store(0, Ordering::Relaxed);
+        (*c).committed.0.store(0, Ordering::Relaxed);
+        (*c).consumed.0.store(0, Ordering::Relaxed);
         (*c).tid.store(tid, Ordering::Relaxed);
     }
     Some(c)
 }
 
-/// Bytes an event can take at most.
-fn worst_case(args: usize) -> usize {
-    10 + 16 + 1 + (args.min(255) + 1) * (10 + 1 + 2 + MAX_STR + 1 + 10)
+fn align8(n: usize) -> usize {
+    (n + 7) & !7
 }
 
-/// Appends one event to this thread's chunk. Returns true when a chunk was handed to the
-/// writer (the caller wakes it).
-pub(super) fn push(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start_ns: u64, dur_ns: u64) -> bool {
-    MINE.try_with(|m| {
-        let mut m = m.borrow_mut();
-        let l = m.get_or_insert_with(register);
-        let need = worst_case(args.len());
-        let mut handed = false;
-        if l.chunk.is_null() || l.len + need > CHUNK {
-            if l.backoff > 0 {
-                l.backoff -= 1;
-                l.dropped += 1;
-                return false;
-            }
-            match fresh_chunk(l.tid) {
-                Some(c) => {
-                    // The slot points at the new chunk before the old one is queued: the
-                    // writer recycles only queued chunks, so it never reads a recycled one.
-                    l.slot.current.store(c, Ordering::Release);
-                    let old = core::mem::replace(&mut l.chunk, c);
-                    l.len = 0;
-                    if !old.is_null() {
-                        FULL.lock().unwrap_or_else(|p| p.into_inner()).push_back(Ptr(old));
-                        handed = true;
-                    }
-                }
-                None => {
-                    l.dropped += 1;
-                    l.backoff = 255;
-                    DROPPED.fetch_add(core::mem::take(&mut l.dropped), Ordering::Relaxed);
-                    return true;
-                }
-            }
+/// Writes one call of `desc` at `p` (8-byte aligned, `desc.max_len` bytes free); returns the
+/// end (8-byte aligned). Layout: `desc`, start, end, the words (arguments then result), the
+/// `written` mask if `desc` has outputs, then each non-NULL C string (u16 length, bytes, NUL).
+///
+/// # Safety
+/// As [`super::capture`]; `p` as above.
+#[inline(always)]
+pub(super) unsafe fn encode<const N: usize>(desc: &'static Desc, start: u64, end: u64, words: &[u64; N], written: u64, p: *mut u8) -> *mut u8 {
+    debug_assert_eq!(N, desc.args.len() + 1);
+    let w = p as *mut u64;
+    w.write(desc as *const Desc as u64);
+    w.add(1).write(start);
+    w.add(2).write(end);
+    // A fixed-size copy: a few moves, no call.
+    w.add(3).cast::<[u64; N]>().write(*words);
+    let mut q = w.add(3 + N);
+    if desc.has_out {
+        q.write(written);
+        q = q.add(1);
+    }
+    if desc.strings == 0 {
+        return q as *mut u8;
+    }
+    copy_strings(desc, words, q as *mut u8)
+}
+
+/// Copies the C strings a call's words point at (at most [`MAX_STR`] bytes each).
+#[inline(never)]
+unsafe fn copy_strings(desc: &'static Desc, words: &[u64], mut b: *mut u8) -> *mut u8 {
+    let start = b;
+    for (i, &word) in words.iter().enumerate() {
+        let kind = desc.args.get(i).map_or(desc.result, |a| a.kind);
+        if !matches!(kind, Kind::Str) || word == 0 {
+            continue;
         }
-        // SAFETY: this thread owns bytes [len, CHUNK) of its chunk; the writer reads only
-        // below `committed`, which is published after the bytes are written.
-        let chunk = unsafe { &*l.chunk };
-        let base = chunk.buf.as_ptr() as *mut u8;
-        let out = unsafe { core::slice::from_raw_parts_mut(base.add(l.len), CHUNK - l.len) };
-        let mut w = Cursor { out, pos: 0 };
-        w.str(function);
-        w.bytes(&start_ns.to_ne_bytes());
-        w.bytes(&dur_ns.to_ne_bytes());
-        w.bytes(&[args.len().min(255) as u8]);
-        for (name, v) in args.iter().take(255) {
-            w.str(name);
-            w.value(v);
+        let s = word as usize as *const u8;
+        let mut n = 0;
+        while n < MAX_STR && *s.add(n) != 0 {
+            n += 1;
         }
-        w.value(&result);
-        l.len += w.pos;
-        chunk.committed.store(l.len, Ordering::Release);
-        handed
-    })
-    .unwrap_or(false)
+        b.cast::<[u8; 2]>().write_unaligned((n as u16).to_ne_bytes());
+        core::ptr::copy_nonoverlapping(s, b.add(2), n);
+        *b.add(2 + n) = 0;
+        b = b.add(2 + n + 1);
+    }
+    start.add(align8(b as usize - start as usize))
 }
 
-fn register() -> Local {
-    let slot = Arc::new(Slot { current: AtomicPtr::new(core::ptr::null_mut()) });
-    REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).push(slot.clone());
-    Local { slot, chunk: core::ptr::null_mut(), len: 0, tid: super::sink::tid(), dropped: 0, backoff: 0 }
-}
-
-/// Calls `f(tid, bytes)` for everything pending: full chunks first (then recycled), then the
-/// committed part of each thread's current chunk. Only the writer calls it, under the output
-/// lock; `try_only` (signal handlers) skips locks that are held.
-pub(super) fn drain(try_only: bool, mut f: impl FnMut(u64, &[u8])) {
+/// Calls `f(tid, bytes)` for what is pending: full chunks first (then recycled), then, with
+/// `current`, the committed part of each thread's current chunk. Only the writer calls it,
+/// under the output lock; `try_only` (signal handlers) skips locks that are held.
+pub(super) fn drain(try_only: bool, current: bool, mut f: impl FnMut(u64, &[u8])) {
     let full: Vec<Ptr> = match if try_only { FULL.try_lock().ok() } else { Some(FULL.lock().unwrap_or_else(|p| p.into_inner())) } {
         Some(mut q) => q.drain(..).collect(),
         None => Vec::new(),
@@ -219,13 +375,19 @@ pub(super) fn drain(try_only: bool, mut f: impl FnMut(u64, &[u8])) {
     if !try_only {
         let mut free = FREE.lock().unwrap_or_else(|p| p.into_inner());
         free.extend(full);
-        FREE_LEN.store(free.len(), Ordering::Relaxed);
+        SHARED.0.free_len.store(free.len(), Ordering::Relaxed);
     }
     let reg = match if try_only { REGISTRY.try_lock().ok() } else { Some(REGISTRY.lock().unwrap_or_else(|p| p.into_inner())) } {
         Some(r) => r,
         None => return,
     };
     for s in reg.iter() {
+        let d = s.dropped.load(Ordering::Relaxed);
+        let seen = s.reported.0.swap(d, Ordering::Relaxed);
+        DROPPED.0.fetch_add(d.wrapping_sub(seen), Ordering::Relaxed);
+        if !current {
+            continue;
+        }
         let c = s.current.load(Ordering::Acquire);
         if !c.is_null() {
             // SAFETY: a current chunk is recycled only after it was queued and drained here.
@@ -239,7 +401,7 @@ pub(super) fn drain(try_only: bool, mut f: impl FnMut(u64, &[u8])) {
     }
 }
 
-/// Encodes into a chunk's free space (sized by [`worst_case`]).
+/// Encodes a call given as values into a chunk's free space.
 struct Cursor<'a> {
     out: &'a mut [u8],
     pos: usize,
@@ -309,7 +471,7 @@ pub(super) struct Event<'a> {
     pub result: Value<'a>,
 }
 
-/// Reads events back from a buffer [`push`] wrote.
+/// Reads events back from a buffer [`push`] and [`push_values`] wrote.
 pub(super) struct Reader<'a> {
     b: &'a [u8],
 }
@@ -325,15 +487,28 @@ impl<'a> Reader<'a> {
         u64::from_ne_bytes(x.try_into().unwrap_or([0; 8]))
     }
 
-    fn str(&mut self) -> &'static str {
-        let p = self.u64() as usize as *const u8;
+    fn u16(&mut self) -> usize {
         let n = u16::from_ne_bytes([self.b[0], self.b[1]]) as usize;
         self.b = &self.b[2..];
+        n
+    }
+
+    fn str(&mut self) -> &'static str {
+        let p = self.u64() as usize as *const u8;
+        let n = self.u16();
         if n == 0 {
             return "";
         }
-        // SAFETY: written by `put_str` from a `&'static str`.
+        // SAFETY: written by `Cursor::str` from a `&'static str`.
         unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(p, n)) }
+    }
+
+    /// A copied C string: length, bytes, NUL.
+    fn cstr(&mut self) -> Option<&'a CStr> {
+        let n = self.u16();
+        let s = &self.b[..n + 1];
+        self.b = &self.b[n + 1..];
+        CStr::from_bytes_until_nul(s).ok()
     }
 
     fn value(&mut self) -> Value<'a> {
@@ -350,12 +525,7 @@ impl<'a> Reader<'a> {
                 let name = self.str();
                 Value::Enum { name: (!name.is_empty()).then_some(name), value }
             }
-            7 => {
-                let n = u16::from_ne_bytes([self.b[0], self.b[1]]) as usize;
-                let s = &self.b[2..2 + n + 1];
-                self.b = &self.b[2 + n + 1..];
-                Value::Str(CStr::from_bytes_until_nul(s).ok())
-            }
+            7 => Value::Str(self.cstr()),
             8 => {
                 let x = self.b[0] != 0;
                 self.b = &self.b[1..];
@@ -366,15 +536,10 @@ impl<'a> Reader<'a> {
             _ => Value::Str(None),
         }
     }
-}
 
-impl<'a> Iterator for Reader<'a> {
-    type Item = Event<'a>;
-
-    fn next(&mut self) -> Option<Event<'a>> {
-        if self.b.is_empty() {
-            return None;
-        }
+    /// The rest of a call given as values (after its first word).
+    fn values(&mut self) -> Event<'a> {
+        let len = self.b.len();
         let function = self.str();
         let start_ns = self.u64();
         let dur_ns = self.u64();
@@ -386,13 +551,80 @@ impl<'a> Iterator for Reader<'a> {
             args.push((name, self.value()));
         }
         let result = self.value();
-        Some(Event { function, start_ns, dur_ns, args, result })
+        // Records end 8-byte aligned (the first word was aligned).
+        let used = len - self.b.len();
+        self.b = &self.b[(align8(used + 8) - 8 - used).min(self.b.len())..];
+        Event { function, start_ns, dur_ns, args, result }
+    }
+
+    /// The rest of a call of `desc` (after its first word).
+    fn words(&mut self, desc: &'static Desc) -> Event<'a> {
+        let start_ns = self.u64();
+        let end = self.u64();
+        let n = desc.args.len();
+        let words: Vec<u64> = (0..=n).map(|_| self.u64()).collect();
+        let written = if desc.has_out { self.u64() } else { 0 };
+        let strings_at = self.b.len();
+        let enums = desc.enums;
+        let mut show = |kind: Kind, word: u64| -> Value<'a> {
+            match kind {
+                Kind::I64 => Value::I64(word as i64),
+                Kind::U64 => Value::U64(word),
+                Kind::F64 => Value::F64(f64::from_bits(word)),
+                Kind::Hex => Value::Hex(word),
+                Kind::Ptr => Value::Ptr(word as usize as *const core::ffi::c_void),
+                Kind::Size => Value::Size(word),
+                Kind::Bool => Value::Bool(word != 0),
+                Kind::Enum(e) => Value::Enum { name: enums.get(e as usize).and_then(|name| name(word as i64)), value: word as i64 },
+                Kind::Str if word != 0 => Value::Str(self.cstr()),
+                Kind::Str | Kind::Void => Value::Str(None),
+            }
+        };
+        let mut args = Vec::with_capacity(n);
+        let mut names = desc.arg_names();
+        for (i, a) in desc.args.iter().enumerate() {
+            let v = if a.out && written & (1u64 << i.min(63)) == 0 { Value::Ptr(words[i] as usize as *const core::ffi::c_void) } else { show(a.kind, words[i]) };
+            args.push((names.next().unwrap_or("?"), v));
+        }
+        let result = show(desc.result, words[n]);
+        if desc.strings != 0 {
+            let used = strings_at - self.b.len();
+            self.b = &self.b[(align8(used) - used).min(self.b.len())..];
+        }
+        Event { function: desc.name(), start_ns, dur_ns: end.saturating_sub(start_ns), args, result }
+    }
+}
+
+impl<'a> Iterator for Reader<'a> {
+    type Item = Event<'a>;
+
+    fn next(&mut self) -> Option<Event<'a>> {
+        if self.b.len() < 8 {
+            return None;
+        }
+        match self.u64() {
+            VALUES => Some(self.values()),
+            // SAFETY: written by `encode` from a `&'static Desc`.
+            d => Some(self.words(unsafe { &*(d as usize as *const Desc) })),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::Arg;
+
+    fn mine() -> Vec<u8> {
+        let me = super::super::sink::tid();
+        let mut mine = Vec::new();
+        drain(false, true, |tid, b| {
+            if tid == me {
+                mine.extend_from_slice(b)
+            }
+        });
+        mine
+    }
 
     #[test]
     fn events_round_trip() {
@@ -405,10 +637,8 @@ mod tests {
             ("e", Value::Bool(true)),
             ("f", Value::F64(1.5)),
         ];
-        push("cuTest", &args, Value::Enum { name: None, value: 0 }, 10, 20);
-        let me = super::super::sink::tid();
-        let mut mine = Vec::new();
-        drain(false, |tid, b| if tid == me { mine.extend_from_slice(b) });
+        push_values("cuTest", &args, Value::Enum { name: None, value: 0 }, 10, 20);
+        let mine = mine();
         let ev: Vec<Event<'_>> = Reader::new(&mine).collect();
         let e = ev.iter().find(|e| e.function == "cuTest").unwrap();
         assert_eq!((e.start_ns, e.dur_ns, e.args.len()), (10, 20, 6));
@@ -418,5 +648,58 @@ mod tests {
         assert!(matches!(e.args[3].1, Value::Enum { name: Some("CU_X"), value: 7 }));
         assert!(matches!(e.args[5].1, Value::F64(x) if x == 1.5));
         assert!(matches!(e.result, Value::Enum { name: None, value: 0 }));
+    }
+
+    fn color(v: i64) -> Option<&'static str> {
+        (v == 2).then_some("RED")
+    }
+
+    static DESC: Desc = Desc::new(
+        "cuWords,i,o,p,s,n,c,f,b",
+        &[
+            Arg::new(Kind::I64),
+            Arg::out(Kind::Size),
+            Arg::out(Kind::Hex),
+            Arg::new(Kind::Str),
+            Arg::new(Kind::Str),
+            Arg::new(Kind::Enum(0)),
+            Arg::new(Kind::F64),
+            Arg::new(Kind::Bool),
+        ],
+        Kind::Str,
+        &[color],
+    );
+
+    #[test]
+    fn words_round_trip() {
+        let long = std::ffi::CString::new("y".repeat(400)).unwrap();
+        for k in 0..3u64 {
+            let words = [(-5i64) as u64, 4096, 0x7000, c"abc".as_ptr() as u64, 0, 2 + k, 0.25f64.to_bits(), 1, long.as_ptr() as u64];
+            // SAFETY: the string words point at live C strings.
+            unsafe {
+                let _ = push(&DESC, 100 + k, &words, 0b10);
+            }
+        }
+        push_values("cuAfter", &[], Value::Str(None), 1, 2);
+        let mine = mine();
+        let ev: Vec<Event<'_>> = Reader::new(&mine).filter(|e| e.function.starts_with("cu") && e.function != "cuTest").collect();
+        assert_eq!(ev.len(), 4);
+        for (k, e) in ev[..3].iter().enumerate() {
+            assert_eq!((e.function, e.start_ns, e.args.len()), ("cuWords", 100 + k as u64, 8));
+            assert_eq!(e.args.iter().map(|a| a.0).collect::<Vec<_>>(), ["i", "o", "p", "s", "n", "c", "f", "b"]);
+            assert!(matches!(e.args[0].1, Value::I64(-5)));
+            assert!(matches!(e.args[1].1, Value::Size(4096)));
+            assert!(matches!(e.args[2].1, Value::Ptr(p) if p as usize == 0x7000));
+            assert!(matches!(e.args[3].1, Value::Str(Some(x)) if x.to_bytes() == b"abc"));
+            assert!(matches!(e.args[4].1, Value::Str(None)));
+            match (k, e.args[5].1) {
+                (0, Value::Enum { name: Some("RED"), value: 2 }) | (_, Value::Enum { name: None, .. }) => {}
+                (_, v) => panic!("{v:?}"),
+            }
+            assert!(matches!(e.args[6].1, Value::F64(x) if x == 0.25));
+            assert!(matches!(e.args[7].1, Value::Bool(true)));
+            assert!(matches!(e.result, Value::Str(Some(x)) if x.to_bytes().len() == MAX_STR));
+        }
+        assert_eq!(ev[3].function, "cuAfter");
     }
 }

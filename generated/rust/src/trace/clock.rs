@@ -15,7 +15,11 @@
 //! `nonstop_tsc` in /proc/cpuinfo) a call reads the TSC (a few ns; `clock_gettime` costs 20-60 ns
 //! in VMs); ticks are turned into nanoseconds on the writer thread, scaled by the monotonic clock
 //! over the time since the first stamp. Elsewhere stamps are monotonic-clock nanoseconds.
+//! The choice is made once ([`init`], before tracing starts); after it a stamp is one relaxed
+//! load of a flag that never changes again and the `rdtsc`.
 
+use super::FLAGS;
+use core::sync::atomic::Ordering;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -52,9 +56,22 @@ fn invariant_tsc() -> bool {
         })
 }
 
+/// Chooses the stamp (TSC or monotonic clock) and sets the epoch.
+pub(super) fn init() {
+    FLAGS.tsc.store(epoch().tsc.is_some(), Ordering::Relaxed);
+}
+
 /// A stamp: TSC ticks or nanoseconds (see the module docs).
 #[inline(always)]
 pub(super) fn now() -> u64 {
+    if FLAGS.tsc.load(Ordering::Relaxed) {
+        return rdtsc();
+    }
+    now_slow()
+}
+
+#[inline(never)]
+fn now_slow() -> u64 {
     let e = epoch();
     match e.tsc {
         Some(_) => rdtsc(),

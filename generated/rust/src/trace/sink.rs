@@ -14,7 +14,9 @@
 //! Trace destination and options (from the environment, read once), the writer thread that
 //! formats and writes what [`super::buffer`] captured, the exit hook and the kernel thread id.
 //!
-//! The writer wakes when a thread hands over a full chunk, else every 50 ms.
+//! The writer wakes when a thread hands over a full chunk, else every 50 ms; it reads the
+//! threads' current (not yet full) chunks at most every 50 ms, so a busy thread's chunk stays
+//! in its own cache while it fills it.
 //! At exit (a destructor of this library, which runs after the program's `atexit` handlers and
 //! the destructors of libraries that use it) everything pending is written, the Perfetto array
 //! is closed and the summary printed; calls traced after that are written at once.
@@ -84,9 +86,9 @@ impl Sink {
         !self.errors_only || super::failed(&ev.result)
     }
 
-    /// Formats and writes what the threads captured. `try_only` (signal handlers) skips locks
-    /// that are held instead of waiting.
-    fn drain(&self, try_only: bool) {
+    /// Formats and writes what the threads captured (with `current`, also the calls in their
+    /// current chunks). `try_only` (signal handlers) skips locks that are held instead of waiting.
+    fn drain(&self, try_only: bool, current: bool) {
         let mut w = if try_only {
             match self.out.try_lock() {
                 Ok(w) => w,
@@ -97,7 +99,7 @@ impl Sink {
         };
         let (summary, lines, format) = (self.summary && !try_only, self.lines, self.format);
         let k = super::clock::scale();
-        buffer::drain(try_only, |tid, bytes| {
+        buffer::drain(try_only, current, |tid, bytes| {
             for mut ev in Reader::new(bytes) {
                 ev.start_ns = super::clock::since_epoch_ns(ev.start_ns, k);
                 ev.dur_ns = super::clock::duration_ns(ev.dur_ns, k);
@@ -109,7 +111,7 @@ impl Sink {
                 }
             }
         });
-        let dropped = buffer::DROPPED.swap(0, Ordering::Relaxed);
+        let dropped = buffer::DROPPED.0.swap(0, Ordering::Relaxed);
         if dropped > 0 {
             let _ = w.write_all(format::dropped(self.format, dropped).as_bytes());
         }
@@ -121,7 +123,9 @@ impl Sink {
         if self.finished.swap(true, Ordering::AcqRel) {
             return;
         }
-        self.drain(false);
+        // Calls from now on are written at once.
+        super::FLAGS.sync.store(true, Ordering::Relaxed);
+        self.drain(false, true);
         if self.lines && self.format == Format::Perfetto {
             self.write_now(format::perfetto_end().as_bytes());
         }
@@ -194,12 +198,17 @@ pub(super) fn writer_running() -> bool {
     *STARTED.get_or_init(|| std::thread::Builder::new().name("cudagen-trace".into()).spawn(writer).is_ok())
 }
 
-/// A wake-up is on its way (one notification per drain, not one per call).
-static WAKING: AtomicBool = AtomicBool::new(false);
+/// A value alone on its cache line.
+#[repr(align(64))]
+struct Line<T>(T);
 
-/// Asks the writer to drain now.
+/// A wake-up is on its way (one notification per drain, not one per call).
+static WAKING: Line<AtomicBool> = Line(AtomicBool::new(false));
+
+/// Asks the writer to drain its queue of full chunks now.
+#[cold]
 pub(super) fn wake() {
-    if WAKING.swap(true, Ordering::Relaxed) {
+    if WAKING.0.swap(true, Ordering::Relaxed) {
         return;
     }
     let (m, c) = &WAKE;
@@ -210,18 +219,24 @@ pub(super) fn wake() {
 }
 
 fn writer() {
+    const TICK: Duration = Duration::from_millis(50);
     let (m, c) = &WAKE;
+    let mut last = std::time::Instant::now();
     loop {
         {
             let g = m.lock().unwrap_or_else(|p| p.into_inner());
-            let (mut g, _) = c.wait_timeout_while(g, Duration::from_millis(50), |p| !*p).unwrap_or_else(|p| p.into_inner());
+            let (mut g, _) = c.wait_timeout_while(g, TICK, |p| !*p).unwrap_or_else(|p| p.into_inner());
             *g = false;
         }
-        WAKING.store(false, Ordering::Relaxed);
+        WAKING.0.store(false, Ordering::Relaxed);
+        let current = last.elapsed() >= TICK;
+        if current {
+            last = std::time::Instant::now();
+        }
         let _ = std::panic::catch_unwind(|| {
             for s in sinks() {
                 if !s.finished() {
-                    s.drain(false);
+                    s.drain(false, current);
                 }
             }
         });
@@ -231,7 +246,7 @@ fn writer() {
 /// Writes what is pending without waiting for locks (from a signal handler).
 pub(super) fn flush_from_signal() {
     for s in sinks() {
-        s.drain(true);
+        s.drain(true, true);
     }
 }
 

@@ -29,8 +29,14 @@ pub(super) struct SymbolView {
     pub on_load_error: String,
     /// What the cold path returns if it panicked (see `render::on_panic`).
     pub on_panic: String,
-    /// `trace::Value` of the result `__r`.
-    pub ret_trace: String,
+    /// The parameters' C names, comma separated (the trace `Desc`'s names).
+    pub trace_names: String,
+    /// Decoders of the enums the trace `Desc` names (`CUresult::trace_name`), by index.
+    pub trace_enums: Vec<String>,
+    /// `trace::Kind` of the result `__r`.
+    pub ret_kind: String,
+    /// The result's trace word.
+    pub ret_word: String,
     pub deprecated: Option<String>,
 }
 
@@ -39,7 +45,10 @@ pub(super) struct SysParam {
     pub name: String,
     pub c_name: String,
     pub ty: String,
-    pub trace: String,
+    /// `trace::Arg` constant of the parameter.
+    pub trace_arg: String,
+    /// Its trace word (an expression of `u64`, evaluated after the call).
+    pub trace_word: String,
 }
 
 /// Codes a library's status enum uses for loader failures and bad slice lengths.
@@ -52,12 +61,15 @@ pub(super) struct StatusCodes {
 
 pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_version: u32, codes: Option<&StatusCodes>, typed_name: Option<&str>) -> Vec<SymbolView> {
     let is_status = codes.is_some_and(|c| matches!(&f.ret, Type::Named { name } if name == &c.status));
+    let mut trace_enums = Vec::new();
     let params: Vec<SysParam> = f
         .params
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
             let name = ident(&p.name);
-            SysParam { trace: ctx.trace_param(p, &name, is_status), name, c_name: p.name.clone(), ty: ctx.rust(&p.ty) }
+            let (trace_arg, trace_word) = ctx.trace_param(p, &name, i, is_status, &mut trace_enums);
+            SysParam { trace_arg, trace_word, name, c_name: p.name.clone(), ty: ctx.rust(&p.ty) }
         })
         .collect();
     let ret_ty = if f.ret.is_void() { "()".to_string() } else { ctx.rust(&f.ret) };
@@ -74,11 +86,12 @@ pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_versi
         "{ let _ = e; unsafe { core::mem::zeroed() } }".to_string()
     };
     let on_panic = crate::render::on_panic(ctx.lib, f);
-    let ret_trace = if f.ret.is_void() {
-        "crate::trace::Value::Str(None)".to_string()
+    let (ret_kind, ret_word) = if f.ret.is_void() {
+        ("crate::trace::Kind::Void".to_string(), "0u64".to_string())
     } else {
-        ctx.trace_value(&f.ret, "__r", is_cstr_ret)
+        ctx.trace_word(&f.ret, "__r", is_cstr_ret, &mut trace_enums)
     };
+    let trace_names = f.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(",");
     let mut out = vec![(f.symbol.clone(), f.version, false)];
     for v in &f.variants {
         out.push((v.symbol.clone(), v.version.or(f.version), matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz)));
@@ -98,7 +111,10 @@ pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_versi
             ret_ty: ret_ty.clone(),
             on_load_error: on_load_error.clone(),
             on_panic: on_panic.clone(),
-            ret_trace: ret_trace.clone(),
+            trace_names: trace_names.clone(),
+            trace_enums: trace_enums.clone(),
+            ret_kind: ret_kind.clone(),
+            ret_word: ret_word.clone(),
             deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
         })
         .collect()

@@ -117,30 +117,44 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The traced value of parameter `p` (Rust name `name`) after the call: a `const char *` the
-    /// IR calls an input string is read as a string; a single output value (`CUdeviceptr *dptr`)
-    /// is shown as what the callee wrote (when the call succeeded: `status` functions return
-    /// `__r`), not as the slot's address; anything else as its own value.
-    pub fn trace_param(&self, p: &crate::ir::Param, name: &str, status: bool) -> String {
+    /// How the tracer records parameter `p` (Rust name `name`, position `index`): its
+    /// `trace::Arg` (a constant of the function's static `trace::Desc`) and the expression of
+    /// its word, evaluated after the call; an enum's decoder joins `enums` (the `Desc`'s list). A `const char *` the IR calls an input string is
+    /// copied as a string; a single output value (`CUdeviceptr *dptr`) is recorded as what the
+    /// callee wrote (when the call succeeded: `status` functions return `__r`; bit `index` of
+    /// the mask `__w` says so), not as the slot's address; anything else as its own value.
+    pub fn trace_param(&self, p: &crate::ir::Param, name: &str, index: usize, status: bool, enums: &mut Vec<String>) -> (String, String) {
         use crate::ir::Role;
         match (&p.role, &p.ty) {
-            (Role::CStrIn, Type::Pointer { pointee, is_const: true }) if Self::is_char(pointee) => self.trace_value(&p.ty, name, true),
+            (Role::CStrIn, Type::Pointer { pointee, is_const: true }) if Self::is_char(pointee) => {
+                let (kind, word) = self.trace_word(&p.ty, name, true, enums);
+                (format!("crate::trace::Arg::new({kind})"), word)
+            }
             (Role::OutValue, Type::Pointer { pointee, is_const: false })
-                if !pointee.is_void() && !matches!(self.trace_kind(pointee), TraceKind::Record | TraceKind::FnPtr) =>
+                if index < 64 && !pointee.is_void() && !matches!(self.trace_kind(pointee), TraceKind::Record | TraceKind::FnPtr) =>
             {
                 let ok = if status { "__r.0 == 0 && " } else { "" };
-                let out = self.trace_value(pointee, &format!("(*{name})"), false);
-                let slot = self.trace_value(&p.ty, name, false);
-                format!("if {ok}!{name}.is_null() {{ {out} }} else {{ {slot} }}")
+                let (kind, out) = self.trace_word(pointee, &format!("(*{name})"), false, enums);
+                let (_, slot) = self.trace_word(&p.ty, name, false, enums);
+                (
+                    format!("crate::trace::Arg::out({kind})"),
+                    format!("if {ok}!{name}.is_null() {{ __w |= 1 << {index}; {out} }} else {{ {slot} }}"),
+                )
             }
-            _ => self.trace_value(&p.ty, name, false),
+            _ => {
+                let (kind, word) = self.trace_word(&p.ty, name, false, enums);
+                (format!("crate::trace::Arg::new({kind})"), word)
+            }
         }
     }
 
-    /// A `trace::Value` expression for `expr` of type `ty`; `cstr` marks a C string input.
-    pub fn trace_value(&self, ty: &Type, expr: &str, cstr: bool) -> String {
+    /// How the tracer records `expr` of type `ty` (`cstr` marks a C string input): the
+    /// `trace::Kind` that shows it and the expression of its `u64` word. An enum's kind names its
+    /// decoder by its index in `enums` (added there once).
+    pub fn trace_word(&self, ty: &Type, expr: &str, cstr: bool, enums: &mut Vec<String>) -> (String, String) {
+        let kind = |k: &str| format!("crate::trace::Kind::{k}");
         if cstr {
-            return format!("crate::trace::Value::Str(crate::util::opt_cstr({expr} as *const c_char))");
+            return (kind("Str"), format!("{expr} as usize as u64"));
         }
         let handle_field = |e: &str| -> String {
             match self.lib.resolve(ty) {
@@ -149,19 +163,24 @@ impl<'a> Ctx<'a> {
             }
         };
         match self.trace_kind(ty) {
-            TraceKind::Signed => format!("crate::trace::Value::I64({} as i64)", handle_field(expr)),
-            TraceKind::Unsigned => format!("crate::trace::Value::U64({} as u64)", handle_field(expr)),
-            TraceKind::Size => format!("crate::trace::Value::Size({expr} as u64)"),
-            TraceKind::Float => format!("crate::trace::Value::F64({expr} as f64)"),
-            TraceKind::Bool => format!("crate::trace::Value::Bool({expr})"),
-            TraceKind::Hex => format!("crate::trace::Value::Hex({} as u64)", handle_field(expr)),
-            TraceKind::PtrHandle => format!("crate::trace::Value::Hex({expr}.0 as usize as u64)"),
-            TraceKind::Enum => format!("crate::trace::Value::Enum {{ name: {expr}.name(), value: {expr}.0 as i64 }}"),
-            TraceKind::Ptr => format!("crate::trace::Value::Ptr({expr} as *const c_void)"),
-            TraceKind::FnPtr => format!(
-                "crate::trace::Value::Ptr({expr}.map_or(core::ptr::null(), |f| f as usize as *const c_void))"
-            ),
-            TraceKind::Record => format!("crate::trace::Value::Ptr(core::ptr::addr_of!({expr}).cast())"),
+            TraceKind::Signed => (kind("I64"), format!("{} as i64 as u64", handle_field(expr))),
+            TraceKind::Unsigned => (kind("U64"), format!("{} as u64", handle_field(expr))),
+            TraceKind::Size => (kind("Size"), format!("{expr} as u64")),
+            TraceKind::Float => (kind("F64"), format!("({expr} as f64).to_bits()")),
+            TraceKind::Bool => (kind("Bool"), format!("{expr} as u64")),
+            TraceKind::Hex => (kind("Hex"), format!("{} as u64", handle_field(expr))),
+            TraceKind::PtrHandle => (kind("Hex"), format!("{expr}.0 as usize as u64")),
+            TraceKind::Enum => {
+                let decoder = format!("{}::trace_name", self.rust(ty));
+                let i = enums.iter().position(|e| *e == decoder).unwrap_or_else(|| {
+                    enums.push(decoder);
+                    enums.len() - 1
+                });
+                (kind(&format!("Enum({i})")), format!("{expr}.0 as i64 as u64"))
+            }
+            TraceKind::Ptr => (kind("Ptr"), format!("{expr} as usize as u64")),
+            TraceKind::FnPtr => (kind("Ptr"), format!("{expr}.map_or(0, |f| f as usize as u64)")),
+            TraceKind::Record => (kind("Ptr"), format!("core::ptr::addr_of!({expr}) as usize as u64")),
         }
     }
 

@@ -38,6 +38,13 @@ impl CUipcMem_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUipcMem_flags {
@@ -117,6 +124,13 @@ impl CUmemAttach_flags {
             4 => Some("CU_MEM_ATTACH_SINGLE"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -235,6 +249,13 @@ impl CUctx_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUctx_flags {
@@ -318,6 +339,13 @@ impl CUevent_sched_flags {
             4 => Some("CU_EVENT_SCHED_BLOCKING_SYNC"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -403,6 +431,13 @@ impl cl_event_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for cl_event_flags {
@@ -487,6 +522,13 @@ impl cl_context_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for cl_context_flags {
@@ -562,6 +604,13 @@ impl CUstream_flags {
             1 => Some("CU_STREAM_NON_BLOCKING"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -647,6 +696,13 @@ impl CUevent_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUevent_flags {
@@ -725,6 +781,13 @@ impl CUevent_record_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUevent_record_flags {
@@ -802,6 +865,13 @@ impl CUevent_wait_flags {
             1 => Some("CU_EVENT_WAIT_EXTERNAL"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -903,6 +973,13 @@ impl CUstreamWaitValue_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUstreamWaitValue_flags {
@@ -984,6 +1061,13 @@ impl CUstreamWriteValue_flags {
             1 => Some("CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -1078,6 +1162,13 @@ impl CUstreamBatchMemOpType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUstreamBatchMemOpType {
@@ -1122,6 +1213,13 @@ impl CUstreamMemoryBarrier_flags {
             1 => Some("CU_STREAM_MEMORY_BARRIER_TYPE_GPU"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -1199,6 +1297,13 @@ impl CUoccupancy_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUoccupancy_flags {
@@ -1275,6 +1380,13 @@ impl CUstreamUpdateCaptureDependencies_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUstreamUpdateCaptureDependencies_flags {
@@ -1345,6 +1457,13 @@ impl CUasyncNotificationType {
             1 => Some("CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -1590,6 +1709,13 @@ impl CUarray_format {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUarray_format {
@@ -1643,6 +1769,13 @@ impl CUaddress_mode {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUaddress_mode {
@@ -1687,6 +1820,13 @@ impl CUfilter_mode {
             1 => Some("CU_TR_FILTER_MODE_LINEAR"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -2318,6 +2458,13 @@ impl CUdevice_attribute {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUdevice_attribute {
@@ -2438,6 +2585,13 @@ impl CUpointer_attribute {
             21 => Some("CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -2606,6 +2760,13 @@ impl CUfunction_attribute {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUfunction_attribute {
@@ -2659,6 +2820,13 @@ impl CUfunc_cache {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUfunc_cache {
@@ -2710,6 +2878,13 @@ impl CUsharedconfig {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUsharedconfig {
@@ -2758,6 +2933,13 @@ impl CUshared_carveout {
             0 => Some("CU_SHAREDMEM_CARVEOUT_MAX_L1"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_int).name()
     }
 }
 
@@ -2812,6 +2994,13 @@ impl CUmemorytype {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemorytype {
@@ -2860,6 +3049,13 @@ impl CUcomputemode {
             3 => Some("CU_COMPUTEMODE_EXCLUSIVE_PROCESS"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -2921,6 +3117,13 @@ impl CUmem_advise {
             6 => Some("CU_MEM_ADVISE_UNSET_ACCESSED_BY"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -2989,6 +3192,13 @@ impl CUmem_range_attribute {
             8 => Some("CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -3353,6 +3563,13 @@ impl CUjit_option {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUjit_option {
@@ -3515,6 +3732,13 @@ impl CUjit_target {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUjit_target {
@@ -3559,6 +3783,13 @@ impl CUjit_fallback {
             1 => Some("CU_PREFER_BINARY"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -3608,6 +3839,13 @@ impl CUjit_cacheMode {
             2 => Some("CU_JIT_CACHE_OPTION_CA"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -3687,6 +3925,13 @@ impl CUjitInputType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUjitInputType {
@@ -3738,6 +3983,13 @@ impl CUgraphicsRegisterFlags {
             8 => Some("CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -3815,6 +4067,13 @@ impl CUgraphicsMapResourceFlags {
             2 => Some("CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -3908,6 +4167,13 @@ impl CUarray_cubemap_face {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUarray_cubemap_face {
@@ -3988,6 +4254,13 @@ impl CUlimit {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUlimit {
@@ -4041,6 +4314,13 @@ impl CUresourcetype {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUresourcetype {
@@ -4090,6 +4370,13 @@ impl CUaccessProperty {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUaccessProperty {
@@ -4138,6 +4425,13 @@ impl CUgraphConditionalNodeType {
             2 => Some("CU_GRAPH_COND_TYPE_SWITCH"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -4248,6 +4542,13 @@ impl CUgraphNodeType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUgraphNodeType {
@@ -4296,6 +4597,13 @@ impl CUgraphDependencyType {
             1 => Some("CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -4358,6 +4666,13 @@ impl CUgraphInstantiateResult {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUgraphInstantiateResult {
@@ -4405,6 +4720,13 @@ impl CUsynchronizationPolicy {
             4 => Some("CU_SYNC_POLICY_BLOCKING_SYNC"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -4454,6 +4776,13 @@ impl CUclusterSchedulingPolicy {
             2 => Some("CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -4512,6 +4841,13 @@ impl CUlaunchMemSyncDomain {
             1 => Some("CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -4742,6 +5078,13 @@ impl CUlaunchAttributeID {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUlaunchAttributeID {
@@ -4792,6 +5135,13 @@ impl CUstreamCaptureStatus {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUstreamCaptureStatus {
@@ -4838,6 +5188,13 @@ impl CUstreamCaptureMode {
             2 => Some("CU_STREAM_CAPTURE_MODE_RELAXED"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -4887,6 +5244,13 @@ impl CUdriverProcAddress_flags {
             2 => Some("CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -4968,6 +5332,13 @@ impl CUdriverProcAddressQueryResult {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUdriverProcAddressQueryResult {
@@ -5012,6 +5383,13 @@ impl CUexecAffinityType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUexecAffinityType {
@@ -5054,6 +5432,13 @@ impl CUcigDataType {
             2 => Some("CIG_DATA_TYPE_NV_BLOB"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -5114,6 +5499,13 @@ impl CUlibraryOption {
             2 => Some("CU_LIBRARY_NUM_OPTIONS"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -5711,6 +6103,13 @@ impl CUresult {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUresult {
@@ -5766,6 +6165,13 @@ impl CUdevice_P2PAttribute {
             4 => Some("CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -5944,6 +6350,13 @@ impl CUresourceViewFormat {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUresourceViewFormat {
@@ -6029,6 +6442,13 @@ impl CUtensorMapDataType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUtensorMapDataType {
@@ -6074,6 +6494,13 @@ impl CUtensorMapInterleave {
             2 => Some("CU_TENSOR_MAP_INTERLEAVE_32B"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -6133,6 +6560,13 @@ impl CUtensorMapSwizzle {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUtensorMapSwizzle {
@@ -6182,6 +6616,13 @@ impl CUtensorMapL2promotion {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUtensorMapL2promotion {
@@ -6225,6 +6666,13 @@ impl CUtensorMapFloatOOBfill {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUtensorMapFloatOOBfill {
@@ -6267,6 +6715,13 @@ impl CUtensorMapIm2ColWideMode {
             1 => Some("CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -6317,6 +6772,13 @@ impl CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS {
             3 => Some("CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -6418,6 +6880,13 @@ impl CUexternalMemoryHandleType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUexternalMemoryHandleType {
@@ -6495,6 +6964,13 @@ impl CUexternalSemaphoreHandleType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUexternalSemaphoreHandleType {
@@ -6555,6 +7031,13 @@ impl CUmemAllocationHandleType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemAllocationHandleType {
@@ -6606,6 +7089,13 @@ impl CUmemAccess_flags {
             2147483647 => Some("CU_MEM_ACCESS_FLAGS_PROT_MAX"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -6697,6 +7187,13 @@ impl CUmemLocationType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemLocationType {
@@ -6747,6 +7244,13 @@ impl CUmemAllocationType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemAllocationType {
@@ -6791,6 +7295,13 @@ impl CUmemAllocationGranularity_flags {
             1 => Some("CU_MEM_ALLOC_GRANULARITY_RECOMMENDED"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -6866,6 +7377,13 @@ impl CUmemRangeHandleType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemRangeHandleType {
@@ -6905,6 +7423,13 @@ impl CUmemRangeFlags {
             1 => Some("CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -6980,6 +7505,13 @@ impl CUarraySparseSubresourceType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUarraySparseSubresourceType {
@@ -7023,6 +7555,13 @@ impl CUmemOperationType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemOperationType {
@@ -7061,6 +7600,13 @@ impl CUmemHandleType {
             0 => Some("CU_MEM_HANDLE_TYPE_GENERIC"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -7107,6 +7653,13 @@ impl CUmemAllocationCompType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemAllocationCompType {
@@ -7151,6 +7704,13 @@ impl CUmulticastGranularity_flags {
             1 => Some("CU_MULTICAST_GRANULARITY_RECOMMENDED"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -7256,6 +7816,13 @@ impl CUgraphExecUpdateResult {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUgraphExecUpdateResult {
@@ -7346,6 +7913,13 @@ impl CUmemPool_attribute {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemPool_attribute {
@@ -7389,6 +7963,13 @@ impl CUmemcpyFlags {
             1 => Some("CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -7493,6 +8074,13 @@ impl CUmemcpySrcAccessOrder {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemcpySrcAccessOrder {
@@ -7540,6 +8128,13 @@ impl CUmemcpy3DOperandType {
             2147483647 => Some("CU_MEMCPY_OPERAND_TYPE_MAX"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -7600,6 +8195,13 @@ impl CUgraphMem_attribute {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUgraphMem_attribute {
@@ -7655,6 +8257,13 @@ impl CUgraphChildGraphNodeOwnership {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUgraphChildGraphNodeOwnership {
@@ -7699,6 +8308,13 @@ impl CUflushGPUDirectRDMAWritesOptions {
             2 => Some("CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_MEMOPS"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -7749,6 +8365,13 @@ impl CUGPUDirectRDMAWritesOrdering {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUGPUDirectRDMAWritesOrdering {
@@ -7794,6 +8417,13 @@ impl CUflushGPUDirectRDMAWritesScope {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUflushGPUDirectRDMAWritesScope {
@@ -7833,6 +8463,13 @@ impl CUflushGPUDirectRDMAWritesTarget {
             0 => Some("CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -7935,6 +8572,13 @@ impl CUgraphDebugDot_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUgraphDebugDot_flags {
@@ -8006,6 +8650,13 @@ impl CUuserObject_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUuserObject_flags {
@@ -8076,6 +8727,13 @@ impl CUuserObjectRetain_flags {
             1 => Some("CU_GRAPH_USER_OBJECT_MOVE"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -8166,6 +8824,13 @@ impl CUgraphInstantiate_flags {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUgraphInstantiate_flags {
@@ -8242,6 +8907,13 @@ impl CUdeviceNumaConfig {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUdeviceNumaConfig {
@@ -8295,6 +8967,13 @@ impl CUprocessState {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUprocessState {
@@ -8339,6 +9018,13 @@ impl CUmoduleLoadingMode {
             2 => Some("CU_MODULE_LAZY_LOADING"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -8393,6 +9079,13 @@ impl CUmemDecompressAlgorithm {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUmemDecompressAlgorithm {
@@ -8437,6 +9130,13 @@ impl CUfunctionLoadingState {
             2 => Some("CU_FUNCTION_LOADING_STATE_MAX"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -8499,6 +9199,13 @@ impl CUcoredumpSettings {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUcoredumpSettings {
@@ -8558,6 +9265,13 @@ impl CUCoredumpGenerationFlags {
             47 => Some("CU_COREDUMP_LIGHTWEIGHT_FLAGS"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -8627,6 +9341,13 @@ impl CUgreenCtxCreate_flags {
             1 => Some("CU_GREEN_CTX_DEFAULT_STREAM"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -8699,6 +9420,13 @@ impl CUdevSmResourceSplit_flags {
             2 => Some("CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -8775,6 +9503,13 @@ impl CUdevResourceType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUdevResourceType {
@@ -8823,6 +9558,13 @@ impl CUlogLevel {
             1 => Some("CU_LOG_LEVEL_WARNING"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -8873,6 +9615,13 @@ impl CUGLDeviceList {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUGLDeviceList {
@@ -8918,6 +9667,13 @@ impl CUGLmap_flags {
             2 => Some("CU_GL_MAP_RESOURCE_FLAGS_WRITE_DISCARD"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -8995,6 +9751,13 @@ impl CUeglFrameType {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUeglFrameType {
@@ -9054,6 +9817,13 @@ impl CUeglResourceLocationFlags {
             1 => Some("CU_EGL_RESOURCE_LOCATION_VIDMEM"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 
@@ -9597,6 +10367,13 @@ impl CUeglColorFormat {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for CUeglColorFormat {
@@ -9643,6 +10420,13 @@ impl CUoutput_mode {
             1 => Some("CU_OUT_CSV"),
             _ => None,
         }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
     }
 }
 

@@ -87,6 +87,13 @@ impl nvrtcResult {
             _ => None,
         }
     }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
 }
 
 impl core::fmt::Debug for nvrtcResult {

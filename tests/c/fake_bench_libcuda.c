@@ -1,0 +1,88 @@
+/*
+ * A fake libcuda.so.1 for running tests/c/bench_pair.c without a GPU (tests/c/bench_fake.sh) and
+ * for the tracer test (tests/c/trace_test.c): exports what they call, each returning at once (as
+ * cheap as a call can be, so the shim's and the tracer's added cost stands out), and
+ * cuGetProcAddress_v2 hands the shim the very same functions (cuMemAlloc is missing on purpose).
+ * FAKE_LAUNCH_NS=N makes cuLaunchKernel spin N ns (the real one takes ~3 us on an H100, so the
+ * trace writer keeps up with launches; 0 by default).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int CUresult;
+
+static long launch_ns = -1;
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+CUresult cuInit(unsigned flags) { (void)flags; return 0; }
+CUresult cuDriverGetVersion(int *v) { *v = 12090; return 0; }
+CUresult cuDeviceGet(int *dev, int ordinal) { *dev = ordinal; return 0; }
+CUresult cuCtxCreate_v2(void **ctx, unsigned flags, int dev) { (void)flags; (void)dev; *ctx = (void *)0x1000; return 0; }
+CUresult cuModuleLoadData(void **mod, const void *image) { (void)image; *mod = (void *)0x2000; return 0; }
+CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) { (void)mod; (void)name; *fn = (void *)0x3000; return 0; }
+CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = (void *)0x4000; return 0; }
+CUresult cuStreamSynchronize(void *s) { (void)s; return 0; }
+CUresult cuCtxGetCurrent(void **ctx)
+{
+    if (!ctx) return 1; /* CUDA_ERROR_INVALID_VALUE */
+    *ctx = (void *)0x1000;
+    return 0;
+}
+CUresult cuDeviceGetAttribute(int *v, int attrib, int dev)
+{
+    if (dev != 0) return 101; /* CUDA_ERROR_INVALID_DEVICE */
+    *v = attrib == 16 ? 132 : 1;
+    return 0;
+}
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, void *stream, void **params, void **extra)
+{
+    (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)stream; (void)params; (void)extra;
+    if (launch_ns < 0) {
+        const char *e = getenv("FAKE_LAUNCH_NS");
+        launch_ns = e ? atol(e) : 0;
+    }
+    if (launch_ns > 0) {
+        uint64_t end = now_ns() + (uint64_t)launch_ns;
+        while (now_ns() < end) {
+        }
+    }
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    void *fn;
+} table[] = {
+    {"cuInit", (void *)cuInit},
+    {"cuDriverGetVersion", (void *)cuDriverGetVersion},
+    {"cuDeviceGet", (void *)cuDeviceGet},
+    {"cuCtxCreate", (void *)cuCtxCreate_v2},
+    {"cuModuleLoadData", (void *)cuModuleLoadData},
+    {"cuModuleGetFunction", (void *)cuModuleGetFunction},
+    {"cuStreamCreate", (void *)cuStreamCreate},
+    {"cuStreamSynchronize", (void *)cuStreamSynchronize},
+    {"cuCtxGetCurrent", (void *)cuCtxGetCurrent},
+    {"cuDeviceGetAttribute", (void *)cuDeviceGetAttribute},
+    {"cuLaunchKernel", (void *)cuLaunchKernel},
+};
+
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status)
+{
+    (void)ver; (void)flags;
+    void *p = 0;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(sym, table[i].name) == 0) p = table[i].fn;
+    if (strcmp(sym, "cuGetProcAddress") == 0) p = (void *)cuGetProcAddress_v2;
+    *pfn = p;
+    if (status) *status = p ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS / SYMBOL_NOT_FOUND */
+    return p ? 0 : 500;
+}

@@ -1,0 +1,100 @@
+"""Checks the trace files tests/c/trace_test.c leaves (run by tests/c/run.sh).
+
+    trace_check.py calls TEXT JSON PERFETTO FILTERED    the `calls` run in each format
+    trace_check.py count TRACE CALLS                    every call is a line or counted as dropped
+"""
+import json
+import re
+import sys
+
+TID = r"\[cudagen tid=\d+\] "
+DUR = r" \d+\.\d{3}us"
+ADDR = r"0x[0-9a-f]+"
+
+# The `calls` run, in order: enum names, values written by the call (not the slot's address),
+# the slot's address where the call failed, a copied string, 11 arguments, a loader failure.
+TEXT = [
+    r"cuInit\(Flags=0\) -> CUDA_SUCCESS",
+    r"cuDeviceGet\(device=0, ordinal=0\) -> CUDA_SUCCESS",
+    r"cuCtxCreate_v2\(pctx=0x1000, flags=0, dev=0\) -> CUDA_SUCCESS",
+    r"cuCtxGetCurrent\(pctx=0x1000\) -> CUDA_SUCCESS",
+    r"cuCtxGetCurrent\(pctx=NULL\) -> CUDA_ERROR_INVALID_VALUE",
+    r"cuDeviceGetAttribute\(pi=132, attrib=CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev=0\) -> CUDA_SUCCESS",
+    rf"cuDeviceGetAttribute\(pi={ADDR}, attrib=CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev=7\) -> CUDA_ERROR_INVALID_DEVICE",
+    rf"cuModuleLoadData\(module=0x2000, image={ADDR}\) -> CUDA_SUCCESS",
+    r'cuModuleGetFunction\(hfunc=0x3000, hmod=0x2000, name="empty5"\) -> CUDA_SUCCESS',
+    r"cuStreamCreate\(phStream=0x4000, Flags=1\) -> CUDA_SUCCESS",
+    r"cuLaunchKernel\(f=0x3000, gridDimX=1, gridDimY=2, gridDimZ=3, blockDimX=32, blockDimY=1, blockDimZ=1, "
+    rf"sharedMemBytes=48, hStream=0x4000, kernelParams={ADDR}, extra=NULL\) -> CUDA_SUCCESS",
+    r"cuStreamSynchronize\(hStream=0x4000\) -> CUDA_SUCCESS",
+    rf"cuMemAlloc_v2\(dptr={ADDR}, bytesize=64\) -> CUDA_ERROR_NOT_FOUND",
+]
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def check_calls(text_file, json_file, perfetto_file, filtered_file):
+    lines = open(text_file).read().splitlines()
+    if len(lines) != len(TEXT):
+        fail(f"{text_file}: {len(lines)} lines, expected {len(TEXT)}:\n" + "\n".join(lines))
+    tids = set()
+    for line, want in zip(lines, TEXT):
+        if not re.fullmatch(TID + want + DUR, line):
+            fail(f"{text_file}:\n  got  {line}\n  want {want}")
+        tids.add(line.split("]")[0])
+    if len(tids) != 1:
+        fail(f"one thread expected: {tids}")
+    events = [json.loads(l) for l in open(json_file)]
+    if len(events) != len(TEXT):
+        fail(f"{json_file}: {len(events)} lines")
+    attr = events[5]
+    if (attr["fn"], attr["args"], attr["result"]) != (
+        "cuDeviceGetAttribute",
+        {"pi": 132, "attrib": "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT", "dev": 0},
+        "CUDA_SUCCESS",
+    ):
+        fail(f"json: {attr}")
+    if events[8]["args"]["name"] != "empty5" or events[10]["args"]["extra"] is not None:
+        fail(f"json: {events[8]} {events[10]}")
+    if events[4]["args"]["pctx"] is not None or events[4]["result"] != "CUDA_ERROR_INVALID_VALUE":
+        fail(f"json: {events[4]}")
+    doc = json.load(open(perfetto_file))
+    slices = [e for e in doc if e.get("ph") == "X"]
+    if [s["name"] for s in slices] != [re.match(r"\w+", t).group(0) for t in TEXT]:
+        fail(f"perfetto names: {[s['name'] for s in slices]}")
+    launch = slices[10]
+    if launch["args"]["gridDimZ"] != 3 or launch["args"]["result"] != "CUDA_SUCCESS" or launch["dur"] < 0:
+        fail(f"perfetto: {launch}")
+    if not all(a["ts"] <= b["ts"] for a, b in zip(slices, slices[1:])):
+        fail("perfetto: slices out of order")
+    filtered = open(filtered_file).read().splitlines()
+    if len(filtered) != 3 or not all("] cuDeviceGetAttribute(" in l or "] cuMemAlloc_v2(" in l for l in filtered):
+        fail(f"CUDAGEN_TRACE_ONLY: {filtered}")
+    print(f"ok: {len(lines)} calls in text, JSON, Perfetto; filter kept {len(filtered)}")
+
+
+def check_count(trace_file, calls):
+    lines = open(trace_file, errors="replace").read().splitlines()
+    dropped = 0
+    traced = 0
+    for l in lines:
+        m = re.fullmatch(r"\[cudagen\] trace buffer full: (\d+) calls dropped", l)
+        if m:
+            dropped += int(m.group(1))
+        elif re.fullmatch(TID + r"cuCtxGetCurrent\(pctx=0x1000\) -> CUDA_SUCCESS" + DUR, l):
+            traced += 1
+        else:
+            fail(f"{trace_file}: unexpected line {l!r}")
+    if traced + dropped != calls:
+        fail(f"{trace_file}: {traced} lines + {dropped} dropped != {calls} calls")
+    print(f"ok: {traced} lines + {dropped} dropped = {calls} calls")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "calls":
+        check_calls(*sys.argv[2:6])
+    else:
+        check_count(sys.argv[2], int(sys.argv[3]))
