@@ -211,6 +211,19 @@ def test_pointer_to_elements_fields_are_lists_of_their_count():
     assert [int(h) for h in n.extSemArray] == [0, 0]
 
 
+def test_an_unknown_field_name_is_an_error():
+    # a ctypes object would keep `val.reserved2 = ...` as a Python attribute and read it back
+    for name in ("CUDA_MEMCPY2D", "CUipcMemHandle_st", "CUlaunchAttributeValue"):
+        r = getattr(driver, name)()
+        with pytest.raises(AttributeError, match="no attribute 'notAField'"):
+            r.notAField = 1
+        with pytest.raises(AttributeError):
+            getattr(driver, name)(notAField=1)
+    m = driver.CUDA_MEMCPY2D(WidthInBytes=4)
+    m.Height = 2
+    assert (m.WidthInBytes, m.Height) == (4, 2)
+
+
 def test_typedef_fields_read_as_their_class_and_void_pp_as_an_int():
     w = driver.CUstreamMemOpWaitValueParams_st()
     w.value = 7

@@ -99,7 +99,7 @@ fn is_placeholder(field: &str) -> bool {
 const CUDA_13: u32 = 13000;
 
 /// The major version of cuda.bindings whose behaviour the Python surface of headers of
-/// `cuda_version` follows (record printing, placeholder members): 13 from CUDA 13 on, else 12.
+/// `cuda_version` follows (how records print): 13 from CUDA 13 on, else 12.
 pub fn python_bindings_major(cuda_version: Option<u32>) -> u32 {
     if cuda_version.is_some_and(|v| v >= CUDA_13) { 13 } else { 12 }
 }
@@ -109,11 +109,15 @@ pub fn python_bindings_major(cuda_version: Option<u32>) -> u32 {
 /// property, not printed, not in the stubs. (C's own `_oversize` stays public, as in cuda.bindings.)
 pub const PYTHON_PRIVATE: &str = "_cg_";
 
-/// Python name of a record member. cuda.bindings 13.x (since 13.4.2) leaves placeholder members
-/// out of its classes, so from CUDA 13 on they get a private name ([`PYTHON_PRIVATE`]).
-/// cuda.bindings 12.x shows them, and so do 12.x headers here.
+/// First CUDA version whose cuda.bindings leaves placeholder members out of its classes (the
+/// latest 13.4.x; 13.0.x to 13.3.x show them, NVIDIA's own tests of that time read them).
+const PLACEHOLDERS_HIDDEN: u32 = 13040;
+
+/// Python name of a record member. cuda.bindings (since 13.4.2) leaves placeholder members out of
+/// its classes, so from CUDA 13.4 on they get a private name ([`PYTHON_PRIVATE`]); earlier
+/// releases show them, as their cuda.bindings does.
 pub fn python_field_ident(field: &str, cuda_version: Option<u32>) -> String {
-    if python_bindings_major(cuda_version) >= 13 && is_placeholder(field) {
+    if cuda_version.is_some_and(|v| v >= PLACEHOLDERS_HIDDEN) && is_placeholder(field) {
         format!("{PYTHON_PRIVATE}{field}")
     } else {
         python_ident(field)
@@ -182,9 +186,10 @@ mod tests {
     }
 
     #[test]
-    fn placeholder_members_are_private_in_python_from_cuda_13() {
+    fn placeholder_members_are_private_in_python_from_cuda_13_4() {
         for f in ["reserved", "reserved1", "padding0", "internal", "unused2"] {
-            assert_eq!(python_field_ident(f, Some(13000)), format!("_cg_{f}"));
+            assert_eq!(python_field_ident(f, Some(13040)), format!("_cg_{f}"));
+            assert_eq!(python_field_ident(f, Some(13000)), f);
             assert_eq!(python_field_ident(f, Some(12090)), f);
         }
         for f in ["reservedSharedMemory", "pad", "unusedX", "lambda", "_internal_padding"] {

@@ -29,6 +29,14 @@ def _record_base(union):
     return ctypes.Union if union else ctypes.Structure
 
 
+def _setattr(self, name, value):
+    """Sets a field; a name the record does not have is an AttributeError, as in cuda.bindings
+    (a ctypes object would quietly keep it as a Python attribute)."""
+    if not hasattr(type(self), name):
+        raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+    object.__setattr__(self, name, value)
+
+
 def _get_ptr(self):
     """Address of the C object."""
     return ctypes.addressof(self)
@@ -411,7 +419,7 @@ def _make_record(g, module, name, records):
     if name in g:
         return g[name]
     union, size, fields = record_layout(records[name])
-    ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _str, "__str__": _str}
+    ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _str, "__str__": _str, "__setattr__": _setattr}
     cls = type(g.get("_CLASS_NAMES", {}).get(name, name), (_record_base(union),), ns)
     g[name] = cls  # before the fields: records may refer to themselves through pointers
     cfields = []
