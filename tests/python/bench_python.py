@@ -6,7 +6,8 @@ median of the per-round ratios, which cancels slow drift of the machine between 
 loop (no lambda around it, so the harness adds as little as possible to both sides). Launches go
 in batches of 256, then a synchronize.
 Contexts come from cuDevicePrimaryCtxRetain, whose signature is the same in cuda.bindings 12.x
-and 13.x.
+and 13.x. Both sides launch the same kernel on the same stream (made once, handles passed by
+value) and call the same libnvrtc, so the driver and NVRTC do the same work for each.
 
 The "floor" columns time `bench_floor` (tests/python/bench_floor.c, built by tests/gpu/bundle.sh):
 the least a binding that releases the GIL around each call can do: the same driver calls taking and
@@ -49,14 +50,14 @@ def check(result):
     return outs[0] if len(outs) == 1 else (outs or None)
 
 
-def cases(driver, nvrtc):
-    """name -> (callable, calls per sample, divisor) for one binding module."""
+def resources(driver, nvrtc):
+    """The device objects every side times its calls on, made once (with cuda.bindings): one
+    stream, kernel and buffer, so no side gets a stream or module the driver treats differently."""
     check(driver.cuInit(0))
     dev = check(driver.cuDeviceGet(0))
     ctx = check(driver.cuDevicePrimaryCtxRetain(dev))
     check(driver.cuCtxSetCurrent(ctx))
     stream = check(driver.cuStreamCreate(0))
-    attr = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
     prog = check(nvrtc.nvrtcCreateProgram(KERNEL, b"k.cu", 0, [], []))
     check(nvrtc.nvrtcCompileProgram(prog, 0, []))
     ptx = b" " * check(nvrtc.nvrtcGetPTXSize(prog))
@@ -64,6 +65,27 @@ def cases(driver, nvrtc):
     module = check(driver.cuModuleLoadData(ptx))
     kernel = check(driver.cuModuleGetFunction(module, b"k"))
     d = check(driver.cuMemAlloc(64))
+    return {"dev": int(dev), "stream": int(stream), "kernel": int(kernel), "d": int(d), "keep": (ctx, module, ptx)}
+
+
+def loaded_nvrtc():
+    """Path of the libnvrtc this process has loaded, or None."""
+    with open("/proc/self/maps") as f:
+        paths = {line.split()[-1] for line in f if "libnvrtc.so" in line and "/" in line}
+    return min(paths) if paths else None
+
+
+def cases(driver, nvrtc, res):
+    """name -> (callable, calls per sample, divisor) for one binding module, on the shared
+    resources `res` (handles rebuilt from their values in this module's classes)."""
+    check(driver.cuInit(0))
+    check(driver.cuCtxSetCurrent(check(driver.cuDevicePrimaryCtxRetain(driver.CUdevice(res["dev"])))))
+    dev = check(driver.cuDeviceGet(0))
+    stream = driver.CUstream(res["stream"])
+    kernel = driver.CUfunction(res["kernel"])
+    d = driver.CUdeviceptr(res["d"])
+    attr = driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    check(nvrtc.nvrtcVersion())
     vals = (np.array(1, dtype=np.int32), np.array([int(d)], dtype=np.uint64), np.array([int(d)], dtype=np.uint64),
             np.array(5, dtype=np.uint64), np.array(2.0, dtype=np.float64))
     arr = np.array([v.ctypes.data for v in vals], dtype=np.uint64)
@@ -79,7 +101,7 @@ def cases(driver, nvrtc):
     check(driver.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, arr, 0))
     check(driver.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream, pair, 0))
     check(driver.cuStreamSynchronize(stream))
-    keep = (vals, arr, pair, ptx, kernel, stream)
+    keep = (vals, arr, pair, kernel, stream)
     names = {"driver": driver, "nvrtc": nvrtc, "attr": attr, "dev": dev, "stream": stream,
              "ctx_get": driver.cuCtxGetCurrent, "get_attr": driver.cuDeviceGetAttribute,
              "query": driver.cuStreamQuery, "version": nvrtc.nvrtcVersion,
@@ -106,7 +128,7 @@ def floor_cases(driver, keep):
     except ImportError as e:
         print(f"bench_floor not available ({e}): no floor columns")
         return {}
-    vals, arr, pair, ptx, kernel, stream = keep
+    vals, arr, pair, kernel, stream = keep
     names = {"gil": bench_floor.gil, "ctx": bench_floor.ctx, "attr": bench_floor.attr, "query": bench_floor.query,
              "launch": bench_floor.launch, "k": int(kernel), "s": int(stream), "p": arr, "driver": driver,
              "stream": stream, "a": int(driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)}
@@ -122,11 +144,17 @@ def floor_cases(driver, keep):
 
 
 def main():
-    from cudagen import driver as d1, nvrtc as n1
     from cuda.bindings import driver as d2, nvrtc as n2
 
-    keep1, ours = cases(d1, n1)
-    keep2, theirs = cases(d2, n2)
+    res = resources(d2, n2)
+    # ours calls the NVRTC library cuda.bindings loaded, not another one it might find first
+    nvrtc_path = loaded_nvrtc()
+    if nvrtc_path and "CUDAGEN_NVRTC_PATH" not in os.environ:
+        os.environ["CUDAGEN_NVRTC_PATH"] = nvrtc_path
+    from cudagen import driver as d1, nvrtc as n1
+
+    keep2, theirs = cases(d2, n2, res)
+    keep1, ours = cases(d1, n1, res)
     floor = floor_cases(d1, keep1)
     sides = (ours, theirs, floor)
     samples = {name: ([], [], []) for name in ours}
@@ -141,7 +169,7 @@ def main():
     imports = import_time("cudagen.driver"), import_time("cuda.bindings.driver")
     import cuda.bindings
 
-    print(f"cuda.bindings {cuda.bindings.__version__}, Python {sys.version.split()[0]}")
+    print(f"cuda.bindings {cuda.bindings.__version__}, Python {sys.version.split()[0]}, NVRTC {loaded_nvrtc()}")
     print("| call | cudagen ns | cuda.bindings ns | ratio (median of per-round ratios) | floor ns | floor ratio |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name, (a, b, f) in rows.items():

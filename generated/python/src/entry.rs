@@ -74,12 +74,34 @@ pub unsafe fn guarded<R>(err: R, body: impl FnOnce(Python<'_>) -> PyResult<R>) -
 }
 
 /// The `N` arguments of a call, in parameter order (positional first, then keywords); every
-/// parameter is required, as in cuda.bindings.
+/// parameter is required, as in cuda.bindings. All `N` given by position (the common call) is
+/// inlined at each call site; keywords and errors go to [`args_slow`].
 ///
 /// # Safety
 /// `args`, `nargs` and `kwnames` are what the interpreter passed to a fastcall function.
-#[inline]
+#[inline(always)]
 pub unsafe fn args<const N: usize>(
+    py: Python<'_>,
+    func: &str,
+    names: &[&str; N],
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<[*mut ffi::PyObject; N]> {
+    if kwnames.is_null() && nargs as usize == N {
+        // SAFETY: the interpreter passed N positional arguments.
+        return Ok(std::array::from_fn(|k| unsafe { *args.add(k) }));
+    }
+    unsafe { args_slow(py, func, names, args, nargs, kwnames) }
+}
+
+/// [`args`] with keywords, or a wrong count.
+///
+/// # Safety
+/// As [`args`].
+#[cold]
+#[inline(never)]
+unsafe fn args_slow<const N: usize>(
     py: Python<'_>,
     func: &str,
     names: &[&str; N],

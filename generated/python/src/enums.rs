@@ -64,9 +64,22 @@ impl EnumCache {
         Ok(t)
     }
 
-    /// The member for `v`; an unknown value (newer driver) becomes a pseudo-member.
-    #[inline]
+    /// The member for `v`; an unknown value (newer driver) becomes a pseudo-member. A known
+    /// value of a built dense table is inlined at each call site; the rest is [`Self::get_slow`].
+    #[inline(always)]
     pub fn get(&self, py: Python<'_>, v: i64) -> PyResult<Py<PyAny>> {
+        if let Some(t) = self.cell.get(py) {
+            let hit = v.checked_sub(t.min).and_then(|i| usize::try_from(i).ok()).and_then(|i| t.dense.get(i));
+            if let Some(Some(m)) = hit {
+                return Ok(m.clone_ref(py));
+            }
+        }
+        self.get_slow(py, v)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn get_slow(&self, py: Python<'_>, v: i64) -> PyResult<Py<PyAny>> {
         let t = self.cell.get_or_try_init(py, || self.build(py))?;
         let hit = if t.dense.is_empty() {
             t.sparse.get(&v)

@@ -60,7 +60,7 @@ impl HandleType {
     }
 
     /// A new instance holding `v`.
-    #[inline]
+    #[inline(always)]
     pub fn wrap(&'static self, py: Python<'_>, v: u64) -> PyResult<Py<PyAny>> {
         let ty = self.registered()?;
         // SAFETY: attached; `ty` is this class's type object.
@@ -183,6 +183,7 @@ fn class_of(o: *mut ffi::PyObject) -> &'static HandleType {
 ///
 /// # Safety
 /// Attached; `ty` is the type object of `class`.
+#[inline(always)]
 unsafe fn new_object(
     py: Python<'_>,
     ty: *mut ffi::PyTypeObject,

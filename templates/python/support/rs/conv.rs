@@ -715,7 +715,7 @@ pub fn tuple<const N: usize>(py: Python<'_>, items: [Py<PyAny>; N]) -> PyResult<
 }
 
 /// A tuple of the `n` items `items` yields.
-#[inline]
+#[inline(always)]
 fn tuple_of(py: Python<'_>, n: usize, items: impl Iterator<Item = Py<PyAny>>) -> PyResult<Py<PyAny>> {
     // SAFETY: attached (we hold `py`); a NULL result carries a Python error.
     let t = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(n as ffi::Py_ssize_t))? };
