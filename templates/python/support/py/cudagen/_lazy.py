@@ -127,21 +127,22 @@ class _Int:
             self.raw.__set__(obj, _in_range(self.name, v, self.lo, self.hi))
 
 
+def _root(obj):
+    """The outermost record whose memory ``obj`` views (``obj`` itself when it owns its memory)."""
+    while getattr(obj, "_b_base_", None) is not None:
+        obj = obj._b_base_
+    return obj
+
+
 def _keep(obj, name, value):
     """Keeps ``value`` alive as long as the memory of ``obj`` lives: on the outermost record,
     since a nested record (``params.memcpy.copyParams``) is a short-lived view into it."""
-    root = obj
-    while getattr(root, "_b_base_", None) is not None:
-        root = root._b_base_
-    root.__dict__.setdefault("_cg_keep", {})[(ctypes.addressof(obj), name)] = value
+    _root(obj).__dict__.setdefault("_cg_keep", {})[(ctypes.addressof(obj), name)] = value
 
 
 def _kept(obj, name):
     """What ``_keep`` holds for field ``name`` of ``obj``, or None."""
-    root = obj
-    while getattr(root, "_b_base_", None) is not None:
-        root = root._b_base_
-    return root.__dict__.get("_cg_keep", {}).get((ctypes.addressof(obj), name))
+    return _root(obj).__dict__.get("_cg_keep", {}).get((ctypes.addressof(obj), name))
 
 
 def _address_of(name, value):
@@ -215,21 +216,12 @@ class _PointerList:
                 if not isinstance(v, self.elem):
                     raise TypeError("%s[%d]: expected %s, got %s" % (self.name, i, self.elem.__name__, type(v).__name__))
                 arr[i] = v
+            elif isinstance(v, bool):
+                raise TypeError("%s[%d]: expected a handle or an int, got bool" % (self.name, i))
             else:
-                arr[i] = _handle_value(self.name, i, v)
+                arr[i] = _checked_int("%s[%d]" % (self.name, i), v, 0, (1 << 64) - 1)
         self.raw.__set__(obj, ctypes.addressof(arr) if len(arr) else None)
         _keep(obj, self.name, arr)
-
-
-def _handle_value(name, i, v):
-    """The C value of handle ``v`` (a handle object or an int) for item ``i`` of list ``name``."""
-    if isinstance(v, (str, bytes, float)) or isinstance(v, bool):
-        raise TypeError("%s[%d]: expected a handle or an int, got %s" % (name, i, type(v).__name__))
-    try:
-        n = int(v)
-    except (TypeError, ValueError):
-        raise TypeError("%s[%d]: expected a handle or an int, got %s" % (name, i, type(v).__name__)) from None
-    return _in_range("%s[%d]" % (name, i), n, 0, (1 << 64) - 1)
 
 
 class _Wrapped:
@@ -427,6 +419,7 @@ def _make_record(g, module, name, records):
     wrap = []
     lists = []
     fmt = []
+    enum_kind = "E" if g.get("_BINDINGS_MAJOR", 12) >= 13 else "e"
     for fname, spec, anonymous, bits in fields:
         if spec.startswith("l:"):  # a pointer to `count` handles or records
             _, count, espec = spec.split(":", 2)
@@ -449,7 +442,6 @@ def _make_record(g, module, name, records):
             anon.append(raw)
             fmt.append((None, raw))  # its members are listed here, in declaration order
         else:
-            enum_kind = "E" if g.get("_BINDINGS_MAJOR", 12) >= 13 else "e"
             kind = {"r": "r", "e": enum_kind}.get(spec[:1]) if spec[1:2] == ":" else "p" if spec == "c_void_p" else None
             kind = kind or ("b" if conv == "bytes" else "v")
             fmt.append((fname, kind))
