@@ -714,10 +714,42 @@ pub fn list(py: Python<'_>, n: usize, f: impl Fn(usize) -> PyResult<Py<PyAny>>) 
     Ok(PyList::new(py, items)?.into_any().unbind())
 }
 
-/// A tuple of `N` items, built in place (no intermediate vector).
-#[inline]
+/// A tuple of `N` items. The array stays where the caller built it and each slot is read once,
+/// by its own 8-byte load: moving it through an iterator copied it with 16-byte loads over
+/// 8-byte stores, which the CPU cannot forward (a stall of ~12 cycles each, seen in no
+/// instruction count).
+#[inline(always)]
 pub fn tuple<const N: usize>(py: Python<'_>, items: [Py<PyAny>; N]) -> PyResult<Py<PyAny>> {
-    tuple_of(py, N, items.into_iter())
+    // SAFETY: attached (we hold `py`).
+    let t = unsafe { ffi::PyTuple_New(N as ffi::Py_ssize_t) };
+    if t.is_null() {
+        drop(items);
+        return Err(PyErr::fetch(py));
+    }
+    let items = std::mem::ManuallyDrop::new(items);
+    for (k, item) in items.iter().enumerate() {
+        // SAFETY: `t` is a fresh tuple of N slots; the slot steals the reference `items` owned
+        // (it is never dropped).
+        unsafe { set_item(t, k, item.as_ptr()) };
+    }
+    // SAFETY: `t` is a new reference.
+    Ok(unsafe { Bound::from_owned_ptr(py, t) }.unbind())
+}
+
+/// Stores `item` (a reference it steals) in slot `k` of the fresh tuple `t`.
+///
+/// # Safety
+/// `t` is a tuple just made with more than `k` empty slots; `item` is an owned reference.
+#[inline(always)]
+unsafe fn set_item(t: *mut ffi::PyObject, k: usize, item: *mut ffi::PyObject) {
+    #[cfg(not(feature = "abi3"))]
+    unsafe {
+        ffi::PyTuple_SET_ITEM(t, k as ffi::Py_ssize_t, item)
+    };
+    #[cfg(feature = "abi3")]
+    unsafe {
+        ffi::PyTuple_SetItem(t, k as ffi::Py_ssize_t, item)
+    };
 }
 
 /// A tuple of the `n` items `items` yields.
@@ -726,15 +758,8 @@ fn tuple_of(py: Python<'_>, n: usize, items: impl Iterator<Item = Py<PyAny>>) ->
     // SAFETY: attached (we hold `py`); a NULL result carries a Python error.
     let t = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(n as ffi::Py_ssize_t))? };
     for (k, item) in items.enumerate().take(n) {
-        // SAFETY: `t` is a fresh tuple of n slots; both forms steal the reference.
-        #[cfg(not(feature = "abi3"))]
-        unsafe {
-            ffi::PyTuple_SET_ITEM(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr())
-        };
-        #[cfg(feature = "abi3")]
-        unsafe {
-            ffi::PyTuple_SetItem(t.as_ptr(), k as ffi::Py_ssize_t, item.into_ptr())
-        };
+        // SAFETY: `t` is a fresh tuple of n slots; the slot steals the reference.
+        unsafe { set_item(t.as_ptr(), k, item.into_ptr()) };
     }
     Ok(t.unbind())
 }
