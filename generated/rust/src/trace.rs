@@ -75,11 +75,15 @@ pub fn active() -> bool {
     }
 }
 
-/// True once tracing is known to be off (false before the first [`active`] call decided it):
-/// the raw layer's fast path uses it to jump straight to the driver.
+/// Whether tracing is on, once decided (`None` before the first [`active`] call): the raw
+/// layer's fast path, one load for both answers.
 #[inline(always)]
-pub fn known_off() -> bool {
-    FLAGS.state.load(Ordering::Relaxed) == OFF
+pub fn known() -> Option<bool> {
+    match FLAGS.state.load(Ordering::Relaxed) {
+        ON => Some(true),
+        OFF => Some(false),
+        _ => None,
+    }
 }
 
 #[cold]
@@ -246,15 +250,20 @@ pub fn begin() -> u64 {
 ///
 /// # Safety
 /// A word of kind [`Kind::Str`] is NULL or points at a NUL-terminated string.
+/// Never unwinds (a panic would cross the C boundary of the raw functions): one monomorphic copy
+/// per argument count, shared by every function with that many words.
+#[inline(never)]
 pub unsafe fn capture<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
-    if FLAGS.sync.load(Ordering::Relaxed) || desc.wanted.load(Ordering::Relaxed) != 1 {
-        return capture_cold(desc, start, words, written);
-    }
-    match buffer::push(desc, start, words, written) {
-        buffer::Pushed::Stored => {}
-        buffer::Pushed::Handed => sink::wake(),
-        buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
-    }
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if FLAGS.sync.load(Ordering::Relaxed) || desc.wanted.load(Ordering::Relaxed) != 1 {
+            return capture_cold(desc, start, words, written);
+        }
+        match buffer::push(desc, start, words, written) {
+            buffer::Pushed::Stored => {}
+            buffer::Pushed::Handed => sink::wake(),
+            buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
+        }
+    }));
 }
 
 #[cold]

@@ -3,13 +3,16 @@
 //!
 //! One invocation defines, next to the module's `TABLE`:
 //! - the `pub unsafe fn` itself: once the entry is resolved and tracing is known to be off, one
-//!   load, one compare and a tail call; everything else goes to the cold `slow` fn;
+//!   load, one compare and a tail call; known to be on, a call of `traced`; everything else
+//!   (the first call, a missing entry) goes to the cold `slow` fn;
 //! - `call` (`pub(crate)`, used by the typed layer): resolves the entry (`Err` on a loader
 //!   failure) and traces the call when tracing is on;
 //! - `slow` (cold): runs `call` under `catch_unwind`, so the raw fn never unwinds (a panic becomes
 //!   `on_panic`), and maps a loader failure to `on_load_error`, traced like any other call;
-//! - `record` (cold): records the call for the tracer as one word per argument and one for the
-//!   result (outputs read after the call), described by the symbol's static `trace::Desc`
+//! - `traced`: stamps, calls the entry and records it, the one traced path of `pub fn` and
+//!   `call`; nothing it runs unwinds (`trace::capture` catches), so the raw fn needs no guard;
+//! - `record` (inlined into `traced` and `slow`): records the call for the tracer as one word
+//!   per argument and one for the result (outputs read after the call), described by the symbol's static `trace::Desc`
 //!   (argument names, how each word is shown, the enums' decoders); both the traced call and the
 //!   traced loader failure use it.
 //!
@@ -21,7 +24,7 @@ macro_rules! raw_fn {
     (
         $(#[$attr:meta])*
         fn $name:ident($($p:ident: $t:ty),*) -> $ret:ty = $index:literal;
-        helpers $call:ident, $slow:ident, $record:ident;
+        helpers $call:ident, $slow:ident, $traced:ident, $record:ident;
         trace |$r:ident, $w:ident| $names:literal [$($arg:expr => $word:expr),* $(,)?] => $rkind:expr, $rword:expr;
         enums [$($enum:path),* $(,)?];
         on_load_error |$e:ident| $on_load:expr;
@@ -31,9 +34,12 @@ macro_rules! raw_fn {
         #[inline]
         pub unsafe fn $name($($p: $t),*) -> $ret {
             if let Some(p) = TABLE.peek($index) {
-                if $crate::trace::known_off() {
-                    type F = unsafe extern "C" fn($($t),*) -> $ret;
-                    return ::core::mem::transmute::<*const ::core::ffi::c_void, F>(p)($($p),*);
+                type F = unsafe extern "C" fn($($t),*) -> $ret;
+                let f = ::core::mem::transmute::<*const ::core::ffi::c_void, F>(p);
+                match $crate::trace::known() {
+                    Some(false) => return f($($p),*),
+                    Some(true) => return $traced(f, $($p),*),
+                    None => {}
                 }
             }
             $slow($($p),*)
@@ -44,15 +50,7 @@ macro_rules! raw_fn {
             type F = unsafe extern "C" fn($($t),*) -> $ret;
             let f = ::core::mem::transmute::<*const ::core::ffi::c_void, F>(TABLE.get($index)?);
             if $crate::trace::active() {
-                #[cold]
-                #[inline(never)]
-                unsafe fn traced(f: F, $($p: $t),*) -> $ret {
-                    let start = $crate::trace::begin();
-                    let $r = f($($p),*);
-                    $record($($p,)* $r, start);
-                    $r
-                }
-                return Ok(traced(f, $($p),*));
+                return Ok($traced(f, $($p),*));
             }
             Ok(f($($p),*))
         }
@@ -73,8 +71,15 @@ macro_rules! raw_fn {
             }
         }
 
-        #[cold]
         #[inline(never)]
+        unsafe fn $traced(f: unsafe extern "C" fn($($t),*) -> $ret, $($p: $t),*) -> $ret {
+            let start = $crate::trace::begin();
+            let $r = f($($p),*);
+            $record($($p,)* $r, start);
+            $r
+        }
+
+        #[inline(always)]
         #[allow(unused_variables, unused_mut)]
         unsafe fn $record($($p: $t,)* $r: $ret, start: u64) {
             static DESC: $crate::trace::Desc = $crate::trace::Desc::new(concat!(stringify!($name), ",", $names), &[$($arg),*], $rkind, &[$($enum),*]);

@@ -161,7 +161,7 @@ pub(super) enum Pushed {
 ///
 /// # Safety
 /// As [`super::capture`].
-#[inline]
+#[inline(always)]
 pub(super) unsafe fn push<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) -> Pushed {
     let l = LOCAL.with(Cell::get);
     if !l.is_null() {
