@@ -44,6 +44,25 @@ pub(super) const STR_BYTES: usize = 2 + MAX_STR + 1;
 /// The first word of a call given as values (a [`Desc`] address is never 0).
 const VALUES: u64 = 0;
 
+/// How far ahead of the write position [`push`] asks for cache lines: a recycled chunk's lines
+/// were last read by the writer thread, in another core's cache, and a store that misses waits
+/// for the transfer as soon as the driver's own fences drain the store buffer. Measured on the
+/// GPU machine before: a recorded launch (two lines) +180 ns, a small call +80 ns.
+const AHEAD: usize = 1024;
+
+/// Asks for the cache line holding `p` in a writable state, ahead of the stores that fill it.
+/// A hint: it never faults, whatever `p` is (x86-64 CPUs without PREFETCHW run it as a NOP).
+#[inline(always)]
+fn prefetch_write(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads and writes nothing and cannot fault.
+    unsafe {
+        core::arch::asm!("prefetchw [{}]", in(reg) p, options(nostack, preserves_flags, readonly))
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// A value alone on its cache line (the owner's and the writer's fields never share one).
 #[repr(align(64))]
 pub(super) struct Line<T>(pub(super) T);
@@ -183,6 +202,8 @@ pub(super) unsafe fn push<const N: usize>(desc: &'static Desc, start: u64, words
         let lr = &mut *l;
         if lr.end as usize - lr.pos as usize >= desc.max_len as usize {
             lr.pos = encode(desc, start, super::clock::now(), words, written, lr.pos);
+            prefetch_write(lr.pos.wrapping_add(AHEAD));
+            prefetch_write(lr.pos.wrapping_add(AHEAD + 64));
             (*lr.chunk).committed.0.store(lr.pos as usize - lr.base as usize, Ordering::Release);
             return Pushed::Stored;
         }
@@ -244,6 +265,9 @@ unsafe fn push_slow(l: *mut Local, need: usize, write: impl FnOnce(*mut u8) -> *
                 l.base = (*c).base();
                 l.pos = l.base;
                 l.end = l.base.add(CHUNK);
+                for k in (0..AHEAD + 128).step_by(64) {
+                    prefetch_write(l.base.add(k));
+                }
                 if !old.is_null() {
                     FULL.lock().unwrap_or_else(|p| p.into_inner()).push_back(Ptr(old));
                     handed = true;
