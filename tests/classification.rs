@@ -1,6 +1,6 @@
 //! Snapshot of the full classification table of the real headers: one line per function with
-//! its ABI symbol, version, variants, final safety and each parameter's direction, role and the
-//! source that decided it; plus rules every decision must keep (soundness of the typed layer).
+//! its ABI symbol, version, variants, final safety, whether Python keeps the GIL across it, and each
+//! parameter's direction, role and the source that decided it; plus rules every decision must keep (soundness of the typed layer).
 //! Headers come from `CUDAGEN_HEADERS_DIR` or the xtask cache `.cache/headers/12.9`.
 
 use cudagen_generator::annotations::Annotations;
@@ -47,7 +47,9 @@ fn line(f: &Function) -> String {
         .iter()
         .map(|p| format!("{}:{:?}/{}{}@{}", p.name, p.direction, role(&p.role), if p.nullable { "?" } else { "" }, by(p.decided_by)))
         .collect();
-    format!("{} -> {}@{}{} {}({})", f.name, f.symbol, version, variants.concat(), if f.needs_unsafe { "unsafe " } else { "safe " }, params.join(", "))
+    let safety = if f.needs_unsafe { "unsafe " } else { "safe " };
+    let gil = if f.keeps_gil.is_some() { "keeps-gil@ann " } else { "" };
+    format!("{} -> {}@{}{} {safety}{gil}({})", f.name, f.symbol, version, variants.concat(), params.join(", "))
 }
 
 /// The IR of the real 12.9 headers, or `None` (skipped) outside CI when they are not fetched.

@@ -64,6 +64,11 @@ pub struct LibraryAnnotations {
     /// Function name -> CUDA version that removed it: not an error in newer headers.
     #[serde(default)]
     pub until: BTreeMap<String, String>,
+    /// Function name -> why the Python surface may keep the GIL across the call: it only reads
+    /// constants of the library (no lock, no wait, no callback), so releasing and retaking the
+    /// GIL would be its whole cost. Every other call releases it.
+    #[serde(default)]
+    pub keep_gil: BTreeMap<String, String>,
     /// The file these came from and its text, for error locations.
     #[serde(skip)]
     pub file: String,
@@ -159,7 +164,7 @@ impl LibraryAnnotations {
     }
 
     /// The line of `name = ...` (or `"name" = ...`) inside the `[table]` section.
-    fn range_location(&self, table: &str, name: &str) -> Location {
+    pub fn range_location(&self, table: &str, name: &str) -> Location {
         let start = self.text.find(&format!("[{table}]")).unwrap_or(0);
         let line = [format!("\n{name} ="), format!("\n\"{name}\" =")]
             .iter()

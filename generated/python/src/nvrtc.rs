@@ -39,7 +39,8 @@ unsafe extern "C" fn nvrtcGetErrorString(_m: *mut ffi::PyObject, args: *const *m
         let result = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetErrorString(conv::bits(a0), ) as usize) };
+        static WARM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let r = unsafe { conv::with_gil(&WARM, move || sys::nvrtcGetErrorString(conv::bits(a0), ) as usize) };
         conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::cstr_result(py, r as usize)?])
     })
 }
@@ -53,7 +54,8 @@ unsafe extern "C" fn nvrtcVersion(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        static WARM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        let r = unsafe { conv::with_gil(&WARM, move || sys::nvrtcVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 2);

@@ -250,6 +250,10 @@ pub struct Function {
     /// The kept callable this call releases (`cuLogsUnregisterCallback`), from `passes::callbacks`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub releases: Option<Release>,
+    /// Why the Python surface keeps the GIL across this call (every other call releases it),
+    /// from the annotations' `[keep_gil]` table, checked by `passes::python`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keeps_gil: Option<String>,
 }
 
 impl Function {

@@ -356,6 +356,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
         returns: ReturnShape::Status,
         needs_unsafe: false,
         releases: None,
+        keeps_gil: None,
     });
     Ok(())
 }

@@ -60,10 +60,7 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
                 Ok(())
             }),
             ("callbacks", &|lib| callbacks::run(lib)),
-            ("python", &|lib| {
-                python::run(lib);
-                Ok(())
-            }),
+            ("python", &|lib| python::run(lib, ann, cuda_version)),
             ("naming", &|lib| {
                 naming::run(lib, cuda_version);
                 Ok(())
@@ -122,6 +119,7 @@ pub(crate) mod build {
             returns: ReturnShape::Status,
             needs_unsafe: false,
             releases: None,
+            keeps_gil: None,
         }
     }
 

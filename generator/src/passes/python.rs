@@ -1,18 +1,41 @@
 //! How each parameter crosses into Python ([`PyConv`]), from its role, direction, type and the
-//! callback pass's pairing. Runs after `callbacks` and `sizes`.
+//! callback pass's pairing, and which calls keep the GIL (`[keep_gil]`). Runs after `callbacks`
+//! and `sizes`.
 
+use crate::annotations::LibraryAnnotations;
+use crate::diag::{Error, Errors, Result};
 use crate::ir::{Direction, Function, Library, Param, Prim, PyConv, Resolved, Role, Type, ValueKind};
 
 /// Parameters holding a kernel's argument pointer array (`cuLaunchKernel` and kin).
 const KERNEL_PARAMS: &str = "kernelParams";
 
-pub fn run(lib: &mut Library) {
+pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
     let convs: Vec<Vec<PyConv>> = lib.functions.iter().map(|f| f.params.iter().map(|p| conv(lib, f, p)).collect()).collect();
     for (f, convs) in lib.functions.iter_mut().zip(convs) {
         for (p, c) in f.params.iter_mut().zip(convs) {
             p.python = Some(c);
         }
     }
+    keep_gil(lib, ann, cuda_version)
+}
+
+/// Marks the `[keep_gil]` functions. Each must be declared (or absent by its `[since]`/`[until]`
+/// range) and take no callback or user data: a call that may run Python code or wait on another
+/// thread releases the GIL.
+fn keep_gil(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
+    let mut errors = Errors(Vec::new());
+    for (name, why) in &ann.keep_gil {
+        let at = ann.range_location("keep_gil", name);
+        match lib.functions.iter_mut().find(|f| &f.name == name) {
+            None if ann.may_be_absent(name, cuda_version) => {}
+            None => errors.push(Error::at(at, format!("[keep_gil] names function `{name}`, which the header does not declare"))),
+            Some(f) if f.params.iter().any(|p| matches!(p.role, Role::Callback | Role::UserData)) => {
+                errors.push(Error::at(at, format!("[keep_gil] `{name}` takes a callback, so it must release the GIL")))
+            }
+            Some(f) => f.keeps_gil = Some(why.clone()),
+        }
+    }
+    errors.finish()
 }
 
 /// What a value of type `ty` is to Python.
@@ -100,7 +123,7 @@ mod tests {
 
     fn convs(lib: &mut Library) -> Vec<Vec<PyConv>> {
         crate::passes::callbacks::run(lib).unwrap();
-        run(lib);
+        run(lib, &LibraryAnnotations::default(), None).unwrap();
         lib.functions.iter().map(|f| f.params.iter().map(|p| p.python.unwrap()).collect()).collect()
     }
 
@@ -141,5 +164,30 @@ mod tests {
             ]
         );
         assert!(InoutScalar.is_arg() && InoutScalar.is_out() && !SelectedSize.is_arg() && !Out.is_arg());
+    }
+
+    #[test]
+    fn keep_gil_marks_declared_functions_without_callbacks() {
+        let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
+        let lib = || {
+            library(
+                "CUhostFn",
+                vec![
+                    function("nvrtcVersion", vec![param("major", Type::ptr(Type::prim(Prim::Int), false), Role::OutValue)]),
+                    function("cuHost", vec![param("fn", Type::named("CUhostFn"), Role::Callback), param("userData", void_ptr.clone(), Role::UserData)]),
+                ],
+            )
+        };
+        let ann = |toml: &str| LibraryAnnotations::parse("a.toml", toml).unwrap();
+
+        let mut ok = lib();
+        run(&mut ok, &ann("[keep_gil]\nnvrtcVersion = \"stores constants\"\n"), None).unwrap();
+        assert_eq!(ok.functions[0].keeps_gil.as_deref(), Some("stores constants"));
+        assert_eq!(ok.functions[1].keeps_gil, None);
+
+        let e = run(&mut lib(), &ann("[keep_gil]\ncuHost = \"no\"\n"), None).unwrap_err().to_string();
+        assert!(e.contains("a.toml:2") && e.contains("`cuHost` takes a callback"), "{e}");
+        let e = run(&mut lib(), &ann("[keep_gil]\ncuGone = \"no\"\n"), None).unwrap_err().to_string();
+        assert!(e.contains("does not declare"), "{e}");
     }
 }

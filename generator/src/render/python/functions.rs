@@ -36,6 +36,8 @@ pub struct FnView {
     pub doc_stub: String,
     /// The kept Python callable this call releases, if any.
     pub release: Option<lifetimes::Release>,
+    /// The call runs with the GIL held (`Function::keeps_gil`).
+    pub keeps_gil: bool,
 }
 
 /// A scalar the Rust support code converts (argument, output or array element).
@@ -393,6 +395,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     let release = lifetimes::release(f)?;
     Ok(FnView {
         release,
+        keeps_gil: f.keeps_gil.is_some(),
         name: f.name.clone(),
         symbol: f.symbol.clone(),
         ret,

@@ -784,6 +784,22 @@ pub unsafe fn nogil<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs a library call that the IR lets keep the GIL (`[keep_gil]`: it only reads the library's
+/// constants). The first call (`warm` false) still releases it: that one may open the library.
+///
+/// # Safety
+/// As [`nogil`].
+#[inline(always)]
+pub unsafe fn with_gil<R>(warm: &std::sync::atomic::AtomicBool, f: impl FnOnce() -> R) -> R {
+    use std::sync::atomic::Ordering::Relaxed;
+    if warm.load(Relaxed) {
+        return f();
+    }
+    let r = unsafe { nogil(f) };
+    warm.store(true, Relaxed);
+    r
+}
+
 /// The result of a function returning a C string; the loader's placeholder for a missing library
 /// raises LoaderError, as a status-returning function does.
 pub fn cstr_result(py: Python<'_>, p: usize) -> PyResult<Py<PyAny>> {
