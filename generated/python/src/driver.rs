@@ -13,7 +13,8 @@
 // Regenerate with `cargo xtask regen`.
 //! `cudagen.driver`: 473 functions and 37 handle classes.
 //! Every function converts its arguments to plain integers, releases the GIL around the call
-//! of `cudagen::driver::sys` and returns `(CUresult, outputs...)`.
+//! of `cudagen::driver::sys` (but for the IR's `[keep_gil]` functions) and returns
+//! `(CUresult, outputs...)`.
 #![allow(unused_variables, unused_mut, unused_unsafe, unused_imports, dead_code, deprecated, non_snake_case, non_upper_case_globals, clippy::all)]
 
 use crate::conv::{self, ClassCache, Ctx, EnumCache, InArray, Out};

@@ -13,7 +13,8 @@
 // Regenerate with `cargo xtask regen`.
 //! `cudagen.nvrtc`: 26 functions and 1 handle classes.
 //! Every function converts its arguments to plain integers, releases the GIL around the call
-//! of `cudagen::nvrtc::sys` and returns `(nvrtcResult, outputs...)`.
+//! of `cudagen::nvrtc::sys` (but for the IR's `[keep_gil]` functions) and returns
+//! `(nvrtcResult, outputs...)`.
 #![allow(unused_variables, unused_mut, unused_unsafe, unused_imports, dead_code, deprecated, non_snake_case, non_upper_case_globals, clippy::all)]
 
 use crate::conv::{self, ClassCache, Ctx, EnumCache, InArray, Out};
