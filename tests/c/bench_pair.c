@@ -10,7 +10,7 @@
  * path's median and the median of the per-sample differences, which cancels slow drift.
  * Run it again with CUDAGEN_TRACE_FILE=/dev/null for the cost of tracing (the shim column).
  * BENCH_CALLS=N changes the calls per sample of the two small calls (BENCH_BATCHES=N the launch
- * batches), BENCH_PAUSE_MS=N sleeps
+ * batches, BENCH_SAMPLES=N the samples, 61 by default, at most 1001), BENCH_PAUSE_MS=N sleeps
  * between samples (so the trace writer catches up and every traced call is recorded, not dropped),
  * BENCH_CLOCK=thread times with the calling thread's CPU clock instead of the monotonic clock (on a
  * machine with few cores the writer thread and other jobs preempt the caller: wall time counts that).
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SAMPLES 61
+#define MAX_SAMPLES 1001
 #define BATCH 256
 
 static const char *empty5_ptx =
@@ -92,9 +92,11 @@ int main(int argc, char **argv) {
     int value = 0;
     const int CALLS = env_int("BENCH_CALLS", 200000), BATCHES = env_int("BENCH_BATCHES", 100);
     const int pause_ms = env_int("BENCH_PAUSE_MS", 0);
+    int samples = env_int("BENCH_SAMPLES", 61);
+    if (samples < 1 || samples > MAX_SAMPLES) samples = 61;
     const char *clk = getenv("BENCH_CLOCK");
     if (clk && strcmp(clk, "thread") == 0) clock_id = CLOCK_THREAD_CPUTIME_ID;
-    static double s[3][2][SAMPLES];
+    static double s[3][2][MAX_SAMPLES];
     for (int w = 0; w < 2; w++) { /* warm up both paths: resolve entries, JIT, first launches */
         for (int k = 0; k < 1000; k++) {
             ctx_f[w](&cur);
@@ -103,7 +105,7 @@ int main(int argc, char **argv) {
         for (int k = 0; k < 4 * BATCH; k++) launch_f[w](fn, 1, 1, 1, 32, 1, 1, 0, stream, args, NULL);
         sync_f[w](stream);
     }
-    for (int i = 0; i < SAMPLES; i++) {
+    for (int i = 0; i < samples; i++) {
         if (pause_ms > 0) {
             struct timespec p = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
             nanosleep(&p, NULL);
@@ -128,17 +130,17 @@ int main(int argc, char **argv) {
     }
     const char *names[3] = {"cuCtxGetCurrent", "cuDeviceGetAttribute", "cuLaunchKernel (5 args)"};
     char setup[128] = "";
-    if (CALLS != 200000 || BATCHES != 100 || pause_ms > 0)
-        snprintf(setup, sizeof setup, ", %d calls / %d launches per sample, %d ms pauses", CALLS, BATCHES * BATCH, pause_ms);
+    if (CALLS != 200000 || BATCHES != 100 || pause_ms > 0 || samples != 61)
+        snprintf(setup, sizeof setup, ", %d samples of %d calls / %d launches, %d ms pauses", samples, CALLS, BATCHES * BATCH, pause_ms);
     printf("| call (%s%s%s) | libcuda ns | libcudagen ns | added ns (median of paired differences) |\n"
            "|---|---:|---:|---:|\n",
            getenv("CUDAGEN_TRACE_FILE") ? "shim traced to /dev/null" : "tracing off",
            clock_id == CLOCK_MONOTONIC ? "" : ", thread CPU time", setup);
     for (int f = 0; f < 3; f++) {
-        double diff[SAMPLES];
-        for (int i = 0; i < SAMPLES; i++) diff[i] = s[f][1][i] - s[f][0][i];
-        double dm = median(diff, SAMPLES);
-        printf("| %s | %.2f | %.2f | %+.2f |\n", names[f], median(s[f][0], SAMPLES), median(s[f][1], SAMPLES), dm);
+        double diff[MAX_SAMPLES];
+        for (int i = 0; i < samples; i++) diff[i] = s[f][1][i] - s[f][0][i];
+        double dm = median(diff, samples);
+        printf("| %s | %.2f | %.2f | %+.2f |\n", names[f], median(s[f][0], samples), median(s[f][1], samples), dm);
     }
     return 0;
 }

@@ -4,7 +4,10 @@
  * cheap as a call can be, so the shim's and the tracer's added cost stands out), and
  * cuGetProcAddress_v2 hands the shim the very same functions (cuMemAlloc is missing on purpose).
  * FAKE_LAUNCH_NS=N makes cuLaunchKernel spin N ns (the real one takes ~3 us on an H100, so the
- * trace writer keeps up with launches; 0 by default).
+ * trace writer keeps up with launches; 0 by default). FAKE_LAUNCH_TOUCH_KB=N makes it also write
+ * one byte in every cache line of N KiB of its own memory and end with a full fence, as the real
+ * one moves through its own data and fences its writes to the GPU: what the tracer keeps in
+ * cache between calls is evicted as it would be there.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +17,8 @@
 typedef int CUresult;
 
 static long launch_ns = -1;
+static long touch_kb = -1;
+static volatile unsigned char touched[8 << 20];
 
 static uint64_t now_ns(void)
 {
@@ -54,6 +59,19 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
         uint64_t end = now_ns() + (uint64_t)launch_ns;
         while (now_ns() < end) {
         }
+    }
+    if (touch_kb < 0) {
+        const char *e = getenv("FAKE_LAUNCH_TOUCH_KB");
+        touch_kb = e ? atol(e) : 0;
+        if (touch_kb > (long)(sizeof touched >> 10)) touch_kb = (long)(sizeof touched >> 10);
+    }
+    if (touch_kb > 0) {
+        static size_t at;
+        for (size_t k = 0; k < (size_t)touch_kb << 10; k += 64) {
+            touched[at] += 1;
+            at = (at + 64) % sizeof touched;
+        }
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     }
     return 0;
 }

@@ -237,13 +237,29 @@ impl Desc {
     }
 }
 
-/// A stamp for [`capture`] (TSC ticks or nanoseconds; converted on the writer thread).
+/// A stamp for [`end`] (TSC ticks or nanoseconds; converted on the writer thread).
 #[inline(always)]
 pub fn begin() -> u64 {
     clock::now()
 }
 
-/// Records a call of `desc` that started at `start` (from [`begin`]) and just returned.
+/// What a traced call takes before it calls the library: its start stamp and the thread's
+/// buffer. The buffer is looked up while its lines are still in cache: a driver call as long as
+/// a launch evicts them, and looking it up after (thread-local block, then the buffer, then its
+/// chunk: each load waiting for the one before) cost more than the rest of the record.
+#[derive(Clone, Copy)]
+pub struct Entered {
+    start: u64,
+    local: *mut buffer::Local,
+}
+
+/// Starts a traced call (see [`Entered`]).
+#[inline(always)]
+pub fn enter() -> Entered {
+    Entered { start: clock::now(), local: buffer::local_ptr() }
+}
+
+/// Records a call of `desc` that started at `entered` (from [`enter`]) and just returned.
 /// `words` holds one word per argument of `desc`, then the result's; bit `i` of `written` is
 /// set when argument `i` is an output the call wrote (its word is then the value). The end
 /// stamp is read once the call is known to have room in the buffer (a dropped call reads none).
@@ -253,12 +269,17 @@ pub fn begin() -> u64 {
 /// Never unwinds (a panic would cross the C boundary of the raw functions): one monomorphic copy
 /// per argument count, shared by every function with that many words.
 #[inline(never)]
-pub unsafe fn capture<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
+pub unsafe fn capture<const N: usize>(desc: &'static Desc, entered: Entered, words: &[u64; N], written: u64) {
+    // The lines this reads were likely evicted by the call: ask for all of them at once.
+    buffer::prefetch_read(desc as *const Desc as *const u8);
+    buffer::prefetch_read(&FLAGS as *const Flags as *const u8);
+    buffer::prefetch_read(entered.local as *const u8);
+    let start = entered.start;
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if FLAGS.sync.load(Ordering::Relaxed) || desc.wanted.load(Ordering::Relaxed) != 1 {
             return capture_cold(desc, start, words, written);
         }
-        match buffer::push(desc, start, words, written) {
+        match buffer::push(entered.local, desc, start, words, written) {
             buffer::Pushed::Stored => {}
             buffer::Pushed::Handed => sink::wake(),
             buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
@@ -282,7 +303,7 @@ unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, words: &
     if FLAGS.sync.load(Ordering::Relaxed) {
         return write_now(desc, start, words, written);
     }
-    match buffer::push(desc, start, words, written) {
+    match buffer::push(buffer::local_ptr(), desc, start, words, written) {
         buffer::Pushed::Stored => {}
         buffer::Pushed::Handed => sink::wake(),
         buffer::Pushed::Unbuffered => write_now(desc, start, words, written),

@@ -63,7 +63,7 @@ macro_rules! raw_fn {
                 Ok(Err($e)) => {
                     let r = $on_load;
                     if $crate::trace::active() {
-                        $record($($p,)* r, $crate::trace::begin());
+                        $record($($p,)* r, $crate::trace::enter());
                     }
                     r
                 }
@@ -73,19 +73,19 @@ macro_rules! raw_fn {
 
         #[inline(never)]
         unsafe fn $traced(f: unsafe extern "C" fn($($t),*) -> $ret, $($p: $t),*) -> $ret {
-            let start = $crate::trace::begin();
+            let entered = $crate::trace::enter();
             let $r = f($($p),*);
-            $record($($p,)* $r, start);
+            $record($($p,)* $r, entered);
             $r
         }
 
         #[inline(always)]
         #[allow(unused_variables, unused_mut)]
-        unsafe fn $record($($p: $t,)* $r: $ret, start: u64) {
+        unsafe fn $record($($p: $t,)* $r: $ret, entered: $crate::trace::Entered) {
             static DESC: $crate::trace::Desc = $crate::trace::Desc::new(concat!(stringify!($name), ",", $names), &[$($arg),*], $rkind, &[$($enum),*]);
             let mut $w = 0u64;
             let words = [$($word,)* $rword];
-            $crate::trace::capture(&DESC, start, &words, $w);
+            $crate::trace::capture(&DESC, entered, &words, $w);
         }
     };
 }

@@ -37,6 +37,18 @@ const VALUES: u64 = 0;
 /// GPU machine before: a recorded launch (two lines) +180 ns, a small call +80 ns.
 const AHEAD: usize = 1024;
 
+/// Asks for the cache line holding `p` (a hint, as [`prefetch_write`]).
+#[inline(always)]
+pub(super) fn prefetch_read(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads and writes nothing and cannot fault.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Asks for the cache line holding `p` in a writable state, ahead of the stores that fill it.
 /// A hint: it never faults, whatever `p` is (x86-64 CPUs without PREFETCHW run it as a NOP).
 #[inline(always)]
@@ -128,7 +140,7 @@ static SHARED: Line<Shared> = Line(Shared { allocated: AtomicUsize::new(0), free
 pub(super) static DROPPED: Line<AtomicU64> = Line(AtomicU64::new(0));
 
 /// The calling thread's side: where it writes in its chunk.
-struct Local {
+pub(super) struct Local {
     pos: *mut u8,
     end: *mut u8,
     base: *mut u8,
@@ -176,13 +188,19 @@ pub(super) enum Pushed {
     Unbuffered,
 }
 
-/// Appends one call of `desc` to this thread's chunk, stamping its end (not for a dropped call).
+/// This thread's [`Local`], null before its first traced call or once its thread locals are gone.
+#[inline(always)]
+pub(super) fn local_ptr() -> *mut Local {
+    LOCAL.with(Cell::get)
+}
+
+/// Appends one call of `desc` to this thread's chunk (`l`, from [`local_ptr`] on this thread),
+/// stamping its end (not for a dropped call).
 ///
 /// # Safety
 /// As [`super::capture`].
 #[inline(always)]
-pub(super) unsafe fn push<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) -> Pushed {
-    let l = LOCAL.with(Cell::get);
+pub(super) unsafe fn push<const N: usize>(l: *mut Local, desc: &'static Desc, start: u64, words: &[u64; N], written: u64) -> Pushed {
     if !l.is_null() {
         // SAFETY: this thread's own `Local`; bytes [pos, end) of its chunk are the thread's; the
         // writer reads only below `committed`, which is published after the bytes are written.
@@ -688,7 +706,7 @@ mod tests {
             let words = [(-5i64) as u64, 4096, 0x7000, c"abc".as_ptr() as u64, 0, 2 + k, 0.25f64.to_bits(), 1, long.as_ptr() as u64];
             // SAFETY: the string words point at live C strings.
             unsafe {
-                let _ = push(&DESC, 100 + k, &words, 0b10);
+                let _ = push(local_ptr(), &DESC, 100 + k, &words, 0b10);
             }
         }
         push_values("cuAfter", &[], Value::Str(None), 1, 2);
