@@ -11,20 +11,20 @@
 // cudaProfilerTypedefs.h sha256 1766962c82affc084d6f134e69955c46cc4887492eb1c9d5f143165b19010256
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // Regenerate with `cargo xtask regen`.
-//! Rendering one trace line as text or as a JSON object (hand-written, no serde).
+//! Rendering one trace line as text or as a JSON object (hand-written, no serde). Lines are
+//! appended to the writer's buffer with [`Put`], not `write!`: the writer formats every call, and
+//! `core::fmt` through `io::Write` was most of its ~6,700 instructions a launch line.
 
 use super::buffer::Event;
 use super::config::Format;
 use super::Value;
 use std::io::Write;
-use std::time::Duration;
 
-/// One event in the configured format, newline included.
-pub(super) fn event(format: Format, tid: u64, ev: &Event<'_>) -> Vec<u8> {
-    let d = Duration::from_nanos(ev.dur_ns);
+/// Appends one event in the configured format, newline included, to `o`.
+pub(super) fn event(format: Format, tid: u64, ev: &Event<'_>, o: &mut Vec<u8>) {
     match format {
-        Format::Perfetto => perfetto(tid, ev.function, &ev.args, ev.result, Duration::from_nanos(ev.start_ns), d),
-        f => line(f == Format::Json, tid, ev.function, &ev.args, ev.result, d),
+        Format::Perfetto => perfetto(o, tid, ev.function, &ev.args, ev.result, ev.start_ns, ev.dur_ns),
+        f => line(o, f == Format::Json, tid, ev.function, &ev.args, ev.result, ev.dur_ns),
     }
 }
 
@@ -48,113 +48,157 @@ pub(super) fn perfetto_end() -> String {
 /// Longest C string printed, in bytes; longer ones end in `...`.
 const MAX_STR: usize = 256;
 
+/// The pieces a line is made of, appended without `core::fmt`.
+trait Put {
+    fn s(&mut self, s: &str);
+    fn u(&mut self, x: u64);
+    fn i(&mut self, x: i64);
+    /// `0x` and lower-case hex digits, as `{:#x}` writes them.
+    fn hex(&mut self, x: u64);
+    /// Nanoseconds as microseconds with three decimals (`1234` -> `1.234`).
+    fn micros(&mut self, ns: u64);
+}
+
+impl Put for Vec<u8> {
+    fn s(&mut self, s: &str) {
+        self.extend_from_slice(s.as_bytes());
+    }
+    fn u(&mut self, x: u64) {
+        self.s(itoa::Buffer::new().format(x));
+    }
+    fn i(&mut self, x: i64) {
+        self.s(itoa::Buffer::new().format(x));
+    }
+    fn hex(&mut self, x: u64) {
+        let digits = (64 - x.leading_zeros() as usize).div_ceil(4).max(1);
+        self.s("0x");
+        for k in (0..digits).rev() {
+            self.push(b"0123456789abcdef"[(x >> (4 * k)) as usize & 15]);
+        }
+    }
+    fn micros(&mut self, ns: u64) {
+        self.u(ns / 1000);
+        let f = ns % 1000;
+        self.extend_from_slice(&[b'.', b'0' + (f / 100) as u8, b'0' + (f / 10 % 10) as u8, b'0' + (f % 10) as u8]);
+    }
+}
+
 /// One complete line, newline included.
-pub(super) fn line(
-    json: bool,
-    tid: u64,
-    function: &str,
-    args: &[(&str, Value<'_>)],
-    result: Value<'_>,
-    d: Duration,
-) -> Vec<u8> {
-    let mut o = Vec::with_capacity(128);
-    let ns = d.as_nanos().min(u64::MAX as u128) as u64;
-    // Writes to a Vec cannot fail.
+pub(super) fn line(o: &mut Vec<u8>, json: bool, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, ns: u64) {
     if json {
-        let _ = write!(o, "{{\"tid\":{tid},\"fn\":");
-        json_str(&mut o, function);
-        o.extend_from_slice(b",\"args\":{");
+        o.s("{\"tid\":");
+        o.u(tid);
+        o.s(",\"fn\":");
+        json_str(o, function);
+        o.s(",\"args\":{");
         for (i, (name, v)) in args.iter().enumerate() {
             if i > 0 {
                 o.push(b',');
             }
-            json_str(&mut o, name);
+            json_str(o, name);
             o.push(b':');
-            json_value(&mut o, v);
+            json_value(o, v);
         }
-        o.extend_from_slice(b"},\"result\":");
-        json_value(&mut o, &result);
-        let _ = writeln!(o, ",\"ns\":{ns}}}");
+        o.s("},\"result\":");
+        json_value(o, &result);
+        o.s(",\"ns\":");
+        o.u(ns);
+        o.s("}\n");
     } else {
-        let _ = write!(o, "[cudagen tid={tid}] {function}(");
+        o.s("[cudagen tid=");
+        o.u(tid);
+        o.s("] ");
+        o.s(function);
+        o.push(b'(');
         for (i, (name, v)) in args.iter().enumerate() {
-            let _ = write!(o, "{}{name}=", if i > 0 { ", " } else { "" });
-            text_value(&mut o, v);
+            if i > 0 {
+                o.s(", ");
+            }
+            o.s(name);
+            o.push(b'=');
+            text_value(o, v);
         }
-        o.extend_from_slice(b") -> ");
-        text_value(&mut o, &result);
-        let _ = writeln!(o, " {}.{:03}us", ns / 1000, ns % 1000);
+        o.s(") -> ");
+        text_value(o, &result);
+        o.push(b' ');
+        o.micros(ns);
+        o.s("us\n");
     }
-    o
 }
 
 /// One Chrome trace-event "complete" slice (`ph: X`; microsecond times), comma and newline
 /// included: the array is opened when the file is created and closed at exit.
-pub(super) fn perfetto(
-    tid: u64,
-    function: &str,
-    args: &[(&str, Value<'_>)],
-    result: Value<'_>,
-    start: Duration,
-    d: Duration,
-) -> Vec<u8> {
-    let mut o = Vec::with_capacity(160);
-    let us = |d: Duration| d.as_nanos() as f64 / 1000.0;
-    o.extend_from_slice(b"{\"name\":");
-    json_str(&mut o, function);
-    let _ = write!(o, ",\"cat\":\"cuda\",\"ph\":\"X\",\"ts\":{:.3},\"dur\":{:.3},\"pid\":{},\"tid\":{tid},\"args\":{{", us(start), us(d), std::process::id());
+pub(super) fn perfetto(o: &mut Vec<u8>, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, start_ns: u64, dur_ns: u64) {
+    o.s("{\"name\":");
+    json_str(o, function);
+    o.s(",\"cat\":\"cuda\",\"ph\":\"X\",\"ts\":");
+    o.micros(start_ns);
+    o.s(",\"dur\":");
+    o.micros(dur_ns);
+    o.s(",\"pid\":");
+    o.u(u64::from(std::process::id()));
+    o.s(",\"tid\":");
+    o.u(tid);
+    o.s(",\"args\":{");
     for (name, v) in args {
-        json_str(&mut o, name);
+        json_str(o, name);
         o.push(b':');
-        json_value(&mut o, v);
+        json_value(o, v);
         o.push(b',');
     }
-    o.extend_from_slice(b"\"result\":");
-    json_value(&mut o, &result);
-    o.extend_from_slice(b"}},\n");
-    o
+    o.s("\"result\":");
+    json_value(o, &result);
+    o.s("}},\n");
 }
 
 fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
-    let _ = match *v {
-        Value::I64(x) => write!(o, "{x}"),
-        Value::U64(x) | Value::Size(x) => write!(o, "{x}"),
-        Value::F64(x) => write!(o, "{x}"),
-        Value::Hex(x) => write!(o, "{x:#x}"),
-        Value::Ptr(p) if p.is_null() => write!(o, "NULL"),
-        Value::Ptr(p) => write!(o, "{p:p}"),
-        Value::Enum { name: Some(n), .. } => write!(o, "{n}"),
-        Value::Enum { name: None, value } => write!(o, "{value}"),
-        Value::Str(None) => write!(o, "NULL"),
+    match *v {
+        Value::I64(x) => o.i(x),
+        Value::U64(x) | Value::Size(x) => o.u(x),
+        Value::F64(x) => {
+            let _ = write!(o, "{x}");
+        }
+        Value::Hex(x) => o.hex(x),
+        Value::Ptr(p) if p.is_null() => o.s("NULL"),
+        Value::Ptr(p) => o.hex(p as usize as u64),
+        Value::Enum { name: Some(n), .. } => o.s(n),
+        Value::Enum { name: None, value } => o.i(value),
+        Value::Str(None) => o.s("NULL"),
         Value::Str(Some(s)) => {
             let (s, cut) = truncated(s.to_bytes());
-            write!(
-                o,
-                "{:?}{}",
-                String::from_utf8_lossy(s),
-                if cut { "..." } else { "" }
-            )
+            let _ = write!(o, "{:?}{}", String::from_utf8_lossy(s), if cut { "..." } else { "" });
         }
-        Value::Bool(b) => write!(o, "{b}"),
-        Value::Name(n) => write!(o, "{n:?}"),
-    };
+        Value::Bool(b) => o.s(if b { "true" } else { "false" }),
+        Value::Name(n) => {
+            let _ = write!(o, "{n:?}");
+        }
+    }
 }
 
 fn json_value(o: &mut Vec<u8>, v: &Value<'_>) {
-    let _ = match *v {
-        Value::I64(x) => write!(o, "{x}"),
-        Value::U64(x) | Value::Size(x) => write!(o, "{x}"),
-        Value::F64(x) if x.is_finite() => write!(o, "{x}"),
-        Value::F64(x) => write!(o, "\"{x}\""),
-        Value::Hex(x) => write!(o, "\"{x:#x}\""),
-        Value::Ptr(p) if p.is_null() => write!(o, "null"),
-        Value::Ptr(p) => write!(o, "\"{p:p}\""),
-        Value::Enum { name: Some(n), .. } => {
-            json_str(o, n);
-            Ok(())
+    match *v {
+        Value::I64(x) => o.i(x),
+        Value::U64(x) | Value::Size(x) => o.u(x),
+        Value::F64(x) if x.is_finite() => {
+            let _ = write!(o, "{x}");
         }
-        Value::Enum { name: None, value } => write!(o, "{value}"),
-        Value::Str(None) => write!(o, "null"),
+        Value::F64(x) => {
+            let _ = write!(o, "\"{x}\"");
+        }
+        Value::Hex(x) => {
+            o.push(b'"');
+            o.hex(x);
+            o.push(b'"');
+        }
+        Value::Ptr(p) if p.is_null() => o.s("null"),
+        Value::Ptr(p) => {
+            o.push(b'"');
+            o.hex(p as usize as u64);
+            o.push(b'"');
+        }
+        Value::Enum { name: Some(n), .. } => json_str(o, n),
+        Value::Enum { name: None, value } => o.i(value),
+        Value::Str(None) => o.s("null"),
         Value::Str(Some(s)) => {
             let (s, cut) = truncated(s.to_bytes());
             let mut t = String::from_utf8_lossy(s).into_owned();
@@ -162,14 +206,10 @@ fn json_value(o: &mut Vec<u8>, v: &Value<'_>) {
                 t.push_str("...");
             }
             json_str(o, &t);
-            Ok(())
         }
-        Value::Bool(b) => write!(o, "{b}"),
-        Value::Name(n) => {
-            json_str(o, n);
-            Ok(())
-        }
-    };
+        Value::Bool(b) => o.s(if b { "true" } else { "false" }),
+        Value::Name(n) => json_str(o, n),
+    }
 }
 
 fn truncated(b: &[u8]) -> (&[u8], bool) {
@@ -183,6 +223,12 @@ fn truncated(b: &[u8]) -> (&[u8], bool) {
 /// A JSON string literal with `"`, `\` and control characters escaped.
 fn json_str(o: &mut Vec<u8>, s: &str) {
     o.push(b'"');
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\') {
+        // Names: nothing to escape.
+        o.s(s);
+        o.push(b'"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => o.extend_from_slice(b"\\\""),

@@ -78,7 +78,9 @@ impl Sink {
     /// closed by then, so only text and JSON lines are written).
     pub(super) fn write_sync(&self, tid: u64, ev: &buffer::Event<'_>) {
         if self.lines && self.format != Format::Perfetto && self.wants_line(ev) {
-            self.write_now(&format::event(self.format, tid, ev));
+            let mut line = Vec::with_capacity(256);
+            format::event(self.format, tid, ev, &mut line);
+            self.write_now(&line);
         }
     }
 
@@ -99,6 +101,8 @@ impl Sink {
         };
         let (summary, lines, format) = (self.summary && !try_only, self.lines, self.format);
         let k = super::clock::scale();
+        // Lines are formatted into one buffer and written in large pieces.
+        let mut text = Vec::with_capacity(1 << 16);
         buffer::drain(try_only, current, |tid, bytes| {
             for mut ev in Reader::new(bytes) {
                 ev.start_ns = super::clock::since_epoch_ns(ev.start_ns, k);
@@ -107,10 +111,15 @@ impl Sink {
                     summary::add(ev.function, super::failed(&ev.result), ev.dur_ns);
                 }
                 if lines && self.wants_line(&ev) {
-                    let _ = w.write_all(&format::event(format, tid, &ev));
+                    format::event(format, tid, &ev, &mut text);
+                    if text.len() >= 1 << 15 {
+                        let _ = w.write_all(&text);
+                        text.clear();
+                    }
                 }
             }
         });
+        let _ = w.write_all(&text);
         let dropped = buffer::DROPPED.0.swap(0, Ordering::Relaxed);
         if dropped > 0 {
             let _ = w.write_all(format::dropped(self.format, dropped).as_bytes());

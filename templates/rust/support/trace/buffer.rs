@@ -591,7 +591,10 @@ impl<'a> Reader<'a> {
         let start_ns = self.u64();
         let end = self.u64();
         let n = desc.args.len();
-        let words: Vec<u64> = (0..=n).map(|_| self.u64()).collect();
+        // The n + 1 words, read in place.
+        let (raw, rest) = self.b.split_at(((n + 1) * 8).min(self.b.len()));
+        self.b = rest;
+        let word = |i: usize| raw.get(i * 8..i * 8 + 8).map_or(0, |w| u64::from_ne_bytes(w.try_into().unwrap_or([0; 8])));
         let written = if desc.has_out { self.u64() } else { 0 };
         let strings_at = self.b.len();
         let enums = desc.enums;
@@ -612,10 +615,10 @@ impl<'a> Reader<'a> {
         let mut args = Vec::with_capacity(n);
         let mut names = desc.arg_names();
         for (i, a) in desc.args.iter().enumerate() {
-            let v = if a.out && written & (1u64 << i.min(63)) == 0 { Value::Ptr(words[i] as usize as *const core::ffi::c_void) } else { show(a.kind, words[i]) };
+            let v = if a.out && written & (1u64 << i.min(63)) == 0 { Value::Ptr(word(i) as usize as *const core::ffi::c_void) } else { show(a.kind, word(i)) };
             args.push((names.next().unwrap_or("?"), v));
         }
-        let result = show(desc.result, words[n]);
+        let result = show(desc.result, word(n));
         if desc.strings != 0 {
             let used = strings_at - self.b.len();
             self.b = &self.b[(align8(used) - used).min(self.b.len())..];
