@@ -12,9 +12,9 @@
 //! - `traced`: stamps, calls the entry and records it, the one traced path of `pub fn` and
 //!   `call`; nothing it runs unwinds (`trace::capture` catches), so the raw fn needs no guard;
 //! - `record` (inlined into `traced` and `slow`): records the call for the tracer as one word
-//!   per argument and one for the result (outputs read after the call), described by the symbol's static `trace::Desc`
-//!   (argument names, how each word is shown, the enums' decoders); both the traced call and the
-//!   traced loader failure use it.
+//!   per argument and one for the result (outputs read after the call), described by the
+//!   symbol's static `trace::Desc` (argument names, how each word is shown, the enums'
+//!   decoders); both the traced call and the traced loader failure use it.
 //!
 //! The word expressions name the parameters, the result (`|__r, ..|`) and the mask of written
 //! outputs (`|.., __w|`) with the caller's identifiers, so they are passed in as expressions and

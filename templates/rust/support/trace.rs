@@ -250,11 +250,11 @@ pub fn enter() -> Entered {
 /// `words` holds one word per argument of `desc`, then the result's; bit `i` of `written` is
 /// set when argument `i` is an output the call wrote (its word is then the value). The end
 /// stamp is read once the call is known to have room in the buffer (a dropped call reads none).
+/// Never unwinds (a panic would cross the C boundary of the raw functions): one monomorphic copy
+/// per argument count, shared by every function with that many words.
 ///
 /// # Safety
 /// A word of kind [`Kind::Str`] is NULL or points at a NUL-terminated string.
-/// Never unwinds (a panic would cross the C boundary of the raw functions): one monomorphic copy
-/// per argument count, shared by every function with that many words.
 #[inline(never)]
 pub unsafe fn capture<const N: usize>(desc: &'static Desc, entered: Entered, words: &[u64; N], written: u64) {
     // The lines this reads were likely evicted by the call: ask for all of them at once.
@@ -266,12 +266,19 @@ pub unsafe fn capture<const N: usize>(desc: &'static Desc, entered: Entered, wor
         if FLAGS.sync.load(Ordering::Relaxed) || desc.wanted.load(Ordering::Relaxed) != 1 {
             return capture_cold(desc, start, words, written);
         }
-        match buffer::push(entered.local, desc, start, words, written) {
-            buffer::Pushed::Stored => {}
-            buffer::Pushed::Handed => sink::wake(),
-            buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
-        }
+        store(entered.local, desc, start, words, written);
     }));
+}
+
+/// Appends the call to the thread's buffer `l` (waking the writer when a chunk was handed over),
+/// or writes it at once when the thread has no buffer.
+#[inline(always)]
+unsafe fn store<const N: usize>(l: *mut buffer::Local, desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
+    match buffer::push(l, desc, start, words, written) {
+        buffer::Pushed::Stored => {}
+        buffer::Pushed::Handed => sink::wake(),
+        buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
+    }
 }
 
 #[cold]
@@ -290,11 +297,7 @@ unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, words: &
     if FLAGS.sync.load(Ordering::Relaxed) {
         return write_now(desc, start, words, written);
     }
-    match buffer::push(buffer::local_ptr(), desc, start, words, written) {
-        buffer::Pushed::Stored => {}
-        buffer::Pushed::Handed => sink::wake(),
-        buffer::Pushed::Unbuffered => write_now(desc, start, words, written),
-    }
+    store(buffer::local_ptr(), desc, start, words, written)
 }
 
 /// Formats and writes one call at once (after the exit hook, without a writer thread, or on a
