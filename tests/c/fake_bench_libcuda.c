@@ -35,6 +35,14 @@ CUresult cuModuleLoadData(void **mod, const void *image) { (void)image; *mod = (
 CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) { (void)mod; (void)name; *fn = (void *)0x3000; return 0; }
 CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = (void *)0x4000; return 0; }
 CUresult cuStreamSynchronize(void *s) { (void)s; return 0; }
+/* Runs the host function at once, on the calling thread (the real one runs it later on a driver
+ * thread): trace_test calls the shim from it, a traced call inside another. */
+CUresult cuLaunchHostFunc(void *stream, void (*fn)(void *), void *data)
+{
+    (void)stream;
+    fn(data);
+    return 0;
+}
 CUresult cuCtxGetCurrent(void **ctx)
 {
     if (!ctx) return 1; /* CUDA_ERROR_INVALID_VALUE */
@@ -91,6 +99,7 @@ static const struct {
     {"cuCtxGetCurrent", (void *)cuCtxGetCurrent},
     {"cuDeviceGetAttribute", (void *)cuDeviceGetAttribute},
     {"cuLaunchKernel", (void *)cuLaunchKernel},
+    {"cuLaunchHostFunc", (void *)cuLaunchHostFunc},
 };
 
 CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status)

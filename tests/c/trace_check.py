@@ -27,6 +27,8 @@ TEXT = [
     r"cuLaunchKernel\(f=0x3000, gridDimX=1, gridDimY=2, gridDimZ=3, blockDimX=32, blockDimY=1, blockDimZ=1, "
     rf"sharedMemBytes=48, hStream=0x4000, kernelParams={ADDR}, extra=NULL\) -> CUDA_SUCCESS",
     r"cuStreamSynchronize\(hStream=0x4000\) -> CUDA_SUCCESS",
+    rf"cuLaunchHostFunc\(hStream=0x4000, fn={ADDR}, userData=NULL\) -> CUDA_SUCCESS",
+    rf"cuLaunchHostFunc\(hStream=0x4000, fn={ADDR}, userData=NULL\) -> CUDA_SUCCESS",
     rf"cuMemAlloc_v2\(dptr={ADDR}, bytesize=64\) -> CUDA_ERROR_NOT_FOUND",
 ]
 
@@ -36,8 +38,22 @@ def fail(msg):
     sys.exit(1)
 
 
+# Made by the host function inside each cuLaunchHostFunc: written at once, so they may come
+# before the lines of earlier calls, still buffered.
+NESTED = r"cuDeviceGet\(device=5, ordinal=5\) -> CUDA_SUCCESS"
+
+
+def take_nested(items, is_nested, where):
+    """The two nested calls among `items`, and the others in order."""
+    nested = [x for x in items if is_nested(x)]
+    if len(nested) != 2:
+        fail(f"{where}: {len(nested)} nested calls, expected 2")
+    return nested, [x for x in items if not is_nested(x)]
+
+
 def check_calls(text_file, json_file, perfetto_file, filtered_file):
     lines = open(text_file).read().splitlines()
+    _, lines = take_nested(lines, lambda l: re.fullmatch(TID + NESTED + DUR, l), text_file)
     if len(lines) != len(TEXT):
         fail(f"{text_file}: {len(lines)} lines, expected {len(TEXT)}:\n" + "\n".join(lines))
     tids = set()
@@ -48,6 +64,7 @@ def check_calls(text_file, json_file, perfetto_file, filtered_file):
     if len(tids) != 1:
         fail(f"one thread expected: {tids}")
     events = [json.loads(l) for l in open(json_file)]
+    _, events = take_nested(events, lambda e: e["fn"] == "cuDeviceGet" and e["args"]["ordinal"] == 5, json_file)
     if len(events) != len(TEXT):
         fail(f"{json_file}: {len(events)} lines")
     attr = events[5]
@@ -63,6 +80,11 @@ def check_calls(text_file, json_file, perfetto_file, filtered_file):
         fail(f"json: {events[4]}")
     doc = json.load(open(perfetto_file))
     slices = [e for e in doc if e.get("ph") == "X"]
+    inner, slices = take_nested(slices, lambda e: e["name"] == "cuDeviceGet" and e["args"]["ordinal"] == 5, perfetto_file)
+    outer = [e for e in slices if e["name"] == "cuLaunchHostFunc"]
+    for i, o in zip(sorted(inner, key=lambda e: e["ts"]), outer):
+        if not (o["ts"] <= i["ts"] and i["ts"] + i["dur"] <= o["ts"] + o["dur"] + 1) or i["tid"] != o["tid"]:
+            fail(f"perfetto: a nested call is not inside its caller: {i} {o}")
     if [s["name"] for s in slices] != [re.match(r"\w+", t).group(0) for t in TEXT]:
         fail(f"perfetto names: {[s['name'] for s in slices]}")
     launch = slices[10]

@@ -1,7 +1,9 @@
 /* The tracer through the C shim, against the fake driver tests/c/fake_bench_libcuda.c
  * (CUDAGEN_LIBCUDA); tests/c/run.sh checks the trace files it leaves.
  *   trace_test calls           one call of each kind: enum names, output values written by the
- *                              call, a string, an error result, a loader failure, 11 arguments
+ *                              call, a string, an error result, a loader failure, 11 arguments,
+ *                              a traced call made inside another (the fake runs host functions
+ *                              at once)
  *   trace_test threads T N     T threads x N cuCtxGetCurrent calls; the threads stay alive (blocked)
  *                              while the main thread exits, so their current buffers are written
  *                              by the exit hook; prints "calls T*N"
@@ -20,6 +22,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int done;
 static int stay;
+
+static void nested(void *arg) {
+    CUdevice d;
+    (void)arg;
+    cuDeviceGet(&d, 5);
+}
 
 static void *worker(void *arg) {
     (void)arg;
@@ -57,6 +65,10 @@ int main(int argc, char **argv) {
         void *args[1] = {&a};
         cuLaunchKernel(fn, 1, 2, 3, 32, 1, 1, 48, stream, args, NULL);
         cuStreamSynchronize(stream);
+        /* Twice: a function's first traced call decides its filter and is recorded after it
+         * returns; the second has its record reserved before (trace::open). */
+        cuLaunchHostFunc(stream, nested, NULL);
+        cuLaunchHostFunc(stream, nested, NULL);
         CUresult r = cuMemAlloc(&dptr, 64);
         printf("cuMemAlloc -> %d\n", (int)r);
         return 0;

@@ -22,12 +22,14 @@
 //!   failure) and traces the call when tracing is on;
 //! - `slow` (cold): runs `call` under `catch_unwind`, so the raw fn never unwinds (a panic becomes
 //!   `on_panic`), and maps a loader failure to `on_load_error`, traced like any other call;
-//! - `traced`: stamps, calls the entry and records it, the one traced path of `pub fn` and
-//!   `call`; nothing it runs unwinds (`trace::capture` catches), so the raw fn needs no guard;
+//! - `traced`: opens the call's trace record (`trace::open`), calls the entry and records it, the
+//!   one traced path of `pub fn` and `call`; nothing it runs unwinds (`trace::finish` catches),
+//!   so the raw fn needs no guard;
+//! - `desc`: the symbol's static `trace::Desc` (argument names, how each word is shown, the
+//!   enums' decoders);
 //! - `record` (inlined into `traced` and `slow`): records the call for the tracer as one word
-//!   per argument and one for the result (outputs read after the call), described by the
-//!   symbol's static `trace::Desc` (argument names, how each word is shown, the enums'
-//!   decoders); both the traced call and the traced loader failure use it.
+//!   per argument and one for the result (outputs read after the call); both the traced call
+//!   and the traced loader failure use it.
 //!
 //! The word expressions name the parameters, the result (`|__r, ..|`) and the mask of written
 //! outputs (`|.., __w|`) with the caller's identifiers, so they are passed in as expressions and
@@ -37,7 +39,7 @@ macro_rules! raw_fn {
     (
         $(#[$attr:meta])*
         fn $name:ident($($p:ident: $t:ty),*) -> $ret:ty = $index:literal;
-        helpers $call:ident, $slow:ident, $traced:ident, $record:ident;
+        helpers $call:ident, $slow:ident, $traced:ident, $record:ident, $desc:ident;
         trace |$r:ident, $w:ident| $names:literal [$($arg:expr => $word:expr),* $(,)?] => $rkind:expr, $rword:expr;
         enums [$($enum:path),* $(,)?];
         on_load_error |$e:ident| $on_load:expr;
@@ -86,19 +88,21 @@ macro_rules! raw_fn {
 
         #[inline(never)]
         unsafe fn $traced(f: unsafe extern "C" fn($($t),*) -> $ret, $($p: $t),*) -> $ret {
-            let entered = $crate::trace::enter();
+            let entered = $crate::trace::open(&$desc);
             let $r = f($($p),*);
             $record($($p,)* $r, entered);
             $r
         }
 
+        #[allow(non_upper_case_globals)]
+        static $desc: $crate::trace::Desc = $crate::trace::Desc::new(concat!(stringify!($name), ",", $names), &[$($arg),*], $rkind, &[$($enum),*]);
+
         #[inline(always)]
         #[allow(unused_variables, unused_mut)]
         unsafe fn $record($($p: $t,)* $r: $ret, entered: $crate::trace::Entered) {
-            static DESC: $crate::trace::Desc = $crate::trace::Desc::new(concat!(stringify!($name), ",", $names), &[$($arg),*], $rkind, &[$($enum),*]);
             let mut $w = 0u64;
             let words = [$($word,)* $rword];
-            $crate::trace::capture(&DESC, entered, &words, $w);
+            $crate::trace::finish(&$desc, entered, &words, $w);
         }
     };
 }

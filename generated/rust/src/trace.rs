@@ -198,9 +198,11 @@ pub struct Desc {
     enums: &'static [EnumName],
     /// Arguments and result of kind [`Kind::Str`].
     strings: u16,
-    has_out: bool,
     /// Bytes a call can take in the buffer at most.
     max_len: u32,
+    /// Bytes every call takes when the function has no C string (its record is reserved before
+    /// the library call: see [`open`]); 0 when it has.
+    fixed_len: u32,
     /// `CUDAGEN_TRACE_ONLY` decided for this function: 0 not yet, 1 traced, 2 filtered out.
     wanted: AtomicU8,
 }
@@ -214,16 +216,15 @@ impl Desc {
             name_len += 1;
         }
         let mut strings = matches!(result, Kind::Str) as u16;
-        let mut has_out = false;
         let mut i = 0;
         while i < args.len() {
             strings += matches!(args[i].kind, Kind::Str) as u16;
-            has_out |= args[i].out;
             i += 1;
         }
-        let words = 3 + args.len() + 1 + has_out as usize;
-        let max_len = words * 8 + strings as usize * buffer::STR_BYTES + 7;
-        Desc { names, name_len: name_len as u16, args, result, enums, strings, has_out, max_len: max_len as u32, wanted: AtomicU8::new(0) }
+        let fixed_len = buffer::words_len(args.len() + 1);
+        let max_len = fixed_len + strings as usize * buffer::STR_BYTES + 7;
+        let fixed_len = if strings == 0 { fixed_len as u32 } else { 0 };
+        Desc { names, name_len: name_len as u16, args, result, enums, strings, max_len: max_len as u32, fixed_len, wanted: AtomicU8::new(0) }
     }
 
     /// The function's name.
@@ -243,33 +244,65 @@ pub fn begin() -> u64 {
     clock::now()
 }
 
-/// What a traced call takes before it calls the library: its start stamp and the thread's
-/// buffer. The buffer is looked up while its lines are still in cache: a driver call as long as
-/// a launch evicts them, and looking it up after (thread-local block, then the buffer, then its
-/// chunk: each load waiting for the one before) cost more than the rest of the record.
+/// What a traced call takes before it calls the library (from [`open`] or [`enter`]).
 #[derive(Clone, Copy)]
 pub struct Entered {
     start: u64,
+    /// The thread's buffer, or null.
     local: *mut buffer::Local,
+    /// The call's record, reserved and half written by [`open`]; null when the call is recorded
+    /// after it returns instead (see [`finish`]).
+    open: Option<buffer::Open>,
 }
 
-/// Starts a traced call (see [`Entered`]).
+/// Starts a traced call whose record is written after it returns (the loader's failures).
 #[inline(always)]
 pub fn enter() -> Entered {
-    Entered { start: clock::now(), local: buffer::local_ptr() }
+    Entered { start: clock::now(), local: buffer::local_ptr(), open: None }
 }
 
-/// Records a call of `desc` that started at `entered` (from [`enter`]) and just returned.
-/// `words` holds one word per argument of `desc`, then the result's; bit `i` of `written` is
-/// set when argument `i` is an output the call wrote (its word is then the value). The end
-/// stamp is read once the call is known to have room in the buffer (a dropped call reads none).
-/// Never unwinds (a panic would cross the C boundary of the raw functions): one monomorphic copy
-/// per argument count, shared by every function with that many words.
+/// Starts a traced call of `desc`. In the common case (tracing to the thread's buffer, TSC
+/// stamps, the function wanted and without C strings, no other traced call open on the thread)
+/// the call's record is reserved in the buffer and its name and start written now, so that once
+/// the library returns only stores remain ([`finish`]): a call as long as a launch evicts the
+/// lines the tracer reads, and reading them after it (flags, the function's description, the
+/// thread's buffer) cost more than the stores. Anything else is left to [`capture`].
+#[inline(always)]
+pub fn open(desc: &'static Desc) -> Entered {
+    let start = clock::now();
+    let local = buffer::local_ptr();
+    let fast = !FLAGS.sync.load(Ordering::Relaxed) && FLAGS.tsc.load(Ordering::Relaxed) && desc.wanted.load(Ordering::Relaxed) == 1;
+    // SAFETY: `local` is this thread's buffer (or null).
+    let open = if fast { unsafe { buffer::reserve(local, desc, start) } } else { None };
+    Entered { start, local, open }
+}
+
+/// Records a call of `desc` that started at `entered` and just returned: `words` holds one word
+/// per argument, then the result's; bit `i` of `written` is set when argument `i` is an output
+/// the call wrote (its word is then the value). A call reserved by [`open`] is completed with
+/// stores only (end stamp, words, publication); any other goes to [`capture`]. Never unwinds.
+///
+/// # Safety
+/// As [`capture`]; `entered` comes from [`open`] or [`enter`] on this thread, and is finished
+/// once.
+#[inline(always)]
+pub unsafe fn finish<const N: usize>(desc: &'static Desc, entered: Entered, words: &[u64; N], written: u64) {
+    match entered.open {
+        Some(open) => buffer::close(open, clock::tsc(), words, written),
+        None => capture(desc, entered, words, written),
+    }
+}
+
+/// Records a call of `desc` that started at `entered` and just returned, when no record was
+/// reserved for it (see [`finish`]). The end stamp is read once the call is known to have room
+/// in the buffer (a dropped call reads none). Never unwinds (a panic would cross the C boundary
+/// of the raw functions): one monomorphic copy per argument count, shared by every function with
+/// that many words.
 ///
 /// # Safety
 /// A word of kind [`Kind::Str`] is NULL or points at a NUL-terminated string.
 #[inline(never)]
-pub unsafe fn capture<const N: usize>(desc: &'static Desc, entered: Entered, words: &[u64; N], written: u64) {
+unsafe fn capture<const N: usize>(desc: &'static Desc, entered: Entered, words: &[u64; N], written: u64) {
     // The lines this reads were likely evicted by the call: ask for all of them at once.
     buffer::prefetch_read(desc as *const Desc as *const u8);
     buffer::prefetch_read(&FLAGS as *const Flags as *const u8);

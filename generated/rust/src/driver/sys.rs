@@ -609,7 +609,7 @@ pub(crate) fn load_status(e: &LoadError) -> CUresult {
 raw_fn! {
     /// `cuGetErrorString`. Typed: [`get_error_string`](super::get_error_string).
     fn cuGetErrorString(error: CUresult, pStr: *mut *const c_char) -> CUresult = 0;
-    helpers call_cuGetErrorString, slow_cuGetErrorString, traced_cuGetErrorString, record_cuGetErrorString;
+    helpers call_cuGetErrorString, slow_cuGetErrorString, traced_cuGetErrorString, record_cuGetErrorString, DESC_cuGetErrorString;
     trace |__r, __w| "error,pStr" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => error.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStr as usize as u64,
@@ -622,7 +622,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGetErrorName`. Typed: [`get_error_name`](super::get_error_name).
     fn cuGetErrorName(error: CUresult, pStr: *mut *const c_char) -> CUresult = 1;
-    helpers call_cuGetErrorName, slow_cuGetErrorName, traced_cuGetErrorName, record_cuGetErrorName;
+    helpers call_cuGetErrorName, slow_cuGetErrorName, traced_cuGetErrorName, record_cuGetErrorName, DESC_cuGetErrorName;
     trace |__r, __w| "error,pStr" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => error.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStr as usize as u64,
@@ -635,7 +635,7 @@ raw_fn! {
 raw_fn! {
     /// `cuInit`. Typed: [`init`](super::init).
     fn cuInit(Flags: c_uint) -> CUresult = 2;
-    helpers call_cuInit, slow_cuInit, traced_cuInit, record_cuInit;
+    helpers call_cuInit, slow_cuInit, traced_cuInit, record_cuInit, DESC_cuInit;
     trace |__r, __w| "Flags" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -647,7 +647,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDriverGetVersion`. Typed: [`driver_get_version`](super::driver_get_version).
     fn cuDriverGetVersion(driverVersion: *mut c_int) -> CUresult = 3;
-    helpers call_cuDriverGetVersion, slow_cuDriverGetVersion, traced_cuDriverGetVersion, record_cuDriverGetVersion;
+    helpers call_cuDriverGetVersion, slow_cuDriverGetVersion, traced_cuDriverGetVersion, record_cuDriverGetVersion, DESC_cuDriverGetVersion;
     trace |__r, __w| "driverVersion" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !driverVersion.is_null() { __w |= 1 << 0; (*driverVersion) as i64 as u64 } else { driverVersion as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -659,7 +659,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGet`. Typed: [`device_get`](super::device_get).
     fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult = 4;
-    helpers call_cuDeviceGet, slow_cuDeviceGet, traced_cuDeviceGet, record_cuDeviceGet;
+    helpers call_cuDeviceGet, slow_cuDeviceGet, traced_cuDeviceGet, record_cuDeviceGet, DESC_cuDeviceGet;
     trace |__r, __w| "device,ordinal" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 0; (*device).0 as i64 as u64 } else { device as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::I64) => ordinal as i64 as u64,
@@ -672,7 +672,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetCount`. Typed: [`device_get_count`](super::device_get_count).
     fn cuDeviceGetCount(count: *mut c_int) -> CUresult = 5;
-    helpers call_cuDeviceGetCount, slow_cuDeviceGetCount, traced_cuDeviceGetCount, record_cuDeviceGetCount;
+    helpers call_cuDeviceGetCount, slow_cuDeviceGetCount, traced_cuDeviceGetCount, record_cuDeviceGetCount, DESC_cuDeviceGetCount;
     trace |__r, __w| "count" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as i64 as u64 } else { count as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -684,7 +684,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetName`. Typed: [`device_get_name`](super::device_get_name).
     fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult = 6;
-    helpers call_cuDeviceGetName, slow_cuDeviceGetName, traced_cuDeviceGetName, record_cuDeviceGetName;
+    helpers call_cuDeviceGetName, slow_cuDeviceGetName, traced_cuDeviceGetName, record_cuDeviceGetName, DESC_cuDeviceGetName;
     trace |__r, __w| "name,len,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => name as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => len as i64 as u64,
@@ -698,7 +698,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetUuid`. Typed: [`device_get_uuid`](super::device_get_uuid).
     fn cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CUresult = 7;
-    helpers call_cuDeviceGetUuid, slow_cuDeviceGetUuid, traced_cuDeviceGetUuid, record_cuDeviceGetUuid;
+    helpers call_cuDeviceGetUuid, slow_cuDeviceGetUuid, traced_cuDeviceGetUuid, record_cuDeviceGetUuid, DESC_cuDeviceGetUuid;
     trace |__r, __w| "uuid,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => uuid as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -711,7 +711,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetUuid_v2`. Typed: [`device_get_uuid_v2`](super::device_get_uuid_v2).
     fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult = 8;
-    helpers call_cuDeviceGetUuid_v2, slow_cuDeviceGetUuid_v2, traced_cuDeviceGetUuid_v2, record_cuDeviceGetUuid_v2;
+    helpers call_cuDeviceGetUuid_v2, slow_cuDeviceGetUuid_v2, traced_cuDeviceGetUuid_v2, record_cuDeviceGetUuid_v2, DESC_cuDeviceGetUuid_v2;
     trace |__r, __w| "uuid,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => uuid as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -724,7 +724,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetLuid`. Typed: [`device_get_luid`](super::device_get_luid).
     fn cuDeviceGetLuid(luid: *mut c_char, deviceNodeMask: *mut c_uint, dev: CUdevice) -> CUresult = 9;
-    helpers call_cuDeviceGetLuid, slow_cuDeviceGetLuid, traced_cuDeviceGetLuid, record_cuDeviceGetLuid;
+    helpers call_cuDeviceGetLuid, slow_cuDeviceGetLuid, traced_cuDeviceGetLuid, record_cuDeviceGetLuid, DESC_cuDeviceGetLuid;
     trace |__r, __w| "luid,deviceNodeMask,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => luid as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !deviceNodeMask.is_null() { __w |= 1 << 1; (*deviceNodeMask) as u64 } else { deviceNodeMask as usize as u64 },
@@ -738,7 +738,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceTotalMem_v2` (`cuDeviceTotalMem`). Typed: [`device_total_mem`](super::device_total_mem).
     fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult = 10;
-    helpers call_cuDeviceTotalMem_v2, slow_cuDeviceTotalMem_v2, traced_cuDeviceTotalMem_v2, record_cuDeviceTotalMem_v2;
+    helpers call_cuDeviceTotalMem_v2, slow_cuDeviceTotalMem_v2, traced_cuDeviceTotalMem_v2, record_cuDeviceTotalMem_v2, DESC_cuDeviceTotalMem_v2;
     trace |__r, __w| "bytes,dev" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 0; (*bytes) as u64 } else { bytes as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -751,7 +751,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetTexture1DLinearMaxWidth`. Typed: [`device_get_texture1_d_linear_max_width`](super::device_get_texture1_d_linear_max_width).
     fn cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: c_uint, dev: CUdevice) -> CUresult = 11;
-    helpers call_cuDeviceGetTexture1DLinearMaxWidth, slow_cuDeviceGetTexture1DLinearMaxWidth, traced_cuDeviceGetTexture1DLinearMaxWidth, record_cuDeviceGetTexture1DLinearMaxWidth;
+    helpers call_cuDeviceGetTexture1DLinearMaxWidth, slow_cuDeviceGetTexture1DLinearMaxWidth, traced_cuDeviceGetTexture1DLinearMaxWidth, record_cuDeviceGetTexture1DLinearMaxWidth, DESC_cuDeviceGetTexture1DLinearMaxWidth;
     trace |__r, __w| "maxWidthInElements,format,numChannels,dev" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !maxWidthInElements.is_null() { __w |= 1 << 0; (*maxWidthInElements) as u64 } else { maxWidthInElements as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => format.0 as i64 as u64,
@@ -766,7 +766,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetAttribute`. Typed: [`device_get_attribute`](super::device_get_attribute).
     fn cuDeviceGetAttribute(pi: *mut c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult = 12;
-    helpers call_cuDeviceGetAttribute, slow_cuDeviceGetAttribute, traced_cuDeviceGetAttribute, record_cuDeviceGetAttribute;
+    helpers call_cuDeviceGetAttribute, slow_cuDeviceGetAttribute, traced_cuDeviceGetAttribute, record_cuDeviceGetAttribute, DESC_cuDeviceGetAttribute;
     trace |__r, __w| "pi,attrib,dev" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
@@ -780,7 +780,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetNvSciSyncAttributes`. Typed: [`device_get_nv_sci_sync_attributes`](super::device_get_nv_sci_sync_attributes).
     fn cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut c_void, dev: CUdevice, flags: c_int) -> CUresult = 13;
-    helpers call_cuDeviceGetNvSciSyncAttributes, slow_cuDeviceGetNvSciSyncAttributes, traced_cuDeviceGetNvSciSyncAttributes, record_cuDeviceGetNvSciSyncAttributes;
+    helpers call_cuDeviceGetNvSciSyncAttributes, slow_cuDeviceGetNvSciSyncAttributes, traced_cuDeviceGetNvSciSyncAttributes, record_cuDeviceGetNvSciSyncAttributes, DESC_cuDeviceGetNvSciSyncAttributes;
     trace |__r, __w| "nvSciSyncAttrList,dev,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nvSciSyncAttrList as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -794,7 +794,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceSetMemPool`. Typed: [`device_set_mem_pool`](super::device_set_mem_pool).
     fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult = 14;
-    helpers call_cuDeviceSetMemPool, slow_cuDeviceSetMemPool, traced_cuDeviceSetMemPool, record_cuDeviceSetMemPool;
+    helpers call_cuDeviceSetMemPool, slow_cuDeviceSetMemPool, traced_cuDeviceSetMemPool, record_cuDeviceSetMemPool, DESC_cuDeviceSetMemPool;
     trace |__r, __w| "dev,pool" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
@@ -807,7 +807,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetMemPool`. Typed: [`device_get_mem_pool`](super::device_get_mem_pool).
     fn cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult = 15;
-    helpers call_cuDeviceGetMemPool, slow_cuDeviceGetMemPool, traced_cuDeviceGetMemPool, record_cuDeviceGetMemPool;
+    helpers call_cuDeviceGetMemPool, slow_cuDeviceGetMemPool, traced_cuDeviceGetMemPool, record_cuDeviceGetMemPool, DESC_cuDeviceGetMemPool;
     trace |__r, __w| "pool,dev" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pool.is_null() { __w |= 1 << 0; (*pool).0 as usize as u64 } else { pool as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -820,7 +820,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetDefaultMemPool`. Typed: [`device_get_default_mem_pool`](super::device_get_default_mem_pool).
     fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult = 16;
-    helpers call_cuDeviceGetDefaultMemPool, slow_cuDeviceGetDefaultMemPool, traced_cuDeviceGetDefaultMemPool, record_cuDeviceGetDefaultMemPool;
+    helpers call_cuDeviceGetDefaultMemPool, slow_cuDeviceGetDefaultMemPool, traced_cuDeviceGetDefaultMemPool, record_cuDeviceGetDefaultMemPool, DESC_cuDeviceGetDefaultMemPool;
     trace |__r, __w| "pool_out,dev" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pool_out.is_null() { __w |= 1 << 0; (*pool_out).0 as usize as u64 } else { pool_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -833,7 +833,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetExecAffinitySupport`. Typed: [`device_get_exec_affinity_support`](super::device_get_exec_affinity_support).
     fn cuDeviceGetExecAffinitySupport(pi: *mut c_int, r#type: CUexecAffinityType, dev: CUdevice) -> CUresult = 17;
-    helpers call_cuDeviceGetExecAffinitySupport, slow_cuDeviceGetExecAffinitySupport, traced_cuDeviceGetExecAffinitySupport, record_cuDeviceGetExecAffinitySupport;
+    helpers call_cuDeviceGetExecAffinitySupport, slow_cuDeviceGetExecAffinitySupport, traced_cuDeviceGetExecAffinitySupport, record_cuDeviceGetExecAffinitySupport, DESC_cuDeviceGetExecAffinitySupport;
     trace |__r, __w| "pi,type,dev" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
@@ -847,7 +847,7 @@ raw_fn! {
 raw_fn! {
     /// `cuFlushGPUDirectRDMAWrites`. Typed: [`flush_gpu_direct_rdma_writes`](super::flush_gpu_direct_rdma_writes).
     fn cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult = 18;
-    helpers call_cuFlushGPUDirectRDMAWrites, slow_cuFlushGPUDirectRDMAWrites, traced_cuFlushGPUDirectRDMAWrites, record_cuFlushGPUDirectRDMAWrites;
+    helpers call_cuFlushGPUDirectRDMAWrites, slow_cuFlushGPUDirectRDMAWrites, traced_cuFlushGPUDirectRDMAWrites, record_cuFlushGPUDirectRDMAWrites, DESC_cuFlushGPUDirectRDMAWrites;
     trace |__r, __w| "target,scope" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => target.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(1)) => scope.0 as i64 as u64,
@@ -861,7 +861,7 @@ raw_fn! {
     /// `cuDeviceGetProperties`. Typed: [`device_get_properties`](super::device_get_properties).
     #[deprecated(note = "")]
     fn cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice) -> CUresult = 19;
-    helpers call_cuDeviceGetProperties, slow_cuDeviceGetProperties, traced_cuDeviceGetProperties, record_cuDeviceGetProperties;
+    helpers call_cuDeviceGetProperties, slow_cuDeviceGetProperties, traced_cuDeviceGetProperties, record_cuDeviceGetProperties, DESC_cuDeviceGetProperties;
     trace |__r, __w| "prop,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -875,7 +875,7 @@ raw_fn! {
     /// `cuDeviceComputeCapability`. Typed: [`device_compute_capability`](super::device_compute_capability).
     #[deprecated(note = "")]
     fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult = 20;
-    helpers call_cuDeviceComputeCapability, slow_cuDeviceComputeCapability, traced_cuDeviceComputeCapability, record_cuDeviceComputeCapability;
+    helpers call_cuDeviceComputeCapability, slow_cuDeviceComputeCapability, traced_cuDeviceComputeCapability, record_cuDeviceComputeCapability, DESC_cuDeviceComputeCapability;
     trace |__r, __w| "major,minor,dev" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !major.is_null() { __w |= 1 << 0; (*major) as i64 as u64 } else { major as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minor.is_null() { __w |= 1 << 1; (*minor) as i64 as u64 } else { minor as usize as u64 },
@@ -889,7 +889,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDevicePrimaryCtxRetain`. Typed: [`device_primary_ctx_retain`](super::device_primary_ctx_retain).
     fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult = 21;
-    helpers call_cuDevicePrimaryCtxRetain, slow_cuDevicePrimaryCtxRetain, traced_cuDevicePrimaryCtxRetain, record_cuDevicePrimaryCtxRetain;
+    helpers call_cuDevicePrimaryCtxRetain, slow_cuDevicePrimaryCtxRetain, traced_cuDevicePrimaryCtxRetain, record_cuDevicePrimaryCtxRetain, DESC_cuDevicePrimaryCtxRetain;
     trace |__r, __w| "pctx,dev" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -902,7 +902,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDevicePrimaryCtxRelease_v2` (`cuDevicePrimaryCtxRelease`). Typed: [`device_primary_ctx_release`](super::device_primary_ctx_release).
     fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult = 22;
-    helpers call_cuDevicePrimaryCtxRelease_v2, slow_cuDevicePrimaryCtxRelease_v2, traced_cuDevicePrimaryCtxRelease_v2, record_cuDevicePrimaryCtxRelease_v2;
+    helpers call_cuDevicePrimaryCtxRelease_v2, slow_cuDevicePrimaryCtxRelease_v2, traced_cuDevicePrimaryCtxRelease_v2, record_cuDevicePrimaryCtxRelease_v2, DESC_cuDevicePrimaryCtxRelease_v2;
     trace |__r, __w| "dev" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -914,7 +914,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDevicePrimaryCtxSetFlags_v2` (`cuDevicePrimaryCtxSetFlags`). Typed: [`device_primary_ctx_set_flags`](super::device_primary_ctx_set_flags).
     fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: c_uint) -> CUresult = 23;
-    helpers call_cuDevicePrimaryCtxSetFlags_v2, slow_cuDevicePrimaryCtxSetFlags_v2, traced_cuDevicePrimaryCtxSetFlags_v2, record_cuDevicePrimaryCtxSetFlags_v2;
+    helpers call_cuDevicePrimaryCtxSetFlags_v2, slow_cuDevicePrimaryCtxSetFlags_v2, traced_cuDevicePrimaryCtxSetFlags_v2, record_cuDevicePrimaryCtxSetFlags_v2, DESC_cuDevicePrimaryCtxSetFlags_v2;
     trace |__r, __w| "dev,flags" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -927,7 +927,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDevicePrimaryCtxGetState`. Typed: [`device_primary_ctx_get_state`](super::device_primary_ctx_get_state).
     fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut c_uint, active: *mut c_int) -> CUresult = 24;
-    helpers call_cuDevicePrimaryCtxGetState, slow_cuDevicePrimaryCtxGetState, traced_cuDevicePrimaryCtxGetState, record_cuDevicePrimaryCtxGetState;
+    helpers call_cuDevicePrimaryCtxGetState, slow_cuDevicePrimaryCtxGetState, traced_cuDevicePrimaryCtxGetState, record_cuDevicePrimaryCtxGetState, DESC_cuDevicePrimaryCtxGetState;
     trace |__r, __w| "dev,flags,active" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
@@ -941,7 +941,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDevicePrimaryCtxReset_v2` (`cuDevicePrimaryCtxReset`). Typed: [`device_primary_ctx_reset`](super::device_primary_ctx_reset).
     fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult = 25;
-    helpers call_cuDevicePrimaryCtxReset_v2, slow_cuDevicePrimaryCtxReset_v2, traced_cuDevicePrimaryCtxReset_v2, record_cuDevicePrimaryCtxReset_v2;
+    helpers call_cuDevicePrimaryCtxReset_v2, slow_cuDevicePrimaryCtxReset_v2, traced_cuDevicePrimaryCtxReset_v2, record_cuDevicePrimaryCtxReset_v2, DESC_cuDevicePrimaryCtxReset_v2;
     trace |__r, __w| "dev" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -953,7 +953,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxCreate_v2` (`cuCtxCreate`). Typed: [`ctx_create`](super::ctx_create).
     fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult = 26;
-    helpers call_cuCtxCreate_v2, slow_cuCtxCreate_v2, traced_cuCtxCreate_v2, record_cuCtxCreate_v2;
+    helpers call_cuCtxCreate_v2, slow_cuCtxCreate_v2, traced_cuCtxCreate_v2, record_cuCtxCreate_v2, DESC_cuCtxCreate_v2;
     trace |__r, __w| "pctx,flags,dev" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -967,7 +967,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxCreate_v3`. Typed: [`ctx_create_v3`](super::ctx_create_v3).
     fn cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: c_int, flags: c_uint, dev: CUdevice) -> CUresult = 27;
-    helpers call_cuCtxCreate_v3, slow_cuCtxCreate_v3, traced_cuCtxCreate_v3, record_cuCtxCreate_v3;
+    helpers call_cuCtxCreate_v3, slow_cuCtxCreate_v3, traced_cuCtxCreate_v3, record_cuCtxCreate_v3, DESC_cuCtxCreate_v3;
     trace |__r, __w| "pctx,paramsArray,numParams,flags,dev" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
@@ -983,7 +983,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxCreate_v4`. Typed: [`ctx_create_v4`](super::ctx_create_v4).
     fn cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> CUresult = 28;
-    helpers call_cuCtxCreate_v4, slow_cuCtxCreate_v4, traced_cuCtxCreate_v4, record_cuCtxCreate_v4;
+    helpers call_cuCtxCreate_v4, slow_cuCtxCreate_v4, traced_cuCtxCreate_v4, record_cuCtxCreate_v4, DESC_cuCtxCreate_v4;
     trace |__r, __w| "pctx,ctxCreateParams,flags,dev" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => ctxCreateParams as usize as u64,
@@ -998,7 +998,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxDestroy_v2` (`cuCtxDestroy`). Typed: [`ctx_destroy`](super::ctx_destroy).
     fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult = 29;
-    helpers call_cuCtxDestroy_v2, slow_cuCtxDestroy_v2, traced_cuCtxDestroy_v2, record_cuCtxDestroy_v2;
+    helpers call_cuCtxDestroy_v2, slow_cuCtxDestroy_v2, traced_cuCtxDestroy_v2, record_cuCtxDestroy_v2, DESC_cuCtxDestroy_v2;
     trace |__r, __w| "ctx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1010,7 +1010,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxPushCurrent_v2` (`cuCtxPushCurrent`). Typed: [`ctx_push_current`](super::ctx_push_current).
     fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult = 30;
-    helpers call_cuCtxPushCurrent_v2, slow_cuCtxPushCurrent_v2, traced_cuCtxPushCurrent_v2, record_cuCtxPushCurrent_v2;
+    helpers call_cuCtxPushCurrent_v2, slow_cuCtxPushCurrent_v2, traced_cuCtxPushCurrent_v2, record_cuCtxPushCurrent_v2, DESC_cuCtxPushCurrent_v2;
     trace |__r, __w| "ctx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1022,7 +1022,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxPopCurrent_v2` (`cuCtxPopCurrent`). Typed: [`ctx_pop_current`](super::ctx_pop_current).
     fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult = 31;
-    helpers call_cuCtxPopCurrent_v2, slow_cuCtxPopCurrent_v2, traced_cuCtxPopCurrent_v2, record_cuCtxPopCurrent_v2;
+    helpers call_cuCtxPopCurrent_v2, slow_cuCtxPopCurrent_v2, traced_cuCtxPopCurrent_v2, record_cuCtxPopCurrent_v2, DESC_cuCtxPopCurrent_v2;
     trace |__r, __w| "pctx" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1034,7 +1034,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxSetCurrent`. Typed: [`ctx_set_current`](super::ctx_set_current).
     fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult = 32;
-    helpers call_cuCtxSetCurrent, slow_cuCtxSetCurrent, traced_cuCtxSetCurrent, record_cuCtxSetCurrent;
+    helpers call_cuCtxSetCurrent, slow_cuCtxSetCurrent, traced_cuCtxSetCurrent, record_cuCtxSetCurrent, DESC_cuCtxSetCurrent;
     trace |__r, __w| "ctx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1046,7 +1046,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetCurrent`. Typed: [`ctx_get_current`](super::ctx_get_current).
     fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult = 33;
-    helpers call_cuCtxGetCurrent, slow_cuCtxGetCurrent, traced_cuCtxGetCurrent, record_cuCtxGetCurrent;
+    helpers call_cuCtxGetCurrent, slow_cuCtxGetCurrent, traced_cuCtxGetCurrent, record_cuCtxGetCurrent, DESC_cuCtxGetCurrent;
     trace |__r, __w| "pctx" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1058,7 +1058,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetDevice`. Typed: [`ctx_get_device`](super::ctx_get_device).
     fn cuCtxGetDevice(device: *mut CUdevice) -> CUresult = 34;
-    helpers call_cuCtxGetDevice, slow_cuCtxGetDevice, traced_cuCtxGetDevice, record_cuCtxGetDevice;
+    helpers call_cuCtxGetDevice, slow_cuCtxGetDevice, traced_cuCtxGetDevice, record_cuCtxGetDevice, DESC_cuCtxGetDevice;
     trace |__r, __w| "device" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 0; (*device).0 as i64 as u64 } else { device as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1070,7 +1070,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetFlags`. Typed: [`ctx_get_flags`](super::ctx_get_flags).
     fn cuCtxGetFlags(flags: *mut c_uint) -> CUresult = 35;
-    helpers call_cuCtxGetFlags, slow_cuCtxGetFlags, traced_cuCtxGetFlags, record_cuCtxGetFlags;
+    helpers call_cuCtxGetFlags, slow_cuCtxGetFlags, traced_cuCtxGetFlags, record_cuCtxGetFlags, DESC_cuCtxGetFlags;
     trace |__r, __w| "flags" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 0; (*flags) as u64 } else { flags as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1082,7 +1082,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxSetFlags`. Typed: [`ctx_set_flags`](super::ctx_set_flags).
     fn cuCtxSetFlags(flags: c_uint) -> CUresult = 36;
-    helpers call_cuCtxSetFlags, slow_cuCtxSetFlags, traced_cuCtxSetFlags, record_cuCtxSetFlags;
+    helpers call_cuCtxSetFlags, slow_cuCtxSetFlags, traced_cuCtxSetFlags, record_cuCtxSetFlags, DESC_cuCtxSetFlags;
     trace |__r, __w| "flags" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1094,7 +1094,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetId`. Typed: [`ctx_get_id`](super::ctx_get_id).
     fn cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult = 37;
-    helpers call_cuCtxGetId, slow_cuCtxGetId, traced_cuCtxGetId, record_cuCtxGetId;
+    helpers call_cuCtxGetId, slow_cuCtxGetId, traced_cuCtxGetId, record_cuCtxGetId, DESC_cuCtxGetId;
     trace |__r, __w| "ctx,ctxId" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !ctxId.is_null() { __w |= 1 << 1; (*ctxId) as u64 } else { ctxId as usize as u64 },
@@ -1107,7 +1107,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxSynchronize`. Typed: [`ctx_synchronize`](super::ctx_synchronize).
     fn cuCtxSynchronize() -> CUresult = 38;
-    helpers call_cuCtxSynchronize, slow_cuCtxSynchronize, traced_cuCtxSynchronize, record_cuCtxSynchronize;
+    helpers call_cuCtxSynchronize, slow_cuCtxSynchronize, traced_cuCtxSynchronize, record_cuCtxSynchronize, DESC_cuCtxSynchronize;
     trace |__r, __w| "" [
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1118,7 +1118,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxSetLimit`. Typed: [`ctx_set_limit`](super::ctx_set_limit).
     fn cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult = 39;
-    helpers call_cuCtxSetLimit, slow_cuCtxSetLimit, traced_cuCtxSetLimit, record_cuCtxSetLimit;
+    helpers call_cuCtxSetLimit, slow_cuCtxSetLimit, traced_cuCtxSetLimit, record_cuCtxSetLimit, DESC_cuCtxSetLimit;
     trace |__r, __w| "limit,value" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => limit.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => value as u64,
@@ -1131,7 +1131,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetLimit`. Typed: [`ctx_get_limit`](super::ctx_get_limit).
     fn cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult = 40;
-    helpers call_cuCtxGetLimit, slow_cuCtxGetLimit, traced_cuCtxGetLimit, record_cuCtxGetLimit;
+    helpers call_cuCtxGetLimit, slow_cuCtxGetLimit, traced_cuCtxGetLimit, record_cuCtxGetLimit, DESC_cuCtxGetLimit;
     trace |__r, __w| "pvalue,limit" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pvalue.is_null() { __w |= 1 << 0; (*pvalue) as u64 } else { pvalue as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => limit.0 as i64 as u64,
@@ -1144,7 +1144,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetCacheConfig`. Typed: [`ctx_get_cache_config`](super::ctx_get_cache_config).
     fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult = 41;
-    helpers call_cuCtxGetCacheConfig, slow_cuCtxGetCacheConfig, traced_cuCtxGetCacheConfig, record_cuCtxGetCacheConfig;
+    helpers call_cuCtxGetCacheConfig, slow_cuCtxGetCacheConfig, traced_cuCtxGetCacheConfig, record_cuCtxGetCacheConfig, DESC_cuCtxGetCacheConfig;
     trace |__r, __w| "pconfig" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pconfig.is_null() { __w |= 1 << 0; (*pconfig).0 as i64 as u64 } else { pconfig as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1156,7 +1156,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxSetCacheConfig`. Typed: [`ctx_set_cache_config`](super::ctx_set_cache_config).
     fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult = 42;
-    helpers call_cuCtxSetCacheConfig, slow_cuCtxSetCacheConfig, traced_cuCtxSetCacheConfig, record_cuCtxSetCacheConfig;
+    helpers call_cuCtxSetCacheConfig, slow_cuCtxSetCacheConfig, traced_cuCtxSetCacheConfig, record_cuCtxSetCacheConfig, DESC_cuCtxSetCacheConfig;
     trace |__r, __w| "config" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1168,7 +1168,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetApiVersion`. Typed: [`ctx_get_api_version`](super::ctx_get_api_version).
     fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUresult = 43;
-    helpers call_cuCtxGetApiVersion, slow_cuCtxGetApiVersion, traced_cuCtxGetApiVersion, record_cuCtxGetApiVersion;
+    helpers call_cuCtxGetApiVersion, slow_cuCtxGetApiVersion, traced_cuCtxGetApiVersion, record_cuCtxGetApiVersion, DESC_cuCtxGetApiVersion;
     trace |__r, __w| "ctx,version" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !version.is_null() { __w |= 1 << 1; (*version) as u64 } else { version as usize as u64 },
@@ -1181,7 +1181,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetStreamPriorityRange`. Typed: [`ctx_get_stream_priority_range`](super::ctx_get_stream_priority_range).
     fn cuCtxGetStreamPriorityRange(leastPriority: *mut c_int, greatestPriority: *mut c_int) -> CUresult = 44;
-    helpers call_cuCtxGetStreamPriorityRange, slow_cuCtxGetStreamPriorityRange, traced_cuCtxGetStreamPriorityRange, record_cuCtxGetStreamPriorityRange;
+    helpers call_cuCtxGetStreamPriorityRange, slow_cuCtxGetStreamPriorityRange, traced_cuCtxGetStreamPriorityRange, record_cuCtxGetStreamPriorityRange, DESC_cuCtxGetStreamPriorityRange;
     trace |__r, __w| "leastPriority,greatestPriority" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !leastPriority.is_null() { __w |= 1 << 0; (*leastPriority) as i64 as u64 } else { leastPriority as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !greatestPriority.is_null() { __w |= 1 << 1; (*greatestPriority) as i64 as u64 } else { greatestPriority as usize as u64 },
@@ -1194,7 +1194,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxResetPersistingL2Cache`. Typed: [`ctx_reset_persisting_l2_cache`](super::ctx_reset_persisting_l2_cache).
     fn cuCtxResetPersistingL2Cache() -> CUresult = 45;
-    helpers call_cuCtxResetPersistingL2Cache, slow_cuCtxResetPersistingL2Cache, traced_cuCtxResetPersistingL2Cache, record_cuCtxResetPersistingL2Cache;
+    helpers call_cuCtxResetPersistingL2Cache, slow_cuCtxResetPersistingL2Cache, traced_cuCtxResetPersistingL2Cache, record_cuCtxResetPersistingL2Cache, DESC_cuCtxResetPersistingL2Cache;
     trace |__r, __w| "" [
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1205,7 +1205,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetExecAffinity`. Typed: [`ctx_get_exec_affinity`](super::ctx_get_exec_affinity).
     fn cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType) -> CUresult = 46;
-    helpers call_cuCtxGetExecAffinity, slow_cuCtxGetExecAffinity, traced_cuCtxGetExecAffinity, record_cuCtxGetExecAffinity;
+    helpers call_cuCtxGetExecAffinity, slow_cuCtxGetExecAffinity, traced_cuCtxGetExecAffinity, record_cuCtxGetExecAffinity, DESC_cuCtxGetExecAffinity;
     trace |__r, __w| "pExecAffinity,type" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pExecAffinity as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
@@ -1218,7 +1218,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxRecordEvent`. Typed: [`ctx_record_event`](super::ctx_record_event).
     fn cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult = 47;
-    helpers call_cuCtxRecordEvent, slow_cuCtxRecordEvent, traced_cuCtxRecordEvent, record_cuCtxRecordEvent;
+    helpers call_cuCtxRecordEvent, slow_cuCtxRecordEvent, traced_cuCtxRecordEvent, record_cuCtxRecordEvent, DESC_cuCtxRecordEvent;
     trace |__r, __w| "hCtx,hEvent" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
@@ -1231,7 +1231,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxWaitEvent`. Typed: [`ctx_wait_event`](super::ctx_wait_event).
     fn cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult = 48;
-    helpers call_cuCtxWaitEvent, slow_cuCtxWaitEvent, traced_cuCtxWaitEvent, record_cuCtxWaitEvent;
+    helpers call_cuCtxWaitEvent, slow_cuCtxWaitEvent, traced_cuCtxWaitEvent, record_cuCtxWaitEvent, DESC_cuCtxWaitEvent;
     trace |__r, __w| "hCtx,hEvent" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
@@ -1245,7 +1245,7 @@ raw_fn! {
     /// `cuCtxAttach`. Typed: [`ctx_attach`](super::ctx_attach).
     #[deprecated(note = "")]
     fn cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> CUresult = 49;
-    helpers call_cuCtxAttach, slow_cuCtxAttach, traced_cuCtxAttach, record_cuCtxAttach;
+    helpers call_cuCtxAttach, slow_cuCtxAttach, traced_cuCtxAttach, record_cuCtxAttach, DESC_cuCtxAttach;
     trace |__r, __w| "pctx,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -1259,7 +1259,7 @@ raw_fn! {
     /// `cuCtxDetach`. Typed: [`ctx_detach`](super::ctx_detach).
     #[deprecated(note = "")]
     fn cuCtxDetach(ctx: CUcontext) -> CUresult = 50;
-    helpers call_cuCtxDetach, slow_cuCtxDetach, traced_cuCtxDetach, record_cuCtxDetach;
+    helpers call_cuCtxDetach, slow_cuCtxDetach, traced_cuCtxDetach, record_cuCtxDetach, DESC_cuCtxDetach;
     trace |__r, __w| "ctx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1272,7 +1272,7 @@ raw_fn! {
     /// `cuCtxGetSharedMemConfig`. Typed: [`ctx_get_shared_mem_config`](super::ctx_get_shared_mem_config).
     #[deprecated(note = "")]
     fn cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult = 51;
-    helpers call_cuCtxGetSharedMemConfig, slow_cuCtxGetSharedMemConfig, traced_cuCtxGetSharedMemConfig, record_cuCtxGetSharedMemConfig;
+    helpers call_cuCtxGetSharedMemConfig, slow_cuCtxGetSharedMemConfig, traced_cuCtxGetSharedMemConfig, record_cuCtxGetSharedMemConfig, DESC_cuCtxGetSharedMemConfig;
     trace |__r, __w| "pConfig" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pConfig.is_null() { __w |= 1 << 0; (*pConfig).0 as i64 as u64 } else { pConfig as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1285,7 +1285,7 @@ raw_fn! {
     /// `cuCtxSetSharedMemConfig`. Typed: [`ctx_set_shared_mem_config`](super::ctx_set_shared_mem_config).
     #[deprecated(note = "")]
     fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult = 52;
-    helpers call_cuCtxSetSharedMemConfig, slow_cuCtxSetSharedMemConfig, traced_cuCtxSetSharedMemConfig, record_cuCtxSetSharedMemConfig;
+    helpers call_cuCtxSetSharedMemConfig, slow_cuCtxSetSharedMemConfig, traced_cuCtxSetSharedMemConfig, record_cuCtxSetSharedMemConfig, DESC_cuCtxSetSharedMemConfig;
     trace |__r, __w| "config" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1297,7 +1297,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleLoad`. Typed: [`module_load`](super::module_load).
     fn cuModuleLoad(module: *mut CUmodule, fname: *const c_char) -> CUresult = 53;
-    helpers call_cuModuleLoad, slow_cuModuleLoad, traced_cuModuleLoad, record_cuModuleLoad;
+    helpers call_cuModuleLoad, slow_cuModuleLoad, traced_cuModuleLoad, record_cuModuleLoad, DESC_cuModuleLoad;
     trace |__r, __w| "module,fname" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Str) => fname as usize as u64,
@@ -1310,7 +1310,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleLoadData`. Typed: [`module_load_data`](super::module_load_data).
     fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> CUresult = 54;
-    helpers call_cuModuleLoadData, slow_cuModuleLoadData, traced_cuModuleLoadData, record_cuModuleLoadData;
+    helpers call_cuModuleLoadData, slow_cuModuleLoadData, traced_cuModuleLoadData, record_cuModuleLoadData, DESC_cuModuleLoadData;
     trace |__r, __w| "module,image" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => image as usize as u64,
@@ -1323,7 +1323,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleLoadDataEx`. Typed: [`module_load_data_ex`](super::module_load_data_ex).
     fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult = 55;
-    helpers call_cuModuleLoadDataEx, slow_cuModuleLoadDataEx, traced_cuModuleLoadDataEx, record_cuModuleLoadDataEx;
+    helpers call_cuModuleLoadDataEx, slow_cuModuleLoadDataEx, traced_cuModuleLoadDataEx, record_cuModuleLoadDataEx, DESC_cuModuleLoadDataEx;
     trace |__r, __w| "module,image,numOptions,options,optionValues" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => image as usize as u64,
@@ -1339,7 +1339,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleLoadFatBinary`. Typed: [`module_load_fat_binary`](super::module_load_fat_binary).
     fn cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_void) -> CUresult = 56;
-    helpers call_cuModuleLoadFatBinary, slow_cuModuleLoadFatBinary, traced_cuModuleLoadFatBinary, record_cuModuleLoadFatBinary;
+    helpers call_cuModuleLoadFatBinary, slow_cuModuleLoadFatBinary, traced_cuModuleLoadFatBinary, record_cuModuleLoadFatBinary, DESC_cuModuleLoadFatBinary;
     trace |__r, __w| "module,fatCubin" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => fatCubin as usize as u64,
@@ -1352,7 +1352,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleUnload`. Typed: [`module_unload`](super::module_unload).
     fn cuModuleUnload(hmod: CUmodule) -> CUresult = 57;
-    helpers call_cuModuleUnload, slow_cuModuleUnload, traced_cuModuleUnload, record_cuModuleUnload;
+    helpers call_cuModuleUnload, slow_cuModuleUnload, traced_cuModuleUnload, record_cuModuleUnload, DESC_cuModuleUnload;
     trace |__r, __w| "hmod" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1364,7 +1364,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleGetLoadingMode`. Typed: [`module_get_loading_mode`](super::module_get_loading_mode).
     fn cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode) -> CUresult = 58;
-    helpers call_cuModuleGetLoadingMode, slow_cuModuleGetLoadingMode, traced_cuModuleGetLoadingMode, record_cuModuleGetLoadingMode;
+    helpers call_cuModuleGetLoadingMode, slow_cuModuleGetLoadingMode, traced_cuModuleGetLoadingMode, record_cuModuleGetLoadingMode, DESC_cuModuleGetLoadingMode;
     trace |__r, __w| "mode" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !mode.is_null() { __w |= 1 << 0; (*mode).0 as i64 as u64 } else { mode as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1376,7 +1376,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleGetFunction`. Typed: [`module_get_function`](super::module_get_function).
     fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const c_char) -> CUresult = 59;
-    helpers call_cuModuleGetFunction, slow_cuModuleGetFunction, traced_cuModuleGetFunction, record_cuModuleGetFunction;
+    helpers call_cuModuleGetFunction, slow_cuModuleGetFunction, traced_cuModuleGetFunction, record_cuModuleGetFunction, DESC_cuModuleGetFunction;
     trace |__r, __w| "hfunc,hmod,name" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !hfunc.is_null() { __w |= 1 << 0; (*hfunc).0 as usize as u64 } else { hfunc as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
@@ -1390,7 +1390,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleGetFunctionCount`. Typed: [`module_get_function_count`](super::module_get_function_count).
     fn cuModuleGetFunctionCount(count: *mut c_uint, r#mod: CUmodule) -> CUresult = 60;
-    helpers call_cuModuleGetFunctionCount, slow_cuModuleGetFunctionCount, traced_cuModuleGetFunctionCount, record_cuModuleGetFunctionCount;
+    helpers call_cuModuleGetFunctionCount, slow_cuModuleGetFunctionCount, traced_cuModuleGetFunctionCount, record_cuModuleGetFunctionCount, DESC_cuModuleGetFunctionCount;
     trace |__r, __w| "count,mod" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as u64 } else { count as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => r#mod.0 as usize as u64,
@@ -1403,7 +1403,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleEnumerateFunctions`. Typed: [`module_enumerate_functions`](super::module_enumerate_functions).
     fn cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunctions: c_uint, r#mod: CUmodule) -> CUresult = 61;
-    helpers call_cuModuleEnumerateFunctions, slow_cuModuleEnumerateFunctions, traced_cuModuleEnumerateFunctions, record_cuModuleEnumerateFunctions;
+    helpers call_cuModuleEnumerateFunctions, slow_cuModuleEnumerateFunctions, traced_cuModuleEnumerateFunctions, record_cuModuleEnumerateFunctions, DESC_cuModuleEnumerateFunctions;
     trace |__r, __w| "functions,numFunctions,mod" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => functions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numFunctions as u64,
@@ -1417,7 +1417,7 @@ raw_fn! {
 raw_fn! {
     /// `cuModuleGetGlobal_v2` (`cuModuleGetGlobal`). Typed: [`module_get_global`](super::module_get_global).
     fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const c_char) -> CUresult = 62;
-    helpers call_cuModuleGetGlobal_v2, slow_cuModuleGetGlobal_v2, traced_cuModuleGetGlobal_v2, record_cuModuleGetGlobal_v2;
+    helpers call_cuModuleGetGlobal_v2, slow_cuModuleGetGlobal_v2, traced_cuModuleGetGlobal_v2, record_cuModuleGetGlobal_v2, DESC_cuModuleGetGlobal_v2;
     trace |__r, __w| "dptr,bytes,hmod,name" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
@@ -1432,7 +1432,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLinkCreate_v2` (`cuLinkCreate`). Typed: [`link_create`](super::link_create).
     fn cuLinkCreate_v2(numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void, stateOut: *mut CUlinkState) -> CUresult = 63;
-    helpers call_cuLinkCreate_v2, slow_cuLinkCreate_v2, traced_cuLinkCreate_v2, record_cuLinkCreate_v2;
+    helpers call_cuLinkCreate_v2, slow_cuLinkCreate_v2, traced_cuLinkCreate_v2, record_cuLinkCreate_v2, DESC_cuLinkCreate_v2;
     trace |__r, __w| "numOptions,options,optionValues,stateOut" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
@@ -1447,7 +1447,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLinkAddData_v2` (`cuLinkAddData`). Typed: [`link_add_data`](super::link_add_data).
     fn cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult = 64;
-    helpers call_cuLinkAddData_v2, slow_cuLinkAddData_v2, traced_cuLinkAddData_v2, record_cuLinkAddData_v2;
+    helpers call_cuLinkAddData_v2, slow_cuLinkAddData_v2, traced_cuLinkAddData_v2, record_cuLinkAddData_v2, DESC_cuLinkAddData_v2;
     trace |__r, __w| "state,type,data,size,name,numOptions,options,optionValues" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => state.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
@@ -1466,7 +1466,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLinkAddFile_v2` (`cuLinkAddFile`). Typed: [`link_add_file`](super::link_add_file).
     fn cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path: *const c_char, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult = 65;
-    helpers call_cuLinkAddFile_v2, slow_cuLinkAddFile_v2, traced_cuLinkAddFile_v2, record_cuLinkAddFile_v2;
+    helpers call_cuLinkAddFile_v2, slow_cuLinkAddFile_v2, traced_cuLinkAddFile_v2, record_cuLinkAddFile_v2, DESC_cuLinkAddFile_v2;
     trace |__r, __w| "state,type,path,numOptions,options,optionValues" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => state.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
@@ -1483,7 +1483,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLinkComplete`. Typed: [`link_complete`](super::link_complete).
     fn cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut c_void, sizeOut: *mut usize) -> CUresult = 66;
-    helpers call_cuLinkComplete, slow_cuLinkComplete, traced_cuLinkComplete, record_cuLinkComplete;
+    helpers call_cuLinkComplete, slow_cuLinkComplete, traced_cuLinkComplete, record_cuLinkComplete, DESC_cuLinkComplete;
     trace |__r, __w| "state,cubinOut,sizeOut" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => state.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !cubinOut.is_null() { __w |= 1 << 1; (*cubinOut) as usize as u64 } else { cubinOut as usize as u64 },
@@ -1497,7 +1497,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLinkDestroy`. Typed: [`link_destroy`](super::link_destroy).
     fn cuLinkDestroy(state: CUlinkState) -> CUresult = 67;
-    helpers call_cuLinkDestroy, slow_cuLinkDestroy, traced_cuLinkDestroy, record_cuLinkDestroy;
+    helpers call_cuLinkDestroy, slow_cuLinkDestroy, traced_cuLinkDestroy, record_cuLinkDestroy, DESC_cuLinkDestroy;
     trace |__r, __w| "state" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => state.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1510,7 +1510,7 @@ raw_fn! {
     /// `cuModuleGetTexRef`. Typed: [`module_get_tex_ref`](super::module_get_tex_ref).
     #[deprecated(note = "")]
     fn cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const c_char) -> CUresult = 68;
-    helpers call_cuModuleGetTexRef, slow_cuModuleGetTexRef, traced_cuModuleGetTexRef, record_cuModuleGetTexRef;
+    helpers call_cuModuleGetTexRef, slow_cuModuleGetTexRef, traced_cuModuleGetTexRef, record_cuModuleGetTexRef, DESC_cuModuleGetTexRef;
     trace |__r, __w| "pTexRef,hmod,name" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pTexRef.is_null() { __w |= 1 << 0; (*pTexRef).0 as usize as u64 } else { pTexRef as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
@@ -1525,7 +1525,7 @@ raw_fn! {
     /// `cuModuleGetSurfRef`. Typed: [`module_get_surf_ref`](super::module_get_surf_ref).
     #[deprecated(note = "")]
     fn cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const c_char) -> CUresult = 69;
-    helpers call_cuModuleGetSurfRef, slow_cuModuleGetSurfRef, traced_cuModuleGetSurfRef, record_cuModuleGetSurfRef;
+    helpers call_cuModuleGetSurfRef, slow_cuModuleGetSurfRef, traced_cuModuleGetSurfRef, record_cuModuleGetSurfRef, DESC_cuModuleGetSurfRef;
     trace |__r, __w| "pSurfRef,hmod,name" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pSurfRef.is_null() { __w |= 1 << 0; (*pSurfRef).0 as usize as u64 } else { pSurfRef as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
@@ -1539,7 +1539,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryLoadData`. Typed: [`library_load_data`](super::library_load_data).
     fn cuLibraryLoadData(library: *mut CUlibrary, code: *const c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult = 70;
-    helpers call_cuLibraryLoadData, slow_cuLibraryLoadData, traced_cuLibraryLoadData, record_cuLibraryLoadData;
+    helpers call_cuLibraryLoadData, slow_cuLibraryLoadData, traced_cuLibraryLoadData, record_cuLibraryLoadData, DESC_cuLibraryLoadData;
     trace |__r, __w| "library,code,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => code as usize as u64,
@@ -1558,7 +1558,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryLoadFromFile`. Typed: [`library_load_from_file`](super::library_load_from_file).
     fn cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult = 71;
-    helpers call_cuLibraryLoadFromFile, slow_cuLibraryLoadFromFile, traced_cuLibraryLoadFromFile, record_cuLibraryLoadFromFile;
+    helpers call_cuLibraryLoadFromFile, slow_cuLibraryLoadFromFile, traced_cuLibraryLoadFromFile, record_cuLibraryLoadFromFile, DESC_cuLibraryLoadFromFile;
     trace |__r, __w| "library,fileName,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
@@ -1577,7 +1577,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryUnload`. Typed: [`library_unload`](super::library_unload).
     fn cuLibraryUnload(library: CUlibrary) -> CUresult = 72;
-    helpers call_cuLibraryUnload, slow_cuLibraryUnload, traced_cuLibraryUnload, record_cuLibraryUnload;
+    helpers call_cuLibraryUnload, slow_cuLibraryUnload, traced_cuLibraryUnload, record_cuLibraryUnload, DESC_cuLibraryUnload;
     trace |__r, __w| "library" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1589,7 +1589,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryGetKernel`. Typed: [`library_get_kernel`](super::library_get_kernel).
     fn cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, name: *const c_char) -> CUresult = 73;
-    helpers call_cuLibraryGetKernel, slow_cuLibraryGetKernel, traced_cuLibraryGetKernel, record_cuLibraryGetKernel;
+    helpers call_cuLibraryGetKernel, slow_cuLibraryGetKernel, traced_cuLibraryGetKernel, record_cuLibraryGetKernel, DESC_cuLibraryGetKernel;
     trace |__r, __w| "pKernel,library,name" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pKernel.is_null() { __w |= 1 << 0; (*pKernel).0 as usize as u64 } else { pKernel as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
@@ -1603,7 +1603,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryGetKernelCount`. Typed: [`library_get_kernel_count`](super::library_get_kernel_count).
     fn cuLibraryGetKernelCount(count: *mut c_uint, lib: CUlibrary) -> CUresult = 74;
-    helpers call_cuLibraryGetKernelCount, slow_cuLibraryGetKernelCount, traced_cuLibraryGetKernelCount, record_cuLibraryGetKernelCount;
+    helpers call_cuLibraryGetKernelCount, slow_cuLibraryGetKernelCount, traced_cuLibraryGetKernelCount, record_cuLibraryGetKernelCount, DESC_cuLibraryGetKernelCount;
     trace |__r, __w| "count,lib" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as u64 } else { count as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => lib.0 as usize as u64,
@@ -1616,7 +1616,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryEnumerateKernels`. Typed: [`library_enumerate_kernels`](super::library_enumerate_kernels).
     fn cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: c_uint, lib: CUlibrary) -> CUresult = 75;
-    helpers call_cuLibraryEnumerateKernels, slow_cuLibraryEnumerateKernels, traced_cuLibraryEnumerateKernels, record_cuLibraryEnumerateKernels;
+    helpers call_cuLibraryEnumerateKernels, slow_cuLibraryEnumerateKernels, traced_cuLibraryEnumerateKernels, record_cuLibraryEnumerateKernels, DESC_cuLibraryEnumerateKernels;
     trace |__r, __w| "kernels,numKernels,lib" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernels as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numKernels as u64,
@@ -1630,7 +1630,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryGetModule`. Typed: [`library_get_module`](super::library_get_module).
     fn cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CUresult = 76;
-    helpers call_cuLibraryGetModule, slow_cuLibraryGetModule, traced_cuLibraryGetModule, record_cuLibraryGetModule;
+    helpers call_cuLibraryGetModule, slow_cuLibraryGetModule, traced_cuLibraryGetModule, record_cuLibraryGetModule, DESC_cuLibraryGetModule;
     trace |__r, __w| "pMod,library" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pMod.is_null() { __w |= 1 << 0; (*pMod).0 as usize as u64 } else { pMod as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
@@ -1643,7 +1643,7 @@ raw_fn! {
 raw_fn! {
     /// `cuKernelGetFunction`. Typed: [`kernel_get_function`](super::kernel_get_function).
     fn cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult = 77;
-    helpers call_cuKernelGetFunction, slow_cuKernelGetFunction, traced_cuKernelGetFunction, record_cuKernelGetFunction;
+    helpers call_cuKernelGetFunction, slow_cuKernelGetFunction, traced_cuKernelGetFunction, record_cuKernelGetFunction, DESC_cuKernelGetFunction;
     trace |__r, __w| "pFunc,kernel" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pFunc.is_null() { __w |= 1 << 0; (*pFunc).0 as usize as u64 } else { pFunc as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
@@ -1656,7 +1656,7 @@ raw_fn! {
 raw_fn! {
     /// `cuKernelGetLibrary`. Typed: [`kernel_get_library`](super::kernel_get_library).
     fn cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult = 78;
-    helpers call_cuKernelGetLibrary, slow_cuKernelGetLibrary, traced_cuKernelGetLibrary, record_cuKernelGetLibrary;
+    helpers call_cuKernelGetLibrary, slow_cuKernelGetLibrary, traced_cuKernelGetLibrary, record_cuKernelGetLibrary, DESC_cuKernelGetLibrary;
     trace |__r, __w| "pLib,kernel" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pLib.is_null() { __w |= 1 << 0; (*pLib).0 as usize as u64 } else { pLib as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
@@ -1669,7 +1669,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryGetGlobal`. Typed: [`library_get_global`](super::library_get_global).
     fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult = 79;
-    helpers call_cuLibraryGetGlobal, slow_cuLibraryGetGlobal, traced_cuLibraryGetGlobal, record_cuLibraryGetGlobal;
+    helpers call_cuLibraryGetGlobal, slow_cuLibraryGetGlobal, traced_cuLibraryGetGlobal, record_cuLibraryGetGlobal, DESC_cuLibraryGetGlobal;
     trace |__r, __w| "dptr,bytes,library,name" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
@@ -1684,7 +1684,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryGetManaged`. Typed: [`library_get_managed`](super::library_get_managed).
     fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult = 80;
-    helpers call_cuLibraryGetManaged, slow_cuLibraryGetManaged, traced_cuLibraryGetManaged, record_cuLibraryGetManaged;
+    helpers call_cuLibraryGetManaged, slow_cuLibraryGetManaged, traced_cuLibraryGetManaged, record_cuLibraryGetManaged, DESC_cuLibraryGetManaged;
     trace |__r, __w| "dptr,bytes,library,name" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
@@ -1699,7 +1699,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLibraryGetUnifiedFunction`. Typed: [`library_get_unified_function`](super::library_get_unified_function).
     fn cuLibraryGetUnifiedFunction(fptr: *mut *mut c_void, library: CUlibrary, symbol: *const c_char) -> CUresult = 81;
-    helpers call_cuLibraryGetUnifiedFunction, slow_cuLibraryGetUnifiedFunction, traced_cuLibraryGetUnifiedFunction, record_cuLibraryGetUnifiedFunction;
+    helpers call_cuLibraryGetUnifiedFunction, slow_cuLibraryGetUnifiedFunction, traced_cuLibraryGetUnifiedFunction, record_cuLibraryGetUnifiedFunction, DESC_cuLibraryGetUnifiedFunction;
     trace |__r, __w| "fptr,library,symbol" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !fptr.is_null() { __w |= 1 << 0; (*fptr) as usize as u64 } else { fptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
@@ -1713,7 +1713,7 @@ raw_fn! {
 raw_fn! {
     /// `cuKernelGetAttribute`. Typed: [`kernel_get_attribute`](super::kernel_get_attribute).
     fn cuKernelGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) -> CUresult = 82;
-    helpers call_cuKernelGetAttribute, slow_cuKernelGetAttribute, traced_cuKernelGetAttribute, record_cuKernelGetAttribute;
+    helpers call_cuKernelGetAttribute, slow_cuKernelGetAttribute, traced_cuKernelGetAttribute, record_cuKernelGetAttribute, DESC_cuKernelGetAttribute;
     trace |__r, __w| "pi,attrib,kernel,dev" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
@@ -1728,7 +1728,7 @@ raw_fn! {
 raw_fn! {
     /// `cuKernelSetAttribute`. Typed: [`kernel_set_attribute`](super::kernel_set_attribute).
     fn cuKernelSetAttribute(attrib: CUfunction_attribute, val: c_int, kernel: CUkernel, dev: CUdevice) -> CUresult = 83;
-    helpers call_cuKernelSetAttribute, slow_cuKernelSetAttribute, traced_cuKernelSetAttribute, record_cuKernelSetAttribute;
+    helpers call_cuKernelSetAttribute, slow_cuKernelSetAttribute, traced_cuKernelSetAttribute, record_cuKernelSetAttribute, DESC_cuKernelSetAttribute;
     trace |__r, __w| "attrib,val,kernel,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => val as i64 as u64,
@@ -1743,7 +1743,7 @@ raw_fn! {
 raw_fn! {
     /// `cuKernelSetCacheConfig`. Typed: [`kernel_set_cache_config`](super::kernel_set_cache_config).
     fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult = 84;
-    helpers call_cuKernelSetCacheConfig, slow_cuKernelSetCacheConfig, traced_cuKernelSetCacheConfig, record_cuKernelSetCacheConfig;
+    helpers call_cuKernelSetCacheConfig, slow_cuKernelSetCacheConfig, traced_cuKernelSetCacheConfig, record_cuKernelSetCacheConfig, DESC_cuKernelSetCacheConfig;
     trace |__r, __w| "kernel,config,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
@@ -1757,7 +1757,7 @@ raw_fn! {
 raw_fn! {
     /// `cuKernelGetName`. Typed: [`kernel_get_name`](super::kernel_get_name).
     fn cuKernelGetName(name: *mut *const c_char, hfunc: CUkernel) -> CUresult = 85;
-    helpers call_cuKernelGetName, slow_cuKernelGetName, traced_cuKernelGetName, record_cuKernelGetName;
+    helpers call_cuKernelGetName, slow_cuKernelGetName, traced_cuKernelGetName, record_cuKernelGetName, DESC_cuKernelGetName;
     trace |__r, __w| "name,hfunc" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => name as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
@@ -1770,7 +1770,7 @@ raw_fn! {
 raw_fn! {
     /// `cuKernelGetParamInfo`. Typed: [`kernel_get_param_info`](super::kernel_get_param_info).
     fn cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult = 86;
-    helpers call_cuKernelGetParamInfo, slow_cuKernelGetParamInfo, traced_cuKernelGetParamInfo, record_cuKernelGetParamInfo;
+    helpers call_cuKernelGetParamInfo, slow_cuKernelGetParamInfo, traced_cuKernelGetParamInfo, record_cuKernelGetParamInfo, DESC_cuKernelGetParamInfo;
     trace |__r, __w| "kernel,paramIndex,paramOffset,paramSize" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => paramIndex as u64,
@@ -1785,7 +1785,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemGetInfo_v2` (`cuMemGetInfo`). Typed: [`mem_get_info`](super::mem_get_info).
     fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult = 87;
-    helpers call_cuMemGetInfo_v2, slow_cuMemGetInfo_v2, traced_cuMemGetInfo_v2, record_cuMemGetInfo_v2;
+    helpers call_cuMemGetInfo_v2, slow_cuMemGetInfo_v2, traced_cuMemGetInfo_v2, record_cuMemGetInfo_v2, DESC_cuMemGetInfo_v2;
     trace |__r, __w| "free,total" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !free.is_null() { __w |= 1 << 0; (*free) as u64 } else { free as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !total.is_null() { __w |= 1 << 1; (*total) as u64 } else { total as usize as u64 },
@@ -1798,7 +1798,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAlloc_v2` (`cuMemAlloc`). Typed: [`mem_alloc`](super::mem_alloc).
     fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult = 88;
-    helpers call_cuMemAlloc_v2, slow_cuMemAlloc_v2, traced_cuMemAlloc_v2, record_cuMemAlloc_v2;
+    helpers call_cuMemAlloc_v2, slow_cuMemAlloc_v2, traced_cuMemAlloc_v2, record_cuMemAlloc_v2, DESC_cuMemAlloc_v2;
     trace |__r, __w| "dptr,bytesize" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
@@ -1811,7 +1811,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAllocPitch_v2` (`cuMemAllocPitch`). Typed: [`mem_alloc_pitch`](super::mem_alloc_pitch).
     fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: c_uint) -> CUresult = 89;
-    helpers call_cuMemAllocPitch_v2, slow_cuMemAllocPitch_v2, traced_cuMemAllocPitch_v2, record_cuMemAllocPitch_v2;
+    helpers call_cuMemAllocPitch_v2, slow_cuMemAllocPitch_v2, traced_cuMemAllocPitch_v2, record_cuMemAllocPitch_v2, DESC_cuMemAllocPitch_v2;
     trace |__r, __w| "dptr,pPitch,WidthInBytes,Height,ElementSizeBytes" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pPitch.is_null() { __w |= 1 << 1; (*pPitch) as u64 } else { pPitch as usize as u64 },
@@ -1827,7 +1827,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemFree_v2` (`cuMemFree`). Typed: [`mem_free`](super::mem_free).
     fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult = 90;
-    helpers call_cuMemFree_v2, slow_cuMemFree_v2, traced_cuMemFree_v2, record_cuMemFree_v2;
+    helpers call_cuMemFree_v2, slow_cuMemFree_v2, traced_cuMemFree_v2, record_cuMemFree_v2, DESC_cuMemFree_v2;
     trace |__r, __w| "dptr" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1839,7 +1839,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemGetAddressRange_v2` (`cuMemGetAddressRange`). Typed: [`mem_get_address_range`](super::mem_get_address_range).
     fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult = 91;
-    helpers call_cuMemGetAddressRange_v2, slow_cuMemGetAddressRange_v2, traced_cuMemGetAddressRange_v2, record_cuMemGetAddressRange_v2;
+    helpers call_cuMemGetAddressRange_v2, slow_cuMemGetAddressRange_v2, traced_cuMemGetAddressRange_v2, record_cuMemGetAddressRange_v2, DESC_cuMemGetAddressRange_v2;
     trace |__r, __w| "pbase,psize,dptr" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pbase.is_null() { __w |= 1 << 0; (*pbase).0 as u64 } else { pbase as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !psize.is_null() { __w |= 1 << 1; (*psize) as u64 } else { psize as usize as u64 },
@@ -1853,7 +1853,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAllocHost_v2` (`cuMemAllocHost`). Typed: [`mem_alloc_host`](super::mem_alloc_host).
     fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytesize: usize) -> CUresult = 92;
-    helpers call_cuMemAllocHost_v2, slow_cuMemAllocHost_v2, traced_cuMemAllocHost_v2, record_cuMemAllocHost_v2;
+    helpers call_cuMemAllocHost_v2, slow_cuMemAllocHost_v2, traced_cuMemAllocHost_v2, record_cuMemAllocHost_v2, DESC_cuMemAllocHost_v2;
     trace |__r, __w| "pp,bytesize" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !pp.is_null() { __w |= 1 << 0; (*pp) as usize as u64 } else { pp as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
@@ -1866,7 +1866,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemFreeHost`. Typed: [`mem_free_host`](super::mem_free_host).
     fn cuMemFreeHost(p: *mut c_void) -> CUresult = 93;
-    helpers call_cuMemFreeHost, slow_cuMemFreeHost, traced_cuMemFreeHost, record_cuMemFreeHost;
+    helpers call_cuMemFreeHost, slow_cuMemFreeHost, traced_cuMemFreeHost, record_cuMemFreeHost, DESC_cuMemFreeHost;
     trace |__r, __w| "p" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1878,7 +1878,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemHostAlloc`. Typed: [`mem_host_alloc`](super::mem_host_alloc).
     fn cuMemHostAlloc(pp: *mut *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult = 94;
-    helpers call_cuMemHostAlloc, slow_cuMemHostAlloc, traced_cuMemHostAlloc, record_cuMemHostAlloc;
+    helpers call_cuMemHostAlloc, slow_cuMemHostAlloc, traced_cuMemHostAlloc, record_cuMemHostAlloc, DESC_cuMemHostAlloc;
     trace |__r, __w| "pp,bytesize,Flags" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !pp.is_null() { __w |= 1 << 0; (*pp) as usize as u64 } else { pp as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
@@ -1892,7 +1892,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemHostGetDevicePointer_v2` (`cuMemHostGetDevicePointer`). Typed: [`mem_host_get_device_pointer`](super::mem_host_get_device_pointer).
     fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_void, Flags: c_uint) -> CUresult = 95;
-    helpers call_cuMemHostGetDevicePointer_v2, slow_cuMemHostGetDevicePointer_v2, traced_cuMemHostGetDevicePointer_v2, record_cuMemHostGetDevicePointer_v2;
+    helpers call_cuMemHostGetDevicePointer_v2, slow_cuMemHostGetDevicePointer_v2, traced_cuMemHostGetDevicePointer_v2, record_cuMemHostGetDevicePointer_v2, DESC_cuMemHostGetDevicePointer_v2;
     trace |__r, __w| "pdptr,p,Flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
@@ -1906,7 +1906,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemHostGetFlags`. Typed: [`mem_host_get_flags`](super::mem_host_get_flags).
     fn cuMemHostGetFlags(pFlags: *mut c_uint, p: *mut c_void) -> CUresult = 96;
-    helpers call_cuMemHostGetFlags, slow_cuMemHostGetFlags, traced_cuMemHostGetFlags, record_cuMemHostGetFlags;
+    helpers call_cuMemHostGetFlags, slow_cuMemHostGetFlags, traced_cuMemHostGetFlags, record_cuMemHostGetFlags, DESC_cuMemHostGetFlags;
     trace |__r, __w| "pFlags,p" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !pFlags.is_null() { __w |= 1 << 0; (*pFlags) as u64 } else { pFlags as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
@@ -1919,7 +1919,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAllocManaged`. Typed: [`mem_alloc_managed`](super::mem_alloc_managed).
     fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) -> CUresult = 97;
-    helpers call_cuMemAllocManaged, slow_cuMemAllocManaged, traced_cuMemAllocManaged, record_cuMemAllocManaged;
+    helpers call_cuMemAllocManaged, slow_cuMemAllocManaged, traced_cuMemAllocManaged, record_cuMemAllocManaged, DESC_cuMemAllocManaged;
     trace |__r, __w| "dptr,bytesize,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
@@ -1933,7 +1933,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceRegisterAsyncNotification`. Typed: [`device_register_async_notification`](super::device_register_async_notification).
     fn cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut c_void, callback: *mut CUasyncCallbackHandle) -> CUresult = 98;
-    helpers call_cuDeviceRegisterAsyncNotification, slow_cuDeviceRegisterAsyncNotification, traced_cuDeviceRegisterAsyncNotification, record_cuDeviceRegisterAsyncNotification;
+    helpers call_cuDeviceRegisterAsyncNotification, slow_cuDeviceRegisterAsyncNotification, traced_cuDeviceRegisterAsyncNotification, record_cuDeviceRegisterAsyncNotification, DESC_cuDeviceRegisterAsyncNotification;
     trace |__r, __w| "device,callbackFunc,userData,callback" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => callbackFunc.map_or(0, |f| f as usize as u64),
@@ -1948,7 +1948,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceUnregisterAsyncNotification`. Typed: [`device_unregister_async_notification`](super::device_unregister_async_notification).
     fn cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult = 99;
-    helpers call_cuDeviceUnregisterAsyncNotification, slow_cuDeviceUnregisterAsyncNotification, traced_cuDeviceUnregisterAsyncNotification, record_cuDeviceUnregisterAsyncNotification;
+    helpers call_cuDeviceUnregisterAsyncNotification, slow_cuDeviceUnregisterAsyncNotification, traced_cuDeviceUnregisterAsyncNotification, record_cuDeviceUnregisterAsyncNotification, DESC_cuDeviceUnregisterAsyncNotification;
     trace |__r, __w| "device,callback" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => callback.0 as usize as u64,
@@ -1961,7 +1961,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetByPCIBusId`. Typed: [`device_get_by_pci_bus_id`](super::device_get_by_pci_bus_id).
     fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const c_char) -> CUresult = 100;
-    helpers call_cuDeviceGetByPCIBusId, slow_cuDeviceGetByPCIBusId, traced_cuDeviceGetByPCIBusId, record_cuDeviceGetByPCIBusId;
+    helpers call_cuDeviceGetByPCIBusId, slow_cuDeviceGetByPCIBusId, traced_cuDeviceGetByPCIBusId, record_cuDeviceGetByPCIBusId, DESC_cuDeviceGetByPCIBusId;
     trace |__r, __w| "dev,pciBusId" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !dev.is_null() { __w |= 1 << 0; (*dev).0 as i64 as u64 } else { dev as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Str) => pciBusId as usize as u64,
@@ -1974,7 +1974,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetPCIBusId`. Typed: [`device_get_pci_bus_id`](super::device_get_pci_bus_id).
     fn cuDeviceGetPCIBusId(pciBusId: *mut c_char, len: c_int, dev: CUdevice) -> CUresult = 101;
-    helpers call_cuDeviceGetPCIBusId, slow_cuDeviceGetPCIBusId, traced_cuDeviceGetPCIBusId, record_cuDeviceGetPCIBusId;
+    helpers call_cuDeviceGetPCIBusId, slow_cuDeviceGetPCIBusId, traced_cuDeviceGetPCIBusId, record_cuDeviceGetPCIBusId, DESC_cuDeviceGetPCIBusId;
     trace |__r, __w| "pciBusId,len,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pciBusId as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => len as i64 as u64,
@@ -1988,7 +1988,7 @@ raw_fn! {
 raw_fn! {
     /// `cuIpcGetEventHandle`. Typed: [`ipc_get_event_handle`](super::ipc_get_event_handle).
     fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult = 102;
-    helpers call_cuIpcGetEventHandle, slow_cuIpcGetEventHandle, traced_cuIpcGetEventHandle, record_cuIpcGetEventHandle;
+    helpers call_cuIpcGetEventHandle, slow_cuIpcGetEventHandle, traced_cuIpcGetEventHandle, record_cuIpcGetEventHandle, DESC_cuIpcGetEventHandle;
     trace |__r, __w| "pHandle,event" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pHandle as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
@@ -2001,7 +2001,7 @@ raw_fn! {
 raw_fn! {
     /// `cuIpcOpenEventHandle`. Typed: [`ipc_open_event_handle`](super::ipc_open_event_handle).
     fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult = 103;
-    helpers call_cuIpcOpenEventHandle, slow_cuIpcOpenEventHandle, traced_cuIpcOpenEventHandle, record_cuIpcOpenEventHandle;
+    helpers call_cuIpcOpenEventHandle, slow_cuIpcOpenEventHandle, traced_cuIpcOpenEventHandle, record_cuIpcOpenEventHandle, DESC_cuIpcOpenEventHandle;
     trace |__r, __w| "phEvent,handle" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(handle) as usize as u64,
@@ -2014,7 +2014,7 @@ raw_fn! {
 raw_fn! {
     /// `cuIpcGetMemHandle`. Typed: [`ipc_get_mem_handle`](super::ipc_get_mem_handle).
     fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult = 104;
-    helpers call_cuIpcGetMemHandle, slow_cuIpcGetMemHandle, traced_cuIpcGetMemHandle, record_cuIpcGetMemHandle;
+    helpers call_cuIpcGetMemHandle, slow_cuIpcGetMemHandle, traced_cuIpcGetMemHandle, record_cuIpcGetMemHandle, DESC_cuIpcGetMemHandle;
     trace |__r, __w| "pHandle,dptr" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pHandle as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
@@ -2027,7 +2027,7 @@ raw_fn! {
 raw_fn! {
     /// `cuIpcOpenMemHandle_v2` (`cuIpcOpenMemHandle`). Typed: [`ipc_open_mem_handle`](super::ipc_open_mem_handle).
     fn cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint) -> CUresult = 105;
-    helpers call_cuIpcOpenMemHandle_v2, slow_cuIpcOpenMemHandle_v2, traced_cuIpcOpenMemHandle_v2, record_cuIpcOpenMemHandle_v2;
+    helpers call_cuIpcOpenMemHandle_v2, slow_cuIpcOpenMemHandle_v2, traced_cuIpcOpenMemHandle_v2, record_cuIpcOpenMemHandle_v2, DESC_cuIpcOpenMemHandle_v2;
     trace |__r, __w| "pdptr,handle,Flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(handle) as usize as u64,
@@ -2041,7 +2041,7 @@ raw_fn! {
 raw_fn! {
     /// `cuIpcCloseMemHandle`. Typed: [`ipc_close_mem_handle`](super::ipc_close_mem_handle).
     fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult = 106;
-    helpers call_cuIpcCloseMemHandle, slow_cuIpcCloseMemHandle, traced_cuIpcCloseMemHandle, record_cuIpcCloseMemHandle;
+    helpers call_cuIpcCloseMemHandle, slow_cuIpcCloseMemHandle, traced_cuIpcCloseMemHandle, record_cuIpcCloseMemHandle, DESC_cuIpcCloseMemHandle;
     trace |__r, __w| "dptr" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2053,7 +2053,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemHostRegister_v2` (`cuMemHostRegister`). Typed: [`mem_host_register`](super::mem_host_register).
     fn cuMemHostRegister_v2(p: *mut c_void, bytesize: usize, Flags: c_uint) -> CUresult = 107;
-    helpers call_cuMemHostRegister_v2, slow_cuMemHostRegister_v2, traced_cuMemHostRegister_v2, record_cuMemHostRegister_v2;
+    helpers call_cuMemHostRegister_v2, slow_cuMemHostRegister_v2, traced_cuMemHostRegister_v2, record_cuMemHostRegister_v2, DESC_cuMemHostRegister_v2;
     trace |__r, __w| "p,bytesize,Flags" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
@@ -2067,7 +2067,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemHostUnregister`. Typed: [`mem_host_unregister`](super::mem_host_unregister).
     fn cuMemHostUnregister(p: *mut c_void) -> CUresult = 108;
-    helpers call_cuMemHostUnregister, slow_cuMemHostUnregister, traced_cuMemHostUnregister, record_cuMemHostUnregister;
+    helpers call_cuMemHostUnregister, slow_cuMemHostUnregister, traced_cuMemHostUnregister, record_cuMemHostUnregister, DESC_cuMemHostUnregister;
     trace |__r, __w| "p" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2079,7 +2079,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy`. Typed: [`memcpy`](super::memcpy).
     fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult = 109;
-    helpers call_cuMemcpy, slow_cuMemcpy, traced_cuMemcpy, record_cuMemcpy;
+    helpers call_cuMemcpy, slow_cuMemcpy, traced_cuMemcpy, record_cuMemcpy, DESC_cuMemcpy;
     trace |__r, __w| "dst,src,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
@@ -2093,7 +2093,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy_ptds` (`cuMemcpy`), per-thread default stream.
     fn cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult = 110;
-    helpers call_cuMemcpy_ptds, slow_cuMemcpy_ptds, traced_cuMemcpy_ptds, record_cuMemcpy_ptds;
+    helpers call_cuMemcpy_ptds, slow_cuMemcpy_ptds, traced_cuMemcpy_ptds, record_cuMemcpy_ptds, DESC_cuMemcpy_ptds;
     trace |__r, __w| "dst,src,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
@@ -2107,7 +2107,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyPeer`. Typed: [`memcpy_peer`](super::memcpy_peer).
     fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult = 111;
-    helpers call_cuMemcpyPeer, slow_cuMemcpyPeer, traced_cuMemcpyPeer, record_cuMemcpyPeer;
+    helpers call_cuMemcpyPeer, slow_cuMemcpyPeer, traced_cuMemcpyPeer, record_cuMemcpyPeer, DESC_cuMemcpyPeer;
     trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
@@ -2123,7 +2123,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyPeer_ptds` (`cuMemcpyPeer`), per-thread default stream.
     fn cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult = 112;
-    helpers call_cuMemcpyPeer_ptds, slow_cuMemcpyPeer_ptds, traced_cuMemcpyPeer_ptds, record_cuMemcpyPeer_ptds;
+    helpers call_cuMemcpyPeer_ptds, slow_cuMemcpyPeer_ptds, traced_cuMemcpyPeer_ptds, record_cuMemcpyPeer_ptds, DESC_cuMemcpyPeer_ptds;
     trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
@@ -2139,7 +2139,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyHtoD_v2` (`cuMemcpyHtoD`). Typed: [`memcpy_htod`](super::memcpy_htod).
     fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult = 113;
-    helpers call_cuMemcpyHtoD_v2, slow_cuMemcpyHtoD_v2, traced_cuMemcpyHtoD_v2, record_cuMemcpyHtoD_v2;
+    helpers call_cuMemcpyHtoD_v2, slow_cuMemcpyHtoD_v2, traced_cuMemcpyHtoD_v2, record_cuMemcpyHtoD_v2, DESC_cuMemcpyHtoD_v2;
     trace |__r, __w| "dstDevice,srcHost,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
@@ -2153,7 +2153,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyHtoD_v2_ptds` (`cuMemcpyHtoD`), per-thread default stream.
     fn cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult = 114;
-    helpers call_cuMemcpyHtoD_v2_ptds, slow_cuMemcpyHtoD_v2_ptds, traced_cuMemcpyHtoD_v2_ptds, record_cuMemcpyHtoD_v2_ptds;
+    helpers call_cuMemcpyHtoD_v2_ptds, slow_cuMemcpyHtoD_v2_ptds, traced_cuMemcpyHtoD_v2_ptds, record_cuMemcpyHtoD_v2_ptds, DESC_cuMemcpyHtoD_v2_ptds;
     trace |__r, __w| "dstDevice,srcHost,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
@@ -2167,7 +2167,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoH_v2` (`cuMemcpyDtoH`). Typed: [`memcpy_dtoh`](super::memcpy_dtoh).
     fn cuMemcpyDtoH_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 115;
-    helpers call_cuMemcpyDtoH_v2, slow_cuMemcpyDtoH_v2, traced_cuMemcpyDtoH_v2, record_cuMemcpyDtoH_v2;
+    helpers call_cuMemcpyDtoH_v2, slow_cuMemcpyDtoH_v2, traced_cuMemcpyDtoH_v2, record_cuMemcpyDtoH_v2, DESC_cuMemcpyDtoH_v2;
     trace |__r, __w| "dstHost,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
@@ -2181,7 +2181,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoH_v2_ptds` (`cuMemcpyDtoH`), per-thread default stream.
     fn cuMemcpyDtoH_v2_ptds(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 116;
-    helpers call_cuMemcpyDtoH_v2_ptds, slow_cuMemcpyDtoH_v2_ptds, traced_cuMemcpyDtoH_v2_ptds, record_cuMemcpyDtoH_v2_ptds;
+    helpers call_cuMemcpyDtoH_v2_ptds, slow_cuMemcpyDtoH_v2_ptds, traced_cuMemcpyDtoH_v2_ptds, record_cuMemcpyDtoH_v2_ptds, DESC_cuMemcpyDtoH_v2_ptds;
     trace |__r, __w| "dstHost,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
@@ -2195,7 +2195,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoD_v2` (`cuMemcpyDtoD`). Typed: [`memcpy_dtod`](super::memcpy_dtod).
     fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 117;
-    helpers call_cuMemcpyDtoD_v2, slow_cuMemcpyDtoD_v2, traced_cuMemcpyDtoD_v2, record_cuMemcpyDtoD_v2;
+    helpers call_cuMemcpyDtoD_v2, slow_cuMemcpyDtoD_v2, traced_cuMemcpyDtoD_v2, record_cuMemcpyDtoD_v2, DESC_cuMemcpyDtoD_v2;
     trace |__r, __w| "dstDevice,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
@@ -2209,7 +2209,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoD_v2_ptds` (`cuMemcpyDtoD`), per-thread default stream.
     fn cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 118;
-    helpers call_cuMemcpyDtoD_v2_ptds, slow_cuMemcpyDtoD_v2_ptds, traced_cuMemcpyDtoD_v2_ptds, record_cuMemcpyDtoD_v2_ptds;
+    helpers call_cuMemcpyDtoD_v2_ptds, slow_cuMemcpyDtoD_v2_ptds, traced_cuMemcpyDtoD_v2_ptds, record_cuMemcpyDtoD_v2_ptds, DESC_cuMemcpyDtoD_v2_ptds;
     trace |__r, __w| "dstDevice,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
@@ -2223,7 +2223,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoA_v2` (`cuMemcpyDtoA`). Typed: [`memcpy_dtoa`](super::memcpy_dtoa).
     fn cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 119;
-    helpers call_cuMemcpyDtoA_v2, slow_cuMemcpyDtoA_v2, traced_cuMemcpyDtoA_v2, record_cuMemcpyDtoA_v2;
+    helpers call_cuMemcpyDtoA_v2, slow_cuMemcpyDtoA_v2, traced_cuMemcpyDtoA_v2, record_cuMemcpyDtoA_v2, DESC_cuMemcpyDtoA_v2;
     trace |__r, __w| "dstArray,dstOffset,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
@@ -2238,7 +2238,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoA_v2_ptds` (`cuMemcpyDtoA`), per-thread default stream.
     fn cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 120;
-    helpers call_cuMemcpyDtoA_v2_ptds, slow_cuMemcpyDtoA_v2_ptds, traced_cuMemcpyDtoA_v2_ptds, record_cuMemcpyDtoA_v2_ptds;
+    helpers call_cuMemcpyDtoA_v2_ptds, slow_cuMemcpyDtoA_v2_ptds, traced_cuMemcpyDtoA_v2_ptds, record_cuMemcpyDtoA_v2_ptds, DESC_cuMemcpyDtoA_v2_ptds;
     trace |__r, __w| "dstArray,dstOffset,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
@@ -2253,7 +2253,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAtoD_v2` (`cuMemcpyAtoD`). Typed: [`memcpy_atod`](super::memcpy_atod).
     fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 121;
-    helpers call_cuMemcpyAtoD_v2, slow_cuMemcpyAtoD_v2, traced_cuMemcpyAtoD_v2, record_cuMemcpyAtoD_v2;
+    helpers call_cuMemcpyAtoD_v2, slow_cuMemcpyAtoD_v2, traced_cuMemcpyAtoD_v2, record_cuMemcpyAtoD_v2, DESC_cuMemcpyAtoD_v2;
     trace |__r, __w| "dstDevice,srcArray,srcOffset,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
@@ -2268,7 +2268,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAtoD_v2_ptds` (`cuMemcpyAtoD`), per-thread default stream.
     fn cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 122;
-    helpers call_cuMemcpyAtoD_v2_ptds, slow_cuMemcpyAtoD_v2_ptds, traced_cuMemcpyAtoD_v2_ptds, record_cuMemcpyAtoD_v2_ptds;
+    helpers call_cuMemcpyAtoD_v2_ptds, slow_cuMemcpyAtoD_v2_ptds, traced_cuMemcpyAtoD_v2_ptds, record_cuMemcpyAtoD_v2_ptds, DESC_cuMemcpyAtoD_v2_ptds;
     trace |__r, __w| "dstDevice,srcArray,srcOffset,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
@@ -2283,7 +2283,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyHtoA_v2` (`cuMemcpyHtoA`). Typed: [`memcpy_htoa`](super::memcpy_htoa).
     fn cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult = 123;
-    helpers call_cuMemcpyHtoA_v2, slow_cuMemcpyHtoA_v2, traced_cuMemcpyHtoA_v2, record_cuMemcpyHtoA_v2;
+    helpers call_cuMemcpyHtoA_v2, slow_cuMemcpyHtoA_v2, traced_cuMemcpyHtoA_v2, record_cuMemcpyHtoA_v2, DESC_cuMemcpyHtoA_v2;
     trace |__r, __w| "dstArray,dstOffset,srcHost,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
@@ -2298,7 +2298,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyHtoA_v2_ptds` (`cuMemcpyHtoA`), per-thread default stream.
     fn cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize) -> CUresult = 124;
-    helpers call_cuMemcpyHtoA_v2_ptds, slow_cuMemcpyHtoA_v2_ptds, traced_cuMemcpyHtoA_v2_ptds, record_cuMemcpyHtoA_v2_ptds;
+    helpers call_cuMemcpyHtoA_v2_ptds, slow_cuMemcpyHtoA_v2_ptds, traced_cuMemcpyHtoA_v2_ptds, record_cuMemcpyHtoA_v2_ptds, DESC_cuMemcpyHtoA_v2_ptds;
     trace |__r, __w| "dstArray,dstOffset,srcHost,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
@@ -2313,7 +2313,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAtoH_v2` (`cuMemcpyAtoH`). Typed: [`memcpy_atoh`](super::memcpy_atoh).
     fn cuMemcpyAtoH_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 125;
-    helpers call_cuMemcpyAtoH_v2, slow_cuMemcpyAtoH_v2, traced_cuMemcpyAtoH_v2, record_cuMemcpyAtoH_v2;
+    helpers call_cuMemcpyAtoH_v2, slow_cuMemcpyAtoH_v2, traced_cuMemcpyAtoH_v2, record_cuMemcpyAtoH_v2, DESC_cuMemcpyAtoH_v2;
     trace |__r, __w| "dstHost,srcArray,srcOffset,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
@@ -2328,7 +2328,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAtoH_v2_ptds` (`cuMemcpyAtoH`), per-thread default stream.
     fn cuMemcpyAtoH_v2_ptds(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 126;
-    helpers call_cuMemcpyAtoH_v2_ptds, slow_cuMemcpyAtoH_v2_ptds, traced_cuMemcpyAtoH_v2_ptds, record_cuMemcpyAtoH_v2_ptds;
+    helpers call_cuMemcpyAtoH_v2_ptds, slow_cuMemcpyAtoH_v2_ptds, traced_cuMemcpyAtoH_v2_ptds, record_cuMemcpyAtoH_v2_ptds, DESC_cuMemcpyAtoH_v2_ptds;
     trace |__r, __w| "dstHost,srcArray,srcOffset,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
@@ -2343,7 +2343,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAtoA_v2` (`cuMemcpyAtoA`). Typed: [`memcpy_atoa`](super::memcpy_atoa).
     fn cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 127;
-    helpers call_cuMemcpyAtoA_v2, slow_cuMemcpyAtoA_v2, traced_cuMemcpyAtoA_v2, record_cuMemcpyAtoA_v2;
+    helpers call_cuMemcpyAtoA_v2, slow_cuMemcpyAtoA_v2, traced_cuMemcpyAtoA_v2, record_cuMemcpyAtoA_v2, DESC_cuMemcpyAtoA_v2;
     trace |__r, __w| "dstArray,dstOffset,srcArray,srcOffset,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
@@ -2359,7 +2359,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAtoA_v2_ptds` (`cuMemcpyAtoA`), per-thread default stream.
     fn cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 128;
-    helpers call_cuMemcpyAtoA_v2_ptds, slow_cuMemcpyAtoA_v2_ptds, traced_cuMemcpyAtoA_v2_ptds, record_cuMemcpyAtoA_v2_ptds;
+    helpers call_cuMemcpyAtoA_v2_ptds, slow_cuMemcpyAtoA_v2_ptds, traced_cuMemcpyAtoA_v2_ptds, record_cuMemcpyAtoA_v2_ptds, DESC_cuMemcpyAtoA_v2_ptds;
     trace |__r, __w| "dstArray,dstOffset,srcArray,srcOffset,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
@@ -2375,7 +2375,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy2D_v2` (`cuMemcpy2D`). Typed: [`memcpy2d`](super::memcpy2d).
     fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult = 129;
-    helpers call_cuMemcpy2D_v2, slow_cuMemcpy2D_v2, traced_cuMemcpy2D_v2, record_cuMemcpy2D_v2;
+    helpers call_cuMemcpy2D_v2, slow_cuMemcpy2D_v2, traced_cuMemcpy2D_v2, record_cuMemcpy2D_v2, DESC_cuMemcpy2D_v2;
     trace |__r, __w| "pCopy" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2387,7 +2387,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy2D_v2_ptds` (`cuMemcpy2D`), per-thread default stream.
     fn cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult = 130;
-    helpers call_cuMemcpy2D_v2_ptds, slow_cuMemcpy2D_v2_ptds, traced_cuMemcpy2D_v2_ptds, record_cuMemcpy2D_v2_ptds;
+    helpers call_cuMemcpy2D_v2_ptds, slow_cuMemcpy2D_v2_ptds, traced_cuMemcpy2D_v2_ptds, record_cuMemcpy2D_v2_ptds, DESC_cuMemcpy2D_v2_ptds;
     trace |__r, __w| "pCopy" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2399,7 +2399,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy2DUnaligned_v2` (`cuMemcpy2DUnaligned`). Typed: [`memcpy2d_unaligned`](super::memcpy2d_unaligned).
     fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult = 131;
-    helpers call_cuMemcpy2DUnaligned_v2, slow_cuMemcpy2DUnaligned_v2, traced_cuMemcpy2DUnaligned_v2, record_cuMemcpy2DUnaligned_v2;
+    helpers call_cuMemcpy2DUnaligned_v2, slow_cuMemcpy2DUnaligned_v2, traced_cuMemcpy2DUnaligned_v2, record_cuMemcpy2DUnaligned_v2, DESC_cuMemcpy2DUnaligned_v2;
     trace |__r, __w| "pCopy" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2411,7 +2411,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy2DUnaligned_v2_ptds` (`cuMemcpy2DUnaligned`), per-thread default stream.
     fn cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult = 132;
-    helpers call_cuMemcpy2DUnaligned_v2_ptds, slow_cuMemcpy2DUnaligned_v2_ptds, traced_cuMemcpy2DUnaligned_v2_ptds, record_cuMemcpy2DUnaligned_v2_ptds;
+    helpers call_cuMemcpy2DUnaligned_v2_ptds, slow_cuMemcpy2DUnaligned_v2_ptds, traced_cuMemcpy2DUnaligned_v2_ptds, record_cuMemcpy2DUnaligned_v2_ptds, DESC_cuMemcpy2DUnaligned_v2_ptds;
     trace |__r, __w| "pCopy" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2423,7 +2423,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3D_v2` (`cuMemcpy3D`). Typed: [`memcpy3d`](super::memcpy3d).
     fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult = 133;
-    helpers call_cuMemcpy3D_v2, slow_cuMemcpy3D_v2, traced_cuMemcpy3D_v2, record_cuMemcpy3D_v2;
+    helpers call_cuMemcpy3D_v2, slow_cuMemcpy3D_v2, traced_cuMemcpy3D_v2, record_cuMemcpy3D_v2, DESC_cuMemcpy3D_v2;
     trace |__r, __w| "pCopy" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2435,7 +2435,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3D_v2_ptds` (`cuMemcpy3D`), per-thread default stream.
     fn cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult = 134;
-    helpers call_cuMemcpy3D_v2_ptds, slow_cuMemcpy3D_v2_ptds, traced_cuMemcpy3D_v2_ptds, record_cuMemcpy3D_v2_ptds;
+    helpers call_cuMemcpy3D_v2_ptds, slow_cuMemcpy3D_v2_ptds, traced_cuMemcpy3D_v2_ptds, record_cuMemcpy3D_v2_ptds, DESC_cuMemcpy3D_v2_ptds;
     trace |__r, __w| "pCopy" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2447,7 +2447,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3DPeer`. Typed: [`memcpy3d_peer`](super::memcpy3d_peer).
     fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult = 135;
-    helpers call_cuMemcpy3DPeer, slow_cuMemcpy3DPeer, traced_cuMemcpy3DPeer, record_cuMemcpy3DPeer;
+    helpers call_cuMemcpy3DPeer, slow_cuMemcpy3DPeer, traced_cuMemcpy3DPeer, record_cuMemcpy3DPeer, DESC_cuMemcpy3DPeer;
     trace |__r, __w| "pCopy" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2459,7 +2459,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3DPeer_ptds` (`cuMemcpy3DPeer`), per-thread default stream.
     fn cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult = 136;
-    helpers call_cuMemcpy3DPeer_ptds, slow_cuMemcpy3DPeer_ptds, traced_cuMemcpy3DPeer_ptds, record_cuMemcpy3DPeer_ptds;
+    helpers call_cuMemcpy3DPeer_ptds, slow_cuMemcpy3DPeer_ptds, traced_cuMemcpy3DPeer_ptds, record_cuMemcpy3DPeer_ptds, DESC_cuMemcpy3DPeer_ptds;
     trace |__r, __w| "pCopy" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2471,7 +2471,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAsync`. Typed: [`memcpy_async`](super::memcpy_async).
     fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 137;
-    helpers call_cuMemcpyAsync, slow_cuMemcpyAsync, traced_cuMemcpyAsync, record_cuMemcpyAsync;
+    helpers call_cuMemcpyAsync, slow_cuMemcpyAsync, traced_cuMemcpyAsync, record_cuMemcpyAsync, DESC_cuMemcpyAsync;
     trace |__r, __w| "dst,src,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
@@ -2486,7 +2486,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAsync_ptsz` (`cuMemcpyAsync`), per-thread default stream.
     fn cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 138;
-    helpers call_cuMemcpyAsync_ptsz, slow_cuMemcpyAsync_ptsz, traced_cuMemcpyAsync_ptsz, record_cuMemcpyAsync_ptsz;
+    helpers call_cuMemcpyAsync_ptsz, slow_cuMemcpyAsync_ptsz, traced_cuMemcpyAsync_ptsz, record_cuMemcpyAsync_ptsz, DESC_cuMemcpyAsync_ptsz;
     trace |__r, __w| "dst,src,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
@@ -2501,7 +2501,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyPeerAsync`. Typed: [`memcpy_peer_async`](super::memcpy_peer_async).
     fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult = 139;
-    helpers call_cuMemcpyPeerAsync, slow_cuMemcpyPeerAsync, traced_cuMemcpyPeerAsync, record_cuMemcpyPeerAsync;
+    helpers call_cuMemcpyPeerAsync, slow_cuMemcpyPeerAsync, traced_cuMemcpyPeerAsync, record_cuMemcpyPeerAsync, DESC_cuMemcpyPeerAsync;
     trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
@@ -2518,7 +2518,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyPeerAsync_ptsz` (`cuMemcpyPeerAsync`), per-thread default stream.
     fn cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult = 140;
-    helpers call_cuMemcpyPeerAsync_ptsz, slow_cuMemcpyPeerAsync_ptsz, traced_cuMemcpyPeerAsync_ptsz, record_cuMemcpyPeerAsync_ptsz;
+    helpers call_cuMemcpyPeerAsync_ptsz, slow_cuMemcpyPeerAsync_ptsz, traced_cuMemcpyPeerAsync_ptsz, record_cuMemcpyPeerAsync_ptsz, DESC_cuMemcpyPeerAsync_ptsz;
     trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
@@ -2535,7 +2535,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyHtoDAsync_v2` (`cuMemcpyHtoDAsync`). Typed: [`memcpy_htod_async`](super::memcpy_htod_async).
     fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 141;
-    helpers call_cuMemcpyHtoDAsync_v2, slow_cuMemcpyHtoDAsync_v2, traced_cuMemcpyHtoDAsync_v2, record_cuMemcpyHtoDAsync_v2;
+    helpers call_cuMemcpyHtoDAsync_v2, slow_cuMemcpyHtoDAsync_v2, traced_cuMemcpyHtoDAsync_v2, record_cuMemcpyHtoDAsync_v2, DESC_cuMemcpyHtoDAsync_v2;
     trace |__r, __w| "dstDevice,srcHost,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
@@ -2550,7 +2550,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyHtoDAsync_v2_ptsz` (`cuMemcpyHtoDAsync`), per-thread default stream.
     fn cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 142;
-    helpers call_cuMemcpyHtoDAsync_v2_ptsz, slow_cuMemcpyHtoDAsync_v2_ptsz, traced_cuMemcpyHtoDAsync_v2_ptsz, record_cuMemcpyHtoDAsync_v2_ptsz;
+    helpers call_cuMemcpyHtoDAsync_v2_ptsz, slow_cuMemcpyHtoDAsync_v2_ptsz, traced_cuMemcpyHtoDAsync_v2_ptsz, record_cuMemcpyHtoDAsync_v2_ptsz, DESC_cuMemcpyHtoDAsync_v2_ptsz;
     trace |__r, __w| "dstDevice,srcHost,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
@@ -2565,7 +2565,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoHAsync_v2` (`cuMemcpyDtoHAsync`). Typed: [`memcpy_dtoh_async`](super::memcpy_dtoh_async).
     fn cuMemcpyDtoHAsync_v2(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 143;
-    helpers call_cuMemcpyDtoHAsync_v2, slow_cuMemcpyDtoHAsync_v2, traced_cuMemcpyDtoHAsync_v2, record_cuMemcpyDtoHAsync_v2;
+    helpers call_cuMemcpyDtoHAsync_v2, slow_cuMemcpyDtoHAsync_v2, traced_cuMemcpyDtoHAsync_v2, record_cuMemcpyDtoHAsync_v2, DESC_cuMemcpyDtoHAsync_v2;
     trace |__r, __w| "dstHost,srcDevice,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
@@ -2580,7 +2580,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoHAsync_v2_ptsz` (`cuMemcpyDtoHAsync`), per-thread default stream.
     fn cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 144;
-    helpers call_cuMemcpyDtoHAsync_v2_ptsz, slow_cuMemcpyDtoHAsync_v2_ptsz, traced_cuMemcpyDtoHAsync_v2_ptsz, record_cuMemcpyDtoHAsync_v2_ptsz;
+    helpers call_cuMemcpyDtoHAsync_v2_ptsz, slow_cuMemcpyDtoHAsync_v2_ptsz, traced_cuMemcpyDtoHAsync_v2_ptsz, record_cuMemcpyDtoHAsync_v2_ptsz, DESC_cuMemcpyDtoHAsync_v2_ptsz;
     trace |__r, __w| "dstHost,srcDevice,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
@@ -2595,7 +2595,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoDAsync_v2` (`cuMemcpyDtoDAsync`). Typed: [`memcpy_dtod_async`](super::memcpy_dtod_async).
     fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 145;
-    helpers call_cuMemcpyDtoDAsync_v2, slow_cuMemcpyDtoDAsync_v2, traced_cuMemcpyDtoDAsync_v2, record_cuMemcpyDtoDAsync_v2;
+    helpers call_cuMemcpyDtoDAsync_v2, slow_cuMemcpyDtoDAsync_v2, traced_cuMemcpyDtoDAsync_v2, record_cuMemcpyDtoDAsync_v2, DESC_cuMemcpyDtoDAsync_v2;
     trace |__r, __w| "dstDevice,srcDevice,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
@@ -2610,7 +2610,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyDtoDAsync_v2_ptsz` (`cuMemcpyDtoDAsync`), per-thread default stream.
     fn cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 146;
-    helpers call_cuMemcpyDtoDAsync_v2_ptsz, slow_cuMemcpyDtoDAsync_v2_ptsz, traced_cuMemcpyDtoDAsync_v2_ptsz, record_cuMemcpyDtoDAsync_v2_ptsz;
+    helpers call_cuMemcpyDtoDAsync_v2_ptsz, slow_cuMemcpyDtoDAsync_v2_ptsz, traced_cuMemcpyDtoDAsync_v2_ptsz, record_cuMemcpyDtoDAsync_v2_ptsz, DESC_cuMemcpyDtoDAsync_v2_ptsz;
     trace |__r, __w| "dstDevice,srcDevice,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
@@ -2625,7 +2625,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyHtoAAsync_v2` (`cuMemcpyHtoAAsync`). Typed: [`memcpy_htoa_async`](super::memcpy_htoa_async).
     fn cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 147;
-    helpers call_cuMemcpyHtoAAsync_v2, slow_cuMemcpyHtoAAsync_v2, traced_cuMemcpyHtoAAsync_v2, record_cuMemcpyHtoAAsync_v2;
+    helpers call_cuMemcpyHtoAAsync_v2, slow_cuMemcpyHtoAAsync_v2, traced_cuMemcpyHtoAAsync_v2, record_cuMemcpyHtoAAsync_v2, DESC_cuMemcpyHtoAAsync_v2;
     trace |__r, __w| "dstArray,dstOffset,srcHost,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
@@ -2641,7 +2641,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyHtoAAsync_v2_ptsz` (`cuMemcpyHtoAAsync`), per-thread default stream.
     fn cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 148;
-    helpers call_cuMemcpyHtoAAsync_v2_ptsz, slow_cuMemcpyHtoAAsync_v2_ptsz, traced_cuMemcpyHtoAAsync_v2_ptsz, record_cuMemcpyHtoAAsync_v2_ptsz;
+    helpers call_cuMemcpyHtoAAsync_v2_ptsz, slow_cuMemcpyHtoAAsync_v2_ptsz, traced_cuMemcpyHtoAAsync_v2_ptsz, record_cuMemcpyHtoAAsync_v2_ptsz, DESC_cuMemcpyHtoAAsync_v2_ptsz;
     trace |__r, __w| "dstArray,dstOffset,srcHost,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
@@ -2657,7 +2657,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAtoHAsync_v2` (`cuMemcpyAtoHAsync`). Typed: [`memcpy_atoh_async`](super::memcpy_atoh_async).
     fn cuMemcpyAtoHAsync_v2(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult = 149;
-    helpers call_cuMemcpyAtoHAsync_v2, slow_cuMemcpyAtoHAsync_v2, traced_cuMemcpyAtoHAsync_v2, record_cuMemcpyAtoHAsync_v2;
+    helpers call_cuMemcpyAtoHAsync_v2, slow_cuMemcpyAtoHAsync_v2, traced_cuMemcpyAtoHAsync_v2, record_cuMemcpyAtoHAsync_v2, DESC_cuMemcpyAtoHAsync_v2;
     trace |__r, __w| "dstHost,srcArray,srcOffset,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
@@ -2673,7 +2673,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyAtoHAsync_v2_ptsz` (`cuMemcpyAtoHAsync`), per-thread default stream.
     fn cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult = 150;
-    helpers call_cuMemcpyAtoHAsync_v2_ptsz, slow_cuMemcpyAtoHAsync_v2_ptsz, traced_cuMemcpyAtoHAsync_v2_ptsz, record_cuMemcpyAtoHAsync_v2_ptsz;
+    helpers call_cuMemcpyAtoHAsync_v2_ptsz, slow_cuMemcpyAtoHAsync_v2_ptsz, traced_cuMemcpyAtoHAsync_v2_ptsz, record_cuMemcpyAtoHAsync_v2_ptsz, DESC_cuMemcpyAtoHAsync_v2_ptsz;
     trace |__r, __w| "dstHost,srcArray,srcOffset,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
@@ -2689,7 +2689,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy2DAsync_v2` (`cuMemcpy2DAsync`). Typed: [`memcpy2d_async`](super::memcpy2d_async).
     fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult = 151;
-    helpers call_cuMemcpy2DAsync_v2, slow_cuMemcpy2DAsync_v2, traced_cuMemcpy2DAsync_v2, record_cuMemcpy2DAsync_v2;
+    helpers call_cuMemcpy2DAsync_v2, slow_cuMemcpy2DAsync_v2, traced_cuMemcpy2DAsync_v2, record_cuMemcpy2DAsync_v2, DESC_cuMemcpy2DAsync_v2;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -2702,7 +2702,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy2DAsync_v2_ptsz` (`cuMemcpy2DAsync`), per-thread default stream.
     fn cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult = 152;
-    helpers call_cuMemcpy2DAsync_v2_ptsz, slow_cuMemcpy2DAsync_v2_ptsz, traced_cuMemcpy2DAsync_v2_ptsz, record_cuMemcpy2DAsync_v2_ptsz;
+    helpers call_cuMemcpy2DAsync_v2_ptsz, slow_cuMemcpy2DAsync_v2_ptsz, traced_cuMemcpy2DAsync_v2_ptsz, record_cuMemcpy2DAsync_v2_ptsz, DESC_cuMemcpy2DAsync_v2_ptsz;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -2715,7 +2715,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3DAsync_v2` (`cuMemcpy3DAsync`). Typed: [`memcpy3d_async`](super::memcpy3d_async).
     fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult = 153;
-    helpers call_cuMemcpy3DAsync_v2, slow_cuMemcpy3DAsync_v2, traced_cuMemcpy3DAsync_v2, record_cuMemcpy3DAsync_v2;
+    helpers call_cuMemcpy3DAsync_v2, slow_cuMemcpy3DAsync_v2, traced_cuMemcpy3DAsync_v2, record_cuMemcpy3DAsync_v2, DESC_cuMemcpy3DAsync_v2;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -2728,7 +2728,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3DAsync_v2_ptsz` (`cuMemcpy3DAsync`), per-thread default stream.
     fn cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult = 154;
-    helpers call_cuMemcpy3DAsync_v2_ptsz, slow_cuMemcpy3DAsync_v2_ptsz, traced_cuMemcpy3DAsync_v2_ptsz, record_cuMemcpy3DAsync_v2_ptsz;
+    helpers call_cuMemcpy3DAsync_v2_ptsz, slow_cuMemcpy3DAsync_v2_ptsz, traced_cuMemcpy3DAsync_v2_ptsz, record_cuMemcpy3DAsync_v2_ptsz, DESC_cuMemcpy3DAsync_v2_ptsz;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -2741,7 +2741,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3DPeerAsync`. Typed: [`memcpy3d_peer_async`](super::memcpy3d_peer_async).
     fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult = 155;
-    helpers call_cuMemcpy3DPeerAsync, slow_cuMemcpy3DPeerAsync, traced_cuMemcpy3DPeerAsync, record_cuMemcpy3DPeerAsync;
+    helpers call_cuMemcpy3DPeerAsync, slow_cuMemcpy3DPeerAsync, traced_cuMemcpy3DPeerAsync, record_cuMemcpy3DPeerAsync, DESC_cuMemcpy3DPeerAsync;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -2754,7 +2754,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3DPeerAsync_ptsz` (`cuMemcpy3DPeerAsync`), per-thread default stream.
     fn cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult = 156;
-    helpers call_cuMemcpy3DPeerAsync_ptsz, slow_cuMemcpy3DPeerAsync_ptsz, traced_cuMemcpy3DPeerAsync_ptsz, record_cuMemcpy3DPeerAsync_ptsz;
+    helpers call_cuMemcpy3DPeerAsync_ptsz, slow_cuMemcpy3DPeerAsync_ptsz, traced_cuMemcpy3DPeerAsync_ptsz, record_cuMemcpy3DPeerAsync_ptsz, DESC_cuMemcpy3DPeerAsync_ptsz;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -2767,7 +2767,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyBatchAsync`. Typed: [`memcpy_batch_async`](super::memcpy_batch_async).
     fn cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult = 157;
-    helpers call_cuMemcpyBatchAsync, slow_cuMemcpyBatchAsync, traced_cuMemcpyBatchAsync, record_cuMemcpyBatchAsync;
+    helpers call_cuMemcpyBatchAsync, slow_cuMemcpyBatchAsync, traced_cuMemcpyBatchAsync, record_cuMemcpyBatchAsync, DESC_cuMemcpyBatchAsync;
     trace |__r, __w| "dsts,srcs,sizes,count,attrs,attrsIdxs,numAttrs,failIdx,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dsts as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcs as usize as u64,
@@ -2787,7 +2787,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpyBatchAsync_ptsz` (`cuMemcpyBatchAsync`), per-thread default stream.
     fn cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult = 158;
-    helpers call_cuMemcpyBatchAsync_ptsz, slow_cuMemcpyBatchAsync_ptsz, traced_cuMemcpyBatchAsync_ptsz, record_cuMemcpyBatchAsync_ptsz;
+    helpers call_cuMemcpyBatchAsync_ptsz, slow_cuMemcpyBatchAsync_ptsz, traced_cuMemcpyBatchAsync_ptsz, record_cuMemcpyBatchAsync_ptsz, DESC_cuMemcpyBatchAsync_ptsz;
     trace |__r, __w| "dsts,srcs,sizes,count,attrs,attrsIdxs,numAttrs,failIdx,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dsts as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcs as usize as u64,
@@ -2807,7 +2807,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3DBatchAsync`. Typed: [`memcpy3d_batch_async`](super::memcpy3d_batch_async).
     fn cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult = 159;
-    helpers call_cuMemcpy3DBatchAsync, slow_cuMemcpy3DBatchAsync, traced_cuMemcpy3DBatchAsync, record_cuMemcpy3DBatchAsync;
+    helpers call_cuMemcpy3DBatchAsync, slow_cuMemcpy3DBatchAsync, traced_cuMemcpy3DBatchAsync, record_cuMemcpy3DBatchAsync, DESC_cuMemcpy3DBatchAsync;
     trace |__r, __w| "numOps,opList,failIdx,flags,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Size) => numOps as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => opList as usize as u64,
@@ -2823,7 +2823,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemcpy3DBatchAsync_ptsz` (`cuMemcpy3DBatchAsync`), per-thread default stream.
     fn cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: c_ulonglong, hStream: CUstream) -> CUresult = 160;
-    helpers call_cuMemcpy3DBatchAsync_ptsz, slow_cuMemcpy3DBatchAsync_ptsz, traced_cuMemcpy3DBatchAsync_ptsz, record_cuMemcpy3DBatchAsync_ptsz;
+    helpers call_cuMemcpy3DBatchAsync_ptsz, slow_cuMemcpy3DBatchAsync_ptsz, traced_cuMemcpy3DBatchAsync_ptsz, record_cuMemcpy3DBatchAsync_ptsz, DESC_cuMemcpy3DBatchAsync_ptsz;
     trace |__r, __w| "numOps,opList,failIdx,flags,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Size) => numOps as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => opList as usize as u64,
@@ -2839,7 +2839,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD8_v2` (`cuMemsetD8`). Typed: [`memset_d8`](super::memset_d8).
     fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult = 161;
-    helpers call_cuMemsetD8_v2, slow_cuMemsetD8_v2, traced_cuMemsetD8_v2, record_cuMemsetD8_v2;
+    helpers call_cuMemsetD8_v2, slow_cuMemsetD8_v2, traced_cuMemsetD8_v2, record_cuMemsetD8_v2, DESC_cuMemsetD8_v2;
     trace |__r, __w| "dstDevice,uc,N" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
@@ -2853,7 +2853,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD8_v2_ptds` (`cuMemsetD8`), per-thread default stream.
     fn cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult = 162;
-    helpers call_cuMemsetD8_v2_ptds, slow_cuMemsetD8_v2_ptds, traced_cuMemsetD8_v2_ptds, record_cuMemsetD8_v2_ptds;
+    helpers call_cuMemsetD8_v2_ptds, slow_cuMemsetD8_v2_ptds, traced_cuMemsetD8_v2_ptds, record_cuMemsetD8_v2_ptds, DESC_cuMemsetD8_v2_ptds;
     trace |__r, __w| "dstDevice,uc,N" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
@@ -2867,7 +2867,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD16_v2` (`cuMemsetD16`). Typed: [`memset_d16`](super::memset_d16).
     fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult = 163;
-    helpers call_cuMemsetD16_v2, slow_cuMemsetD16_v2, traced_cuMemsetD16_v2, record_cuMemsetD16_v2;
+    helpers call_cuMemsetD16_v2, slow_cuMemsetD16_v2, traced_cuMemsetD16_v2, record_cuMemsetD16_v2, DESC_cuMemsetD16_v2;
     trace |__r, __w| "dstDevice,us,N" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
@@ -2881,7 +2881,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD16_v2_ptds` (`cuMemsetD16`), per-thread default stream.
     fn cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult = 164;
-    helpers call_cuMemsetD16_v2_ptds, slow_cuMemsetD16_v2_ptds, traced_cuMemsetD16_v2_ptds, record_cuMemsetD16_v2_ptds;
+    helpers call_cuMemsetD16_v2_ptds, slow_cuMemsetD16_v2_ptds, traced_cuMemsetD16_v2_ptds, record_cuMemsetD16_v2_ptds, DESC_cuMemsetD16_v2_ptds;
     trace |__r, __w| "dstDevice,us,N" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
@@ -2895,7 +2895,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD32_v2` (`cuMemsetD32`). Typed: [`memset_d32`](super::memset_d32).
     fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult = 165;
-    helpers call_cuMemsetD32_v2, slow_cuMemsetD32_v2, traced_cuMemsetD32_v2, record_cuMemsetD32_v2;
+    helpers call_cuMemsetD32_v2, slow_cuMemsetD32_v2, traced_cuMemsetD32_v2, record_cuMemsetD32_v2, DESC_cuMemsetD32_v2;
     trace |__r, __w| "dstDevice,ui,N" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
@@ -2909,7 +2909,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD32_v2_ptds` (`cuMemsetD32`), per-thread default stream.
     fn cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult = 166;
-    helpers call_cuMemsetD32_v2_ptds, slow_cuMemsetD32_v2_ptds, traced_cuMemsetD32_v2_ptds, record_cuMemsetD32_v2_ptds;
+    helpers call_cuMemsetD32_v2_ptds, slow_cuMemsetD32_v2_ptds, traced_cuMemsetD32_v2_ptds, record_cuMemsetD32_v2_ptds, DESC_cuMemsetD32_v2_ptds;
     trace |__r, __w| "dstDevice,ui,N" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
@@ -2923,7 +2923,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D8_v2` (`cuMemsetD2D8`). Typed: [`memset_d2d8`](super::memset_d2d8).
     fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult = 167;
-    helpers call_cuMemsetD2D8_v2, slow_cuMemsetD2D8_v2, traced_cuMemsetD2D8_v2, record_cuMemsetD2D8_v2;
+    helpers call_cuMemsetD2D8_v2, slow_cuMemsetD2D8_v2, traced_cuMemsetD2D8_v2, record_cuMemsetD2D8_v2, DESC_cuMemsetD2D8_v2;
     trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -2939,7 +2939,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D8_v2_ptds` (`cuMemsetD2D8`), per-thread default stream.
     fn cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult = 168;
-    helpers call_cuMemsetD2D8_v2_ptds, slow_cuMemsetD2D8_v2_ptds, traced_cuMemsetD2D8_v2_ptds, record_cuMemsetD2D8_v2_ptds;
+    helpers call_cuMemsetD2D8_v2_ptds, slow_cuMemsetD2D8_v2_ptds, traced_cuMemsetD2D8_v2_ptds, record_cuMemsetD2D8_v2_ptds, DESC_cuMemsetD2D8_v2_ptds;
     trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -2955,7 +2955,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D16_v2` (`cuMemsetD2D16`). Typed: [`memset_d2d16`](super::memset_d2d16).
     fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult = 169;
-    helpers call_cuMemsetD2D16_v2, slow_cuMemsetD2D16_v2, traced_cuMemsetD2D16_v2, record_cuMemsetD2D16_v2;
+    helpers call_cuMemsetD2D16_v2, slow_cuMemsetD2D16_v2, traced_cuMemsetD2D16_v2, record_cuMemsetD2D16_v2, DESC_cuMemsetD2D16_v2;
     trace |__r, __w| "dstDevice,dstPitch,us,Width,Height" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -2971,7 +2971,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D16_v2_ptds` (`cuMemsetD2D16`), per-thread default stream.
     fn cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult = 170;
-    helpers call_cuMemsetD2D16_v2_ptds, slow_cuMemsetD2D16_v2_ptds, traced_cuMemsetD2D16_v2_ptds, record_cuMemsetD2D16_v2_ptds;
+    helpers call_cuMemsetD2D16_v2_ptds, slow_cuMemsetD2D16_v2_ptds, traced_cuMemsetD2D16_v2_ptds, record_cuMemsetD2D16_v2_ptds, DESC_cuMemsetD2D16_v2_ptds;
     trace |__r, __w| "dstDevice,dstPitch,us,Width,Height" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -2987,7 +2987,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D32_v2` (`cuMemsetD2D32`). Typed: [`memset_d2d32`](super::memset_d2d32).
     fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult = 171;
-    helpers call_cuMemsetD2D32_v2, slow_cuMemsetD2D32_v2, traced_cuMemsetD2D32_v2, record_cuMemsetD2D32_v2;
+    helpers call_cuMemsetD2D32_v2, slow_cuMemsetD2D32_v2, traced_cuMemsetD2D32_v2, record_cuMemsetD2D32_v2, DESC_cuMemsetD2D32_v2;
     trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -3003,7 +3003,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D32_v2_ptds` (`cuMemsetD2D32`), per-thread default stream.
     fn cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult = 172;
-    helpers call_cuMemsetD2D32_v2_ptds, slow_cuMemsetD2D32_v2_ptds, traced_cuMemsetD2D32_v2_ptds, record_cuMemsetD2D32_v2_ptds;
+    helpers call_cuMemsetD2D32_v2_ptds, slow_cuMemsetD2D32_v2_ptds, traced_cuMemsetD2D32_v2_ptds, record_cuMemsetD2D32_v2_ptds, DESC_cuMemsetD2D32_v2_ptds;
     trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -3019,7 +3019,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD8Async`. Typed: [`memset_d8_async`](super::memset_d8_async).
     fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult = 173;
-    helpers call_cuMemsetD8Async, slow_cuMemsetD8Async, traced_cuMemsetD8Async, record_cuMemsetD8Async;
+    helpers call_cuMemsetD8Async, slow_cuMemsetD8Async, traced_cuMemsetD8Async, record_cuMemsetD8Async, DESC_cuMemsetD8Async;
     trace |__r, __w| "dstDevice,uc,N,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
@@ -3034,7 +3034,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD8Async_ptsz` (`cuMemsetD8Async`), per-thread default stream.
     fn cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult = 174;
-    helpers call_cuMemsetD8Async_ptsz, slow_cuMemsetD8Async_ptsz, traced_cuMemsetD8Async_ptsz, record_cuMemsetD8Async_ptsz;
+    helpers call_cuMemsetD8Async_ptsz, slow_cuMemsetD8Async_ptsz, traced_cuMemsetD8Async_ptsz, record_cuMemsetD8Async_ptsz, DESC_cuMemsetD8Async_ptsz;
     trace |__r, __w| "dstDevice,uc,N,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
@@ -3049,7 +3049,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD16Async`. Typed: [`memset_d16_async`](super::memset_d16_async).
     fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult = 175;
-    helpers call_cuMemsetD16Async, slow_cuMemsetD16Async, traced_cuMemsetD16Async, record_cuMemsetD16Async;
+    helpers call_cuMemsetD16Async, slow_cuMemsetD16Async, traced_cuMemsetD16Async, record_cuMemsetD16Async, DESC_cuMemsetD16Async;
     trace |__r, __w| "dstDevice,us,N,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
@@ -3064,7 +3064,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD16Async_ptsz` (`cuMemsetD16Async`), per-thread default stream.
     fn cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult = 176;
-    helpers call_cuMemsetD16Async_ptsz, slow_cuMemsetD16Async_ptsz, traced_cuMemsetD16Async_ptsz, record_cuMemsetD16Async_ptsz;
+    helpers call_cuMemsetD16Async_ptsz, slow_cuMemsetD16Async_ptsz, traced_cuMemsetD16Async_ptsz, record_cuMemsetD16Async_ptsz, DESC_cuMemsetD16Async_ptsz;
     trace |__r, __w| "dstDevice,us,N,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
@@ -3079,7 +3079,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD32Async`. Typed: [`memset_d32_async`](super::memset_d32_async).
     fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult = 177;
-    helpers call_cuMemsetD32Async, slow_cuMemsetD32Async, traced_cuMemsetD32Async, record_cuMemsetD32Async;
+    helpers call_cuMemsetD32Async, slow_cuMemsetD32Async, traced_cuMemsetD32Async, record_cuMemsetD32Async, DESC_cuMemsetD32Async;
     trace |__r, __w| "dstDevice,ui,N,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
@@ -3094,7 +3094,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD32Async_ptsz` (`cuMemsetD32Async`), per-thread default stream.
     fn cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult = 178;
-    helpers call_cuMemsetD32Async_ptsz, slow_cuMemsetD32Async_ptsz, traced_cuMemsetD32Async_ptsz, record_cuMemsetD32Async_ptsz;
+    helpers call_cuMemsetD32Async_ptsz, slow_cuMemsetD32Async_ptsz, traced_cuMemsetD32Async_ptsz, record_cuMemsetD32Async_ptsz, DESC_cuMemsetD32Async_ptsz;
     trace |__r, __w| "dstDevice,ui,N,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
@@ -3109,7 +3109,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D8Async`. Typed: [`memset_d2d8_async`](super::memset_d2d8_async).
     fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 179;
-    helpers call_cuMemsetD2D8Async, slow_cuMemsetD2D8Async, traced_cuMemsetD2D8Async, record_cuMemsetD2D8Async;
+    helpers call_cuMemsetD2D8Async, slow_cuMemsetD2D8Async, traced_cuMemsetD2D8Async, record_cuMemsetD2D8Async, DESC_cuMemsetD2D8Async;
     trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -3126,7 +3126,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D8Async_ptsz` (`cuMemsetD2D8Async`), per-thread default stream.
     fn cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 180;
-    helpers call_cuMemsetD2D8Async_ptsz, slow_cuMemsetD2D8Async_ptsz, traced_cuMemsetD2D8Async_ptsz, record_cuMemsetD2D8Async_ptsz;
+    helpers call_cuMemsetD2D8Async_ptsz, slow_cuMemsetD2D8Async_ptsz, traced_cuMemsetD2D8Async_ptsz, record_cuMemsetD2D8Async_ptsz, DESC_cuMemsetD2D8Async_ptsz;
     trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -3143,7 +3143,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D16Async`. Typed: [`memset_d2d16_async`](super::memset_d2d16_async).
     fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 181;
-    helpers call_cuMemsetD2D16Async, slow_cuMemsetD2D16Async, traced_cuMemsetD2D16Async, record_cuMemsetD2D16Async;
+    helpers call_cuMemsetD2D16Async, slow_cuMemsetD2D16Async, traced_cuMemsetD2D16Async, record_cuMemsetD2D16Async, DESC_cuMemsetD2D16Async;
     trace |__r, __w| "dstDevice,dstPitch,us,Width,Height,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -3160,7 +3160,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D16Async_ptsz` (`cuMemsetD2D16Async`), per-thread default stream.
     fn cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 182;
-    helpers call_cuMemsetD2D16Async_ptsz, slow_cuMemsetD2D16Async_ptsz, traced_cuMemsetD2D16Async_ptsz, record_cuMemsetD2D16Async_ptsz;
+    helpers call_cuMemsetD2D16Async_ptsz, slow_cuMemsetD2D16Async_ptsz, traced_cuMemsetD2D16Async_ptsz, record_cuMemsetD2D16Async_ptsz, DESC_cuMemsetD2D16Async_ptsz;
     trace |__r, __w| "dstDevice,dstPitch,us,Width,Height,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -3177,7 +3177,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D32Async`. Typed: [`memset_d2d32_async`](super::memset_d2d32_async).
     fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 183;
-    helpers call_cuMemsetD2D32Async, slow_cuMemsetD2D32Async, traced_cuMemsetD2D32Async, record_cuMemsetD2D32Async;
+    helpers call_cuMemsetD2D32Async, slow_cuMemsetD2D32Async, traced_cuMemsetD2D32Async, record_cuMemsetD2D32Async, DESC_cuMemsetD2D32Async;
     trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -3194,7 +3194,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemsetD2D32Async_ptsz` (`cuMemsetD2D32Async`), per-thread default stream.
     fn cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 184;
-    helpers call_cuMemsetD2D32Async_ptsz, slow_cuMemsetD2D32Async_ptsz, traced_cuMemsetD2D32Async_ptsz, record_cuMemsetD2D32Async_ptsz;
+    helpers call_cuMemsetD2D32Async_ptsz, slow_cuMemsetD2D32Async_ptsz, traced_cuMemsetD2D32Async_ptsz, record_cuMemsetD2D32Async_ptsz, DESC_cuMemsetD2D32Async_ptsz;
     trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
@@ -3211,7 +3211,7 @@ raw_fn! {
 raw_fn! {
     /// `cuArrayCreate_v2` (`cuArrayCreate`). Typed: [`array_create`](super::array_create).
     fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult = 185;
-    helpers call_cuArrayCreate_v2, slow_cuArrayCreate_v2, traced_cuArrayCreate_v2, record_cuArrayCreate_v2;
+    helpers call_cuArrayCreate_v2, slow_cuArrayCreate_v2, traced_cuArrayCreate_v2, record_cuArrayCreate_v2, DESC_cuArrayCreate_v2;
     trace |__r, __w| "pHandle,pAllocateArray" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pHandle.is_null() { __w |= 1 << 0; (*pHandle).0 as usize as u64 } else { pHandle as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pAllocateArray as usize as u64,
@@ -3224,7 +3224,7 @@ raw_fn! {
 raw_fn! {
     /// `cuArrayGetDescriptor_v2` (`cuArrayGetDescriptor`). Typed: [`array_get_descriptor`](super::array_get_descriptor).
     fn cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult = 186;
-    helpers call_cuArrayGetDescriptor_v2, slow_cuArrayGetDescriptor_v2, traced_cuArrayGetDescriptor_v2, record_cuArrayGetDescriptor_v2;
+    helpers call_cuArrayGetDescriptor_v2, slow_cuArrayGetDescriptor_v2, traced_cuArrayGetDescriptor_v2, record_cuArrayGetDescriptor_v2, DESC_cuArrayGetDescriptor_v2;
     trace |__r, __w| "pArrayDescriptor,hArray" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pArrayDescriptor as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
@@ -3237,7 +3237,7 @@ raw_fn! {
 raw_fn! {
     /// `cuArrayGetSparseProperties`. Typed: [`array_get_sparse_properties`](super::array_get_sparse_properties).
     fn cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult = 187;
-    helpers call_cuArrayGetSparseProperties, slow_cuArrayGetSparseProperties, traced_cuArrayGetSparseProperties, record_cuArrayGetSparseProperties;
+    helpers call_cuArrayGetSparseProperties, slow_cuArrayGetSparseProperties, traced_cuArrayGetSparseProperties, record_cuArrayGetSparseProperties, DESC_cuArrayGetSparseProperties;
     trace |__r, __w| "sparseProperties,array" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => sparseProperties as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => array.0 as usize as u64,
@@ -3250,7 +3250,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMipmappedArrayGetSparseProperties`. Typed: [`mipmapped_array_get_sparse_properties`](super::mipmapped_array_get_sparse_properties).
     fn cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult = 188;
-    helpers call_cuMipmappedArrayGetSparseProperties, slow_cuMipmappedArrayGetSparseProperties, traced_cuMipmappedArrayGetSparseProperties, record_cuMipmappedArrayGetSparseProperties;
+    helpers call_cuMipmappedArrayGetSparseProperties, slow_cuMipmappedArrayGetSparseProperties, traced_cuMipmappedArrayGetSparseProperties, record_cuMipmappedArrayGetSparseProperties, DESC_cuMipmappedArrayGetSparseProperties;
     trace |__r, __w| "sparseProperties,mipmap" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => sparseProperties as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => mipmap.0 as usize as u64,
@@ -3263,7 +3263,7 @@ raw_fn! {
 raw_fn! {
     /// `cuArrayGetMemoryRequirements`. Typed: [`array_get_memory_requirements`](super::array_get_memory_requirements).
     fn cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult = 189;
-    helpers call_cuArrayGetMemoryRequirements, slow_cuArrayGetMemoryRequirements, traced_cuArrayGetMemoryRequirements, record_cuArrayGetMemoryRequirements;
+    helpers call_cuArrayGetMemoryRequirements, slow_cuArrayGetMemoryRequirements, traced_cuArrayGetMemoryRequirements, record_cuArrayGetMemoryRequirements, DESC_cuArrayGetMemoryRequirements;
     trace |__r, __w| "memoryRequirements,array,device" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => memoryRequirements as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => array.0 as usize as u64,
@@ -3277,7 +3277,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMipmappedArrayGetMemoryRequirements`. Typed: [`mipmapped_array_get_memory_requirements`](super::mipmapped_array_get_memory_requirements).
     fn cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult = 190;
-    helpers call_cuMipmappedArrayGetMemoryRequirements, slow_cuMipmappedArrayGetMemoryRequirements, traced_cuMipmappedArrayGetMemoryRequirements, record_cuMipmappedArrayGetMemoryRequirements;
+    helpers call_cuMipmappedArrayGetMemoryRequirements, slow_cuMipmappedArrayGetMemoryRequirements, traced_cuMipmappedArrayGetMemoryRequirements, record_cuMipmappedArrayGetMemoryRequirements, DESC_cuMipmappedArrayGetMemoryRequirements;
     trace |__r, __w| "memoryRequirements,mipmap,device" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => memoryRequirements as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => mipmap.0 as usize as u64,
@@ -3291,7 +3291,7 @@ raw_fn! {
 raw_fn! {
     /// `cuArrayGetPlane`. Typed: [`array_get_plane`](super::array_get_plane).
     fn cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: c_uint) -> CUresult = 191;
-    helpers call_cuArrayGetPlane, slow_cuArrayGetPlane, traced_cuArrayGetPlane, record_cuArrayGetPlane;
+    helpers call_cuArrayGetPlane, slow_cuArrayGetPlane, traced_cuArrayGetPlane, record_cuArrayGetPlane, DESC_cuArrayGetPlane;
     trace |__r, __w| "pPlaneArray,hArray,planeIdx" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pPlaneArray.is_null() { __w |= 1 << 0; (*pPlaneArray).0 as usize as u64 } else { pPlaneArray as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
@@ -3305,7 +3305,7 @@ raw_fn! {
 raw_fn! {
     /// `cuArrayDestroy`. Typed: [`array_destroy`](super::array_destroy).
     fn cuArrayDestroy(hArray: CUarray) -> CUresult = 192;
-    helpers call_cuArrayDestroy, slow_cuArrayDestroy, traced_cuArrayDestroy, record_cuArrayDestroy;
+    helpers call_cuArrayDestroy, slow_cuArrayDestroy, traced_cuArrayDestroy, record_cuArrayDestroy, DESC_cuArrayDestroy;
     trace |__r, __w| "hArray" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -3317,7 +3317,7 @@ raw_fn! {
 raw_fn! {
     /// `cuArray3DCreate_v2` (`cuArray3DCreate`). Typed: [`array3d_create`](super::array3d_create).
     fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult = 193;
-    helpers call_cuArray3DCreate_v2, slow_cuArray3DCreate_v2, traced_cuArray3DCreate_v2, record_cuArray3DCreate_v2;
+    helpers call_cuArray3DCreate_v2, slow_cuArray3DCreate_v2, traced_cuArray3DCreate_v2, record_cuArray3DCreate_v2, DESC_cuArray3DCreate_v2;
     trace |__r, __w| "pHandle,pAllocateArray" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pHandle.is_null() { __w |= 1 << 0; (*pHandle).0 as usize as u64 } else { pHandle as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pAllocateArray as usize as u64,
@@ -3330,7 +3330,7 @@ raw_fn! {
 raw_fn! {
     /// `cuArray3DGetDescriptor_v2` (`cuArray3DGetDescriptor`). Typed: [`array3d_get_descriptor`](super::array3d_get_descriptor).
     fn cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult = 194;
-    helpers call_cuArray3DGetDescriptor_v2, slow_cuArray3DGetDescriptor_v2, traced_cuArray3DGetDescriptor_v2, record_cuArray3DGetDescriptor_v2;
+    helpers call_cuArray3DGetDescriptor_v2, slow_cuArray3DGetDescriptor_v2, traced_cuArray3DGetDescriptor_v2, record_cuArray3DGetDescriptor_v2, DESC_cuArray3DGetDescriptor_v2;
     trace |__r, __w| "pArrayDescriptor,hArray" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pArrayDescriptor as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
@@ -3343,7 +3343,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMipmappedArrayCreate`. Typed: [`mipmapped_array_create`](super::mipmapped_array_create).
     fn cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: c_uint) -> CUresult = 195;
-    helpers call_cuMipmappedArrayCreate, slow_cuMipmappedArrayCreate, traced_cuMipmappedArrayCreate, record_cuMipmappedArrayCreate;
+    helpers call_cuMipmappedArrayCreate, slow_cuMipmappedArrayCreate, traced_cuMipmappedArrayCreate, record_cuMipmappedArrayCreate, DESC_cuMipmappedArrayCreate;
     trace |__r, __w| "pHandle,pMipmappedArrayDesc,numMipmapLevels" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pHandle.is_null() { __w |= 1 << 0; (*pHandle).0 as usize as u64 } else { pHandle as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pMipmappedArrayDesc as usize as u64,
@@ -3357,7 +3357,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMipmappedArrayGetLevel`. Typed: [`mipmapped_array_get_level`](super::mipmapped_array_get_level).
     fn cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: c_uint) -> CUresult = 196;
-    helpers call_cuMipmappedArrayGetLevel, slow_cuMipmappedArrayGetLevel, traced_cuMipmappedArrayGetLevel, record_cuMipmappedArrayGetLevel;
+    helpers call_cuMipmappedArrayGetLevel, slow_cuMipmappedArrayGetLevel, traced_cuMipmappedArrayGetLevel, record_cuMipmappedArrayGetLevel, DESC_cuMipmappedArrayGetLevel;
     trace |__r, __w| "pLevelArray,hMipmappedArray,level" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pLevelArray.is_null() { __w |= 1 << 0; (*pLevelArray).0 as usize as u64 } else { pLevelArray as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hMipmappedArray.0 as usize as u64,
@@ -3371,7 +3371,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMipmappedArrayDestroy`. Typed: [`mipmapped_array_destroy`](super::mipmapped_array_destroy).
     fn cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUresult = 197;
-    helpers call_cuMipmappedArrayDestroy, slow_cuMipmappedArrayDestroy, traced_cuMipmappedArrayDestroy, record_cuMipmappedArrayDestroy;
+    helpers call_cuMipmappedArrayDestroy, slow_cuMipmappedArrayDestroy, traced_cuMipmappedArrayDestroy, record_cuMipmappedArrayDestroy, DESC_cuMipmappedArrayDestroy;
     trace |__r, __w| "hMipmappedArray" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hMipmappedArray.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -3383,7 +3383,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemGetHandleForAddressRange`. Typed: [`mem_get_handle_for_address_range`](super::mem_get_handle_for_address_range).
     fn cuMemGetHandleForAddressRange(handle: *mut c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: c_ulonglong) -> CUresult = 198;
-    helpers call_cuMemGetHandleForAddressRange, slow_cuMemGetHandleForAddressRange, traced_cuMemGetHandleForAddressRange, record_cuMemGetHandleForAddressRange;
+    helpers call_cuMemGetHandleForAddressRange, slow_cuMemGetHandleForAddressRange, traced_cuMemGetHandleForAddressRange, record_cuMemGetHandleForAddressRange, DESC_cuMemGetHandleForAddressRange;
     trace |__r, __w| "handle,dptr,size,handleType,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
@@ -3399,7 +3399,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemBatchDecompressAsync`. Typed: [`mem_batch_decompress_async`](super::mem_batch_decompress_async).
     fn cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult = 199;
-    helpers call_cuMemBatchDecompressAsync, slow_cuMemBatchDecompressAsync, traced_cuMemBatchDecompressAsync, record_cuMemBatchDecompressAsync;
+    helpers call_cuMemBatchDecompressAsync, slow_cuMemBatchDecompressAsync, traced_cuMemBatchDecompressAsync, record_cuMemBatchDecompressAsync, DESC_cuMemBatchDecompressAsync;
     trace |__r, __w| "paramsArray,count,flags,errorIndex,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -3415,7 +3415,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemBatchDecompressAsync_ptsz` (`cuMemBatchDecompressAsync`), per-thread default stream.
     fn cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult = 200;
-    helpers call_cuMemBatchDecompressAsync_ptsz, slow_cuMemBatchDecompressAsync_ptsz, traced_cuMemBatchDecompressAsync_ptsz, record_cuMemBatchDecompressAsync_ptsz;
+    helpers call_cuMemBatchDecompressAsync_ptsz, slow_cuMemBatchDecompressAsync_ptsz, traced_cuMemBatchDecompressAsync_ptsz, record_cuMemBatchDecompressAsync_ptsz, DESC_cuMemBatchDecompressAsync_ptsz;
     trace |__r, __w| "paramsArray,count,flags,errorIndex,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -3431,7 +3431,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAddressReserve`. Typed: [`mem_address_reserve`](super::mem_address_reserve).
     fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> CUresult = 201;
-    helpers call_cuMemAddressReserve, slow_cuMemAddressReserve, traced_cuMemAddressReserve, record_cuMemAddressReserve;
+    helpers call_cuMemAddressReserve, slow_cuMemAddressReserve, traced_cuMemAddressReserve, record_cuMemAddressReserve, DESC_cuMemAddressReserve;
     trace |__r, __w| "ptr,size,alignment,addr,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !ptr.is_null() { __w |= 1 << 0; (*ptr).0 as u64 } else { ptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
@@ -3447,7 +3447,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAddressFree`. Typed: [`mem_address_free`](super::mem_address_free).
     fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult = 202;
-    helpers call_cuMemAddressFree, slow_cuMemAddressFree, traced_cuMemAddressFree, record_cuMemAddressFree;
+    helpers call_cuMemAddressFree, slow_cuMemAddressFree, traced_cuMemAddressFree, record_cuMemAddressFree, DESC_cuMemAddressFree;
     trace |__r, __w| "ptr,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
@@ -3460,7 +3460,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemCreate`. Typed: [`mem_create`](super::mem_create).
     fn cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: c_ulonglong) -> CUresult = 203;
-    helpers call_cuMemCreate, slow_cuMemCreate, traced_cuMemCreate, record_cuMemCreate;
+    helpers call_cuMemCreate, slow_cuMemCreate, traced_cuMemCreate, record_cuMemCreate, DESC_cuMemCreate;
     trace |__r, __w| "handle,size,prop,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as u64 } else { handle as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
@@ -3475,7 +3475,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemRelease`. Typed: [`mem_release`](super::mem_release).
     fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult = 204;
-    helpers call_cuMemRelease, slow_cuMemRelease, traced_cuMemRelease, record_cuMemRelease;
+    helpers call_cuMemRelease, slow_cuMemRelease, traced_cuMemRelease, record_cuMemRelease, DESC_cuMemRelease;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -3487,7 +3487,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemMap`. Typed: [`mem_map`](super::mem_map).
     fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> CUresult = 205;
-    helpers call_cuMemMap, slow_cuMemMap, traced_cuMemMap, record_cuMemMap;
+    helpers call_cuMemMap, slow_cuMemMap, traced_cuMemMap, record_cuMemMap, DESC_cuMemMap;
     trace |__r, __w| "ptr,size,offset,handle,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
@@ -3503,7 +3503,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemMapArrayAsync`. Typed: [`mem_map_array_async`](super::mem_map_array_async).
     fn cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult = 206;
-    helpers call_cuMemMapArrayAsync, slow_cuMemMapArrayAsync, traced_cuMemMapArrayAsync, record_cuMemMapArrayAsync;
+    helpers call_cuMemMapArrayAsync, slow_cuMemMapArrayAsync, traced_cuMemMapArrayAsync, record_cuMemMapArrayAsync, DESC_cuMemMapArrayAsync;
     trace |__r, __w| "mapInfoList,count,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => mapInfoList as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
@@ -3517,7 +3517,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemMapArrayAsync_ptsz` (`cuMemMapArrayAsync`), per-thread default stream.
     fn cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInfo, count: c_uint, hStream: CUstream) -> CUresult = 207;
-    helpers call_cuMemMapArrayAsync_ptsz, slow_cuMemMapArrayAsync_ptsz, traced_cuMemMapArrayAsync_ptsz, record_cuMemMapArrayAsync_ptsz;
+    helpers call_cuMemMapArrayAsync_ptsz, slow_cuMemMapArrayAsync_ptsz, traced_cuMemMapArrayAsync_ptsz, record_cuMemMapArrayAsync_ptsz, DESC_cuMemMapArrayAsync_ptsz;
     trace |__r, __w| "mapInfoList,count,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => mapInfoList as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
@@ -3531,7 +3531,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemUnmap`. Typed: [`mem_unmap`](super::mem_unmap).
     fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult = 208;
-    helpers call_cuMemUnmap, slow_cuMemUnmap, traced_cuMemUnmap, record_cuMemUnmap;
+    helpers call_cuMemUnmap, slow_cuMemUnmap, traced_cuMemUnmap, record_cuMemUnmap, DESC_cuMemUnmap;
     trace |__r, __w| "ptr,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
@@ -3544,7 +3544,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemSetAccess`. Typed: [`mem_set_access`](super::mem_set_access).
     fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult = 209;
-    helpers call_cuMemSetAccess, slow_cuMemSetAccess, traced_cuMemSetAccess, record_cuMemSetAccess;
+    helpers call_cuMemSetAccess, slow_cuMemSetAccess, traced_cuMemSetAccess, record_cuMemSetAccess, DESC_cuMemSetAccess;
     trace |__r, __w| "ptr,size,desc,count" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
@@ -3559,7 +3559,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemGetAccess`. Typed: [`mem_get_access`](super::mem_get_access).
     fn cuMemGetAccess(flags: *mut c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult = 210;
-    helpers call_cuMemGetAccess, slow_cuMemGetAccess, traced_cuMemGetAccess, record_cuMemGetAccess;
+    helpers call_cuMemGetAccess, slow_cuMemGetAccess, traced_cuMemGetAccess, record_cuMemGetAccess, DESC_cuMemGetAccess;
     trace |__r, __w| "flags,location,ptr" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 0; (*flags) as u64 } else { flags as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => location as usize as u64,
@@ -3573,7 +3573,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemExportToShareableHandle`. Typed: [`mem_export_to_shareable_handle`](super::mem_export_to_shareable_handle).
     fn cuMemExportToShareableHandle(shareableHandle: *mut c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult = 211;
-    helpers call_cuMemExportToShareableHandle, slow_cuMemExportToShareableHandle, traced_cuMemExportToShareableHandle, record_cuMemExportToShareableHandle;
+    helpers call_cuMemExportToShareableHandle, slow_cuMemExportToShareableHandle, traced_cuMemExportToShareableHandle, record_cuMemExportToShareableHandle, DESC_cuMemExportToShareableHandle;
     trace |__r, __w| "shareableHandle,handle,handleType,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => shareableHandle as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as u64,
@@ -3588,7 +3588,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemImportFromShareableHandle`. Typed: [`mem_import_from_shareable_handle`](super::mem_import_from_shareable_handle).
     fn cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut c_void, shHandleType: CUmemAllocationHandleType) -> CUresult = 212;
-    helpers call_cuMemImportFromShareableHandle, slow_cuMemImportFromShareableHandle, traced_cuMemImportFromShareableHandle, record_cuMemImportFromShareableHandle;
+    helpers call_cuMemImportFromShareableHandle, slow_cuMemImportFromShareableHandle, traced_cuMemImportFromShareableHandle, record_cuMemImportFromShareableHandle, DESC_cuMemImportFromShareableHandle;
     trace |__r, __w| "handle,osHandle,shHandleType" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as u64 } else { handle as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => osHandle as usize as u64,
@@ -3602,7 +3602,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemGetAllocationGranularity`. Typed: [`mem_get_allocation_granularity`](super::mem_get_allocation_granularity).
     fn cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult = 213;
-    helpers call_cuMemGetAllocationGranularity, slow_cuMemGetAllocationGranularity, traced_cuMemGetAllocationGranularity, record_cuMemGetAllocationGranularity;
+    helpers call_cuMemGetAllocationGranularity, slow_cuMemGetAllocationGranularity, traced_cuMemGetAllocationGranularity, record_cuMemGetAllocationGranularity, DESC_cuMemGetAllocationGranularity;
     trace |__r, __w| "granularity,prop,option" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !granularity.is_null() { __w |= 1 << 0; (*granularity) as u64 } else { granularity as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
@@ -3616,7 +3616,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemGetAllocationPropertiesFromHandle`. Typed: [`mem_get_allocation_properties_from_handle`](super::mem_get_allocation_properties_from_handle).
     fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult = 214;
-    helpers call_cuMemGetAllocationPropertiesFromHandle, slow_cuMemGetAllocationPropertiesFromHandle, traced_cuMemGetAllocationPropertiesFromHandle, record_cuMemGetAllocationPropertiesFromHandle;
+    helpers call_cuMemGetAllocationPropertiesFromHandle, slow_cuMemGetAllocationPropertiesFromHandle, traced_cuMemGetAllocationPropertiesFromHandle, record_cuMemGetAllocationPropertiesFromHandle, DESC_cuMemGetAllocationPropertiesFromHandle;
     trace |__r, __w| "prop,handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as u64,
@@ -3629,7 +3629,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemRetainAllocationHandle`. Typed: [`mem_retain_allocation_handle`](super::mem_retain_allocation_handle).
     fn cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut c_void) -> CUresult = 215;
-    helpers call_cuMemRetainAllocationHandle, slow_cuMemRetainAllocationHandle, traced_cuMemRetainAllocationHandle, record_cuMemRetainAllocationHandle;
+    helpers call_cuMemRetainAllocationHandle, slow_cuMemRetainAllocationHandle, traced_cuMemRetainAllocationHandle, record_cuMemRetainAllocationHandle, DESC_cuMemRetainAllocationHandle;
     trace |__r, __w| "handle,addr" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as u64 } else { handle as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => addr as usize as u64,
@@ -3642,7 +3642,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemFreeAsync`. Typed: [`mem_free_async`](super::mem_free_async).
     fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult = 216;
-    helpers call_cuMemFreeAsync, slow_cuMemFreeAsync, traced_cuMemFreeAsync, record_cuMemFreeAsync;
+    helpers call_cuMemFreeAsync, slow_cuMemFreeAsync, traced_cuMemFreeAsync, record_cuMemFreeAsync, DESC_cuMemFreeAsync;
     trace |__r, __w| "dptr,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -3655,7 +3655,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemFreeAsync_ptsz` (`cuMemFreeAsync`), per-thread default stream.
     fn cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream) -> CUresult = 217;
-    helpers call_cuMemFreeAsync_ptsz, slow_cuMemFreeAsync_ptsz, traced_cuMemFreeAsync_ptsz, record_cuMemFreeAsync_ptsz;
+    helpers call_cuMemFreeAsync_ptsz, slow_cuMemFreeAsync_ptsz, traced_cuMemFreeAsync_ptsz, record_cuMemFreeAsync_ptsz, DESC_cuMemFreeAsync_ptsz;
     trace |__r, __w| "dptr,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -3668,7 +3668,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAllocAsync`. Typed: [`mem_alloc_async`](super::mem_alloc_async).
     fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult = 218;
-    helpers call_cuMemAllocAsync, slow_cuMemAllocAsync, traced_cuMemAllocAsync, record_cuMemAllocAsync;
+    helpers call_cuMemAllocAsync, slow_cuMemAllocAsync, traced_cuMemAllocAsync, record_cuMemAllocAsync, DESC_cuMemAllocAsync;
     trace |__r, __w| "dptr,bytesize,hStream" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
@@ -3682,7 +3682,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAllocAsync_ptsz` (`cuMemAllocAsync`), per-thread default stream.
     fn cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult = 219;
-    helpers call_cuMemAllocAsync_ptsz, slow_cuMemAllocAsync_ptsz, traced_cuMemAllocAsync_ptsz, record_cuMemAllocAsync_ptsz;
+    helpers call_cuMemAllocAsync_ptsz, slow_cuMemAllocAsync_ptsz, traced_cuMemAllocAsync_ptsz, record_cuMemAllocAsync_ptsz, DESC_cuMemAllocAsync_ptsz;
     trace |__r, __w| "dptr,bytesize,hStream" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
@@ -3696,7 +3696,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolTrimTo`. Typed: [`mem_pool_trim_to`](super::mem_pool_trim_to).
     fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult = 220;
-    helpers call_cuMemPoolTrimTo, slow_cuMemPoolTrimTo, traced_cuMemPoolTrimTo, record_cuMemPoolTrimTo;
+    helpers call_cuMemPoolTrimTo, slow_cuMemPoolTrimTo, traced_cuMemPoolTrimTo, record_cuMemPoolTrimTo, DESC_cuMemPoolTrimTo;
     trace |__r, __w| "pool,minBytesToKeep" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => minBytesToKeep as u64,
@@ -3709,7 +3709,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolSetAttribute`. Typed: [`mem_pool_set_attribute`](super::mem_pool_set_attribute).
     fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult = 221;
-    helpers call_cuMemPoolSetAttribute, slow_cuMemPoolSetAttribute, traced_cuMemPoolSetAttribute, record_cuMemPoolSetAttribute;
+    helpers call_cuMemPoolSetAttribute, slow_cuMemPoolSetAttribute, traced_cuMemPoolSetAttribute, record_cuMemPoolSetAttribute, DESC_cuMemPoolSetAttribute;
     trace |__r, __w| "pool,attr,value" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -3723,7 +3723,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolGetAttribute`. Typed: [`mem_pool_get_attribute`](super::mem_pool_get_attribute).
     fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut c_void) -> CUresult = 222;
-    helpers call_cuMemPoolGetAttribute, slow_cuMemPoolGetAttribute, traced_cuMemPoolGetAttribute, record_cuMemPoolGetAttribute;
+    helpers call_cuMemPoolGetAttribute, slow_cuMemPoolGetAttribute, traced_cuMemPoolGetAttribute, record_cuMemPoolGetAttribute, DESC_cuMemPoolGetAttribute;
     trace |__r, __w| "pool,attr,value" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -3737,7 +3737,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolSetAccess`. Typed: [`mem_pool_set_access`](super::mem_pool_set_access).
     fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult = 223;
-    helpers call_cuMemPoolSetAccess, slow_cuMemPoolSetAccess, traced_cuMemPoolSetAccess, record_cuMemPoolSetAccess;
+    helpers call_cuMemPoolSetAccess, slow_cuMemPoolSetAccess, traced_cuMemPoolSetAccess, record_cuMemPoolSetAccess, DESC_cuMemPoolSetAccess;
     trace |__r, __w| "pool,map,count" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => map as usize as u64,
@@ -3751,7 +3751,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolGetAccess`. Typed: [`mem_pool_get_access`](super::mem_pool_get_access).
     fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult = 224;
-    helpers call_cuMemPoolGetAccess, slow_cuMemPoolGetAccess, traced_cuMemPoolGetAccess, record_cuMemPoolGetAccess;
+    helpers call_cuMemPoolGetAccess, slow_cuMemPoolGetAccess, traced_cuMemPoolGetAccess, record_cuMemPoolGetAccess, DESC_cuMemPoolGetAccess;
     trace |__r, __w| "flags,memPool,location" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 0; (*flags).0 as i64 as u64 } else { flags as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => memPool.0 as usize as u64,
@@ -3765,7 +3765,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolCreate`. Typed: [`mem_pool_create`](super::mem_pool_create).
     fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult = 225;
-    helpers call_cuMemPoolCreate, slow_cuMemPoolCreate, traced_cuMemPoolCreate, record_cuMemPoolCreate;
+    helpers call_cuMemPoolCreate, slow_cuMemPoolCreate, traced_cuMemPoolCreate, record_cuMemPoolCreate, DESC_cuMemPoolCreate;
     trace |__r, __w| "pool,poolProps" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pool.is_null() { __w |= 1 << 0; (*pool).0 as usize as u64 } else { pool as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => poolProps as usize as u64,
@@ -3778,7 +3778,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolDestroy`. Typed: [`mem_pool_destroy`](super::mem_pool_destroy).
     fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult = 226;
-    helpers call_cuMemPoolDestroy, slow_cuMemPoolDestroy, traced_cuMemPoolDestroy, record_cuMemPoolDestroy;
+    helpers call_cuMemPoolDestroy, slow_cuMemPoolDestroy, traced_cuMemPoolDestroy, record_cuMemPoolDestroy, DESC_cuMemPoolDestroy;
     trace |__r, __w| "pool" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -3790,7 +3790,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAllocFromPoolAsync`. Typed: [`mem_alloc_from_pool_async`](super::mem_alloc_from_pool_async).
     fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult = 227;
-    helpers call_cuMemAllocFromPoolAsync, slow_cuMemAllocFromPoolAsync, traced_cuMemAllocFromPoolAsync, record_cuMemAllocFromPoolAsync;
+    helpers call_cuMemAllocFromPoolAsync, slow_cuMemAllocFromPoolAsync, traced_cuMemAllocFromPoolAsync, record_cuMemAllocFromPoolAsync, DESC_cuMemAllocFromPoolAsync;
     trace |__r, __w| "dptr,bytesize,pool,hStream" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
@@ -3805,7 +3805,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAllocFromPoolAsync_ptsz` (`cuMemAllocFromPoolAsync`), per-thread default stream.
     fn cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult = 228;
-    helpers call_cuMemAllocFromPoolAsync_ptsz, slow_cuMemAllocFromPoolAsync_ptsz, traced_cuMemAllocFromPoolAsync_ptsz, record_cuMemAllocFromPoolAsync_ptsz;
+    helpers call_cuMemAllocFromPoolAsync_ptsz, slow_cuMemAllocFromPoolAsync_ptsz, traced_cuMemAllocFromPoolAsync_ptsz, record_cuMemAllocFromPoolAsync_ptsz, DESC_cuMemAllocFromPoolAsync_ptsz;
     trace |__r, __w| "dptr,bytesize,pool,hStream" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
@@ -3820,7 +3820,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolExportToShareableHandle`. Typed: [`mem_pool_export_to_shareable_handle`](super::mem_pool_export_to_shareable_handle).
     fn cuMemPoolExportToShareableHandle(handle_out: *mut c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult = 229;
-    helpers call_cuMemPoolExportToShareableHandle, slow_cuMemPoolExportToShareableHandle, traced_cuMemPoolExportToShareableHandle, record_cuMemPoolExportToShareableHandle;
+    helpers call_cuMemPoolExportToShareableHandle, slow_cuMemPoolExportToShareableHandle, traced_cuMemPoolExportToShareableHandle, record_cuMemPoolExportToShareableHandle, DESC_cuMemPoolExportToShareableHandle;
     trace |__r, __w| "handle_out,pool,handleType,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle_out as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
@@ -3835,7 +3835,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolImportFromShareableHandle`. Typed: [`mem_pool_import_from_shareable_handle`](super::mem_pool_import_from_shareable_handle).
     fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut c_void, handleType: CUmemAllocationHandleType, flags: c_ulonglong) -> CUresult = 230;
-    helpers call_cuMemPoolImportFromShareableHandle, slow_cuMemPoolImportFromShareableHandle, traced_cuMemPoolImportFromShareableHandle, record_cuMemPoolImportFromShareableHandle;
+    helpers call_cuMemPoolImportFromShareableHandle, slow_cuMemPoolImportFromShareableHandle, traced_cuMemPoolImportFromShareableHandle, record_cuMemPoolImportFromShareableHandle, DESC_cuMemPoolImportFromShareableHandle;
     trace |__r, __w| "pool_out,handle,handleType,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pool_out.is_null() { __w |= 1 << 0; (*pool_out).0 as usize as u64 } else { pool_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -3850,7 +3850,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolExportPointer`. Typed: [`mem_pool_export_pointer`](super::mem_pool_export_pointer).
     fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult = 231;
-    helpers call_cuMemPoolExportPointer, slow_cuMemPoolExportPointer, traced_cuMemPoolExportPointer, record_cuMemPoolExportPointer;
+    helpers call_cuMemPoolExportPointer, slow_cuMemPoolExportPointer, traced_cuMemPoolExportPointer, record_cuMemPoolExportPointer, DESC_cuMemPoolExportPointer;
     trace |__r, __w| "shareData_out,ptr" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => shareData_out as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
@@ -3863,7 +3863,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPoolImportPointer`. Typed: [`mem_pool_import_pointer`](super::mem_pool_import_pointer).
     fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult = 232;
-    helpers call_cuMemPoolImportPointer, slow_cuMemPoolImportPointer, traced_cuMemPoolImportPointer, record_cuMemPoolImportPointer;
+    helpers call_cuMemPoolImportPointer, slow_cuMemPoolImportPointer, traced_cuMemPoolImportPointer, record_cuMemPoolImportPointer, DESC_cuMemPoolImportPointer;
     trace |__r, __w| "ptr_out,pool,shareData" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !ptr_out.is_null() { __w |= 1 << 0; (*ptr_out).0 as u64 } else { ptr_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
@@ -3877,7 +3877,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMulticastCreate`. Typed: [`multicast_create`](super::multicast_create).
     fn cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult = 233;
-    helpers call_cuMulticastCreate, slow_cuMulticastCreate, traced_cuMulticastCreate, record_cuMulticastCreate;
+    helpers call_cuMulticastCreate, slow_cuMulticastCreate, traced_cuMulticastCreate, record_cuMulticastCreate, DESC_cuMulticastCreate;
     trace |__r, __w| "mcHandle,prop" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !mcHandle.is_null() { __w |= 1 << 0; (*mcHandle).0 as u64 } else { mcHandle as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
@@ -3890,7 +3890,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMulticastAddDevice`. Typed: [`multicast_add_device`](super::multicast_add_device).
     fn cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult = 234;
-    helpers call_cuMulticastAddDevice, slow_cuMulticastAddDevice, traced_cuMulticastAddDevice, record_cuMulticastAddDevice;
+    helpers call_cuMulticastAddDevice, slow_cuMulticastAddDevice, traced_cuMulticastAddDevice, record_cuMulticastAddDevice, DESC_cuMulticastAddDevice;
     trace |__r, __w| "mcHandle,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => mcHandle.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -3903,7 +3903,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMulticastBindMem`. Typed: [`multicast_bind_mem`](super::multicast_bind_mem).
     fn cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: c_ulonglong) -> CUresult = 235;
-    helpers call_cuMulticastBindMem, slow_cuMulticastBindMem, traced_cuMulticastBindMem, record_cuMulticastBindMem;
+    helpers call_cuMulticastBindMem, slow_cuMulticastBindMem, traced_cuMulticastBindMem, record_cuMulticastBindMem, DESC_cuMulticastBindMem;
     trace |__r, __w| "mcHandle,mcOffset,memHandle,memOffset,size,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => mcHandle.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => mcOffset as u64,
@@ -3920,7 +3920,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMulticastBindAddr`. Typed: [`multicast_bind_addr`](super::multicast_bind_addr).
     fn cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> CUresult = 236;
-    helpers call_cuMulticastBindAddr, slow_cuMulticastBindAddr, traced_cuMulticastBindAddr, record_cuMulticastBindAddr;
+    helpers call_cuMulticastBindAddr, slow_cuMulticastBindAddr, traced_cuMulticastBindAddr, record_cuMulticastBindAddr, DESC_cuMulticastBindAddr;
     trace |__r, __w| "mcHandle,mcOffset,memptr,size,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => mcHandle.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => mcOffset as u64,
@@ -3936,7 +3936,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMulticastUnbind`. Typed: [`multicast_unbind`](super::multicast_unbind).
     fn cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult = 237;
-    helpers call_cuMulticastUnbind, slow_cuMulticastUnbind, traced_cuMulticastUnbind, record_cuMulticastUnbind;
+    helpers call_cuMulticastUnbind, slow_cuMulticastUnbind, traced_cuMulticastUnbind, record_cuMulticastUnbind, DESC_cuMulticastUnbind;
     trace |__r, __w| "mcHandle,dev,mcOffset,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => mcHandle.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -3951,7 +3951,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMulticastGetGranularity`. Typed: [`multicast_get_granularity`](super::multicast_get_granularity).
     fn cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult = 238;
-    helpers call_cuMulticastGetGranularity, slow_cuMulticastGetGranularity, traced_cuMulticastGetGranularity, record_cuMulticastGetGranularity;
+    helpers call_cuMulticastGetGranularity, slow_cuMulticastGetGranularity, traced_cuMulticastGetGranularity, record_cuMulticastGetGranularity, DESC_cuMulticastGetGranularity;
     trace |__r, __w| "granularity,prop,option" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !granularity.is_null() { __w |= 1 << 0; (*granularity) as u64 } else { granularity as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => prop as usize as u64,
@@ -3965,7 +3965,7 @@ raw_fn! {
 raw_fn! {
     /// `cuPointerGetAttribute`. Typed: [`pointer_get_attribute`](super::pointer_get_attribute).
     fn cuPointerGetAttribute(data: *mut c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult = 239;
-    helpers call_cuPointerGetAttribute, slow_cuPointerGetAttribute, traced_cuPointerGetAttribute, record_cuPointerGetAttribute;
+    helpers call_cuPointerGetAttribute, slow_cuPointerGetAttribute, traced_cuPointerGetAttribute, record_cuPointerGetAttribute, DESC_cuPointerGetAttribute;
     trace |__r, __w| "data,attribute,ptr" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attribute.0 as i64 as u64,
@@ -3979,7 +3979,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPrefetchAsync`. Typed: [`mem_prefetch_async`](super::mem_prefetch_async).
     fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult = 240;
-    helpers call_cuMemPrefetchAsync, slow_cuMemPrefetchAsync, traced_cuMemPrefetchAsync, record_cuMemPrefetchAsync;
+    helpers call_cuMemPrefetchAsync, slow_cuMemPrefetchAsync, traced_cuMemPrefetchAsync, record_cuMemPrefetchAsync, DESC_cuMemPrefetchAsync;
     trace |__r, __w| "devPtr,count,dstDevice,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -3994,7 +3994,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPrefetchAsync_ptsz` (`cuMemPrefetchAsync`), per-thread default stream.
     fn cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult = 241;
-    helpers call_cuMemPrefetchAsync_ptsz, slow_cuMemPrefetchAsync_ptsz, traced_cuMemPrefetchAsync_ptsz, record_cuMemPrefetchAsync_ptsz;
+    helpers call_cuMemPrefetchAsync_ptsz, slow_cuMemPrefetchAsync_ptsz, traced_cuMemPrefetchAsync_ptsz, record_cuMemPrefetchAsync_ptsz, DESC_cuMemPrefetchAsync_ptsz;
     trace |__r, __w| "devPtr,count,dstDevice,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -4009,7 +4009,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPrefetchAsync_v2`. Typed: [`mem_prefetch_async_v2`](super::mem_prefetch_async_v2).
     fn cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult = 242;
-    helpers call_cuMemPrefetchAsync_v2, slow_cuMemPrefetchAsync_v2, traced_cuMemPrefetchAsync_v2, record_cuMemPrefetchAsync_v2;
+    helpers call_cuMemPrefetchAsync_v2, slow_cuMemPrefetchAsync_v2, traced_cuMemPrefetchAsync_v2, record_cuMemPrefetchAsync_v2, DESC_cuMemPrefetchAsync_v2;
     trace |__r, __w| "devPtr,count,location,flags,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -4025,7 +4025,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemPrefetchAsync_v2_ptsz` (`cuMemPrefetchAsync_v2`), per-thread default stream.
     fn cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult = 243;
-    helpers call_cuMemPrefetchAsync_v2_ptsz, slow_cuMemPrefetchAsync_v2_ptsz, traced_cuMemPrefetchAsync_v2_ptsz, record_cuMemPrefetchAsync_v2_ptsz;
+    helpers call_cuMemPrefetchAsync_v2_ptsz, slow_cuMemPrefetchAsync_v2_ptsz, traced_cuMemPrefetchAsync_v2_ptsz, record_cuMemPrefetchAsync_v2_ptsz, DESC_cuMemPrefetchAsync_v2_ptsz;
     trace |__r, __w| "devPtr,count,location,flags,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -4041,7 +4041,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAdvise`. Typed: [`mem_advise`](super::mem_advise).
     fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult = 244;
-    helpers call_cuMemAdvise, slow_cuMemAdvise, traced_cuMemAdvise, record_cuMemAdvise;
+    helpers call_cuMemAdvise, slow_cuMemAdvise, traced_cuMemAdvise, record_cuMemAdvise, DESC_cuMemAdvise;
     trace |__r, __w| "devPtr,count,advice,device" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -4056,7 +4056,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemAdvise_v2`. Typed: [`mem_advise_v2`](super::mem_advise_v2).
     fn cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult = 245;
-    helpers call_cuMemAdvise_v2, slow_cuMemAdvise_v2, traced_cuMemAdvise_v2, record_cuMemAdvise_v2;
+    helpers call_cuMemAdvise_v2, slow_cuMemAdvise_v2, traced_cuMemAdvise_v2, record_cuMemAdvise_v2, DESC_cuMemAdvise_v2;
     trace |__r, __w| "devPtr,count,advice,location" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -4071,7 +4071,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemRangeGetAttribute`. Typed: [`mem_range_get_attribute`](super::mem_range_get_attribute).
     fn cuMemRangeGetAttribute(data: *mut c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult = 246;
-    helpers call_cuMemRangeGetAttribute, slow_cuMemRangeGetAttribute, traced_cuMemRangeGetAttribute, record_cuMemRangeGetAttribute;
+    helpers call_cuMemRangeGetAttribute, slow_cuMemRangeGetAttribute, traced_cuMemRangeGetAttribute, record_cuMemRangeGetAttribute, DESC_cuMemRangeGetAttribute;
     trace |__r, __w| "data,dataSize,attribute,devPtr,count" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dataSize as u64,
@@ -4087,7 +4087,7 @@ raw_fn! {
 raw_fn! {
     /// `cuMemRangeGetAttributes`. Typed: [`mem_range_get_attributes`](super::mem_range_get_attributes).
     fn cuMemRangeGetAttributes(data: *mut *mut c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult = 247;
-    helpers call_cuMemRangeGetAttributes, slow_cuMemRangeGetAttributes, traced_cuMemRangeGetAttributes, record_cuMemRangeGetAttributes;
+    helpers call_cuMemRangeGetAttributes, slow_cuMemRangeGetAttributes, traced_cuMemRangeGetAttributes, record_cuMemRangeGetAttributes, DESC_cuMemRangeGetAttributes;
     trace |__r, __w| "data,dataSizes,attributes,numAttributes,devPtr,count" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dataSizes as usize as u64,
@@ -4104,7 +4104,7 @@ raw_fn! {
 raw_fn! {
     /// `cuPointerSetAttribute`. Typed: [`pointer_set_attribute`](super::pointer_set_attribute).
     fn cuPointerSetAttribute(value: *const c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult = 248;
-    helpers call_cuPointerSetAttribute, slow_cuPointerSetAttribute, traced_cuPointerSetAttribute, record_cuPointerSetAttribute;
+    helpers call_cuPointerSetAttribute, slow_cuPointerSetAttribute, traced_cuPointerSetAttribute, record_cuPointerSetAttribute, DESC_cuPointerSetAttribute;
     trace |__r, __w| "value,attribute,ptr" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attribute.0 as i64 as u64,
@@ -4118,7 +4118,7 @@ raw_fn! {
 raw_fn! {
     /// `cuPointerGetAttributes`. Typed: [`pointer_get_attributes`](super::pointer_get_attributes).
     fn cuPointerGetAttributes(numAttributes: c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut c_void, ptr: CUdeviceptr) -> CUresult = 249;
-    helpers call_cuPointerGetAttributes, slow_cuPointerGetAttributes, traced_cuPointerGetAttributes, record_cuPointerGetAttributes;
+    helpers call_cuPointerGetAttributes, slow_cuPointerGetAttributes, traced_cuPointerGetAttributes, record_cuPointerGetAttributes, DESC_cuPointerGetAttributes;
     trace |__r, __w| "numAttributes,attributes,data,ptr" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => numAttributes as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => attributes as usize as u64,
@@ -4133,7 +4133,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamCreate`. Typed: [`stream_create`](super::stream_create).
     fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult = 250;
-    helpers call_cuStreamCreate, slow_cuStreamCreate, traced_cuStreamCreate, record_cuStreamCreate;
+    helpers call_cuStreamCreate, slow_cuStreamCreate, traced_cuStreamCreate, record_cuStreamCreate, DESC_cuStreamCreate;
     trace |__r, __w| "phStream,Flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
@@ -4146,7 +4146,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamCreateWithPriority`. Typed: [`stream_create_with_priority`](super::stream_create_with_priority).
     fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint, priority: c_int) -> CUresult = 251;
-    helpers call_cuStreamCreateWithPriority, slow_cuStreamCreateWithPriority, traced_cuStreamCreateWithPriority, record_cuStreamCreateWithPriority;
+    helpers call_cuStreamCreateWithPriority, slow_cuStreamCreateWithPriority, traced_cuStreamCreateWithPriority, record_cuStreamCreateWithPriority, DESC_cuStreamCreateWithPriority;
     trace |__r, __w| "phStream,flags,priority" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -4160,7 +4160,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetPriority`. Typed: [`stream_get_priority`](super::stream_get_priority).
     fn cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> CUresult = 252;
-    helpers call_cuStreamGetPriority, slow_cuStreamGetPriority, traced_cuStreamGetPriority, record_cuStreamGetPriority;
+    helpers call_cuStreamGetPriority, slow_cuStreamGetPriority, traced_cuStreamGetPriority, record_cuStreamGetPriority, DESC_cuStreamGetPriority;
     trace |__r, __w| "hStream,priority" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !priority.is_null() { __w |= 1 << 1; (*priority) as i64 as u64 } else { priority as usize as u64 },
@@ -4173,7 +4173,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetPriority_ptsz` (`cuStreamGetPriority`), per-thread default stream.
     fn cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut c_int) -> CUresult = 253;
-    helpers call_cuStreamGetPriority_ptsz, slow_cuStreamGetPriority_ptsz, traced_cuStreamGetPriority_ptsz, record_cuStreamGetPriority_ptsz;
+    helpers call_cuStreamGetPriority_ptsz, slow_cuStreamGetPriority_ptsz, traced_cuStreamGetPriority_ptsz, record_cuStreamGetPriority_ptsz, DESC_cuStreamGetPriority_ptsz;
     trace |__r, __w| "hStream,priority" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !priority.is_null() { __w |= 1 << 1; (*priority) as i64 as u64 } else { priority as usize as u64 },
@@ -4186,7 +4186,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetDevice`. Typed: [`stream_get_device`](super::stream_get_device).
     fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult = 254;
-    helpers call_cuStreamGetDevice, slow_cuStreamGetDevice, traced_cuStreamGetDevice, record_cuStreamGetDevice;
+    helpers call_cuStreamGetDevice, slow_cuStreamGetDevice, traced_cuStreamGetDevice, record_cuStreamGetDevice, DESC_cuStreamGetDevice;
     trace |__r, __w| "hStream,device" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 1; (*device).0 as i64 as u64 } else { device as usize as u64 },
@@ -4199,7 +4199,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetDevice_ptsz` (`cuStreamGetDevice`), per-thread default stream.
     fn cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice) -> CUresult = 255;
-    helpers call_cuStreamGetDevice_ptsz, slow_cuStreamGetDevice_ptsz, traced_cuStreamGetDevice_ptsz, record_cuStreamGetDevice_ptsz;
+    helpers call_cuStreamGetDevice_ptsz, slow_cuStreamGetDevice_ptsz, traced_cuStreamGetDevice_ptsz, record_cuStreamGetDevice_ptsz, DESC_cuStreamGetDevice_ptsz;
     trace |__r, __w| "hStream,device" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 1; (*device).0 as i64 as u64 } else { device as usize as u64 },
@@ -4212,7 +4212,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetFlags`. Typed: [`stream_get_flags`](super::stream_get_flags).
     fn cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresult = 256;
-    helpers call_cuStreamGetFlags, slow_cuStreamGetFlags, traced_cuStreamGetFlags, record_cuStreamGetFlags;
+    helpers call_cuStreamGetFlags, slow_cuStreamGetFlags, traced_cuStreamGetFlags, record_cuStreamGetFlags, DESC_cuStreamGetFlags;
     trace |__r, __w| "hStream,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
@@ -4225,7 +4225,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetFlags_ptsz` (`cuStreamGetFlags`), per-thread default stream.
     fn cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut c_uint) -> CUresult = 257;
-    helpers call_cuStreamGetFlags_ptsz, slow_cuStreamGetFlags_ptsz, traced_cuStreamGetFlags_ptsz, record_cuStreamGetFlags_ptsz;
+    helpers call_cuStreamGetFlags_ptsz, slow_cuStreamGetFlags_ptsz, traced_cuStreamGetFlags_ptsz, record_cuStreamGetFlags_ptsz, DESC_cuStreamGetFlags_ptsz;
     trace |__r, __w| "hStream,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
@@ -4238,7 +4238,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetId`. Typed: [`stream_get_id`](super::stream_get_id).
     fn cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult = 258;
-    helpers call_cuStreamGetId, slow_cuStreamGetId, traced_cuStreamGetId, record_cuStreamGetId;
+    helpers call_cuStreamGetId, slow_cuStreamGetId, traced_cuStreamGetId, record_cuStreamGetId, DESC_cuStreamGetId;
     trace |__r, __w| "hStream,streamId" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !streamId.is_null() { __w |= 1 << 1; (*streamId) as u64 } else { streamId as usize as u64 },
@@ -4251,7 +4251,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetId_ptsz` (`cuStreamGetId`), per-thread default stream.
     fn cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult = 259;
-    helpers call_cuStreamGetId_ptsz, slow_cuStreamGetId_ptsz, traced_cuStreamGetId_ptsz, record_cuStreamGetId_ptsz;
+    helpers call_cuStreamGetId_ptsz, slow_cuStreamGetId_ptsz, traced_cuStreamGetId_ptsz, record_cuStreamGetId_ptsz, DESC_cuStreamGetId_ptsz;
     trace |__r, __w| "hStream,streamId" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !streamId.is_null() { __w |= 1 << 1; (*streamId) as u64 } else { streamId as usize as u64 },
@@ -4264,7 +4264,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetCtx`. Typed: [`stream_get_ctx`](super::stream_get_ctx).
     fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresult = 260;
-    helpers call_cuStreamGetCtx, slow_cuStreamGetCtx, traced_cuStreamGetCtx, record_cuStreamGetCtx;
+    helpers call_cuStreamGetCtx, slow_cuStreamGetCtx, traced_cuStreamGetCtx, record_cuStreamGetCtx, DESC_cuStreamGetCtx;
     trace |__r, __w| "hStream,pctx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 1; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
@@ -4277,7 +4277,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetCtx_ptsz` (`cuStreamGetCtx`), per-thread default stream.
     fn cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext) -> CUresult = 261;
-    helpers call_cuStreamGetCtx_ptsz, slow_cuStreamGetCtx_ptsz, traced_cuStreamGetCtx_ptsz, record_cuStreamGetCtx_ptsz;
+    helpers call_cuStreamGetCtx_ptsz, slow_cuStreamGetCtx_ptsz, traced_cuStreamGetCtx_ptsz, record_cuStreamGetCtx_ptsz, DESC_cuStreamGetCtx_ptsz;
     trace |__r, __w| "hStream,pctx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 1; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
@@ -4290,7 +4290,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetCtx_v2`. Typed: [`stream_get_ctx_v2`](super::stream_get_ctx_v2).
     fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult = 262;
-    helpers call_cuStreamGetCtx_v2, slow_cuStreamGetCtx_v2, traced_cuStreamGetCtx_v2, record_cuStreamGetCtx_v2;
+    helpers call_cuStreamGetCtx_v2, slow_cuStreamGetCtx_v2, traced_cuStreamGetCtx_v2, record_cuStreamGetCtx_v2, DESC_cuStreamGetCtx_v2;
     trace |__r, __w| "hStream,pCtx,pGreenCtx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 1; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
@@ -4304,7 +4304,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetCtx_v2_ptsz` (`cuStreamGetCtx_v2`), per-thread default stream.
     fn cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult = 263;
-    helpers call_cuStreamGetCtx_v2_ptsz, slow_cuStreamGetCtx_v2_ptsz, traced_cuStreamGetCtx_v2_ptsz, record_cuStreamGetCtx_v2_ptsz;
+    helpers call_cuStreamGetCtx_v2_ptsz, slow_cuStreamGetCtx_v2_ptsz, traced_cuStreamGetCtx_v2_ptsz, record_cuStreamGetCtx_v2_ptsz, DESC_cuStreamGetCtx_v2_ptsz;
     trace |__r, __w| "hStream,pCtx,pGreenCtx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 1; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
@@ -4318,7 +4318,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWaitEvent`. Typed: [`stream_wait_event`](super::stream_wait_event).
     fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult = 264;
-    helpers call_cuStreamWaitEvent, slow_cuStreamWaitEvent, traced_cuStreamWaitEvent, record_cuStreamWaitEvent;
+    helpers call_cuStreamWaitEvent, slow_cuStreamWaitEvent, traced_cuStreamWaitEvent, record_cuStreamWaitEvent, DESC_cuStreamWaitEvent;
     trace |__r, __w| "hStream,hEvent,Flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
@@ -4332,7 +4332,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWaitEvent_ptsz` (`cuStreamWaitEvent`), per-thread default stream.
     fn cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult = 265;
-    helpers call_cuStreamWaitEvent_ptsz, slow_cuStreamWaitEvent_ptsz, traced_cuStreamWaitEvent_ptsz, record_cuStreamWaitEvent_ptsz;
+    helpers call_cuStreamWaitEvent_ptsz, slow_cuStreamWaitEvent_ptsz, traced_cuStreamWaitEvent_ptsz, record_cuStreamWaitEvent_ptsz, DESC_cuStreamWaitEvent_ptsz;
     trace |__r, __w| "hStream,hEvent,Flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
@@ -4346,7 +4346,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamAddCallback`. Typed: [`stream_add_callback`](super::stream_add_callback).
     fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult = 266;
-    helpers call_cuStreamAddCallback, slow_cuStreamAddCallback, traced_cuStreamAddCallback, record_cuStreamAddCallback;
+    helpers call_cuStreamAddCallback, slow_cuStreamAddCallback, traced_cuStreamAddCallback, record_cuStreamAddCallback, DESC_cuStreamAddCallback;
     trace |__r, __w| "hStream,callback,userData,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),
@@ -4361,7 +4361,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamAddCallback_ptsz` (`cuStreamAddCallback`), per-thread default stream.
     fn cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult = 267;
-    helpers call_cuStreamAddCallback_ptsz, slow_cuStreamAddCallback_ptsz, traced_cuStreamAddCallback_ptsz, record_cuStreamAddCallback_ptsz;
+    helpers call_cuStreamAddCallback_ptsz, slow_cuStreamAddCallback_ptsz, traced_cuStreamAddCallback_ptsz, record_cuStreamAddCallback_ptsz, DESC_cuStreamAddCallback_ptsz;
     trace |__r, __w| "hStream,callback,userData,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),
@@ -4376,7 +4376,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamBeginCapture_v2` (`cuStreamBeginCapture`). Typed: [`stream_begin_capture`](super::stream_begin_capture).
     fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult = 268;
-    helpers call_cuStreamBeginCapture_v2, slow_cuStreamBeginCapture_v2, traced_cuStreamBeginCapture_v2, record_cuStreamBeginCapture_v2;
+    helpers call_cuStreamBeginCapture_v2, slow_cuStreamBeginCapture_v2, traced_cuStreamBeginCapture_v2, record_cuStreamBeginCapture_v2, DESC_cuStreamBeginCapture_v2;
     trace |__r, __w| "hStream,mode" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
@@ -4389,7 +4389,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamBeginCapture_v2_ptsz` (`cuStreamBeginCapture`), per-thread default stream.
     fn cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult = 269;
-    helpers call_cuStreamBeginCapture_v2_ptsz, slow_cuStreamBeginCapture_v2_ptsz, traced_cuStreamBeginCapture_v2_ptsz, record_cuStreamBeginCapture_v2_ptsz;
+    helpers call_cuStreamBeginCapture_v2_ptsz, slow_cuStreamBeginCapture_v2_ptsz, traced_cuStreamBeginCapture_v2_ptsz, record_cuStreamBeginCapture_v2_ptsz, DESC_cuStreamBeginCapture_v2_ptsz;
     trace |__r, __w| "hStream,mode" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
@@ -4402,7 +4402,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamBeginCaptureToGraph`. Typed: [`stream_begin_capture_to_graph`](super::stream_begin_capture_to_graph).
     fn cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult = 270;
-    helpers call_cuStreamBeginCaptureToGraph, slow_cuStreamBeginCaptureToGraph, traced_cuStreamBeginCaptureToGraph, record_cuStreamBeginCaptureToGraph;
+    helpers call_cuStreamBeginCaptureToGraph, slow_cuStreamBeginCaptureToGraph, traced_cuStreamBeginCaptureToGraph, record_cuStreamBeginCaptureToGraph, DESC_cuStreamBeginCaptureToGraph;
     trace |__r, __w| "hStream,hGraph,dependencies,dependencyData,numDependencies,mode" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -4419,7 +4419,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamBeginCaptureToGraph_ptsz` (`cuStreamBeginCaptureToGraph`), per-thread default stream.
     fn cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult = 271;
-    helpers call_cuStreamBeginCaptureToGraph_ptsz, slow_cuStreamBeginCaptureToGraph_ptsz, traced_cuStreamBeginCaptureToGraph_ptsz, record_cuStreamBeginCaptureToGraph_ptsz;
+    helpers call_cuStreamBeginCaptureToGraph_ptsz, slow_cuStreamBeginCaptureToGraph_ptsz, traced_cuStreamBeginCaptureToGraph_ptsz, record_cuStreamBeginCaptureToGraph_ptsz, DESC_cuStreamBeginCaptureToGraph_ptsz;
     trace |__r, __w| "hStream,hGraph,dependencies,dependencyData,numDependencies,mode" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -4436,7 +4436,7 @@ raw_fn! {
 raw_fn! {
     /// `cuThreadExchangeStreamCaptureMode`. Typed: [`thread_exchange_stream_capture_mode`](super::thread_exchange_stream_capture_mode).
     fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult = 272;
-    helpers call_cuThreadExchangeStreamCaptureMode, slow_cuThreadExchangeStreamCaptureMode, traced_cuThreadExchangeStreamCaptureMode, record_cuThreadExchangeStreamCaptureMode;
+    helpers call_cuThreadExchangeStreamCaptureMode, slow_cuThreadExchangeStreamCaptureMode, traced_cuThreadExchangeStreamCaptureMode, record_cuThreadExchangeStreamCaptureMode, DESC_cuThreadExchangeStreamCaptureMode;
     trace |__r, __w| "mode" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => mode as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4448,7 +4448,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamEndCapture`. Typed: [`stream_end_capture`](super::stream_end_capture).
     fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult = 273;
-    helpers call_cuStreamEndCapture, slow_cuStreamEndCapture, traced_cuStreamEndCapture, record_cuStreamEndCapture;
+    helpers call_cuStreamEndCapture, slow_cuStreamEndCapture, traced_cuStreamEndCapture, record_cuStreamEndCapture, DESC_cuStreamEndCapture;
     trace |__r, __w| "hStream,phGraph" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
@@ -4461,7 +4461,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamEndCapture_ptsz` (`cuStreamEndCapture`), per-thread default stream.
     fn cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult = 274;
-    helpers call_cuStreamEndCapture_ptsz, slow_cuStreamEndCapture_ptsz, traced_cuStreamEndCapture_ptsz, record_cuStreamEndCapture_ptsz;
+    helpers call_cuStreamEndCapture_ptsz, slow_cuStreamEndCapture_ptsz, traced_cuStreamEndCapture_ptsz, record_cuStreamEndCapture_ptsz, DESC_cuStreamEndCapture_ptsz;
     trace |__r, __w| "hStream,phGraph" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
@@ -4474,7 +4474,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamIsCapturing`. Typed: [`stream_is_capturing`](super::stream_is_capturing).
     fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult = 275;
-    helpers call_cuStreamIsCapturing, slow_cuStreamIsCapturing, traced_cuStreamIsCapturing, record_cuStreamIsCapturing;
+    helpers call_cuStreamIsCapturing, slow_cuStreamIsCapturing, traced_cuStreamIsCapturing, record_cuStreamIsCapturing, DESC_cuStreamIsCapturing;
     trace |__r, __w| "hStream,captureStatus" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus.is_null() { __w |= 1 << 1; (*captureStatus).0 as i64 as u64 } else { captureStatus as usize as u64 },
@@ -4487,7 +4487,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamIsCapturing_ptsz` (`cuStreamIsCapturing`), per-thread default stream.
     fn cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult = 276;
-    helpers call_cuStreamIsCapturing_ptsz, slow_cuStreamIsCapturing_ptsz, traced_cuStreamIsCapturing_ptsz, record_cuStreamIsCapturing_ptsz;
+    helpers call_cuStreamIsCapturing_ptsz, slow_cuStreamIsCapturing_ptsz, traced_cuStreamIsCapturing_ptsz, record_cuStreamIsCapturing_ptsz, DESC_cuStreamIsCapturing_ptsz;
     trace |__r, __w| "hStream,captureStatus" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus.is_null() { __w |= 1 << 1; (*captureStatus).0 as i64 as u64 } else { captureStatus as usize as u64 },
@@ -4500,7 +4500,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetCaptureInfo_v2` (`cuStreamGetCaptureInfo`). Typed: [`stream_get_capture_info`](super::stream_get_capture_info).
     fn cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult = 277;
-    helpers call_cuStreamGetCaptureInfo_v2, slow_cuStreamGetCaptureInfo_v2, traced_cuStreamGetCaptureInfo_v2, record_cuStreamGetCaptureInfo_v2;
+    helpers call_cuStreamGetCaptureInfo_v2, slow_cuStreamGetCaptureInfo_v2, traced_cuStreamGetCaptureInfo_v2, record_cuStreamGetCaptureInfo_v2, DESC_cuStreamGetCaptureInfo_v2;
     trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,numDependencies_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
@@ -4517,7 +4517,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetCaptureInfo_v2_ptsz` (`cuStreamGetCaptureInfo`), per-thread default stream.
     fn cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult = 278;
-    helpers call_cuStreamGetCaptureInfo_v2_ptsz, slow_cuStreamGetCaptureInfo_v2_ptsz, traced_cuStreamGetCaptureInfo_v2_ptsz, record_cuStreamGetCaptureInfo_v2_ptsz;
+    helpers call_cuStreamGetCaptureInfo_v2_ptsz, slow_cuStreamGetCaptureInfo_v2_ptsz, traced_cuStreamGetCaptureInfo_v2_ptsz, record_cuStreamGetCaptureInfo_v2_ptsz, DESC_cuStreamGetCaptureInfo_v2_ptsz;
     trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,numDependencies_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
@@ -4534,7 +4534,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetCaptureInfo_v3`. Typed: [`stream_get_capture_info_v3`](super::stream_get_capture_info_v3).
     fn cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult = 279;
-    helpers call_cuStreamGetCaptureInfo_v3, slow_cuStreamGetCaptureInfo_v3, traced_cuStreamGetCaptureInfo_v3, record_cuStreamGetCaptureInfo_v3;
+    helpers call_cuStreamGetCaptureInfo_v3, slow_cuStreamGetCaptureInfo_v3, traced_cuStreamGetCaptureInfo_v3, record_cuStreamGetCaptureInfo_v3, DESC_cuStreamGetCaptureInfo_v3;
     trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,edgeData_out,numDependencies_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
@@ -4552,7 +4552,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetCaptureInfo_v3_ptsz` (`cuStreamGetCaptureInfo_v3`), per-thread default stream.
     fn cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult = 280;
-    helpers call_cuStreamGetCaptureInfo_v3_ptsz, slow_cuStreamGetCaptureInfo_v3_ptsz, traced_cuStreamGetCaptureInfo_v3_ptsz, record_cuStreamGetCaptureInfo_v3_ptsz;
+    helpers call_cuStreamGetCaptureInfo_v3_ptsz, slow_cuStreamGetCaptureInfo_v3_ptsz, traced_cuStreamGetCaptureInfo_v3_ptsz, record_cuStreamGetCaptureInfo_v3_ptsz, DESC_cuStreamGetCaptureInfo_v3_ptsz;
     trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,edgeData_out,numDependencies_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
@@ -4570,7 +4570,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamUpdateCaptureDependencies`. Typed: [`stream_update_capture_dependencies`](super::stream_update_capture_dependencies).
     fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult = 281;
-    helpers call_cuStreamUpdateCaptureDependencies, slow_cuStreamUpdateCaptureDependencies, traced_cuStreamUpdateCaptureDependencies, record_cuStreamUpdateCaptureDependencies;
+    helpers call_cuStreamUpdateCaptureDependencies, slow_cuStreamUpdateCaptureDependencies, traced_cuStreamUpdateCaptureDependencies, record_cuStreamUpdateCaptureDependencies, DESC_cuStreamUpdateCaptureDependencies;
     trace |__r, __w| "hStream,dependencies,numDependencies,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
@@ -4585,7 +4585,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamUpdateCaptureDependencies_ptsz` (`cuStreamUpdateCaptureDependencies`), per-thread default stream.
     fn cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult = 282;
-    helpers call_cuStreamUpdateCaptureDependencies_ptsz, slow_cuStreamUpdateCaptureDependencies_ptsz, traced_cuStreamUpdateCaptureDependencies_ptsz, record_cuStreamUpdateCaptureDependencies_ptsz;
+    helpers call_cuStreamUpdateCaptureDependencies_ptsz, slow_cuStreamUpdateCaptureDependencies_ptsz, traced_cuStreamUpdateCaptureDependencies_ptsz, record_cuStreamUpdateCaptureDependencies_ptsz, DESC_cuStreamUpdateCaptureDependencies_ptsz;
     trace |__r, __w| "hStream,dependencies,numDependencies,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
@@ -4600,7 +4600,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamUpdateCaptureDependencies_v2`. Typed: [`stream_update_capture_dependencies_v2`](super::stream_update_capture_dependencies_v2).
     fn cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult = 283;
-    helpers call_cuStreamUpdateCaptureDependencies_v2, slow_cuStreamUpdateCaptureDependencies_v2, traced_cuStreamUpdateCaptureDependencies_v2, record_cuStreamUpdateCaptureDependencies_v2;
+    helpers call_cuStreamUpdateCaptureDependencies_v2, slow_cuStreamUpdateCaptureDependencies_v2, traced_cuStreamUpdateCaptureDependencies_v2, record_cuStreamUpdateCaptureDependencies_v2, DESC_cuStreamUpdateCaptureDependencies_v2;
     trace |__r, __w| "hStream,dependencies,dependencyData,numDependencies,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
@@ -4616,7 +4616,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamUpdateCaptureDependencies_v2_ptsz` (`cuStreamUpdateCaptureDependencies_v2`), per-thread default stream.
     fn cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult = 284;
-    helpers call_cuStreamUpdateCaptureDependencies_v2_ptsz, slow_cuStreamUpdateCaptureDependencies_v2_ptsz, traced_cuStreamUpdateCaptureDependencies_v2_ptsz, record_cuStreamUpdateCaptureDependencies_v2_ptsz;
+    helpers call_cuStreamUpdateCaptureDependencies_v2_ptsz, slow_cuStreamUpdateCaptureDependencies_v2_ptsz, traced_cuStreamUpdateCaptureDependencies_v2_ptsz, record_cuStreamUpdateCaptureDependencies_v2_ptsz, DESC_cuStreamUpdateCaptureDependencies_v2_ptsz;
     trace |__r, __w| "hStream,dependencies,dependencyData,numDependencies,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
@@ -4632,7 +4632,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamAttachMemAsync`. Typed: [`stream_attach_mem_async`](super::stream_attach_mem_async).
     fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult = 285;
-    helpers call_cuStreamAttachMemAsync, slow_cuStreamAttachMemAsync, traced_cuStreamAttachMemAsync, record_cuStreamAttachMemAsync;
+    helpers call_cuStreamAttachMemAsync, slow_cuStreamAttachMemAsync, traced_cuStreamAttachMemAsync, record_cuStreamAttachMemAsync, DESC_cuStreamAttachMemAsync;
     trace |__r, __w| "hStream,dptr,length,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
@@ -4647,7 +4647,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamAttachMemAsync_ptsz` (`cuStreamAttachMemAsync`), per-thread default stream.
     fn cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult = 286;
-    helpers call_cuStreamAttachMemAsync_ptsz, slow_cuStreamAttachMemAsync_ptsz, traced_cuStreamAttachMemAsync_ptsz, record_cuStreamAttachMemAsync_ptsz;
+    helpers call_cuStreamAttachMemAsync_ptsz, slow_cuStreamAttachMemAsync_ptsz, traced_cuStreamAttachMemAsync_ptsz, record_cuStreamAttachMemAsync_ptsz, DESC_cuStreamAttachMemAsync_ptsz;
     trace |__r, __w| "hStream,dptr,length,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
@@ -4662,7 +4662,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamQuery`. Typed: [`stream_query`](super::stream_query).
     fn cuStreamQuery(hStream: CUstream) -> CUresult = 287;
-    helpers call_cuStreamQuery, slow_cuStreamQuery, traced_cuStreamQuery, record_cuStreamQuery;
+    helpers call_cuStreamQuery, slow_cuStreamQuery, traced_cuStreamQuery, record_cuStreamQuery, DESC_cuStreamQuery;
     trace |__r, __w| "hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4674,7 +4674,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamQuery_ptsz` (`cuStreamQuery`), per-thread default stream.
     fn cuStreamQuery_ptsz(hStream: CUstream) -> CUresult = 288;
-    helpers call_cuStreamQuery_ptsz, slow_cuStreamQuery_ptsz, traced_cuStreamQuery_ptsz, record_cuStreamQuery_ptsz;
+    helpers call_cuStreamQuery_ptsz, slow_cuStreamQuery_ptsz, traced_cuStreamQuery_ptsz, record_cuStreamQuery_ptsz, DESC_cuStreamQuery_ptsz;
     trace |__r, __w| "hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4686,7 +4686,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamSynchronize`. Typed: [`stream_synchronize`](super::stream_synchronize).
     fn cuStreamSynchronize(hStream: CUstream) -> CUresult = 289;
-    helpers call_cuStreamSynchronize, slow_cuStreamSynchronize, traced_cuStreamSynchronize, record_cuStreamSynchronize;
+    helpers call_cuStreamSynchronize, slow_cuStreamSynchronize, traced_cuStreamSynchronize, record_cuStreamSynchronize, DESC_cuStreamSynchronize;
     trace |__r, __w| "hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4698,7 +4698,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamSynchronize_ptsz` (`cuStreamSynchronize`), per-thread default stream.
     fn cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult = 290;
-    helpers call_cuStreamSynchronize_ptsz, slow_cuStreamSynchronize_ptsz, traced_cuStreamSynchronize_ptsz, record_cuStreamSynchronize_ptsz;
+    helpers call_cuStreamSynchronize_ptsz, slow_cuStreamSynchronize_ptsz, traced_cuStreamSynchronize_ptsz, record_cuStreamSynchronize_ptsz, DESC_cuStreamSynchronize_ptsz;
     trace |__r, __w| "hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4710,7 +4710,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamDestroy_v2` (`cuStreamDestroy`). Typed: [`stream_destroy`](super::stream_destroy).
     fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult = 291;
-    helpers call_cuStreamDestroy_v2, slow_cuStreamDestroy_v2, traced_cuStreamDestroy_v2, record_cuStreamDestroy_v2;
+    helpers call_cuStreamDestroy_v2, slow_cuStreamDestroy_v2, traced_cuStreamDestroy_v2, record_cuStreamDestroy_v2, DESC_cuStreamDestroy_v2;
     trace |__r, __w| "hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4722,7 +4722,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamCopyAttributes`. Typed: [`stream_copy_attributes`](super::stream_copy_attributes).
     fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult = 292;
-    helpers call_cuStreamCopyAttributes, slow_cuStreamCopyAttributes, traced_cuStreamCopyAttributes, record_cuStreamCopyAttributes;
+    helpers call_cuStreamCopyAttributes, slow_cuStreamCopyAttributes, traced_cuStreamCopyAttributes, record_cuStreamCopyAttributes, DESC_cuStreamCopyAttributes;
     trace |__r, __w| "dst,src" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
@@ -4735,7 +4735,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamCopyAttributes_ptsz` (`cuStreamCopyAttributes`), per-thread default stream.
     fn cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream) -> CUresult = 293;
-    helpers call_cuStreamCopyAttributes_ptsz, slow_cuStreamCopyAttributes_ptsz, traced_cuStreamCopyAttributes_ptsz, record_cuStreamCopyAttributes_ptsz;
+    helpers call_cuStreamCopyAttributes_ptsz, slow_cuStreamCopyAttributes_ptsz, traced_cuStreamCopyAttributes_ptsz, record_cuStreamCopyAttributes_ptsz, DESC_cuStreamCopyAttributes_ptsz;
     trace |__r, __w| "dst,src" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
@@ -4748,7 +4748,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetAttribute`. Typed: [`stream_get_attribute`](super::stream_get_attribute).
     fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult = 294;
-    helpers call_cuStreamGetAttribute, slow_cuStreamGetAttribute, traced_cuStreamGetAttribute, record_cuStreamGetAttribute;
+    helpers call_cuStreamGetAttribute, slow_cuStreamGetAttribute, traced_cuStreamGetAttribute, record_cuStreamGetAttribute, DESC_cuStreamGetAttribute;
     trace |__r, __w| "hStream,attr,value_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -4762,7 +4762,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetAttribute_ptsz` (`cuStreamGetAttribute`), per-thread default stream.
     fn cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult = 295;
-    helpers call_cuStreamGetAttribute_ptsz, slow_cuStreamGetAttribute_ptsz, traced_cuStreamGetAttribute_ptsz, record_cuStreamGetAttribute_ptsz;
+    helpers call_cuStreamGetAttribute_ptsz, slow_cuStreamGetAttribute_ptsz, traced_cuStreamGetAttribute_ptsz, record_cuStreamGetAttribute_ptsz, DESC_cuStreamGetAttribute_ptsz;
     trace |__r, __w| "hStream,attr,value_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -4776,7 +4776,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamSetAttribute`. Typed: [`stream_set_attribute`](super::stream_set_attribute).
     fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult = 296;
-    helpers call_cuStreamSetAttribute, slow_cuStreamSetAttribute, traced_cuStreamSetAttribute, record_cuStreamSetAttribute;
+    helpers call_cuStreamSetAttribute, slow_cuStreamSetAttribute, traced_cuStreamSetAttribute, record_cuStreamSetAttribute, DESC_cuStreamSetAttribute;
     trace |__r, __w| "hStream,attr,value" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -4790,7 +4790,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamSetAttribute_ptsz` (`cuStreamSetAttribute`), per-thread default stream.
     fn cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult = 297;
-    helpers call_cuStreamSetAttribute_ptsz, slow_cuStreamSetAttribute_ptsz, traced_cuStreamSetAttribute_ptsz, record_cuStreamSetAttribute_ptsz;
+    helpers call_cuStreamSetAttribute_ptsz, slow_cuStreamSetAttribute_ptsz, traced_cuStreamSetAttribute_ptsz, record_cuStreamSetAttribute_ptsz, DESC_cuStreamSetAttribute_ptsz;
     trace |__r, __w| "hStream,attr,value" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -4804,7 +4804,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventCreate`. Typed: [`event_create`](super::event_create).
     fn cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult = 298;
-    helpers call_cuEventCreate, slow_cuEventCreate, traced_cuEventCreate, record_cuEventCreate;
+    helpers call_cuEventCreate, slow_cuEventCreate, traced_cuEventCreate, record_cuEventCreate, DESC_cuEventCreate;
     trace |__r, __w| "phEvent,Flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
@@ -4817,7 +4817,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventRecord`. Typed: [`event_record`](super::event_record).
     fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult = 299;
-    helpers call_cuEventRecord, slow_cuEventRecord, traced_cuEventRecord, record_cuEventRecord;
+    helpers call_cuEventRecord, slow_cuEventRecord, traced_cuEventRecord, record_cuEventRecord, DESC_cuEventRecord;
     trace |__r, __w| "hEvent,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -4830,7 +4830,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventRecord_ptsz` (`cuEventRecord`), per-thread default stream.
     fn cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) -> CUresult = 300;
-    helpers call_cuEventRecord_ptsz, slow_cuEventRecord_ptsz, traced_cuEventRecord_ptsz, record_cuEventRecord_ptsz;
+    helpers call_cuEventRecord_ptsz, slow_cuEventRecord_ptsz, traced_cuEventRecord_ptsz, record_cuEventRecord_ptsz, DESC_cuEventRecord_ptsz;
     trace |__r, __w| "hEvent,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -4843,7 +4843,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventRecordWithFlags`. Typed: [`event_record_with_flags`](super::event_record_with_flags).
     fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult = 301;
-    helpers call_cuEventRecordWithFlags, slow_cuEventRecordWithFlags, traced_cuEventRecordWithFlags, record_cuEventRecordWithFlags;
+    helpers call_cuEventRecordWithFlags, slow_cuEventRecordWithFlags, traced_cuEventRecordWithFlags, record_cuEventRecordWithFlags, DESC_cuEventRecordWithFlags;
     trace |__r, __w| "hEvent,hStream,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -4857,7 +4857,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventRecordWithFlags_ptsz` (`cuEventRecordWithFlags`), per-thread default stream.
     fn cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult = 302;
-    helpers call_cuEventRecordWithFlags_ptsz, slow_cuEventRecordWithFlags_ptsz, traced_cuEventRecordWithFlags_ptsz, record_cuEventRecordWithFlags_ptsz;
+    helpers call_cuEventRecordWithFlags_ptsz, slow_cuEventRecordWithFlags_ptsz, traced_cuEventRecordWithFlags_ptsz, record_cuEventRecordWithFlags_ptsz, DESC_cuEventRecordWithFlags_ptsz;
     trace |__r, __w| "hEvent,hStream,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -4871,7 +4871,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventQuery`. Typed: [`event_query`](super::event_query).
     fn cuEventQuery(hEvent: CUevent) -> CUresult = 303;
-    helpers call_cuEventQuery, slow_cuEventQuery, traced_cuEventQuery, record_cuEventQuery;
+    helpers call_cuEventQuery, slow_cuEventQuery, traced_cuEventQuery, record_cuEventQuery, DESC_cuEventQuery;
     trace |__r, __w| "hEvent" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4883,7 +4883,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventSynchronize`. Typed: [`event_synchronize`](super::event_synchronize).
     fn cuEventSynchronize(hEvent: CUevent) -> CUresult = 304;
-    helpers call_cuEventSynchronize, slow_cuEventSynchronize, traced_cuEventSynchronize, record_cuEventSynchronize;
+    helpers call_cuEventSynchronize, slow_cuEventSynchronize, traced_cuEventSynchronize, record_cuEventSynchronize, DESC_cuEventSynchronize;
     trace |__r, __w| "hEvent" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4895,7 +4895,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventDestroy_v2` (`cuEventDestroy`). Typed: [`event_destroy`](super::event_destroy).
     fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult = 305;
-    helpers call_cuEventDestroy_v2, slow_cuEventDestroy_v2, traced_cuEventDestroy_v2, record_cuEventDestroy_v2;
+    helpers call_cuEventDestroy_v2, slow_cuEventDestroy_v2, traced_cuEventDestroy_v2, record_cuEventDestroy_v2, DESC_cuEventDestroy_v2;
     trace |__r, __w| "hEvent" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4907,7 +4907,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventElapsedTime`. Typed: [`event_elapsed_time`](super::event_elapsed_time).
     fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult = 306;
-    helpers call_cuEventElapsedTime, slow_cuEventElapsedTime, traced_cuEventElapsedTime, record_cuEventElapsedTime;
+    helpers call_cuEventElapsedTime, slow_cuEventElapsedTime, traced_cuEventElapsedTime, record_cuEventElapsedTime, DESC_cuEventElapsedTime;
     trace |__r, __w| "pMilliseconds,hStart,hEnd" [
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pMilliseconds.is_null() { __w |= 1 << 0; ((*pMilliseconds) as f64).to_bits() } else { pMilliseconds as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStart.0 as usize as u64,
@@ -4921,7 +4921,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventElapsedTime_v2`. Typed: [`event_elapsed_time_v2`](super::event_elapsed_time_v2).
     fn cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult = 307;
-    helpers call_cuEventElapsedTime_v2, slow_cuEventElapsedTime_v2, traced_cuEventElapsedTime_v2, record_cuEventElapsedTime_v2;
+    helpers call_cuEventElapsedTime_v2, slow_cuEventElapsedTime_v2, traced_cuEventElapsedTime_v2, record_cuEventElapsedTime_v2, DESC_cuEventElapsedTime_v2;
     trace |__r, __w| "pMilliseconds,hStart,hEnd" [
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pMilliseconds.is_null() { __w |= 1 << 0; ((*pMilliseconds) as f64).to_bits() } else { pMilliseconds as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStart.0 as usize as u64,
@@ -4935,7 +4935,7 @@ raw_fn! {
 raw_fn! {
     /// `cuImportExternalMemory`. Typed: [`import_external_memory`](super::import_external_memory).
     fn cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult = 308;
-    helpers call_cuImportExternalMemory, slow_cuImportExternalMemory, traced_cuImportExternalMemory, record_cuImportExternalMemory;
+    helpers call_cuImportExternalMemory, slow_cuImportExternalMemory, traced_cuImportExternalMemory, record_cuImportExternalMemory, DESC_cuImportExternalMemory;
     trace |__r, __w| "extMem_out,memHandleDesc" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !extMem_out.is_null() { __w |= 1 << 0; (*extMem_out).0 as usize as u64 } else { extMem_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => memHandleDesc as usize as u64,
@@ -4948,7 +4948,7 @@ raw_fn! {
 raw_fn! {
     /// `cuExternalMemoryGetMappedBuffer`. Typed: [`external_memory_get_mapped_buffer`](super::external_memory_get_mapped_buffer).
     fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult = 309;
-    helpers call_cuExternalMemoryGetMappedBuffer, slow_cuExternalMemoryGetMappedBuffer, traced_cuExternalMemoryGetMappedBuffer, record_cuExternalMemoryGetMappedBuffer;
+    helpers call_cuExternalMemoryGetMappedBuffer, slow_cuExternalMemoryGetMappedBuffer, traced_cuExternalMemoryGetMappedBuffer, record_cuExternalMemoryGetMappedBuffer, DESC_cuExternalMemoryGetMappedBuffer;
     trace |__r, __w| "devPtr,extMem,bufferDesc" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !devPtr.is_null() { __w |= 1 << 0; (*devPtr).0 as u64 } else { devPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => extMem.0 as usize as u64,
@@ -4962,7 +4962,7 @@ raw_fn! {
 raw_fn! {
     /// `cuExternalMemoryGetMappedMipmappedArray`. Typed: [`external_memory_get_mapped_mipmapped_array`](super::external_memory_get_mapped_mipmapped_array).
     fn cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult = 310;
-    helpers call_cuExternalMemoryGetMappedMipmappedArray, slow_cuExternalMemoryGetMappedMipmappedArray, traced_cuExternalMemoryGetMappedMipmappedArray, record_cuExternalMemoryGetMappedMipmappedArray;
+    helpers call_cuExternalMemoryGetMappedMipmappedArray, slow_cuExternalMemoryGetMappedMipmappedArray, traced_cuExternalMemoryGetMappedMipmappedArray, record_cuExternalMemoryGetMappedMipmappedArray, DESC_cuExternalMemoryGetMappedMipmappedArray;
     trace |__r, __w| "mipmap,extMem,mipmapDesc" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !mipmap.is_null() { __w |= 1 << 0; (*mipmap).0 as usize as u64 } else { mipmap as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => extMem.0 as usize as u64,
@@ -4976,7 +4976,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDestroyExternalMemory`. Typed: [`destroy_external_memory`](super::destroy_external_memory).
     fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult = 311;
-    helpers call_cuDestroyExternalMemory, slow_cuDestroyExternalMemory, traced_cuDestroyExternalMemory, record_cuDestroyExternalMemory;
+    helpers call_cuDestroyExternalMemory, slow_cuDestroyExternalMemory, traced_cuDestroyExternalMemory, record_cuDestroyExternalMemory, DESC_cuDestroyExternalMemory;
     trace |__r, __w| "extMem" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => extMem.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4988,7 +4988,7 @@ raw_fn! {
 raw_fn! {
     /// `cuImportExternalSemaphore`. Typed: [`import_external_semaphore`](super::import_external_semaphore).
     fn cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult = 312;
-    helpers call_cuImportExternalSemaphore, slow_cuImportExternalSemaphore, traced_cuImportExternalSemaphore, record_cuImportExternalSemaphore;
+    helpers call_cuImportExternalSemaphore, slow_cuImportExternalSemaphore, traced_cuImportExternalSemaphore, record_cuImportExternalSemaphore, DESC_cuImportExternalSemaphore;
     trace |__r, __w| "extSem_out,semHandleDesc" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !extSem_out.is_null() { __w |= 1 << 0; (*extSem_out).0 as usize as u64 } else { extSem_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => semHandleDesc as usize as u64,
@@ -5001,7 +5001,7 @@ raw_fn! {
 raw_fn! {
     /// `cuSignalExternalSemaphoresAsync`. Typed: [`signal_external_semaphores_async`](super::signal_external_semaphores_async).
     fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult = 313;
-    helpers call_cuSignalExternalSemaphoresAsync, slow_cuSignalExternalSemaphoresAsync, traced_cuSignalExternalSemaphoresAsync, record_cuSignalExternalSemaphoresAsync;
+    helpers call_cuSignalExternalSemaphoresAsync, slow_cuSignalExternalSemaphoresAsync, traced_cuSignalExternalSemaphoresAsync, record_cuSignalExternalSemaphoresAsync, DESC_cuSignalExternalSemaphoresAsync;
     trace |__r, __w| "extSemArray,paramsArray,numExtSems,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
@@ -5016,7 +5016,7 @@ raw_fn! {
 raw_fn! {
     /// `cuSignalExternalSemaphoresAsync_ptsz` (`cuSignalExternalSemaphoresAsync`), per-thread default stream.
     fn cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult = 314;
-    helpers call_cuSignalExternalSemaphoresAsync_ptsz, slow_cuSignalExternalSemaphoresAsync_ptsz, traced_cuSignalExternalSemaphoresAsync_ptsz, record_cuSignalExternalSemaphoresAsync_ptsz;
+    helpers call_cuSignalExternalSemaphoresAsync_ptsz, slow_cuSignalExternalSemaphoresAsync_ptsz, traced_cuSignalExternalSemaphoresAsync_ptsz, record_cuSignalExternalSemaphoresAsync_ptsz, DESC_cuSignalExternalSemaphoresAsync_ptsz;
     trace |__r, __w| "extSemArray,paramsArray,numExtSems,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
@@ -5031,7 +5031,7 @@ raw_fn! {
 raw_fn! {
     /// `cuWaitExternalSemaphoresAsync`. Typed: [`wait_external_semaphores_async`](super::wait_external_semaphores_async).
     fn cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult = 315;
-    helpers call_cuWaitExternalSemaphoresAsync, slow_cuWaitExternalSemaphoresAsync, traced_cuWaitExternalSemaphoresAsync, record_cuWaitExternalSemaphoresAsync;
+    helpers call_cuWaitExternalSemaphoresAsync, slow_cuWaitExternalSemaphoresAsync, traced_cuWaitExternalSemaphoresAsync, record_cuWaitExternalSemaphoresAsync, DESC_cuWaitExternalSemaphoresAsync;
     trace |__r, __w| "extSemArray,paramsArray,numExtSems,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
@@ -5046,7 +5046,7 @@ raw_fn! {
 raw_fn! {
     /// `cuWaitExternalSemaphoresAsync_ptsz` (`cuWaitExternalSemaphoresAsync`), per-thread default stream.
     fn cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: c_uint, stream: CUstream) -> CUresult = 316;
-    helpers call_cuWaitExternalSemaphoresAsync_ptsz, slow_cuWaitExternalSemaphoresAsync_ptsz, traced_cuWaitExternalSemaphoresAsync_ptsz, record_cuWaitExternalSemaphoresAsync_ptsz;
+    helpers call_cuWaitExternalSemaphoresAsync_ptsz, slow_cuWaitExternalSemaphoresAsync_ptsz, traced_cuWaitExternalSemaphoresAsync_ptsz, record_cuWaitExternalSemaphoresAsync_ptsz, DESC_cuWaitExternalSemaphoresAsync_ptsz;
     trace |__r, __w| "extSemArray,paramsArray,numExtSems,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
@@ -5061,7 +5061,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDestroyExternalSemaphore`. Typed: [`destroy_external_semaphore`](super::destroy_external_semaphore).
     fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresult = 317;
-    helpers call_cuDestroyExternalSemaphore, slow_cuDestroyExternalSemaphore, traced_cuDestroyExternalSemaphore, record_cuDestroyExternalSemaphore;
+    helpers call_cuDestroyExternalSemaphore, slow_cuDestroyExternalSemaphore, traced_cuDestroyExternalSemaphore, record_cuDestroyExternalSemaphore, DESC_cuDestroyExternalSemaphore;
     trace |__r, __w| "extSem" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => extSem.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5073,7 +5073,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWaitValue32_v2` (`cuStreamWaitValue32`). Typed: [`stream_wait_value32`](super::stream_wait_value32).
     fn cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 318;
-    helpers call_cuStreamWaitValue32_v2, slow_cuStreamWaitValue32_v2, traced_cuStreamWaitValue32_v2, record_cuStreamWaitValue32_v2;
+    helpers call_cuStreamWaitValue32_v2, slow_cuStreamWaitValue32_v2, traced_cuStreamWaitValue32_v2, record_cuStreamWaitValue32_v2, DESC_cuStreamWaitValue32_v2;
     trace |__r, __w| "stream,addr,value,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
@@ -5088,7 +5088,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWaitValue32_v2_ptsz` (`cuStreamWaitValue32`), per-thread default stream.
     fn cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 319;
-    helpers call_cuStreamWaitValue32_v2_ptsz, slow_cuStreamWaitValue32_v2_ptsz, traced_cuStreamWaitValue32_v2_ptsz, record_cuStreamWaitValue32_v2_ptsz;
+    helpers call_cuStreamWaitValue32_v2_ptsz, slow_cuStreamWaitValue32_v2_ptsz, traced_cuStreamWaitValue32_v2_ptsz, record_cuStreamWaitValue32_v2_ptsz, DESC_cuStreamWaitValue32_v2_ptsz;
     trace |__r, __w| "stream,addr,value,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
@@ -5103,7 +5103,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWaitValue64_v2` (`cuStreamWaitValue64`). Typed: [`stream_wait_value64`](super::stream_wait_value64).
     fn cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 320;
-    helpers call_cuStreamWaitValue64_v2, slow_cuStreamWaitValue64_v2, traced_cuStreamWaitValue64_v2, record_cuStreamWaitValue64_v2;
+    helpers call_cuStreamWaitValue64_v2, slow_cuStreamWaitValue64_v2, traced_cuStreamWaitValue64_v2, record_cuStreamWaitValue64_v2, DESC_cuStreamWaitValue64_v2;
     trace |__r, __w| "stream,addr,value,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
@@ -5118,7 +5118,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWaitValue64_v2_ptsz` (`cuStreamWaitValue64`), per-thread default stream.
     fn cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 321;
-    helpers call_cuStreamWaitValue64_v2_ptsz, slow_cuStreamWaitValue64_v2_ptsz, traced_cuStreamWaitValue64_v2_ptsz, record_cuStreamWaitValue64_v2_ptsz;
+    helpers call_cuStreamWaitValue64_v2_ptsz, slow_cuStreamWaitValue64_v2_ptsz, traced_cuStreamWaitValue64_v2_ptsz, record_cuStreamWaitValue64_v2_ptsz, DESC_cuStreamWaitValue64_v2_ptsz;
     trace |__r, __w| "stream,addr,value,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
@@ -5133,7 +5133,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWriteValue32_v2` (`cuStreamWriteValue32`). Typed: [`stream_write_value32`](super::stream_write_value32).
     fn cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 322;
-    helpers call_cuStreamWriteValue32_v2, slow_cuStreamWriteValue32_v2, traced_cuStreamWriteValue32_v2, record_cuStreamWriteValue32_v2;
+    helpers call_cuStreamWriteValue32_v2, slow_cuStreamWriteValue32_v2, traced_cuStreamWriteValue32_v2, record_cuStreamWriteValue32_v2, DESC_cuStreamWriteValue32_v2;
     trace |__r, __w| "stream,addr,value,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
@@ -5148,7 +5148,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWriteValue32_v2_ptsz` (`cuStreamWriteValue32`), per-thread default stream.
     fn cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 323;
-    helpers call_cuStreamWriteValue32_v2_ptsz, slow_cuStreamWriteValue32_v2_ptsz, traced_cuStreamWriteValue32_v2_ptsz, record_cuStreamWriteValue32_v2_ptsz;
+    helpers call_cuStreamWriteValue32_v2_ptsz, slow_cuStreamWriteValue32_v2_ptsz, traced_cuStreamWriteValue32_v2_ptsz, record_cuStreamWriteValue32_v2_ptsz, DESC_cuStreamWriteValue32_v2_ptsz;
     trace |__r, __w| "stream,addr,value,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
@@ -5163,7 +5163,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWriteValue64_v2` (`cuStreamWriteValue64`). Typed: [`stream_write_value64`](super::stream_write_value64).
     fn cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 324;
-    helpers call_cuStreamWriteValue64_v2, slow_cuStreamWriteValue64_v2, traced_cuStreamWriteValue64_v2, record_cuStreamWriteValue64_v2;
+    helpers call_cuStreamWriteValue64_v2, slow_cuStreamWriteValue64_v2, traced_cuStreamWriteValue64_v2, record_cuStreamWriteValue64_v2, DESC_cuStreamWriteValue64_v2;
     trace |__r, __w| "stream,addr,value,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
@@ -5178,7 +5178,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamWriteValue64_v2_ptsz` (`cuStreamWriteValue64`), per-thread default stream.
     fn cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 325;
-    helpers call_cuStreamWriteValue64_v2_ptsz, slow_cuStreamWriteValue64_v2_ptsz, traced_cuStreamWriteValue64_v2_ptsz, record_cuStreamWriteValue64_v2_ptsz;
+    helpers call_cuStreamWriteValue64_v2_ptsz, slow_cuStreamWriteValue64_v2_ptsz, traced_cuStreamWriteValue64_v2_ptsz, record_cuStreamWriteValue64_v2_ptsz, DESC_cuStreamWriteValue64_v2_ptsz;
     trace |__r, __w| "stream,addr,value,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
@@ -5193,7 +5193,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamBatchMemOp_v2` (`cuStreamBatchMemOp`). Typed: [`stream_batch_mem_op`](super::stream_batch_mem_op).
     fn cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult = 326;
-    helpers call_cuStreamBatchMemOp_v2, slow_cuStreamBatchMemOp_v2, traced_cuStreamBatchMemOp_v2, record_cuStreamBatchMemOp_v2;
+    helpers call_cuStreamBatchMemOp_v2, slow_cuStreamBatchMemOp_v2, traced_cuStreamBatchMemOp_v2, record_cuStreamBatchMemOp_v2, DESC_cuStreamBatchMemOp_v2;
     trace |__r, __w| "stream,count,paramArray,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
@@ -5208,7 +5208,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamBatchMemOp_v2_ptsz` (`cuStreamBatchMemOp`), per-thread default stream.
     fn cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult = 327;
-    helpers call_cuStreamBatchMemOp_v2_ptsz, slow_cuStreamBatchMemOp_v2_ptsz, traced_cuStreamBatchMemOp_v2_ptsz, record_cuStreamBatchMemOp_v2_ptsz;
+    helpers call_cuStreamBatchMemOp_v2_ptsz, slow_cuStreamBatchMemOp_v2_ptsz, traced_cuStreamBatchMemOp_v2_ptsz, record_cuStreamBatchMemOp_v2_ptsz, DESC_cuStreamBatchMemOp_v2_ptsz;
     trace |__r, __w| "stream,count,paramArray,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
@@ -5223,7 +5223,7 @@ raw_fn! {
 raw_fn! {
     /// `cuFuncGetAttribute`. Typed: [`func_get_attribute`](super::func_get_attribute).
     fn cuFuncGetAttribute(pi: *mut c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult = 328;
-    helpers call_cuFuncGetAttribute, slow_cuFuncGetAttribute, traced_cuFuncGetAttribute, record_cuFuncGetAttribute;
+    helpers call_cuFuncGetAttribute, slow_cuFuncGetAttribute, traced_cuFuncGetAttribute, record_cuFuncGetAttribute, DESC_cuFuncGetAttribute;
     trace |__r, __w| "pi,attrib,hfunc" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
@@ -5237,7 +5237,7 @@ raw_fn! {
 raw_fn! {
     /// `cuFuncSetAttribute`. Typed: [`func_set_attribute`](super::func_set_attribute).
     fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> CUresult = 329;
-    helpers call_cuFuncSetAttribute, slow_cuFuncSetAttribute, traced_cuFuncSetAttribute, record_cuFuncSetAttribute;
+    helpers call_cuFuncSetAttribute, slow_cuFuncSetAttribute, traced_cuFuncSetAttribute, record_cuFuncSetAttribute, DESC_cuFuncSetAttribute;
     trace |__r, __w| "hfunc,attrib,value" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
@@ -5251,7 +5251,7 @@ raw_fn! {
 raw_fn! {
     /// `cuFuncSetCacheConfig`. Typed: [`func_set_cache_config`](super::func_set_cache_config).
     fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult = 330;
-    helpers call_cuFuncSetCacheConfig, slow_cuFuncSetCacheConfig, traced_cuFuncSetCacheConfig, record_cuFuncSetCacheConfig;
+    helpers call_cuFuncSetCacheConfig, slow_cuFuncSetCacheConfig, traced_cuFuncSetCacheConfig, record_cuFuncSetCacheConfig, DESC_cuFuncSetCacheConfig;
     trace |__r, __w| "hfunc,config" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
@@ -5264,7 +5264,7 @@ raw_fn! {
 raw_fn! {
     /// `cuFuncGetModule`. Typed: [`func_get_module`](super::func_get_module).
     fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult = 331;
-    helpers call_cuFuncGetModule, slow_cuFuncGetModule, traced_cuFuncGetModule, record_cuFuncGetModule;
+    helpers call_cuFuncGetModule, slow_cuFuncGetModule, traced_cuFuncGetModule, record_cuFuncGetModule, DESC_cuFuncGetModule;
     trace |__r, __w| "hmod,hfunc" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !hmod.is_null() { __w |= 1 << 0; (*hmod).0 as usize as u64 } else { hmod as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
@@ -5277,7 +5277,7 @@ raw_fn! {
 raw_fn! {
     /// `cuFuncGetName`. Typed: [`func_get_name`](super::func_get_name).
     fn cuFuncGetName(name: *mut *const c_char, hfunc: CUfunction) -> CUresult = 332;
-    helpers call_cuFuncGetName, slow_cuFuncGetName, traced_cuFuncGetName, record_cuFuncGetName;
+    helpers call_cuFuncGetName, slow_cuFuncGetName, traced_cuFuncGetName, record_cuFuncGetName, DESC_cuFuncGetName;
     trace |__r, __w| "name,hfunc" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => name as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
@@ -5290,7 +5290,7 @@ raw_fn! {
 raw_fn! {
     /// `cuFuncGetParamInfo`. Typed: [`func_get_param_info`](super::func_get_param_info).
     fn cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult = 333;
-    helpers call_cuFuncGetParamInfo, slow_cuFuncGetParamInfo, traced_cuFuncGetParamInfo, record_cuFuncGetParamInfo;
+    helpers call_cuFuncGetParamInfo, slow_cuFuncGetParamInfo, traced_cuFuncGetParamInfo, record_cuFuncGetParamInfo, DESC_cuFuncGetParamInfo;
     trace |__r, __w| "func,paramIndex,paramOffset,paramSize" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => paramIndex as u64,
@@ -5305,7 +5305,7 @@ raw_fn! {
 raw_fn! {
     /// `cuFuncIsLoaded`. Typed: [`func_is_loaded`](super::func_is_loaded).
     fn cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult = 334;
-    helpers call_cuFuncIsLoaded, slow_cuFuncIsLoaded, traced_cuFuncIsLoaded, record_cuFuncIsLoaded;
+    helpers call_cuFuncIsLoaded, slow_cuFuncIsLoaded, traced_cuFuncIsLoaded, record_cuFuncIsLoaded, DESC_cuFuncIsLoaded;
     trace |__r, __w| "state,function" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !state.is_null() { __w |= 1 << 0; (*state).0 as i64 as u64 } else { state as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => function.0 as usize as u64,
@@ -5318,7 +5318,7 @@ raw_fn! {
 raw_fn! {
     /// `cuFuncLoad`. Typed: [`func_load`](super::func_load).
     fn cuFuncLoad(function: CUfunction) -> CUresult = 335;
-    helpers call_cuFuncLoad, slow_cuFuncLoad, traced_cuFuncLoad, record_cuFuncLoad;
+    helpers call_cuFuncLoad, slow_cuFuncLoad, traced_cuFuncLoad, record_cuFuncLoad, DESC_cuFuncLoad;
     trace |__r, __w| "function" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => function.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5330,7 +5330,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLaunchKernel`. Typed: [`launch_kernel`](super::launch_kernel).
     fn cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 336;
-    helpers call_cuLaunchKernel, slow_cuLaunchKernel, traced_cuLaunchKernel, record_cuLaunchKernel;
+    helpers call_cuLaunchKernel, slow_cuLaunchKernel, traced_cuLaunchKernel, record_cuLaunchKernel, DESC_cuLaunchKernel;
     trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams,extra" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
@@ -5352,7 +5352,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLaunchKernel_ptsz` (`cuLaunchKernel`), per-thread default stream.
     fn cuLaunchKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 337;
-    helpers call_cuLaunchKernel_ptsz, slow_cuLaunchKernel_ptsz, traced_cuLaunchKernel_ptsz, record_cuLaunchKernel_ptsz;
+    helpers call_cuLaunchKernel_ptsz, slow_cuLaunchKernel_ptsz, traced_cuLaunchKernel_ptsz, record_cuLaunchKernel_ptsz, DESC_cuLaunchKernel_ptsz;
     trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams,extra" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
@@ -5374,7 +5374,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLaunchKernelEx`. Typed: [`launch_kernel_ex`](super::launch_kernel_ex).
     fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 338;
-    helpers call_cuLaunchKernelEx, slow_cuLaunchKernelEx, traced_cuLaunchKernelEx, record_cuLaunchKernelEx;
+    helpers call_cuLaunchKernelEx, slow_cuLaunchKernelEx, traced_cuLaunchKernelEx, record_cuLaunchKernelEx, DESC_cuLaunchKernelEx;
     trace |__r, __w| "config,f,kernelParams,extra" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
@@ -5389,7 +5389,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLaunchKernelEx_ptsz` (`cuLaunchKernelEx`), per-thread default stream.
     fn cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 339;
-    helpers call_cuLaunchKernelEx_ptsz, slow_cuLaunchKernelEx_ptsz, traced_cuLaunchKernelEx_ptsz, record_cuLaunchKernelEx_ptsz;
+    helpers call_cuLaunchKernelEx_ptsz, slow_cuLaunchKernelEx_ptsz, traced_cuLaunchKernelEx_ptsz, record_cuLaunchKernelEx_ptsz, DESC_cuLaunchKernelEx_ptsz;
     trace |__r, __w| "config,f,kernelParams,extra" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
@@ -5404,7 +5404,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLaunchCooperativeKernel`. Typed: [`launch_cooperative_kernel`](super::launch_cooperative_kernel).
     fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult = 340;
-    helpers call_cuLaunchCooperativeKernel, slow_cuLaunchCooperativeKernel, traced_cuLaunchCooperativeKernel, record_cuLaunchCooperativeKernel;
+    helpers call_cuLaunchCooperativeKernel, slow_cuLaunchCooperativeKernel, traced_cuLaunchCooperativeKernel, record_cuLaunchCooperativeKernel, DESC_cuLaunchCooperativeKernel;
     trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
@@ -5425,7 +5425,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLaunchCooperativeKernel_ptsz` (`cuLaunchCooperativeKernel`), per-thread default stream.
     fn cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult = 341;
-    helpers call_cuLaunchCooperativeKernel_ptsz, slow_cuLaunchCooperativeKernel_ptsz, traced_cuLaunchCooperativeKernel_ptsz, record_cuLaunchCooperativeKernel_ptsz;
+    helpers call_cuLaunchCooperativeKernel_ptsz, slow_cuLaunchCooperativeKernel_ptsz, traced_cuLaunchCooperativeKernel_ptsz, record_cuLaunchCooperativeKernel_ptsz, DESC_cuLaunchCooperativeKernel_ptsz;
     trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
@@ -5447,7 +5447,7 @@ raw_fn! {
     /// `cuLaunchCooperativeKernelMultiDevice`. Typed: [`launch_cooperative_kernel_multi_device`](super::launch_cooperative_kernel_multi_device).
     #[deprecated(note = "This function is deprecated as of CUDA 11.3.")]
     fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: c_uint, flags: c_uint) -> CUresult = 342;
-    helpers call_cuLaunchCooperativeKernelMultiDevice, slow_cuLaunchCooperativeKernelMultiDevice, traced_cuLaunchCooperativeKernelMultiDevice, record_cuLaunchCooperativeKernelMultiDevice;
+    helpers call_cuLaunchCooperativeKernelMultiDevice, slow_cuLaunchCooperativeKernelMultiDevice, traced_cuLaunchCooperativeKernelMultiDevice, record_cuLaunchCooperativeKernelMultiDevice, DESC_cuLaunchCooperativeKernelMultiDevice;
     trace |__r, __w| "launchParamsList,numDevices,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => launchParamsList as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numDevices as u64,
@@ -5461,7 +5461,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLaunchHostFunc`. Typed: [`launch_host_func`](super::launch_host_func).
     fn cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult = 343;
-    helpers call_cuLaunchHostFunc, slow_cuLaunchHostFunc, traced_cuLaunchHostFunc, record_cuLaunchHostFunc;
+    helpers call_cuLaunchHostFunc, slow_cuLaunchHostFunc, traced_cuLaunchHostFunc, record_cuLaunchHostFunc, DESC_cuLaunchHostFunc;
     trace |__r, __w| "hStream,fn,userData" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => r#fn.map_or(0, |f| f as usize as u64),
@@ -5475,7 +5475,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLaunchHostFunc_ptsz` (`cuLaunchHostFunc`), per-thread default stream.
     fn cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult = 344;
-    helpers call_cuLaunchHostFunc_ptsz, slow_cuLaunchHostFunc_ptsz, traced_cuLaunchHostFunc_ptsz, record_cuLaunchHostFunc_ptsz;
+    helpers call_cuLaunchHostFunc_ptsz, slow_cuLaunchHostFunc_ptsz, traced_cuLaunchHostFunc_ptsz, record_cuLaunchHostFunc_ptsz, DESC_cuLaunchHostFunc_ptsz;
     trace |__r, __w| "hStream,fn,userData" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => r#fn.map_or(0, |f| f as usize as u64),
@@ -5490,7 +5490,7 @@ raw_fn! {
     /// `cuFuncSetBlockShape`. Typed: [`func_set_block_shape`](super::func_set_block_shape).
     #[deprecated(note = "")]
     fn cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult = 345;
-    helpers call_cuFuncSetBlockShape, slow_cuFuncSetBlockShape, traced_cuFuncSetBlockShape, record_cuFuncSetBlockShape;
+    helpers call_cuFuncSetBlockShape, slow_cuFuncSetBlockShape, traced_cuFuncSetBlockShape, record_cuFuncSetBlockShape, DESC_cuFuncSetBlockShape;
     trace |__r, __w| "hfunc,x,y,z" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => x as i64 as u64,
@@ -5506,7 +5506,7 @@ raw_fn! {
     /// `cuFuncSetSharedSize`. Typed: [`func_set_shared_size`](super::func_set_shared_size).
     #[deprecated(note = "")]
     fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> CUresult = 346;
-    helpers call_cuFuncSetSharedSize, slow_cuFuncSetSharedSize, traced_cuFuncSetSharedSize, record_cuFuncSetSharedSize;
+    helpers call_cuFuncSetSharedSize, slow_cuFuncSetSharedSize, traced_cuFuncSetSharedSize, record_cuFuncSetSharedSize, DESC_cuFuncSetSharedSize;
     trace |__r, __w| "hfunc,bytes" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => bytes as u64,
@@ -5520,7 +5520,7 @@ raw_fn! {
     /// `cuParamSetSize`. Typed: [`param_set_size`](super::param_set_size).
     #[deprecated(note = "")]
     fn cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> CUresult = 347;
-    helpers call_cuParamSetSize, slow_cuParamSetSize, traced_cuParamSetSize, record_cuParamSetSize;
+    helpers call_cuParamSetSize, slow_cuParamSetSize, traced_cuParamSetSize, record_cuParamSetSize, DESC_cuParamSetSize;
     trace |__r, __w| "hfunc,numbytes" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numbytes as u64,
@@ -5534,7 +5534,7 @@ raw_fn! {
     /// `cuParamSeti`. Typed: [`param_seti`](super::param_seti).
     #[deprecated(note = "")]
     fn cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult = 348;
-    helpers call_cuParamSeti, slow_cuParamSeti, traced_cuParamSeti, record_cuParamSeti;
+    helpers call_cuParamSeti, slow_cuParamSeti, traced_cuParamSeti, record_cuParamSeti, DESC_cuParamSeti;
     trace |__r, __w| "hfunc,offset,value" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => offset as i64 as u64,
@@ -5549,7 +5549,7 @@ raw_fn! {
     /// `cuParamSetf`. Typed: [`param_setf`](super::param_setf).
     #[deprecated(note = "")]
     fn cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> CUresult = 349;
-    helpers call_cuParamSetf, slow_cuParamSetf, traced_cuParamSetf, record_cuParamSetf;
+    helpers call_cuParamSetf, slow_cuParamSetf, traced_cuParamSetf, record_cuParamSetf, DESC_cuParamSetf;
     trace |__r, __w| "hfunc,offset,value" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => offset as i64 as u64,
@@ -5564,7 +5564,7 @@ raw_fn! {
     /// `cuParamSetv`. Typed: [`param_setv`](super::param_setv).
     #[deprecated(note = "")]
     fn cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> CUresult = 350;
-    helpers call_cuParamSetv, slow_cuParamSetv, traced_cuParamSetv, record_cuParamSetv;
+    helpers call_cuParamSetv, slow_cuParamSetv, traced_cuParamSetv, record_cuParamSetv, DESC_cuParamSetv;
     trace |__r, __w| "hfunc,offset,ptr,numbytes" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => offset as i64 as u64,
@@ -5580,7 +5580,7 @@ raw_fn! {
     /// `cuLaunch`. Typed: [`launch`](super::launch).
     #[deprecated(note = "")]
     fn cuLaunch(f: CUfunction) -> CUresult = 351;
-    helpers call_cuLaunch, slow_cuLaunch, traced_cuLaunch, record_cuLaunch;
+    helpers call_cuLaunch, slow_cuLaunch, traced_cuLaunch, record_cuLaunch, DESC_cuLaunch;
     trace |__r, __w| "f" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5593,7 +5593,7 @@ raw_fn! {
     /// `cuLaunchGrid`. Typed: [`launch_grid`](super::launch_grid).
     #[deprecated(note = "")]
     fn cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult = 352;
-    helpers call_cuLaunchGrid, slow_cuLaunchGrid, traced_cuLaunchGrid, record_cuLaunchGrid;
+    helpers call_cuLaunchGrid, slow_cuLaunchGrid, traced_cuLaunchGrid, record_cuLaunchGrid, DESC_cuLaunchGrid;
     trace |__r, __w| "f,grid_width,grid_height" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => grid_width as i64 as u64,
@@ -5608,7 +5608,7 @@ raw_fn! {
     /// `cuLaunchGridAsync`. Typed: [`launch_grid_async`](super::launch_grid_async).
     #[deprecated(note = "")]
     fn cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> CUresult = 353;
-    helpers call_cuLaunchGridAsync, slow_cuLaunchGridAsync, traced_cuLaunchGridAsync, record_cuLaunchGridAsync;
+    helpers call_cuLaunchGridAsync, slow_cuLaunchGridAsync, traced_cuLaunchGridAsync, record_cuLaunchGridAsync, DESC_cuLaunchGridAsync;
     trace |__r, __w| "f,grid_width,grid_height,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => grid_width as i64 as u64,
@@ -5624,7 +5624,7 @@ raw_fn! {
     /// `cuParamSetTexRef`. Typed: [`param_set_tex_ref`](super::param_set_tex_ref).
     #[deprecated(note = "")]
     fn cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult = 354;
-    helpers call_cuParamSetTexRef, slow_cuParamSetTexRef, traced_cuParamSetTexRef, record_cuParamSetTexRef;
+    helpers call_cuParamSetTexRef, slow_cuParamSetTexRef, traced_cuParamSetTexRef, record_cuParamSetTexRef, DESC_cuParamSetTexRef;
     trace |__r, __w| "hfunc,texunit,hTexRef" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => texunit as i64 as u64,
@@ -5639,7 +5639,7 @@ raw_fn! {
     /// `cuFuncSetSharedMemConfig`. Typed: [`func_set_shared_mem_config`](super::func_set_shared_mem_config).
     #[deprecated(note = "")]
     fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> CUresult = 355;
-    helpers call_cuFuncSetSharedMemConfig, slow_cuFuncSetSharedMemConfig, traced_cuFuncSetSharedMemConfig, record_cuFuncSetSharedMemConfig;
+    helpers call_cuFuncSetSharedMemConfig, slow_cuFuncSetSharedMemConfig, traced_cuFuncSetSharedMemConfig, record_cuFuncSetSharedMemConfig, DESC_cuFuncSetSharedMemConfig;
     trace |__r, __w| "hfunc,config" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
@@ -5652,7 +5652,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphCreate`. Typed: [`graph_create`](super::graph_create).
     fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult = 356;
-    helpers call_cuGraphCreate, slow_cuGraphCreate, traced_cuGraphCreate, record_cuGraphCreate;
+    helpers call_cuGraphCreate, slow_cuGraphCreate, traced_cuGraphCreate, record_cuGraphCreate, DESC_cuGraphCreate;
     trace |__r, __w| "phGraph,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 0; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -5665,7 +5665,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddKernelNode_v2` (`cuGraphAddKernelNode`). Typed: [`graph_add_kernel_node`](super::graph_add_kernel_node).
     fn cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult = 357;
-    helpers call_cuGraphAddKernelNode_v2, slow_cuGraphAddKernelNode_v2, traced_cuGraphAddKernelNode_v2, record_cuGraphAddKernelNode_v2;
+    helpers call_cuGraphAddKernelNode_v2, slow_cuGraphAddKernelNode_v2, traced_cuGraphAddKernelNode_v2, record_cuGraphAddKernelNode_v2, DESC_cuGraphAddKernelNode_v2;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -5681,7 +5681,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphKernelNodeGetParams_v2` (`cuGraphKernelNodeGetParams`). Typed: [`graph_kernel_node_get_params`](super::graph_kernel_node_get_params).
     fn cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult = 358;
-    helpers call_cuGraphKernelNodeGetParams_v2, slow_cuGraphKernelNodeGetParams_v2, traced_cuGraphKernelNodeGetParams_v2, record_cuGraphKernelNodeGetParams_v2;
+    helpers call_cuGraphKernelNodeGetParams_v2, slow_cuGraphKernelNodeGetParams_v2, traced_cuGraphKernelNodeGetParams_v2, record_cuGraphKernelNodeGetParams_v2, DESC_cuGraphKernelNodeGetParams_v2;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5694,7 +5694,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphKernelNodeSetParams_v2` (`cuGraphKernelNodeSetParams`). Typed: [`graph_kernel_node_set_params`](super::graph_kernel_node_set_params).
     fn cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult = 359;
-    helpers call_cuGraphKernelNodeSetParams_v2, slow_cuGraphKernelNodeSetParams_v2, traced_cuGraphKernelNodeSetParams_v2, record_cuGraphKernelNodeSetParams_v2;
+    helpers call_cuGraphKernelNodeSetParams_v2, slow_cuGraphKernelNodeSetParams_v2, traced_cuGraphKernelNodeSetParams_v2, record_cuGraphKernelNodeSetParams_v2, DESC_cuGraphKernelNodeSetParams_v2;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5707,7 +5707,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddMemcpyNode`. Typed: [`graph_add_memcpy_node`](super::graph_add_memcpy_node).
     fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult = 360;
-    helpers call_cuGraphAddMemcpyNode, slow_cuGraphAddMemcpyNode, traced_cuGraphAddMemcpyNode, record_cuGraphAddMemcpyNode;
+    helpers call_cuGraphAddMemcpyNode, slow_cuGraphAddMemcpyNode, traced_cuGraphAddMemcpyNode, record_cuGraphAddMemcpyNode, DESC_cuGraphAddMemcpyNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,copyParams,ctx" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -5724,7 +5724,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphMemcpyNodeGetParams`. Typed: [`graph_memcpy_node_get_params`](super::graph_memcpy_node_get_params).
     fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult = 361;
-    helpers call_cuGraphMemcpyNodeGetParams, slow_cuGraphMemcpyNodeGetParams, traced_cuGraphMemcpyNodeGetParams, record_cuGraphMemcpyNodeGetParams;
+    helpers call_cuGraphMemcpyNodeGetParams, slow_cuGraphMemcpyNodeGetParams, traced_cuGraphMemcpyNodeGetParams, record_cuGraphMemcpyNodeGetParams, DESC_cuGraphMemcpyNodeGetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5737,7 +5737,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphMemcpyNodeSetParams`. Typed: [`graph_memcpy_node_set_params`](super::graph_memcpy_node_set_params).
     fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult = 362;
-    helpers call_cuGraphMemcpyNodeSetParams, slow_cuGraphMemcpyNodeSetParams, traced_cuGraphMemcpyNodeSetParams, record_cuGraphMemcpyNodeSetParams;
+    helpers call_cuGraphMemcpyNodeSetParams, slow_cuGraphMemcpyNodeSetParams, traced_cuGraphMemcpyNodeSetParams, record_cuGraphMemcpyNodeSetParams, DESC_cuGraphMemcpyNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5750,7 +5750,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddMemsetNode`. Typed: [`graph_add_memset_node`](super::graph_add_memset_node).
     fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult = 363;
-    helpers call_cuGraphAddMemsetNode, slow_cuGraphAddMemsetNode, traced_cuGraphAddMemsetNode, record_cuGraphAddMemsetNode;
+    helpers call_cuGraphAddMemsetNode, slow_cuGraphAddMemsetNode, traced_cuGraphAddMemsetNode, record_cuGraphAddMemsetNode, DESC_cuGraphAddMemsetNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,memsetParams,ctx" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -5767,7 +5767,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphMemsetNodeGetParams`. Typed: [`graph_memset_node_get_params`](super::graph_memset_node_get_params).
     fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult = 364;
-    helpers call_cuGraphMemsetNodeGetParams, slow_cuGraphMemsetNodeGetParams, traced_cuGraphMemsetNodeGetParams, record_cuGraphMemsetNodeGetParams;
+    helpers call_cuGraphMemsetNodeGetParams, slow_cuGraphMemsetNodeGetParams, traced_cuGraphMemsetNodeGetParams, record_cuGraphMemsetNodeGetParams, DESC_cuGraphMemsetNodeGetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5780,7 +5780,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphMemsetNodeSetParams`. Typed: [`graph_memset_node_set_params`](super::graph_memset_node_set_params).
     fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult = 365;
-    helpers call_cuGraphMemsetNodeSetParams, slow_cuGraphMemsetNodeSetParams, traced_cuGraphMemsetNodeSetParams, record_cuGraphMemsetNodeSetParams;
+    helpers call_cuGraphMemsetNodeSetParams, slow_cuGraphMemsetNodeSetParams, traced_cuGraphMemsetNodeSetParams, record_cuGraphMemsetNodeSetParams, DESC_cuGraphMemsetNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5793,7 +5793,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddHostNode`. Typed: [`graph_add_host_node`](super::graph_add_host_node).
     fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult = 366;
-    helpers call_cuGraphAddHostNode, slow_cuGraphAddHostNode, traced_cuGraphAddHostNode, record_cuGraphAddHostNode;
+    helpers call_cuGraphAddHostNode, slow_cuGraphAddHostNode, traced_cuGraphAddHostNode, record_cuGraphAddHostNode, DESC_cuGraphAddHostNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -5809,7 +5809,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphHostNodeGetParams`. Typed: [`graph_host_node_get_params`](super::graph_host_node_get_params).
     fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult = 367;
-    helpers call_cuGraphHostNodeGetParams, slow_cuGraphHostNodeGetParams, traced_cuGraphHostNodeGetParams, record_cuGraphHostNodeGetParams;
+    helpers call_cuGraphHostNodeGetParams, slow_cuGraphHostNodeGetParams, traced_cuGraphHostNodeGetParams, record_cuGraphHostNodeGetParams, DESC_cuGraphHostNodeGetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5822,7 +5822,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphHostNodeSetParams`. Typed: [`graph_host_node_set_params`](super::graph_host_node_set_params).
     fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult = 368;
-    helpers call_cuGraphHostNodeSetParams, slow_cuGraphHostNodeSetParams, traced_cuGraphHostNodeSetParams, record_cuGraphHostNodeSetParams;
+    helpers call_cuGraphHostNodeSetParams, slow_cuGraphHostNodeSetParams, traced_cuGraphHostNodeSetParams, record_cuGraphHostNodeSetParams, DESC_cuGraphHostNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5835,7 +5835,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddChildGraphNode`. Typed: [`graph_add_child_graph_node`](super::graph_add_child_graph_node).
     fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult = 369;
-    helpers call_cuGraphAddChildGraphNode, slow_cuGraphAddChildGraphNode, traced_cuGraphAddChildGraphNode, record_cuGraphAddChildGraphNode;
+    helpers call_cuGraphAddChildGraphNode, slow_cuGraphAddChildGraphNode, traced_cuGraphAddChildGraphNode, record_cuGraphAddChildGraphNode, DESC_cuGraphAddChildGraphNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,childGraph" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -5851,7 +5851,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphChildGraphNodeGetGraph`. Typed: [`graph_child_graph_node_get_graph`](super::graph_child_graph_node_get_graph).
     fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult = 370;
-    helpers call_cuGraphChildGraphNodeGetGraph, slow_cuGraphChildGraphNodeGetGraph, traced_cuGraphChildGraphNodeGetGraph, record_cuGraphChildGraphNodeGetGraph;
+    helpers call_cuGraphChildGraphNodeGetGraph, slow_cuGraphChildGraphNodeGetGraph, traced_cuGraphChildGraphNodeGetGraph, record_cuGraphChildGraphNodeGetGraph, DESC_cuGraphChildGraphNodeGetGraph;
     trace |__r, __w| "hNode,phGraph" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
@@ -5864,7 +5864,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddEmptyNode`. Typed: [`graph_add_empty_node`](super::graph_add_empty_node).
     fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult = 371;
-    helpers call_cuGraphAddEmptyNode, slow_cuGraphAddEmptyNode, traced_cuGraphAddEmptyNode, record_cuGraphAddEmptyNode;
+    helpers call_cuGraphAddEmptyNode, slow_cuGraphAddEmptyNode, traced_cuGraphAddEmptyNode, record_cuGraphAddEmptyNode, DESC_cuGraphAddEmptyNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -5879,7 +5879,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddEventRecordNode`. Typed: [`graph_add_event_record_node`](super::graph_add_event_record_node).
     fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult = 372;
-    helpers call_cuGraphAddEventRecordNode, slow_cuGraphAddEventRecordNode, traced_cuGraphAddEventRecordNode, record_cuGraphAddEventRecordNode;
+    helpers call_cuGraphAddEventRecordNode, slow_cuGraphAddEventRecordNode, traced_cuGraphAddEventRecordNode, record_cuGraphAddEventRecordNode, DESC_cuGraphAddEventRecordNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,event" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -5895,7 +5895,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphEventRecordNodeGetEvent`. Typed: [`graph_event_record_node_get_event`](super::graph_event_record_node_get_event).
     fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult = 373;
-    helpers call_cuGraphEventRecordNodeGetEvent, slow_cuGraphEventRecordNodeGetEvent, traced_cuGraphEventRecordNodeGetEvent, record_cuGraphEventRecordNodeGetEvent;
+    helpers call_cuGraphEventRecordNodeGetEvent, slow_cuGraphEventRecordNodeGetEvent, traced_cuGraphEventRecordNodeGetEvent, record_cuGraphEventRecordNodeGetEvent, DESC_cuGraphEventRecordNodeGetEvent;
     trace |__r, __w| "hNode,event_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
@@ -5908,7 +5908,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphEventRecordNodeSetEvent`. Typed: [`graph_event_record_node_set_event`](super::graph_event_record_node_set_event).
     fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult = 374;
-    helpers call_cuGraphEventRecordNodeSetEvent, slow_cuGraphEventRecordNodeSetEvent, traced_cuGraphEventRecordNodeSetEvent, record_cuGraphEventRecordNodeSetEvent;
+    helpers call_cuGraphEventRecordNodeSetEvent, slow_cuGraphEventRecordNodeSetEvent, traced_cuGraphEventRecordNodeSetEvent, record_cuGraphEventRecordNodeSetEvent, DESC_cuGraphEventRecordNodeSetEvent;
     trace |__r, __w| "hNode,event" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
@@ -5921,7 +5921,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddEventWaitNode`. Typed: [`graph_add_event_wait_node`](super::graph_add_event_wait_node).
     fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult = 375;
-    helpers call_cuGraphAddEventWaitNode, slow_cuGraphAddEventWaitNode, traced_cuGraphAddEventWaitNode, record_cuGraphAddEventWaitNode;
+    helpers call_cuGraphAddEventWaitNode, slow_cuGraphAddEventWaitNode, traced_cuGraphAddEventWaitNode, record_cuGraphAddEventWaitNode, DESC_cuGraphAddEventWaitNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,event" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -5937,7 +5937,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphEventWaitNodeGetEvent`. Typed: [`graph_event_wait_node_get_event`](super::graph_event_wait_node_get_event).
     fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult = 376;
-    helpers call_cuGraphEventWaitNodeGetEvent, slow_cuGraphEventWaitNodeGetEvent, traced_cuGraphEventWaitNodeGetEvent, record_cuGraphEventWaitNodeGetEvent;
+    helpers call_cuGraphEventWaitNodeGetEvent, slow_cuGraphEventWaitNodeGetEvent, traced_cuGraphEventWaitNodeGetEvent, record_cuGraphEventWaitNodeGetEvent, DESC_cuGraphEventWaitNodeGetEvent;
     trace |__r, __w| "hNode,event_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
@@ -5950,7 +5950,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphEventWaitNodeSetEvent`. Typed: [`graph_event_wait_node_set_event`](super::graph_event_wait_node_set_event).
     fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult = 377;
-    helpers call_cuGraphEventWaitNodeSetEvent, slow_cuGraphEventWaitNodeSetEvent, traced_cuGraphEventWaitNodeSetEvent, record_cuGraphEventWaitNodeSetEvent;
+    helpers call_cuGraphEventWaitNodeSetEvent, slow_cuGraphEventWaitNodeSetEvent, traced_cuGraphEventWaitNodeSetEvent, record_cuGraphEventWaitNodeSetEvent, DESC_cuGraphEventWaitNodeSetEvent;
     trace |__r, __w| "hNode,event" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
@@ -5963,7 +5963,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddExternalSemaphoresSignalNode`. Typed: [`graph_add_external_semaphores_signal_node`](super::graph_add_external_semaphores_signal_node).
     fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 378;
-    helpers call_cuGraphAddExternalSemaphoresSignalNode, slow_cuGraphAddExternalSemaphoresSignalNode, traced_cuGraphAddExternalSemaphoresSignalNode, record_cuGraphAddExternalSemaphoresSignalNode;
+    helpers call_cuGraphAddExternalSemaphoresSignalNode, slow_cuGraphAddExternalSemaphoresSignalNode, traced_cuGraphAddExternalSemaphoresSignalNode, record_cuGraphAddExternalSemaphoresSignalNode, DESC_cuGraphAddExternalSemaphoresSignalNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -5979,7 +5979,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExternalSemaphoresSignalNodeGetParams`. Typed: [`graph_external_semaphores_signal_node_get_params`](super::graph_external_semaphores_signal_node_get_params).
     fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 379;
-    helpers call_cuGraphExternalSemaphoresSignalNodeGetParams, slow_cuGraphExternalSemaphoresSignalNodeGetParams, traced_cuGraphExternalSemaphoresSignalNodeGetParams, record_cuGraphExternalSemaphoresSignalNodeGetParams;
+    helpers call_cuGraphExternalSemaphoresSignalNodeGetParams, slow_cuGraphExternalSemaphoresSignalNodeGetParams, traced_cuGraphExternalSemaphoresSignalNodeGetParams, record_cuGraphExternalSemaphoresSignalNodeGetParams, DESC_cuGraphExternalSemaphoresSignalNodeGetParams;
     trace |__r, __w| "hNode,params_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
@@ -5992,7 +5992,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExternalSemaphoresSignalNodeSetParams`. Typed: [`graph_external_semaphores_signal_node_set_params`](super::graph_external_semaphores_signal_node_set_params).
     fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 380;
-    helpers call_cuGraphExternalSemaphoresSignalNodeSetParams, slow_cuGraphExternalSemaphoresSignalNodeSetParams, traced_cuGraphExternalSemaphoresSignalNodeSetParams, record_cuGraphExternalSemaphoresSignalNodeSetParams;
+    helpers call_cuGraphExternalSemaphoresSignalNodeSetParams, slow_cuGraphExternalSemaphoresSignalNodeSetParams, traced_cuGraphExternalSemaphoresSignalNodeSetParams, record_cuGraphExternalSemaphoresSignalNodeSetParams, DESC_cuGraphExternalSemaphoresSignalNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -6005,7 +6005,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddExternalSemaphoresWaitNode`. Typed: [`graph_add_external_semaphores_wait_node`](super::graph_add_external_semaphores_wait_node).
     fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 381;
-    helpers call_cuGraphAddExternalSemaphoresWaitNode, slow_cuGraphAddExternalSemaphoresWaitNode, traced_cuGraphAddExternalSemaphoresWaitNode, record_cuGraphAddExternalSemaphoresWaitNode;
+    helpers call_cuGraphAddExternalSemaphoresWaitNode, slow_cuGraphAddExternalSemaphoresWaitNode, traced_cuGraphAddExternalSemaphoresWaitNode, record_cuGraphAddExternalSemaphoresWaitNode, DESC_cuGraphAddExternalSemaphoresWaitNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6021,7 +6021,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExternalSemaphoresWaitNodeGetParams`. Typed: [`graph_external_semaphores_wait_node_get_params`](super::graph_external_semaphores_wait_node_get_params).
     fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 382;
-    helpers call_cuGraphExternalSemaphoresWaitNodeGetParams, slow_cuGraphExternalSemaphoresWaitNodeGetParams, traced_cuGraphExternalSemaphoresWaitNodeGetParams, record_cuGraphExternalSemaphoresWaitNodeGetParams;
+    helpers call_cuGraphExternalSemaphoresWaitNodeGetParams, slow_cuGraphExternalSemaphoresWaitNodeGetParams, traced_cuGraphExternalSemaphoresWaitNodeGetParams, record_cuGraphExternalSemaphoresWaitNodeGetParams, DESC_cuGraphExternalSemaphoresWaitNodeGetParams;
     trace |__r, __w| "hNode,params_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
@@ -6034,7 +6034,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExternalSemaphoresWaitNodeSetParams`. Typed: [`graph_external_semaphores_wait_node_set_params`](super::graph_external_semaphores_wait_node_set_params).
     fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 383;
-    helpers call_cuGraphExternalSemaphoresWaitNodeSetParams, slow_cuGraphExternalSemaphoresWaitNodeSetParams, traced_cuGraphExternalSemaphoresWaitNodeSetParams, record_cuGraphExternalSemaphoresWaitNodeSetParams;
+    helpers call_cuGraphExternalSemaphoresWaitNodeSetParams, slow_cuGraphExternalSemaphoresWaitNodeSetParams, traced_cuGraphExternalSemaphoresWaitNodeSetParams, record_cuGraphExternalSemaphoresWaitNodeSetParams, DESC_cuGraphExternalSemaphoresWaitNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -6047,7 +6047,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddBatchMemOpNode`. Typed: [`graph_add_batch_mem_op_node`](super::graph_add_batch_mem_op_node).
     fn cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 384;
-    helpers call_cuGraphAddBatchMemOpNode, slow_cuGraphAddBatchMemOpNode, traced_cuGraphAddBatchMemOpNode, record_cuGraphAddBatchMemOpNode;
+    helpers call_cuGraphAddBatchMemOpNode, slow_cuGraphAddBatchMemOpNode, traced_cuGraphAddBatchMemOpNode, record_cuGraphAddBatchMemOpNode, DESC_cuGraphAddBatchMemOpNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6063,7 +6063,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphBatchMemOpNodeGetParams`. Typed: [`graph_batch_mem_op_node_get_params`](super::graph_batch_mem_op_node_get_params).
     fn cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 385;
-    helpers call_cuGraphBatchMemOpNodeGetParams, slow_cuGraphBatchMemOpNodeGetParams, traced_cuGraphBatchMemOpNodeGetParams, record_cuGraphBatchMemOpNodeGetParams;
+    helpers call_cuGraphBatchMemOpNodeGetParams, slow_cuGraphBatchMemOpNodeGetParams, traced_cuGraphBatchMemOpNodeGetParams, record_cuGraphBatchMemOpNodeGetParams, DESC_cuGraphBatchMemOpNodeGetParams;
     trace |__r, __w| "hNode,nodeParams_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams_out as usize as u64,
@@ -6076,7 +6076,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphBatchMemOpNodeSetParams`. Typed: [`graph_batch_mem_op_node_set_params`](super::graph_batch_mem_op_node_set_params).
     fn cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 386;
-    helpers call_cuGraphBatchMemOpNodeSetParams, slow_cuGraphBatchMemOpNodeSetParams, traced_cuGraphBatchMemOpNodeSetParams, record_cuGraphBatchMemOpNodeSetParams;
+    helpers call_cuGraphBatchMemOpNodeSetParams, slow_cuGraphBatchMemOpNodeSetParams, traced_cuGraphBatchMemOpNodeSetParams, record_cuGraphBatchMemOpNodeSetParams, DESC_cuGraphBatchMemOpNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -6089,7 +6089,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecBatchMemOpNodeSetParams`. Typed: [`graph_exec_batch_mem_op_node_set_params`](super::graph_exec_batch_mem_op_node_set_params).
     fn cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 387;
-    helpers call_cuGraphExecBatchMemOpNodeSetParams, slow_cuGraphExecBatchMemOpNodeSetParams, traced_cuGraphExecBatchMemOpNodeSetParams, record_cuGraphExecBatchMemOpNodeSetParams;
+    helpers call_cuGraphExecBatchMemOpNodeSetParams, slow_cuGraphExecBatchMemOpNodeSetParams, traced_cuGraphExecBatchMemOpNodeSetParams, record_cuGraphExecBatchMemOpNodeSetParams, DESC_cuGraphExecBatchMemOpNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6103,7 +6103,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddMemAllocNode`. Typed: [`graph_add_mem_alloc_node`](super::graph_add_mem_alloc_node).
     fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult = 388;
-    helpers call_cuGraphAddMemAllocNode, slow_cuGraphAddMemAllocNode, traced_cuGraphAddMemAllocNode, record_cuGraphAddMemAllocNode;
+    helpers call_cuGraphAddMemAllocNode, slow_cuGraphAddMemAllocNode, traced_cuGraphAddMemAllocNode, record_cuGraphAddMemAllocNode, DESC_cuGraphAddMemAllocNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6119,7 +6119,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphMemAllocNodeGetParams`. Typed: [`graph_mem_alloc_node_get_params`](super::graph_mem_alloc_node_get_params).
     fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult = 389;
-    helpers call_cuGraphMemAllocNodeGetParams, slow_cuGraphMemAllocNodeGetParams, traced_cuGraphMemAllocNodeGetParams, record_cuGraphMemAllocNodeGetParams;
+    helpers call_cuGraphMemAllocNodeGetParams, slow_cuGraphMemAllocNodeGetParams, traced_cuGraphMemAllocNodeGetParams, record_cuGraphMemAllocNodeGetParams, DESC_cuGraphMemAllocNodeGetParams;
     trace |__r, __w| "hNode,params_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
@@ -6132,7 +6132,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddMemFreeNode`. Typed: [`graph_add_mem_free_node`](super::graph_add_mem_free_node).
     fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult = 390;
-    helpers call_cuGraphAddMemFreeNode, slow_cuGraphAddMemFreeNode, traced_cuGraphAddMemFreeNode, record_cuGraphAddMemFreeNode;
+    helpers call_cuGraphAddMemFreeNode, slow_cuGraphAddMemFreeNode, traced_cuGraphAddMemFreeNode, record_cuGraphAddMemFreeNode, DESC_cuGraphAddMemFreeNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,dptr" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6148,7 +6148,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphMemFreeNodeGetParams`. Typed: [`graph_mem_free_node_get_params`](super::graph_mem_free_node_get_params).
     fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult = 391;
-    helpers call_cuGraphMemFreeNodeGetParams, slow_cuGraphMemFreeNodeGetParams, traced_cuGraphMemFreeNodeGetParams, record_cuGraphMemFreeNodeGetParams;
+    helpers call_cuGraphMemFreeNodeGetParams, slow_cuGraphMemFreeNodeGetParams, traced_cuGraphMemFreeNodeGetParams, record_cuGraphMemFreeNodeGetParams, DESC_cuGraphMemFreeNodeGetParams;
     trace |__r, __w| "hNode,dptr_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr_out.is_null() { __w |= 1 << 1; (*dptr_out).0 as u64 } else { dptr_out as usize as u64 },
@@ -6161,7 +6161,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGraphMemTrim`. Typed: [`device_graph_mem_trim`](super::device_graph_mem_trim).
     fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult = 392;
-    helpers call_cuDeviceGraphMemTrim, slow_cuDeviceGraphMemTrim, traced_cuDeviceGraphMemTrim, record_cuDeviceGraphMemTrim;
+    helpers call_cuDeviceGraphMemTrim, slow_cuDeviceGraphMemTrim, traced_cuDeviceGraphMemTrim, record_cuDeviceGraphMemTrim, DESC_cuDeviceGraphMemTrim;
     trace |__r, __w| "device" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6173,7 +6173,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetGraphMemAttribute`. Typed: [`device_get_graph_mem_attribute`](super::device_get_graph_mem_attribute).
     fn cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult = 393;
-    helpers call_cuDeviceGetGraphMemAttribute, slow_cuDeviceGetGraphMemAttribute, traced_cuDeviceGetGraphMemAttribute, record_cuDeviceGetGraphMemAttribute;
+    helpers call_cuDeviceGetGraphMemAttribute, slow_cuDeviceGetGraphMemAttribute, traced_cuDeviceGetGraphMemAttribute, record_cuDeviceGetGraphMemAttribute, DESC_cuDeviceGetGraphMemAttribute;
     trace |__r, __w| "device,attr,value" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -6187,7 +6187,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceSetGraphMemAttribute`. Typed: [`device_set_graph_mem_attribute`](super::device_set_graph_mem_attribute).
     fn cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut c_void) -> CUresult = 394;
-    helpers call_cuDeviceSetGraphMemAttribute, slow_cuDeviceSetGraphMemAttribute, traced_cuDeviceSetGraphMemAttribute, record_cuDeviceSetGraphMemAttribute;
+    helpers call_cuDeviceSetGraphMemAttribute, slow_cuDeviceSetGraphMemAttribute, traced_cuDeviceSetGraphMemAttribute, record_cuDeviceSetGraphMemAttribute, DESC_cuDeviceSetGraphMemAttribute;
     trace |__r, __w| "device,attr,value" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -6201,7 +6201,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphClone`. Typed: [`graph_clone`](super::graph_clone).
     fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult = 395;
-    helpers call_cuGraphClone, slow_cuGraphClone, traced_cuGraphClone, record_cuGraphClone;
+    helpers call_cuGraphClone, slow_cuGraphClone, traced_cuGraphClone, record_cuGraphClone, DESC_cuGraphClone;
     trace |__r, __w| "phGraphClone,originalGraph" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphClone.is_null() { __w |= 1 << 0; (*phGraphClone).0 as usize as u64 } else { phGraphClone as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => originalGraph.0 as usize as u64,
@@ -6214,7 +6214,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphNodeFindInClone`. Typed: [`graph_node_find_in_clone`](super::graph_node_find_in_clone).
     fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult = 396;
-    helpers call_cuGraphNodeFindInClone, slow_cuGraphNodeFindInClone, traced_cuGraphNodeFindInClone, record_cuGraphNodeFindInClone;
+    helpers call_cuGraphNodeFindInClone, slow_cuGraphNodeFindInClone, traced_cuGraphNodeFindInClone, record_cuGraphNodeFindInClone, DESC_cuGraphNodeFindInClone;
     trace |__r, __w| "phNode,hOriginalNode,hClonedGraph" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phNode.is_null() { __w |= 1 << 0; (*phNode).0 as usize as u64 } else { phNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hOriginalNode.0 as usize as u64,
@@ -6228,7 +6228,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphNodeGetType`. Typed: [`graph_node_get_type`](super::graph_node_get_type).
     fn cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult = 397;
-    helpers call_cuGraphNodeGetType, slow_cuGraphNodeGetType, traced_cuGraphNodeGetType, record_cuGraphNodeGetType;
+    helpers call_cuGraphNodeGetType, slow_cuGraphNodeGetType, traced_cuGraphNodeGetType, record_cuGraphNodeGetType, DESC_cuGraphNodeGetType;
     trace |__r, __w| "hNode,type" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !r#type.is_null() { __w |= 1 << 1; (*r#type).0 as i64 as u64 } else { r#type as usize as u64 },
@@ -6241,7 +6241,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphGetNodes`. Typed: [`graph_get_nodes`](super::graph_get_nodes).
     fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult = 398;
-    helpers call_cuGraphGetNodes, slow_cuGraphGetNodes, traced_cuGraphGetNodes, record_cuGraphGetNodes;
+    helpers call_cuGraphGetNodes, slow_cuGraphGetNodes, traced_cuGraphGetNodes, record_cuGraphGetNodes, DESC_cuGraphGetNodes;
     trace |__r, __w| "hGraph,nodes,numNodes" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodes as usize as u64,
@@ -6255,7 +6255,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphGetRootNodes`. Typed: [`graph_get_root_nodes`](super::graph_get_root_nodes).
     fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult = 399;
-    helpers call_cuGraphGetRootNodes, slow_cuGraphGetRootNodes, traced_cuGraphGetRootNodes, record_cuGraphGetRootNodes;
+    helpers call_cuGraphGetRootNodes, slow_cuGraphGetRootNodes, traced_cuGraphGetRootNodes, record_cuGraphGetRootNodes, DESC_cuGraphGetRootNodes;
     trace |__r, __w| "hGraph,rootNodes,numRootNodes" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => rootNodes as usize as u64,
@@ -6269,7 +6269,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphGetEdges`. Typed: [`graph_get_edges`](super::graph_get_edges).
     fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult = 400;
-    helpers call_cuGraphGetEdges, slow_cuGraphGetEdges, traced_cuGraphGetEdges, record_cuGraphGetEdges;
+    helpers call_cuGraphGetEdges, slow_cuGraphGetEdges, traced_cuGraphGetEdges, record_cuGraphGetEdges, DESC_cuGraphGetEdges;
     trace |__r, __w| "hGraph,from,to,numEdges" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
@@ -6284,7 +6284,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphGetEdges_v2`. Typed: [`graph_get_edges_v2`](super::graph_get_edges_v2).
     fn cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult = 401;
-    helpers call_cuGraphGetEdges_v2, slow_cuGraphGetEdges_v2, traced_cuGraphGetEdges_v2, record_cuGraphGetEdges_v2;
+    helpers call_cuGraphGetEdges_v2, slow_cuGraphGetEdges_v2, traced_cuGraphGetEdges_v2, record_cuGraphGetEdges_v2, DESC_cuGraphGetEdges_v2;
     trace |__r, __w| "hGraph,from,to,edgeData,numEdges" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
@@ -6300,7 +6300,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphNodeGetDependencies`. Typed: [`graph_node_get_dependencies`](super::graph_node_get_dependencies).
     fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult = 402;
-    helpers call_cuGraphNodeGetDependencies, slow_cuGraphNodeGetDependencies, traced_cuGraphNodeGetDependencies, record_cuGraphNodeGetDependencies;
+    helpers call_cuGraphNodeGetDependencies, slow_cuGraphNodeGetDependencies, traced_cuGraphNodeGetDependencies, record_cuGraphNodeGetDependencies, DESC_cuGraphNodeGetDependencies;
     trace |__r, __w| "hNode,dependencies,numDependencies" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
@@ -6314,7 +6314,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphNodeGetDependencies_v2`. Typed: [`graph_node_get_dependencies_v2`](super::graph_node_get_dependencies_v2).
     fn cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult = 403;
-    helpers call_cuGraphNodeGetDependencies_v2, slow_cuGraphNodeGetDependencies_v2, traced_cuGraphNodeGetDependencies_v2, record_cuGraphNodeGetDependencies_v2;
+    helpers call_cuGraphNodeGetDependencies_v2, slow_cuGraphNodeGetDependencies_v2, traced_cuGraphNodeGetDependencies_v2, record_cuGraphNodeGetDependencies_v2, DESC_cuGraphNodeGetDependencies_v2;
     trace |__r, __w| "hNode,dependencies,edgeData,numDependencies" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
@@ -6329,7 +6329,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphNodeGetDependentNodes`. Typed: [`graph_node_get_dependent_nodes`](super::graph_node_get_dependent_nodes).
     fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult = 404;
-    helpers call_cuGraphNodeGetDependentNodes, slow_cuGraphNodeGetDependentNodes, traced_cuGraphNodeGetDependentNodes, record_cuGraphNodeGetDependentNodes;
+    helpers call_cuGraphNodeGetDependentNodes, slow_cuGraphNodeGetDependentNodes, traced_cuGraphNodeGetDependentNodes, record_cuGraphNodeGetDependentNodes, DESC_cuGraphNodeGetDependentNodes;
     trace |__r, __w| "hNode,dependentNodes,numDependentNodes" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependentNodes as usize as u64,
@@ -6343,7 +6343,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphNodeGetDependentNodes_v2`. Typed: [`graph_node_get_dependent_nodes_v2`](super::graph_node_get_dependent_nodes_v2).
     fn cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult = 405;
-    helpers call_cuGraphNodeGetDependentNodes_v2, slow_cuGraphNodeGetDependentNodes_v2, traced_cuGraphNodeGetDependentNodes_v2, record_cuGraphNodeGetDependentNodes_v2;
+    helpers call_cuGraphNodeGetDependentNodes_v2, slow_cuGraphNodeGetDependentNodes_v2, traced_cuGraphNodeGetDependentNodes_v2, record_cuGraphNodeGetDependentNodes_v2, DESC_cuGraphNodeGetDependentNodes_v2;
     trace |__r, __w| "hNode,dependentNodes,edgeData,numDependentNodes" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependentNodes as usize as u64,
@@ -6358,7 +6358,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddDependencies`. Typed: [`graph_add_dependencies`](super::graph_add_dependencies).
     fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult = 406;
-    helpers call_cuGraphAddDependencies, slow_cuGraphAddDependencies, traced_cuGraphAddDependencies, record_cuGraphAddDependencies;
+    helpers call_cuGraphAddDependencies, slow_cuGraphAddDependencies, traced_cuGraphAddDependencies, record_cuGraphAddDependencies, DESC_cuGraphAddDependencies;
     trace |__r, __w| "hGraph,from,to,numDependencies" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
@@ -6373,7 +6373,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddDependencies_v2`. Typed: [`graph_add_dependencies_v2`](super::graph_add_dependencies_v2).
     fn cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult = 407;
-    helpers call_cuGraphAddDependencies_v2, slow_cuGraphAddDependencies_v2, traced_cuGraphAddDependencies_v2, record_cuGraphAddDependencies_v2;
+    helpers call_cuGraphAddDependencies_v2, slow_cuGraphAddDependencies_v2, traced_cuGraphAddDependencies_v2, record_cuGraphAddDependencies_v2, DESC_cuGraphAddDependencies_v2;
     trace |__r, __w| "hGraph,from,to,edgeData,numDependencies" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
@@ -6389,7 +6389,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphRemoveDependencies`. Typed: [`graph_remove_dependencies`](super::graph_remove_dependencies).
     fn cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult = 408;
-    helpers call_cuGraphRemoveDependencies, slow_cuGraphRemoveDependencies, traced_cuGraphRemoveDependencies, record_cuGraphRemoveDependencies;
+    helpers call_cuGraphRemoveDependencies, slow_cuGraphRemoveDependencies, traced_cuGraphRemoveDependencies, record_cuGraphRemoveDependencies, DESC_cuGraphRemoveDependencies;
     trace |__r, __w| "hGraph,from,to,numDependencies" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
@@ -6404,7 +6404,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphRemoveDependencies_v2`. Typed: [`graph_remove_dependencies_v2`](super::graph_remove_dependencies_v2).
     fn cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult = 409;
-    helpers call_cuGraphRemoveDependencies_v2, slow_cuGraphRemoveDependencies_v2, traced_cuGraphRemoveDependencies_v2, record_cuGraphRemoveDependencies_v2;
+    helpers call_cuGraphRemoveDependencies_v2, slow_cuGraphRemoveDependencies_v2, traced_cuGraphRemoveDependencies_v2, record_cuGraphRemoveDependencies_v2, DESC_cuGraphRemoveDependencies_v2;
     trace |__r, __w| "hGraph,from,to,edgeData,numDependencies" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
@@ -6420,7 +6420,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphDestroyNode`. Typed: [`graph_destroy_node`](super::graph_destroy_node).
     fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult = 410;
-    helpers call_cuGraphDestroyNode, slow_cuGraphDestroyNode, traced_cuGraphDestroyNode, record_cuGraphDestroyNode;
+    helpers call_cuGraphDestroyNode, slow_cuGraphDestroyNode, traced_cuGraphDestroyNode, record_cuGraphDestroyNode, DESC_cuGraphDestroyNode;
     trace |__r, __w| "hNode" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6432,7 +6432,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphInstantiateWithFlags` (`cuGraphInstantiate`). Typed: [`graph_instantiate`](super::graph_instantiate).
     fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> CUresult = 411;
-    helpers call_cuGraphInstantiateWithFlags, slow_cuGraphInstantiateWithFlags, traced_cuGraphInstantiateWithFlags, record_cuGraphInstantiateWithFlags;
+    helpers call_cuGraphInstantiateWithFlags, slow_cuGraphInstantiateWithFlags, traced_cuGraphInstantiateWithFlags, record_cuGraphInstantiateWithFlags, DESC_cuGraphInstantiateWithFlags;
     trace |__r, __w| "phGraphExec,hGraph,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6446,7 +6446,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphInstantiateWithParams`. Typed: [`graph_instantiate_with_params`](super::graph_instantiate_with_params).
     fn cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult = 412;
-    helpers call_cuGraphInstantiateWithParams, slow_cuGraphInstantiateWithParams, traced_cuGraphInstantiateWithParams, record_cuGraphInstantiateWithParams;
+    helpers call_cuGraphInstantiateWithParams, slow_cuGraphInstantiateWithParams, traced_cuGraphInstantiateWithParams, record_cuGraphInstantiateWithParams, DESC_cuGraphInstantiateWithParams;
     trace |__r, __w| "phGraphExec,hGraph,instantiateParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6460,7 +6460,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphInstantiateWithParams_ptsz` (`cuGraphInstantiateWithParams`), per-thread default stream.
     fn cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult = 413;
-    helpers call_cuGraphInstantiateWithParams_ptsz, slow_cuGraphInstantiateWithParams_ptsz, traced_cuGraphInstantiateWithParams_ptsz, record_cuGraphInstantiateWithParams_ptsz;
+    helpers call_cuGraphInstantiateWithParams_ptsz, slow_cuGraphInstantiateWithParams_ptsz, traced_cuGraphInstantiateWithParams_ptsz, record_cuGraphInstantiateWithParams_ptsz, DESC_cuGraphInstantiateWithParams_ptsz;
     trace |__r, __w| "phGraphExec,hGraph,instantiateParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6474,7 +6474,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecGetFlags`. Typed: [`graph_exec_get_flags`](super::graph_exec_get_flags).
     fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult = 414;
-    helpers call_cuGraphExecGetFlags, slow_cuGraphExecGetFlags, traced_cuGraphExecGetFlags, record_cuGraphExecGetFlags;
+    helpers call_cuGraphExecGetFlags, slow_cuGraphExecGetFlags, traced_cuGraphExecGetFlags, record_cuGraphExecGetFlags, DESC_cuGraphExecGetFlags;
     trace |__r, __w| "hGraphExec,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
@@ -6487,7 +6487,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecKernelNodeSetParams_v2` (`cuGraphExecKernelNodeSetParams`). Typed: [`graph_exec_kernel_node_set_params`](super::graph_exec_kernel_node_set_params).
     fn cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult = 415;
-    helpers call_cuGraphExecKernelNodeSetParams_v2, slow_cuGraphExecKernelNodeSetParams_v2, traced_cuGraphExecKernelNodeSetParams_v2, record_cuGraphExecKernelNodeSetParams_v2;
+    helpers call_cuGraphExecKernelNodeSetParams_v2, slow_cuGraphExecKernelNodeSetParams_v2, traced_cuGraphExecKernelNodeSetParams_v2, record_cuGraphExecKernelNodeSetParams_v2, DESC_cuGraphExecKernelNodeSetParams_v2;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6501,7 +6501,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecMemcpyNodeSetParams`. Typed: [`graph_exec_memcpy_node_set_params`](super::graph_exec_memcpy_node_set_params).
     fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult = 416;
-    helpers call_cuGraphExecMemcpyNodeSetParams, slow_cuGraphExecMemcpyNodeSetParams, traced_cuGraphExecMemcpyNodeSetParams, record_cuGraphExecMemcpyNodeSetParams;
+    helpers call_cuGraphExecMemcpyNodeSetParams, slow_cuGraphExecMemcpyNodeSetParams, traced_cuGraphExecMemcpyNodeSetParams, record_cuGraphExecMemcpyNodeSetParams, DESC_cuGraphExecMemcpyNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,copyParams,ctx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6516,7 +6516,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecMemsetNodeSetParams`. Typed: [`graph_exec_memset_node_set_params`](super::graph_exec_memset_node_set_params).
     fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult = 417;
-    helpers call_cuGraphExecMemsetNodeSetParams, slow_cuGraphExecMemsetNodeSetParams, traced_cuGraphExecMemsetNodeSetParams, record_cuGraphExecMemsetNodeSetParams;
+    helpers call_cuGraphExecMemsetNodeSetParams, slow_cuGraphExecMemsetNodeSetParams, traced_cuGraphExecMemsetNodeSetParams, record_cuGraphExecMemsetNodeSetParams, DESC_cuGraphExecMemsetNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,memsetParams,ctx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6531,7 +6531,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecHostNodeSetParams`. Typed: [`graph_exec_host_node_set_params`](super::graph_exec_host_node_set_params).
     fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult = 418;
-    helpers call_cuGraphExecHostNodeSetParams, slow_cuGraphExecHostNodeSetParams, traced_cuGraphExecHostNodeSetParams, record_cuGraphExecHostNodeSetParams;
+    helpers call_cuGraphExecHostNodeSetParams, slow_cuGraphExecHostNodeSetParams, traced_cuGraphExecHostNodeSetParams, record_cuGraphExecHostNodeSetParams, DESC_cuGraphExecHostNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6545,7 +6545,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecChildGraphNodeSetParams`. Typed: [`graph_exec_child_graph_node_set_params`](super::graph_exec_child_graph_node_set_params).
     fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult = 419;
-    helpers call_cuGraphExecChildGraphNodeSetParams, slow_cuGraphExecChildGraphNodeSetParams, traced_cuGraphExecChildGraphNodeSetParams, record_cuGraphExecChildGraphNodeSetParams;
+    helpers call_cuGraphExecChildGraphNodeSetParams, slow_cuGraphExecChildGraphNodeSetParams, traced_cuGraphExecChildGraphNodeSetParams, record_cuGraphExecChildGraphNodeSetParams, DESC_cuGraphExecChildGraphNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,childGraph" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6559,7 +6559,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecEventRecordNodeSetEvent`. Typed: [`graph_exec_event_record_node_set_event`](super::graph_exec_event_record_node_set_event).
     fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult = 420;
-    helpers call_cuGraphExecEventRecordNodeSetEvent, slow_cuGraphExecEventRecordNodeSetEvent, traced_cuGraphExecEventRecordNodeSetEvent, record_cuGraphExecEventRecordNodeSetEvent;
+    helpers call_cuGraphExecEventRecordNodeSetEvent, slow_cuGraphExecEventRecordNodeSetEvent, traced_cuGraphExecEventRecordNodeSetEvent, record_cuGraphExecEventRecordNodeSetEvent, DESC_cuGraphExecEventRecordNodeSetEvent;
     trace |__r, __w| "hGraphExec,hNode,event" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6573,7 +6573,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecEventWaitNodeSetEvent`. Typed: [`graph_exec_event_wait_node_set_event`](super::graph_exec_event_wait_node_set_event).
     fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult = 421;
-    helpers call_cuGraphExecEventWaitNodeSetEvent, slow_cuGraphExecEventWaitNodeSetEvent, traced_cuGraphExecEventWaitNodeSetEvent, record_cuGraphExecEventWaitNodeSetEvent;
+    helpers call_cuGraphExecEventWaitNodeSetEvent, slow_cuGraphExecEventWaitNodeSetEvent, traced_cuGraphExecEventWaitNodeSetEvent, record_cuGraphExecEventWaitNodeSetEvent, DESC_cuGraphExecEventWaitNodeSetEvent;
     trace |__r, __w| "hGraphExec,hNode,event" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6587,7 +6587,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecExternalSemaphoresSignalNodeSetParams`. Typed: [`graph_exec_external_semaphores_signal_node_set_params`](super::graph_exec_external_semaphores_signal_node_set_params).
     fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 422;
-    helpers call_cuGraphExecExternalSemaphoresSignalNodeSetParams, slow_cuGraphExecExternalSemaphoresSignalNodeSetParams, traced_cuGraphExecExternalSemaphoresSignalNodeSetParams, record_cuGraphExecExternalSemaphoresSignalNodeSetParams;
+    helpers call_cuGraphExecExternalSemaphoresSignalNodeSetParams, slow_cuGraphExecExternalSemaphoresSignalNodeSetParams, traced_cuGraphExecExternalSemaphoresSignalNodeSetParams, record_cuGraphExecExternalSemaphoresSignalNodeSetParams, DESC_cuGraphExecExternalSemaphoresSignalNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6601,7 +6601,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`. Typed: [`graph_exec_external_semaphores_wait_node_set_params`](super::graph_exec_external_semaphores_wait_node_set_params).
     fn cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 423;
-    helpers call_cuGraphExecExternalSemaphoresWaitNodeSetParams, slow_cuGraphExecExternalSemaphoresWaitNodeSetParams, traced_cuGraphExecExternalSemaphoresWaitNodeSetParams, record_cuGraphExecExternalSemaphoresWaitNodeSetParams;
+    helpers call_cuGraphExecExternalSemaphoresWaitNodeSetParams, slow_cuGraphExecExternalSemaphoresWaitNodeSetParams, traced_cuGraphExecExternalSemaphoresWaitNodeSetParams, record_cuGraphExecExternalSemaphoresWaitNodeSetParams, DESC_cuGraphExecExternalSemaphoresWaitNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6615,7 +6615,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphNodeSetEnabled`. Typed: [`graph_node_set_enabled`](super::graph_node_set_enabled).
     fn cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> CUresult = 424;
-    helpers call_cuGraphNodeSetEnabled, slow_cuGraphNodeSetEnabled, traced_cuGraphNodeSetEnabled, record_cuGraphNodeSetEnabled;
+    helpers call_cuGraphNodeSetEnabled, slow_cuGraphNodeSetEnabled, traced_cuGraphNodeSetEnabled, record_cuGraphNodeSetEnabled, DESC_cuGraphNodeSetEnabled;
     trace |__r, __w| "hGraphExec,hNode,isEnabled" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6629,7 +6629,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphNodeGetEnabled`. Typed: [`graph_node_get_enabled`](super::graph_node_get_enabled).
     fn cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> CUresult = 425;
-    helpers call_cuGraphNodeGetEnabled, slow_cuGraphNodeGetEnabled, traced_cuGraphNodeGetEnabled, record_cuGraphNodeGetEnabled;
+    helpers call_cuGraphNodeGetEnabled, slow_cuGraphNodeGetEnabled, traced_cuGraphNodeGetEnabled, record_cuGraphNodeGetEnabled, DESC_cuGraphNodeGetEnabled;
     trace |__r, __w| "hGraphExec,hNode,isEnabled" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6643,7 +6643,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphUpload`. Typed: [`graph_upload`](super::graph_upload).
     fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 426;
-    helpers call_cuGraphUpload, slow_cuGraphUpload, traced_cuGraphUpload, record_cuGraphUpload;
+    helpers call_cuGraphUpload, slow_cuGraphUpload, traced_cuGraphUpload, record_cuGraphUpload, DESC_cuGraphUpload;
     trace |__r, __w| "hGraphExec,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -6656,7 +6656,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphUpload_ptsz` (`cuGraphUpload`), per-thread default stream.
     fn cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 427;
-    helpers call_cuGraphUpload_ptsz, slow_cuGraphUpload_ptsz, traced_cuGraphUpload_ptsz, record_cuGraphUpload_ptsz;
+    helpers call_cuGraphUpload_ptsz, slow_cuGraphUpload_ptsz, traced_cuGraphUpload_ptsz, record_cuGraphUpload_ptsz, DESC_cuGraphUpload_ptsz;
     trace |__r, __w| "hGraphExec,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -6669,7 +6669,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphLaunch`. Typed: [`graph_launch`](super::graph_launch).
     fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 428;
-    helpers call_cuGraphLaunch, slow_cuGraphLaunch, traced_cuGraphLaunch, record_cuGraphLaunch;
+    helpers call_cuGraphLaunch, slow_cuGraphLaunch, traced_cuGraphLaunch, record_cuGraphLaunch, DESC_cuGraphLaunch;
     trace |__r, __w| "hGraphExec,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -6682,7 +6682,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphLaunch_ptsz` (`cuGraphLaunch`), per-thread default stream.
     fn cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 429;
-    helpers call_cuGraphLaunch_ptsz, slow_cuGraphLaunch_ptsz, traced_cuGraphLaunch_ptsz, record_cuGraphLaunch_ptsz;
+    helpers call_cuGraphLaunch_ptsz, slow_cuGraphLaunch_ptsz, traced_cuGraphLaunch_ptsz, record_cuGraphLaunch_ptsz, DESC_cuGraphLaunch_ptsz;
     trace |__r, __w| "hGraphExec,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
@@ -6695,7 +6695,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecDestroy`. Typed: [`graph_exec_destroy`](super::graph_exec_destroy).
     fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult = 430;
-    helpers call_cuGraphExecDestroy, slow_cuGraphExecDestroy, traced_cuGraphExecDestroy, record_cuGraphExecDestroy;
+    helpers call_cuGraphExecDestroy, slow_cuGraphExecDestroy, traced_cuGraphExecDestroy, record_cuGraphExecDestroy, DESC_cuGraphExecDestroy;
     trace |__r, __w| "hGraphExec" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6707,7 +6707,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphDestroy`. Typed: [`graph_destroy`](super::graph_destroy).
     fn cuGraphDestroy(hGraph: CUgraph) -> CUresult = 431;
-    helpers call_cuGraphDestroy, slow_cuGraphDestroy, traced_cuGraphDestroy, record_cuGraphDestroy;
+    helpers call_cuGraphDestroy, slow_cuGraphDestroy, traced_cuGraphDestroy, record_cuGraphDestroy, DESC_cuGraphDestroy;
     trace |__r, __w| "hGraph" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6719,7 +6719,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecUpdate_v2` (`cuGraphExecUpdate`). Typed: [`graph_exec_update`](super::graph_exec_update).
     fn cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult = 432;
-    helpers call_cuGraphExecUpdate_v2, slow_cuGraphExecUpdate_v2, traced_cuGraphExecUpdate_v2, record_cuGraphExecUpdate_v2;
+    helpers call_cuGraphExecUpdate_v2, slow_cuGraphExecUpdate_v2, traced_cuGraphExecUpdate_v2, record_cuGraphExecUpdate_v2, DESC_cuGraphExecUpdate_v2;
     trace |__r, __w| "hGraphExec,hGraph,resultInfo" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6733,7 +6733,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphKernelNodeCopyAttributes`. Typed: [`graph_kernel_node_copy_attributes`](super::graph_kernel_node_copy_attributes).
     fn cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> CUresult = 433;
-    helpers call_cuGraphKernelNodeCopyAttributes, slow_cuGraphKernelNodeCopyAttributes, traced_cuGraphKernelNodeCopyAttributes, record_cuGraphKernelNodeCopyAttributes;
+    helpers call_cuGraphKernelNodeCopyAttributes, slow_cuGraphKernelNodeCopyAttributes, traced_cuGraphKernelNodeCopyAttributes, record_cuGraphKernelNodeCopyAttributes, DESC_cuGraphKernelNodeCopyAttributes;
     trace |__r, __w| "dst,src" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
@@ -6746,7 +6746,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphKernelNodeGetAttribute`. Typed: [`graph_kernel_node_get_attribute`](super::graph_kernel_node_get_attribute).
     fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult = 434;
-    helpers call_cuGraphKernelNodeGetAttribute, slow_cuGraphKernelNodeGetAttribute, traced_cuGraphKernelNodeGetAttribute, record_cuGraphKernelNodeGetAttribute;
+    helpers call_cuGraphKernelNodeGetAttribute, slow_cuGraphKernelNodeGetAttribute, traced_cuGraphKernelNodeGetAttribute, record_cuGraphKernelNodeGetAttribute, DESC_cuGraphKernelNodeGetAttribute;
     trace |__r, __w| "hNode,attr,value_out" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -6760,7 +6760,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphKernelNodeSetAttribute`. Typed: [`graph_kernel_node_set_attribute`](super::graph_kernel_node_set_attribute).
     fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult = 435;
-    helpers call_cuGraphKernelNodeSetAttribute, slow_cuGraphKernelNodeSetAttribute, traced_cuGraphKernelNodeSetAttribute, record_cuGraphKernelNodeSetAttribute;
+    helpers call_cuGraphKernelNodeSetAttribute, slow_cuGraphKernelNodeSetAttribute, traced_cuGraphKernelNodeSetAttribute, record_cuGraphKernelNodeSetAttribute, DESC_cuGraphKernelNodeSetAttribute;
     trace |__r, __w| "hNode,attr,value" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
@@ -6774,7 +6774,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphDebugDotPrint`. Typed: [`graph_debug_dot_print`](super::graph_debug_dot_print).
     fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult = 436;
-    helpers call_cuGraphDebugDotPrint, slow_cuGraphDebugDotPrint, traced_cuGraphDebugDotPrint, record_cuGraphDebugDotPrint;
+    helpers call_cuGraphDebugDotPrint, slow_cuGraphDebugDotPrint, traced_cuGraphDebugDotPrint, record_cuGraphDebugDotPrint, DESC_cuGraphDebugDotPrint;
     trace |__r, __w| "hGraph,path,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => path as usize as u64,
@@ -6788,7 +6788,7 @@ raw_fn! {
 raw_fn! {
     /// `cuUserObjectCreate`. Typed: [`user_object_create`](super::user_object_create).
     fn cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut c_void, destroy: CUhostFn, initialRefcount: c_uint, flags: c_uint) -> CUresult = 437;
-    helpers call_cuUserObjectCreate, slow_cuUserObjectCreate, traced_cuUserObjectCreate, record_cuUserObjectCreate;
+    helpers call_cuUserObjectCreate, slow_cuUserObjectCreate, traced_cuUserObjectCreate, record_cuUserObjectCreate, DESC_cuUserObjectCreate;
     trace |__r, __w| "object_out,ptr,destroy,initialRefcount,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !object_out.is_null() { __w |= 1 << 0; (*object_out).0 as usize as u64 } else { object_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptr as usize as u64,
@@ -6804,7 +6804,7 @@ raw_fn! {
 raw_fn! {
     /// `cuUserObjectRetain`. Typed: [`user_object_retain`](super::user_object_retain).
     fn cuUserObjectRetain(object: CUuserObject, count: c_uint) -> CUresult = 438;
-    helpers call_cuUserObjectRetain, slow_cuUserObjectRetain, traced_cuUserObjectRetain, record_cuUserObjectRetain;
+    helpers call_cuUserObjectRetain, slow_cuUserObjectRetain, traced_cuUserObjectRetain, record_cuUserObjectRetain, DESC_cuUserObjectRetain;
     trace |__r, __w| "object,count" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
@@ -6817,7 +6817,7 @@ raw_fn! {
 raw_fn! {
     /// `cuUserObjectRelease`. Typed: [`user_object_release`](super::user_object_release).
     fn cuUserObjectRelease(object: CUuserObject, count: c_uint) -> CUresult = 439;
-    helpers call_cuUserObjectRelease, slow_cuUserObjectRelease, traced_cuUserObjectRelease, record_cuUserObjectRelease;
+    helpers call_cuUserObjectRelease, slow_cuUserObjectRelease, traced_cuUserObjectRelease, record_cuUserObjectRelease, DESC_cuUserObjectRelease;
     trace |__r, __w| "object,count" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
@@ -6830,7 +6830,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphRetainUserObject`. Typed: [`graph_retain_user_object`](super::graph_retain_user_object).
     fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> CUresult = 440;
-    helpers call_cuGraphRetainUserObject, slow_cuGraphRetainUserObject, traced_cuGraphRetainUserObject, record_cuGraphRetainUserObject;
+    helpers call_cuGraphRetainUserObject, slow_cuGraphRetainUserObject, traced_cuGraphRetainUserObject, record_cuGraphRetainUserObject, DESC_cuGraphRetainUserObject;
     trace |__r, __w| "graph,object,count,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
@@ -6845,7 +6845,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphReleaseUserObject`. Typed: [`graph_release_user_object`](super::graph_release_user_object).
     fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult = 441;
-    helpers call_cuGraphReleaseUserObject, slow_cuGraphReleaseUserObject, traced_cuGraphReleaseUserObject, record_cuGraphReleaseUserObject;
+    helpers call_cuGraphReleaseUserObject, slow_cuGraphReleaseUserObject, traced_cuGraphReleaseUserObject, record_cuGraphReleaseUserObject, DESC_cuGraphReleaseUserObject;
     trace |__r, __w| "graph,object,count" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
@@ -6859,7 +6859,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddNode`. Typed: [`graph_add_node`](super::graph_add_node).
     fn cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult = 442;
-    helpers call_cuGraphAddNode, slow_cuGraphAddNode, traced_cuGraphAddNode, record_cuGraphAddNode;
+    helpers call_cuGraphAddNode, slow_cuGraphAddNode, traced_cuGraphAddNode, record_cuGraphAddNode, DESC_cuGraphAddNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6875,7 +6875,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphAddNode_v2`. Typed: [`graph_add_node_v2`](super::graph_add_node_v2).
     fn cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult = 443;
-    helpers call_cuGraphAddNode_v2, slow_cuGraphAddNode_v2, traced_cuGraphAddNode_v2, record_cuGraphAddNode_v2;
+    helpers call_cuGraphAddNode_v2, slow_cuGraphAddNode_v2, traced_cuGraphAddNode_v2, record_cuGraphAddNode_v2, DESC_cuGraphAddNode_v2;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,dependencyData,numDependencies,nodeParams" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6892,7 +6892,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphNodeSetParams`. Typed: [`graph_node_set_params`](super::graph_node_set_params).
     fn cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult = 444;
-    helpers call_cuGraphNodeSetParams, slow_cuGraphNodeSetParams, traced_cuGraphNodeSetParams, record_cuGraphNodeSetParams;
+    helpers call_cuGraphNodeSetParams, slow_cuGraphNodeSetParams, traced_cuGraphNodeSetParams, record_cuGraphNodeSetParams, DESC_cuGraphNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -6905,7 +6905,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphExecNodeSetParams`. Typed: [`graph_exec_node_set_params`](super::graph_exec_node_set_params).
     fn cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult = 445;
-    helpers call_cuGraphExecNodeSetParams, slow_cuGraphExecNodeSetParams, traced_cuGraphExecNodeSetParams, record_cuGraphExecNodeSetParams;
+    helpers call_cuGraphExecNodeSetParams, slow_cuGraphExecNodeSetParams, traced_cuGraphExecNodeSetParams, record_cuGraphExecNodeSetParams, DESC_cuGraphExecNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
@@ -6919,7 +6919,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphConditionalHandleCreate`. Typed: [`graph_conditional_handle_create`](super::graph_conditional_handle_create).
     fn cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: c_uint, flags: c_uint) -> CUresult = 446;
-    helpers call_cuGraphConditionalHandleCreate, slow_cuGraphConditionalHandleCreate, traced_cuGraphConditionalHandleCreate, record_cuGraphConditionalHandleCreate;
+    helpers call_cuGraphConditionalHandleCreate, slow_cuGraphConditionalHandleCreate, traced_cuGraphConditionalHandleCreate, record_cuGraphConditionalHandleCreate, DESC_cuGraphConditionalHandleCreate;
     trace |__r, __w| "pHandle_out,hGraph,ctx,defaultLaunchValue,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pHandle_out.is_null() { __w |= 1 << 0; (*pHandle_out).0 as u64 } else { pHandle_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
@@ -6935,7 +6935,7 @@ raw_fn! {
 raw_fn! {
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`. Typed: [`occupancy_max_active_blocks_per_multiprocessor`](super::occupancy_max_active_blocks_per_multiprocessor).
     fn cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize) -> CUresult = 447;
-    helpers call_cuOccupancyMaxActiveBlocksPerMultiprocessor, slow_cuOccupancyMaxActiveBlocksPerMultiprocessor, traced_cuOccupancyMaxActiveBlocksPerMultiprocessor, record_cuOccupancyMaxActiveBlocksPerMultiprocessor;
+    helpers call_cuOccupancyMaxActiveBlocksPerMultiprocessor, slow_cuOccupancyMaxActiveBlocksPerMultiprocessor, traced_cuOccupancyMaxActiveBlocksPerMultiprocessor, record_cuOccupancyMaxActiveBlocksPerMultiprocessor, DESC_cuOccupancyMaxActiveBlocksPerMultiprocessor;
     trace |__r, __w| "numBlocks,func,blockSize,dynamicSMemSize" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numBlocks.is_null() { __w |= 1 << 0; (*numBlocks) as i64 as u64 } else { numBlocks as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
@@ -6950,7 +6950,7 @@ raw_fn! {
 raw_fn! {
     /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`. Typed: [`occupancy_max_active_blocks_per_multiprocessor_with_flags`](super::occupancy_max_active_blocks_per_multiprocessor_with_flags).
     fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut c_int, func: CUfunction, blockSize: c_int, dynamicSMemSize: usize, flags: c_uint) -> CUresult = 448;
-    helpers call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, record_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
+    helpers call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, record_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, DESC_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
     trace |__r, __w| "numBlocks,func,blockSize,dynamicSMemSize,flags" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numBlocks.is_null() { __w |= 1 << 0; (*numBlocks) as i64 as u64 } else { numBlocks as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
@@ -6966,7 +6966,7 @@ raw_fn! {
 raw_fn! {
     /// `cuOccupancyMaxPotentialBlockSize`. Typed: [`occupancy_max_potential_block_size`](super::occupancy_max_potential_block_size).
     fn cuOccupancyMaxPotentialBlockSize(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int) -> CUresult = 449;
-    helpers call_cuOccupancyMaxPotentialBlockSize, slow_cuOccupancyMaxPotentialBlockSize, traced_cuOccupancyMaxPotentialBlockSize, record_cuOccupancyMaxPotentialBlockSize;
+    helpers call_cuOccupancyMaxPotentialBlockSize, slow_cuOccupancyMaxPotentialBlockSize, traced_cuOccupancyMaxPotentialBlockSize, record_cuOccupancyMaxPotentialBlockSize, DESC_cuOccupancyMaxPotentialBlockSize;
     trace |__r, __w| "minGridSize,blockSize,func,blockSizeToDynamicSMemSize,dynamicSMemSize,blockSizeLimit" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minGridSize.is_null() { __w |= 1 << 0; (*minGridSize) as i64 as u64 } else { minGridSize as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !blockSize.is_null() { __w |= 1 << 1; (*blockSize) as i64 as u64 } else { blockSize as usize as u64 },
@@ -6983,7 +6983,7 @@ raw_fn! {
 raw_fn! {
     /// `cuOccupancyMaxPotentialBlockSizeWithFlags`. Typed: [`occupancy_max_potential_block_size_with_flags`](super::occupancy_max_potential_block_size_with_flags).
     fn cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut c_int, blockSize: *mut c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: c_int, flags: c_uint) -> CUresult = 450;
-    helpers call_cuOccupancyMaxPotentialBlockSizeWithFlags, slow_cuOccupancyMaxPotentialBlockSizeWithFlags, traced_cuOccupancyMaxPotentialBlockSizeWithFlags, record_cuOccupancyMaxPotentialBlockSizeWithFlags;
+    helpers call_cuOccupancyMaxPotentialBlockSizeWithFlags, slow_cuOccupancyMaxPotentialBlockSizeWithFlags, traced_cuOccupancyMaxPotentialBlockSizeWithFlags, record_cuOccupancyMaxPotentialBlockSizeWithFlags, DESC_cuOccupancyMaxPotentialBlockSizeWithFlags;
     trace |__r, __w| "minGridSize,blockSize,func,blockSizeToDynamicSMemSize,dynamicSMemSize,blockSizeLimit,flags" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minGridSize.is_null() { __w |= 1 << 0; (*minGridSize) as i64 as u64 } else { minGridSize as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !blockSize.is_null() { __w |= 1 << 1; (*blockSize) as i64 as u64 } else { blockSize as usize as u64 },
@@ -7001,7 +7001,7 @@ raw_fn! {
 raw_fn! {
     /// `cuOccupancyAvailableDynamicSMemPerBlock`. Typed: [`occupancy_available_dynamic_s_mem_per_block`](super::occupancy_available_dynamic_s_mem_per_block).
     fn cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: c_int, blockSize: c_int) -> CUresult = 451;
-    helpers call_cuOccupancyAvailableDynamicSMemPerBlock, slow_cuOccupancyAvailableDynamicSMemPerBlock, traced_cuOccupancyAvailableDynamicSMemPerBlock, record_cuOccupancyAvailableDynamicSMemPerBlock;
+    helpers call_cuOccupancyAvailableDynamicSMemPerBlock, slow_cuOccupancyAvailableDynamicSMemPerBlock, traced_cuOccupancyAvailableDynamicSMemPerBlock, record_cuOccupancyAvailableDynamicSMemPerBlock, DESC_cuOccupancyAvailableDynamicSMemPerBlock;
     trace |__r, __w| "dynamicSmemSize,func,numBlocks,blockSize" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !dynamicSmemSize.is_null() { __w |= 1 << 0; (*dynamicSmemSize) as u64 } else { dynamicSmemSize as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
@@ -7016,7 +7016,7 @@ raw_fn! {
 raw_fn! {
     /// `cuOccupancyMaxPotentialClusterSize`. Typed: [`occupancy_max_potential_cluster_size`](super::occupancy_max_potential_cluster_size).
     fn cuOccupancyMaxPotentialClusterSize(clusterSize: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult = 452;
-    helpers call_cuOccupancyMaxPotentialClusterSize, slow_cuOccupancyMaxPotentialClusterSize, traced_cuOccupancyMaxPotentialClusterSize, record_cuOccupancyMaxPotentialClusterSize;
+    helpers call_cuOccupancyMaxPotentialClusterSize, slow_cuOccupancyMaxPotentialClusterSize, traced_cuOccupancyMaxPotentialClusterSize, record_cuOccupancyMaxPotentialClusterSize, DESC_cuOccupancyMaxPotentialClusterSize;
     trace |__r, __w| "clusterSize,func,config" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !clusterSize.is_null() { __w |= 1 << 0; (*clusterSize) as i64 as u64 } else { clusterSize as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
@@ -7030,7 +7030,7 @@ raw_fn! {
 raw_fn! {
     /// `cuOccupancyMaxActiveClusters`. Typed: [`occupancy_max_active_clusters`](super::occupancy_max_active_clusters).
     fn cuOccupancyMaxActiveClusters(numClusters: *mut c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult = 453;
-    helpers call_cuOccupancyMaxActiveClusters, slow_cuOccupancyMaxActiveClusters, traced_cuOccupancyMaxActiveClusters, record_cuOccupancyMaxActiveClusters;
+    helpers call_cuOccupancyMaxActiveClusters, slow_cuOccupancyMaxActiveClusters, traced_cuOccupancyMaxActiveClusters, record_cuOccupancyMaxActiveClusters, DESC_cuOccupancyMaxActiveClusters;
     trace |__r, __w| "numClusters,func,config" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numClusters.is_null() { __w |= 1 << 0; (*numClusters) as i64 as u64 } else { numClusters as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
@@ -7045,7 +7045,7 @@ raw_fn! {
     /// `cuTexRefSetArray`. Typed: [`tex_ref_set_array`](super::tex_ref_set_array).
     #[deprecated(note = "")]
     fn cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: c_uint) -> CUresult = 454;
-    helpers call_cuTexRefSetArray, slow_cuTexRefSetArray, traced_cuTexRefSetArray, record_cuTexRefSetArray;
+    helpers call_cuTexRefSetArray, slow_cuTexRefSetArray, traced_cuTexRefSetArray, record_cuTexRefSetArray, DESC_cuTexRefSetArray;
     trace |__r, __w| "hTexRef,hArray,Flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
@@ -7060,7 +7060,7 @@ raw_fn! {
     /// `cuTexRefSetMipmappedArray`. Typed: [`tex_ref_set_mipmapped_array`](super::tex_ref_set_mipmapped_array).
     #[deprecated(note = "")]
     fn cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: c_uint) -> CUresult = 455;
-    helpers call_cuTexRefSetMipmappedArray, slow_cuTexRefSetMipmappedArray, traced_cuTexRefSetMipmappedArray, record_cuTexRefSetMipmappedArray;
+    helpers call_cuTexRefSetMipmappedArray, slow_cuTexRefSetMipmappedArray, traced_cuTexRefSetMipmappedArray, record_cuTexRefSetMipmappedArray, DESC_cuTexRefSetMipmappedArray;
     trace |__r, __w| "hTexRef,hMipmappedArray,Flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hMipmappedArray.0 as usize as u64,
@@ -7075,7 +7075,7 @@ raw_fn! {
     /// `cuTexRefSetAddress_v2` (`cuTexRefSetAddress`). Typed: [`tex_ref_set_address`](super::tex_ref_set_address).
     #[deprecated(note = "")]
     fn cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult = 456;
-    helpers call_cuTexRefSetAddress_v2, slow_cuTexRefSetAddress_v2, traced_cuTexRefSetAddress_v2, record_cuTexRefSetAddress_v2;
+    helpers call_cuTexRefSetAddress_v2, slow_cuTexRefSetAddress_v2, traced_cuTexRefSetAddress_v2, record_cuTexRefSetAddress_v2, DESC_cuTexRefSetAddress_v2;
     trace |__r, __w| "ByteOffset,hTexRef,dptr,bytes" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !ByteOffset.is_null() { __w |= 1 << 0; (*ByteOffset) as u64 } else { ByteOffset as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7091,7 +7091,7 @@ raw_fn! {
     /// `cuTexRefSetAddress2D_v3` (`cuTexRefSetAddress2D`). Typed: [`tex_ref_set_address2d`](super::tex_ref_set_address2d).
     #[deprecated(note = "")]
     fn cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult = 457;
-    helpers call_cuTexRefSetAddress2D_v3, slow_cuTexRefSetAddress2D_v3, traced_cuTexRefSetAddress2D_v3, record_cuTexRefSetAddress2D_v3;
+    helpers call_cuTexRefSetAddress2D_v3, slow_cuTexRefSetAddress2D_v3, traced_cuTexRefSetAddress2D_v3, record_cuTexRefSetAddress2D_v3, DESC_cuTexRefSetAddress2D_v3;
     trace |__r, __w| "hTexRef,desc,dptr,Pitch" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => desc as usize as u64,
@@ -7107,7 +7107,7 @@ raw_fn! {
     /// `cuTexRefSetFormat`. Typed: [`tex_ref_set_format`](super::tex_ref_set_format).
     #[deprecated(note = "")]
     fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: c_int) -> CUresult = 458;
-    helpers call_cuTexRefSetFormat, slow_cuTexRefSetFormat, traced_cuTexRefSetFormat, record_cuTexRefSetFormat;
+    helpers call_cuTexRefSetFormat, slow_cuTexRefSetFormat, traced_cuTexRefSetFormat, record_cuTexRefSetFormat, DESC_cuTexRefSetFormat;
     trace |__r, __w| "hTexRef,fmt,NumPackedComponents" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => fmt.0 as i64 as u64,
@@ -7122,7 +7122,7 @@ raw_fn! {
     /// `cuTexRefSetAddressMode`. Typed: [`tex_ref_set_address_mode`](super::tex_ref_set_address_mode).
     #[deprecated(note = "")]
     fn cuTexRefSetAddressMode(hTexRef: CUtexref, dim: c_int, am: CUaddress_mode) -> CUresult = 459;
-    helpers call_cuTexRefSetAddressMode, slow_cuTexRefSetAddressMode, traced_cuTexRefSetAddressMode, record_cuTexRefSetAddressMode;
+    helpers call_cuTexRefSetAddressMode, slow_cuTexRefSetAddressMode, traced_cuTexRefSetAddressMode, record_cuTexRefSetAddressMode, DESC_cuTexRefSetAddressMode;
     trace |__r, __w| "hTexRef,dim,am" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dim as i64 as u64,
@@ -7137,7 +7137,7 @@ raw_fn! {
     /// `cuTexRefSetFilterMode`. Typed: [`tex_ref_set_filter_mode`](super::tex_ref_set_filter_mode).
     #[deprecated(note = "")]
     fn cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult = 460;
-    helpers call_cuTexRefSetFilterMode, slow_cuTexRefSetFilterMode, traced_cuTexRefSetFilterMode, record_cuTexRefSetFilterMode;
+    helpers call_cuTexRefSetFilterMode, slow_cuTexRefSetFilterMode, traced_cuTexRefSetFilterMode, record_cuTexRefSetFilterMode, DESC_cuTexRefSetFilterMode;
     trace |__r, __w| "hTexRef,fm" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => fm.0 as i64 as u64,
@@ -7151,7 +7151,7 @@ raw_fn! {
     /// `cuTexRefSetMipmapFilterMode`. Typed: [`tex_ref_set_mipmap_filter_mode`](super::tex_ref_set_mipmap_filter_mode).
     #[deprecated(note = "")]
     fn cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult = 461;
-    helpers call_cuTexRefSetMipmapFilterMode, slow_cuTexRefSetMipmapFilterMode, traced_cuTexRefSetMipmapFilterMode, record_cuTexRefSetMipmapFilterMode;
+    helpers call_cuTexRefSetMipmapFilterMode, slow_cuTexRefSetMipmapFilterMode, traced_cuTexRefSetMipmapFilterMode, record_cuTexRefSetMipmapFilterMode, DESC_cuTexRefSetMipmapFilterMode;
     trace |__r, __w| "hTexRef,fm" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => fm.0 as i64 as u64,
@@ -7165,7 +7165,7 @@ raw_fn! {
     /// `cuTexRefSetMipmapLevelBias`. Typed: [`tex_ref_set_mipmap_level_bias`](super::tex_ref_set_mipmap_level_bias).
     #[deprecated(note = "")]
     fn cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUresult = 462;
-    helpers call_cuTexRefSetMipmapLevelBias, slow_cuTexRefSetMipmapLevelBias, traced_cuTexRefSetMipmapLevelBias, record_cuTexRefSetMipmapLevelBias;
+    helpers call_cuTexRefSetMipmapLevelBias, slow_cuTexRefSetMipmapLevelBias, traced_cuTexRefSetMipmapLevelBias, record_cuTexRefSetMipmapLevelBias, DESC_cuTexRefSetMipmapLevelBias;
     trace |__r, __w| "hTexRef,bias" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::F64) => (bias as f64).to_bits(),
@@ -7179,7 +7179,7 @@ raw_fn! {
     /// `cuTexRefSetMipmapLevelClamp`. Typed: [`tex_ref_set_mipmap_level_clamp`](super::tex_ref_set_mipmap_level_clamp).
     #[deprecated(note = "")]
     fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult = 463;
-    helpers call_cuTexRefSetMipmapLevelClamp, slow_cuTexRefSetMipmapLevelClamp, traced_cuTexRefSetMipmapLevelClamp, record_cuTexRefSetMipmapLevelClamp;
+    helpers call_cuTexRefSetMipmapLevelClamp, slow_cuTexRefSetMipmapLevelClamp, traced_cuTexRefSetMipmapLevelClamp, record_cuTexRefSetMipmapLevelClamp, DESC_cuTexRefSetMipmapLevelClamp;
     trace |__r, __w| "hTexRef,minMipmapLevelClamp,maxMipmapLevelClamp" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::F64) => (minMipmapLevelClamp as f64).to_bits(),
@@ -7194,7 +7194,7 @@ raw_fn! {
     /// `cuTexRefSetMaxAnisotropy`. Typed: [`tex_ref_set_max_anisotropy`](super::tex_ref_set_max_anisotropy).
     #[deprecated(note = "")]
     fn cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: c_uint) -> CUresult = 464;
-    helpers call_cuTexRefSetMaxAnisotropy, slow_cuTexRefSetMaxAnisotropy, traced_cuTexRefSetMaxAnisotropy, record_cuTexRefSetMaxAnisotropy;
+    helpers call_cuTexRefSetMaxAnisotropy, slow_cuTexRefSetMaxAnisotropy, traced_cuTexRefSetMaxAnisotropy, record_cuTexRefSetMaxAnisotropy, DESC_cuTexRefSetMaxAnisotropy;
     trace |__r, __w| "hTexRef,maxAniso" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => maxAniso as u64,
@@ -7208,7 +7208,7 @@ raw_fn! {
     /// `cuTexRefSetBorderColor`. Typed: [`tex_ref_set_border_color`](super::tex_ref_set_border_color).
     #[deprecated(note = "")]
     fn cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult = 465;
-    helpers call_cuTexRefSetBorderColor, slow_cuTexRefSetBorderColor, traced_cuTexRefSetBorderColor, record_cuTexRefSetBorderColor;
+    helpers call_cuTexRefSetBorderColor, slow_cuTexRefSetBorderColor, traced_cuTexRefSetBorderColor, record_cuTexRefSetBorderColor, DESC_cuTexRefSetBorderColor;
     trace |__r, __w| "hTexRef,pBorderColor" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pBorderColor as usize as u64,
@@ -7222,7 +7222,7 @@ raw_fn! {
     /// `cuTexRefSetFlags`. Typed: [`tex_ref_set_flags`](super::tex_ref_set_flags).
     #[deprecated(note = "")]
     fn cuTexRefSetFlags(hTexRef: CUtexref, Flags: c_uint) -> CUresult = 466;
-    helpers call_cuTexRefSetFlags, slow_cuTexRefSetFlags, traced_cuTexRefSetFlags, record_cuTexRefSetFlags;
+    helpers call_cuTexRefSetFlags, slow_cuTexRefSetFlags, traced_cuTexRefSetFlags, record_cuTexRefSetFlags, DESC_cuTexRefSetFlags;
     trace |__r, __w| "hTexRef,Flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
@@ -7236,7 +7236,7 @@ raw_fn! {
     /// `cuTexRefGetAddress_v2` (`cuTexRefGetAddress`). Typed: [`tex_ref_get_address`](super::tex_ref_get_address).
     #[deprecated(note = "")]
     fn cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult = 467;
-    helpers call_cuTexRefGetAddress_v2, slow_cuTexRefGetAddress_v2, traced_cuTexRefGetAddress_v2, record_cuTexRefGetAddress_v2;
+    helpers call_cuTexRefGetAddress_v2, slow_cuTexRefGetAddress_v2, traced_cuTexRefGetAddress_v2, record_cuTexRefGetAddress_v2, DESC_cuTexRefGetAddress_v2;
     trace |__r, __w| "pdptr,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7250,7 +7250,7 @@ raw_fn! {
     /// `cuTexRefGetArray`. Typed: [`tex_ref_get_array`](super::tex_ref_get_array).
     #[deprecated(note = "")]
     fn cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult = 468;
-    helpers call_cuTexRefGetArray, slow_cuTexRefGetArray, traced_cuTexRefGetArray, record_cuTexRefGetArray;
+    helpers call_cuTexRefGetArray, slow_cuTexRefGetArray, traced_cuTexRefGetArray, record_cuTexRefGetArray, DESC_cuTexRefGetArray;
     trace |__r, __w| "phArray,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phArray.is_null() { __w |= 1 << 0; (*phArray).0 as usize as u64 } else { phArray as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7264,7 +7264,7 @@ raw_fn! {
     /// `cuTexRefGetMipmappedArray`. Typed: [`tex_ref_get_mipmapped_array`](super::tex_ref_get_mipmapped_array).
     #[deprecated(note = "")]
     fn cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult = 469;
-    helpers call_cuTexRefGetMipmappedArray, slow_cuTexRefGetMipmappedArray, traced_cuTexRefGetMipmappedArray, record_cuTexRefGetMipmappedArray;
+    helpers call_cuTexRefGetMipmappedArray, slow_cuTexRefGetMipmappedArray, traced_cuTexRefGetMipmappedArray, record_cuTexRefGetMipmappedArray, DESC_cuTexRefGetMipmappedArray;
     trace |__r, __w| "phMipmappedArray,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phMipmappedArray.is_null() { __w |= 1 << 0; (*phMipmappedArray).0 as usize as u64 } else { phMipmappedArray as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7278,7 +7278,7 @@ raw_fn! {
     /// `cuTexRefGetAddressMode`. Typed: [`tex_ref_get_address_mode`](super::tex_ref_get_address_mode).
     #[deprecated(note = "")]
     fn cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: c_int) -> CUresult = 470;
-    helpers call_cuTexRefGetAddressMode, slow_cuTexRefGetAddressMode, traced_cuTexRefGetAddressMode, record_cuTexRefGetAddressMode;
+    helpers call_cuTexRefGetAddressMode, slow_cuTexRefGetAddressMode, traced_cuTexRefGetAddressMode, record_cuTexRefGetAddressMode, DESC_cuTexRefGetAddressMode;
     trace |__r, __w| "pam,hTexRef,dim" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pam.is_null() { __w |= 1 << 0; (*pam).0 as i64 as u64 } else { pam as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7293,7 +7293,7 @@ raw_fn! {
     /// `cuTexRefGetFilterMode`. Typed: [`tex_ref_get_filter_mode`](super::tex_ref_get_filter_mode).
     #[deprecated(note = "")]
     fn cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult = 471;
-    helpers call_cuTexRefGetFilterMode, slow_cuTexRefGetFilterMode, traced_cuTexRefGetFilterMode, record_cuTexRefGetFilterMode;
+    helpers call_cuTexRefGetFilterMode, slow_cuTexRefGetFilterMode, traced_cuTexRefGetFilterMode, record_cuTexRefGetFilterMode, DESC_cuTexRefGetFilterMode;
     trace |__r, __w| "pfm,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pfm.is_null() { __w |= 1 << 0; (*pfm).0 as i64 as u64 } else { pfm as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7307,7 +7307,7 @@ raw_fn! {
     /// `cuTexRefGetFormat`. Typed: [`tex_ref_get_format`](super::tex_ref_get_format).
     #[deprecated(note = "")]
     fn cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut c_int, hTexRef: CUtexref) -> CUresult = 472;
-    helpers call_cuTexRefGetFormat, slow_cuTexRefGetFormat, traced_cuTexRefGetFormat, record_cuTexRefGetFormat;
+    helpers call_cuTexRefGetFormat, slow_cuTexRefGetFormat, traced_cuTexRefGetFormat, record_cuTexRefGetFormat, DESC_cuTexRefGetFormat;
     trace |__r, __w| "pFormat,pNumChannels,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pFormat.is_null() { __w |= 1 << 0; (*pFormat).0 as i64 as u64 } else { pFormat as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pNumChannels.is_null() { __w |= 1 << 1; (*pNumChannels) as i64 as u64 } else { pNumChannels as usize as u64 },
@@ -7322,7 +7322,7 @@ raw_fn! {
     /// `cuTexRefGetMipmapFilterMode`. Typed: [`tex_ref_get_mipmap_filter_mode`](super::tex_ref_get_mipmap_filter_mode).
     #[deprecated(note = "")]
     fn cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult = 473;
-    helpers call_cuTexRefGetMipmapFilterMode, slow_cuTexRefGetMipmapFilterMode, traced_cuTexRefGetMipmapFilterMode, record_cuTexRefGetMipmapFilterMode;
+    helpers call_cuTexRefGetMipmapFilterMode, slow_cuTexRefGetMipmapFilterMode, traced_cuTexRefGetMipmapFilterMode, record_cuTexRefGetMipmapFilterMode, DESC_cuTexRefGetMipmapFilterMode;
     trace |__r, __w| "pfm,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pfm.is_null() { __w |= 1 << 0; (*pfm).0 as i64 as u64 } else { pfm as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7336,7 +7336,7 @@ raw_fn! {
     /// `cuTexRefGetMipmapLevelBias`. Typed: [`tex_ref_get_mipmap_level_bias`](super::tex_ref_get_mipmap_level_bias).
     #[deprecated(note = "")]
     fn cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> CUresult = 474;
-    helpers call_cuTexRefGetMipmapLevelBias, slow_cuTexRefGetMipmapLevelBias, traced_cuTexRefGetMipmapLevelBias, record_cuTexRefGetMipmapLevelBias;
+    helpers call_cuTexRefGetMipmapLevelBias, slow_cuTexRefGetMipmapLevelBias, traced_cuTexRefGetMipmapLevelBias, record_cuTexRefGetMipmapLevelBias, DESC_cuTexRefGetMipmapLevelBias;
     trace |__r, __w| "pbias,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pbias.is_null() { __w |= 1 << 0; ((*pbias) as f64).to_bits() } else { pbias as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7350,7 +7350,7 @@ raw_fn! {
     /// `cuTexRefGetMipmapLevelClamp`. Typed: [`tex_ref_get_mipmap_level_clamp`](super::tex_ref_get_mipmap_level_clamp).
     #[deprecated(note = "")]
     fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult = 475;
-    helpers call_cuTexRefGetMipmapLevelClamp, slow_cuTexRefGetMipmapLevelClamp, traced_cuTexRefGetMipmapLevelClamp, record_cuTexRefGetMipmapLevelClamp;
+    helpers call_cuTexRefGetMipmapLevelClamp, slow_cuTexRefGetMipmapLevelClamp, traced_cuTexRefGetMipmapLevelClamp, record_cuTexRefGetMipmapLevelClamp, DESC_cuTexRefGetMipmapLevelClamp;
     trace |__r, __w| "pminMipmapLevelClamp,pmaxMipmapLevelClamp,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pminMipmapLevelClamp.is_null() { __w |= 1 << 0; ((*pminMipmapLevelClamp) as f64).to_bits() } else { pminMipmapLevelClamp as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pmaxMipmapLevelClamp.is_null() { __w |= 1 << 1; ((*pmaxMipmapLevelClamp) as f64).to_bits() } else { pmaxMipmapLevelClamp as usize as u64 },
@@ -7365,7 +7365,7 @@ raw_fn! {
     /// `cuTexRefGetMaxAnisotropy`. Typed: [`tex_ref_get_max_anisotropy`](super::tex_ref_get_max_anisotropy).
     #[deprecated(note = "")]
     fn cuTexRefGetMaxAnisotropy(pmaxAniso: *mut c_int, hTexRef: CUtexref) -> CUresult = 476;
-    helpers call_cuTexRefGetMaxAnisotropy, slow_cuTexRefGetMaxAnisotropy, traced_cuTexRefGetMaxAnisotropy, record_cuTexRefGetMaxAnisotropy;
+    helpers call_cuTexRefGetMaxAnisotropy, slow_cuTexRefGetMaxAnisotropy, traced_cuTexRefGetMaxAnisotropy, record_cuTexRefGetMaxAnisotropy, DESC_cuTexRefGetMaxAnisotropy;
     trace |__r, __w| "pmaxAniso,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pmaxAniso.is_null() { __w |= 1 << 0; (*pmaxAniso) as i64 as u64 } else { pmaxAniso as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7379,7 +7379,7 @@ raw_fn! {
     /// `cuTexRefGetBorderColor`. Typed: [`tex_ref_get_border_color`](super::tex_ref_get_border_color).
     #[deprecated(note = "")]
     fn cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult = 477;
-    helpers call_cuTexRefGetBorderColor, slow_cuTexRefGetBorderColor, traced_cuTexRefGetBorderColor, record_cuTexRefGetBorderColor;
+    helpers call_cuTexRefGetBorderColor, slow_cuTexRefGetBorderColor, traced_cuTexRefGetBorderColor, record_cuTexRefGetBorderColor, DESC_cuTexRefGetBorderColor;
     trace |__r, __w| "pBorderColor,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pBorderColor.is_null() { __w |= 1 << 0; ((*pBorderColor) as f64).to_bits() } else { pBorderColor as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7393,7 +7393,7 @@ raw_fn! {
     /// `cuTexRefGetFlags`. Typed: [`tex_ref_get_flags`](super::tex_ref_get_flags).
     #[deprecated(note = "")]
     fn cuTexRefGetFlags(pFlags: *mut c_uint, hTexRef: CUtexref) -> CUresult = 478;
-    helpers call_cuTexRefGetFlags, slow_cuTexRefGetFlags, traced_cuTexRefGetFlags, record_cuTexRefGetFlags;
+    helpers call_cuTexRefGetFlags, slow_cuTexRefGetFlags, traced_cuTexRefGetFlags, record_cuTexRefGetFlags, DESC_cuTexRefGetFlags;
     trace |__r, __w| "pFlags,hTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !pFlags.is_null() { __w |= 1 << 0; (*pFlags) as u64 } else { pFlags as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
@@ -7407,7 +7407,7 @@ raw_fn! {
     /// `cuTexRefCreate`. Typed: [`tex_ref_create`](super::tex_ref_create).
     #[deprecated(note = "")]
     fn cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult = 479;
-    helpers call_cuTexRefCreate, slow_cuTexRefCreate, traced_cuTexRefCreate, record_cuTexRefCreate;
+    helpers call_cuTexRefCreate, slow_cuTexRefCreate, traced_cuTexRefCreate, record_cuTexRefCreate, DESC_cuTexRefCreate;
     trace |__r, __w| "pTexRef" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pTexRef.is_null() { __w |= 1 << 0; (*pTexRef).0 as usize as u64 } else { pTexRef as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -7420,7 +7420,7 @@ raw_fn! {
     /// `cuTexRefDestroy`. Typed: [`tex_ref_destroy`](super::tex_ref_destroy).
     #[deprecated(note = "")]
     fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult = 480;
-    helpers call_cuTexRefDestroy, slow_cuTexRefDestroy, traced_cuTexRefDestroy, record_cuTexRefDestroy;
+    helpers call_cuTexRefDestroy, slow_cuTexRefDestroy, traced_cuTexRefDestroy, record_cuTexRefDestroy, DESC_cuTexRefDestroy;
     trace |__r, __w| "hTexRef" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -7433,7 +7433,7 @@ raw_fn! {
     /// `cuSurfRefSetArray`. Typed: [`surf_ref_set_array`](super::surf_ref_set_array).
     #[deprecated(note = "")]
     fn cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: c_uint) -> CUresult = 481;
-    helpers call_cuSurfRefSetArray, slow_cuSurfRefSetArray, traced_cuSurfRefSetArray, record_cuSurfRefSetArray;
+    helpers call_cuSurfRefSetArray, slow_cuSurfRefSetArray, traced_cuSurfRefSetArray, record_cuSurfRefSetArray, DESC_cuSurfRefSetArray;
     trace |__r, __w| "hSurfRef,hArray,Flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hSurfRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hArray.0 as usize as u64,
@@ -7448,7 +7448,7 @@ raw_fn! {
     /// `cuSurfRefGetArray`. Typed: [`surf_ref_get_array`](super::surf_ref_get_array).
     #[deprecated(note = "")]
     fn cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult = 482;
-    helpers call_cuSurfRefGetArray, slow_cuSurfRefGetArray, traced_cuSurfRefGetArray, record_cuSurfRefGetArray;
+    helpers call_cuSurfRefGetArray, slow_cuSurfRefGetArray, traced_cuSurfRefGetArray, record_cuSurfRefGetArray, DESC_cuSurfRefGetArray;
     trace |__r, __w| "phArray,hSurfRef" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phArray.is_null() { __w |= 1 << 0; (*phArray).0 as usize as u64 } else { phArray as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hSurfRef.0 as usize as u64,
@@ -7461,7 +7461,7 @@ raw_fn! {
 raw_fn! {
     /// `cuTexObjectCreate`. Typed: [`tex_object_create`](super::tex_object_create).
     fn cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult = 483;
-    helpers call_cuTexObjectCreate, slow_cuTexObjectCreate, traced_cuTexObjectCreate, record_cuTexObjectCreate;
+    helpers call_cuTexObjectCreate, slow_cuTexObjectCreate, traced_cuTexObjectCreate, record_cuTexObjectCreate, DESC_cuTexObjectCreate;
     trace |__r, __w| "pTexObject,pResDesc,pTexDesc,pResViewDesc" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pTexObject.is_null() { __w |= 1 << 0; (*pTexObject).0 as u64 } else { pTexObject as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResDesc as usize as u64,
@@ -7476,7 +7476,7 @@ raw_fn! {
 raw_fn! {
     /// `cuTexObjectDestroy`. Typed: [`tex_object_destroy`](super::tex_object_destroy).
     fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult = 484;
-    helpers call_cuTexObjectDestroy, slow_cuTexObjectDestroy, traced_cuTexObjectDestroy, record_cuTexObjectDestroy;
+    helpers call_cuTexObjectDestroy, slow_cuTexObjectDestroy, traced_cuTexObjectDestroy, record_cuTexObjectDestroy, DESC_cuTexObjectDestroy;
     trace |__r, __w| "texObject" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => texObject.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -7488,7 +7488,7 @@ raw_fn! {
 raw_fn! {
     /// `cuTexObjectGetResourceDesc`. Typed: [`tex_object_get_resource_desc`](super::tex_object_get_resource_desc).
     fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult = 485;
-    helpers call_cuTexObjectGetResourceDesc, slow_cuTexObjectGetResourceDesc, traced_cuTexObjectGetResourceDesc, record_cuTexObjectGetResourceDesc;
+    helpers call_cuTexObjectGetResourceDesc, slow_cuTexObjectGetResourceDesc, traced_cuTexObjectGetResourceDesc, record_cuTexObjectGetResourceDesc, DESC_cuTexObjectGetResourceDesc;
     trace |__r, __w| "pResDesc,texObject" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResDesc as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => texObject.0 as u64,
@@ -7501,7 +7501,7 @@ raw_fn! {
 raw_fn! {
     /// `cuTexObjectGetTextureDesc`. Typed: [`tex_object_get_texture_desc`](super::tex_object_get_texture_desc).
     fn cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult = 486;
-    helpers call_cuTexObjectGetTextureDesc, slow_cuTexObjectGetTextureDesc, traced_cuTexObjectGetTextureDesc, record_cuTexObjectGetTextureDesc;
+    helpers call_cuTexObjectGetTextureDesc, slow_cuTexObjectGetTextureDesc, traced_cuTexObjectGetTextureDesc, record_cuTexObjectGetTextureDesc, DESC_cuTexObjectGetTextureDesc;
     trace |__r, __w| "pTexDesc,texObject" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pTexDesc as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => texObject.0 as u64,
@@ -7514,7 +7514,7 @@ raw_fn! {
 raw_fn! {
     /// `cuTexObjectGetResourceViewDesc`. Typed: [`tex_object_get_resource_view_desc`](super::tex_object_get_resource_view_desc).
     fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult = 487;
-    helpers call_cuTexObjectGetResourceViewDesc, slow_cuTexObjectGetResourceViewDesc, traced_cuTexObjectGetResourceViewDesc, record_cuTexObjectGetResourceViewDesc;
+    helpers call_cuTexObjectGetResourceViewDesc, slow_cuTexObjectGetResourceViewDesc, traced_cuTexObjectGetResourceViewDesc, record_cuTexObjectGetResourceViewDesc, DESC_cuTexObjectGetResourceViewDesc;
     trace |__r, __w| "pResViewDesc,texObject" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResViewDesc as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => texObject.0 as u64,
@@ -7527,7 +7527,7 @@ raw_fn! {
 raw_fn! {
     /// `cuSurfObjectCreate`. Typed: [`surf_object_create`](super::surf_object_create).
     fn cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult = 488;
-    helpers call_cuSurfObjectCreate, slow_cuSurfObjectCreate, traced_cuSurfObjectCreate, record_cuSurfObjectCreate;
+    helpers call_cuSurfObjectCreate, slow_cuSurfObjectCreate, traced_cuSurfObjectCreate, record_cuSurfObjectCreate, DESC_cuSurfObjectCreate;
     trace |__r, __w| "pSurfObject,pResDesc" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pSurfObject.is_null() { __w |= 1 << 0; (*pSurfObject).0 as u64 } else { pSurfObject as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResDesc as usize as u64,
@@ -7540,7 +7540,7 @@ raw_fn! {
 raw_fn! {
     /// `cuSurfObjectDestroy`. Typed: [`surf_object_destroy`](super::surf_object_destroy).
     fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult = 489;
-    helpers call_cuSurfObjectDestroy, slow_cuSurfObjectDestroy, traced_cuSurfObjectDestroy, record_cuSurfObjectDestroy;
+    helpers call_cuSurfObjectDestroy, slow_cuSurfObjectDestroy, traced_cuSurfObjectDestroy, record_cuSurfObjectDestroy, DESC_cuSurfObjectDestroy;
     trace |__r, __w| "surfObject" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => surfObject.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -7552,7 +7552,7 @@ raw_fn! {
 raw_fn! {
     /// `cuSurfObjectGetResourceDesc`. Typed: [`surf_object_get_resource_desc`](super::surf_object_get_resource_desc).
     fn cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult = 490;
-    helpers call_cuSurfObjectGetResourceDesc, slow_cuSurfObjectGetResourceDesc, traced_cuSurfObjectGetResourceDesc, record_cuSurfObjectGetResourceDesc;
+    helpers call_cuSurfObjectGetResourceDesc, slow_cuSurfObjectGetResourceDesc, traced_cuSurfObjectGetResourceDesc, record_cuSurfObjectGetResourceDesc, DESC_cuSurfObjectGetResourceDesc;
     trace |__r, __w| "pResDesc,surfObject" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pResDesc as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => surfObject.0 as u64,
@@ -7565,7 +7565,7 @@ raw_fn! {
 raw_fn! {
     /// `cuTensorMapEncodeTiled`. Typed: [`tensor_map_encode_tiled`](super::tensor_map_encode_tiled).
     fn cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult = 491;
-    helpers call_cuTensorMapEncodeTiled, slow_cuTensorMapEncodeTiled, traced_cuTensorMapEncodeTiled, record_cuTensorMapEncodeTiled;
+    helpers call_cuTensorMapEncodeTiled, slow_cuTensorMapEncodeTiled, traced_cuTensorMapEncodeTiled, record_cuTensorMapEncodeTiled, DESC_cuTensorMapEncodeTiled;
     trace |__r, __w| "tensorMap,tensorDataType,tensorRank,globalAddress,globalDim,globalStrides,boxDim,elementStrides,interleave,swizzle,l2Promotion,oobFill" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => tensorMap as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => tensorDataType.0 as i64 as u64,
@@ -7588,7 +7588,7 @@ raw_fn! {
 raw_fn! {
     /// `cuTensorMapEncodeIm2col`. Typed: [`tensor_map_encode_im2col`](super::tensor_map_encode_im2col).
     fn cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const c_int, pixelBoxUpperCorner: *const c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult = 492;
-    helpers call_cuTensorMapEncodeIm2col, slow_cuTensorMapEncodeIm2col, traced_cuTensorMapEncodeIm2col, record_cuTensorMapEncodeIm2col;
+    helpers call_cuTensorMapEncodeIm2col, slow_cuTensorMapEncodeIm2col, traced_cuTensorMapEncodeIm2col, record_cuTensorMapEncodeIm2col, DESC_cuTensorMapEncodeIm2col;
     trace |__r, __w| "tensorMap,tensorDataType,tensorRank,globalAddress,globalDim,globalStrides,pixelBoxLowerCorner,pixelBoxUpperCorner,channelsPerPixel,pixelsPerColumn,elementStrides,interleave,swizzle,l2Promotion,oobFill" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => tensorMap as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => tensorDataType.0 as i64 as u64,
@@ -7614,7 +7614,7 @@ raw_fn! {
 raw_fn! {
     /// `cuTensorMapEncodeIm2colWide`. Typed: [`tensor_map_encode_im2col_wide`](super::tensor_map_encode_im2col_wide).
     fn cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: c_int, pixelBoxUpperCornerWidth: c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult = 493;
-    helpers call_cuTensorMapEncodeIm2colWide, slow_cuTensorMapEncodeIm2colWide, traced_cuTensorMapEncodeIm2colWide, record_cuTensorMapEncodeIm2colWide;
+    helpers call_cuTensorMapEncodeIm2colWide, slow_cuTensorMapEncodeIm2colWide, traced_cuTensorMapEncodeIm2colWide, record_cuTensorMapEncodeIm2colWide, DESC_cuTensorMapEncodeIm2colWide;
     trace |__r, __w| "tensorMap,tensorDataType,tensorRank,globalAddress,globalDim,globalStrides,pixelBoxLowerCornerWidth,pixelBoxUpperCornerWidth,channelsPerPixel,pixelsPerColumn,elementStrides,interleave,mode,swizzle,l2Promotion,oobFill" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => tensorMap as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => tensorDataType.0 as i64 as u64,
@@ -7641,7 +7641,7 @@ raw_fn! {
 raw_fn! {
     /// `cuTensorMapReplaceAddress`. Typed: [`tensor_map_replace_address`](super::tensor_map_replace_address).
     fn cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut c_void) -> CUresult = 494;
-    helpers call_cuTensorMapReplaceAddress, slow_cuTensorMapReplaceAddress, traced_cuTensorMapReplaceAddress, record_cuTensorMapReplaceAddress;
+    helpers call_cuTensorMapReplaceAddress, slow_cuTensorMapReplaceAddress, traced_cuTensorMapReplaceAddress, record_cuTensorMapReplaceAddress, DESC_cuTensorMapReplaceAddress;
     trace |__r, __w| "tensorMap,globalAddress" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => tensorMap as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => globalAddress as usize as u64,
@@ -7654,7 +7654,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceCanAccessPeer`. Typed: [`device_can_access_peer`](super::device_can_access_peer).
     fn cuDeviceCanAccessPeer(canAccessPeer: *mut c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult = 495;
-    helpers call_cuDeviceCanAccessPeer, slow_cuDeviceCanAccessPeer, traced_cuDeviceCanAccessPeer, record_cuDeviceCanAccessPeer;
+    helpers call_cuDeviceCanAccessPeer, slow_cuDeviceCanAccessPeer, traced_cuDeviceCanAccessPeer, record_cuDeviceCanAccessPeer, DESC_cuDeviceCanAccessPeer;
     trace |__r, __w| "canAccessPeer,dev,peerDev" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !canAccessPeer.is_null() { __w |= 1 << 0; (*canAccessPeer) as i64 as u64 } else { canAccessPeer as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -7668,7 +7668,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxEnablePeerAccess`. Typed: [`ctx_enable_peer_access`](super::ctx_enable_peer_access).
     fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> CUresult = 496;
-    helpers call_cuCtxEnablePeerAccess, slow_cuCtxEnablePeerAccess, traced_cuCtxEnablePeerAccess, record_cuCtxEnablePeerAccess;
+    helpers call_cuCtxEnablePeerAccess, slow_cuCtxEnablePeerAccess, traced_cuCtxEnablePeerAccess, record_cuCtxEnablePeerAccess, DESC_cuCtxEnablePeerAccess;
     trace |__r, __w| "peerContext,Flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => peerContext.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
@@ -7681,7 +7681,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxDisablePeerAccess`. Typed: [`ctx_disable_peer_access`](super::ctx_disable_peer_access).
     fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult = 497;
-    helpers call_cuCtxDisablePeerAccess, slow_cuCtxDisablePeerAccess, traced_cuCtxDisablePeerAccess, record_cuCtxDisablePeerAccess;
+    helpers call_cuCtxDisablePeerAccess, slow_cuCtxDisablePeerAccess, traced_cuCtxDisablePeerAccess, record_cuCtxDisablePeerAccess, DESC_cuCtxDisablePeerAccess;
     trace |__r, __w| "peerContext" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => peerContext.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -7693,7 +7693,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetP2PAttribute`. Typed: [`device_get_p2p_attribute`](super::device_get_p2p_attribute).
     fn cuDeviceGetP2PAttribute(value: *mut c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult = 498;
-    helpers call_cuDeviceGetP2PAttribute, slow_cuDeviceGetP2PAttribute, traced_cuDeviceGetP2PAttribute, record_cuDeviceGetP2PAttribute;
+    helpers call_cuDeviceGetP2PAttribute, slow_cuDeviceGetP2PAttribute, traced_cuDeviceGetP2PAttribute, record_cuDeviceGetP2PAttribute, DESC_cuDeviceGetP2PAttribute;
     trace |__r, __w| "value,attrib,srcDevice,dstDevice" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !value.is_null() { __w |= 1 << 0; (*value) as i64 as u64 } else { value as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
@@ -7708,7 +7708,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsUnregisterResource`. Typed: [`graphics_unregister_resource`](super::graphics_unregister_resource).
     fn cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUresult = 499;
-    helpers call_cuGraphicsUnregisterResource, slow_cuGraphicsUnregisterResource, traced_cuGraphicsUnregisterResource, record_cuGraphicsUnregisterResource;
+    helpers call_cuGraphicsUnregisterResource, slow_cuGraphicsUnregisterResource, traced_cuGraphicsUnregisterResource, record_cuGraphicsUnregisterResource, DESC_cuGraphicsUnregisterResource;
     trace |__r, __w| "resource" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -7720,7 +7720,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsSubResourceGetMappedArray`. Typed: [`graphics_sub_resource_get_mapped_array`](super::graphics_sub_resource_get_mapped_array).
     fn cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: c_uint, mipLevel: c_uint) -> CUresult = 500;
-    helpers call_cuGraphicsSubResourceGetMappedArray, slow_cuGraphicsSubResourceGetMappedArray, traced_cuGraphicsSubResourceGetMappedArray, record_cuGraphicsSubResourceGetMappedArray;
+    helpers call_cuGraphicsSubResourceGetMappedArray, slow_cuGraphicsSubResourceGetMappedArray, traced_cuGraphicsSubResourceGetMappedArray, record_cuGraphicsSubResourceGetMappedArray, DESC_cuGraphicsSubResourceGetMappedArray;
     trace |__r, __w| "pArray,resource,arrayIndex,mipLevel" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pArray.is_null() { __w |= 1 << 0; (*pArray).0 as usize as u64 } else { pArray as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
@@ -7735,7 +7735,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsResourceGetMappedMipmappedArray`. Typed: [`graphics_resource_get_mapped_mipmapped_array`](super::graphics_resource_get_mapped_mipmapped_array).
     fn cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult = 501;
-    helpers call_cuGraphicsResourceGetMappedMipmappedArray, slow_cuGraphicsResourceGetMappedMipmappedArray, traced_cuGraphicsResourceGetMappedMipmappedArray, record_cuGraphicsResourceGetMappedMipmappedArray;
+    helpers call_cuGraphicsResourceGetMappedMipmappedArray, slow_cuGraphicsResourceGetMappedMipmappedArray, traced_cuGraphicsResourceGetMappedMipmappedArray, record_cuGraphicsResourceGetMappedMipmappedArray, DESC_cuGraphicsResourceGetMappedMipmappedArray;
     trace |__r, __w| "pMipmappedArray,resource" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pMipmappedArray.is_null() { __w |= 1 << 0; (*pMipmappedArray).0 as usize as u64 } else { pMipmappedArray as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
@@ -7748,7 +7748,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsResourceGetMappedPointer_v2` (`cuGraphicsResourceGetMappedPointer`). Typed: [`graphics_resource_get_mapped_pointer`](super::graphics_resource_get_mapped_pointer).
     fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult = 502;
-    helpers call_cuGraphicsResourceGetMappedPointer_v2, slow_cuGraphicsResourceGetMappedPointer_v2, traced_cuGraphicsResourceGetMappedPointer_v2, record_cuGraphicsResourceGetMappedPointer_v2;
+    helpers call_cuGraphicsResourceGetMappedPointer_v2, slow_cuGraphicsResourceGetMappedPointer_v2, traced_cuGraphicsResourceGetMappedPointer_v2, record_cuGraphicsResourceGetMappedPointer_v2, DESC_cuGraphicsResourceGetMappedPointer_v2;
     trace |__r, __w| "pDevPtr,pSize,resource" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pDevPtr.is_null() { __w |= 1 << 0; (*pDevPtr).0 as u64 } else { pDevPtr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pSize.is_null() { __w |= 1 << 1; (*pSize) as u64 } else { pSize as usize as u64 },
@@ -7762,7 +7762,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsResourceSetMapFlags_v2` (`cuGraphicsResourceSetMapFlags`). Typed: [`graphics_resource_set_map_flags`](super::graphics_resource_set_map_flags).
     fn cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: c_uint) -> CUresult = 503;
-    helpers call_cuGraphicsResourceSetMapFlags_v2, slow_cuGraphicsResourceSetMapFlags_v2, traced_cuGraphicsResourceSetMapFlags_v2, record_cuGraphicsResourceSetMapFlags_v2;
+    helpers call_cuGraphicsResourceSetMapFlags_v2, slow_cuGraphicsResourceSetMapFlags_v2, traced_cuGraphicsResourceSetMapFlags_v2, record_cuGraphicsResourceSetMapFlags_v2, DESC_cuGraphicsResourceSetMapFlags_v2;
     trace |__r, __w| "resource,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -7775,7 +7775,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsMapResources`. Typed: [`graphics_map_resources`](super::graphics_map_resources).
     fn cuGraphicsMapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult = 504;
-    helpers call_cuGraphicsMapResources, slow_cuGraphicsMapResources, traced_cuGraphicsMapResources, record_cuGraphicsMapResources;
+    helpers call_cuGraphicsMapResources, slow_cuGraphicsMapResources, traced_cuGraphicsMapResources, record_cuGraphicsMapResources, DESC_cuGraphicsMapResources;
     trace |__r, __w| "count,resources,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
@@ -7789,7 +7789,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsMapResources_ptsz` (`cuGraphicsMapResources`), per-thread default stream.
     fn cuGraphicsMapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult = 505;
-    helpers call_cuGraphicsMapResources_ptsz, slow_cuGraphicsMapResources_ptsz, traced_cuGraphicsMapResources_ptsz, record_cuGraphicsMapResources_ptsz;
+    helpers call_cuGraphicsMapResources_ptsz, slow_cuGraphicsMapResources_ptsz, traced_cuGraphicsMapResources_ptsz, record_cuGraphicsMapResources_ptsz, DESC_cuGraphicsMapResources_ptsz;
     trace |__r, __w| "count,resources,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
@@ -7803,7 +7803,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsUnmapResources`. Typed: [`graphics_unmap_resources`](super::graphics_unmap_resources).
     fn cuGraphicsUnmapResources(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult = 506;
-    helpers call_cuGraphicsUnmapResources, slow_cuGraphicsUnmapResources, traced_cuGraphicsUnmapResources, record_cuGraphicsUnmapResources;
+    helpers call_cuGraphicsUnmapResources, slow_cuGraphicsUnmapResources, traced_cuGraphicsUnmapResources, record_cuGraphicsUnmapResources, DESC_cuGraphicsUnmapResources;
     trace |__r, __w| "count,resources,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
@@ -7817,7 +7817,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsUnmapResources_ptsz` (`cuGraphicsUnmapResources`), per-thread default stream.
     fn cuGraphicsUnmapResources_ptsz(count: c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult = 507;
-    helpers call_cuGraphicsUnmapResources_ptsz, slow_cuGraphicsUnmapResources_ptsz, traced_cuGraphicsUnmapResources_ptsz, record_cuGraphicsUnmapResources_ptsz;
+    helpers call_cuGraphicsUnmapResources_ptsz, slow_cuGraphicsUnmapResources_ptsz, traced_cuGraphicsUnmapResources_ptsz, record_cuGraphicsUnmapResources_ptsz, DESC_cuGraphicsUnmapResources_ptsz;
     trace |__r, __w| "count,resources,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
@@ -7831,7 +7831,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGetProcAddress_v2` (`cuGetProcAddress`). Typed: [`get_proc_address`](super::get_proc_address).
     fn cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cudaVersion: c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult = 508;
-    helpers call_cuGetProcAddress_v2, slow_cuGetProcAddress_v2, traced_cuGetProcAddress_v2, record_cuGetProcAddress_v2;
+    helpers call_cuGetProcAddress_v2, slow_cuGetProcAddress_v2, traced_cuGetProcAddress_v2, record_cuGetProcAddress_v2, DESC_cuGetProcAddress_v2;
     trace |__r, __w| "symbol,pfn,cudaVersion,flags,symbolStatus" [
         crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !pfn.is_null() { __w |= 1 << 1; (*pfn) as usize as u64 } else { pfn as usize as u64 },
@@ -7847,7 +7847,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCoredumpGetAttribute`. Typed: [`coredump_get_attribute`](super::coredump_get_attribute).
     fn cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult = 509;
-    helpers call_cuCoredumpGetAttribute, slow_cuCoredumpGetAttribute, traced_cuCoredumpGetAttribute, record_cuCoredumpGetAttribute;
+    helpers call_cuCoredumpGetAttribute, slow_cuCoredumpGetAttribute, traced_cuCoredumpGetAttribute, record_cuCoredumpGetAttribute, DESC_cuCoredumpGetAttribute;
     trace |__r, __w| "attrib,value,size" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
@@ -7861,7 +7861,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCoredumpGetAttributeGlobal`. Typed: [`coredump_get_attribute_global`](super::coredump_get_attribute_global).
     fn cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult = 510;
-    helpers call_cuCoredumpGetAttributeGlobal, slow_cuCoredumpGetAttributeGlobal, traced_cuCoredumpGetAttributeGlobal, record_cuCoredumpGetAttributeGlobal;
+    helpers call_cuCoredumpGetAttributeGlobal, slow_cuCoredumpGetAttributeGlobal, traced_cuCoredumpGetAttributeGlobal, record_cuCoredumpGetAttributeGlobal, DESC_cuCoredumpGetAttributeGlobal;
     trace |__r, __w| "attrib,value,size" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
@@ -7875,7 +7875,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCoredumpSetAttribute`. Typed: [`coredump_set_attribute`](super::coredump_set_attribute).
     fn cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult = 511;
-    helpers call_cuCoredumpSetAttribute, slow_cuCoredumpSetAttribute, traced_cuCoredumpSetAttribute, record_cuCoredumpSetAttribute;
+    helpers call_cuCoredumpSetAttribute, slow_cuCoredumpSetAttribute, traced_cuCoredumpSetAttribute, record_cuCoredumpSetAttribute, DESC_cuCoredumpSetAttribute;
     trace |__r, __w| "attrib,value,size" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
@@ -7889,7 +7889,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCoredumpSetAttributeGlobal`. Typed: [`coredump_set_attribute_global`](super::coredump_set_attribute_global).
     fn cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut c_void, size: *mut usize) -> CUresult = 512;
-    helpers call_cuCoredumpSetAttributeGlobal, slow_cuCoredumpSetAttributeGlobal, traced_cuCoredumpSetAttributeGlobal, record_cuCoredumpSetAttributeGlobal;
+    helpers call_cuCoredumpSetAttributeGlobal, slow_cuCoredumpSetAttributeGlobal, traced_cuCoredumpSetAttributeGlobal, record_cuCoredumpSetAttributeGlobal, DESC_cuCoredumpSetAttributeGlobal;
     trace |__r, __w| "attrib,value,size" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
@@ -7903,7 +7903,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGetExportTable`. Typed: [`get_export_table`](super::get_export_table).
     fn cuGetExportTable(ppExportTable: *mut *const c_void, pExportTableId: *const CUuuid) -> CUresult = 513;
-    helpers call_cuGetExportTable, slow_cuGetExportTable, traced_cuGetExportTable, record_cuGetExportTable;
+    helpers call_cuGetExportTable, slow_cuGetExportTable, traced_cuGetExportTable, record_cuGetExportTable, DESC_cuGetExportTable;
     trace |__r, __w| "ppExportTable,pExportTableId" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !ppExportTable.is_null() { __w |= 1 << 0; (*ppExportTable) as usize as u64 } else { ppExportTable as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pExportTableId as usize as u64,
@@ -7916,7 +7916,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGreenCtxCreate`. Typed: [`green_ctx_create`](super::green_ctx_create).
     fn cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -> CUresult = 514;
-    helpers call_cuGreenCtxCreate, slow_cuGreenCtxCreate, traced_cuGreenCtxCreate, record_cuGreenCtxCreate;
+    helpers call_cuGreenCtxCreate, slow_cuGreenCtxCreate, traced_cuGreenCtxCreate, record_cuGreenCtxCreate, DESC_cuGreenCtxCreate;
     trace |__r, __w| "phCtx,desc,dev,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phCtx.is_null() { __w |= 1 << 0; (*phCtx).0 as usize as u64 } else { phCtx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => desc.0 as usize as u64,
@@ -7931,7 +7931,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGreenCtxDestroy`. Typed: [`green_ctx_destroy`](super::green_ctx_destroy).
     fn cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult = 515;
-    helpers call_cuGreenCtxDestroy, slow_cuGreenCtxDestroy, traced_cuGreenCtxDestroy, record_cuGreenCtxDestroy;
+    helpers call_cuGreenCtxDestroy, slow_cuGreenCtxDestroy, traced_cuGreenCtxDestroy, record_cuGreenCtxDestroy, DESC_cuGreenCtxDestroy;
     trace |__r, __w| "hCtx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -7943,7 +7943,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxFromGreenCtx`. Typed: [`ctx_from_green_ctx`](super::ctx_from_green_ctx).
     fn cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult = 516;
-    helpers call_cuCtxFromGreenCtx, slow_cuCtxFromGreenCtx, traced_cuCtxFromGreenCtx, record_cuCtxFromGreenCtx;
+    helpers call_cuCtxFromGreenCtx, slow_cuCtxFromGreenCtx, traced_cuCtxFromGreenCtx, record_cuCtxFromGreenCtx, DESC_cuCtxFromGreenCtx;
     trace |__r, __w| "pContext,hCtx" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pContext.is_null() { __w |= 1 << 0; (*pContext).0 as usize as u64 } else { pContext as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
@@ -7956,7 +7956,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDeviceGetDevResource`. Typed: [`device_get_dev_resource`](super::device_get_dev_resource).
     fn cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult = 517;
-    helpers call_cuDeviceGetDevResource, slow_cuDeviceGetDevResource, traced_cuDeviceGetDevResource, record_cuDeviceGetDevResource;
+    helpers call_cuDeviceGetDevResource, slow_cuDeviceGetDevResource, traced_cuDeviceGetDevResource, record_cuDeviceGetDevResource, DESC_cuDeviceGetDevResource;
     trace |__r, __w| "device,resource,type" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resource as usize as u64,
@@ -7970,7 +7970,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCtxGetDevResource`. Typed: [`ctx_get_dev_resource`](super::ctx_get_dev_resource).
     fn cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult = 518;
-    helpers call_cuCtxGetDevResource, slow_cuCtxGetDevResource, traced_cuCtxGetDevResource, record_cuCtxGetDevResource;
+    helpers call_cuCtxGetDevResource, slow_cuCtxGetDevResource, traced_cuCtxGetDevResource, record_cuCtxGetDevResource, DESC_cuCtxGetDevResource;
     trace |__r, __w| "hCtx,resource,type" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resource as usize as u64,
@@ -7984,7 +7984,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGreenCtxGetDevResource`. Typed: [`green_ctx_get_dev_resource`](super::green_ctx_get_dev_resource).
     fn cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult = 519;
-    helpers call_cuGreenCtxGetDevResource, slow_cuGreenCtxGetDevResource, traced_cuGreenCtxGetDevResource, record_cuGreenCtxGetDevResource;
+    helpers call_cuGreenCtxGetDevResource, slow_cuGreenCtxGetDevResource, traced_cuGreenCtxGetDevResource, record_cuGreenCtxGetDevResource, DESC_cuGreenCtxGetDevResource;
     trace |__r, __w| "hCtx,resource,type" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resource as usize as u64,
@@ -7998,7 +7998,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDevSmResourceSplitByCount`. Typed: [`dev_sm_resource_split_by_count`](super::dev_sm_resource_split_by_count).
     fn cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: c_uint, minCount: c_uint) -> CUresult = 520;
-    helpers call_cuDevSmResourceSplitByCount, slow_cuDevSmResourceSplitByCount, traced_cuDevSmResourceSplitByCount, record_cuDevSmResourceSplitByCount;
+    helpers call_cuDevSmResourceSplitByCount, slow_cuDevSmResourceSplitByCount, traced_cuDevSmResourceSplitByCount, record_cuDevSmResourceSplitByCount, DESC_cuDevSmResourceSplitByCount;
     trace |__r, __w| "result,nbGroups,input,remaining,useFlags,minCount" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => result as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nbGroups as usize as u64,
@@ -8015,7 +8015,7 @@ raw_fn! {
 raw_fn! {
     /// `cuDevResourceGenerateDesc`. Typed: [`dev_resource_generate_desc`](super::dev_resource_generate_desc).
     fn cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: c_uint) -> CUresult = 521;
-    helpers call_cuDevResourceGenerateDesc, slow_cuDevResourceGenerateDesc, traced_cuDevResourceGenerateDesc, record_cuDevResourceGenerateDesc;
+    helpers call_cuDevResourceGenerateDesc, slow_cuDevResourceGenerateDesc, traced_cuDevResourceGenerateDesc, record_cuDevResourceGenerateDesc, DESC_cuDevResourceGenerateDesc;
     trace |__r, __w| "phDesc,resources,nbResources" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phDesc.is_null() { __w |= 1 << 0; (*phDesc).0 as usize as u64 } else { phDesc as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
@@ -8029,7 +8029,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGreenCtxRecordEvent`. Typed: [`green_ctx_record_event`](super::green_ctx_record_event).
     fn cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult = 522;
-    helpers call_cuGreenCtxRecordEvent, slow_cuGreenCtxRecordEvent, traced_cuGreenCtxRecordEvent, record_cuGreenCtxRecordEvent;
+    helpers call_cuGreenCtxRecordEvent, slow_cuGreenCtxRecordEvent, traced_cuGreenCtxRecordEvent, record_cuGreenCtxRecordEvent, DESC_cuGreenCtxRecordEvent;
     trace |__r, __w| "hCtx,hEvent" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
@@ -8042,7 +8042,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGreenCtxWaitEvent`. Typed: [`green_ctx_wait_event`](super::green_ctx_wait_event).
     fn cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult = 523;
-    helpers call_cuGreenCtxWaitEvent, slow_cuGreenCtxWaitEvent, traced_cuGreenCtxWaitEvent, record_cuGreenCtxWaitEvent;
+    helpers call_cuGreenCtxWaitEvent, slow_cuGreenCtxWaitEvent, traced_cuGreenCtxWaitEvent, record_cuGreenCtxWaitEvent, DESC_cuGreenCtxWaitEvent;
     trace |__r, __w| "hCtx,hEvent" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
@@ -8055,7 +8055,7 @@ raw_fn! {
 raw_fn! {
     /// `cuStreamGetGreenCtx`. Typed: [`stream_get_green_ctx`](super::stream_get_green_ctx).
     fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult = 524;
-    helpers call_cuStreamGetGreenCtx, slow_cuStreamGetGreenCtx, traced_cuStreamGetGreenCtx, record_cuStreamGetGreenCtx;
+    helpers call_cuStreamGetGreenCtx, slow_cuStreamGetGreenCtx, traced_cuStreamGetGreenCtx, record_cuStreamGetGreenCtx, DESC_cuStreamGetGreenCtx;
     trace |__r, __w| "hStream,phCtx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phCtx.is_null() { __w |= 1 << 1; (*phCtx).0 as usize as u64 } else { phCtx as usize as u64 },
@@ -8068,7 +8068,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGreenCtxStreamCreate`. Typed: [`green_ctx_stream_create`](super::green_ctx_stream_create).
     fn cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult = 525;
-    helpers call_cuGreenCtxStreamCreate, slow_cuGreenCtxStreamCreate, traced_cuGreenCtxStreamCreate, record_cuGreenCtxStreamCreate;
+    helpers call_cuGreenCtxStreamCreate, slow_cuGreenCtxStreamCreate, traced_cuGreenCtxStreamCreate, record_cuGreenCtxStreamCreate, DESC_cuGreenCtxStreamCreate;
     trace |__r, __w| "phStream,greenCtx,flags,priority" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => greenCtx.0 as usize as u64,
@@ -8083,7 +8083,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLogsRegisterCallback`. Typed: [`logs_register_callback`](super::logs_register_callback).
     fn cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult = 526;
-    helpers call_cuLogsRegisterCallback, slow_cuLogsRegisterCallback, traced_cuLogsRegisterCallback, record_cuLogsRegisterCallback;
+    helpers call_cuLogsRegisterCallback, slow_cuLogsRegisterCallback, traced_cuLogsRegisterCallback, record_cuLogsRegisterCallback, DESC_cuLogsRegisterCallback;
     trace |__r, __w| "callbackFunc,userData,callback_out" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => callbackFunc.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
@@ -8097,7 +8097,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLogsUnregisterCallback`. Typed: [`logs_unregister_callback`](super::logs_unregister_callback).
     fn cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUresult = 527;
-    helpers call_cuLogsUnregisterCallback, slow_cuLogsUnregisterCallback, traced_cuLogsUnregisterCallback, record_cuLogsUnregisterCallback;
+    helpers call_cuLogsUnregisterCallback, slow_cuLogsUnregisterCallback, traced_cuLogsUnregisterCallback, record_cuLogsUnregisterCallback, DESC_cuLogsUnregisterCallback;
     trace |__r, __w| "callback" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => callback.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -8109,7 +8109,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLogsCurrent`. Typed: [`logs_current`](super::logs_current).
     fn cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: c_uint) -> CUresult = 528;
-    helpers call_cuLogsCurrent, slow_cuLogsCurrent, traced_cuLogsCurrent, record_cuLogsCurrent;
+    helpers call_cuLogsCurrent, slow_cuLogsCurrent, traced_cuLogsCurrent, record_cuLogsCurrent, DESC_cuLogsCurrent;
     trace |__r, __w| "iterator_out,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !iterator_out.is_null() { __w |= 1 << 0; (*iterator_out).0 as u64 } else { iterator_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -8122,7 +8122,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLogsDumpToFile`. Typed: [`logs_dump_to_file`](super::logs_dump_to_file).
     fn cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const c_char, flags: c_uint) -> CUresult = 529;
-    helpers call_cuLogsDumpToFile, slow_cuLogsDumpToFile, traced_cuLogsDumpToFile, record_cuLogsDumpToFile;
+    helpers call_cuLogsDumpToFile, slow_cuLogsDumpToFile, traced_cuLogsDumpToFile, record_cuLogsDumpToFile, DESC_cuLogsDumpToFile;
     trace |__r, __w| "iterator,pathToFile,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => iterator as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => pathToFile as usize as u64,
@@ -8136,7 +8136,7 @@ raw_fn! {
 raw_fn! {
     /// `cuLogsDumpToMemory`. Typed: [`logs_dump_to_memory`](super::logs_dump_to_memory).
     fn cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut c_char, size: *mut usize, flags: c_uint) -> CUresult = 530;
-    helpers call_cuLogsDumpToMemory, slow_cuLogsDumpToMemory, traced_cuLogsDumpToMemory, record_cuLogsDumpToMemory;
+    helpers call_cuLogsDumpToMemory, slow_cuLogsDumpToMemory, traced_cuLogsDumpToMemory, record_cuLogsDumpToMemory, DESC_cuLogsDumpToMemory;
     trace |__r, __w| "iterator,buffer,size,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => iterator as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => buffer as usize as u64,
@@ -8151,7 +8151,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCheckpointProcessGetRestoreThreadId`. Typed: [`checkpoint_process_get_restore_thread_id`](super::checkpoint_process_get_restore_thread_id).
     fn cuCheckpointProcessGetRestoreThreadId(pid: c_int, tid: *mut c_int) -> CUresult = 531;
-    helpers call_cuCheckpointProcessGetRestoreThreadId, slow_cuCheckpointProcessGetRestoreThreadId, traced_cuCheckpointProcessGetRestoreThreadId, record_cuCheckpointProcessGetRestoreThreadId;
+    helpers call_cuCheckpointProcessGetRestoreThreadId, slow_cuCheckpointProcessGetRestoreThreadId, traced_cuCheckpointProcessGetRestoreThreadId, record_cuCheckpointProcessGetRestoreThreadId, DESC_cuCheckpointProcessGetRestoreThreadId;
     trace |__r, __w| "pid,tid" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !tid.is_null() { __w |= 1 << 1; (*tid) as i64 as u64 } else { tid as usize as u64 },
@@ -8164,7 +8164,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCheckpointProcessGetState`. Typed: [`checkpoint_process_get_state`](super::checkpoint_process_get_state).
     fn cuCheckpointProcessGetState(pid: c_int, state: *mut CUprocessState) -> CUresult = 532;
-    helpers call_cuCheckpointProcessGetState, slow_cuCheckpointProcessGetState, traced_cuCheckpointProcessGetState, record_cuCheckpointProcessGetState;
+    helpers call_cuCheckpointProcessGetState, slow_cuCheckpointProcessGetState, traced_cuCheckpointProcessGetState, record_cuCheckpointProcessGetState, DESC_cuCheckpointProcessGetState;
     trace |__r, __w| "pid,state" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !state.is_null() { __w |= 1 << 1; (*state).0 as i64 as u64 } else { state as usize as u64 },
@@ -8177,7 +8177,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCheckpointProcessLock`. Typed: [`checkpoint_process_lock`](super::checkpoint_process_lock).
     fn cuCheckpointProcessLock(pid: c_int, args: *mut CUcheckpointLockArgs) -> CUresult = 533;
-    helpers call_cuCheckpointProcessLock, slow_cuCheckpointProcessLock, traced_cuCheckpointProcessLock, record_cuCheckpointProcessLock;
+    helpers call_cuCheckpointProcessLock, slow_cuCheckpointProcessLock, traced_cuCheckpointProcessLock, record_cuCheckpointProcessLock, DESC_cuCheckpointProcessLock;
     trace |__r, __w| "pid,args" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
@@ -8190,7 +8190,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCheckpointProcessCheckpoint`. Typed: [`checkpoint_process_checkpoint`](super::checkpoint_process_checkpoint).
     fn cuCheckpointProcessCheckpoint(pid: c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult = 534;
-    helpers call_cuCheckpointProcessCheckpoint, slow_cuCheckpointProcessCheckpoint, traced_cuCheckpointProcessCheckpoint, record_cuCheckpointProcessCheckpoint;
+    helpers call_cuCheckpointProcessCheckpoint, slow_cuCheckpointProcessCheckpoint, traced_cuCheckpointProcessCheckpoint, record_cuCheckpointProcessCheckpoint, DESC_cuCheckpointProcessCheckpoint;
     trace |__r, __w| "pid,args" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
@@ -8203,7 +8203,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCheckpointProcessRestore`. Typed: [`checkpoint_process_restore`](super::checkpoint_process_restore).
     fn cuCheckpointProcessRestore(pid: c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult = 535;
-    helpers call_cuCheckpointProcessRestore, slow_cuCheckpointProcessRestore, traced_cuCheckpointProcessRestore, record_cuCheckpointProcessRestore;
+    helpers call_cuCheckpointProcessRestore, slow_cuCheckpointProcessRestore, traced_cuCheckpointProcessRestore, record_cuCheckpointProcessRestore, DESC_cuCheckpointProcessRestore;
     trace |__r, __w| "pid,args" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
@@ -8216,7 +8216,7 @@ raw_fn! {
 raw_fn! {
     /// `cuCheckpointProcessUnlock`. Typed: [`checkpoint_process_unlock`](super::checkpoint_process_unlock).
     fn cuCheckpointProcessUnlock(pid: c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult = 536;
-    helpers call_cuCheckpointProcessUnlock, slow_cuCheckpointProcessUnlock, traced_cuCheckpointProcessUnlock, record_cuCheckpointProcessUnlock;
+    helpers call_cuCheckpointProcessUnlock, slow_cuCheckpointProcessUnlock, traced_cuCheckpointProcessUnlock, record_cuCheckpointProcessUnlock, DESC_cuCheckpointProcessUnlock;
     trace |__r, __w| "pid,args" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => pid as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
@@ -8229,7 +8229,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsGLRegisterBuffer`. Typed: [`graphics_gl_register_buffer`](super::graphics_gl_register_buffer).
     fn cuGraphicsGLRegisterBuffer(pCudaResource: *mut CUgraphicsResource, buffer: GLuint, Flags: c_uint) -> CUresult = 537;
-    helpers call_cuGraphicsGLRegisterBuffer, slow_cuGraphicsGLRegisterBuffer, traced_cuGraphicsGLRegisterBuffer, record_cuGraphicsGLRegisterBuffer;
+    helpers call_cuGraphicsGLRegisterBuffer, slow_cuGraphicsGLRegisterBuffer, traced_cuGraphicsGLRegisterBuffer, record_cuGraphicsGLRegisterBuffer, DESC_cuGraphicsGLRegisterBuffer;
     trace |__r, __w| "pCudaResource,buffer,Flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => buffer.0 as u64,
@@ -8243,7 +8243,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsGLRegisterImage`. Typed: [`graphics_gl_register_image`](super::graphics_gl_register_image).
     fn cuGraphicsGLRegisterImage(pCudaResource: *mut CUgraphicsResource, image: GLuint, target: GLenum, Flags: c_uint) -> CUresult = 538;
-    helpers call_cuGraphicsGLRegisterImage, slow_cuGraphicsGLRegisterImage, traced_cuGraphicsGLRegisterImage, record_cuGraphicsGLRegisterImage;
+    helpers call_cuGraphicsGLRegisterImage, slow_cuGraphicsGLRegisterImage, traced_cuGraphicsGLRegisterImage, record_cuGraphicsGLRegisterImage, DESC_cuGraphicsGLRegisterImage;
     trace |__r, __w| "pCudaResource,image,target,Flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => image.0 as u64,
@@ -8258,7 +8258,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGLGetDevices_v2` (`cuGLGetDevices`). Typed: [`gl_get_devices`](super::gl_get_devices).
     fn cuGLGetDevices_v2(pCudaDeviceCount: *mut c_uint, pCudaDevices: *mut CUdevice, cudaDeviceCount: c_uint, deviceList: CUGLDeviceList) -> CUresult = 539;
-    helpers call_cuGLGetDevices_v2, slow_cuGLGetDevices_v2, traced_cuGLGetDevices_v2, record_cuGLGetDevices_v2;
+    helpers call_cuGLGetDevices_v2, slow_cuGLGetDevices_v2, traced_cuGLGetDevices_v2, record_cuGLGetDevices_v2, DESC_cuGLGetDevices_v2;
     trace |__r, __w| "pCudaDeviceCount,pCudaDevices,cudaDeviceCount,deviceList" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !pCudaDeviceCount.is_null() { __w |= 1 << 0; (*pCudaDeviceCount) as u64 } else { pCudaDeviceCount as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCudaDevices as usize as u64,
@@ -8273,7 +8273,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsEGLRegisterImage`. Typed: [`graphics_egl_register_image`](super::graphics_egl_register_image).
     fn cuGraphicsEGLRegisterImage(pCudaResource: *mut CUgraphicsResource, image: EGLImageKHR, flags: c_uint) -> CUresult = 540;
-    helpers call_cuGraphicsEGLRegisterImage, slow_cuGraphicsEGLRegisterImage, traced_cuGraphicsEGLRegisterImage, record_cuGraphicsEGLRegisterImage;
+    helpers call_cuGraphicsEGLRegisterImage, slow_cuGraphicsEGLRegisterImage, traced_cuGraphicsEGLRegisterImage, record_cuGraphicsEGLRegisterImage, DESC_cuGraphicsEGLRegisterImage;
     trace |__r, __w| "pCudaResource,image,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => image as usize as u64,
@@ -8287,7 +8287,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEGLStreamConsumerConnect`. Typed: [`egl_stream_consumer_connect`](super::egl_stream_consumer_connect).
     fn cuEGLStreamConsumerConnect(conn: *mut CUeglStreamConnection, stream: EGLStreamKHR) -> CUresult = 541;
-    helpers call_cuEGLStreamConsumerConnect, slow_cuEGLStreamConsumerConnect, traced_cuEGLStreamConsumerConnect, record_cuEGLStreamConsumerConnect;
+    helpers call_cuEGLStreamConsumerConnect, slow_cuEGLStreamConsumerConnect, traced_cuEGLStreamConsumerConnect, record_cuEGLStreamConsumerConnect, DESC_cuEGLStreamConsumerConnect;
     trace |__r, __w| "conn,stream" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !conn.is_null() { __w |= 1 << 0; (*conn).0 as usize as u64 } else { conn as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => stream as usize as u64,
@@ -8300,7 +8300,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEGLStreamConsumerConnectWithFlags`. Typed: [`egl_stream_consumer_connect_with_flags`](super::egl_stream_consumer_connect_with_flags).
     fn cuEGLStreamConsumerConnectWithFlags(conn: *mut CUeglStreamConnection, stream: EGLStreamKHR, flags: c_uint) -> CUresult = 542;
-    helpers call_cuEGLStreamConsumerConnectWithFlags, slow_cuEGLStreamConsumerConnectWithFlags, traced_cuEGLStreamConsumerConnectWithFlags, record_cuEGLStreamConsumerConnectWithFlags;
+    helpers call_cuEGLStreamConsumerConnectWithFlags, slow_cuEGLStreamConsumerConnectWithFlags, traced_cuEGLStreamConsumerConnectWithFlags, record_cuEGLStreamConsumerConnectWithFlags, DESC_cuEGLStreamConsumerConnectWithFlags;
     trace |__r, __w| "conn,stream,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !conn.is_null() { __w |= 1 << 0; (*conn).0 as usize as u64 } else { conn as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => stream as usize as u64,
@@ -8314,7 +8314,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEGLStreamConsumerDisconnect`. Typed: [`egl_stream_consumer_disconnect`](super::egl_stream_consumer_disconnect).
     fn cuEGLStreamConsumerDisconnect(conn: *mut CUeglStreamConnection) -> CUresult = 543;
-    helpers call_cuEGLStreamConsumerDisconnect, slow_cuEGLStreamConsumerDisconnect, traced_cuEGLStreamConsumerDisconnect, record_cuEGLStreamConsumerDisconnect;
+    helpers call_cuEGLStreamConsumerDisconnect, slow_cuEGLStreamConsumerDisconnect, traced_cuEGLStreamConsumerDisconnect, record_cuEGLStreamConsumerDisconnect, DESC_cuEGLStreamConsumerDisconnect;
     trace |__r, __w| "conn" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -8326,7 +8326,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEGLStreamConsumerAcquireFrame`. Typed: [`egl_stream_consumer_acquire_frame`](super::egl_stream_consumer_acquire_frame).
     fn cuEGLStreamConsumerAcquireFrame(conn: *mut CUeglStreamConnection, pCudaResource: *mut CUgraphicsResource, pStream: *mut CUstream, timeout: c_uint) -> CUresult = 544;
-    helpers call_cuEGLStreamConsumerAcquireFrame, slow_cuEGLStreamConsumerAcquireFrame, traced_cuEGLStreamConsumerAcquireFrame, record_cuEGLStreamConsumerAcquireFrame;
+    helpers call_cuEGLStreamConsumerAcquireFrame, slow_cuEGLStreamConsumerAcquireFrame, traced_cuEGLStreamConsumerAcquireFrame, record_cuEGLStreamConsumerAcquireFrame, DESC_cuEGLStreamConsumerAcquireFrame;
     trace |__r, __w| "conn,pCudaResource,pStream,timeout" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCudaResource as usize as u64,
@@ -8341,7 +8341,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEGLStreamConsumerReleaseFrame`. Typed: [`egl_stream_consumer_release_frame`](super::egl_stream_consumer_release_frame).
     fn cuEGLStreamConsumerReleaseFrame(conn: *mut CUeglStreamConnection, pCudaResource: CUgraphicsResource, pStream: *mut CUstream) -> CUresult = 545;
-    helpers call_cuEGLStreamConsumerReleaseFrame, slow_cuEGLStreamConsumerReleaseFrame, traced_cuEGLStreamConsumerReleaseFrame, record_cuEGLStreamConsumerReleaseFrame;
+    helpers call_cuEGLStreamConsumerReleaseFrame, slow_cuEGLStreamConsumerReleaseFrame, traced_cuEGLStreamConsumerReleaseFrame, record_cuEGLStreamConsumerReleaseFrame, DESC_cuEGLStreamConsumerReleaseFrame;
     trace |__r, __w| "conn,pCudaResource,pStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pCudaResource.0 as usize as u64,
@@ -8355,7 +8355,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEGLStreamProducerConnect`. Typed: [`egl_stream_producer_connect`](super::egl_stream_producer_connect).
     fn cuEGLStreamProducerConnect(conn: *mut CUeglStreamConnection, stream: EGLStreamKHR, width: EGLint, height: EGLint) -> CUresult = 546;
-    helpers call_cuEGLStreamProducerConnect, slow_cuEGLStreamProducerConnect, traced_cuEGLStreamProducerConnect, record_cuEGLStreamProducerConnect;
+    helpers call_cuEGLStreamProducerConnect, slow_cuEGLStreamProducerConnect, traced_cuEGLStreamProducerConnect, record_cuEGLStreamProducerConnect, DESC_cuEGLStreamProducerConnect;
     trace |__r, __w| "conn,stream,width,height" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !conn.is_null() { __w |= 1 << 0; (*conn).0 as usize as u64 } else { conn as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => stream as usize as u64,
@@ -8370,7 +8370,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEGLStreamProducerDisconnect`. Typed: [`egl_stream_producer_disconnect`](super::egl_stream_producer_disconnect).
     fn cuEGLStreamProducerDisconnect(conn: *mut CUeglStreamConnection) -> CUresult = 547;
-    helpers call_cuEGLStreamProducerDisconnect, slow_cuEGLStreamProducerDisconnect, traced_cuEGLStreamProducerDisconnect, record_cuEGLStreamProducerDisconnect;
+    helpers call_cuEGLStreamProducerDisconnect, slow_cuEGLStreamProducerDisconnect, traced_cuEGLStreamProducerDisconnect, record_cuEGLStreamProducerDisconnect, DESC_cuEGLStreamProducerDisconnect;
     trace |__r, __w| "conn" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -8382,7 +8382,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEGLStreamProducerPresentFrame`. Typed: [`egl_stream_producer_present_frame`](super::egl_stream_producer_present_frame).
     fn cuEGLStreamProducerPresentFrame(conn: *mut CUeglStreamConnection, eglframe: CUeglFrame, pStream: *mut CUstream) -> CUresult = 548;
-    helpers call_cuEGLStreamProducerPresentFrame, slow_cuEGLStreamProducerPresentFrame, traced_cuEGLStreamProducerPresentFrame, record_cuEGLStreamProducerPresentFrame;
+    helpers call_cuEGLStreamProducerPresentFrame, slow_cuEGLStreamProducerPresentFrame, traced_cuEGLStreamProducerPresentFrame, record_cuEGLStreamProducerPresentFrame, DESC_cuEGLStreamProducerPresentFrame;
     trace |__r, __w| "conn,eglframe,pStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(eglframe) as usize as u64,
@@ -8396,7 +8396,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEGLStreamProducerReturnFrame`. Typed: [`egl_stream_producer_return_frame`](super::egl_stream_producer_return_frame).
     fn cuEGLStreamProducerReturnFrame(conn: *mut CUeglStreamConnection, eglframe: *mut CUeglFrame, pStream: *mut CUstream) -> CUresult = 549;
-    helpers call_cuEGLStreamProducerReturnFrame, slow_cuEGLStreamProducerReturnFrame, traced_cuEGLStreamProducerReturnFrame, record_cuEGLStreamProducerReturnFrame;
+    helpers call_cuEGLStreamProducerReturnFrame, slow_cuEGLStreamProducerReturnFrame, traced_cuEGLStreamProducerReturnFrame, record_cuEGLStreamProducerReturnFrame, DESC_cuEGLStreamProducerReturnFrame;
     trace |__r, __w| "conn,eglframe,pStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglframe as usize as u64,
@@ -8410,7 +8410,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsResourceGetMappedEglFrame`. Typed: [`graphics_resource_get_mapped_egl_frame`](super::graphics_resource_get_mapped_egl_frame).
     fn cuGraphicsResourceGetMappedEglFrame(eglFrame: *mut CUeglFrame, resource: CUgraphicsResource, index: c_uint, mipLevel: c_uint) -> CUresult = 550;
-    helpers call_cuGraphicsResourceGetMappedEglFrame, slow_cuGraphicsResourceGetMappedEglFrame, traced_cuGraphicsResourceGetMappedEglFrame, record_cuGraphicsResourceGetMappedEglFrame;
+    helpers call_cuGraphicsResourceGetMappedEglFrame, slow_cuGraphicsResourceGetMappedEglFrame, traced_cuGraphicsResourceGetMappedEglFrame, record_cuGraphicsResourceGetMappedEglFrame, DESC_cuGraphicsResourceGetMappedEglFrame;
     trace |__r, __w| "eglFrame,resource,index,mipLevel" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglFrame as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
@@ -8425,7 +8425,7 @@ raw_fn! {
 raw_fn! {
     /// `cuEventCreateFromEGLSync`. Typed: [`event_create_from_egl_sync`](super::event_create_from_egl_sync).
     fn cuEventCreateFromEGLSync(phEvent: *mut CUevent, eglSync: EGLSyncKHR, flags: c_uint) -> CUresult = 551;
-    helpers call_cuEventCreateFromEGLSync, slow_cuEventCreateFromEGLSync, traced_cuEventCreateFromEGLSync, record_cuEventCreateFromEGLSync;
+    helpers call_cuEventCreateFromEGLSync, slow_cuEventCreateFromEGLSync, traced_cuEventCreateFromEGLSync, record_cuEventCreateFromEGLSync, DESC_cuEventCreateFromEGLSync;
     trace |__r, __w| "phEvent,eglSync,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglSync as usize as u64,
@@ -8439,7 +8439,7 @@ raw_fn! {
 raw_fn! {
     /// `cuVDPAUGetDevice`. Typed: [`vdpau_get_device`](super::vdpau_get_device).
     fn cuVDPAUGetDevice(pDevice: *mut CUdevice, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> CUresult = 552;
-    helpers call_cuVDPAUGetDevice, slow_cuVDPAUGetDevice, traced_cuVDPAUGetDevice, record_cuVDPAUGetDevice;
+    helpers call_cuVDPAUGetDevice, slow_cuVDPAUGetDevice, traced_cuVDPAUGetDevice, record_cuVDPAUGetDevice, DESC_cuVDPAUGetDevice;
     trace |__r, __w| "pDevice,vdpDevice,vdpGetProcAddress" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pDevice.is_null() { __w |= 1 << 0; (*pDevice).0 as i64 as u64 } else { pDevice as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpDevice.0 as u64,
@@ -8453,7 +8453,7 @@ raw_fn! {
 raw_fn! {
     /// `cuVDPAUCtxCreate_v2` (`cuVDPAUCtxCreate`). Typed: [`vdpau_ctx_create`](super::vdpau_ctx_create).
     fn cuVDPAUCtxCreate_v2(pCtx: *mut CUcontext, flags: c_uint, device: CUdevice, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> CUresult = 553;
-    helpers call_cuVDPAUCtxCreate_v2, slow_cuVDPAUCtxCreate_v2, traced_cuVDPAUCtxCreate_v2, record_cuVDPAUCtxCreate_v2;
+    helpers call_cuVDPAUCtxCreate_v2, slow_cuVDPAUCtxCreate_v2, traced_cuVDPAUCtxCreate_v2, record_cuVDPAUCtxCreate_v2, DESC_cuVDPAUCtxCreate_v2;
     trace |__r, __w| "pCtx,flags,device,vdpDevice,vdpGetProcAddress" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 0; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -8469,7 +8469,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsVDPAURegisterVideoSurface`. Typed: [`graphics_vdpau_register_video_surface`](super::graphics_vdpau_register_video_surface).
     fn cuGraphicsVDPAURegisterVideoSurface(pCudaResource: *mut CUgraphicsResource, vdpSurface: VdpVideoSurface, flags: c_uint) -> CUresult = 554;
-    helpers call_cuGraphicsVDPAURegisterVideoSurface, slow_cuGraphicsVDPAURegisterVideoSurface, traced_cuGraphicsVDPAURegisterVideoSurface, record_cuGraphicsVDPAURegisterVideoSurface;
+    helpers call_cuGraphicsVDPAURegisterVideoSurface, slow_cuGraphicsVDPAURegisterVideoSurface, traced_cuGraphicsVDPAURegisterVideoSurface, record_cuGraphicsVDPAURegisterVideoSurface, DESC_cuGraphicsVDPAURegisterVideoSurface;
     trace |__r, __w| "pCudaResource,vdpSurface,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpSurface.0 as u64,
@@ -8483,7 +8483,7 @@ raw_fn! {
 raw_fn! {
     /// `cuGraphicsVDPAURegisterOutputSurface`. Typed: [`graphics_vdpau_register_output_surface`](super::graphics_vdpau_register_output_surface).
     fn cuGraphicsVDPAURegisterOutputSurface(pCudaResource: *mut CUgraphicsResource, vdpSurface: VdpOutputSurface, flags: c_uint) -> CUresult = 555;
-    helpers call_cuGraphicsVDPAURegisterOutputSurface, slow_cuGraphicsVDPAURegisterOutputSurface, traced_cuGraphicsVDPAURegisterOutputSurface, record_cuGraphicsVDPAURegisterOutputSurface;
+    helpers call_cuGraphicsVDPAURegisterOutputSurface, slow_cuGraphicsVDPAURegisterOutputSurface, traced_cuGraphicsVDPAURegisterOutputSurface, record_cuGraphicsVDPAURegisterOutputSurface, DESC_cuGraphicsVDPAURegisterOutputSurface;
     trace |__r, __w| "pCudaResource,vdpSurface,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpSurface.0 as u64,
@@ -8497,7 +8497,7 @@ raw_fn! {
 raw_fn! {
     /// `cuProfilerStart`. Typed: [`profiler_start`](super::profiler_start).
     fn cuProfilerStart() -> CUresult = 556;
-    helpers call_cuProfilerStart, slow_cuProfilerStart, traced_cuProfilerStart, record_cuProfilerStart;
+    helpers call_cuProfilerStart, slow_cuProfilerStart, traced_cuProfilerStart, record_cuProfilerStart, DESC_cuProfilerStart;
     trace |__r, __w| "" [
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -8508,7 +8508,7 @@ raw_fn! {
 raw_fn! {
     /// `cuProfilerStop`. Typed: [`profiler_stop`](super::profiler_stop).
     fn cuProfilerStop() -> CUresult = 557;
-    helpers call_cuProfilerStop, slow_cuProfilerStop, traced_cuProfilerStop, record_cuProfilerStop;
+    helpers call_cuProfilerStop, slow_cuProfilerStop, traced_cuProfilerStop, record_cuProfilerStop, DESC_cuProfilerStop;
     trace |__r, __w| "" [
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];

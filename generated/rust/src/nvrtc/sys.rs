@@ -77,7 +77,7 @@ pub(crate) fn load_status(e: &LoadError) -> nvrtcResult {
 raw_fn! {
     /// `nvrtcGetErrorString`. Typed: [`get_error_string`](super::get_error_string).
     fn nvrtcGetErrorString(result: nvrtcResult) -> *const c_char = 0;
-    helpers call_nvrtcGetErrorString, slow_nvrtcGetErrorString, traced_nvrtcGetErrorString, record_nvrtcGetErrorString;
+    helpers call_nvrtcGetErrorString, slow_nvrtcGetErrorString, traced_nvrtcGetErrorString, record_nvrtcGetErrorString, DESC_nvrtcGetErrorString;
     trace |__r, __w| "result" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => result.0 as i64 as u64,
     ] => crate::trace::Kind::Str, __r as usize as u64;
@@ -89,7 +89,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcVersion`. Typed: [`version`](super::version).
     fn nvrtcVersion(major: *mut c_int, minor: *mut c_int) -> nvrtcResult = 1;
-    helpers call_nvrtcVersion, slow_nvrtcVersion, traced_nvrtcVersion, record_nvrtcVersion;
+    helpers call_nvrtcVersion, slow_nvrtcVersion, traced_nvrtcVersion, record_nvrtcVersion, DESC_nvrtcVersion;
     trace |__r, __w| "major,minor" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !major.is_null() { __w |= 1 << 0; (*major) as i64 as u64 } else { major as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minor.is_null() { __w |= 1 << 1; (*minor) as i64 as u64 } else { minor as usize as u64 },
@@ -102,7 +102,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetNumSupportedArchs`. Typed: [`get_num_supported_archs`](super::get_num_supported_archs).
     fn nvrtcGetNumSupportedArchs(numArchs: *mut c_int) -> nvrtcResult = 2;
-    helpers call_nvrtcGetNumSupportedArchs, slow_nvrtcGetNumSupportedArchs, traced_nvrtcGetNumSupportedArchs, record_nvrtcGetNumSupportedArchs;
+    helpers call_nvrtcGetNumSupportedArchs, slow_nvrtcGetNumSupportedArchs, traced_nvrtcGetNumSupportedArchs, record_nvrtcGetNumSupportedArchs, DESC_nvrtcGetNumSupportedArchs;
     trace |__r, __w| "numArchs" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numArchs.is_null() { __w |= 1 << 0; (*numArchs) as i64 as u64 } else { numArchs as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -114,7 +114,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetSupportedArchs`. Typed: [`get_supported_archs`](super::get_supported_archs).
     fn nvrtcGetSupportedArchs(supportedArchs: *mut c_int) -> nvrtcResult = 3;
-    helpers call_nvrtcGetSupportedArchs, slow_nvrtcGetSupportedArchs, traced_nvrtcGetSupportedArchs, record_nvrtcGetSupportedArchs;
+    helpers call_nvrtcGetSupportedArchs, slow_nvrtcGetSupportedArchs, traced_nvrtcGetSupportedArchs, record_nvrtcGetSupportedArchs, DESC_nvrtcGetSupportedArchs;
     trace |__r, __w| "supportedArchs" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => supportedArchs as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -126,7 +126,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcCreateProgram`. Typed: [`create_program`](super::create_program).
     fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const c_char, name: *const c_char, numHeaders: c_int, headers: *const *const c_char, includeNames: *const *const c_char) -> nvrtcResult = 4;
-    helpers call_nvrtcCreateProgram, slow_nvrtcCreateProgram, traced_nvrtcCreateProgram, record_nvrtcCreateProgram;
+    helpers call_nvrtcCreateProgram, slow_nvrtcCreateProgram, traced_nvrtcCreateProgram, record_nvrtcCreateProgram, DESC_nvrtcCreateProgram;
     trace |__r, __w| "prog,src,name,numHeaders,headers,includeNames" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !prog.is_null() { __w |= 1 << 0; (*prog).0 as usize as u64 } else { prog as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Str) => src as usize as u64,
@@ -143,7 +143,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcDestroyProgram`. Typed: [`destroy_program`](super::destroy_program).
     fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult = 5;
-    helpers call_nvrtcDestroyProgram, slow_nvrtcDestroyProgram, traced_nvrtcDestroyProgram, record_nvrtcDestroyProgram;
+    helpers call_nvrtcDestroyProgram, slow_nvrtcDestroyProgram, traced_nvrtcDestroyProgram, record_nvrtcDestroyProgram, DESC_nvrtcDestroyProgram;
     trace |__r, __w| "prog" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => prog as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -155,7 +155,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcCompileProgram`. Typed: [`compile_program`](super::compile_program).
     fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: c_int, options: *const *const c_char) -> nvrtcResult = 6;
-    helpers call_nvrtcCompileProgram, slow_nvrtcCompileProgram, traced_nvrtcCompileProgram, record_nvrtcCompileProgram;
+    helpers call_nvrtcCompileProgram, slow_nvrtcCompileProgram, traced_nvrtcCompileProgram, record_nvrtcCompileProgram, DESC_nvrtcCompileProgram;
     trace |__r, __w| "prog,numOptions,options" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => numOptions as i64 as u64,
@@ -169,7 +169,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetPTXSize`. Typed: [`get_ptx_size`](super::get_ptx_size).
     fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult = 7;
-    helpers call_nvrtcGetPTXSize, slow_nvrtcGetPTXSize, traced_nvrtcGetPTXSize, record_nvrtcGetPTXSize;
+    helpers call_nvrtcGetPTXSize, slow_nvrtcGetPTXSize, traced_nvrtcGetPTXSize, record_nvrtcGetPTXSize, DESC_nvrtcGetPTXSize;
     trace |__r, __w| "prog,ptxSizeRet" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !ptxSizeRet.is_null() { __w |= 1 << 1; (*ptxSizeRet) as u64 } else { ptxSizeRet as usize as u64 },
@@ -182,7 +182,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetPTX`. Typed: [`get_ptx`](super::get_ptx).
     fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut c_char) -> nvrtcResult = 8;
-    helpers call_nvrtcGetPTX, slow_nvrtcGetPTX, traced_nvrtcGetPTX, record_nvrtcGetPTX;
+    helpers call_nvrtcGetPTX, slow_nvrtcGetPTX, traced_nvrtcGetPTX, record_nvrtcGetPTX, DESC_nvrtcGetPTX;
     trace |__r, __w| "prog,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
@@ -195,7 +195,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetCUBINSize`. Typed: [`get_cubin_size`](super::get_cubin_size).
     fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult = 9;
-    helpers call_nvrtcGetCUBINSize, slow_nvrtcGetCUBINSize, traced_nvrtcGetCUBINSize, record_nvrtcGetCUBINSize;
+    helpers call_nvrtcGetCUBINSize, slow_nvrtcGetCUBINSize, traced_nvrtcGetCUBINSize, record_nvrtcGetCUBINSize, DESC_nvrtcGetCUBINSize;
     trace |__r, __w| "prog,cubinSizeRet" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !cubinSizeRet.is_null() { __w |= 1 << 1; (*cubinSizeRet) as u64 } else { cubinSizeRet as usize as u64 },
@@ -208,7 +208,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetCUBIN`. Typed: [`get_cubin`](super::get_cubin).
     fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut c_char) -> nvrtcResult = 10;
-    helpers call_nvrtcGetCUBIN, slow_nvrtcGetCUBIN, traced_nvrtcGetCUBIN, record_nvrtcGetCUBIN;
+    helpers call_nvrtcGetCUBIN, slow_nvrtcGetCUBIN, traced_nvrtcGetCUBIN, record_nvrtcGetCUBIN, DESC_nvrtcGetCUBIN;
     trace |__r, __w| "prog,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
@@ -222,7 +222,7 @@ raw_fn! {
     /// `nvrtcGetNVVMSize`. Typed: [`get_nvvm_size`](super::get_nvvm_size).
     #[deprecated(note = "")]
     fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult = 11;
-    helpers call_nvrtcGetNVVMSize, slow_nvrtcGetNVVMSize, traced_nvrtcGetNVVMSize, record_nvrtcGetNVVMSize;
+    helpers call_nvrtcGetNVVMSize, slow_nvrtcGetNVVMSize, traced_nvrtcGetNVVMSize, record_nvrtcGetNVVMSize, DESC_nvrtcGetNVVMSize;
     trace |__r, __w| "prog,nvvmSizeRet" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !nvvmSizeRet.is_null() { __w |= 1 << 1; (*nvvmSizeRet) as u64 } else { nvvmSizeRet as usize as u64 },
@@ -236,7 +236,7 @@ raw_fn! {
     /// `nvrtcGetNVVM`. Typed: [`get_nvvm`](super::get_nvvm).
     #[deprecated(note = "")]
     fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut c_char) -> nvrtcResult = 12;
-    helpers call_nvrtcGetNVVM, slow_nvrtcGetNVVM, traced_nvrtcGetNVVM, record_nvrtcGetNVVM;
+    helpers call_nvrtcGetNVVM, slow_nvrtcGetNVVM, traced_nvrtcGetNVVM, record_nvrtcGetNVVM, DESC_nvrtcGetNVVM;
     trace |__r, __w| "prog,nvvm" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nvvm as usize as u64,
@@ -249,7 +249,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetLTOIRSize`. Typed: [`get_ltoir_size`](super::get_ltoir_size).
     fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult = 13;
-    helpers call_nvrtcGetLTOIRSize, slow_nvrtcGetLTOIRSize, traced_nvrtcGetLTOIRSize, record_nvrtcGetLTOIRSize;
+    helpers call_nvrtcGetLTOIRSize, slow_nvrtcGetLTOIRSize, traced_nvrtcGetLTOIRSize, record_nvrtcGetLTOIRSize, DESC_nvrtcGetLTOIRSize;
     trace |__r, __w| "prog,LTOIRSizeRet" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !LTOIRSizeRet.is_null() { __w |= 1 << 1; (*LTOIRSizeRet) as u64 } else { LTOIRSizeRet as usize as u64 },
@@ -262,7 +262,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetLTOIR`. Typed: [`get_ltoir`](super::get_ltoir).
     fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut c_char) -> nvrtcResult = 14;
-    helpers call_nvrtcGetLTOIR, slow_nvrtcGetLTOIR, traced_nvrtcGetLTOIR, record_nvrtcGetLTOIR;
+    helpers call_nvrtcGetLTOIR, slow_nvrtcGetLTOIR, traced_nvrtcGetLTOIR, record_nvrtcGetLTOIR, DESC_nvrtcGetLTOIR;
     trace |__r, __w| "prog,LTOIR" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => LTOIR as usize as u64,
@@ -275,7 +275,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetOptiXIRSize`. Typed: [`get_optixir_size`](super::get_optixir_size).
     fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult = 15;
-    helpers call_nvrtcGetOptiXIRSize, slow_nvrtcGetOptiXIRSize, traced_nvrtcGetOptiXIRSize, record_nvrtcGetOptiXIRSize;
+    helpers call_nvrtcGetOptiXIRSize, slow_nvrtcGetOptiXIRSize, traced_nvrtcGetOptiXIRSize, record_nvrtcGetOptiXIRSize, DESC_nvrtcGetOptiXIRSize;
     trace |__r, __w| "prog,optixirSizeRet" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !optixirSizeRet.is_null() { __w |= 1 << 1; (*optixirSizeRet) as u64 } else { optixirSizeRet as usize as u64 },
@@ -288,7 +288,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetOptiXIR`. Typed: [`get_optixir`](super::get_optixir).
     fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut c_char) -> nvrtcResult = 16;
-    helpers call_nvrtcGetOptiXIR, slow_nvrtcGetOptiXIR, traced_nvrtcGetOptiXIR, record_nvrtcGetOptiXIR;
+    helpers call_nvrtcGetOptiXIR, slow_nvrtcGetOptiXIR, traced_nvrtcGetOptiXIR, record_nvrtcGetOptiXIR, DESC_nvrtcGetOptiXIR;
     trace |__r, __w| "prog,optixir" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => optixir as usize as u64,
@@ -301,7 +301,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetProgramLogSize`. Typed: [`get_program_log_size`](super::get_program_log_size).
     fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult = 17;
-    helpers call_nvrtcGetProgramLogSize, slow_nvrtcGetProgramLogSize, traced_nvrtcGetProgramLogSize, record_nvrtcGetProgramLogSize;
+    helpers call_nvrtcGetProgramLogSize, slow_nvrtcGetProgramLogSize, traced_nvrtcGetProgramLogSize, record_nvrtcGetProgramLogSize, DESC_nvrtcGetProgramLogSize;
     trace |__r, __w| "prog,logSizeRet" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !logSizeRet.is_null() { __w |= 1 << 1; (*logSizeRet) as u64 } else { logSizeRet as usize as u64 },
@@ -314,7 +314,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetProgramLog`. Typed: [`get_program_log`](super::get_program_log).
     fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut c_char) -> nvrtcResult = 18;
-    helpers call_nvrtcGetProgramLog, slow_nvrtcGetProgramLog, traced_nvrtcGetProgramLog, record_nvrtcGetProgramLog;
+    helpers call_nvrtcGetProgramLog, slow_nvrtcGetProgramLog, traced_nvrtcGetProgramLog, record_nvrtcGetProgramLog, DESC_nvrtcGetProgramLog;
     trace |__r, __w| "prog,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
@@ -327,7 +327,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcAddNameExpression`. Typed: [`add_name_expression`](super::add_name_expression).
     fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const c_char) -> nvrtcResult = 19;
-    helpers call_nvrtcAddNameExpression, slow_nvrtcAddNameExpression, traced_nvrtcAddNameExpression, record_nvrtcAddNameExpression;
+    helpers call_nvrtcAddNameExpression, slow_nvrtcAddNameExpression, traced_nvrtcAddNameExpression, record_nvrtcAddNameExpression, DESC_nvrtcAddNameExpression;
     trace |__r, __w| "prog,name_expression" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name_expression as usize as u64,
@@ -340,7 +340,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetLoweredName`. Typed: [`get_lowered_name`](super::get_lowered_name).
     fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const c_char, lowered_name: *mut *const c_char) -> nvrtcResult = 20;
-    helpers call_nvrtcGetLoweredName, slow_nvrtcGetLoweredName, traced_nvrtcGetLoweredName, record_nvrtcGetLoweredName;
+    helpers call_nvrtcGetLoweredName, slow_nvrtcGetLoweredName, traced_nvrtcGetLoweredName, record_nvrtcGetLoweredName, DESC_nvrtcGetLoweredName;
     trace |__r, __w| "prog,name_expression,lowered_name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name_expression as usize as u64,
@@ -354,7 +354,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetPCHHeapSize`. Typed: [`get_pch_heap_size`](super::get_pch_heap_size).
     fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult = 21;
-    helpers call_nvrtcGetPCHHeapSize, slow_nvrtcGetPCHHeapSize, traced_nvrtcGetPCHHeapSize, record_nvrtcGetPCHHeapSize;
+    helpers call_nvrtcGetPCHHeapSize, slow_nvrtcGetPCHHeapSize, traced_nvrtcGetPCHHeapSize, record_nvrtcGetPCHHeapSize, DESC_nvrtcGetPCHHeapSize;
     trace |__r, __w| "ret" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !ret.is_null() { __w |= 1 << 0; (*ret) as u64 } else { ret as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -366,7 +366,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcSetPCHHeapSize`. Typed: [`set_pch_heap_size`](super::set_pch_heap_size).
     fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult = 22;
-    helpers call_nvrtcSetPCHHeapSize, slow_nvrtcSetPCHHeapSize, traced_nvrtcSetPCHHeapSize, record_nvrtcSetPCHHeapSize;
+    helpers call_nvrtcSetPCHHeapSize, slow_nvrtcSetPCHHeapSize, traced_nvrtcSetPCHHeapSize, record_nvrtcSetPCHHeapSize, DESC_nvrtcSetPCHHeapSize;
     trace |__r, __w| "size" [
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -378,7 +378,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetPCHCreateStatus`. Typed: [`get_pch_create_status`](super::get_pch_create_status).
     fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult = 23;
-    helpers call_nvrtcGetPCHCreateStatus, slow_nvrtcGetPCHCreateStatus, traced_nvrtcGetPCHCreateStatus, record_nvrtcGetPCHCreateStatus;
+    helpers call_nvrtcGetPCHCreateStatus, slow_nvrtcGetPCHCreateStatus, traced_nvrtcGetPCHCreateStatus, record_nvrtcGetPCHCreateStatus, DESC_nvrtcGetPCHCreateStatus;
     trace |__r, __w| "prog" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -390,7 +390,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcGetPCHHeapSizeRequired`. Typed: [`get_pch_heap_size_required`](super::get_pch_heap_size_required).
     fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult = 24;
-    helpers call_nvrtcGetPCHHeapSizeRequired, slow_nvrtcGetPCHHeapSizeRequired, traced_nvrtcGetPCHHeapSizeRequired, record_nvrtcGetPCHHeapSizeRequired;
+    helpers call_nvrtcGetPCHHeapSizeRequired, slow_nvrtcGetPCHHeapSizeRequired, traced_nvrtcGetPCHHeapSizeRequired, record_nvrtcGetPCHHeapSizeRequired, DESC_nvrtcGetPCHHeapSizeRequired;
     trace |__r, __w| "prog,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
@@ -403,7 +403,7 @@ raw_fn! {
 raw_fn! {
     /// `nvrtcSetFlowCallback`. Typed: [`set_flow_callback`](super::set_flow_callback).
     fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> nvrtcResult = 25;
-    helpers call_nvrtcSetFlowCallback, slow_nvrtcSetFlowCallback, traced_nvrtcSetFlowCallback, record_nvrtcSetFlowCallback;
+    helpers call_nvrtcSetFlowCallback, slow_nvrtcSetFlowCallback, traced_nvrtcSetFlowCallback, record_nvrtcSetFlowCallback, DESC_nvrtcSetFlowCallback;
     trace |__r, __w| "prog,callback,payload" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => prog.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),

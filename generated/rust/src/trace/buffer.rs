@@ -152,8 +152,14 @@ static SHARED: Line<Shared> = Line(Shared { allocated: AtomicUsize::new(0), free
 /// by [`drain`]).
 pub(super) static DROPPED: Line<AtomicU64> = Line(AtomicU64::new(0));
 
-/// The calling thread's side: where it writes in its chunk.
+/// The calling thread's side: where it writes in its chunk (one cache line).
+#[repr(align(64))]
 pub(super) struct Local {
+    /// A record is reserved and not yet published ([`reserve`] .. [`close`]): a traced call
+    /// made meanwhile on this thread (from a callback inside the library call) is written at
+    /// once instead of being buffered, so the chunk is neither switched nor published past the
+    /// unfinished record.
+    open: bool,
     pos: *mut u8,
     end: *mut u8,
     base: *mut u8,
@@ -218,6 +224,9 @@ pub(super) unsafe fn push<const N: usize>(l: *mut Local, desc: &'static Desc, st
         // SAFETY: this thread's own `Local`; bytes [pos, end) of its chunk are the thread's; the
         // writer reads only below `committed`, which is published after the bytes are written.
         let lr = &mut *l;
+        if lr.open {
+            return Pushed::Unbuffered;
+        }
         if lr.end as usize - lr.pos as usize >= desc.max_len as usize {
             lr.pos = encode(desc, start, super::clock::now(), words, written, lr.pos);
             prefetch_write(lr.pos.wrapping_add(AHEAD));
@@ -264,8 +273,8 @@ pub(super) fn push_values(function: &'static str, args: &[(&'static str, Value<'
 #[inline(never)]
 unsafe fn push_slow(l: *mut Local, need: usize, write: impl FnOnce(*mut u8) -> *mut u8) -> Pushed {
     let l = match if l.is_null() { local() } else { Some(&mut *l) } {
-        Some(l) => l,
-        None => return Pushed::Unbuffered,
+        Some(l) if !l.open => l,
+        _ => return Pushed::Unbuffered,
     };
     let mut handed = false;
     if l.chunk.is_null() || (l.end as usize - l.pos as usize) < need {
@@ -315,7 +324,7 @@ unsafe fn local() -> Option<&'static mut Local> {
     let slot = Arc::new(Slot { current: AtomicPtr::new(core::ptr::null_mut()), dropped: AtomicU64::new(0), reported: Line(AtomicU64::new(0)) });
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).push(slot.clone());
     let null = core::ptr::null_mut();
-    let l = Box::into_raw(Box::new(Local { pos: null, end: null, base: null, chunk: null as *mut Chunk, backoff: 0, tid: super::sink::tid(), slot }));
+    let l = Box::into_raw(Box::new(Local { open: false, pos: null, end: null, base: null, chunk: null as *mut Chunk, backoff: 0, tid: super::sink::tid(), slot }));
     LOCAL.with(|c| c.set(l));
     Some(&mut *l)
 }
@@ -353,9 +362,67 @@ fn align8(n: usize) -> usize {
     (n + 7) & !7
 }
 
+/// Bytes of a call's record without its strings: `desc`, two stamps, `words` words, the
+/// `written` mask.
+pub(super) const fn words_len(words: usize) -> usize {
+    (4 + words) * 8
+}
+
+/// A record [`reserve`] made: published by [`close`].
+#[derive(Clone, Copy)]
+pub(super) struct Open {
+    local: *mut Local,
+    rec: *mut u64,
+    chunk: *const Chunk,
+    /// The chunk's `committed` once the record is written.
+    end: usize,
+}
+
+/// Reserves the record of a call of `desc` (a function without C strings) in the thread's
+/// chunk `l` and writes its first two words (`desc`, `start`); `None` (nothing changed) when the
+/// thread has no buffer yet, has a record open, or the chunk has no room: the call is then
+/// recorded after it returns by [`push`], which handles those cases.
+///
+/// # Safety
+/// `l` is this thread's [`local_ptr`].
+#[inline(always)]
+pub(super) unsafe fn reserve(l: *mut Local, desc: &'static Desc, start: u64) -> Option<Open> {
+    let len = desc.fixed_len as usize;
+    if l.is_null() || len == 0 {
+        return None;
+    }
+    // SAFETY: as in `push`.
+    let lr = &mut *l;
+    if lr.open || (lr.end as usize - lr.pos as usize) < len {
+        return None;
+    }
+    let rec = lr.pos as *mut u64;
+    rec.write(desc as *const Desc as u64);
+    rec.add(1).write(start);
+    lr.pos = lr.pos.add(len);
+    lr.open = true;
+    prefetch_write(lr.pos.wrapping_add(AHEAD));
+    prefetch_write(lr.pos.wrapping_add(AHEAD + 64));
+    Some(Open { local: l, rec, chunk: lr.chunk, end: lr.pos as usize - lr.base as usize })
+}
+
+/// Completes and publishes a record [`reserve`] made, with stores only (nothing the library
+/// call may have evicted is read): the end stamp, the words, the `written` mask.
+///
+/// # Safety
+/// `o` comes from [`reserve`] on this thread, of a `desc` with `N - 1` arguments; closed once.
+#[inline(always)]
+pub(super) unsafe fn close<const N: usize>(o: Open, end: u64, words: &[u64; N], written: u64) {
+    o.rec.add(2).write(end);
+    o.rec.add(3).cast::<[u64; N]>().write(*words);
+    o.rec.add(3 + N).write(written);
+    (*o.chunk).committed.0.store(o.end, Ordering::Release);
+    (*o.local).open = false;
+}
+
 /// Writes one call of `desc` at `p` (8-byte aligned, `desc.max_len` bytes free); returns the
 /// end (8-byte aligned). Layout: `desc`, start, end, the words (arguments then result), the
-/// `written` mask if `desc` has outputs, then each non-NULL C string (u16 length, bytes, NUL).
+/// `written` mask, then each non-NULL C string (u16 length, bytes, NUL).
 ///
 /// # Safety
 /// As [`super::capture`]; `p` as above.
@@ -368,15 +435,12 @@ pub(super) unsafe fn encode<const N: usize>(desc: &'static Desc, start: u64, end
     w.add(2).write(end);
     // A fixed-size copy: a few moves, no call.
     w.add(3).cast::<[u64; N]>().write(*words);
-    let mut q = w.add(3 + N);
-    if desc.has_out {
-        q.write(written);
-        q = q.add(1);
-    }
+    w.add(3 + N).write(written);
+    let q = w.add(4 + N) as *mut u8;
     if desc.strings == 0 {
-        return q as *mut u8;
+        return q;
     }
-    copy_strings(desc, words, q as *mut u8)
+    copy_strings(desc, words, q)
 }
 
 /// Copies the C strings a call's words point at (at most [`MAX_STR`] bytes each).
@@ -608,7 +672,7 @@ impl<'a> Reader<'a> {
         let (raw, rest) = self.b.split_at(((n + 1) * 8).min(self.b.len()));
         self.b = rest;
         let word = |i: usize| raw.get(i * 8..i * 8 + 8).map_or(0, |w| u64::from_ne_bytes(w.try_into().unwrap_or([0; 8])));
-        let written = if desc.has_out { self.u64() } else { 0 };
+        let written = self.u64();
         let strings_at = self.b.len();
         let enums = desc.enums;
         let mut show = |kind: Kind, word: u64| -> Value<'a> {

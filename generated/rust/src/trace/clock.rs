@@ -70,6 +70,12 @@ pub(super) fn now() -> u64 {
     now_slow()
 }
 
+/// A TSC stamp, for a caller that found TSC stamps chosen (see [`super::open`]).
+#[inline(always)]
+pub(super) fn tsc() -> u64 {
+    rdtsc()
+}
+
 #[inline(never)]
 fn now_slow() -> u64 {
     let e = epoch();

@@ -74,13 +74,22 @@ impl Sink {
         self.finished.load(Ordering::Relaxed)
     }
 
-    /// One event after the exit hook ran: formatted and written at once (Perfetto's array is
-    /// closed by then, so only text and JSON lines are written).
+    /// One event formatted and written at once (after the exit hook, without a writer thread,
+    /// from a callback inside another traced call). Perfetto's array is closed by the exit hook:
+    /// after it, only text and JSON lines are written.
     pub(super) fn write_sync(&self, tid: u64, ev: &buffer::Event<'_>) {
-        if self.lines && self.format != Format::Perfetto && self.wants_line(ev) {
-            let mut line = Vec::with_capacity(256);
-            format::event(self.format, tid, ev, &mut line);
-            self.write_now(&line);
+        if self.summary && !self.finished() {
+            summary::add(ev.function, super::failed(&ev.result), ev.dur_ns);
+        }
+        if !self.lines || !self.wants_line(ev) {
+            return;
+        }
+        let mut line = Vec::with_capacity(256);
+        format::event(self.format, tid, ev, &mut line);
+        let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
+        if self.format != Format::Perfetto || !self.finished() {
+            let _ = w.write_all(&line);
+            let _ = w.flush();
         }
     }
 
