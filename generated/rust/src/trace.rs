@@ -31,9 +31,14 @@
 //!
 //! `tid` is the kernel thread id (`gettid`, as shown by `top -H`, `gdb`, `nsys`). The calling
 //! thread only copies raw words into its own buffer (each generated function has a static
-//! [`Desc`] naming its arguments and saying how to show them); a writer thread decodes, formats
-//! and writes them, everything pending is written at exit and on abort or a fatal signal, and a
-//! full buffer drops calls and says so in the trace. IO errors are ignored; tracing never panics.
+//! [`Desc`] naming its arguments and saying how to show them): the call's record is reserved and
+//! begun before the library call ([`open`]) and completed with stores after it ([`finish`]). A
+//! writer thread decodes, formats and writes them, everything pending is written at exit and on
+//! abort or a fatal signal, and a full buffer drops calls and says so in the trace. A traced call
+//! made while another is open on the same thread (from a callback inside it) is written at once,
+//! so its line may come before those of earlier calls still buffered; a call still running on
+//! another thread when the exit hook runs gets no line. IO errors are ignored; tracing never
+//! panics.
 
 mod buffer;
 mod clock;

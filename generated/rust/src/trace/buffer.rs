@@ -13,7 +13,10 @@
 // Regenerate with `cargo xtask regen`.
 //! Capture on the calling thread: each traced call is encoded as raw words (no formatting, no
 //! lock, no atomic read-modify-write) into its thread's current chunk; the chunk's `committed`
-//! length is published with a release store. A call of a generated function is the address of
+//! length is published with a release store. A call of a function without C strings has its
+//! record reserved before the library call ([`reserve`]) and completed after it ([`close`]);
+//! while it is open the thread's other calls are not buffered, so the chunk is not switched and
+//! nothing past the open record is published. A call of a generated function is the address of
 //! its static [`Desc`], two stamps, one word per argument, the result's word (and copies of C
 //! strings); a call given as values ([`super::record`]) keeps the longer self-describing form.
 //! Full chunks go to a queue for the writer thread ([`super::sink`]), which decodes, formats and
@@ -724,15 +727,46 @@ mod tests {
     use super::*;
     use crate::trace::Arg;
 
+    /// What this thread captured since the last call. Tests run on several threads and a drain
+    /// takes every thread's calls: the others' are kept for them.
     fn mine() -> Vec<u8> {
+        static TAKEN: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
         let me = super::super::sink::tid();
-        let mut mine = Vec::new();
-        drain(false, true, |tid, b| {
-            if tid == me {
-                mine.extend_from_slice(b)
-            }
-        });
-        mine
+        let mut taken = TAKEN.lock().unwrap();
+        drain(false, true, |tid, b| taken.push((tid, b.to_vec())));
+        let (mine, others): (Vec<_>, Vec<_>) = taken.drain(..).partition(|(tid, _)| *tid == me);
+        *taken = others;
+        mine.into_iter().flat_map(|(_, b)| b).collect()
+    }
+
+    static ONE: Desc = Desc::new("cuOne,x", &[Arg::new(Kind::U64)], Kind::Enum(0), &[]);
+
+    #[test]
+    fn open_record_is_published_by_close_only() {
+        // SAFETY: this thread's buffer; no C strings.
+        unsafe {
+            // The thread's first call makes its buffer.
+            let _ = push(local_ptr(), &ONE, 1, &[3, 0], 0);
+            let _ = mine();
+            let o = reserve(local_ptr(), &ONE, 5).expect("a record is reserved");
+            // A call made meanwhile on this thread (from a callback) is not buffered, and the
+            // open record is not published.
+            assert!(matches!(push(local_ptr(), &ONE, 6, &[4, 0], 0), Pushed::Unbuffered));
+            assert!(reserve(local_ptr(), &ONE, 6).is_none());
+            assert!(mine().is_empty());
+            close(o, 9, &[7, 0], 0);
+            let b = mine();
+            let ev: Vec<Event<'_>> = Reader::new(&b).collect();
+            assert_eq!(ev.len(), 1);
+            assert_eq!((ev[0].function, ev[0].start_ns, ev[0].dur_ns), ("cuOne", 5, 4));
+            assert!(matches!(ev[0].args[0].1, Value::U64(7)));
+            // Closed: calls are buffered again.
+            assert!(matches!(push(local_ptr(), &ONE, 10, &[8, 0], 0), Pushed::Stored));
+            let o = reserve(local_ptr(), &ONE, 11).expect("reserved again");
+            close(o, 12, &[9, 0], 0);
+            let b = mine();
+            assert_eq!(Reader::new(&b).map(|e| e.start_ns).collect::<Vec<_>>(), [10, 11]);
+        }
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! Capture on the calling thread: each traced call is encoded as raw words (no formatting, no
 //! lock, no atomic read-modify-write) into its thread's current chunk; the chunk's `committed`
-//! length is published with a release store. A call of a generated function is the address of
+//! length is published with a release store. A call of a function without C strings has its
+//! record reserved before the library call ([`reserve`]) and completed after it ([`close`]);
+//! while it is open the thread's other calls are not buffered, so the chunk is not switched and
+//! nothing past the open record is published. A call of a generated function is the address of
 //! its static [`Desc`], two stamps, one word per argument, the result's word (and copies of C
 //! strings); a call given as values ([`super::record`]) keeps the longer self-describing form.
 //! Full chunks go to a queue for the writer thread ([`super::sink`]), which decodes, formats and
