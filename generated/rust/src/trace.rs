@@ -43,6 +43,7 @@
 mod buffer;
 mod clock;
 mod config;
+mod current;
 mod format;
 mod signals;
 mod sink;

@@ -30,6 +30,7 @@
 mod buffer;
 mod clock;
 mod config;
+mod current;
 mod format;
 mod signals;
 mod sink;

@@ -12,12 +12,10 @@
 //! paths reach every pending call. Memory is bounded: at [`MAX_CHUNKS`] chunks a thread whose
 //! chunk is full drops calls and counts them.
 //!
-//! The calling thread's state is one pointer in a `const`-initialised thread local without a
-//! destructor (no lazy-initialisation check per call); a second thread local, touched once per
-//! thread, hands the chunk over when the thread ends.
+//! The calling thread's state is one pointer, found by [`current`]; a thread local, touched once
+//! per thread, hands the chunk over when the thread ends.
 
-use super::{Desc, Kind, Value};
-use core::cell::Cell;
+use super::{current, Desc, Kind, Value};
 use core::ffi::CStr;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -162,9 +160,6 @@ pub(super) struct Local {
 }
 
 thread_local! {
-    /// This thread's [`Local`] (leaked box), null before the first traced call and after the
-    /// thread's destructors ran. No destructor, so an access is the address and one load.
-    static LOCAL: Cell<*mut Local> = const { Cell::new(core::ptr::null_mut()) };
     /// Registered at the first traced call; its destructor hands the chunk to the writer.
     static GUARD: Guard = const { Guard };
 }
@@ -173,7 +168,7 @@ struct Guard;
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        let l = LOCAL.with(|c| c.replace(core::ptr::null_mut()));
+        let l = current::take();
         if l.is_null() {
             return;
         }
@@ -200,7 +195,7 @@ pub(super) enum Pushed {
 /// This thread's [`Local`], null before its first traced call or once its thread locals are gone.
 #[inline(always)]
 pub(super) fn local_ptr() -> *mut Local {
-    LOCAL.with(Cell::get)
+    current::get()
 }
 
 /// Appends one call of `desc` to this thread's chunk (`l`, from [`local_ptr`] on this thread),
@@ -239,7 +234,7 @@ pub(super) fn push_values(function: &'static str, args: &[(&'static str, Value<'
     let need = 8 + 10 + 16 + 1 + (args.len() + 1) * (10 + 1 + 2 + MAX_STR + 1 + 10) + 7;
     // SAFETY: `push_slow` hands a pointer with `need` writable bytes.
     unsafe {
-        push_slow(LOCAL.with(Cell::get), need, |p| {
+        push_slow(current::get(), need, |p| {
             let out = core::slice::from_raw_parts_mut(p, need);
             let mut w = Cursor { out, pos: 0 };
             w.bytes(&VALUES.to_ne_bytes());
@@ -315,7 +310,7 @@ unsafe fn local() -> Option<&'static mut Local> {
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).push(slot.clone());
     let null = core::ptr::null_mut();
     let l = Box::into_raw(Box::new(Local { open: false, pos: null, end: null, base: null, chunk: null as *mut Chunk, backoff: 0, tid: super::sink::tid(), slot }));
-    LOCAL.with(|c| c.set(l));
+    current::set(l);
     Some(&mut *l)
 }
 
