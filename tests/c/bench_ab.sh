@@ -5,6 +5,7 @@
 # so drift in the machine falls on every build alike. Prints, per build, the added ns of each
 # round (median of paired differences) and the median over rounds.
 # Usage: bash tests/c/bench_ab.sh ROUNDS a/libcudagen.so b/libcudagen.so ...
+# A build given as VAR=VALUE@path runs with that variable set (CUDAGEN_TRACE_DURATIONS=0@lib.so).
 # (BENCH_SAMPLES, default 201, sets the samples of each run.)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,8 +22,10 @@ ${CC:-gcc} -std=c11 -O2 -Wall -I "$here/../../generated/c/include" "$here/bench_
 export LD_LIBRARY_PATH="$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 for r in $(seq "$rounds"); do
     for so in "$@"; do
+        setting=
+        [[ $so == *@* ]] && setting=${so%%@*}
         CUDAGEN_TRACE_FILE=/dev/null BENCH_SAMPLES=${BENCH_SAMPLES:-201} BENCH_CALLS=2000 BENCH_BATCHES=8 BENCH_PAUSE_MS=60 \
-            "$work/bench_pair" "$so" > "$work/out" 2>&1 || { cat "$work/out"; exit 1; }
+            env $setting "$work/bench_pair" "${so#*@}" > "$work/out" 2>&1 || { cat "$work/out"; exit 1; }
         grep -q "skipped: no driver" "$work/out" && { echo "skipped: no driver"; exit 0; }
         # rows: | name | libcuda | shim | diff |
         awk -F'|' -v so="$so" -v r="$r" '/^\| cu/ { gsub(/ +/, "", $2); gsub(/ +/, "", $5); print so, r, $2, $5 }' "$work/out" >> "$work/rows"

@@ -184,7 +184,7 @@ if $CC -shared -fPIC -O2 -Wall -Werror -Wl,-Bsymbolic -Wl,-soname,libcuda.so.1 t
     tt() { # trace file, env..., -- args...
         local f=$1; shift
         rm -f "$f"
-        env -u CUDAGEN_TRACE -u CUDAGEN_TRACE_FORMAT -u CUDAGEN_TRACE_SUMMARY -u CUDAGEN_TRACE_ONLY -u CUDAGEN_TRACE_ERRORS \
+        env -u CUDAGEN_TRACE -u CUDAGEN_TRACE_FORMAT -u CUDAGEN_TRACE_SUMMARY -u CUDAGEN_TRACE_ONLY -u CUDAGEN_TRACE_ERRORS -u CUDAGEN_TRACE_DURATIONS \
             LD_LIBRARY_PATH="$lib" CUDAGEN_LIBCUDA="$work/tfake/libcuda.so.1" CUDAGEN_TRACE_FILE="$f" "$@"
     }
     t="$work/trace"
@@ -201,6 +201,10 @@ if $CC -shared -fPIC -O2 -Wall -Werror -Wl,-Bsymbolic -Wl,-soname,libcuda.so.1 t
     else
         row "trace: errors only, summary" FAIL; cat "$t.errors" "$t.summary" >&2
     fi
+    tt "$t.untimed" CUDAGEN_TRACE_DURATIONS=0 "$work/trace_test" calls > /dev/null
+    tt "$t.untimed.perfetto" CUDAGEN_TRACE_DURATIONS=0 CUDAGEN_TRACE_FORMAT=perfetto CUDAGEN_TRACE_SUMMARY=1 "$work/trace_test" calls \
+        > /dev/null 2> "$t.untimed.summary"
+    check "trace: CUDAGEN_TRACE_DURATIONS=0" python3 tests/c/trace_check.py untimed "$t.untimed" "$t.untimed.perfetto" "$t.untimed.summary"
     for mode in "threads 4 200000" "joined 4 200000" "threads 3 1000" "abort 5000"; do
         set -- $mode
         tt "$t.$1" "$work/trace_test" $mode > "$t.$1.out" 2>&1

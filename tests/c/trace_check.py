@@ -2,6 +2,7 @@
 
     trace_check.py calls TEXT JSON PERFETTO FILTERED    the `calls` run in each format
     trace_check.py count TRACE CALLS                    every call is a line or counted as dropped
+    trace_check.py untimed TEXT PERFETTO SUMMARY         the `calls` run with CUDAGEN_TRACE_DURATIONS=0
 """
 import json
 import re
@@ -98,6 +99,26 @@ def check_calls(text_file, json_file, perfetto_file, filtered_file):
     print(f"ok: {len(lines)} calls in text, JSON, Perfetto; filter kept {len(filtered)}")
 
 
+def check_untimed(text_file, perfetto_file, summary_file):
+    """Lines without durations, Perfetto instants in call order, a summary of counts."""
+    lines = open(text_file).read().splitlines()
+    _, lines = take_nested(lines, lambda l: re.fullmatch(TID + NESTED, l), text_file)
+    if len(lines) != len(TEXT) or not all(re.fullmatch(TID + want, l) for l, want in zip(lines, TEXT)):
+        fail(f"{text_file}: lines with durations or wrong:\n" + "\n".join(lines))
+    doc = json.load(open(perfetto_file))
+    instants = [e for e in doc if e.get("ph") == "i"]
+    _, instants = take_nested(instants, lambda e: e["name"] == "cuDeviceGet" and e["args"]["ordinal"] == 5, perfetto_file)
+    if any(e.get("ph") == "X" or "dur" in e for e in doc) or [e["name"] for e in instants] != [re.match(r"\w+", t).group(0) for t in TEXT]:
+        fail(f"perfetto: {doc}")
+    if not all(a["ts"] <= b["ts"] for a, b in zip(instants, instants[1:])):
+        fail("perfetto: instants out of order")
+    summary = open(summary_file).read()
+    if not re.search(r"API summary \(pid \d+\): 12 functions, 17 calls, 3 errors\n +Calls +Errors  Name\n", summary) \
+            or not re.search(r"\n +2 +1  cuDeviceGetAttribute\n", summary) or "Total (ms)" in summary:
+        fail(f"summary: {summary}")
+    print(f"ok: {len(lines) + 2} calls without durations in text, Perfetto instants, summary of counts")
+
+
 def check_count(trace_file, calls):
     lines = open(trace_file, errors="replace").read().splitlines()
     dropped = 0
@@ -118,5 +139,7 @@ def check_count(trace_file, calls):
 if __name__ == "__main__":
     if sys.argv[1] == "calls":
         check_calls(*sys.argv[2:6])
+    elif sys.argv[1] == "untimed":
+        check_untimed(*sys.argv[2:5])
     else:
         check_count(sys.argv[2], int(sys.argv[3]))

@@ -54,9 +54,11 @@ struct Flags {
     sync: AtomicBool,
     /// Stamps are TSC ticks (see `clock`).
     tsc: AtomicBool,
+    /// Calls are stamped once, when they start (`CUDAGEN_TRACE_DURATIONS=0`).
+    untimed: AtomicBool,
 }
 
-static FLAGS: Flags = Flags { state: AtomicU8::new(UNKNOWN), sync: AtomicBool::new(false), tsc: AtomicBool::new(false) };
+static FLAGS: Flags = Flags { state: AtomicU8::new(UNKNOWN), sync: AtomicBool::new(false), tsc: AtomicBool::new(false), untimed: AtomicBool::new(false) };
 
 /// Whether calls should be traced. After the first call: one relaxed load and a branch.
 #[inline(always)]
@@ -93,6 +95,7 @@ fn init() -> bool {
 /// Before calls are traced: the clock, the writer thread (without one, calls are written at once).
 fn start() {
     clock::init();
+    FLAGS.untimed.store(sink::get().is_some_and(|s| !s.timed), Ordering::Relaxed);
     if !sink::writer_running() {
         FLAGS.sync.store(true, Ordering::Relaxed);
     }
@@ -265,8 +268,9 @@ pub fn open(desc: &'static Desc) -> Entered {
     let start = clock::now();
     let local = buffer::local_ptr();
     let fast = !FLAGS.sync.load(Ordering::Relaxed) && FLAGS.tsc.load(Ordering::Relaxed) && desc.wanted.load(Ordering::Relaxed) == 1;
+    let timed = !FLAGS.untimed.load(Ordering::Relaxed);
     // SAFETY: `local` is this thread's buffer (or null).
-    let open = if fast { unsafe { buffer::reserve(local, desc, start) } } else { None };
+    let open = if fast { unsafe { buffer::reserve(local, desc, start, timed) } } else { None };
     Entered { start, local, open }
 }
 
@@ -281,7 +285,7 @@ pub fn open(desc: &'static Desc) -> Entered {
 #[inline(always)]
 pub unsafe fn finish<const N: usize>(desc: &'static Desc, entered: Entered, words: &[u64; N], written: u64) {
     match entered.open {
-        Some(open) => buffer::close(open, clock::tsc(), words, written),
+        Some(open) => buffer::close(open, if open.timed { clock::tsc() } else { entered.start }, words, written),
         None => capture(desc, entered, words, written),
     }
 }
@@ -343,7 +347,7 @@ unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, words: &
 /// thread whose buffer is gone).
 #[cold]
 unsafe fn write_now<const N: usize>(desc: &'static Desc, start: u64, words: &[u64; N], written: u64) {
-    let end = clock::now();
+    let end = clock::end(start);
     let Some(s) = sink::get() else { return };
     let mut rec = vec![0u64; desc.max_len as usize / 8 + 1];
     let base = rec.as_mut_ptr() as *mut u8;

@@ -51,6 +51,12 @@ pub(super) fn flag(name: &str) -> bool {
     var(name).is_some_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no"))
 }
 
+/// `CUDAGEN_TRACE_DURATIONS=0|false|off|no`: calls are stamped once, when they start (their
+/// lines have no duration; Perfetto shows instants); anything else or unset: start and end.
+pub(super) fn durations() -> bool {
+    !var("CUDAGEN_TRACE_DURATIONS").is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no"))
+}
+
 pub(super) fn format() -> Format {
     match var("CUDAGEN_TRACE_FORMAT").map(|f| f.to_ascii_lowercase()).as_deref() {
         Some("json") => Format::Json,

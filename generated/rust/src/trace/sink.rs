@@ -41,6 +41,8 @@ pub(super) struct Sink {
     summary: bool,
     /// Lines are written (false for a summary-only configuration).
     lines: bool,
+    /// Calls have durations (`CUDAGEN_TRACE_DURATIONS` is not off).
+    pub(super) timed: bool,
     /// Set once the exit hook ran: later calls are written synchronously.
     finished: AtomicBool,
     out: Mutex<BufWriter<Box<dyn Write + Send>>>,
@@ -54,6 +56,7 @@ impl Sink {
             errors_only: config::flag("CUDAGEN_TRACE_ERRORS"),
             summary: config::flag("CUDAGEN_TRACE_SUMMARY"),
             lines,
+            timed: config::durations(),
             finished: AtomicBool::new(false),
             out: Mutex::new(BufWriter::with_capacity(1 << 16, w)),
         };
@@ -85,7 +88,7 @@ impl Sink {
             return;
         }
         let mut line = Vec::with_capacity(256);
-        format::event(self.format, tid, ev, &mut line);
+        format::event(self.format, self.timed, tid, ev, &mut line);
         let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
         if self.format != Format::Perfetto || !self.finished() {
             let _ = w.write_all(&line);
@@ -108,7 +111,7 @@ impl Sink {
         } else {
             self.out.lock().unwrap_or_else(|p| p.into_inner())
         };
-        let (summary, lines, format) = (self.summary && !try_only, self.lines, self.format);
+        let (summary, lines, format, timed) = (self.summary && !try_only, self.lines, self.format, self.timed);
         let k = super::clock::scale();
         // Lines are formatted into one buffer and written in large pieces.
         let mut text = Vec::with_capacity(1 << 16);
@@ -120,7 +123,7 @@ impl Sink {
                     summary::add(ev.function, super::failed(&ev.result), ev.dur_ns);
                 }
                 if lines && self.wants_line(&ev) {
-                    format::event(format, tid, &ev, &mut text);
+                    format::event(format, timed, tid, &ev, &mut text);
                     if text.len() >= 1 << 15 {
                         let _ = w.write_all(&text);
                         text.clear();
@@ -148,7 +151,7 @@ impl Sink {
             self.write_now(format::perfetto_end().as_bytes());
         }
         if self.summary {
-            let _ = std::io::stderr().write_all(summary::render().as_bytes());
+            let _ = std::io::stderr().write_all(summary::render(self.timed).as_bytes());
         }
     }
 }

@@ -213,7 +213,7 @@ pub(super) unsafe fn push<const N: usize>(l: *mut Local, desc: &'static Desc, st
             return Pushed::Unbuffered;
         }
         if lr.end as usize - lr.pos as usize >= desc.max_len as usize {
-            lr.pos = encode(desc, start, super::clock::now(), words, written, lr.pos);
+            lr.pos = encode(desc, start, super::clock::end(start), words, written, lr.pos);
             prefetch_write(lr.pos.wrapping_add(AHEAD));
             prefetch_write(lr.pos.wrapping_add(AHEAD + 64));
             (*lr.chunk).committed.0.store(lr.pos as usize - lr.base as usize, Ordering::Release);
@@ -225,7 +225,7 @@ pub(super) unsafe fn push<const N: usize>(l: *mut Local, desc: &'static Desc, st
             return Pushed::Stored;
         }
     }
-    push_slow(l, desc.max_len as usize, |p| encode(desc, start, super::clock::now(), words, written, p))
+    push_slow(l, desc.max_len as usize, |p| encode(desc, start, super::clock::end(start), words, written, p))
 }
 
 /// Appends one call given as values (the self-describing form).
@@ -361,6 +361,8 @@ pub(super) struct Open {
     chunk: *const Chunk,
     /// The chunk's `committed` once the record is written.
     end: usize,
+    /// The call's end is stamped (not `CUDAGEN_TRACE_DURATIONS=0`).
+    pub(super) timed: bool,
 }
 
 /// Reserves the record of a call of `desc` (a function without C strings) in the thread's
@@ -371,7 +373,7 @@ pub(super) struct Open {
 /// # Safety
 /// `l` is this thread's [`local_ptr`].
 #[inline(always)]
-pub(super) unsafe fn reserve(l: *mut Local, desc: &'static Desc, start: u64) -> Option<Open> {
+pub(super) unsafe fn reserve(l: *mut Local, desc: &'static Desc, start: u64, timed: bool) -> Option<Open> {
     let len = desc.fixed_len as usize;
     if l.is_null() || len == 0 {
         return None;
@@ -388,7 +390,7 @@ pub(super) unsafe fn reserve(l: *mut Local, desc: &'static Desc, start: u64) -> 
     lr.open = true;
     prefetch_write(lr.pos.wrapping_add(AHEAD));
     prefetch_write(lr.pos.wrapping_add(AHEAD + 64));
-    Some(Open { local: l, rec, chunk: lr.chunk, end: lr.pos as usize - lr.base as usize })
+    Some(Open { local: l, rec, chunk: lr.chunk, end: lr.pos as usize - lr.base as usize, timed })
 }
 
 /// Completes and publishes a record [`reserve`] made, with stores only (nothing the library
@@ -730,11 +732,11 @@ mod tests {
             // The thread's first call makes its buffer.
             let _ = push(local_ptr(), &ONE, 1, &[3, 0], 0);
             let _ = mine();
-            let o = reserve(local_ptr(), &ONE, 5).expect("a record is reserved");
+            let o = reserve(local_ptr(), &ONE, 5, true).expect("a record is reserved");
             // A call made meanwhile on this thread (from a callback) is not buffered, and the
             // open record is not published.
             assert!(matches!(push(local_ptr(), &ONE, 6, &[4, 0], 0), Pushed::Unbuffered));
-            assert!(reserve(local_ptr(), &ONE, 6).is_none());
+            assert!(reserve(local_ptr(), &ONE, 6, true).is_none());
             assert!(mine().is_empty());
             close(o, 9, &[7, 0], 0);
             let b = mine();
@@ -744,7 +746,7 @@ mod tests {
             assert!(matches!(ev[0].args[0].1, Value::U64(7)));
             // Closed: calls are buffered again.
             assert!(matches!(push(local_ptr(), &ONE, 10, &[8, 0], 0), Pushed::Stored));
-            let o = reserve(local_ptr(), &ONE, 11).expect("reserved again");
+            let o = reserve(local_ptr(), &ONE, 11, true).expect("reserved again");
             close(o, 12, &[9, 0], 0);
             let b = mine();
             assert_eq!(Reader::new(&b).map(|e| e.start_ns).collect::<Vec<_>>(), [10, 11]);

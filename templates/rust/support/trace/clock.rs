@@ -57,6 +57,16 @@ pub(super) fn now() -> u64 {
     now_slow()
 }
 
+/// The end stamp of a call that started at `start`: `start` itself when calls are not timed
+/// (`CUDAGEN_TRACE_DURATIONS=0`).
+#[inline(always)]
+pub(super) fn end(start: u64) -> u64 {
+    if FLAGS.untimed.load(Ordering::Relaxed) {
+        return start;
+    }
+    now()
+}
+
 /// A TSC stamp, for a caller that found TSC stamps chosen (see [`super::open`]).
 #[inline(always)]
 pub(super) fn tsc() -> u64 {

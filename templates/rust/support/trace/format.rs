@@ -7,11 +7,13 @@ use super::config::Format;
 use super::Value;
 use std::io::Write;
 
-/// Appends one event in the configured format, newline included, to `o`.
-pub(super) fn event(format: Format, tid: u64, ev: &Event<'_>, o: &mut Vec<u8>) {
+/// Appends one event in the configured format, newline included, to `o` (without its duration
+/// when calls are not `timed`).
+pub(super) fn event(format: Format, timed: bool, tid: u64, ev: &Event<'_>, o: &mut Vec<u8>) {
+    let dur = timed.then_some(ev.dur_ns);
     match format {
-        Format::Perfetto => perfetto(o, tid, ev.function, &ev.args, ev.result, ev.start_ns, ev.dur_ns),
-        f => line(o, f == Format::Json, tid, ev.function, &ev.args, ev.result, ev.dur_ns),
+        Format::Perfetto => perfetto(o, tid, ev.function, &ev.args, ev.result, ev.start_ns, dur),
+        f => line(o, f == Format::Json, tid, ev.function, &ev.args, ev.result, dur),
     }
 }
 
@@ -71,7 +73,7 @@ impl Put for Vec<u8> {
 }
 
 /// One complete line, newline included.
-pub(super) fn line(o: &mut Vec<u8>, json: bool, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, ns: u64) {
+pub(super) fn line(o: &mut Vec<u8>, json: bool, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, ns: Option<u64>) {
     if json {
         o.s("{\"tid\":");
         o.u(tid);
@@ -88,8 +90,10 @@ pub(super) fn line(o: &mut Vec<u8>, json: bool, tid: u64, function: &str, args: 
         }
         o.s("},\"result\":");
         json_value(o, &result);
-        o.s(",\"ns\":");
-        o.u(ns);
+        if let Some(ns) = ns {
+            o.s(",\"ns\":");
+            o.u(ns);
+        }
         o.s("}\n");
     } else {
         o.s("[cudagen tid=");
@@ -107,21 +111,27 @@ pub(super) fn line(o: &mut Vec<u8>, json: bool, tid: u64, function: &str, args: 
         }
         o.s(") -> ");
         text_value(o, &result);
-        o.push(b' ');
-        o.micros(ns);
-        o.s("us\n");
+        if let Some(ns) = ns {
+            o.push(b' ');
+            o.micros(ns);
+            o.s("us");
+        }
+        o.push(b'\n');
     }
 }
 
-/// One Chrome trace-event "complete" slice (`ph: X`; microsecond times), comma and newline
-/// included: the array is opened when the file is created and closed at exit.
-pub(super) fn perfetto(o: &mut Vec<u8>, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, start_ns: u64, dur_ns: u64) {
+/// One Chrome trace-event "complete" slice (`ph: X`; microsecond times), or an instant (`ph: i`)
+/// without a duration, comma and newline included: the array is opened when the file is created
+/// and closed at exit.
+pub(super) fn perfetto(o: &mut Vec<u8>, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, start_ns: u64, dur_ns: Option<u64>) {
     o.s("{\"name\":");
     json_str(o, function);
-    o.s(",\"cat\":\"cuda\",\"ph\":\"X\",\"ts\":");
+    o.s(if dur_ns.is_some() { ",\"cat\":\"cuda\",\"ph\":\"X\",\"ts\":" } else { ",\"cat\":\"cuda\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" });
     o.micros(start_ns);
-    o.s(",\"dur\":");
-    o.micros(dur_ns);
+    if let Some(dur_ns) = dur_ns {
+        o.s(",\"dur\":");
+        o.micros(dur_ns);
+    }
     o.s(",\"pid\":");
     o.u(u64::from(std::process::id()));
     o.s(",\"tid\":");
