@@ -16,7 +16,7 @@
 #               nvcc runtime program (--default-stream per-thread) and saxpy.c built per-thread
 #               against the real cuda.h (-lcuda); one PASS/FAIL line each
 #   bench       bench_pair.c: libcuda vs libcudagen in one process, then traced to /dev/null (calls
-#               mostly dropped, then every call recorded)
+#               mostly dropped, then every call recorded, with and without durations)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 carry=$(cd "${1:-$here/../../.carry/c}" && pwd) || { echo "usage: gpu.sh <folder with libcudagen.so>"; exit 2; }
