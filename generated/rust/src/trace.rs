@@ -25,6 +25,8 @@
 //!   (alone, it traces no lines).
 //! * `CUDAGEN_TRACE_ONLY=cuMem*,cuLaunch*` traces only those names (`*` ends a prefix);
 //!   `CUDAGEN_TRACE_ERRORS=1` only calls that returned an error status.
+//! * `CUDAGEN_TRACE_DURATIONS=0` stamps each call once, when it starts (one clock read a call
+//!   instead of two): lines without durations, Perfetto instants, a summary of calls and errors.
 //!
 //! Text: `[cudagen tid=12345] cuMemAlloc_v2(dptr=0x7ffd..., bytesize=67108864) -> CUDA_SUCCESS 1.234us`
 //! JSON: `{"tid":12345,"fn":"cuMemAlloc_v2","args":{"dptr":"0x7ffd...","bytesize":67108864},"result":"CUDA_SUCCESS","ns":1234}`
