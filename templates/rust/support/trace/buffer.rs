@@ -63,6 +63,13 @@ fn prefetch_write(p: *const u8) {
     let _ = p;
 }
 
+/// Asks for the two cache lines [`AHEAD`] bytes past the write position `pos`.
+#[inline(always)]
+fn prefetch_ahead(pos: *const u8) {
+    prefetch_write(pos.wrapping_add(AHEAD));
+    prefetch_write(pos.wrapping_add(AHEAD + 64));
+}
+
 /// A value alone on its cache line (the owner's and the writer's fields never share one).
 #[repr(align(64))]
 pub(super) struct Line<T>(pub(super) T);
@@ -214,8 +221,7 @@ pub(super) unsafe fn push<const N: usize>(l: *mut Local, desc: &'static Desc, st
         }
         if lr.end as usize - lr.pos as usize >= desc.max_len as usize {
             lr.pos = encode(desc, start, super::clock::end(start), words, written, lr.pos);
-            prefetch_write(lr.pos.wrapping_add(AHEAD));
-            prefetch_write(lr.pos.wrapping_add(AHEAD + 64));
+            prefetch_ahead(lr.pos);
             (*lr.chunk).committed.0.store(lr.pos as usize - lr.base as usize, Ordering::Release);
             return Pushed::Stored;
         }
@@ -388,8 +394,7 @@ pub(super) unsafe fn reserve(l: *mut Local, desc: &'static Desc, start: u64, tim
     rec.add(1).write(start);
     lr.pos = lr.pos.add(len);
     lr.open = true;
-    prefetch_write(lr.pos.wrapping_add(AHEAD));
-    prefetch_write(lr.pos.wrapping_add(AHEAD + 64));
+    prefetch_ahead(lr.pos);
     Some(Open { local: l, rec, chunk: lr.chunk, end: lr.pos as usize - lr.base as usize, timed })
 }
 
