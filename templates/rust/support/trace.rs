@@ -248,8 +248,8 @@ pub struct Entered {
     start: u64,
     /// The thread's buffer, or null.
     local: *mut buffer::Local,
-    /// The call's record, reserved and half written by [`open`]; null when the call is recorded
-    /// after it returns instead (see [`finish`]).
+    /// The call's record, reserved and half written by [`open`]; `None` when the call is
+    /// recorded after it returns instead (see [`finish`]).
     open: Option<buffer::Open>,
 }
 

@@ -390,8 +390,7 @@ pub(super) unsafe fn reserve(l: *mut Local, desc: &'static Desc, start: u64, tim
         return None;
     }
     let rec = lr.pos as *mut u64;
-    rec.write(desc as *const Desc as u64);
-    rec.add(1).write(start);
+    write_head(rec, desc, start);
     lr.pos = lr.pos.add(len);
     lr.open = true;
     prefetch_ahead(lr.pos);
@@ -405,9 +404,7 @@ pub(super) unsafe fn reserve(l: *mut Local, desc: &'static Desc, start: u64, tim
 /// `o` comes from [`reserve`] on this thread, of a `desc` with `N - 1` arguments; closed once.
 #[inline(always)]
 pub(super) unsafe fn close<const N: usize>(o: Open, end: u64, words: &[u64; N], written: u64) {
-    o.rec.add(2).write(end);
-    o.rec.add(3).cast::<[u64; N]>().write(*words);
-    o.rec.add(3 + N).write(written);
+    write_tail(o.rec, end, words, written);
     (*o.chunk).committed.0.store(o.end, Ordering::Release);
     (*o.local).open = false;
 }
@@ -422,17 +419,30 @@ pub(super) unsafe fn close<const N: usize>(o: Open, end: u64, words: &[u64; N], 
 pub(super) unsafe fn encode<const N: usize>(desc: &'static Desc, start: u64, end: u64, words: &[u64; N], written: u64, p: *mut u8) -> *mut u8 {
     debug_assert_eq!(N, desc.args.len() + 1);
     let w = p as *mut u64;
-    w.write(desc as *const Desc as u64);
-    w.add(1).write(start);
-    w.add(2).write(end);
-    // A fixed-size copy: a few moves, no call.
-    w.add(3).cast::<[u64; N]>().write(*words);
-    w.add(3 + N).write(written);
-    let q = w.add(4 + N) as *mut u8;
+    write_head(w, desc, start);
+    let q = write_tail(w, end, words, written) as *mut u8;
     if desc.strings == 0 {
         return q;
     }
     copy_strings(desc, words, q)
+}
+
+/// A record's first two words (see [`encode`]): `desc` and the start stamp.
+#[inline(always)]
+unsafe fn write_head(rec: *mut u64, desc: &'static Desc, start: u64) {
+    rec.write(desc as *const Desc as u64);
+    rec.add(1).write(start);
+}
+
+/// The rest of a record without its strings (see [`encode`]): the end stamp, the words, the
+/// `written` mask; returns the word after them.
+#[inline(always)]
+unsafe fn write_tail<const N: usize>(rec: *mut u64, end: u64, words: &[u64; N], written: u64) -> *mut u64 {
+    rec.add(2).write(end);
+    // A fixed-size copy: a few moves, no call.
+    rec.add(3).cast::<[u64; N]>().write(*words);
+    rec.add(3 + N).write(written);
+    rec.add(4 + N)
 }
 
 /// Copies the C strings a call's words point at (at most [`MAX_STR`] bytes each).
