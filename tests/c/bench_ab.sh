@@ -3,7 +3,8 @@
 # with every call traced and recorded (CUDAGEN_TRACE_FILE=/dev/null, 2k calls and 8 launch
 # batches per sample, 60 ms pauses), run ROUNDS times over the given builds in turn (A B A B ...),
 # so drift in the machine falls on every build alike. Prints, per build, the added ns of each
-# round (median of paired differences) and the median over rounds.
+# round (median of paired differences) and the median over rounds, then the same over the samples
+# where libcuda ran first and where the shim did (bench_pair.c alternates the order).
 # Usage: bash tests/c/bench_ab.sh ROUNDS a/libcudagen.so b/libcudagen.so ...
 # A build given as VAR=VALUE@path runs with that variable set (CUDAGEN_TRACE_DURATIONS=0@lib.so).
 # (BENCH_SAMPLES, default 201, sets the samples of each run.)
@@ -27,8 +28,9 @@ for r in $(seq "$rounds"); do
         CUDAGEN_TRACE_FILE=/dev/null BENCH_SAMPLES=${BENCH_SAMPLES:-201} BENCH_CALLS=2000 BENCH_BATCHES=8 BENCH_PAUSE_MS=60 \
             env $setting "$work/bench_pair" "${so#*@}" > "$work/out" 2>&1 || { cat "$work/out"; exit 1; }
         grep -q "skipped: no driver" "$work/out" && { echo "skipped: no driver"; exit 0; }
-        # rows: | name | libcuda | shim | diff |
-        awk -F'|' -v so="$so" -v r="$r" '/^\| cu/ { gsub(/ +/, "", $2); gsub(/ +/, "", $5); print so, r, $2, $5 }' "$work/out" >> "$work/rows"
+        # rows: | name | libcuda | shim | diff | diff, libcuda first | diff, shim first |
+        awk -F'|' -v so="$so" -v r="$r" '/^\| cu/ { for (i = 2; i <= 7; i++) gsub(/ +/, "", $i); print so, r, $2, $5, $6, $7 }' \
+            "$work/out" >> "$work/rows"
     done
 done
 python3 - "$work/rows" "$@" <<'EOF'
@@ -36,12 +38,16 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 builds = sys.argv[2:]
 calls = list(dict.fromkeys(r[2] for r in rows))
-print("| build | " + " | ".join(calls) + " |")
-print("| --- |" + " ---: |" * len(calls))
-for b in builds:
-    cells = []
-    for c in calls:
-        v = [float(r[3]) for r in rows if r[0] == b and r[2] == c]
-        cells.append(f"{statistics.median(v):+.0f} ({', '.join(f'{x:+.0f}' for x in v)})")
-    print(f"| {b} | " + " | ".join(cells) + " |")
+def table(col, note):
+    print(f"\n{note}\n\n| build | " + " | ".join(calls) + " |")
+    print("| --- |" + " ---: |" * len(calls))
+    for b in builds:
+        cells = []
+        for c in calls:
+            v = [float(r[col]) for r in rows if r[0] == b and r[2] == c]
+            cells.append(f"{statistics.median(v):+.0f} ({', '.join(f'{x:+.0f}' for x in v)})")
+        print(f"| {b} | " + " | ".join(cells) + " |")
+table(3, "added ns: median over rounds (each round's median of paired differences)")
+table(4, "the same over the samples where libcuda ran first")
+table(5, "the same over the samples where the shim ran first")
 EOF

@@ -6,12 +6,18 @@
  * Only the launch calls are timed, not the synchronize: 256 launches fit the queue, so none waits
  * for the GPU and the time is the calling thread's (timing the synchronize too measured the GPU
  * whenever it was the slower side, and its noise swamped the tracer's cost).
- * Each sample times both paths back to back (the order swaps every sample); the table gives each
- * path's median and the median of the per-sample differences, which cancels slow drift.
+ * Each sample times both paths back to back (the order swaps every sample; the launch batches
+ * alternate within the sample, swapping order every batch); the table gives each path's median
+ * and the median of the per-sample differences, which cancels slow drift, and that median over
+ * the samples (the launches: the batch pairs) where each path ran first: they differ when going
+ * first costs more. Recorded launches on the H100 machine, median of 5 processes: when whole
+ * samples alternated, +26 ns where libcuda went first and +132 where the shim did (a process's
+ * median fell on either side: +76 to +127); alternating batches, +75 and +96.
  * Run it again with CUDAGEN_TRACE_FILE=/dev/null for the cost of tracing (the shim column).
  * BENCH_CALLS=N changes the calls per sample of the two small calls (BENCH_BATCHES=N the launch
  * batches, BENCH_SAMPLES=N the samples, 61 by default, at most 1001), BENCH_PAUSE_MS=N sleeps
- * between samples (so the trace writer catches up and every traced call is recorded, not dropped),
+ * between samples (so the trace writer catches up and every traced call is recorded, not dropped;
+ * after each pause both paths make a few untimed calls and launches, unless BENCH_WARM=0),
  * BENCH_CLOCK=thread times with the calling thread's CPU clock instead of the monotonic clock (on a
  * machine with few cores the writer thread and other jobs preempt the caller: wall time counts that).
  * Without a GPU, tests/c/bench_fake.sh runs it against a fake libcuda (tests/c/fake_bench_libcuda.c).
@@ -26,6 +32,9 @@
 
 #define MAX_SAMPLES 1001
 #define BATCH 256
+/* Calls and launches of each path, untimed, after each pause. */
+#define WARM_CALLS 200
+#define WARM_LAUNCHES 64
 
 static const char *empty5_ptx =
     ".version 7.0\n.target sm_52\n.address_size 64\n"
@@ -91,12 +100,12 @@ int main(int argc, char **argv) {
     void *args[5] = {&a, &x, &y, &out, &n};
     int value = 0;
     const int CALLS = env_int("BENCH_CALLS", 200000), BATCHES = env_int("BENCH_BATCHES", 100);
-    const int pause_ms = env_int("BENCH_PAUSE_MS", 0);
+    const int pause_ms = env_int("BENCH_PAUSE_MS", 0), warm = env_int("BENCH_WARM", 1);
     int samples = env_int("BENCH_SAMPLES", 61);
     if (samples < 1 || samples > MAX_SAMPLES) samples = 61;
     const char *clk = getenv("BENCH_CLOCK");
     if (clk && strcmp(clk, "thread") == 0) clock_id = CLOCK_THREAD_CPUTIME_ID;
-    static double s[3][2][MAX_SAMPLES];
+    static double s[3][2][MAX_SAMPLES], split[2][MAX_SAMPLES];
     for (int w = 0; w < 2; w++) { /* warm up both paths: resolve entries, JIT, first launches */
         for (int k = 0; k < 1000; k++) {
             ctx_f[w](&cur);
@@ -110,6 +119,18 @@ int main(int argc, char **argv) {
             struct timespec p = {pause_ms / 1000, (long)(pause_ms % 1000) * 1000000L};
             nanosleep(&p, NULL);
         }
+        if (pause_ms > 0 && warm) {
+            /* Untimed, both paths: after the sleep the caller's caches and branch predictors are
+             * cold, and whichever path runs first pays for it. */
+            for (int w = 0; w < 2; w++) {
+                for (int k = 0; k < WARM_CALLS; k++) {
+                    ctx_f[w](&cur);
+                    attr_f[w](&value, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+                }
+                for (int k = 0; k < WARM_LAUNCHES; k++) launch_f[w](fn, 1, 1, 1, 32, 1, 1, 0, stream, args, NULL);
+                sync_f[w](stream);
+            }
+        }
         for (int j = 0; j < 2; j++) {
             int w = (i + j) % 2; /* alternate which path goes first */
             double t = now_ns();
@@ -118,29 +139,47 @@ int main(int argc, char **argv) {
             t = now_ns();
             for (int k = 0; k < CALLS; k++) attr_f[w](&value, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
             s[1][w][i] = (now_ns() - t) / CALLS;
-            double launching = 0;
-            for (int b = 0; b < BATCHES; b++) {
-                t = now_ns();
+        }
+        /* Launches alternate batch by batch (the order swaps every batch), so that going first
+         * (slower, whichever path does) falls on both paths in every sample. */
+        double launching[2][2] = {{0, 0}, {0, 0}}; /* [path][ran first] */
+        for (int b = 0; b < BATCHES; b++) {
+            for (int j = 0; j < 2; j++) {
+                int w = (i + b + j) % 2;
+                double t = now_ns();
                 for (int k = 0; k < BATCH; k++) launch_f[w](fn, 1, 1, 1, 32, 1, 1, 0, stream, args, NULL);
-                launching += now_ns() - t;
+                launching[w][j == 0] += now_ns() - t;
                 sync_f[w](stream); /* not timed: the GPU's time is not the caller's */
             }
-            s[2][w][i] = launching / (BATCHES * BATCH);
+        }
+        for (int w = 0; w < 2; w++) s[2][w][i] = (launching[w][0] + launching[w][1]) / (BATCHES * BATCH);
+        if (BATCHES >= 2) { /* added ns over the batch pairs where libcuda / the shim went first */
+            split[0][i] = 2 * (launching[1][0] - launching[0][1]) / (BATCHES * BATCH);
+            split[1][i] = 2 * (launching[1][1] - launching[0][0]) / (BATCHES * BATCH);
         }
     }
     const char *names[3] = {"cuCtxGetCurrent", "cuDeviceGetAttribute", "cuLaunchKernel (5 args)"};
     char setup[128] = "";
     if (CALLS != 200000 || BATCHES != 100 || pause_ms > 0 || samples != 61)
         snprintf(setup, sizeof setup, ", %d samples of %d calls / %d launches, %d ms pauses", samples, CALLS, BATCHES * BATCH, pause_ms);
-    printf("| call (%s%s%s) | libcuda ns | libcudagen ns | added ns (median of paired differences) |\n"
-           "|---|---:|---:|---:|\n",
+    printf("| call (%s%s%s) | libcuda ns | libcudagen ns | added ns (median of paired differences) | libcuda first | libcudagen first |\n"
+           "|---|---:|---:|---:|---:|---:|\n",
            getenv("CUDAGEN_TRACE_FILE") ? "shim traced to /dev/null" : "tracing off",
            clock_id == CLOCK_MONOTONIC ? "" : ", thread CPU time", setup);
     for (int f = 0; f < 3; f++) {
-        double diff[MAX_SAMPLES];
-        for (int i = 0; i < samples; i++) diff[i] = s[f][1][i] - s[f][0][i];
+        double diff[MAX_SAMPLES], by_order[2][MAX_SAMPLES];
+        int n_order[2] = {0, 0};
+        for (int i = 0; i < samples; i++) {
+            diff[i] = s[f][1][i] - s[f][0][i];
+            if (f < 2) { /* sample i ran path i % 2 first */
+                by_order[i % 2][n_order[i % 2]++] = diff[i];
+            } else if (BATCHES >= 2) {
+                for (int o = 0; o < 2; o++) by_order[o][n_order[o]++] = split[o][i];
+            }
+        }
         double dm = median(diff, samples);
-        printf("| %s | %.2f | %.2f | %+.2f |\n", names[f], median(s[f][0], samples), median(s[f][1], samples), dm);
+        printf("| %s | %.2f | %.2f | %+.2f | %+.2f | %+.2f |\n", names[f], median(s[f][0], samples), median(s[f][1], samples), dm,
+               n_order[0] ? median(by_order[0], n_order[0]) : 0.0, n_order[1] ? median(by_order[1], n_order[1]) : 0.0);
     }
     return 0;
 }

@@ -203,16 +203,16 @@ done
 # context, clocks and layout (separate builds differed by several ns from run to run).
 echo; echo "== bench: libcuda vs libcudagen in one process, tracing off, then traced to /dev/null"
 # (200k calls per sample: the writer cannot keep up with the small calls, most are dropped), then
-# traced with 2k calls per sample and pauses (every call recorded; see tests/c/bench_fake.sh), and
+# traced with 201 samples of 2k calls and pauses (every call recorded; see tests/c/bench_fake.sh), and
 # the same without durations (CUDAGEN_TRACE_DURATIONS=0)
 if $CC -std=c11 -O2 -Wall -I "$carry/include" "$here/bench_pair.c" -o "$work/bench_pair" -L "$cuda_lib/stubs" -lcuda -ldl; then
     export LD_LIBRARY_PATH="$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     if "$work/bench_pair" "$carry/libcudagen.so" | tee "$out/bench.txt" \
         && CUDAGEN_TRACE_FILE=/dev/null "$work/bench_pair" "$carry/libcudagen.so" | tee -a "$out/bench.txt" \
-        && CUDAGEN_TRACE_FILE=/dev/null BENCH_CALLS=2000 BENCH_BATCHES=8 BENCH_PAUSE_MS=60 \
+        && CUDAGEN_TRACE_FILE=/dev/null BENCH_SAMPLES=201 BENCH_CALLS=2000 BENCH_BATCHES=8 BENCH_PAUSE_MS=60 \
             "$work/bench_pair" "$carry/libcudagen.so" | tee -a "$out/bench.txt" \
         && echo "(the same, CUDAGEN_TRACE_DURATIONS=0: calls stamped once)" | tee -a "$out/bench.txt" \
-        && CUDAGEN_TRACE_DURATIONS=0 CUDAGEN_TRACE_FILE=/dev/null BENCH_CALLS=2000 BENCH_BATCHES=8 BENCH_PAUSE_MS=60 \
+        && CUDAGEN_TRACE_DURATIONS=0 CUDAGEN_TRACE_FILE=/dev/null BENCH_SAMPLES=201 BENCH_CALLS=2000 BENCH_BATCHES=8 BENCH_PAUSE_MS=60 \
             "$work/bench_pair" "$carry/libcudagen.so" | tee -a "$out/bench.txt"; then
         row "bench (one process)" PASS "see table"
     else
