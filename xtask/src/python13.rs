@@ -8,7 +8,8 @@
 //!
 //! A debug build: on 2 cores it takes about half the time of a release build, and the tests make
 //! few calls. It shares `target/` with `cargo test --workspace`, whose debug build of the
-//! dependencies (pyo3, ...) it reuses; only the two generated crates compile (~30 s here).
+//! dependencies (pyo3, ...) it reuses; only the two generated crates compile (~30 s here), and
+//! the extension is always linked again (its file is the workspace crate's too).
 
 use crate::{fetch, regen, root, run, sweep, versions::Table};
 use anyhow::{Context, Result};
@@ -48,6 +49,12 @@ pub fn run() -> Result<()> {
     let t = Instant::now();
     let wheels = dir.join("wheels");
     let _ = std::fs::remove_dir_all(&wheels);
+    // A cdylib's file name carries no hash, so `cargo test --workspace` (the 12.x crate, linked
+    // with libpython) writes the same `target/debug/deps/lib_cudagen.so`: without it, cargo
+    // finds this crate stale and links it again, instead of handing maturin the other one.
+    for stale in ["target/debug/deps/lib_cudagen.so", "target/debug/lib_cudagen.so"] {
+        let _ = std::fs::remove_file(root.join(stale));
+    }
     run::status(
         Command::new(root.join(".venv13/bin/maturin"))
             .args(["build", "--quiet", "-m"])
