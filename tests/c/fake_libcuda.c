@@ -24,6 +24,13 @@ static CUresult memset_d2d32_v3020(uint64_t d, size_t pitch, unsigned v, size_t 
     return d == 1 && pitch == 2 && v == 3 && w == 4 && h == 5 && s == (void *)6 ? 42 : 1;
 }
 
+/* Deprecated cudaGL.h functions: their exports come from cudaGLTypedefs.h alone. */
+static CUresult gl_init(void) { return 44; }
+static CUresult gl_map_buffer_object_v2_ptds(uint64_t *d, size_t *n, unsigned buffer)
+{
+    return d == (uint64_t *)8 && n == (size_t *)9 && buffer == 10 ? 45 : 1;
+}
+
 /* Static: a reference to the exported name would bind to the shim's export (interposition). */
 static CUresult get_proc(const char *sym, void **pfn, int ver, uint64_t flags, int *status)
 {
@@ -38,6 +45,8 @@ static CUresult get_proc(const char *sym, void **pfn, int ver, uint64_t flags, i
         p = flags == 2 ? (void *)memcpy_htod_async_ptsz : (void *)memcpy_htod_async;
     else if (strcmp(sym, "cuInternalThing") == 0) p = (void *)internal_thing;
     else if (strcmp(sym, "cuStreamWaitValue32") == 0 && ver >= 8000 && ver < 11070) p = (void *)memset_d2d32_v3020;
+    else if (strcmp(sym, "cuGLInit") == 0 && ver >= 2000) p = (void *)gl_init;
+    else if (strcmp(sym, "cuGLMapBufferObject") == 0 && ver >= 7000 && flags == 2) p = (void *)gl_map_buffer_object_v2_ptds;
     *pfn = p;
     if (status) *status = p ? 0 : 1; /* CU_GET_PROC_ADDRESS_SUCCESS / SYMBOL_NOT_FOUND */
     return p ? 0 : 500;

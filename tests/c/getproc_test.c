@@ -76,6 +76,15 @@ int main(void)
     expect(legacy != NULL && ((six_t)legacy)(1, 2, 3, 4, 5, (void *)6) == 42, "second call through the filled slot");
     void *gone = dlsym(RTLD_DEFAULT, "cuStreamWaitValue64");
     expect(gone != NULL && ((six_t)gone)(1, 2, 3, 4, 5, (void *)6) == CUDA_ERROR_NOT_FOUND, "legacy ABI the driver lacks -> CUDA_ERROR_NOT_FOUND");
+    /* Deprecated cudaGL.h functions (left out of the bindings) are still exported: the v2000
+     * cuGLInit, and the per-thread v7000 ABI of cuGLMapBufferObject_v2. */
+    typedef CUresult (*none_t)(void);
+    typedef CUresult (*map_t)(unsigned long long *, size_t *, unsigned);
+    void *gl_init = dlsym(RTLD_DEFAULT, "cuGLInit");
+    expect(gl_init != NULL && ((none_t)gl_init)() == 44, "deprecated export cuGLInit -> driver's v2000 ABI");
+    void *gl_map = dlsym(RTLD_DEFAULT, "cuGLMapBufferObject_v2_ptds");
+    expect(gl_map != NULL && ((map_t)gl_map)((unsigned long long *)8, (size_t *)9, 10) == 45,
+           "deprecated export cuGLMapBufferObject_v2_ptds -> driver's per-thread v7000 ABI");
     printf("%d failure(s)\n", failures);
     return failures != 0;
 }

@@ -23,7 +23,7 @@ use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
 /// (symbol, `cuGetProcAddress` name, ABI version, flags: 1 legacy stream, 2 per-thread), in slot order.
-static ABIS: [(&str, &[u8], i32, u64); 78] = [
+static ABIS: [(&str, &[u8], i32, u64); 95] = [
     ("cuArray3DCreate", b"cuArray3DCreate", 2000, 1),
     ("cuArray3DGetDescriptor", b"cuArray3DGetDescriptor", 2000, 1),
     ("cuArrayCreate", b"cuArrayCreate", 2000, 1),
@@ -37,6 +37,21 @@ static ABIS: [(&str, &[u8], i32, u64); 78] = [
     ("cuDevicePrimaryCtxSetFlags", b"cuDevicePrimaryCtxSetFlags", 7000, 1),
     ("cuDeviceTotalMem", b"cuDeviceTotalMem", 2000, 1),
     ("cuEventDestroy", b"cuEventDestroy", 2000, 1),
+    ("cuGLCtxCreate", b"cuGLCtxCreate", 2000, 1),
+    ("cuGLCtxCreate_v2", b"cuGLCtxCreate", 3020, 1),
+    ("cuGLGetDevices", b"cuGLGetDevices", 4010, 1),
+    ("cuGLInit", b"cuGLInit", 2000, 1),
+    ("cuGLMapBufferObject", b"cuGLMapBufferObject", 2000, 1),
+    ("cuGLMapBufferObjectAsync", b"cuGLMapBufferObjectAsync", 2030, 1),
+    ("cuGLMapBufferObjectAsync_v2", b"cuGLMapBufferObjectAsync", 3020, 1),
+    ("cuGLMapBufferObjectAsync_v2_ptsz", b"cuGLMapBufferObjectAsync", 7000, 2),
+    ("cuGLMapBufferObject_v2", b"cuGLMapBufferObject", 3020, 1),
+    ("cuGLMapBufferObject_v2_ptds", b"cuGLMapBufferObject", 7000, 2),
+    ("cuGLRegisterBufferObject", b"cuGLRegisterBufferObject", 2000, 1),
+    ("cuGLSetBufferObjectMapFlags", b"cuGLSetBufferObjectMapFlags", 2030, 1),
+    ("cuGLUnmapBufferObject", b"cuGLUnmapBufferObject", 2000, 1),
+    ("cuGLUnmapBufferObjectAsync", b"cuGLUnmapBufferObjectAsync", 2030, 1),
+    ("cuGLUnregisterBufferObject", b"cuGLUnregisterBufferObject", 2000, 1),
     ("cuGraphAddKernelNode", b"cuGraphAddKernelNode", 10000, 1),
     ("cuGraphExecKernelNodeSetParams", b"cuGraphExecKernelNodeSetParams", 10010, 1),
     ("cuGraphExecUpdate", b"cuGraphExecUpdate", 10020, 1),
@@ -83,6 +98,7 @@ static ABIS: [(&str, &[u8], i32, u64); 78] = [
     ("cuMemsetD32", b"cuMemsetD32", 2000, 1),
     ("cuMemsetD8", b"cuMemsetD8", 2000, 1),
     ("cuModuleGetGlobal", b"cuModuleGetGlobal", 2000, 1),
+    ("cuProfilerInitialize", b"cuProfilerInitialize", 4000, 1),
     ("cuStreamBatchMemOp", b"cuStreamBatchMemOp", 8000, 1),
     ("cuStreamBatchMemOp_ptsz", b"cuStreamBatchMemOp", 8000, 2),
     ("cuStreamBeginCapture", b"cuStreamBeginCapture", 10000, 1),
@@ -102,9 +118,10 @@ static ABIS: [(&str, &[u8], i32, u64); 78] = [
     ("cuTexRefSetAddress", b"cuTexRefSetAddress", 2000, 1),
     ("cuTexRefSetAddress2D", b"cuTexRefSetAddress2D", 2020, 1),
     ("cuTexRefSetAddress2D_v2", b"cuTexRefSetAddress2D", 3020, 1),
+    ("cuVDPAUCtxCreate", b"cuVDPAUCtxCreate", 3010, 1),
 ];
 
-static SLOTS: [AtomicPtr<c_void>; 78] = [const { AtomicPtr::new(core::ptr::null_mut()) }; 78];
+static SLOTS: [AtomicPtr<c_void>; 95] = [const { AtomicPtr::new(core::ptr::null_mut()) }; 95];
 
 /// Slot index in `r11`: jump to the resolved entry, resolving it first (all argument registers
 /// saved around the call), or return the loader's status when the driver lacks it.
@@ -243,390 +260,492 @@ pub unsafe extern "C" fn cuEventDestroy() {
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddKernelNode() {
+pub unsafe extern "C" fn cuGLCtxCreate() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 13, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams() {
+pub unsafe extern "C" fn cuGLCtxCreate_v2() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 14, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecUpdate() {
+pub unsafe extern "C" fn cuGLGetDevices() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 15, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphInstantiate() {
+pub unsafe extern "C" fn cuGLInit() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 16, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphInstantiate_v2() {
+pub unsafe extern "C" fn cuGLMapBufferObject() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 17, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphKernelNodeGetParams() {
+pub unsafe extern "C" fn cuGLMapBufferObjectAsync() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 18, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphKernelNodeSetParams() {
+pub unsafe extern "C" fn cuGLMapBufferObjectAsync_v2() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 19, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsResourceGetMappedPointer() {
+pub unsafe extern "C" fn cuGLMapBufferObjectAsync_v2_ptsz() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 20, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsResourceSetMapFlags() {
+pub unsafe extern "C" fn cuGLMapBufferObject_v2() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 21, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuIpcOpenMemHandle() {
+pub unsafe extern "C" fn cuGLMapBufferObject_v2_ptds() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 22, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuLinkAddData() {
+pub unsafe extern "C" fn cuGLRegisterBufferObject() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 23, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuLinkAddFile() {
+pub unsafe extern "C" fn cuGLSetBufferObjectMapFlags() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 24, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuLinkCreate() {
+pub unsafe extern "C" fn cuGLUnmapBufferObject() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 25, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemAlloc() {
+pub unsafe extern "C" fn cuGLUnmapBufferObjectAsync() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 26, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemAllocHost() {
+pub unsafe extern "C" fn cuGLUnregisterBufferObject() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 27, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemAllocPitch() {
+pub unsafe extern "C" fn cuGraphAddKernelNode() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 28, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemFree() {
+pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 29, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemGetAddressRange() {
+pub unsafe extern "C" fn cuGraphExecUpdate() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 30, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemGetInfo() {
+pub unsafe extern "C" fn cuGraphInstantiate() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 31, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemHostGetDevicePointer() {
+pub unsafe extern "C" fn cuGraphInstantiate_v2() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 32, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemHostRegister() {
+pub unsafe extern "C" fn cuGraphKernelNodeGetParams() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 33, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpy2D() {
+pub unsafe extern "C" fn cuGraphKernelNodeSetParams() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 34, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpy2DAsync() {
+pub unsafe extern "C" fn cuGraphicsResourceGetMappedPointer() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 35, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpy2DUnaligned() {
+pub unsafe extern "C" fn cuGraphicsResourceSetMapFlags() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 36, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpy3D() {
+pub unsafe extern "C" fn cuIpcOpenMemHandle() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 37, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpy3DAsync() {
+pub unsafe extern "C" fn cuLinkAddData() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 38, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoA() {
+pub unsafe extern "C" fn cuLinkAddFile() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 39, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoD() {
+pub unsafe extern "C" fn cuLinkCreate() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 40, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoH() {
+pub unsafe extern "C" fn cuMemAlloc() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 41, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoHAsync() {
+pub unsafe extern "C" fn cuMemAllocHost() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 42, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoA() {
+pub unsafe extern "C" fn cuMemAllocPitch() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 43, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoD() {
+pub unsafe extern "C" fn cuMemFree() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 44, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoDAsync() {
+pub unsafe extern "C" fn cuMemGetAddressRange() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 45, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoH() {
+pub unsafe extern "C" fn cuMemGetInfo() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 46, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoHAsync() {
+pub unsafe extern "C" fn cuMemHostGetDevicePointer() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 47, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoA() {
+pub unsafe extern "C" fn cuMemHostRegister() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 48, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoAAsync() {
+pub unsafe extern "C" fn cuMemcpy2D() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 49, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoD() {
+pub unsafe extern "C" fn cuMemcpy2DAsync() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 50, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoDAsync() {
+pub unsafe extern "C" fn cuMemcpy2DUnaligned() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 51, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD16() {
+pub unsafe extern "C" fn cuMemcpy3D() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 52, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D16() {
+pub unsafe extern "C" fn cuMemcpy3DAsync() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 53, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D32() {
+pub unsafe extern "C" fn cuMemcpyAtoA() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 54, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D8() {
+pub unsafe extern "C" fn cuMemcpyAtoD() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 55, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD32() {
+pub unsafe extern "C" fn cuMemcpyAtoH() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 56, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD8() {
+pub unsafe extern "C" fn cuMemcpyAtoHAsync() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 57, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleGetGlobal() {
+pub unsafe extern "C" fn cuMemcpyDtoA() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 58, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBatchMemOp() {
+pub unsafe extern "C" fn cuMemcpyDtoD() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 59, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBatchMemOp_ptsz() {
+pub unsafe extern "C" fn cuMemcpyDtoDAsync() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 60, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBeginCapture() {
+pub unsafe extern "C" fn cuMemcpyDtoH() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 61, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBeginCapture_ptsz() {
+pub unsafe extern "C" fn cuMemcpyDtoHAsync() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 62, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamDestroy() {
+pub unsafe extern "C" fn cuMemcpyHtoA() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 63, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamGetCaptureInfo() {
+pub unsafe extern "C" fn cuMemcpyHtoAAsync() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 64, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamGetCaptureInfo_ptsz() {
+pub unsafe extern "C" fn cuMemcpyHtoD() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 65, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue32() {
+pub unsafe extern "C" fn cuMemcpyHtoDAsync() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 66, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue32_ptsz() {
+pub unsafe extern "C" fn cuMemsetD16() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 67, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue64() {
+pub unsafe extern "C" fn cuMemsetD2D16() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 68, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue64_ptsz() {
+pub unsafe extern "C" fn cuMemsetD2D32() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 69, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue32() {
+pub unsafe extern "C" fn cuMemsetD2D8() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 70, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue32_ptsz() {
+pub unsafe extern "C" fn cuMemsetD32() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 71, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue64() {
+pub unsafe extern "C" fn cuMemsetD8() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 72, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue64_ptsz() {
+pub unsafe extern "C" fn cuModuleGetGlobal() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 73, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefGetAddress() {
+pub unsafe extern "C" fn cuProfilerInitialize() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 74, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetAddress() {
+pub unsafe extern "C" fn cuStreamBatchMemOp() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 75, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetAddress2D() {
+pub unsafe extern "C" fn cuStreamBatchMemOp_ptsz() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 76, d = sym dispatch)
 }
 
 #[unsafe(naked)]
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetAddress2D_v2() {
+pub unsafe extern "C" fn cuStreamBeginCapture() {
     core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 77, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamBeginCapture_ptsz() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 78, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamDestroy() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 79, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 80, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_ptsz() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 81, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWaitValue32() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 82, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWaitValue32_ptsz() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 83, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWaitValue64() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 84, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWaitValue64_ptsz() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 85, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWriteValue32() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 86, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWriteValue32_ptsz() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 87, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWriteValue64() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 88, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamWriteValue64_ptsz() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 89, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefGetAddress() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 90, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefSetAddress() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 91, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefSetAddress2D() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 92, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuTexRefSetAddress2D_v2() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 93, d = sym dispatch)
+}
+
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn cuVDPAUCtxCreate() {
+    core::arch::naked_asm!("mov r11d, {i}", "jmp {d}", i = const 94, d = sym dispatch)
 }

@@ -13,7 +13,7 @@
 // Regenerate with `cargo xtask regen`.
 //! libcudagen: a link-free, traceable libcuda / libnvrtc for C and C++ programs, CUDA 12.9.
 //!
-//! Exports every ABI symbol of `cuda.h` and `cudaGL.h` and `cudaEGL.h` and `cudaVDPAU.h` and `cudaProfiler.h` and `nvrtc.h` (662 in all) with its C prototype;
+//! Exports every ABI symbol of `cuda.h` and `cudaGL.h` and `cudaEGL.h` and `cudaVDPAU.h` and `cudaProfiler.h` and `nvrtc.h` (679 in all) with its C prototype;
 //! each forwards to the `sys` function of the `cudagen` crate, which opens the real library at
 //! first use, resolves the entry lazily and traces the call when `CUDAGEN_TRACE` is set. Also
 //! exported: `cuGetProcAddress`, `cudagenLastLoaderError`, `cudagen_shim_marker`.

@@ -97,7 +97,13 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
         versions::assign(&top, &files.versions, &mut library);
     }
     if let Some(t) = typedefs {
-        let text = std::fs::read_to_string(t).map_err(|e| Error::new(format!("{}: {e}", t.display())))?;
+        // The companions' typedefs too: their deprecated functions, left out of the IR, are
+        // still exports a program built against their headers may reference (`cuGLInit`).
+        let companion_typedefs = companions.iter().map(|c| include_dir.join(c.typedefs)).filter(|p| p.exists());
+        let mut text = String::new();
+        for path in std::iter::once(t.to_path_buf()).chain(companion_typedefs) {
+            text += &std::fs::read_to_string(&path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+        }
         versions::legacy_from_text(&text, &mut library);
     }
     library.status_enum = library.enum_named(kind.profile().status_enum).map(|e| e.name.clone());

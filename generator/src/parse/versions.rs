@@ -83,6 +83,7 @@ pub fn assign(top: &[Cursor<'_>], typedefs_files: &BTreeSet<String>, library: &m
 /// A name whose declared symbols do not fit that rule contributes none; symbols the header
 /// declares are not legacy. Run after [`assign`].
 pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
+    let typedefs = without_windows_blocks(typedefs);
     let mut versions: BTreeMap<&str, std::collections::BTreeSet<u32>> = BTreeMap::new();
     let mut per_thread: BTreeMap<&str, Vec<(u32, VariantKind)>> = BTreeMap::new();
     for piece in typedefs.split("(CUDAAPI *").skip(1) {
@@ -118,9 +119,11 @@ pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
                 out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v, per_thread: false });
             }
         }
-        // `PFN_<name>_v<N>_ptsz`: the per-thread export of the ABI of version N.
+        // `PFN_<name>_v<N>_ptsz`: the per-thread export of the ABI of version N, or of the newest
+        // before it when N is only per-thread (`PFN_cuGLMapBufferObject_v7000_ptds` is
+        // `cuGLMapBufferObject_v2_ptds`, whose plain ABI is v3020).
         for (v, kind) in per_thread.get(name).into_iter().flatten() {
-            let Some(i) = vs.iter().position(|x| x == v) else { continue };
+            let Some(i) = vs.iter().rposition(|x| x <= v) else { continue };
             let suffix = match kind {
                 VariantKind::Ptds => "_ptds",
                 VariantKind::Ptsz => "_ptsz",
@@ -136,6 +139,37 @@ pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
     library.legacy_abis = out;
 }
 
+/// `text` without the lines of its `#ifdef _WIN32` branches (declarations Linux drivers lack,
+/// such as `cuWGLGetDevice`); an `#else` branch of one is kept.
+fn without_windows_blocks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    // Conditional nesting depth, and the depth of the Windows branch being skipped.
+    let (mut depth, mut skipping) = (0usize, None::<usize>);
+    for line in text.lines() {
+        let directive = line.trim_start().strip_prefix('#').map(str::trim_start).unwrap_or("");
+        if directive.starts_with("if") {
+            depth += 1;
+            if skipping.is_none() && (directive.starts_with("ifdef _WIN32") || directive.starts_with("if defined(_WIN32)")) {
+                skipping = Some(depth);
+            }
+        } else if directive.starts_with("el") && skipping == Some(depth) {
+            skipping = None;
+        } else if directive.starts_with("endif") {
+            if skipping == Some(depth) {
+                skipping = None;
+                depth -= 1;
+                continue;
+            }
+            depth = depth.saturating_sub(1);
+        }
+        if skipping.is_none() {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +180,28 @@ mod tests {
         assert_eq!(split_pfn("PFN_cuMemcpyHtoD_v7000_ptds"), Some(("cuMemcpyHtoD", 7000, Some(VariantKind::Ptds))));
         assert_eq!(split_pfn("PFN_cuCtxCreate_v11040"), Some(("cuCtxCreate", 11040, None)));
         assert_eq!(split_pfn("PFN_cuMemAlloc"), None);
+    }
+
+    #[test]
+    fn windows_branches_are_left_out() {
+        let text = "a\n#ifdef _WIN32\nwin\n#if X\nwin2\n#endif\n#else\nunix\n#endif\n#if defined(_WIN32)\nwin3\n#endif\nb\n";
+        assert_eq!(without_windows_blocks(text), "a\n#else\nunix\n#endif\nb\n");
+    }
+
+    #[test]
+    fn deprecated_and_per_thread_legacy_abis_from_typedef_text() {
+        let text = "typedef CUresult (CUDAAPI *PFN_cuGLInit_v2000)(void);\n\
+            typedef CUresult (CUDAAPI *PFN_cuGLMapBufferObject_v7000_ptds)(void);\n\
+            typedef CUresult (CUDAAPI *PFN_cuGLMapBufferObject_v3020)(void);\n\
+            #ifdef _WIN32\ntypedef CUresult (CUDAAPI *PFN_cuWGLGetDevice_v2020)(void);\n#endif\n\
+            typedef CUresult (CUDAAPI *PFN_cuGLMapBufferObject_v2000)(void);\n";
+        let mut library = Library::new(LibraryKind::Driver);
+        legacy_from_text(text, &mut library);
+        let got: Vec<(&str, u32, bool)> = library.legacy_abis.iter().map(|l| (l.symbol.as_str(), l.version, l.per_thread)).collect();
+        assert_eq!(
+            got,
+            [("cuGLInit", 2000, false), ("cuGLMapBufferObject", 2000, false), ("cuGLMapBufferObject_v2", 3020, false), ("cuGLMapBufferObject_v2_ptds", 7000, true)]
+        );
     }
 
     #[test]
