@@ -269,7 +269,7 @@ pub struct Entered {
 /// Starts a traced call whose record is written after it returns (the loader's failures).
 #[inline(always)]
 pub fn enter() -> Entered {
-    Entered { start: clock::now(), local: buffer::local_ptr(), open: None }
+    Entered { start: clock::now(), local: current::get(), open: None }
 }
 
 /// Starts a traced call of `desc`. In the common case (tracing to the thread's buffer, TSC
@@ -281,7 +281,7 @@ pub fn enter() -> Entered {
 #[inline(always)]
 pub fn open(desc: &'static Desc) -> Entered {
     let start = clock::now();
-    let local = buffer::local_ptr();
+    let local = current::get();
     let fast = !FLAGS.sync.load(Ordering::Relaxed) && FLAGS.tsc.load(Ordering::Relaxed) && desc.wanted.load(Ordering::Relaxed) == 1;
     let timed = !FLAGS.untimed.load(Ordering::Relaxed);
     // SAFETY: `local` is this thread's buffer (or null).
@@ -355,7 +355,7 @@ unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, words: &
     if FLAGS.sync.load(Ordering::Relaxed) {
         return write_now(desc, start, words, written);
     }
-    store(buffer::local_ptr(), desc, start, words, written)
+    store(current::get(), desc, start, words, written)
 }
 
 /// Formats and writes one call at once (after the exit hook, without a writer thread, or on a

@@ -16,7 +16,7 @@ use crate::profile::PROFILES;
 use crate::HeaderSet;
 use std::collections::BTreeSet;
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use crate::profile::Companion;
 
@@ -54,9 +54,12 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
     let mut files = Files::default();
     files.declarations.insert(file_name(header));
     library.headers.push(header_info(header, &[])?);
+    // `PFN_*` typedef headers that exist: the main one, then the companions'.
+    let mut typedef_paths: Vec<PathBuf> = Vec::new();
     if let Some(t) = typedefs {
         library.headers.push(header_info(t, &[])?);
         files.versions.insert(file_name(t));
+        typedef_paths.push(t.to_path_buf());
     }
     for c in companions {
         library.headers.push(header_info(&include_dir.join(c.header), c.needs)?);
@@ -67,6 +70,7 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
         if t.exists() {
             library.headers.push(header_info(&t, &[])?);
             files.versions.insert(c.typedefs.to_string());
+            typedef_paths.push(t);
         }
     }
 
@@ -96,13 +100,12 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
     if !files.versions.is_empty() {
         versions::assign(&top, &files.versions, &mut library);
     }
-    if let Some(t) = typedefs {
+    if typedefs.is_some() {
         // The companions' typedefs too: their deprecated functions, left out of the IR, are
         // still exports a program built against their headers may reference (`cuGLInit`).
-        let companion_typedefs = companions.iter().map(|c| include_dir.join(c.typedefs)).filter(|p| p.exists());
         let mut text = String::new();
-        for path in std::iter::once(t.to_path_buf()).chain(companion_typedefs) {
-            text += &std::fs::read_to_string(&path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+        for path in &typedef_paths {
+            text += &std::fs::read_to_string(path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
         }
         versions::legacy_from_text(&text, &mut library);
     }

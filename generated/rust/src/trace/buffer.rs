@@ -212,13 +212,7 @@ pub(super) enum Pushed {
     Unbuffered,
 }
 
-/// This thread's [`Local`], null before its first traced call or once its thread locals are gone.
-#[inline(always)]
-pub(super) fn local_ptr() -> *mut Local {
-    current::get()
-}
-
-/// Appends one call of `desc` to this thread's chunk (`l`, from [`local_ptr`] on this thread),
+/// Appends one call of `desc` to this thread's chunk (`l`, from [`current::get`] on this thread),
 /// stamping its end (not for a dropped call).
 ///
 /// # Safety
@@ -390,7 +384,7 @@ pub(super) struct Open {
 /// recorded after it returns by [`push`], which handles those cases.
 ///
 /// # Safety
-/// `l` is this thread's [`local_ptr`].
+/// `l` is this thread's [`current::get`].
 #[inline(always)]
 pub(super) unsafe fn reserve(l: *mut Local, desc: &'static Desc, start: u64, timed: bool) -> Option<Open> {
     let len = desc.fixed_len as usize;
@@ -758,13 +752,13 @@ mod tests {
         // SAFETY: this thread's buffer; no C strings.
         unsafe {
             // The thread's first call makes its buffer.
-            let _ = push(local_ptr(), &ONE, 1, &[3, 0], 0);
+            let _ = push(current::get(), &ONE, 1, &[3, 0], 0);
             let _ = mine();
-            let o = reserve(local_ptr(), &ONE, 5, true).expect("a record is reserved");
+            let o = reserve(current::get(), &ONE, 5, true).expect("a record is reserved");
             // A call made meanwhile on this thread (from a callback) is not buffered, and the
             // open record is not published.
-            assert!(matches!(push(local_ptr(), &ONE, 6, &[4, 0], 0), Pushed::Unbuffered));
-            assert!(reserve(local_ptr(), &ONE, 6, true).is_none());
+            assert!(matches!(push(current::get(), &ONE, 6, &[4, 0], 0), Pushed::Unbuffered));
+            assert!(reserve(current::get(), &ONE, 6, true).is_none());
             assert!(mine().is_empty());
             close(o, 9, &[7, 0], 0);
             let b = mine();
@@ -773,8 +767,8 @@ mod tests {
             assert_eq!((ev[0].function, ev[0].start_ns, ev[0].dur_ns), ("cuOne", 5, 4));
             assert!(matches!(ev[0].args[0].1, Value::U64(7)));
             // Closed: calls are buffered again.
-            assert!(matches!(push(local_ptr(), &ONE, 10, &[8, 0], 0), Pushed::Stored));
-            let o = reserve(local_ptr(), &ONE, 11, true).expect("reserved again");
+            assert!(matches!(push(current::get(), &ONE, 10, &[8, 0], 0), Pushed::Stored));
+            let o = reserve(current::get(), &ONE, 11, true).expect("reserved again");
             close(o, 12, &[9, 0], 0);
             let b = mine();
             assert_eq!(Reader::new(&b).map(|e| e.start_ns).collect::<Vec<_>>(), [10, 11]);
@@ -832,7 +826,7 @@ mod tests {
             let words = [(-5i64) as u64, 4096, 0x7000, c"abc".as_ptr() as u64, 0, 2 + k, 0.25f64.to_bits(), 1, long.as_ptr() as u64];
             // SAFETY: the string words point at live C strings.
             unsafe {
-                let _ = push(local_ptr(), &DESC, 100 + k, &words, 0b10);
+                let _ = push(current::get(), &DESC, 100 + k, &words, 0b10);
             }
         }
         push_values("cuAfter", &[], Value::Str(None), 1, 2);

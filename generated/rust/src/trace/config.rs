@@ -47,14 +47,19 @@ pub(super) fn var(name: &str) -> Option<String> {
     std::env::var_os(name).map(|v| v.to_string_lossy().trim().to_owned()).filter(|v| !v.is_empty())
 }
 
+/// A value that turns a switch off: `0`, `false`, `off`, `no` (any case).
+fn off(v: &str) -> bool {
+    matches!(v.to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no")
+}
+
 pub(super) fn flag(name: &str) -> bool {
-    var(name).is_some_and(|v| !matches!(v.to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no"))
+    var(name).is_some_and(|v| !off(&v))
 }
 
 /// `CUDAGEN_TRACE_DURATIONS=0|false|off|no`: calls are stamped once, when they start (their
 /// lines have no duration; Perfetto shows instants); anything else or unset: start and end.
 pub(super) fn durations() -> bool {
-    !var("CUDAGEN_TRACE_DURATIONS").is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "0" | "false" | "off" | "no"))
+    !var("CUDAGEN_TRACE_DURATIONS").is_some_and(|v| off(&v))
 }
 
 pub(super) fn format() -> Format {
