@@ -35,16 +35,15 @@ macro_rules! raw_fn {
         $(#[$attr])*
         #[inline]
         pub unsafe fn $name($($p: $t),*) -> $ret {
-            if let Some(p) = TABLE.peek($index) {
-                type F = unsafe extern "C" fn($($t),*) -> $ret;
-                let f = ::core::mem::transmute::<*const ::core::ffi::c_void, F>(p);
-                match $crate::trace::known() {
-                    Some(false) => return f($($p),*),
-                    Some(true) => return $traced(f, $($p),*),
-                    None => {}
-                }
-            }
-            $slow($($p),*)
+            type F = unsafe extern "C" fn($($t),*) -> $ret;
+            // One call site, reached with the caller's arguments untouched, so it is a jump
+            // (LLVM makes only one of several calls with stack arguments a jump).
+            let to: F = match (TABLE.peek($index), $crate::trace::known()) {
+                (Some(p), Some(false)) => ::core::mem::transmute::<*const ::core::ffi::c_void, F>(p),
+                (Some(_), Some(true)) => $traced,
+                _ => $slow,
+            };
+            to($($p),*)
         }
 
         #[inline(always)]
@@ -52,14 +51,15 @@ macro_rules! raw_fn {
             type F = unsafe extern "C" fn($($t),*) -> $ret;
             let f = ::core::mem::transmute::<*const ::core::ffi::c_void, F>(TABLE.get($index)?);
             if $crate::trace::active() {
-                return Ok($traced(f, $($p),*));
+                return Ok($traced($($p),*));
             }
             Ok(f($($p),*))
         }
 
+        /// Never unwinds (C calling convention, so [`$name`] can jump to it).
         #[cold]
         #[inline(never)]
-        unsafe fn $slow($($p: $t),*) -> $ret {
+        unsafe extern "C" fn $slow($($p: $t),*) -> $ret {
             match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| $call($($p),*))) {
                 Ok(Ok(r)) => r,
                 Ok(Err($e)) => {
@@ -73,8 +73,14 @@ macro_rules! raw_fn {
             }
         }
 
+        /// A traced call of an entry already resolved. It finds the pointer itself and has the
+        /// C function's parameters and calling convention, so that an exported C function can
+        /// jump to it (no frame of its own, no arguments copied). Never unwinds.
         #[inline(never)]
-        unsafe fn $traced(f: unsafe extern "C" fn($($t),*) -> $ret, $($p: $t),*) -> $ret {
+        unsafe extern "C" fn $traced($($p: $t),*) -> $ret {
+            type F = unsafe extern "C" fn($($t),*) -> $ret;
+            let Some(p) = TABLE.peek($index) else { return $slow($($p),*) };
+            let f = ::core::mem::transmute::<*const ::core::ffi::c_void, F>(p);
             let entered = $crate::trace::open(&$desc);
             let $r = f($($p),*);
             $record($($p,)* $r, entered);
@@ -87,9 +93,11 @@ macro_rules! raw_fn {
         #[inline(always)]
         #[allow(unused_variables, unused_mut)]
         unsafe fn $record($($p: $t,)* $r: $ret, entered: $crate::trace::Entered) {
-            let mut $w = 0u64;
-            let words = [$($word,)* $rword];
-            $crate::trace::finish(&$desc, entered, &words, $w);
+            $crate::trace::finish(&$desc, entered, || {
+                let mut $w = 0u64;
+                let words = [$($word,)* $rword];
+                (words, $w)
+            });
         }
     };
 }

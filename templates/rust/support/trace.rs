@@ -276,19 +276,28 @@ pub fn open(desc: &'static Desc) -> Entered {
     Entered { start, local, open }
 }
 
-/// Records a call of `desc` that started at `entered` and just returned: `words` holds one word
-/// per argument, then the result's; bit `i` of `written` is set when argument `i` is an output
-/// the call wrote (its word is then the value). A call reserved by [`open`] is completed with
-/// stores only (end stamp, words, publication); any other goes to [`capture`]. Never unwinds.
+/// Records a call of `desc` that started at `entered` and just returned. `words` gives one word
+/// per argument, then the result's, and the `written` mask: bit `i` is set when argument `i` is
+/// an output the call wrote (its word is then the value). A call reserved by [`open`] is
+/// completed with stores only (end stamp, words, publication); any other goes to [`capture`].
+/// `words` runs in each branch, so the first keeps the words in registers (no copy through the
+/// stack, which [`capture`]'s reference needs). Never unwinds.
 ///
 /// # Safety
 /// As [`capture`]; `entered` comes from [`open`] or [`enter`] on this thread, and is finished
 /// once.
 #[inline(always)]
-pub unsafe fn finish<const N: usize>(desc: &'static Desc, entered: Entered, words: &[u64; N], written: u64) {
+pub unsafe fn finish<const N: usize>(desc: &'static Desc, entered: Entered, words: impl Fn() -> ([u64; N], u64)) {
     match entered.open {
-        Some(open) => buffer::close(open, if open.timed { clock::tsc() } else { entered.start }, words, written),
-        None => capture(desc, entered, words, written),
+        Some(open) => {
+            let end = if open.timed { clock::tsc() } else { entered.start };
+            let (words, written) = words();
+            buffer::close(open, end, &words, written)
+        }
+        None => {
+            let (words, written) = words();
+            capture(desc, entered, &words, written)
+        }
     }
 }
 
