@@ -4,7 +4,8 @@
 # batches per sample, 60 ms pauses), run ROUNDS times over the given builds in turn (A B A B ...),
 # so drift in the machine falls on every build alike. Prints, per build, the added ns of each
 # round (median of paired differences) and the median over rounds, then the same over the samples
-# where libcuda ran first and where the shim did (bench_pair.c alternates the order).
+# where libcuda ran first and where the shim did (bench_pair.c alternates the order). A build is
+# shown by its setting and the last two parts of its path.
 # Usage: bash tests/c/bench_ab.sh ROUNDS a/libcudagen.so b/libcudagen.so ...
 # A build given as VAR=VALUE@path runs with that variable set (CUDAGEN_TRACE_DURATIONS=0@lib.so).
 # (BENCH_SAMPLES, default 201, sets the samples of each run.)
@@ -46,7 +47,9 @@ def table(col, note):
         for c in calls:
             v = [float(r[col]) for r in rows if r[0] == b and r[2] == c]
             cells.append(f"{statistics.median(v):+.0f} ({', '.join(f'{x:+.0f}' for x in v)})")
-        print(f"| {b} | " + " | ".join(cells) + " |")
+        setting, _, path = b.rpartition("@")
+        label = (setting + " " if setting else "") + "/".join(path.split("/")[-2:])
+        print(f"| {label} | " + " | ".join(cells) + " |")
 table(3, "added ns: median over rounds (each round's median of paired differences)")
 table(4, "the same over the samples where libcuda ran first")
 table(5, "the same over the samples where the shim ran first")

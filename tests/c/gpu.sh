@@ -16,7 +16,8 @@
 #               nvcc runtime program (--default-stream per-thread) and saxpy.c built per-thread
 #               against the real cuda.h (-lcuda); one PASS/FAIL line each
 #   bench       bench_pair.c: libcuda vs libcudagen in one process, then traced to /dev/null (calls
-#               mostly dropped, then every call recorded, with and without durations)
+#               mostly dropped); bench_ab.sh: five processes each untraced, every call recorded,
+#               recorded without durations
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 carry=$(cd "${1:-$here/../../.carry/c}" && pwd) || { echo "usage: gpu.sh <folder with libcudagen.so>"; exit 2; }
@@ -202,21 +203,25 @@ done
 # One process links libcuda and dlopens the shim; samples alternate, so both paths see the same
 # context, clocks and layout (separate builds differed by several ns from run to run).
 echo; echo "== bench: libcuda vs libcudagen in one process, tracing off, then traced to /dev/null"
-# (200k calls per sample: the writer cannot keep up with the small calls, most are dropped), then
-# traced with 201 samples of 2k calls and pauses (every call recorded; see tests/c/bench_fake.sh), and
-# the same without durations (CUDAGEN_TRACE_DURATIONS=0)
+# (200k calls per sample: the writer cannot keep up with the small calls, most are dropped); then
+# bench_ab.sh: five processes each of the shim untraced, every call recorded (101 samples of 2k
+# calls and pauses; see tests/c/bench_fake.sh) and the same without durations
+# (CUDAGEN_TRACE_DURATIONS=0). A launch's added ns moves by +-25 from process to process (the
+# untraced shim's too: the layout each process gets), so the recorded cost is the median over
+# processes, each process's median of paired differences shown beside it.
 if $CC -std=c11 -O2 -Wall -I "$carry/include" "$here/bench_pair.c" -o "$work/bench_pair" -L "$cuda_lib/stubs" -lcuda -ldl; then
     export LD_LIBRARY_PATH="$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     if "$work/bench_pair" "$carry/libcudagen.so" | tee "$out/bench.txt" \
-        && CUDAGEN_TRACE_FILE=/dev/null "$work/bench_pair" "$carry/libcudagen.so" | tee -a "$out/bench.txt" \
-        && CUDAGEN_TRACE_FILE=/dev/null BENCH_SAMPLES=201 BENCH_CALLS=2000 BENCH_BATCHES=8 BENCH_PAUSE_MS=60 \
-            "$work/bench_pair" "$carry/libcudagen.so" | tee -a "$out/bench.txt" \
-        && echo "(the same, CUDAGEN_TRACE_DURATIONS=0: calls stamped once)" | tee -a "$out/bench.txt" \
-        && CUDAGEN_TRACE_DURATIONS=0 CUDAGEN_TRACE_FILE=/dev/null BENCH_SAMPLES=201 BENCH_CALLS=2000 BENCH_BATCHES=8 BENCH_PAUSE_MS=60 \
-            "$work/bench_pair" "$carry/libcudagen.so" | tee -a "$out/bench.txt"; then
+        && CUDAGEN_TRACE_FILE=/dev/null "$work/bench_pair" "$carry/libcudagen.so" | tee -a "$out/bench.txt"; then
         row "bench (one process)" PASS "see table"
     else
         row "bench (one process)" FAIL
+    fi
+    if BENCH_SAMPLES=101 bash "$here/bench_ab.sh" 5 "CUDAGEN_TRACE=0@$carry/libcudagen.so" "$carry/libcudagen.so" \
+        "CUDAGEN_TRACE_DURATIONS=0@$carry/libcudagen.so" | tee -a "$out/bench.txt"; then
+        row "bench (five processes)" PASS "see table"
+    else
+        row "bench (five processes)" FAIL
     fi
 else
     row "bench (one process)" FAIL "build"
