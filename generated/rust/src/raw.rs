@@ -15,16 +15,16 @@
 //! generated symbol is a short invocation instead of five hand-expanded functions.
 //!
 //! One invocation defines, next to the module's `TABLE`:
-//! - the `pub unsafe fn` itself: once the entry is resolved and tracing is known to be off, one
-//!   load, one compare and a tail call; known to be on, a call of `traced`; everything else
-//!   (the first call, a missing entry) goes to the cold `slow` fn;
+//! - the `pub unsafe fn` itself: a jump to the entry once it is resolved and tracing is known to
+//!   be off, to `traced` when tracing is known to be on, else (the first call, a missing entry)
+//!   to the cold `slow` fn; a few loads and compares before the jump, no frame;
 //! - `call` (`pub(crate)`, used by the typed layer): resolves the entry (`Err` on a loader
 //!   failure) and traces the call when tracing is on;
 //! - `slow` (cold): runs `call` under `catch_unwind`, so the raw fn never unwinds (a panic becomes
 //!   `on_panic`), and maps a loader failure to `on_load_error`, traced like any other call;
-//! - `traced`: opens the call's trace record (`trace::open`), calls the entry and records it, the
-//!   one traced path of `pub fn` and `call`; nothing it runs unwinds (`trace::finish` catches),
-//!   so the raw fn needs no guard;
+//! - `traced` (C calling convention, the function's own parameters): opens the call's trace
+//!   record (`trace::open`), calls the entry and records it, the one traced path of `pub fn` and
+//!   `call`; nothing it runs unwinds (`trace::finish` catches), so the raw fn needs no guard;
 //! - `desc`: the symbol's static `trace::Desc` (argument names, how each word is shown, the
 //!   enums' decoders);
 //! - `record` (inlined into `traced` and `slow`): records the call for the tracer as one word
