@@ -69,7 +69,7 @@ macro_rules! raw_fn {
             Ok(f($($p),*))
         }
 
-        /// Never unwinds (C calling convention, so [`$name`] can jump to it).
+        /// Never unwinds (C calling convention, so the raw fn can jump to it).
         #[cold]
         #[inline(never)]
         unsafe extern "C" fn $slow($($p: $t),*) -> $ret {
