@@ -32,6 +32,7 @@ pub mod loader;
 pub mod trace;
 #[macro_use]
 mod raw;
+pub mod safe;
 mod util;
 pub use util::Plain;
 pub mod driver;

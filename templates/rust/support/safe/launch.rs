@@ -1,0 +1,558 @@
+//! Checked kernel launches: [`LaunchConfig`], typed arguments ([`KernelArg`], tuples of up to
+//! 16 as [`KernelArgs`]) and [`StreamLaunch::launch`].
+//!
+//! Included by the `safe` module root (`crate::safe`), which re-exports these items.
+//!
+//! The first launch of a kernel asks the driver for its parameters (`cuFuncGetParamInfo` /
+//! `cuKernelGetParamInfo`, CUDA 12.4, index by index until the driver answers
+//! `CUDA_ERROR_INVALID_VALUE`, or up to `cu*GetParamCount` where the driver has it, CUDA 13.2)
+//! and its limits (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`,
+//! `..._MAX_DYNAMIC_SHARED_SIZE_BYTES`), and keeps them in the kernel object's
+//! [`LaunchCache`]. Every launch then compares the arguments' count and byte sizes and the
+//! configuration with the cached facts (a few loads and compares; no lock, no allocation) and
+//! refuses a mismatch with an [`Error`] naming the kernel (`cu*GetName`), the parameter, the
+//! expected and the given size; nothing is launched then. A driver without parameter info makes
+//! the checked launch refuse with [`Error::NoParamInfo`]; [`StreamLaunch::launch_unchecked`]
+//! (unsafe) launches without asking.
+//!
+//! What the check proves: the driver reads exactly the bytes each argument provides, buffers
+//! are passed as device addresses of live memory bound to the launch stream (so the launch is
+//! ordered with every other use of them and with their free), and the configuration fits the
+//! kernel. What it cannot: a parameter's type beyond its size (an `f32` where the kernel takes
+//! an `int`), or what the kernel does with the memory it is given; the kernel's code is trusted
+//! as any foreign code is.
+
+use super::error::Error;
+use super::memory::{AsStream, DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use super::repr::DeviceRepr;
+use crate::driver::{self, CUdeviceptr, CUfunction, CUfunction_attribute, CUkernel, CUresult, CUstream};
+use crate::loader::{Entry, LibraryKind, Table};
+use core::ffi::{c_char, c_void};
+use core::marker::PhantomData;
+use core::mem::size_of;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+/// Grid and block dimensions and dynamic shared memory of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// Blocks in x, y, z.
+    pub grid: (u32, u32, u32),
+    /// Threads per block in x, y, z.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// A one-dimensional launch of `grid` blocks of `block` threads, no dynamic shared memory.
+    pub const fn linear(grid: u32, block: u32) -> Self {
+        LaunchConfig { grid: (grid, 1, 1), block: (block, 1, 1), shared_mem_bytes: 0 }
+    }
+
+    /// Enough blocks of `block` threads to give each of `n` elements a thread.
+    pub const fn for_elements(n: u32, block: u32) -> Self {
+        let grid = if block == 0 { 0 } else { n.div_ceil(block) };
+        Self::linear(grid, block)
+    }
+
+    /// The same launch with `bytes` of dynamic shared memory.
+    pub const fn with_shared_mem(mut self, bytes: u32) -> Self {
+        self.shared_mem_bytes = bytes;
+        self
+    }
+}
+
+/// A kernel parameter as the driver reports it: byte offset in the parameter buffer and size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    pub offset: usize,
+    pub size: usize,
+}
+
+/// What a checked launch knows about one kernel, read from the driver at its first launch.
+#[derive(Debug)]
+struct KernelInfo {
+    params: Box<[ParamInfo]>,
+    max_threads: u32,
+    /// Re-read when a launch asks for more (a `cuFuncSetAttribute` may have raised it).
+    max_dynamic_shared: AtomicU32,
+}
+
+/// The per-kernel cache of a checked launch; kernel objects hold one (see [`Launchable`]).
+#[derive(Debug, Default)]
+pub struct LaunchCache {
+    info: OnceLock<KernelInfo>,
+}
+
+impl LaunchCache {
+    /// An empty cache, filled at the first checked launch.
+    pub const fn new() -> Self {
+        LaunchCache { info: OnceLock::new() }
+    }
+
+    /// The parameters, once a checked launch (or [`kernel_params`]) has read them.
+    pub fn params(&self) -> Option<&[ParamInfo]> {
+        self.info.get().map(|i| &*i.params)
+    }
+}
+
+/// A kernel the safe layer can launch: a function handle and the cache of its launch facts.
+///
+/// Implemented by the owned function and kernel types and by [`FunctionHandle`].
+///
+/// # Safety
+/// `raw_function` stays a valid, launchable handle while `self` is alive, and is the same
+/// kernel every time; `launch_cache` is used for this kernel only (a cache shared between two
+/// kernels would let one's arguments pass the other's check); `raw_kernel`, when `Some`, is
+/// the library kernel behind `raw_function`.
+pub unsafe trait Launchable {
+    /// The handle `cuLaunchKernel` takes (a `CUkernel` cast to `CUfunction` is accepted too).
+    fn raw_function(&self) -> CUfunction;
+    /// This kernel's cache.
+    fn launch_cache(&self) -> &LaunchCache;
+    /// The library kernel, if this is one: parameters are then read with `cuKernelGetParamInfo`.
+    fn raw_kernel(&self) -> Option<CUkernel> {
+        None
+    }
+}
+
+/// A raw function (or library kernel) handle with its own [`LaunchCache`], for handles made
+/// elsewhere (the typed layer, cudarc).
+#[derive(Debug)]
+pub struct FunctionHandle<'m> {
+    func: CUfunction,
+    kernel: Option<CUkernel>,
+    cache: LaunchCache,
+    _module: PhantomData<&'m ()>,
+}
+
+impl FunctionHandle<'_> {
+    /// # Safety
+    /// `func` is a function of a loaded module that stays loaded for the chosen lifetime.
+    pub unsafe fn from_raw(func: CUfunction) -> Self {
+        FunctionHandle { func, kernel: None, cache: LaunchCache::new(), _module: PhantomData }
+    }
+
+    /// # Safety
+    /// `kernel` is a kernel of a loaded library that stays loaded for the chosen lifetime.
+    pub unsafe fn from_raw_kernel(kernel: CUkernel) -> Self {
+        FunctionHandle { func: CUfunction(kernel.0), kernel: Some(kernel), cache: LaunchCache::new(), _module: PhantomData }
+    }
+}
+
+// SAFETY: the constructors' callers promised the handle's lifetime; one cache per handle.
+unsafe impl Launchable for FunctionHandle<'_> {
+    #[inline(always)]
+    fn raw_function(&self) -> CUfunction {
+        self.func
+    }
+    #[inline(always)]
+    fn launch_cache(&self) -> &LaunchCache {
+        &self.cache
+    }
+    fn raw_kernel(&self) -> Option<CUkernel> {
+        self.kernel
+    }
+}
+
+// SAFETY: function handles may be launched from any thread; the cache is thread-safe.
+unsafe impl Send for FunctionHandle<'_> {}
+unsafe impl Sync for FunctionHandle<'_> {}
+
+/// One kernel argument: what the kernel receives (`Param`, copied into the parameter buffer)
+/// and, for device memory, the stream it is bound to.
+///
+/// Implemented for [`DeviceRepr`] values (passed by value, user structs included), `bool`, and
+/// device buffers and slices (passed as their device address: `&buf`, `&mut buf`, views).
+///
+/// # Safety
+/// `stream` returns the stream of the memory `param` points into, when `param` is a device
+/// address of memory the safe layer frees stream-ordered.
+pub unsafe trait KernelArg {
+    type Param: Copy;
+    fn param(&self) -> Self::Param;
+    #[inline(always)]
+    fn stream(&self) -> Option<CUstream> {
+        None
+    }
+}
+
+// SAFETY: a value, no memory.
+unsafe impl<T: DeviceRepr> KernelArg for T {
+    type Param = T;
+    #[inline(always)]
+    fn param(&self) -> T {
+        *self
+    }
+}
+
+// SAFETY: a value (one byte, as C++'s `bool`), no memory.
+unsafe impl KernelArg for bool {
+    type Param = bool;
+    #[inline(always)]
+    fn param(&self) -> bool {
+        *self
+    }
+}
+
+macro_rules! device_memory_arg {
+    ($($ty:ty),*) => {$(
+        // SAFETY: the address of live device memory, with its stream.
+        unsafe impl<T: DeviceRepr> KernelArg for $ty {
+            type Param = CUdeviceptr;
+            #[inline(always)]
+            fn param(&self) -> CUdeviceptr {
+                self.as_raw()
+            }
+            #[inline(always)]
+            fn stream(&self) -> Option<CUstream> {
+                Some(self.memory_stream())
+            }
+        }
+    )*};
+}
+
+/// The memory's `stream()` under a name `KernelArg::stream` does not shadow (inside the impls
+/// above, `self.stream()` would call `KernelArg::stream` itself for `&DeviceBuffer`).
+trait MemoryStream {
+    fn memory_stream(&self) -> CUstream;
+}
+macro_rules! memory_stream {
+    ($($ty:ident),*) => {$(
+        impl<T: DeviceRepr> MemoryStream for $ty<'_, T> {
+            #[inline(always)]
+            fn memory_stream(&self) -> CUstream {
+                self.stream()
+            }
+        }
+    )*};
+}
+memory_stream!(DeviceBuffer, DeviceSlice, DeviceSliceMut);
+
+device_memory_arg!(
+    &DeviceBuffer<'_, T>,
+    &mut DeviceBuffer<'_, T>,
+    DeviceSlice<'_, T>,
+    &DeviceSlice<'_, T>,
+    DeviceSliceMut<'_, T>,
+    &mut DeviceSliceMut<'_, T>
+);
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The arguments of one launch: a tuple of up to 16 [`KernelArg`]s (`()` for none).
+pub trait KernelArgs: sealed::Sealed {
+    /// Builds the parameter array on the stack and calls `f` with the argument addresses and
+    /// sizes; `Err(i)` when argument `i` is memory bound to a stream other than `stream`.
+    #[doc(hidden)]
+    fn pack<R>(self, stream: CUstream, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> Result<R, usize>;
+}
+
+impl sealed::Sealed for () {}
+impl KernelArgs for () {
+    #[inline(always)]
+    fn pack<R>(self, _stream: CUstream, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> Result<R, usize> {
+        Ok(f(&mut [], &[]))
+    }
+}
+
+macro_rules! kernel_args {
+    ($n:literal: $($a:ident $i:tt),+) => {
+        impl<$($a: KernelArg),+> sealed::Sealed for ($($a,)+) {}
+        impl<$($a: KernelArg),+> KernelArgs for ($($a,)+) {
+            #[inline(always)]
+            fn pack<R>(self, stream: CUstream, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> Result<R, usize> {
+                $(
+                    if let Some(s) = self.$i.stream() {
+                        if s != stream {
+                            return Err($i);
+                        }
+                    }
+                )+
+                let mut values = ($(self.$i.param(),)+);
+                let mut ptrs: [*mut c_void; $n] = [$(core::ptr::addr_of_mut!(values.$i).cast()),+];
+                let sizes: [usize; $n] = [$(size_of::<<$a as KernelArg>::Param>()),+];
+                Ok(f(&mut ptrs, &sizes))
+            }
+        }
+    };
+}
+
+kernel_args!(1: A0 0);
+kernel_args!(2: A0 0, A1 1);
+kernel_args!(3: A0 0, A1 1, A2 2);
+kernel_args!(4: A0 0, A1 1, A2 2, A3 3);
+kernel_args!(5: A0 0, A1 1, A2 2, A3 3, A4 4);
+kernel_args!(6: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5);
+kernel_args!(7: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6);
+kernel_args!(8: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7);
+kernel_args!(9: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8);
+kernel_args!(10: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9);
+kernel_args!(11: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10);
+kernel_args!(12: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11);
+kernel_args!(13: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11, A12 12);
+kernel_args!(14: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11, A12 12, A13 13);
+kernel_args!(15: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11, A12 12, A13 13, A14 14);
+kernel_args!(16: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11, A12 12, A13 13, A14 14, A15 15);
+
+/// Launching on a stream: `stream.launch(&kernel, cfg, (&x, &mut y, n, a))?`.
+///
+/// Implemented for every [`AsStream`] (the owned stream, [`StreamRef`](super::StreamRef)).
+pub trait StreamLaunch: AsStream {
+    /// Launches `kernel` with `args` after checking them and `cfg` against the kernel (see the
+    /// module documentation); a mismatch is an error and nothing is launched.
+    #[inline]
+    fn launch<K: Launchable + ?Sized, A: KernelArgs>(&self, kernel: &K, cfg: LaunchConfig, args: A) -> Result<(), Error> {
+        checked_launch(kernel, self.raw_stream(), cfg, args)
+    }
+
+    /// Launches `kernel` without reading or checking its parameters or limits (for drivers
+    /// older than CUDA 12.4). Buffers are still checked to be bound to this stream.
+    ///
+    /// # Safety
+    /// `args` match the kernel's parameters in number and in each one's size and meaning.
+    #[inline]
+    unsafe fn launch_unchecked<K: Launchable + ?Sized, A: KernelArgs>(
+        &self,
+        kernel: &K,
+        cfg: LaunchConfig,
+        args: A,
+    ) -> Result<(), Error> {
+        let f = kernel.raw_function();
+        let stream = self.raw_stream();
+        args.pack(stream, |params, _| launch_raw(f, &cfg, stream, params))
+            .unwrap_or_else(|i| Err(refused(kernel, Refusal::Stream(i))))
+    }
+}
+
+impl<S: AsStream + ?Sized> StreamLaunch for S {}
+
+/// Why a launch was refused, before the kernel's name is looked up (cold path).
+#[derive(Clone, Copy, Debug)]
+enum Refusal {
+    Count { expected: usize, given: usize },
+    Size { index: usize, expected: usize, given: usize },
+    ZeroDim(&'static str),
+    Block { block: (u32, u32, u32), max: u32 },
+    Shared { requested: u32, max: u32 },
+    Stream(usize),
+}
+
+#[inline(always)]
+fn checked_launch<K: Launchable + ?Sized, A: KernelArgs>(kernel: &K, stream: CUstream, cfg: LaunchConfig, args: A) -> Result<(), Error> {
+    let info = match kernel.launch_cache().info.get() {
+        Some(info) => info,
+        None => first_use(kernel)?,
+    };
+    let f = kernel.raw_function();
+    let packed = args.pack(stream, |params, sizes| match info.check(sizes, &cfg) {
+        // SAFETY: count and sizes match the kernel's parameters, so the driver reads exactly
+        // the bytes `params` points to; device addresses are of live memory on `stream`.
+        Ok(()) => unsafe { launch_raw(f, &cfg, stream, params) },
+        // SAFETY: as above, once `retry_or_refuse` has checked again.
+        Err(r) => retry_or_refuse(kernel, info, r, sizes, &cfg, || unsafe { launch_raw(f, &cfg, stream, params) }),
+    });
+    packed.unwrap_or_else(|i| Err(refused(kernel, Refusal::Stream(i))))
+}
+
+/// # Safety
+/// `params` holds one address per kernel parameter, each of the parameter's size.
+#[inline(always)]
+unsafe fn launch_raw(f: CUfunction, cfg: &LaunchConfig, stream: CUstream, params: &mut [*mut c_void]) -> Result<(), Error> {
+    let ((gx, gy, gz), (bx, by, bz)) = (cfg.grid, cfg.block);
+    let p = if params.is_empty() { core::ptr::null_mut() } else { params.as_mut_ptr() };
+    driver::launch_kernel(f, gx, gy, gz, bx, by, bz, cfg.shared_mem_bytes, stream, p, core::ptr::null_mut())?;
+    Ok(())
+}
+
+impl KernelInfo {
+    /// The hot-path check: count, sizes, dimensions, threads, shared memory.
+    #[inline(always)]
+    fn check(&self, sizes: &[usize], cfg: &LaunchConfig) -> Result<(), Refusal> {
+        if sizes.len() != self.params.len() {
+            return Err(Refusal::Count { expected: self.params.len(), given: sizes.len() });
+        }
+        for (index, (p, &given)) in self.params.iter().zip(sizes).enumerate() {
+            if p.size != given {
+                return Err(Refusal::Size { index, expected: p.size, given });
+            }
+        }
+        let ((gx, gy, gz), (bx, by, bz)) = (cfg.grid, cfg.block);
+        if gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 {
+            return Err(Refusal::ZeroDim(zero_dim(cfg)));
+        }
+        if bx as u64 * by as u64 * bz as u64 > self.max_threads as u64 {
+            return Err(Refusal::Block { block: cfg.block, max: self.max_threads });
+        }
+        let max = self.max_dynamic_shared.load(Ordering::Relaxed);
+        if cfg.shared_mem_bytes > max {
+            return Err(Refusal::Shared { requested: cfg.shared_mem_bytes, max });
+        }
+        Ok(())
+    }
+}
+
+fn zero_dim(cfg: &LaunchConfig) -> &'static str {
+    let ((gx, gy, gz), (bx, by, _)) = (cfg.grid, cfg.block);
+    match () {
+        _ if gx == 0 => "grid.x",
+        _ if gy == 0 => "grid.y",
+        _ if gz == 0 => "grid.z",
+        _ if bx == 0 => "block.x",
+        _ if by == 0 => "block.y",
+        _ => "block.z",
+    }
+}
+
+/// A refused shared-memory size is re-read once (the attribute may have been raised since it
+/// was cached); every other refusal becomes the error.
+#[cold]
+#[inline(never)]
+fn retry_or_refuse<K: Launchable + ?Sized>(
+    kernel: &K,
+    info: &KernelInfo,
+    r: Refusal,
+    sizes: &[usize],
+    cfg: &LaunchConfig,
+    launch: impl FnOnce() -> Result<(), Error>,
+) -> Result<(), Error> {
+    if let Refusal::Shared { .. } = r {
+        let now = attribute(kernel, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
+        info.max_dynamic_shared.store(now, Ordering::Relaxed);
+        if cfg.shared_mem_bytes <= now {
+            return match info.check(sizes, cfg) {
+                Ok(()) => launch(),
+                Err(r) => Err(refused(kernel, r)),
+            };
+        }
+    }
+    Err(refused(kernel, r))
+}
+
+#[cold]
+#[inline(never)]
+fn refused<K: Launchable + ?Sized>(kernel: &K, r: Refusal) -> Error {
+    let kernel_name = name(kernel);
+    match r {
+        Refusal::Count { expected, given } => Error::ParamCount { kernel: kernel_name, expected, given },
+        Refusal::Size { index, expected, given } => Error::ParamSize { kernel: kernel_name, index, expected, given },
+        Refusal::ZeroDim(which) => Error::ZeroDim { kernel: kernel_name, which },
+        Refusal::Block { block, max } => Error::BlockTooLarge { kernel: kernel_name, block, max },
+        Refusal::Shared { requested, max } => Error::SharedMemory { kernel: kernel_name, requested, max },
+        Refusal::Stream(index) => Error::ArgStream { kernel: kernel_name, index },
+    }
+}
+
+/// The kernel's parameters, read from the driver at the first call and cached (the checked
+/// launch reads them the same way).
+pub fn kernel_params<K: Launchable + ?Sized>(kernel: &K) -> Result<&[ParamInfo], Error> {
+    let info = match kernel.launch_cache().info.get() {
+        Some(info) => info,
+        None => first_use(kernel)?,
+    };
+    Ok(&info.params)
+}
+
+/// Reads the kernel's parameters and limits and caches them (racing threads each read; the
+/// first to finish fills the cache).
+#[cold]
+#[inline(never)]
+fn first_use<K: Launchable + ?Sized>(kernel: &K) -> Result<&KernelInfo, Error> {
+    let params = match read_params(kernel) {
+        Ok(p) => p,
+        Err(cause) => return Err(Error::NoParamInfo { kernel: name(kernel), cause: Box::new(cause) }),
+    };
+    let info = KernelInfo {
+        params,
+        max_threads: attribute(kernel, CUfunction_attribute::MAX_THREADS_PER_BLOCK)?,
+        max_dynamic_shared: AtomicU32::new(attribute(kernel, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES)?),
+    };
+    let cache = &kernel.launch_cache().info;
+    let _ = cache.set(info);
+    cache.get().ok_or(Error::Driver(driver::Error::Driver(CUresult::ERROR_UNKNOWN)))
+}
+
+fn attribute<K: Launchable + ?Sized>(kernel: &K, attrib: CUfunction_attribute) -> Result<u32, Error> {
+    let f = match kernel.raw_kernel() {
+        Some(k) => driver::kernel_get_function(k)?,
+        None => kernel.raw_function(),
+    };
+    let v = driver::func_get_attribute(attrib, f)?;
+    Ok(u32::try_from(v).unwrap_or(0))
+}
+
+/// Entry points newer than some supported headers, resolved here so this file builds against
+/// every release's generated crate (12.0 has none of them).
+static QUERY_ENTRIES: [Entry; 6] = [
+    Entry { symbol: "cuFuncGetParamInfo", proc_name: "cuFuncGetParamInfo", version: 12040, per_thread: false },
+    Entry { symbol: "cuFuncGetParamCount", proc_name: "cuFuncGetParamCount", version: 13020, per_thread: false },
+    Entry { symbol: "cuFuncGetName", proc_name: "cuFuncGetName", version: 12030, per_thread: false },
+    Entry { symbol: "cuKernelGetParamInfo", proc_name: "cuKernelGetParamInfo", version: 12040, per_thread: false },
+    Entry { symbol: "cuKernelGetParamCount", proc_name: "cuKernelGetParamCount", version: 13020, per_thread: false },
+    Entry { symbol: "cuKernelGetName", proc_name: "cuKernelGetName", version: 12030, per_thread: false },
+];
+static QUERIES: Table<6> = Table::new(LibraryKind::Driver, &QUERY_ENTRIES);
+
+/// `cu{Func,Kernel}GetParamInfo(handle, index, *offset, *size)`.
+type ParamInfoFn = unsafe extern "C" fn(*mut c_void, usize, *mut usize, *mut usize) -> CUresult;
+/// `cu{Func,Kernel}GetParamCount(handle, *count)`.
+type ParamCountFn = unsafe extern "C" fn(*mut c_void, *mut usize) -> CUresult;
+/// `cu{Func,Kernel}GetName(*name, handle)`.
+type NameFn = unsafe extern "C" fn(*mut *const c_char, *mut c_void) -> CUresult;
+
+/// More parameters than fit the largest parameter buffer (32764 bytes) means a driver fault.
+const MAX_PARAMS: usize = 32768;
+
+/// The handle and the offset of its entries in `QUERY_ENTRIES` (function: 0, kernel: 3).
+fn query_handle<K: Launchable + ?Sized>(kernel: &K) -> (*mut c_void, usize) {
+    match kernel.raw_kernel() {
+        Some(k) => (k.0, 3),
+        None => (kernel.raw_function().0, 0),
+    }
+}
+
+fn read_params<K: Launchable + ?Sized>(kernel: &K) -> Result<Box<[ParamInfo]>, Error> {
+    let (h, base) = query_handle(kernel);
+    // SAFETY: the entries have the prototypes of `ParamInfoFn` / `ParamCountFn` in cuda.h.
+    let info: ParamInfoFn = unsafe { core::mem::transmute::<*const c_void, ParamInfoFn>(QUERIES.get(base)?) };
+    let count = QUERIES.get(base + 1).ok().and_then(|p| {
+        // SAFETY: as above.
+        let f: ParamCountFn = unsafe { core::mem::transmute::<*const c_void, ParamCountFn>(p) };
+        let mut n = 0usize;
+        // SAFETY: a live handle and a valid out pointer.
+        (unsafe { f(h, &mut n) } == CUresult::SUCCESS).then_some(n)
+    });
+    let mut params = Vec::with_capacity(count.unwrap_or(8).min(MAX_PARAMS));
+    for index in 0..MAX_PARAMS {
+        if count == Some(index) {
+            return Ok(params.into_boxed_slice());
+        }
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a live handle and valid out pointers.
+        match unsafe { info(h, index, &mut offset, &mut size) } {
+            CUresult::SUCCESS => params.push(ParamInfo { offset, size }),
+            CUresult::ERROR_INVALID_VALUE if count.is_none() => return Ok(params.into_boxed_slice()),
+            r => return Err(driver::Error::Driver(r).into()),
+        }
+    }
+    Err(driver::Error::Driver(CUresult::ERROR_INVALID_VALUE).into())
+}
+
+/// The kernel's name for messages (`cu{Func,Kernel}GetName`), else its handle in hex.
+#[cold]
+fn name<K: Launchable + ?Sized>(kernel: &K) -> String {
+    let (h, base) = query_handle(kernel);
+    if let Ok(p) = QUERIES.get(base + 2) {
+        // SAFETY: the entry has the prototype of `NameFn` in cuda.h.
+        let f: NameFn = unsafe { core::mem::transmute::<*const c_void, NameFn>(p) };
+        let mut s: *const c_char = core::ptr::null();
+        // SAFETY: a live handle and a valid out pointer; the driver owns the string.
+        if unsafe { f(&mut s, h) } == CUresult::SUCCESS && !s.is_null() {
+            return crate::util::cstr_to_string(s);
+        }
+    }
+    format!("{h:p}")
+}

@@ -1,0 +1,690 @@
+//! Typed device memory: [`DeviceBuffer`], its views [`DeviceSlice`] / [`DeviceSliceMut`], and
+//! page-locked host memory [`PinnedHostBuffer`].
+//!
+//! Included by the `safe` module root (`crate::safe`), which re-exports these items.
+//!
+//! # The stream rule
+//!
+//! A device buffer is bound to one stream, the one it was allocated on. Everything the safe
+//! layer does with it is enqueued on that stream: copies, memsets, kernel launches that take it
+//! (a launch on another stream is refused, naming the argument), and its free on drop
+//! (`cuMemFreeAsync` on that stream). Work on one stream runs in issue order, so two uses of a
+//! buffer never overlap and the free comes after every use, whatever the host does meanwhile.
+//! Moving a buffer to another stream is explicit: [`DeviceBuffer::move_to`] records an event on
+//! the old stream and makes the new one wait for it (once per move), and the buffer is bound to
+//! the new stream from then on. The cost of the rule on every use is one compare of two stream
+//! handles per buffer; no event per use (cudarc records and waits on events for every read and
+//! write of a buffer once a context has several streams).
+//!
+//! Host memory a copy reads or writes is handled by its kind:
+//! - a plain slice or `Vec` (pageable, or of unknown kind): the call synchronizes the buffer's
+//!   stream before returning, so the slice is free again when the borrow ends, and a `Vec` read
+//!   back is only given its length once the copy has completed;
+//! - a [`PinnedHostBuffer`]: the copy stays asynchronous; the pinned buffer records an event
+//!   after it, and any host access to it (or its drop) waits for that event first.
+//!
+//! A buffer borrows its stream (`DeviceBuffer<'s, T>`), so the stream (and the context it
+//! borrows) outlives it. Stream-ordered allocations (`cuMemAllocAsync`, from the device's
+//! current pool or a given pool) are freed with `cuMemFreeAsync` on the buffer's stream, without
+//! waiting; a buffer from `cuMemAlloc` ([`Alloc::Sync`]) synchronizes its stream, then calls
+//! `cuMemFree`. An error in `Drop` goes to [`take_drop_errors`](super::take_drop_errors);
+//! [`DeviceBuffer::free`] returns it instead.
+//!
+//! Calls that need a current context (`cuMemAlloc`, `cuMemHostAlloc`, `cuEventCreate`) use the
+//! calling thread's: the stream's context must be current.
+
+use super::error::{record_drop_error, Error};
+use super::repr::DeviceRepr;
+use crate::driver::{self, CUdeviceptr, CUevent, CUmemoryPool, CUstream};
+use core::ffi::c_void;
+use core::marker::PhantomData;
+use core::mem::size_of;
+use core::ops::{Bound, RangeBounds};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+type Result<T, E = Error> = core::result::Result<T, E>;
+
+/// A live stream the safe layer may enqueue work on.
+///
+/// Implemented by the owned stream type; [`StreamRef`] wraps a raw handle.
+///
+/// # Safety
+/// `raw_stream` returns the same handle every time, and that stream is not destroyed while
+/// `self` is alive (buffers bound to it are freed on it after `self`'s borrow ends).
+pub unsafe trait AsStream {
+    fn raw_stream(&self) -> CUstream;
+}
+
+/// A borrowed raw stream handle, for streams created elsewhere (the typed layer, cudarc).
+#[derive(Clone, Copy, Debug)]
+pub struct StreamRef<'a> {
+    raw: CUstream,
+    _life: PhantomData<&'a ()>,
+}
+
+impl StreamRef<'_> {
+    /// # Safety
+    /// `raw` is a live stream (or a default stream of a live context) and stays so for the
+    /// lifetime chosen for the result, including the frees of buffers bound to it.
+    pub unsafe fn from_raw(raw: CUstream) -> Self {
+        StreamRef { raw, _life: PhantomData }
+    }
+}
+
+// SAFETY: the constructor's caller promised the handle stays valid for the lifetime.
+unsafe impl AsStream for StreamRef<'_> {
+    #[inline(always)]
+    fn raw_stream(&self) -> CUstream {
+        self.raw
+    }
+}
+
+// SAFETY: a stream handle may be used from any thread.
+unsafe impl Send for StreamRef<'_> {}
+unsafe impl Sync for StreamRef<'_> {}
+
+/// Where a [`DeviceBuffer`]'s memory comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Alloc {
+    /// `cuMemAllocAsync` on the buffer's stream, from its device's current pool; freed with
+    /// `cuMemFreeAsync` on the buffer's stream (no wait).
+    #[default]
+    Async,
+    /// `cuMemAllocFromPoolAsync` from this pool; freed as `Async`. The pool may be destroyed
+    /// before the buffer: the driver releases it once its allocations are freed.
+    Pool(CUmemoryPool),
+    /// `cuMemAlloc` (the current context's); the drop synchronizes the buffer's stream, then
+    /// calls `cuMemFree`.
+    Sync,
+}
+
+impl Alloc {
+    fn is_sync(self) -> bool {
+        self == Alloc::Sync
+    }
+}
+
+/// Device memory for `len` values of `T`, bound to one stream (see the stream rule in the
+/// module documentation); freed on drop.
+pub struct DeviceBuffer<'s, T: DeviceRepr> {
+    span: Span<T>,
+    sync_alloc: bool,
+    _stream: PhantomData<&'s ()>,
+}
+
+/// A shared view of part of a device buffer (`buf.slice(2..10)`), on the buffer's stream.
+#[derive(Clone, Copy)]
+pub struct DeviceSlice<'a, T: DeviceRepr> {
+    span: Span<T>,
+    _buf: PhantomData<&'a T>,
+}
+
+/// An exclusive view of part of a device buffer (`buf.slice_mut(..4)`), on the buffer's stream.
+pub struct DeviceSliceMut<'a, T: DeviceRepr> {
+    span: Span<T>,
+    _buf: PhantomData<&'a mut T>,
+}
+
+/// Address, length and stream of a buffer or view: what every operation needs.
+struct Span<T> {
+    ptr: CUdeviceptr,
+    len: usize,
+    stream: CUstream,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Span<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Span<T> {}
+
+// SAFETY: the handles are plain values; every operation is a driver call on the stream, which
+// the driver allows from any thread. `T: DeviceRepr` is `Send + Sync`.
+unsafe impl<T: DeviceRepr> Send for DeviceBuffer<'_, T> {}
+unsafe impl<T: DeviceRepr> Sync for DeviceBuffer<'_, T> {}
+unsafe impl<T: DeviceRepr> Send for DeviceSlice<'_, T> {}
+unsafe impl<T: DeviceRepr> Sync for DeviceSlice<'_, T> {}
+unsafe impl<T: DeviceRepr> Send for DeviceSliceMut<'_, T> {}
+unsafe impl<T: DeviceRepr> Sync for DeviceSliceMut<'_, T> {}
+
+fn byte_len<T>(len: usize) -> Result<usize> {
+    len.checked_mul(size_of::<T>()).ok_or(Error::TooLarge { len, elem_bytes: size_of::<T>() })
+}
+
+/// The address of element `index` (within the allocation, so it cannot overflow).
+fn offset<T>(base: CUdeviceptr, index: usize) -> CUdeviceptr {
+    CUdeviceptr::from(base.0 + (index * size_of::<T>()) as u64)
+}
+
+fn same_len(expected: usize, given: usize) -> Result<()> {
+    if expected == given {
+        Ok(())
+    } else {
+        Err(Error::Length { expected, given })
+    }
+}
+
+impl<T: DeviceRepr> Span<T> {
+    fn bytes(&self) -> usize {
+        self.len * size_of::<T>()
+    }
+
+    /// The sub-span `range` (panics like slice indexing when out of bounds).
+    fn sub(&self, range: impl RangeBounds<usize>) -> Self {
+        let (start, end) = bounds(range, self.len);
+        Span { ptr: offset::<T>(self.ptr, start), len: end - start, ..*self }
+    }
+
+    fn get(&self, range: impl RangeBounds<usize>) -> Option<Self> {
+        let (start, end) = try_bounds(range, self.len)?;
+        Some(Span { ptr: offset::<T>(self.ptr, start), len: end - start, ..*self })
+    }
+
+    fn copy_from_host(&self, src: &[T]) -> Result<()> {
+        same_len(self.len, src.len())?;
+        if self.bytes() == 0 {
+            return Ok(());
+        }
+        // SAFETY: `src` is `bytes` long and borrowed until the stream is synchronized below, so
+        // the driver reads it while it is alive and unchanged (whether pageable or pinned).
+        unsafe { driver::memcpy_htod_async(self.ptr, src.as_ptr().cast(), self.bytes(), self.stream) }?;
+        driver::stream_synchronize(self.stream)?;
+        Ok(())
+    }
+
+    fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        same_len(self.len, dst.len())?;
+        if self.bytes() == 0 {
+            return Ok(());
+        }
+        // SAFETY: `dst` is `bytes` long, initialized, exclusively borrowed until the stream is
+        // synchronized; any bytes are a valid `T` (`DeviceRepr`).
+        unsafe { driver::memcpy_dtoh_async(dst.as_mut_ptr().cast(), self.ptr, self.bytes(), self.stream) }?;
+        driver::stream_synchronize(self.stream)?;
+        Ok(())
+    }
+
+    fn to_vec(&self) -> Result<Vec<T>> {
+        let mut v: Vec<T> = Vec::with_capacity(self.len);
+        if self.bytes() == 0 {
+            return Ok(v);
+        }
+        // SAFETY: the spare capacity holds `len` elements; the driver writes all of it.
+        let r = unsafe { driver::memcpy_dtoh_async(v.as_mut_ptr().cast(), self.ptr, self.bytes(), self.stream) };
+        r?;
+        if let Err(e) = driver::stream_synchronize(self.stream) {
+            // The copy may still be in flight: never free or reuse its destination.
+            core::mem::forget(v);
+            return Err(e.into());
+        }
+        // SAFETY: the copy completed and wrote `len` elements; every bit pattern is a valid `T`.
+        unsafe { v.set_len(self.len) };
+        Ok(v)
+    }
+
+    fn memset(&self, byte: u8) -> Result<()> {
+        if self.bytes() == 0 {
+            return Ok(());
+        }
+        driver::memset_d8_async(self.ptr, byte, self.bytes(), self.stream)?;
+        Ok(())
+    }
+
+    fn copy_from_device(&self, src: Span<T>) -> Result<()> {
+        same_len(self.len, src.len)?;
+        if src.stream != self.stream {
+            return Err(Error::WrongStream { what: "device-to-device copy" });
+        }
+        if self.bytes() == 0 {
+            return Ok(());
+        }
+        driver::memcpy_dtod_async(self.ptr, src.ptr, self.bytes(), self.stream)?;
+        Ok(())
+    }
+
+    fn copy_from_pinned(&self, src: &mut PinnedHostBuffer<'_, T>) -> Result<()> {
+        same_len(self.len, src.len)?;
+        if self.bytes() == 0 {
+            return Ok(());
+        }
+        src.before_async_use(self.stream)?;
+        // SAFETY: the pinned buffer is alive until its event (recorded below) completes: its
+        // drop and every host access wait for that event.
+        unsafe { driver::memcpy_htod_async(self.ptr, src.ptr.cast(), self.bytes(), self.stream) }?;
+        src.after_async_use(self.stream)
+    }
+
+    fn copy_to_pinned(&self, dst: &mut PinnedHostBuffer<'_, T>) -> Result<()> {
+        same_len(self.len, dst.len)?;
+        if self.bytes() == 0 {
+            return Ok(());
+        }
+        dst.before_async_use(self.stream)?;
+        // SAFETY: as in `copy_from_pinned`; any bytes are a valid `T`.
+        unsafe { driver::memcpy_dtoh_async(dst.ptr.cast(), self.ptr, self.bytes(), self.stream) }?;
+        dst.after_async_use(self.stream)
+    }
+}
+
+fn try_bounds(range: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.checked_add(1)?,
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.checked_add(1)?,
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    (start <= end && end <= len).then_some((start, end))
+}
+
+#[track_caller]
+fn bounds(range: impl RangeBounds<usize>, len: usize) -> (usize, usize) {
+    let shown = (range.start_bound().cloned(), range.end_bound().cloned());
+    match try_bounds(range, len) {
+        Some(b) => b,
+        None => panic!("range {shown:?} out of bounds for a device slice of length {len}"),
+    }
+}
+
+/// Methods of every view that reads: buffers, shared and exclusive slices.
+macro_rules! read_methods {
+    () => {
+        /// Number of elements.
+        #[inline]
+        pub fn len(&self) -> usize {
+            self.span.len
+        }
+
+        /// Whether it has no elements.
+        #[inline]
+        pub fn is_empty(&self) -> bool {
+            self.span.len == 0
+        }
+
+        /// The device address (for the typed layer; the safe layer never needs it).
+        #[inline]
+        pub fn as_raw(&self) -> CUdeviceptr {
+            self.span.ptr
+        }
+
+        /// The stream this memory is bound to.
+        #[inline]
+        pub fn stream(&self) -> CUstream {
+            self.span.stream
+        }
+
+        /// A shared view of `range` (panics when out of bounds, as slice indexing does).
+        #[track_caller]
+        pub fn slice(&self, range: impl RangeBounds<usize>) -> DeviceSlice<'_, T> {
+            DeviceSlice { span: self.span.sub(range), _buf: PhantomData }
+        }
+
+        /// A shared view of `range`, or `None` when out of bounds.
+        pub fn get(&self, range: impl RangeBounds<usize>) -> Option<DeviceSlice<'_, T>> {
+            Some(DeviceSlice { span: self.span.get(range)?, _buf: PhantomData })
+        }
+
+        /// Copies the contents to a new `Vec` (waits for the copy: the stream is synchronized).
+        pub fn to_vec(&self) -> Result<Vec<T>> {
+            self.span.to_vec()
+        }
+
+        /// Copies the contents into `dst` of the same length (the stream is synchronized).
+        pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+            self.span.copy_to_host(dst)
+        }
+
+        /// Enqueues a copy of the contents into a pinned host buffer of the same length, without
+        /// waiting; the pinned buffer waits for it before the host touches it.
+        pub fn copy_to_pinned(&self, dst: &mut PinnedHostBuffer<'_, T>) -> Result<()> {
+            self.span.copy_to_pinned(dst)
+        }
+    };
+}
+
+/// Methods of every view that writes: buffers and exclusive slices.
+macro_rules! write_methods {
+    () => {
+        /// An exclusive view of `range` (panics when out of bounds).
+        #[track_caller]
+        pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> DeviceSliceMut<'_, T> {
+            DeviceSliceMut { span: self.span.sub(range), _buf: PhantomData }
+        }
+
+        /// Copies `src` (same length) in (the stream is synchronized before returning).
+        pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+            self.span.copy_from_host(src)
+        }
+
+        /// Enqueues a copy from device memory of the same length bound to the same stream.
+        pub fn copy_from_device(&mut self, src: &DeviceSlice<'_, T>) -> Result<()> {
+            self.span.copy_from_device(src.span)
+        }
+
+        /// Enqueues a copy from a pinned host buffer of the same length, without waiting.
+        pub fn copy_from_pinned(&mut self, src: &mut PinnedHostBuffer<'_, T>) -> Result<()> {
+            self.span.copy_from_pinned(src)
+        }
+
+        /// Enqueues setting every byte to `byte`.
+        pub fn memset(&mut self, byte: u8) -> Result<()> {
+            self.span.memset(byte)
+        }
+
+        /// Enqueues setting every element to zero bits.
+        pub fn zero(&mut self) -> Result<()> {
+            self.span.memset(0)
+        }
+    };
+}
+
+impl<'s, T: DeviceRepr> DeviceBuffer<'s, T> {
+    /// `len` zeroed elements, allocated stream-ordered on `stream` from its device's current pool.
+    pub fn zeroed<S: AsStream + ?Sized>(stream: &'s S, len: usize) -> Result<Self> {
+        Self::zeroed_with(stream, len, Alloc::Async)
+    }
+
+    /// `len` zeroed elements from `alloc`.
+    pub fn zeroed_with<S: AsStream + ?Sized>(stream: &'s S, len: usize, alloc: Alloc) -> Result<Self> {
+        let mut buf = Self::alloc(stream.raw_stream(), len, alloc)?;
+        buf.zero()?;
+        Ok(buf)
+    }
+
+    /// A copy of `data`, allocated stream-ordered on `stream` from its device's current pool
+    /// (returns once the copy has read `data`).
+    pub fn from_host<S: AsStream + ?Sized>(stream: &'s S, data: &[T]) -> Result<Self> {
+        Self::from_host_with(stream, data, Alloc::Async)
+    }
+
+    /// A copy of `data` in memory from `alloc`.
+    pub fn from_host_with<S: AsStream + ?Sized>(stream: &'s S, data: &[T], alloc: Alloc) -> Result<Self> {
+        let mut buf = Self::alloc(stream.raw_stream(), data.len(), alloc)?;
+        buf.copy_from_host(data)?;
+        Ok(buf)
+    }
+
+    /// Memory whose contents are not initialized yet; every constructor fills it before
+    /// returning it.
+    fn alloc(stream: CUstream, len: usize, alloc: Alloc) -> Result<Self> {
+        let bytes = byte_len::<T>(len)?;
+        let ptr = match (bytes, alloc) {
+            (0, _) => CUdeviceptr::from(0),
+            (_, Alloc::Async) => driver::mem_alloc_async(bytes, stream)?,
+            (_, Alloc::Pool(pool)) => driver::mem_alloc_from_pool_async(bytes, pool, stream)?,
+            (_, Alloc::Sync) => driver::mem_alloc(bytes)?,
+        };
+        let span = Span { ptr, len, stream, _t: PhantomData };
+        Ok(DeviceBuffer { span, sync_alloc: alloc.is_sync(), _stream: PhantomData })
+    }
+
+    read_methods!();
+    write_methods!();
+
+    /// A shared view of the whole buffer.
+    #[inline]
+    pub fn as_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice { span: self.span, _buf: PhantomData }
+    }
+
+    /// An exclusive view of the whole buffer.
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> DeviceSliceMut<'_, T> {
+        DeviceSliceMut { span: self.span, _buf: PhantomData }
+    }
+
+    /// Binds the buffer to `to`: work already enqueued on its stream happens before anything
+    /// enqueued on `to` afterwards (an event recorded on the old stream, waited for by `to`).
+    /// On an error the buffer is freed on its old stream.
+    pub fn move_to<'t, S: AsStream + ?Sized>(self, to: &'t S) -> Result<DeviceBuffer<'t, T>> {
+        let to = to.raw_stream();
+        if to != self.span.stream {
+            join(self.span.stream, to)?;
+        }
+        let moved = DeviceBuffer { span: Span { stream: to, ..self.span }, sync_alloc: self.sync_alloc, _stream: PhantomData };
+        core::mem::forget(self);
+        Ok(moved)
+    }
+
+    /// Frees the memory now (stream-ordered, as `Drop` does), returning the error `Drop` would
+    /// record.
+    pub fn free(self) -> Result<()> {
+        let (span, sync_alloc) = (self.span, self.sync_alloc);
+        core::mem::forget(self);
+        free_span(span, sync_alloc)
+    }
+}
+
+fn free_span<T>(span: Span<T>, sync_alloc: bool) -> Result<()> {
+    if span.ptr.0 == 0 {
+        return Ok(());
+    }
+    if sync_alloc {
+        // cuMemFree is not ordered on the stream: wait for the buffer's work first.
+        driver::stream_synchronize(span.stream)?;
+        driver::mem_free(span.ptr)?;
+    } else {
+        driver::mem_free_async(span.ptr, span.stream)?;
+    }
+    Ok(())
+}
+
+impl<T: DeviceRepr> Drop for DeviceBuffer<'_, T> {
+    fn drop(&mut self) {
+        if let Err(e) = free_span(self.span, self.sync_alloc) {
+            record_drop_error("DeviceBuffer", e);
+        }
+    }
+}
+
+impl<T: DeviceRepr> core::fmt::Debug for DeviceBuffer<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeviceBuffer").field("ptr", &self.span.ptr).field("len", &self.span.len).finish()
+    }
+}
+
+impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
+    read_methods!();
+}
+
+impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
+    read_methods!();
+    write_methods!();
+
+    /// A shared view of the whole slice.
+    #[inline]
+    pub fn as_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice { span: self.span, _buf: PhantomData }
+    }
+}
+
+impl<'a, T: DeviceRepr> From<&'a DeviceBuffer<'_, T>> for DeviceSlice<'a, T> {
+    fn from(b: &'a DeviceBuffer<'_, T>) -> Self {
+        b.as_slice()
+    }
+}
+
+/// Makes `to` wait for the work enqueued on `from` so far.
+fn join(from: CUstream, to: CUstream) -> Result<()> {
+    let event = OwnedEvent::new()?;
+    driver::event_record(event.0, from)?;
+    driver::stream_wait_event(to, event.0, 0)?;
+    Ok(())
+}
+
+/// An event without timing, destroyed on drop (destroying one that streams still wait for is
+/// allowed: the driver releases it when they are done).
+struct OwnedEvent(CUevent);
+
+impl OwnedEvent {
+    fn new() -> Result<Self> {
+        Ok(OwnedEvent(driver::event_create(driver::CUevent_flags::DISABLE_TIMING.0)?))
+    }
+}
+
+impl Drop for OwnedEvent {
+    fn drop(&mut self) {
+        if let Err(e) = driver::event_destroy(self.0) {
+            record_drop_error("event", e.into());
+        }
+    }
+}
+
+/// Page-locked host memory for `len` values of `T` (`cuMemHostAlloc`, portable), so copies to
+/// and from device buffers run asynchronously. Zeroed or copied on creation.
+///
+/// Each asynchronous copy records an event on the copy's stream (after making that stream wait
+/// for the previous copy's event, when it ran on another stream); [`as_slice`](Self::as_slice),
+/// [`as_mut_slice`](Self::as_mut_slice), [`to_vec`](Self::to_vec) and the drop wait for that
+/// event first, so the host never touches the memory while a copy may. The buffer borrows a
+/// stream to tie it to the stream's context, whose pinned allocations end with it.
+pub struct PinnedHostBuffer<'c, T: DeviceRepr> {
+    ptr: *mut T,
+    len: usize,
+    /// Recorded after the last asynchronous copy (created at the first one).
+    event: Option<OwnedEvent>,
+    /// The stream of the last asynchronous copy.
+    last_stream: CUstream,
+    /// A copy may be in flight: host access must wait for `event`.
+    pending: AtomicBool,
+    _ctx: PhantomData<&'c ()>,
+}
+
+// SAFETY: owns its memory like a `Vec<T>`; host access is gated by `pending` + `event`.
+unsafe impl<T: DeviceRepr> Send for PinnedHostBuffer<'_, T> {}
+unsafe impl<T: DeviceRepr> Sync for PinnedHostBuffer<'_, T> {}
+
+impl<'c, T: DeviceRepr> PinnedHostBuffer<'c, T> {
+    /// `len` zeroed elements of page-locked memory in the context of `stream`.
+    pub fn zeroed<S: AsStream + ?Sized>(stream: &'c S, len: usize) -> Result<Self> {
+        let buf = Self::alloc(stream, len)?;
+        if len > 0 {
+            // SAFETY: `ptr` holds `len` elements; all-zero bytes are a valid `T` (`DeviceRepr`).
+            unsafe { core::ptr::write_bytes(buf.ptr, 0, len) };
+        }
+        Ok(buf)
+    }
+
+    /// A page-locked copy of `data`.
+    pub fn from_slice<S: AsStream + ?Sized>(stream: &'c S, data: &[T]) -> Result<Self> {
+        let buf = Self::alloc(stream, data.len())?;
+        if !data.is_empty() {
+            // SAFETY: `ptr` holds `len` elements and does not overlap `data`.
+            unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), buf.ptr, data.len()) };
+        }
+        Ok(buf)
+    }
+
+    /// Memory not yet initialized: the constructors fill it before returning it.
+    fn alloc<S: AsStream + ?Sized>(stream: &'c S, len: usize) -> Result<Self> {
+        let bytes = byte_len::<T>(len)?;
+        let ptr = if bytes == 0 {
+            core::ptr::NonNull::<T>::dangling().as_ptr()
+        } else {
+            driver::mem_host_alloc(bytes, driver::CU_MEMHOSTALLOC_PORTABLE as u32)?.cast::<T>()
+        };
+        Ok(PinnedHostBuffer { ptr, len, event: None, last_stream: stream.raw_stream(), pending: AtomicBool::new(false), _ctx: PhantomData })
+    }
+
+    /// Number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it has no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The contents, after waiting for asynchronous copies that involve them.
+    pub fn as_slice(&self) -> Result<&[T]> {
+        self.wait()?;
+        // SAFETY: initialized on creation; no copy is in flight; shared borrow of `self`.
+        Ok(unsafe { core::slice::from_raw_parts(self.ptr, self.len) })
+    }
+
+    /// The contents, writable, after waiting for asynchronous copies that involve them.
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
+        self.wait()?;
+        // SAFETY: as `as_slice`, with an exclusive borrow.
+        Ok(unsafe { core::slice::from_raw_parts_mut(self.ptr, self.len) })
+    }
+
+    /// A copy of the contents, after waiting for asynchronous copies.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        Ok(self.as_slice()?.to_vec())
+    }
+
+    /// Waits for the last asynchronous copy, if one may be in flight.
+    fn wait(&self) -> Result<()> {
+        if self.pending.load(Ordering::Acquire) {
+            if let Some(e) = &self.event {
+                driver::event_synchronize(e.0)?;
+            }
+            self.pending.store(false, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Before enqueueing a copy on `stream`: a copy still pending on another stream must come
+    /// first, so the event recorded next covers both.
+    fn before_async_use(&mut self, stream: CUstream) -> Result<()> {
+        if *self.pending.get_mut() && stream != self.last_stream {
+            if let Some(e) = &self.event {
+                driver::stream_wait_event(stream, e.0, 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// After enqueueing a copy on `stream`: record the event host access waits for.
+    fn after_async_use(&mut self, stream: CUstream) -> Result<()> {
+        *self.pending.get_mut() = true;
+        self.last_stream = stream;
+        if self.event.is_none() {
+            self.event = Some(OwnedEvent::new()?);
+        }
+        let e = self.event.as_ref().map(|e| e.0).unwrap_or(CUevent::null());
+        driver::event_record(e, stream)?;
+        Ok(())
+    }
+
+    /// Frees the memory now (after waiting for pending copies), returning the error `Drop`
+    /// would record.
+    pub fn free(mut self) -> Result<()> {
+        let r = self.release();
+        core::mem::forget(self);
+        r
+    }
+
+    fn release(&mut self) -> Result<()> {
+        if let Err(e) = self.wait() {
+            // A copy may still use the memory: leak it rather than free it under the copy.
+            self.len = 0;
+            self.ptr = core::ptr::NonNull::dangling().as_ptr();
+            return Err(e);
+        }
+        self.event = None;
+        if byte_len::<T>(self.len).unwrap_or(0) != 0 {
+            let p = core::mem::replace(&mut self.ptr, core::ptr::NonNull::dangling().as_ptr());
+            // SAFETY: allocated by cuMemHostAlloc; no copy is in flight.
+            unsafe { driver::mem_free_host(p.cast::<c_void>()) }?;
+        }
+        Ok(())
+    }
+}
+
+impl<T: DeviceRepr> Drop for PinnedHostBuffer<'_, T> {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            record_drop_error("PinnedHostBuffer", e);
+        }
+    }
+}

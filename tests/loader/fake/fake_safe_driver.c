@@ -1,0 +1,233 @@
+/*
+ * A fake libcuda for the safe layer's tests (tests/safe_fake.rs): "device" memory is host
+ * memory, streams and events are tokens, and every call the safe layer makes is counted
+ * (fake_count(name), reached through cuGetProcAddress_v2 as "cuFakeCount").
+ *
+ * Kernels come from cuModuleGetFunction(name = "<kernel>:<size>,<size>,...[;threads=N][;smem=N]"):
+ * the sizes are the parameters cuFuncGetParamInfo reports, at offsets aligned to each size.
+ * cuLaunchKernel copies every parameter's bytes (as the real driver reads them) and, for a
+ * kernel named "inc", adds 1 to the u32 its first parameter points to.
+ * FAKE_DRIVER_VERSION (default 12090) is what cuDriverGetVersion reports; FAKE_PARAM_COUNT=1
+ * makes cuFuncGetParamCount available.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+#define OK 0
+#define INVALID_VALUE 1
+
+struct fake_fn {
+    char name[64];
+    size_t count;
+    size_t sizes[64];
+    size_t offsets[64];
+    int max_threads;
+    int max_smem;
+};
+
+static const char *NAMES[] = {
+    "cuFuncGetParamInfo", "cuFuncGetParamCount", "cuFuncGetName", "cuFuncGetAttribute", "cuFuncSetAttribute",
+    "cuLaunchKernel", "cuMemAlloc", "cuMemAllocAsync", "cuMemAllocFromPoolAsync", "cuMemFree", "cuMemFreeAsync",
+    "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync", "cuMemsetD8Async", "cuStreamSynchronize",
+    "cuStreamWaitEvent", "cuEventCreate", "cuEventRecord", "cuEventDestroy", "cuEventSynchronize",
+    "cuMemHostAlloc", "cuMemFreeHost", "cuStreamCreate", "cuStreamDestroy", "cuModuleLoadData",
+    "cuModuleGetFunction", "cuModuleUnload", "cuInit",
+};
+#define NCOUNTS (sizeof NAMES / sizeof NAMES[0])
+static long counts[NCOUNTS];
+static void *last_free_stream;
+
+static void count(const char *name)
+{
+    for (size_t i = 0; i < NCOUNTS; i++)
+        if (strcmp(NAMES[i], name) == 0) { counts[i]++; return; }
+}
+
+/* Calls of `name` so far; "lastFreeStream" gives the stream of the last cuMemFreeAsync. */
+long fake_count(const char *name)
+{
+    if (strcmp(name, "lastFreeStream") == 0) return (long)(intptr_t)last_free_stream;
+    for (size_t i = 0; i < NCOUNTS; i++)
+        if (strcmp(NAMES[i], name) == 0) return counts[i];
+    return -1;
+}
+
+static int env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : dflt;
+}
+
+CUresult cuDriverGetVersion(int *v) { *v = env_int("FAKE_DRIVER_VERSION", 12090); return OK; }
+static CUresult fInit(unsigned flags) { (void)flags; count("cuInit"); return OK; }
+
+/* Parameters the last launch read, back to back. */
+static unsigned char last_params[4096];
+static size_t last_params_len;
+long fake_last_params(unsigned char *out, long cap)
+{
+    long n = (long)last_params_len < cap ? (long)last_params_len : cap;
+    memcpy(out, last_params, (size_t)n);
+    return (long)last_params_len;
+}
+
+static CUresult fModuleLoadData(void **mod, const void *image) { (void)image; count("cuModuleLoadData"); *mod = malloc(1); return OK; }
+static CUresult fModuleUnload(void *mod) { count("cuModuleUnload"); free(mod); return OK; }
+
+static CUresult fModuleGetFunction(struct fake_fn **out, void *mod, const char *spec)
+{
+    (void)mod;
+    count("cuModuleGetFunction");
+    struct fake_fn *f = calloc(1, sizeof *f);
+    f->max_threads = 1024;
+    f->max_smem = 48 * 1024;
+    const char *colon = strchr(spec, ':');
+    size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (n >= sizeof f->name) n = sizeof f->name - 1;
+    memcpy(f->name, spec, n);
+    const char *p = colon ? colon + 1 : "";
+    size_t offset = 0;
+    while (*p && *p != ';' && f->count < 64) {
+        size_t size = strtoul(p, (char **)&p, 10);
+        if (size == 0) break;
+        size_t align = size >= 8 ? 8 : size;
+        offset = (offset + align - 1) / align * align;
+        f->sizes[f->count] = size;
+        f->offsets[f->count] = offset;
+        offset += size;
+        f->count++;
+        if (*p == ',') p++;
+    }
+    while (*p == ';') {
+        p++;
+        if (strncmp(p, "threads=", 8) == 0) f->max_threads = (int)strtol(p + 8, (char **)&p, 10);
+        else if (strncmp(p, "smem=", 5) == 0) f->max_smem = (int)strtol(p + 5, (char **)&p, 10);
+        else break;
+    }
+    *out = f;
+    return OK;
+}
+
+static CUresult fFuncGetParamInfo(struct fake_fn *f, size_t i, size_t *offset, size_t *size)
+{
+    count("cuFuncGetParamInfo");
+    if (i >= f->count) return INVALID_VALUE;
+    *offset = f->offsets[i];
+    *size = f->sizes[i];
+    return OK;
+}
+static CUresult fFuncGetParamCount(struct fake_fn *f, size_t *n) { count("cuFuncGetParamCount"); *n = f->count; return OK; }
+static CUresult fFuncGetName(const char **name, struct fake_fn *f) { count("cuFuncGetName"); *name = f->name; return OK; }
+
+static CUresult fFuncGetAttribute(int *v, int attrib, struct fake_fn *f)
+{
+    count("cuFuncGetAttribute");
+    if (attrib == 0) { *v = f->max_threads; return OK; }
+    if (attrib == 8) { *v = f->max_smem; return OK; }
+    return INVALID_VALUE;
+}
+static CUresult fFuncSetAttribute(struct fake_fn *f, int attrib, int v)
+{
+    count("cuFuncSetAttribute");
+    if (attrib != 8) return INVALID_VALUE;
+    f->max_smem = v;
+    return OK;
+}
+
+static CUresult fLaunchKernel(struct fake_fn *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                              unsigned bz, unsigned smem, void *stream, void **params, void **extra)
+{
+    (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)stream; (void)extra;
+    count("cuLaunchKernel");
+    last_params_len = 0;
+    for (size_t i = 0; i < f->count; i++) {
+        if (last_params_len + f->sizes[i] <= sizeof last_params)
+            memcpy(last_params + last_params_len, params[i], f->sizes[i]);
+        last_params_len += f->sizes[i];
+    }
+    if (strcmp(f->name, "inc") == 0 && f->count >= 1) {
+        CUdeviceptr p;
+        memcpy(&p, params[0], sizeof p);
+        (*(uint32_t *)(uintptr_t)p)++;
+    }
+    return OK;
+}
+
+/* Device memory is host memory, filled with 0xAB so that zeroing is visible. */
+static void *dev_alloc(size_t n) { void *p = malloc(n); memset(p, 0xAB, n); return p; }
+static CUresult fMemAlloc(CUdeviceptr *p, size_t n) { count("cuMemAlloc"); *p = (CUdeviceptr)(uintptr_t)dev_alloc(n); return OK; }
+static CUresult fMemAllocAsync(CUdeviceptr *p, size_t n, void *s) { (void)s; count("cuMemAllocAsync"); *p = (CUdeviceptr)(uintptr_t)dev_alloc(n); return OK; }
+static CUresult fMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, void *pool, void *s)
+{
+    (void)s;
+    count("cuMemAllocFromPoolAsync");
+    if (!pool) return INVALID_VALUE;
+    *p = (CUdeviceptr)(uintptr_t)dev_alloc(n);
+    return OK;
+}
+static CUresult fMemFree(CUdeviceptr p) { count("cuMemFree"); free((void *)(uintptr_t)p); return OK; }
+static CUresult fMemFreeAsync(CUdeviceptr p, void *s) { count("cuMemFreeAsync"); last_free_stream = s; free((void *)(uintptr_t)p); return OK; }
+static CUresult fMemcpyHtoDAsync(CUdeviceptr d, const void *h, size_t n, void *s) { (void)s; count("cuMemcpyHtoDAsync"); memcpy((void *)(uintptr_t)d, h, n); return OK; }
+static CUresult fMemcpyDtoHAsync(void *h, CUdeviceptr d, size_t n, void *s) { (void)s; count("cuMemcpyDtoHAsync"); memcpy(h, (void *)(uintptr_t)d, n); return OK; }
+static CUresult fMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr src, size_t n, void *s) { (void)s; count("cuMemcpyDtoDAsync"); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n); return OK; }
+static CUresult fMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s) { (void)s; count("cuMemsetD8Async"); memset((void *)(uintptr_t)d, v, n); return OK; }
+static CUresult fMemHostAlloc(void **p, size_t n, unsigned flags) { (void)flags; count("cuMemHostAlloc"); *p = malloc(n); memset(*p, 0xCD, n); return OK; }
+static CUresult fMemFreeHost(void *p) { count("cuMemFreeHost"); free(p); return OK; }
+
+static CUresult fStreamCreate(void **s, unsigned flags) { (void)flags; count("cuStreamCreate"); *s = malloc(1); return OK; }
+static CUresult fStreamDestroy(void *s) { count("cuStreamDestroy"); free(s); return OK; }
+static CUresult fStreamSynchronize(void *s) { (void)s; count("cuStreamSynchronize"); return OK; }
+static CUresult fStreamWaitEvent(void *s, void *e, unsigned flags) { (void)s; (void)e; (void)flags; count("cuStreamWaitEvent"); return OK; }
+static CUresult fEventCreate(void **e, unsigned flags) { (void)flags; count("cuEventCreate"); *e = malloc(1); return OK; }
+static CUresult fEventRecord(void *e, void *s) { (void)e; (void)s; count("cuEventRecord"); return OK; }
+static CUresult fEventDestroy(void *e) { count("cuEventDestroy"); free(e); return OK; }
+static CUresult fEventSynchronize(void *e) { (void)e; count("cuEventSynchronize"); return OK; }
+
+struct entry { const char *name; void *fn; };
+static const struct entry ENTRIES[] = {
+    {"cuInit", (void *)fInit},
+    {"cuModuleLoadData", (void *)fModuleLoadData},
+    {"cuModuleUnload", (void *)fModuleUnload},
+    {"cuModuleGetFunction", (void *)fModuleGetFunction},
+    {"cuFuncGetParamInfo", (void *)fFuncGetParamInfo},
+    {"cuFuncGetName", (void *)fFuncGetName},
+    {"cuFuncGetAttribute", (void *)fFuncGetAttribute},
+    {"cuFuncSetAttribute", (void *)fFuncSetAttribute},
+    {"cuLaunchKernel", (void *)fLaunchKernel},
+    {"cuMemAlloc", (void *)fMemAlloc},
+    {"cuMemAllocAsync", (void *)fMemAllocAsync},
+    {"cuMemAllocFromPoolAsync", (void *)fMemAllocFromPoolAsync},
+    {"cuMemFree", (void *)fMemFree},
+    {"cuMemFreeAsync", (void *)fMemFreeAsync},
+    {"cuMemcpyHtoDAsync", (void *)fMemcpyHtoDAsync},
+    {"cuMemcpyDtoHAsync", (void *)fMemcpyDtoHAsync},
+    {"cuMemcpyDtoDAsync", (void *)fMemcpyDtoDAsync},
+    {"cuMemsetD8Async", (void *)fMemsetD8Async},
+    {"cuMemHostAlloc", (void *)fMemHostAlloc},
+    {"cuMemFreeHost", (void *)fMemFreeHost},
+    {"cuStreamCreate", (void *)fStreamCreate},
+    {"cuStreamDestroy", (void *)fStreamDestroy},
+    {"cuStreamSynchronize", (void *)fStreamSynchronize},
+    {"cuStreamWaitEvent", (void *)fStreamWaitEvent},
+    {"cuEventCreate", (void *)fEventCreate},
+    {"cuEventRecord", (void *)fEventRecord},
+    {"cuEventDestroy", (void *)fEventDestroy},
+    {"cuEventSynchronize", (void *)fEventSynchronize},
+    {"cuFakeCount", (void *)fake_count},
+    {"cuFakeLastParams", (void *)fake_last_params},
+};
+
+int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status)
+{
+    (void)ver; (void)flags;
+    *pfn = 0;
+    if (strcmp(sym, "cuFuncGetParamCount") == 0 && env_int("FAKE_PARAM_COUNT", 0)) *pfn = (void *)fFuncGetParamCount;
+    for (size_t i = 0; !*pfn && i < sizeof ENTRIES / sizeof ENTRIES[0]; i++)
+        if (strcmp(ENTRIES[i].name, sym) == 0) *pfn = ENTRIES[i].fn;
+    if (status) *status = *pfn ? 0 : 1; /* CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND */
+    return *pfn ? OK : 500;             /* CUDA_ERROR_NOT_FOUND */
+}

@@ -1,0 +1,346 @@
+//! The safe layer (`cudagen::safe`: typed memory, checked launches) against a fake libcuda
+//! (`tests/loader/fake/fake_safe_driver.c`, built with gcc), so it runs without a GPU. The fake
+//! counts every call; each scenario runs in its own process (the loader is process-wide).
+
+use cudagen::driver::{self, CUfunction_attribute};
+use cudagen::loader::{Entry, LibraryKind, Table};
+use cudagen::safe::{
+    kernel_params, Alloc, DeviceBuffer, Error, FunctionHandle, LaunchConfig, Launchable, ParamInfo, PinnedHostBuffer,
+    StreamLaunch, StreamRef,
+};
+use std::ffi::{c_char, c_long, CString};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// Builds the fake once per test process.
+fn fake_lib() -> PathBuf {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let src = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/loader/fake/fake_safe_driver.c"));
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fake_safe/libcuda.so.1");
+        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+        let st = Command::new("gcc").args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"]).arg(&out).arg(&src).status();
+        assert!(st.expect("gcc").success(), "gcc failed for {src:?}");
+        out
+    })
+    .clone()
+}
+
+/// In the parent: re-runs this binary for test `name` alone with the fake driver and `envs`,
+/// and checks it passed. In the child (`CUDAGEN_TEST_CHILD` set): returns false, so the test
+/// body runs.
+fn parent_runs(name: &str, envs: &[(&str, &str)]) -> bool {
+    if std::env::var_os("CUDAGEN_TEST_CHILD").is_some() {
+        return false;
+    }
+    let lib = fake_lib();
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("CUDAGEN_TEST_CHILD", "1")
+        .env("CUDAGEN_LIBCUDA", &lib)
+        .env_remove("CUDAGEN_TRACE")
+        .envs(envs.iter().copied());
+    let out = cmd.output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("1 passed"), "child {name} failed:\n{text}");
+    for line in text.lines().filter(|l| l.starts_with("refused: ") || l.starts_with("summary: ")) {
+        println!("{line}");
+    }
+    true
+}
+
+static FAKE_ENTRIES: [Entry; 2] = [
+    Entry { symbol: "cuFakeCount", proc_name: "cuFakeCount", version: 0, per_thread: false },
+    Entry { symbol: "cuFakeLastParams", proc_name: "cuFakeLastParams", version: 0, per_thread: false },
+];
+static FAKE: Table<2> = Table::new(LibraryKind::Driver, &FAKE_ENTRIES);
+
+/// How often the fake saw `name` called.
+fn calls(name: &str) -> i64 {
+    let f: unsafe extern "C" fn(*const c_char) -> c_long = unsafe { std::mem::transmute(FAKE.get(0).unwrap()) };
+    let name = CString::new(name).unwrap();
+    unsafe { f(name.as_ptr()) as i64 }
+}
+
+/// The parameter bytes the last launch read.
+fn last_params() -> Vec<u8> {
+    let f: unsafe extern "C" fn(*mut u8, c_long) -> c_long = unsafe { std::mem::transmute(FAKE.get(1).unwrap()) };
+    let mut buf = vec![0u8; 4096];
+    let n = unsafe { f(buf.as_mut_ptr(), buf.len() as c_long) } as usize;
+    buf.truncate(n);
+    buf
+}
+
+/// A stream of the fake (never destroyed: the process ends after the scenario).
+fn stream() -> StreamRef<'static> {
+    unsafe { StreamRef::from_raw(driver::stream_create(0).unwrap()) }
+}
+
+/// A kernel of the fake: `spec` is `name:size,size,...[;threads=N][;smem=N]`.
+fn kernel(spec: &str) -> FunctionHandle<'static> {
+    let module = unsafe { driver::module_load_data(c"".as_ptr().cast()) }.unwrap();
+    let f = driver::module_get_function(module, &CString::new(spec).unwrap()).unwrap();
+    unsafe { FunctionHandle::from_raw(f) }
+}
+
+fn refused(e: Error) -> String {
+    let text = e.to_string();
+    println!("refused: {text}");
+    text
+}
+
+#[test]
+fn wrong_count_and_size_are_refused_before_launching() {
+    if parent_runs("wrong_count_and_size_are_refused_before_launching", &[]) {
+        return;
+    }
+    let s = stream();
+    let saxpy = kernel("saxpy:4,8,8,8,8");
+    let x = DeviceBuffer::from_host(&s, &[1.0f32, 2.0, 3.0]).unwrap();
+    let y = DeviceBuffer::from_host(&s, &[4.0f32, 5.0, 6.0]).unwrap();
+    let mut out = DeviceBuffer::<f32>::zeroed(&s, 3).unwrap();
+    let cfg = LaunchConfig::for_elements(3, 128);
+
+    let e = s.launch(&saxpy, cfg, (2.0f32, &x, &y, &mut out)).unwrap_err();
+    assert!(matches!(e, Error::ParamCount { expected: 5, given: 4, .. }), "{e:?}");
+    assert_eq!(refused(e), "kernel `saxpy` takes 5 parameters, 4 arguments given; nothing launched");
+    assert_eq!(calls("cuFuncGetParamInfo"), 6, "5 parameters + the INVALID_VALUE that ends the list");
+
+    let e = s.launch(&saxpy, cfg, (2.0f32, &x, &y, &mut out, 3u32)).unwrap_err();
+    assert_eq!(refused(e), "kernel `saxpy` parameter 4 is 8 bytes, argument 4 is 4 bytes; nothing launched");
+    let e = s.launch(&saxpy, cfg, (2.0f64, &x, &y, &mut out, 3usize)).unwrap_err();
+    assert_eq!(refused(e), "kernel `saxpy` parameter 0 is 4 bytes, argument 0 is 8 bytes; nothing launched");
+    let e = s.launch(&saxpy, cfg, (&x, 2.0f32, &y, &mut out, 3usize)).unwrap_err();
+    assert_eq!(refused(e), "kernel `saxpy` parameter 0 is 4 bytes, argument 0 is 8 bytes; nothing launched");
+    assert_eq!(calls("cuLaunchKernel"), 0, "nothing launched");
+
+    s.launch(&saxpy, cfg, (2.0f32, &x, &y, &mut out, 3usize)).unwrap();
+    s.launch(&saxpy, cfg, (2.0f32, &x, &y, &mut out, 3usize)).unwrap();
+    assert_eq!(calls("cuLaunchKernel"), 2);
+    assert_eq!(calls("cuFuncGetParamInfo"), 6, "parameter info read once for all launches");
+    assert_eq!(calls("cuFuncGetAttribute"), 2, "max threads and max dynamic shared memory, once");
+    let mut want = 2.0f32.to_ne_bytes().to_vec();
+    for p in [x.as_raw().0, y.as_raw().0, out.as_raw().0, 3] {
+        want.extend(p.to_ne_bytes());
+    }
+    assert_eq!(last_params(), want, "the driver read each argument's bytes");
+    assert_eq!(
+        kernel_params(&saxpy).unwrap(),
+        &[(0, 4), (8, 8), (16, 8), (24, 8), (32, 8)].map(|(offset, size)| ParamInfo { offset, size })
+    );
+    println!("summary: count and size mismatches refused, 2 launches, parameter info read once");
+}
+
+#[test]
+fn param_count_is_used_where_the_driver_has_it() {
+    if parent_runs(
+        "param_count_is_used_where_the_driver_has_it",
+        &[("FAKE_PARAM_COUNT", "1"), ("FAKE_DRIVER_VERSION", "13020")],
+    ) {
+        return;
+    }
+    let s = stream();
+    let k = kernel("k:4,8,2");
+    s.launch(&k, LaunchConfig::linear(1, 1), (1u32, 2u64, 3u16)).unwrap();
+    assert_eq!(calls("cuFuncGetParamCount"), 1);
+    assert_eq!(calls("cuFuncGetParamInfo"), 3, "exactly the counted parameters");
+    assert_eq!(calls("cuLaunchKernel"), 1);
+}
+
+#[test]
+fn old_driver_refuses_the_checked_launch_and_offers_the_unchecked_one() {
+    if parent_runs("old_driver_refuses_the_checked_launch_and_offers_the_unchecked_one", &[("FAKE_DRIVER_VERSION", "12030")]) {
+        return;
+    }
+    let s = stream();
+    let k = kernel("inc:8");
+    let mut counter = DeviceBuffer::<u32>::zeroed(&s, 1).unwrap();
+    let e = s.launch(&k, LaunchConfig::linear(1, 1), (&mut counter,)).unwrap_err();
+    assert!(matches!(e, Error::NoParamInfo { .. }), "{e:?}");
+    let text = refused(e);
+    assert!(text.starts_with("kernel `inc`: the driver cannot describe its parameters (cuFuncGetParamInfo (CUDA 12.4)"), "{text}");
+    assert!(text.contains("`launch_unchecked` (unsafe)"), "{text}");
+    assert_eq!(calls("cuLaunchKernel"), 0);
+    assert_eq!(counter.to_vec().unwrap(), [0]);
+    unsafe { s.launch_unchecked(&k, LaunchConfig::linear(1, 1), (&mut counter,)) }.unwrap();
+    assert_eq!(counter.to_vec().unwrap(), [1], "the unchecked launch ran");
+}
+
+#[test]
+fn launch_configuration_is_checked() {
+    if parent_runs("launch_configuration_is_checked", &[]) {
+        return;
+    }
+    let s = stream();
+    let k = kernel("k:8;threads=256;smem=1024");
+    let e = s.launch(&k, LaunchConfig { grid: (1, 1, 1), block: (16, 16, 2), shared_mem_bytes: 0 }, (1u64,)).unwrap_err();
+    assert_eq!(refused(e), "kernel `k`: block 16x16x2 = 512 threads, the kernel allows at most 256; nothing launched");
+    let e = s.launch(&k, LaunchConfig { grid: (4, 0, 1), block: (1, 1, 1), shared_mem_bytes: 0 }, (1u64,)).unwrap_err();
+    assert_eq!(refused(e), "kernel `k`: grid.y is 0; nothing launched");
+    let e = s.launch(&k, LaunchConfig { grid: (1, 1, 1), block: (8, 1, 0), shared_mem_bytes: 0 }, (1u64,)).unwrap_err();
+    assert_eq!(refused(e), "kernel `k`: block.z is 0; nothing launched");
+    let cfg = LaunchConfig::linear(1, 256).with_shared_mem(2048);
+    let e = s.launch(&k, cfg, (1u64,)).unwrap_err();
+    assert_eq!(
+        refused(e),
+        "kernel `k`: 2048 bytes of dynamic shared memory requested, the kernel allows at most 1024; nothing launched"
+    );
+    assert_eq!(calls("cuLaunchKernel"), 0);
+    // Raised behind the cache's back: the refused size is read again once, then launches.
+    driver::func_set_attribute(k.raw_function(), CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES, 4096).unwrap();
+    s.launch(&k, cfg, (1u64,)).unwrap();
+    s.launch(&k, LaunchConfig::linear(1, 256), (7u64,)).unwrap();
+    assert_eq!(calls("cuLaunchKernel"), 2);
+}
+
+#[test]
+fn buffers_bound_to_another_stream_are_refused_until_moved() {
+    if parent_runs("buffers_bound_to_another_stream_are_refused_until_moved", &[]) {
+        return;
+    }
+    let (a, b) = (stream(), stream());
+    let k = kernel("inc:8");
+    let counter = DeviceBuffer::<u32>::zeroed(&a, 1).unwrap();
+    let e = b.launch(&k, LaunchConfig::linear(1, 1), (&counter,)).unwrap_err();
+    assert_eq!(refused(e), "kernel `inc`: argument 0 is memory bound to another stream than the launch's (move it with `move_to` first); nothing launched");
+    assert_eq!(calls("cuLaunchKernel"), 0);
+    let counter = counter.move_to(&b).unwrap();
+    assert_eq!((calls("cuEventRecord"), calls("cuStreamWaitEvent")), (1, 1), "one event for the move");
+    b.launch(&k, LaunchConfig::linear(1, 1), (&counter,)).unwrap();
+    assert_eq!(counter.to_vec().unwrap(), [1]);
+    let other = DeviceBuffer::<u32>::zeroed(&a, 1).unwrap();
+    let mut moved = counter;
+    let e = moved.copy_from_device(&other.as_slice()).unwrap_err();
+    assert_eq!(refused(e), "device-to-device copy: the buffers are bound to different streams (move one with `move_to` first)");
+    drop(moved);
+    assert_eq!(calls("lastFreeStream"), b.raw_stream_for_test(), "freed on the stream it was moved to");
+}
+
+/// `raw_stream` through the trait, as a number for comparisons with the fake's records.
+trait RawForTest {
+    fn raw_stream_for_test(&self) -> i64;
+}
+impl RawForTest for StreamRef<'_> {
+    fn raw_stream_for_test(&self) -> i64 {
+        cudagen::safe::AsStream::raw_stream(self).0 as i64
+    }
+}
+
+#[test]
+fn memory_round_trips_views_and_frees() {
+    if parent_runs("memory_round_trips_views_and_frees", &[]) {
+        return;
+    }
+    let s = stream();
+    let mut buf = DeviceBuffer::from_host(&s, &[1u32, 2, 3, 4, 5]).unwrap();
+    assert_eq!(buf.len(), 5);
+    assert_eq!(buf.to_vec().unwrap(), [1, 2, 3, 4, 5]);
+    assert_eq!(buf.slice(1..3).to_vec().unwrap(), [2, 3]);
+    assert_eq!(buf.slice(3..).to_vec().unwrap(), [4, 5]);
+    assert!(buf.get(4..6).is_none());
+    buf.slice_mut(..2).copy_from_host(&[9, 8]).unwrap();
+    buf.slice_mut(4..=4).memset(0xff).unwrap();
+    assert_eq!(buf.to_vec().unwrap(), [9, 8, 3, 4, u32::MAX]);
+    let e = buf.copy_from_host(&[1, 2]).unwrap_err();
+    assert_eq!(refused(e), "length mismatch: the buffer holds 5 elements, the other side 2");
+
+    let zeroed = DeviceBuffer::<f64>::zeroed(&s, 4).unwrap();
+    assert_eq!(zeroed.to_vec().unwrap(), [0.0; 4], "the fake fills new memory with 0xAB");
+    let mut other = DeviceBuffer::<u32>::zeroed(&s, 3).unwrap();
+    other.copy_from_device(&buf.slice(2..)).unwrap();
+    assert_eq!(other.to_vec().unwrap(), [3, 4, u32::MAX]);
+    let mut host = [0u32; 3];
+    other.copy_to_host(&mut host).unwrap();
+    assert_eq!(host, [3, 4, u32::MAX]);
+    let empty = DeviceBuffer::<u8>::from_host(&s, &[]).unwrap();
+    assert!(empty.is_empty() && empty.to_vec().unwrap().is_empty());
+
+    let frees = calls("cuMemFreeAsync");
+    drop(other);
+    assert_eq!(calls("cuMemFreeAsync"), frees + 1, "stream-ordered free");
+    assert_eq!(calls("lastFreeStream"), s.raw_stream_for_test());
+    let sync = DeviceBuffer::<u8>::zeroed_with(&s, 16, Alloc::Sync).unwrap();
+    let syncs = calls("cuStreamSynchronize");
+    sync.free().unwrap();
+    assert_eq!((calls("cuMemFree"), calls("cuStreamSynchronize")), (1, syncs + 1), "synchronize, then cuMemFree");
+    let e = DeviceBuffer::<u8>::zeroed_with(&s, 16, Alloc::Pool(driver::CUmemoryPool::null())).unwrap_err();
+    assert!(e.to_string().starts_with("CUDA_ERROR_INVALID_VALUE"), "{e}");
+    assert_eq!(calls("cuMemAllocFromPoolAsync"), 1);
+    drop(empty);
+    assert_eq!(cudagen::safe::take_drop_errors().len(), 0);
+}
+
+#[test]
+fn pinned_copies_are_asynchronous_and_waited_for() {
+    if parent_runs("pinned_copies_are_asynchronous_and_waited_for", &[]) {
+        return;
+    }
+    let s = stream();
+    let mut pinned = PinnedHostBuffer::from_slice(&s, &[1.5f32, 2.5, 3.5]).unwrap();
+    let mut dev = DeviceBuffer::<f32>::zeroed(&s, 3).unwrap();
+    let syncs = calls("cuStreamSynchronize");
+    dev.copy_from_pinned(&mut pinned).unwrap();
+    assert_eq!(calls("cuStreamSynchronize"), syncs, "no synchronize for a pinned copy");
+    assert_eq!(calls("cuEventRecord"), 1, "an event after the copy");
+    pinned.as_mut_slice().unwrap().fill(0.0);
+    assert_eq!(calls("cuEventSynchronize"), 1, "host access waited for the copy");
+    dev.copy_to_pinned(&mut pinned).unwrap();
+    assert_eq!(pinned.as_slice().unwrap(), [1.5, 2.5, 3.5]);
+    assert_eq!(calls("cuEventSynchronize"), 2);
+    assert_eq!(pinned.as_slice().unwrap(), [1.5, 2.5, 3.5]);
+    assert_eq!(calls("cuEventSynchronize"), 2, "nothing pending: no wait");
+    let zeroed = PinnedHostBuffer::<u16>::zeroed(&s, 3).unwrap();
+    assert_eq!(zeroed.to_vec().unwrap(), [0, 0, 0], "the fake fills pinned memory with 0xCD");
+    drop((pinned, zeroed));
+    assert_eq!((calls("cuMemHostAlloc"), calls("cuMemFreeHost")), (2, 2));
+    assert_eq!(calls("cuEventDestroy"), 1);
+}
+
+cudagen::device_repr! {
+    struct Params { scale: f32, offset: [f32; 2] }
+}
+
+cudagen::device_repr! {
+    struct Wide { scale: f64, offset: [f32; 2] }
+}
+
+#[test]
+fn structs_pass_by_value_and_a_counter_kernel_counts_only_real_launches() {
+    if parent_runs("structs_pass_by_value_and_a_counter_kernel_counts_only_real_launches", &[]) {
+        return;
+    }
+    let s = stream();
+    let takes_params = kernel("scale:12,8");
+    let v = DeviceBuffer::<f32>::zeroed(&s, 8).unwrap();
+    let p = Params { scale: 2.0, offset: [0.5, 0.25] };
+    let e = s.launch(&takes_params, LaunchConfig::linear(1, 8), (Wide { scale: 2.0, offset: [0.5, 0.25] }, &v)).unwrap_err();
+    assert_eq!(refused(e), "kernel `scale` parameter 0 is 12 bytes, argument 0 is 16 bytes; nothing launched");
+    s.launch(&takes_params, LaunchConfig::linear(1, 8), (p, &v)).unwrap();
+    assert_eq!(&last_params()[..12], [2.0f32, 0.5, 0.25].map(f32::to_ne_bytes).concat());
+
+    let inc = kernel("inc:8");
+    let mut counter = DeviceBuffer::<u32>::zeroed(&s, 1).unwrap();
+    for bad in [s.launch(&inc, LaunchConfig::linear(1, 1), (&counter, 1u32)), s.launch(&inc, LaunchConfig::linear(1, 1), (1u32,))] {
+        refused(bad.unwrap_err());
+    }
+    assert_eq!(counter.to_vec().unwrap(), [0], "refused launches never ran");
+    s.launch(&inc, LaunchConfig::linear(1, 1), (&mut counter,)).unwrap();
+    s.launch(&inc, LaunchConfig::linear(1, 1), (counter.as_mut_slice(),)).unwrap();
+    s.launch(&inc, LaunchConfig::linear(1, 1), (counter.slice(0..1),)).unwrap();
+    assert_eq!(counter.to_vec().unwrap(), [3]);
+}
+
+#[test]
+fn no_kernel_arguments_and_sixteen() {
+    if parent_runs("no_kernel_arguments_and_sixteen", &[]) {
+        return;
+    }
+    let s = stream();
+    s.launch(&kernel("none:"), LaunchConfig::linear(1, 1), ()).unwrap();
+    let k = kernel("many:1,1,2,2,4,4,8,8,4,8,1,2,4,8,8,1");
+    let args = (1u8, 2i8, 3u16, 4i16, 5u32, 6i32, 7u64, 8i64, 9.0f32, 10.0f64, true, 12u16, 13u32, 14usize, 15isize, 16u8);
+    s.launch(&k, LaunchConfig::linear(1, 1), args).unwrap();
+    assert_eq!(last_params().len(), 66);
+    assert_eq!(calls("cuLaunchKernel"), 2);
+}
