@@ -1,0 +1,72 @@
+"""Puts cudagen in place of ``cuda.bindings.driver`` / ``cuda.bindings.nvrtc`` when CUDAGEN_SWAP=1.
+
+Python imports this at start-up when its folder is on PYTHONPATH (tests/gpu/clients/run.sh puts
+it there for both runs). Without CUDAGEN_SWAP=1 it only runs the ``sitecustomize`` it shadows, so
+a run without the swap is the interpreter's ordinary one.
+
+With the swap, before any program code runs:
+  1. NVIDIA's ``cuda.bindings.runtime`` is imported first: its Cython types are built on the
+     driver module's types and it refuses to import once ``cuda.bindings.driver`` is cudagen's.
+  2. ``sys.modules["cuda.bindings.driver"]`` / ``["cuda.bindings.nvrtc"]`` become cudagen's
+     modules, and so do the ``driver`` / ``nvrtc`` attributes of the ``cuda.bindings`` package, so
+     ``import cuda.bindings.driver`` and ``from cuda.bindings import driver`` both give cudagen's.
+The swap never fails quietly: when cudagen or NVIDIA's package is missing the interpreter exits
+with a message (a silent fallback would make the two runs look alike). CUDAGEN_SWAP_VERBOSE=1
+prints one line per process on stderr saying what was swapped.
+
+CUDAGEN_CLIENTS_COMPAT=1 (set for both runs of numba-cuda's tests, swap or not): gives numpy back
+``numpy.row_stack`` (an alias of ``vstack``, removed in numpy 2.5) when it lacks it: numba-cuda
+0.30.4 names it at import of its kernel lowering, so on numpy 2.5 it can compile no kernel.
+"""
+
+import os
+import sys
+
+
+def _chain():
+    """Runs the next ``sitecustomize`` on sys.path (the one this file shadows), if any."""
+    import importlib.machinery
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is None or spec.loader is None:
+        return
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+
+def _swap():
+    try:
+        import cuda.bindings
+        import cuda.bindings.runtime  # noqa: F401  (before the swap: see the module doc)
+        import cudagen.driver
+        import cudagen.nvrtc
+    except Exception as e:  # noqa: BLE001
+        raise SystemExit(f"CUDAGEN_SWAP=1 but the swap could not be made: {type(e).__name__}: {e}")
+    for name, module in (("driver", cudagen.driver), ("nvrtc", cudagen.nvrtc)):
+        sys.modules["cuda.bindings." + name] = module
+        setattr(cuda.bindings, name, module)
+    if os.environ.get("CUDAGEN_SWAP_VERBOSE") == "1":
+        print(
+            f"cudagen swap: cuda.bindings.driver/.nvrtc -> {cudagen.driver.__file__} "
+            f"(CUDA_VERSION {getattr(cudagen.driver, 'CUDA_VERSION', '?')}) in pid {os.getpid()}",
+            file=sys.stderr,
+        )
+
+
+def _compat():
+    import numpy
+
+    if not hasattr(numpy, "row_stack"):
+        numpy.row_stack = numpy.vstack
+
+
+try:
+    _chain()
+finally:
+    if os.environ.get("CUDAGEN_CLIENTS_COMPAT") == "1":
+        _compat()
+    if os.environ.get("CUDAGEN_SWAP") == "1":
+        _swap()
