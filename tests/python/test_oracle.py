@@ -136,32 +136,43 @@ def _candidates(mod, text):
     return out
 
 
-def _call(theirs_fn, fn, mod):
-    """Calls ``fn`` with the first combination of candidate arguments (fewest fallbacks first)
-    that it accepts; returns a JSON-able result."""
+def _candidate_lists(theirs_fn, fn, mod):
+    """(parameter names of ``fn``, candidate values of each) from cuda.bindings' docstring."""
     try:
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         names = list(inspect.signature(theirs_fn).parameters)
     types = _param_types(theirs_fn)
-    cands = [_candidates(mod, types.get(n)) for n in names]
-    last = None
+    return names, [_candidates(mod, types.get(n)) for n in names]
+
+
+def _index_order(cands, limit=500):
+    """Index tuples into ``cands`` (one per parameter), fewest fallbacks first, at most ``limit``."""
     tries = 0
     for total in range(sum(len(c) - 1 for c in cands) + 1):
         for idx in itertools.product(*[range(min(len(c), total + 1)) for c in cands]):
             if sum(idx) != total:
                 continue
             tries += 1
-            if tries > 500:
-                return {"exc": last}
-            try:
-                r = fn(*[c[i] for c, i in zip(cands, idx)])
-            except Exception as e:
-                last = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
-                continue
-            if isinstance(r, tuple):
-                return {"len": len(r), "types": [type(x).__name__ for x in r]}
-            return {"len": None, "type": type(r).__name__}
+            if tries > limit:
+                return
+            yield idx
+
+
+def _call(theirs_fn, fn, mod):
+    """Calls ``fn`` with the first combination of candidate arguments (fewest fallbacks first)
+    that it accepts; returns a JSON-able result."""
+    _, cands = _candidate_lists(theirs_fn, fn, mod)
+    last = None
+    for idx in _index_order(cands):
+        try:
+            r = fn(*[c[i] for c, i in zip(cands, idx)])
+        except Exception as e:
+            last = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            continue
+        if isinstance(r, tuple):
+            return {"len": len(r), "types": [type(x).__name__ for x in r]}
+        return {"len": None, "type": type(r).__name__}
     return {"exc": last}
 
 
@@ -183,17 +194,19 @@ def _run(package, module, start, out):
 # ---------------------------------------------------------------- allow-list
 
 
-def _allowlist():
+def _allowlist(path=None, checks=CHECKS):
     """{(module, name, check): reason}; every line ``module.name check reason``. ``name`` may be
-    a glob (``anon_struct*``) for one reason shared by a family of names."""
+    a glob (``anon_struct*``) for one reason shared by a family of names. ``path``: another
+    allow-list of this format (default ALLOWLIST); ``checks``: the checks it may name (None: any)."""
     out = {}
-    with open(ALLOWLIST) as f:
+    path = path or ALLOWLIST
+    with open(path) as f:
         for n, line in enumerate(f, 1):
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
             parts = line.split(None, 2)
-            assert len(parts) == 3 and parts[1] in CHECKS and "." in parts[0], "%s:%d: '%s'" % (os.path.basename(ALLOWLIST), n, line)
+            assert len(parts) == 3 and (checks is None or parts[1] in checks) and "." in parts[0], "%s:%d: '%s'" % (os.path.basename(path), n, line)
             module, name = parts[0].split(".", 1)
             out[(module, name, parts[1])] = parts[2]
     return out
@@ -413,15 +426,21 @@ def _fake_nvrtc_soname():
     return "libnvrtc.so.%d" % oracle_major_minor()[0]
 
 
+def _fake_env(fakes):
+    """The environment of a runner whose libcuda and libnvrtc are the fakes in folder ``fakes``."""
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = str(fakes) + os.pathsep + env.get("LD_LIBRARY_PATH", "")
+    env["CUDAGEN_LIBCUDA"] = str(fakes / "libcuda.so.1")
+    env["CUDAGEN_NVRTC_PATH"] = str(fakes / _fake_nvrtc_soname())
+    return env
+
+
 def _differential(fakes, package, module):
     """{function: result} of the runner, restarted after the function that crashed it."""
     out = fakes / ("%s_%s.txt" % (package, module))
     if out.exists():
         out.unlink()
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = str(fakes) + os.pathsep + env.get("LD_LIBRARY_PATH", "")
-    env["CUDAGEN_LIBCUDA"] = str(fakes / "libcuda.so.1")
-    env["CUDAGEN_NVRTC_PATH"] = str(fakes / _fake_nvrtc_soname())
+    env = _fake_env(fakes)
     env["CUDAGEN_ORACLE_PRELOAD"] = str(fakes / ("libcuda.so.1" if module == "driver" else _fake_nvrtc_soname()))
     names = _functions(module)
     results = {}

@@ -25,8 +25,15 @@ const ORACLE: [&str; 2] = ["cuda-bindings==13.5.0", "cuda-pathfinder==1.9.0"];
 const TOOLS: [&str; 4] = ["maturin==1.16.0", "pytest==9.2.0", "numpy==2.4.6", "mypy==2.4.1"];
 /// Under `tests/python/`: the known differences from cuda-bindings 13.5.0, a reason each.
 const ALLOWLIST: &str = "oracle_allowlist_13.txt";
-/// The tests that run against the 13.x pair.
-const TESTS: [&str; 3] = ["tests/python/test_oracle.py", "tests/python/test_oracle_objects.py", "tests/python/test_nvrtc.py"];
+/// The tests that run against the 13.x pair (`test_acceptance.py` reads `acceptance_allowlist_13.txt`,
+/// named after [`ALLOWLIST`]).
+const TESTS: [&str; 5] = [
+    "tests/python/test_oracle.py",
+    "tests/python/test_oracle_objects.py",
+    "tests/python/test_nvrtc.py",
+    "tests/python/test_acceptance.py",
+    "tests/python/test_clients.py",
+];
 
 pub fn run() -> Result<()> {
     let root = root();
