@@ -48,9 +48,9 @@ def main():
 
     kernels = chk("Program.compile + get_kernel", build, dev)
     add, mul = kernels if kernels else (None, None)
-    host = LegacyPinnedMemoryResource().allocate(N * 4)
-    hx = host_array(host, np.float32, N)
-    x = dev.allocate(N * 4, stream=stream) if stream else None
+    host = chk("LegacyPinnedMemoryResource.allocate", lambda: LegacyPinnedMemoryResource().allocate(N * 4))
+    hx = host_array(host, np.float32, N) if host else None
+    x = chk("Device.allocate", lambda: dev.allocate(N * 4, stream=stream), stream)
     base = np.arange(N, dtype=np.float32)
 
     def upload():
@@ -74,7 +74,7 @@ def main():
         graph.launch(stream)
         return graph if np.array_equal(current(), ((base + 1) * 2 + 1) * 2) else False
 
-    graph = chk("GraphBuilder capture, complete, launch x2", builder, add, stream)
+    graph = chk("GraphBuilder capture, complete, launch x2", builder, add, x, host)
 
     def driver_launch():
         upload()
@@ -93,7 +93,7 @@ def main():
         g.launch(stream)
         return (gdef, n1, n2) if np.array_equal(current(), (base + 3) * 0.5) else False
 
-    built = chk("GraphDefinition.launch -> node.launch -> instantiate", definition, add, stream)
+    built = chk("GraphDefinition.launch -> node.launch -> instantiate", definition, add, x, host)
 
     def nodes():
         gdef, n1, n2 = built

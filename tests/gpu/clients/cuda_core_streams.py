@@ -67,7 +67,7 @@ def main():
     s1 = chk("create_stream(StreamOptions(nonblocking=True))",
              lambda: dev.create_stream(options=StreamOptions(nonblocking=True)), dev)
     s2 = chk("create_stream (second)", lambda: dev.create_stream(options=StreamOptions(nonblocking=True)), dev)
-    host = LegacyPinnedMemoryResource().allocate(N * 4)
+    host = chk("LegacyPinnedMemoryResource.allocate", lambda: LegacyPinnedMemoryResource().allocate(N * 4))
     spin = np.int64(spin_cycles(dev))
 
     chk("driver.cuStreamGetFlags(stream.handle)",
@@ -111,7 +111,7 @@ def main():
         print(f"  producer: {ms:.3f} ms (cuda.core), {ms_driver:.3f} ms (driver); first query {q!r}")
         return done and ms > 0.25 and abs(ms - ms_driver) < 1e-3
 
-    chk("Event timing: e2 - e1 == driver.cuEventElapsedTime(handles)", timing, produce, s1)
+    chk("Event timing: e2 - e1 == driver.cuEventElapsedTime(handles)", timing, produce, s1, host)
 
     def wait_core():
         x, y = fresh()
@@ -121,7 +121,7 @@ def main():
         s2.sync()
         return bool(np.array_equal(readback(y), want))
 
-    chk("Stream.wait(event) orders consume after produce", wait_core, produce, s1, s2)
+    chk("Stream.wait(event) orders consume after produce", wait_core, produce, s1, s2, host)
 
     def wait_driver():
         x, y = fresh()
@@ -134,7 +134,7 @@ def main():
         driver_ok(driver.cuEventDestroy(ev))
         return bool(np.array_equal(readback(y), want))
 
-    chk("driver.cuEventRecord/cuStreamWaitEvent(stream.handle) between cuda.core launches", wait_driver, produce, s1, s2)
+    chk("driver.cuEventRecord/cuStreamWaitEvent(stream.handle) between cuda.core launches", wait_driver, produce, s1, s2, host)
 
     def foreign_stream():
         own = driver_ok(driver.cuStreamCreate(driver.CUstream_flags.CU_STREAM_NON_BLOCKING))
@@ -148,7 +148,7 @@ def main():
         driver_ok(driver.cuStreamDestroy(own))
         return ok
 
-    chk("Stream.from_handle(driver.cuStreamCreate(...))", foreign_stream, produce, s1)
+    chk("Stream.from_handle(driver.cuStreamCreate(...))", foreign_stream, produce, s1, host)
 
     class ForeignStream:
         def __init__(self, handle):
@@ -169,7 +169,7 @@ def main():
         driver_ok(driver.cuStreamDestroy(own))
         return ok
 
-    chk("Device.create_stream(__cuda_stream__ object over a driver stream)", protocol_stream, produce, s1)
+    chk("Device.create_stream(__cuda_stream__ object over a driver stream)", protocol_stream, produce, s1, host)
 
     def stream_on_stream():
         x, y = fresh()
@@ -179,7 +179,7 @@ def main():
         s2.sync()
         return bool(np.array_equal(readback(y), want))
 
-    chk("Stream.wait(stream)", stream_on_stream, produce, s1, s2)
+    chk("Stream.wait(stream)", stream_on_stream, produce, s1, s2, host)
     chk.finish()
 
 

@@ -102,7 +102,7 @@ run() {
   local rc=$?
   local how="exit $rc"
   [ "$rc" = 124 ] || [ "$rc" = 130 ] && how="cut at ${limit}s (exit $rc)"
-  echo "numba-cuda ($label): pytest $how after $((SECONDS - t0))s; $(grep -E '^=+ .*(passed|failed|error).* in [0-9.]+s' "$out/numba-$label.log" | tail -n 1 | tr -d '=')"
+  echo "numba-cuda ($label) pytest: $how after $((SECONDS - t0))s; $(grep -E '^=+ .*(passed|failed|error).* in [0-9.]+s' "$out/numba-$label.log" | tail -n 1 | tr -d '=')"
 }
 
 echo "numba-cuda: $("$py" -c 'import numba, numba_cuda, numpy; print("numba", numba.__version__, "numba-cuda", numba_cuda.__version__, "numpy", numpy.__version__)' 2>&1 | tail -n 1)"

@@ -11,7 +11,7 @@ With the swap, before any program code runs:
      modules, and so do the ``driver`` / ``nvrtc`` attributes of the ``cuda.bindings`` package, so
      ``import cuda.bindings.driver`` and ``from cuda.bindings import driver`` both give cudagen's.
 The swap never fails quietly: when cudagen or NVIDIA's package is missing the interpreter exits
-with a message (a silent fallback would make the two runs look alike). CUDAGEN_SWAP_VERBOSE=1
+(status 2) with a message (a silent fallback would make the two runs look alike). CUDAGEN_SWAP_VERBOSE=1
 prints one line per process on stderr saying what was swapped.
 
 CUDAGEN_CLIENTS_COMPAT=1 (set for both runs of numba-cuda's tests, swap or not): gives numpy back
@@ -28,6 +28,9 @@ def _chain():
     import importlib.machinery
     import importlib.util
 
+    if getattr(sys, "_cudagen_swap_chained", False):
+        return  # a second copy of this file further down sys.path
+    sys._cudagen_swap_chained = True
     here = os.path.dirname(os.path.abspath(__file__))
     rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
@@ -43,8 +46,10 @@ def _swap():
         import cuda.bindings.runtime  # noqa: F401  (before the swap: see the module doc)
         import cudagen.driver
         import cudagen.nvrtc
-    except Exception as e:  # noqa: BLE001
-        raise SystemExit(f"CUDAGEN_SWAP=1 but the swap could not be made: {type(e).__name__}: {e}")
+    except Exception as e:  # noqa: BLE001  (site.py would print it and go on without the swap)
+        sys.stderr.write(f"CUDAGEN_SWAP=1 but the swap could not be made: {type(e).__name__}: {e}\n")
+        sys.stderr.flush()
+        os._exit(2)
     for name, module in (("driver", cudagen.driver), ("nvrtc", cudagen.nvrtc)):
         sys.modules["cuda.bindings." + name] = module
         setattr(cuda.bindings, name, module)
