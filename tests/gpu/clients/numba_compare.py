@@ -3,8 +3,9 @@
 usage: numba_compare.py BASELINE.results SWAPPED.results [LIST_FILE]
 
 Prints ``numba-cuda (<label>): N passed, M failed, K skipped`` per run, then the tests whose
-outcome differs (passed on one, failed on the other), the swapped run's failures grouped by their
-first error line, and the tests that only one run reached (a run cut short by its time limit).
+outcome differs (passed on one, failed on the other; passed, then skipped with cudagen), the
+swapped run's failures grouped by their first error line, and the tests that only one run reached
+(a run cut short by its time limit).
 LIST_FILE, when given, gets the full lists. Exit status: 0 when no test passes on cuda.bindings
 and fails with cudagen, 1 otherwise, 2 when a results file is missing or empty.
 """
@@ -58,6 +59,7 @@ def main(argv):
 
     lost = sorted(t for t in base if base[t][0] == "passed" and t in swap and swap[t][0] == "failed")
     gained = sorted(t for t in base if base[t][0] == "failed" and t in swap and swap[t][0] == "passed")
+    skipped = sorted(t for t in base if base[t][0] == "passed" and t in swap and swap[t][0] == "skipped")
     only_base = sorted(set(base) - set(swap))
     only_swap = sorted(set(swap) - set(base))
 
@@ -74,6 +76,8 @@ def main(argv):
 
     show("pass on cuda.bindings, fail on cudagen", lost, swap)
     show("fail on cuda.bindings, pass on cudagen", gained, base)
+    if skipped:
+        show("pass on cuda.bindings, skipped with cudagen", skipped)
     causes = collections.Counter(swap[t][1] or "(no message)" for t in lost)
     if causes:
         print("cudagen-only failures by first error line:")
