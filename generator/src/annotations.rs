@@ -69,6 +69,9 @@ pub struct LibraryAnnotations {
     /// GIL would be its whole cost. Every other call releases it.
     #[serde(default)]
     pub keep_gil: BTreeMap<String, String>,
+    /// What the tracer names, numbers and reads beyond the values it prints (`passes::trace`).
+    #[serde(default)]
+    pub trace: TraceAnnotations,
     /// The file these came from and its text, for error locations.
     #[serde(skip)]
     pub file: String,
@@ -83,6 +86,18 @@ pub struct HandleAnnotations {
     pub scalar: Vec<String>,
     #[serde(default)]
     pub not_scalar: Vec<String>,
+}
+
+/// `[trace.handles]`: handle typedef -> the class the tracer shows it as (`CUfunction` ->
+/// `"function"`); `[trace.params]`: `"function.parameter"` -> what the tracer does with it
+/// (`"image"`, `"kernel_params"`, `"launch_extra"`, `"launched"`, `"frees"`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceAnnotations {
+    #[serde(default)]
+    pub handles: BTreeMap<String, String>,
+    #[serde(default)]
+    pub params: BTreeMap<String, String>,
 }
 
 /// What an annotation says of one parameter; unset fields keep the generator's decision.

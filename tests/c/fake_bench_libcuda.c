@@ -8,6 +8,12 @@
  * one byte in every cache line of N KiB of its own memory and end with a full fence, as the real
  * one moves through its own data and fences its writes to the GPU: what the tracer keeps in
  * cache between calls is evicted as it would be there.
+ * For the tracer's names (trace_test names): cuModuleGetFunction hands out one handle per name
+ * (0x3000, 0x3010, ...); cuFuncGetName answers only for functions whose name starts with
+ * "_Z6hidden" (trace_test makes those by calling this library directly, so the tracer can name
+ * them only by asking), so a traced function named in the trace was named from its traced call;
+ * cuFuncGetParamInfo knows "saxpy(float, float*, float*, int)"; streams, graphs and nodes get
+ * distinct handles; cuMemAllocManaged hands out 0x7f0000100000 on.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,8 +38,78 @@ CUresult cuDriverGetVersion(int *v) { *v = 12090; return 0; }
 CUresult cuDeviceGet(int *dev, int ordinal) { *dev = ordinal; return 0; }
 CUresult cuCtxCreate_v2(void **ctx, unsigned flags, int dev) { (void)flags; (void)dev; *ctx = (void *)0x1000; return 0; }
 CUresult cuModuleLoadData(void **mod, const void *image) { (void)image; *mod = (void *)0x2000; return 0; }
-CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) { (void)mod; (void)name; *fn = (void *)0x3000; return 0; }
-CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = (void *)0x4000; return 0; }
+CUresult cuModuleUnload(void *mod) { (void)mod; return 0; }
+
+#define MAX_FUNCTIONS 64
+static char names[MAX_FUNCTIONS][64];
+static int functions;
+CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
+{
+    (void)mod;
+    int i = 0;
+    while (i < functions && strcmp(names[i], name) != 0) i++;
+    if (i == functions) {
+        if (functions == MAX_FUNCTIONS || strlen(name) >= sizeof names[0]) return 1;
+        strcpy(names[functions++], name);
+    }
+    *fn = (void *)(uintptr_t)(0x3000 + 0x10 * i);
+    return 0;
+}
+static int function_index(const void *f)
+{
+    uintptr_t k = (uintptr_t)f;
+    if (k < 0x3000 || (k - 0x3000) % 0x10 || (k - 0x3000) / 0x10 >= (uintptr_t)functions) return -1;
+    return (int)((k - 0x3000) / 0x10);
+}
+CUresult cuFuncGetName(const char **name, void *f)
+{
+    int i = function_index(f);
+    if (i < 0 || strncmp(names[i], "_Z6hidden", 9) != 0) return 1; /* CUDA_ERROR_INVALID_VALUE */
+    *name = names[i];
+    return 0;
+}
+CUresult cuFuncGetModule(void **mod, void *f)
+{
+    if (function_index(f) < 0) return 400; /* CUDA_ERROR_INVALID_HANDLE */
+    *mod = (void *)0x2000;
+    return 0;
+}
+CUresult cuFuncGetParamInfo(void *f, size_t i, size_t *offset, size_t *size)
+{
+    static const size_t sizes[] = {4, 8, 8, 4}, offsets[] = {0, 8, 16, 24};
+    int k = function_index(f);
+    if (k < 0 || strcmp(names[k], "saxpy") != 0 || i >= 4) return 1;
+    *offset = offsets[i];
+    if (size) *size = sizes[i];
+    return 0;
+}
+CUresult cuMemAllocManaged(uint64_t *dptr, size_t size, unsigned flags)
+{
+    static uint64_t next = 0x7f0000100000;
+    (void)flags;
+    *dptr = next;
+    next += (size + 0xfff) & ~(size_t)0xfff;
+    return 0;
+}
+CUresult cuStreamCreate(void **s, unsigned flags)
+{
+    static uintptr_t next = 0x4000;
+    (void)flags;
+    *s = (void *)next;
+    next += 0x100;
+    return 0;
+}
+CUresult cuGraphCreate(void **g, unsigned flags) { (void)flags; *g = (void *)0x5000; return 0; }
+CUresult cuGraphAddKernelNode_v2(void **node, void *g, const void *deps, size_t n, const void *params)
+{
+    static uintptr_t next = 0x6000;
+    (void)g; (void)deps; (void)n; (void)params;
+    *node = (void *)next;
+    next += 0x10;
+    return 0;
+}
+CUresult cuGraphInstantiateWithFlags(void **exec, void *g, unsigned long long flags) { (void)g; (void)flags; *exec = (void *)0x5800; return 0; }
+CUresult cuGraphLaunch(void *exec, void *stream) { (void)exec; (void)stream; return 0; }
 CUresult cuStreamSynchronize(void *s) { (void)s; return 0; }
 /* Runs the host function at once, on the calling thread (the real one runs it later on a driver
  * thread): trace_test calls the shim from it, a traced call inside another. */
@@ -94,6 +170,15 @@ static const struct {
     {"cuCtxCreate", (void *)cuCtxCreate_v2},
     {"cuModuleLoadData", (void *)cuModuleLoadData},
     {"cuModuleGetFunction", (void *)cuModuleGetFunction},
+    {"cuModuleUnload", (void *)cuModuleUnload},
+    {"cuFuncGetName", (void *)cuFuncGetName},
+    {"cuFuncGetModule", (void *)cuFuncGetModule},
+    {"cuFuncGetParamInfo", (void *)cuFuncGetParamInfo},
+    {"cuMemAllocManaged", (void *)cuMemAllocManaged},
+    {"cuGraphCreate", (void *)cuGraphCreate},
+    {"cuGraphAddKernelNode", (void *)cuGraphAddKernelNode_v2},
+    {"cuGraphInstantiateWithFlags", (void *)cuGraphInstantiateWithFlags},
+    {"cuGraphLaunch", (void *)cuGraphLaunch},
     {"cuStreamCreate", (void *)cuStreamCreate},
     {"cuStreamSynchronize", (void *)cuStreamSynchronize},
     {"cuCtxGetCurrent", (void *)cuCtxGetCurrent},

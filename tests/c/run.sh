@@ -17,7 +17,8 @@
 #   6. the tracer through the shim (tests/c/trace_test.c against tests/c/fake_bench_libcuda.c,
 #      checked by tests/c/trace_check.py): decoded lines in text, JSON and Perfetto, filter,
 #      errors only, summary; every call of several threads is a line or counted as dropped, at
-#      exit (threads alive or joined) and on abort
+#      exit (threads alive or joined) and on abort; handles named (kernels, modules, streams,
+#      graphs), kernel arguments (CUDAGEN_TRACE_ARGS=1), the summary by kernel and graph
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -180,11 +181,11 @@ fi
 echo "== tracer (fake driver)"
 mkdir -p "$work/tfake"
 if $CC -shared -fPIC -O2 -Wall -Werror -Wl,-Bsymbolic -Wl,-soname,libcuda.so.1 tests/c/fake_bench_libcuda.c -o "$work/tfake/libcuda.so.1" \
-    && $CC -std=c11 -Wall -Werror -I "$inc" tests/c/trace_test.c -o "$work/trace_test" -L "$lib" -lcudagen -lpthread; then
+    && $CC -std=c11 -Wall -Werror -I "$inc" tests/c/trace_test.c -o "$work/trace_test" -L "$lib" -lcudagen -lpthread -ldl; then
     tt() { # trace file, env..., -- args...
         local f=$1; shift
         rm -f "$f"
-        env -u CUDAGEN_TRACE -u CUDAGEN_TRACE_FORMAT -u CUDAGEN_TRACE_SUMMARY -u CUDAGEN_TRACE_ONLY -u CUDAGEN_TRACE_ERRORS -u CUDAGEN_TRACE_DURATIONS \
+        env -u CUDAGEN_TRACE -u CUDAGEN_TRACE_FORMAT -u CUDAGEN_TRACE_SUMMARY -u CUDAGEN_TRACE_ONLY -u CUDAGEN_TRACE_ERRORS -u CUDAGEN_TRACE_DURATIONS -u CUDAGEN_TRACE_ARGS \
             LD_LIBRARY_PATH="$lib" CUDAGEN_LIBCUDA="$work/tfake/libcuda.so.1" CUDAGEN_TRACE_FILE="$f" "$@"
     }
     t="$work/trace"
@@ -205,6 +206,12 @@ if $CC -shared -fPIC -O2 -Wall -Werror -Wl,-Bsymbolic -Wl,-soname,libcuda.so.1 t
     tt "$t.untimed.perfetto" CUDAGEN_TRACE_DURATIONS=0 CUDAGEN_TRACE_FORMAT=perfetto CUDAGEN_TRACE_SUMMARY=1 "$work/trace_test" calls \
         > /dev/null 2> "$t.untimed.summary"
     check "trace: CUDAGEN_TRACE_DURATIONS=0" python3 tests/c/trace_check.py untimed "$t.untimed" "$t.untimed.perfetto" "$t.untimed.summary"
+    tt "$t.names" CUDAGEN_TRACE_SUMMARY=1 "$work/trace_test" names > /dev/null 2> "$t.names.summary"
+    tt "$t.names.jsonl" CUDAGEN_TRACE_FORMAT=json "$work/trace_test" names > /dev/null
+    tt "$t.names.perfetto" CUDAGEN_TRACE_FORMAT=perfetto "$work/trace_test" names > /dev/null
+    tt "$t.names.args" CUDAGEN_TRACE_ARGS=1 "$work/trace_test" names > /dev/null
+    check "trace: names, kernel arguments, summary by kernel" python3 tests/c/trace_check.py names "$t.names" "$t.names.jsonl" \
+        "$t.names.perfetto" "$t.names.args" "$t.names.summary"
     for mode in "threads 4 200000" "joined 4 200000" "threads 3 1000" "abort 5000"; do
         set -- $mode
         tt "$t.$1" "$work/trace_test" $mode > "$t.$1.out" 2>&1

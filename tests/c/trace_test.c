@@ -9,9 +9,15 @@
  *                              by the exit hook; prints "calls T*N"
  *   trace_test joined T N      the same, the threads exit (and hand over their buffers) first
  *   trace_test abort N         N calls, then abort(): the pending lines are written by the handler
+ *   trace_test names           handles the tracer names: a module from memory, functions (one
+ *                              made on another thread, C++ names, one made by calling the fake
+ *                              driver directly, so only the driver's name query can name it),
+ *                              streams, an allocation, launches with arguments, a graph of two
+ *                              nodes launched three times, a module unload
  * Build: gcc -std=c11 -I generated/c/include trace_test.c -L<dir> -lcudagen -lpthread */
 #define _GNU_SOURCE
 #include <cuda.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +45,63 @@ static void *worker(void *arg) {
     while (stay) pthread_cond_wait(&cond, &lock); /* never woken: stays alive until exit */
     pthread_mutex_unlock(&lock);
     return NULL;
+}
+
+static CUmodule names_module;
+static CUfunction cross;
+
+static void *get_cross(void *arg) {
+    (void)arg;
+    cuModuleGetFunction(&cross, names_module, "cross");
+    return NULL;
+}
+
+/* The `names` run (see the top). */
+static int names(void) {
+    static const char ptx[] = ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry saxpy()\n{\n    ret;\n}\n";
+    CUdevice dev;
+    CUcontext ctx;
+    CUfunction saxpy, scale, hidden;
+    CUstream s1, s2;
+    CUdeviceptr x;
+    cuInit(0);
+    cuDeviceGet(&dev, 0);
+    cuCtxCreate(&ctx, 0, dev);
+    cuModuleLoadData(&names_module, ptx);
+    cuModuleGetFunction(&saxpy, names_module, "saxpy");
+    cuModuleGetFunction(&scale, names_module, "_Z5scaleIfEvPT_S0_i");
+    pthread_t t;
+    pthread_create(&t, NULL, get_cross, NULL);
+    pthread_join(t, NULL);
+    /* Made behind the tracer's back: the fake driver's own entry point. */
+    void *fake = dlopen(getenv("CUDAGEN_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+    CUresult (*get)(CUfunction *, CUmodule, const char *) = fake ? (CUresult(*)(CUfunction *, CUmodule, const char *))dlsym(fake, "cuModuleGetFunction") : NULL;
+    if (!get || get(&hidden, names_module, "_Z6hiddenPfi") != CUDA_SUCCESS) return 3;
+    cuMemAllocManaged(&x, 4096, CU_MEM_ATTACH_GLOBAL);
+    cuStreamCreate(&s1, 0);
+    cuStreamCreate(&s2, 0);
+    float a = 2.0f;
+    CUdeviceptr y = x + 256;
+    int n = 64;
+    void *args[] = {&a, &x, &y, &n};
+    cuLaunchKernel(saxpy, 2, 1, 1, 32, 1, 1, 0, s1, args, NULL);
+    cuLaunchKernel(scale, 1, 1, 1, 64, 1, 1, 0, s2, args, NULL);
+    cuLaunchKernel(scale, 4, 1, 1, 64, 1, 1, 0, s2, args, NULL);
+    cuLaunchKernel(cross, 1, 1, 1, 1, 1, 1, 0, s1, NULL, NULL);
+    cuLaunchKernel(hidden, 1, 1, 1, 1, 1, 1, 0, s2, NULL, NULL);
+    CUgraph g;
+    CUgraphNode nodes[2];
+    CUgraphExec exec;
+    CUDA_KERNEL_NODE_PARAMS p;
+    memset(&p, 0, sizeof p);
+    p.func = saxpy;
+    cuGraphCreate(&g, 0);
+    cuGraphAddKernelNode(&nodes[0], g, NULL, 0, &p);
+    cuGraphAddKernelNode(&nodes[1], g, &nodes[0], 1, &p);
+    cuGraphInstantiate(&exec, g, 0);
+    for (int i = 0; i < 3; i++) cuGraphLaunch(exec, s1);
+    cuModuleUnload(names_module);
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -73,6 +136,7 @@ int main(int argc, char **argv) {
         printf("cuMemAlloc -> %d\n", (int)r);
         return 0;
     }
+    if (strcmp(mode, "names") == 0) return names();
     if (argc < 3) return 2;
     if (strcmp(mode, "abort") == 0) {
         CUcontext c;

@@ -130,6 +130,12 @@ impl<const N: usize> Table<N> {
     }
 }
 
+/// Resolves one driver entry point outside the generated tables (the tracer's own queries, made
+/// untraced); `None` when the driver or the entry (at `entry.version`) is missing. Not cached.
+pub(crate) fn driver_entry(entry: &Entry) -> Option<*const c_void> {
+    library::resolve(LibraryKind::Driver, LibraryKind::Driver.default_sonames(), entry).ok()
+}
+
 /// Non-generic cold path shared by all tables: resolve (or re-report) one slot.
 fn resolve_slot(
     kind: LibraryKind,

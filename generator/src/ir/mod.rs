@@ -76,7 +76,30 @@ pub struct Library {
     /// The status codes the bindings themselves return (`passes::status`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_codes: Option<StatusCodes>,
+    /// What the tracer names, numbers and reads beyond printing values (`passes::trace`).
+    #[serde(default, skip_serializing_if = "TraceFacts::is_empty")]
+    pub trace: TraceFacts,
 }
+
+/// The tracer's facts (from the annotations' `[trace]` tables, checked by `passes::trace`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceFacts {
+    /// Handle typedef (the one a type resolves to: `CUfunction`, `CUdeviceptr_v2`) -> the class
+    /// the tracer names or numbers its values as (`function`, `stream`, `device_ptr`).
+    pub handles: std::collections::BTreeMap<String, String>,
+    /// `function.parameter` (API name) -> what the tracer does with it: `image` (a module image
+    /// in memory, hashed at the call), `kernel_params` / `launch_extra` (a launch's arguments,
+    /// copied at the call when asked for), `launched` (the function or graph a launch runs),
+    /// `frees` (the call may free handles: names still unresolved are resolved before it).
+    pub params: std::collections::BTreeMap<String, String>,
+}
+
+impl TraceFacts {
+    pub fn is_empty(&self) -> bool {
+        self.handles.is_empty() && self.params.is_empty()
+    }
+}
+
 
 /// One older ABI: its exported symbol, `cuGetProcAddress` name and version.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -117,6 +140,7 @@ impl Library {
             value_types: Vec::new(),
             legacy_abis: Vec::new(),
             status_codes: None,
+            trace: TraceFacts::default(),
         }
     }
     pub fn function(&self, name: &str) -> Option<&Function> {

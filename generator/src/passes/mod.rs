@@ -12,6 +12,7 @@ pub mod python;
 pub mod shape;
 pub mod sizes;
 pub mod status;
+pub mod trace;
 pub mod values;
 
 use crate::annotations::Annotations;
@@ -44,7 +45,7 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
         type Step<'a> = &'a dyn Fn(&mut Library) -> Result<()>;
         let steps: [(&str, Step); 10] = [
             ("status", &|lib| status::run(lib)),
-            ("handles", &|lib| handles::run(lib, ann)),
+            ("handles", &|lib| handles::run(lib, ann).and_then(|()| trace::run(lib, ann, cuda_version))),
             ("values", &|lib| values::run(lib, ann, cuda_version)),
             ("params", &|lib| params::run(lib, ann, cuda_version)),
             ("shape", &|lib| {

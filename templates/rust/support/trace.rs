@@ -14,6 +14,17 @@
 //!   `CUDAGEN_TRACE_ERRORS=1` only calls that returned an error status.
 //! * `CUDAGEN_TRACE_DURATIONS=0` stamps each call once, when it starts (one clock read a call
 //!   instead of two): lines without durations, Perfetto instants, a summary of calls and errors.
+//! * `CUDAGEN_TRACE_ARGS=1` also records the values of each launch's kernel arguments (copied
+//!   on the calling thread at the call, sized by the kernel's parameter info), shown as hex words
+//!   or as device pointers (`dev:0x...`) where a word is inside an allocation the trace saw.
+//!
+//! Handles are shown by name where the trace knows one: functions and kernels by the name they
+//! were looked up with (C++ names demangled), with their module or library (`saxpy
+//! [data@1a2b3c4d]`: file name, or a hash of an image loaded from memory); the names come from
+//! the traced calls that made the handles and, for handles made otherwise (the CUDA runtime's
+//! own loading), from the driver's name queries, made once per handle on the writer thread.
+//! Streams, events, contexts and graphs get short ids in the order first seen
+//! (`stream#3(0x55d0c1a0)`). The summary has a section per kernel and per launched graph.
 //!
 //! Text: `[cudagen tid=12345] cuMemAlloc_v2(dptr=0x7ffd..., bytesize=67108864) -> CUDA_SUCCESS 1.234us`
 //! JSON: `{"tid":12345,"fn":"cuMemAlloc_v2","args":{"dptr":"0x7ffd...","bytesize":67108864},"result":"CUDA_SUCCESS","ns":1234}`
@@ -29,11 +40,14 @@
 //! another thread when the exit hook runs gets no line. IO errors are ignored; tracing never
 //! panics.
 
+mod args;
 mod buffer;
 mod clock;
 mod config;
 mod current;
+mod driver;
 mod format;
+mod names;
 mod signals;
 mod sink;
 mod summary;
@@ -58,9 +72,17 @@ struct Flags {
     tsc: AtomicBool,
     /// Calls are stamped once, when they start (`CUDAGEN_TRACE_DURATIONS=0`).
     untimed: AtomicBool,
+    /// Launches record their kernel arguments (`CUDAGEN_TRACE_ARGS=1`).
+    args: AtomicBool,
 }
 
-static FLAGS: Flags = Flags { state: AtomicU8::new(UNKNOWN), sync: AtomicBool::new(false), tsc: AtomicBool::new(false), untimed: AtomicBool::new(false) };
+static FLAGS: Flags = Flags {
+    state: AtomicU8::new(UNKNOWN),
+    sync: AtomicBool::new(false),
+    tsc: AtomicBool::new(false),
+    untimed: AtomicBool::new(false),
+    args: AtomicBool::new(false),
+};
 
 /// Whether calls should be traced. After the first call: one relaxed load and a branch.
 #[inline(always)]
@@ -98,6 +120,7 @@ fn init() -> bool {
 fn start() {
     clock::init();
     FLAGS.untimed.store(sink::get().is_some_and(|s| !s.timed), Ordering::Relaxed);
+    FLAGS.args.store(sink::get().is_some_and(|s| s.args), Ordering::Relaxed);
     if !sink::writer_running() {
         FLAGS.sync.store(true, Ordering::Relaxed);
     }
@@ -135,6 +158,52 @@ pub enum Value<'a> {
     Size(u64),
     /// A name known to Rust (quoted like a string).
     Name(&'static str),
+    /// A driver object the trace names or numbers (see [`Class`]).
+    Handle { class: Class, addr: u64 },
+    /// A module image in memory, by a hash of its bytes (`data@1a2b3c4d`).
+    Image(u64),
+    /// A launch's kernel arguments as recorded (`CUDAGEN_TRACE_ARGS=1`; see `args`), and the
+    /// pointer they were read through (shown instead when their sizes were not known).
+    Args { ptr: u64, blob: &'a [u8] },
+}
+
+/// The kinds of driver objects the tracer names (functions, kernels, modules, libraries) or
+/// numbers in first-seen order (streams, events, graphs, contexts); device pointers it learns
+/// from allocations. Which C types are which is the generator's (`[trace.handles]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Class {
+    Function,
+    Kernel,
+    Module,
+    Library,
+    Stream,
+    Event,
+    Graph,
+    GraphExec,
+    GraphNode,
+    Context,
+    DevicePtr,
+}
+
+impl Class {
+    const ALL: [Class; 11] = [
+        Class::Function,
+        Class::Kernel,
+        Class::Module,
+        Class::Library,
+        Class::Stream,
+        Class::Event,
+        Class::Graph,
+        Class::GraphExec,
+        Class::GraphNode,
+        Class::Context,
+        Class::DevicePtr,
+    ];
+
+    fn from_u8(x: u8) -> Option<Class> {
+        Class::ALL.get(usize::from(x)).copied()
+    }
 }
 
 /// How the writer shows one recorded word (see [`Desc`]).
@@ -156,25 +225,52 @@ pub enum Kind {
     Str,
     /// No value (a `void` result).
     Void,
+    /// A handle of a [`Class`] (its address or integer value).
+    Handle(Class),
+    /// A module image in memory: the word is its pointer; a hash of its bytes is taken at the
+    /// call (when it succeeded).
+    Image,
+    /// A launch's `kernelParams`: with `CUDAGEN_TRACE_ARGS=1` the argument values are copied at
+    /// the call, sized by the parameter info of the function the `Desc` launches.
+    KernelParams,
+    /// A launch's `extra` array: with `CUDAGEN_TRACE_ARGS=1` its argument buffer is copied.
+    LaunchExtra,
 }
 
-/// One argument of a [`Desc`] (3 bytes, no pointer: the tables need no relocations).
+/// One argument of a [`Desc`] (4 bytes, no pointer: the tables need no relocations).
 #[derive(Clone, Copy, Debug)]
 pub struct Arg {
     kind: Kind,
     /// The argument points at one output value: when the call wrote it (the call's `written`
     /// bit), the word is that value shown as `kind`; else it is the pointer.
     out: bool,
+    /// [`Arg::launched`], [`Arg::frees`] (0: neither).
+    role: u8,
 }
+
+const LAUNCHED: u8 = 1;
+const FREES: u8 = 2;
 
 impl Arg {
     pub const fn new(kind: Kind) -> Arg {
-        Arg { kind, out: false }
+        Arg { kind, out: false, role: 0 }
     }
 
     /// An output value (see [`Arg`]).
     pub const fn out(kind: Kind) -> Arg {
-        Arg { kind, out: true }
+        Arg { kind, out: true, role: 0 }
+    }
+
+    /// The function or graph the call launches (the summary counts launches by it, Perfetto
+    /// names the slice after it).
+    pub const fn launched(self) -> Arg {
+        Arg { role: LAUNCHED, ..self }
+    }
+
+    /// The call may free handles (unload a module, destroy a context): names the trace has not
+    /// resolved yet are resolved before the call, while the handles are still valid.
+    pub const fn frees(self) -> Arg {
+        Arg { role: FREES, ..self }
     }
 }
 
@@ -184,7 +280,8 @@ pub type EnumName = fn(i64) -> Option<&'static str>;
 /// A traced function's static description: its name and its arguments' names (one string,
 /// comma separated), how to show each argument's word and the result's, and the decoders of the
 /// enums they name. A call records only the address of its `Desc`, two stamps and one word per
-/// argument (plus copies of C strings); the writer thread decodes them with it.
+/// argument (plus copies of C strings, image hashes and kernel arguments); the writer thread
+/// decodes them with it.
 #[derive(Debug)]
 pub struct Desc {
     /// `"cuDeviceGetAttribute,pi,attrib,dev"`.
@@ -194,16 +291,45 @@ pub struct Desc {
     args: &'static [Arg],
     result: Kind,
     enums: &'static [EnumName],
-    /// Arguments and result of kind [`Kind::Str`].
-    strings: u16,
+    /// Arguments and result whose record carries more than their word: [`Kind::Str`] (a copy of
+    /// the string), [`Kind::Image`] (a hash of the image).
+    extras: u16,
+    /// It has a [`Kind::KernelParams`] or [`Kind::LaunchExtra`] argument (recorded with
+    /// `CUDAGEN_TRACE_ARGS=1` only).
+    launch_args: bool,
+    /// The writer learns names, parents or allocations from its calls (an output handle of a
+    /// named or parented class, a device pointer, an image).
+    learns: bool,
+    /// An argument is [`Arg::frees`].
+    frees: bool,
+    /// The index of the [`Arg::launched`] argument, [`NONE`] if none.
+    launched: u8,
+    /// The index of its first [`Class::Function`] argument (whose parameter info sizes the
+    /// kernel arguments), [`NONE`] if none.
+    function: u8,
+    /// The index of the first of six `U64` arguments in a row after the launched one (a launch's
+    /// grid and block dimensions), [`NONE`] if none.
+    shape: u8,
     /// Bytes a call can take in the buffer at most.
     max_len: u32,
-    /// Bytes every call takes when the function has no C string (its record is reserved before
-    /// the library call: see [`open`]); 0 when it has.
+    /// Bytes every call takes when the function has no extras (its record is reserved before the
+    /// library call: see [`open`]); 0 when it has.
     fixed_len: u32,
-    /// `CUDAGEN_TRACE_ONLY` decided for this function: 0 not yet, 1 traced, 2 filtered out.
+    /// The filter's and the options' decision for this function (`WANT_*`).
     wanted: AtomicU8,
 }
+
+/// No such argument (see [`Desc`]).
+const NONE: u8 = u8::MAX;
+
+/// [`Desc::wanted`]: not decided yet; traced, its record reserved before the call when it can
+/// be; filtered out; traced through [`capture`] (its kernel arguments are copied); traced through
+/// [`capture`], pending names resolved before the call ([`Arg::frees`]).
+const WANT_UNKNOWN: u8 = 0;
+const WANT_FAST: u8 = 1;
+const WANT_NOT: u8 = 2;
+const WANT_ARGS: u8 = 3;
+const WANT_FREES: u8 = 4;
 
 impl Desc {
     /// `names`: the function's name, then the arguments' names, comma separated
@@ -213,16 +339,62 @@ impl Desc {
         while name_len < names.len() && names.as_bytes()[name_len] != b',' {
             name_len += 1;
         }
-        let mut strings = matches!(result, Kind::Str) as u16;
+        let mut extras = matches!(result, Kind::Str | Kind::Image) as u16;
+        let mut images = 0;
+        let (mut launch_args, mut learns, mut frees) = (false, false, false);
+        let (mut launched, mut function, mut shape) = (NONE, NONE, NONE);
         let mut i = 0;
         while i < args.len() {
-            strings += matches!(args[i].kind, Kind::Str) as u16;
+            let a = args[i];
+            extras += matches!(a.kind, Kind::Str | Kind::Image) as u16;
+            images += matches!(a.kind, Kind::Image) as usize;
+            launch_args |= matches!(a.kind, Kind::KernelParams | Kind::LaunchExtra);
+            learns |= matches!(a.kind, Kind::Image)
+                || a.out && matches!(a.kind, Kind::Handle(Class::Function | Class::Kernel | Class::Module | Class::Library | Class::DevicePtr | Class::GraphExec | Class::GraphNode));
+            frees |= a.role == FREES;
+            if a.role == LAUNCHED && launched == NONE {
+                launched = i as u8;
+            }
+            if function == NONE && !a.out && matches!(a.kind, Kind::Handle(Class::Function)) {
+                function = i as u8;
+            }
+            if shape == NONE && launched != NONE && i + 6 <= args.len() {
+                let mut k = 0;
+                while k < 6 && matches!(args[i + k].kind, Kind::U64) {
+                    k += 1;
+                }
+                if k == 6 {
+                    shape = i as u8;
+                }
+            }
             i += 1;
         }
         let fixed_len = buffer::words_len(args.len() + 1);
-        let max_len = fixed_len + strings as usize * buffer::STR_BYTES + 7;
-        let fixed_len = if strings == 0 { fixed_len as u32 } else { 0 };
-        Desc { names, name_len: name_len as u16, args, result, enums, strings, max_len: max_len as u32, fixed_len, wanted: AtomicU8::new(0) }
+        let strings = extras as usize - images;
+        let max_len = fixed_len + strings * buffer::STR_BYTES + images * 8 + if launch_args { args::MAX_BYTES } else { 0 } + 7;
+        let fixed_len = if extras == 0 { fixed_len as u32 } else { 0 };
+        Desc {
+            names,
+            name_len: name_len as u16,
+            args,
+            result,
+            enums,
+            extras,
+            launch_args,
+            learns,
+            frees,
+            launched,
+            function,
+            shape,
+            max_len: max_len as u32,
+            fixed_len,
+            wanted: AtomicU8::new(WANT_UNKNOWN),
+        }
+    }
+
+    /// Whether a call's record carries extras after its words (see [`Desc::extras`]).
+    fn has_extras(&self) -> bool {
+        self.extras != 0 || self.launch_args && FLAGS.args.load(Ordering::Relaxed)
     }
 
     /// The function's name.
@@ -269,11 +441,51 @@ pub fn enter() -> Entered {
 pub fn open(desc: &'static Desc) -> Entered {
     let start = clock::now();
     let local = current::get();
-    let fast = !FLAGS.sync.load(Ordering::Relaxed) && FLAGS.tsc.load(Ordering::Relaxed) && desc.wanted.load(Ordering::Relaxed) == 1;
+    let wanted = desc.wanted.load(Ordering::Relaxed);
+    let fast = !FLAGS.sync.load(Ordering::Relaxed) && FLAGS.tsc.load(Ordering::Relaxed) && wanted == WANT_FAST;
     let timed = !FLAGS.untimed.load(Ordering::Relaxed);
-    // SAFETY: `local` is this thread's buffer (or null).
-    let open = if fast { unsafe { buffer::reserve(local, desc, start, timed) } } else { None };
+    let open = if fast {
+        // SAFETY: `local` is this thread's buffer (or null).
+        unsafe { buffer::reserve(local, desc, start, timed) }
+    } else {
+        if wanted == WANT_UNKNOWN || wanted == WANT_FREES {
+            return Entered { start: before_call(desc, start), local, open: None };
+        }
+        None
+    };
     Entered { start, local, open }
+}
+
+/// The first call of `desc` decides what is traced of it; before a call that may free handles
+/// ([`Arg::frees`]) what is pending is written, so that names not yet known are asked of the
+/// driver while the handles are valid. Returns the call's start (stamped again after that).
+#[cold]
+#[inline(never)]
+fn before_call(desc: &'static Desc, start: u64) -> u64 {
+    let Some(s) = sink::get() else { return start };
+    let _ = std::panic::catch_unwind(|| decide(desc, s));
+    if desc.wanted.load(Ordering::Relaxed) != WANT_FREES || FLAGS.sync.load(Ordering::Relaxed) {
+        return start;
+    }
+    let _ = std::panic::catch_unwind(sink::drain_now);
+    clock::now()
+}
+
+/// Decides once what is traced of `desc` ([`Desc::wanted`]).
+fn decide(desc: &'static Desc, s: &sink::Sink) {
+    if desc.wanted.load(Ordering::Relaxed) != WANT_UNKNOWN {
+        return;
+    }
+    let w = if !s.filter.wants(desc.name()) {
+        WANT_NOT
+    } else if desc.frees {
+        WANT_FREES
+    } else if desc.launch_args && s.args {
+        WANT_ARGS
+    } else {
+        WANT_FAST
+    };
+    desc.wanted.store(w, Ordering::Relaxed);
 }
 
 /// Records a call of `desc` that started at `entered` and just returned. `words` gives one word
@@ -317,7 +529,7 @@ unsafe fn capture<const N: usize>(desc: &'static Desc, entered: Entered, words: 
     buffer::prefetch_read(entered.local as *const u8);
     let start = entered.start;
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        if FLAGS.sync.load(Ordering::Relaxed) || desc.wanted.load(Ordering::Relaxed) != 1 {
+        if FLAGS.sync.load(Ordering::Relaxed) || desc.wanted.load(Ordering::Relaxed) != WANT_FAST {
             return capture_cold(desc, start, words, written);
         }
         store(entered.local, desc, start, words, written);
@@ -342,10 +554,8 @@ unsafe fn capture_cold<const N: usize>(desc: &'static Desc, start: u64, words: &
         return;
     }
     let Some(s) = sink::get() else { return };
-    if desc.wanted.load(Ordering::Relaxed) == 0 {
-        desc.wanted.store(if s.filter.wants(desc.name()) { 1 } else { 2 }, Ordering::Relaxed);
-    }
-    if desc.wanted.load(Ordering::Relaxed) != 1 {
+    decide(desc, s);
+    if desc.wanted.load(Ordering::Relaxed) == WANT_NOT {
         return;
     }
     if FLAGS.sync.load(Ordering::Relaxed) {
@@ -403,6 +613,7 @@ fn span(function: &'static str, args: &[(&'static str, Value<'_>)], result: Valu
     }
     let k = clock::scale();
     let ev = buffer::Event {
+        desc: None,
         function,
         start_ns: clock::since_epoch_ns(start, k),
         dur_ns: clock::duration_ns(dur, k),

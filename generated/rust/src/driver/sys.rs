@@ -891,7 +891,7 @@ raw_fn! {
     fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult = 21;
     helpers call_cuDevicePrimaryCtxRetain, slow_cuDevicePrimaryCtxRetain, traced_cuDevicePrimaryCtxRetain, record_cuDevicePrimaryCtxRetain, DESC_cuDevicePrimaryCtxRetain;
     trace |__r, __w| "pctx,dev" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -904,7 +904,7 @@ raw_fn! {
     fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult = 22;
     helpers call_cuDevicePrimaryCtxRelease_v2, slow_cuDevicePrimaryCtxRelease_v2, traced_cuDevicePrimaryCtxRelease_v2, record_cuDevicePrimaryCtxRelease_v2, DESC_cuDevicePrimaryCtxRelease_v2;
     trace |__r, __w| "dev" [
-        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64).frees() => dev.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -943,7 +943,7 @@ raw_fn! {
     fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult = 25;
     helpers call_cuDevicePrimaryCtxReset_v2, slow_cuDevicePrimaryCtxReset_v2, traced_cuDevicePrimaryCtxReset_v2, record_cuDevicePrimaryCtxReset_v2, DESC_cuDevicePrimaryCtxReset_v2;
     trace |__r, __w| "dev" [
-        crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64).frees() => dev.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -955,7 +955,7 @@ raw_fn! {
     fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: c_uint, dev: CUdevice) -> CUresult = 26;
     helpers call_cuCtxCreate_v2, slow_cuCtxCreate_v2, traced_cuCtxCreate_v2, record_cuCtxCreate_v2, DESC_cuCtxCreate_v2;
     trace |__r, __w| "pctx,flags,dev" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -969,7 +969,7 @@ raw_fn! {
     fn cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: c_int, flags: c_uint, dev: CUdevice) -> CUresult = 27;
     helpers call_cuCtxCreate_v3, slow_cuCtxCreate_v3, traced_cuCtxCreate_v3, record_cuCtxCreate_v3, DESC_cuCtxCreate_v3;
     trace |__r, __w| "pctx,paramsArray,numParams,flags,dev" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => numParams as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -985,7 +985,7 @@ raw_fn! {
     fn cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: c_uint, dev: CUdevice) -> CUresult = 28;
     helpers call_cuCtxCreate_v4, slow_cuCtxCreate_v4, traced_cuCtxCreate_v4, record_cuCtxCreate_v4, DESC_cuCtxCreate_v4;
     trace |__r, __w| "pctx,ctxCreateParams,flags,dev" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => ctxCreateParams as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
@@ -1000,7 +1000,7 @@ raw_fn! {
     fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult = 29;
     helpers call_cuCtxDestroy_v2, slow_cuCtxDestroy_v2, traced_cuCtxDestroy_v2, record_cuCtxDestroy_v2, DESC_cuCtxDestroy_v2;
     trace |__r, __w| "ctx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)).frees() => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1012,7 +1012,7 @@ raw_fn! {
     fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult = 30;
     helpers call_cuCtxPushCurrent_v2, slow_cuCtxPushCurrent_v2, traced_cuCtxPushCurrent_v2, record_cuCtxPushCurrent_v2, DESC_cuCtxPushCurrent_v2;
     trace |__r, __w| "ctx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1024,7 +1024,7 @@ raw_fn! {
     fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult = 31;
     helpers call_cuCtxPopCurrent_v2, slow_cuCtxPopCurrent_v2, traced_cuCtxPopCurrent_v2, record_cuCtxPopCurrent_v2, DESC_cuCtxPopCurrent_v2;
     trace |__r, __w| "pctx" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1036,7 +1036,7 @@ raw_fn! {
     fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult = 32;
     helpers call_cuCtxSetCurrent, slow_cuCtxSetCurrent, traced_cuCtxSetCurrent, record_cuCtxSetCurrent, DESC_cuCtxSetCurrent;
     trace |__r, __w| "ctx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1048,7 +1048,7 @@ raw_fn! {
     fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult = 33;
     helpers call_cuCtxGetCurrent, slow_cuCtxGetCurrent, traced_cuCtxGetCurrent, record_cuCtxGetCurrent, DESC_cuCtxGetCurrent;
     trace |__r, __w| "pctx" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1096,7 +1096,7 @@ raw_fn! {
     fn cuCtxGetId(ctx: CUcontext, ctxId: *mut c_ulonglong) -> CUresult = 37;
     helpers call_cuCtxGetId, slow_cuCtxGetId, traced_cuCtxGetId, record_cuCtxGetId, DESC_cuCtxGetId;
     trace |__r, __w| "ctx,ctxId" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !ctxId.is_null() { __w |= 1 << 1; (*ctxId) as u64 } else { ctxId as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1170,7 +1170,7 @@ raw_fn! {
     fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut c_uint) -> CUresult = 43;
     helpers call_cuCtxGetApiVersion, slow_cuCtxGetApiVersion, traced_cuCtxGetApiVersion, record_cuCtxGetApiVersion, DESC_cuCtxGetApiVersion;
     trace |__r, __w| "ctx,version" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !version.is_null() { __w |= 1 << 1; (*version) as u64 } else { version as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1220,8 +1220,8 @@ raw_fn! {
     fn cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult = 47;
     helpers call_cuCtxRecordEvent, slow_cuCtxRecordEvent, traced_cuCtxRecordEvent, record_cuCtxRecordEvent, DESC_cuCtxRecordEvent;
     trace |__r, __w| "hCtx,hEvent" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => hCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1233,8 +1233,8 @@ raw_fn! {
     fn cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult = 48;
     helpers call_cuCtxWaitEvent, slow_cuCtxWaitEvent, traced_cuCtxWaitEvent, record_cuCtxWaitEvent, DESC_cuCtxWaitEvent;
     trace |__r, __w| "hCtx,hEvent" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => hCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1247,7 +1247,7 @@ raw_fn! {
     fn cuCtxAttach(pctx: *mut CUcontext, flags: c_uint) -> CUresult = 49;
     helpers call_cuCtxAttach, slow_cuCtxAttach, traced_cuCtxAttach, record_cuCtxAttach, DESC_cuCtxAttach;
     trace |__r, __w| "pctx,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 0; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1261,7 +1261,7 @@ raw_fn! {
     fn cuCtxDetach(ctx: CUcontext) -> CUresult = 50;
     helpers call_cuCtxDetach, slow_cuCtxDetach, traced_cuCtxDetach, record_cuCtxDetach, DESC_cuCtxDetach;
     trace |__r, __w| "ctx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1299,7 +1299,7 @@ raw_fn! {
     fn cuModuleLoad(module: *mut CUmodule, fname: *const c_char) -> CUresult = 53;
     helpers call_cuModuleLoad, slow_cuModuleLoad, traced_cuModuleLoad, record_cuModuleLoad, DESC_cuModuleLoad;
     trace |__r, __w| "module,fname" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Module)) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Str) => fname as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1312,8 +1312,8 @@ raw_fn! {
     fn cuModuleLoadData(module: *mut CUmodule, image: *const c_void) -> CUresult = 54;
     helpers call_cuModuleLoadData, slow_cuModuleLoadData, traced_cuModuleLoadData, record_cuModuleLoadData, DESC_cuModuleLoadData;
     trace |__r, __w| "module,image" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => image as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Module)) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Image) => image as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1325,8 +1325,8 @@ raw_fn! {
     fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const c_void, numOptions: c_uint, options: *mut CUjit_option, optionValues: *mut *mut c_void) -> CUresult = 55;
     helpers call_cuModuleLoadDataEx, slow_cuModuleLoadDataEx, traced_cuModuleLoadDataEx, record_cuModuleLoadDataEx, DESC_cuModuleLoadDataEx;
     trace |__r, __w| "module,image,numOptions,options,optionValues" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => image as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Module)) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Image) => image as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => optionValues as usize as u64,
@@ -1341,8 +1341,8 @@ raw_fn! {
     fn cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const c_void) -> CUresult = 56;
     helpers call_cuModuleLoadFatBinary, slow_cuModuleLoadFatBinary, traced_cuModuleLoadFatBinary, record_cuModuleLoadFatBinary, DESC_cuModuleLoadFatBinary;
     trace |__r, __w| "module,fatCubin" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => fatCubin as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Module)) => if __r.0 == 0 && !module.is_null() { __w |= 1 << 0; (*module).0 as usize as u64 } else { module as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Image) => fatCubin as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1354,7 +1354,7 @@ raw_fn! {
     fn cuModuleUnload(hmod: CUmodule) -> CUresult = 57;
     helpers call_cuModuleUnload, slow_cuModuleUnload, traced_cuModuleUnload, record_cuModuleUnload, DESC_cuModuleUnload;
     trace |__r, __w| "hmod" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Module)).frees() => hmod.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1378,8 +1378,8 @@ raw_fn! {
     fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const c_char) -> CUresult = 59;
     helpers call_cuModuleGetFunction, slow_cuModuleGetFunction, traced_cuModuleGetFunction, record_cuModuleGetFunction, DESC_cuModuleGetFunction;
     trace |__r, __w| "hfunc,hmod,name" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !hfunc.is_null() { __w |= 1 << 0; (*hfunc).0 as usize as u64 } else { hfunc as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Function)) => if __r.0 == 0 && !hfunc.is_null() { __w |= 1 << 0; (*hfunc).0 as usize as u64 } else { hfunc as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Module)) => hmod.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1393,7 +1393,7 @@ raw_fn! {
     helpers call_cuModuleGetFunctionCount, slow_cuModuleGetFunctionCount, traced_cuModuleGetFunctionCount, record_cuModuleGetFunctionCount, DESC_cuModuleGetFunctionCount;
     trace |__r, __w| "count,mod" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as u64 } else { count as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => r#mod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Module)) => r#mod.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1407,7 +1407,7 @@ raw_fn! {
     trace |__r, __w| "functions,numFunctions,mod" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => functions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numFunctions as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => r#mod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Module)) => r#mod.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1419,9 +1419,9 @@ raw_fn! {
     fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const c_char) -> CUresult = 62;
     helpers call_cuModuleGetGlobal_v2, slow_cuModuleGetGlobal_v2, traced_cuModuleGetGlobal_v2, record_cuModuleGetGlobal_v2, DESC_cuModuleGetGlobal_v2;
     trace |__r, __w| "dptr,bytes,hmod,name" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Module)) => hmod.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1513,7 +1513,7 @@ raw_fn! {
     helpers call_cuModuleGetTexRef, slow_cuModuleGetTexRef, traced_cuModuleGetTexRef, record_cuModuleGetTexRef, DESC_cuModuleGetTexRef;
     trace |__r, __w| "pTexRef,hmod,name" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pTexRef.is_null() { __w |= 1 << 0; (*pTexRef).0 as usize as u64 } else { pTexRef as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Module)) => hmod.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1528,7 +1528,7 @@ raw_fn! {
     helpers call_cuModuleGetSurfRef, slow_cuModuleGetSurfRef, traced_cuModuleGetSurfRef, record_cuModuleGetSurfRef, DESC_cuModuleGetSurfRef;
     trace |__r, __w| "pSurfRef,hmod,name" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pSurfRef.is_null() { __w |= 1 << 0; (*pSurfRef).0 as usize as u64 } else { pSurfRef as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hmod.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Module)) => hmod.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1541,8 +1541,8 @@ raw_fn! {
     fn cuLibraryLoadData(library: *mut CUlibrary, code: *const c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult = 70;
     helpers call_cuLibraryLoadData, slow_cuLibraryLoadData, traced_cuLibraryLoadData, record_cuLibraryLoadData, DESC_cuLibraryLoadData;
     trace |__r, __w| "library,code,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => code as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Library)) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Image) => code as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numJitOptions as u64,
@@ -1560,7 +1560,7 @@ raw_fn! {
     fn cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> CUresult = 71;
     helpers call_cuLibraryLoadFromFile, slow_cuLibraryLoadFromFile, traced_cuLibraryLoadFromFile, record_cuLibraryLoadFromFile, DESC_cuLibraryLoadFromFile;
     trace |__r, __w| "library,fileName,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Library)) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,
@@ -1579,7 +1579,7 @@ raw_fn! {
     fn cuLibraryUnload(library: CUlibrary) -> CUresult = 72;
     helpers call_cuLibraryUnload, slow_cuLibraryUnload, traced_cuLibraryUnload, record_cuLibraryUnload, DESC_cuLibraryUnload;
     trace |__r, __w| "library" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)).frees() => library.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1591,8 +1591,8 @@ raw_fn! {
     fn cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, name: *const c_char) -> CUresult = 73;
     helpers call_cuLibraryGetKernel, slow_cuLibraryGetKernel, traced_cuLibraryGetKernel, record_cuLibraryGetKernel, DESC_cuLibraryGetKernel;
     trace |__r, __w| "pKernel,library,name" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pKernel.is_null() { __w |= 1 << 0; (*pKernel).0 as usize as u64 } else { pKernel as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => if __r.0 == 0 && !pKernel.is_null() { __w |= 1 << 0; (*pKernel).0 as usize as u64 } else { pKernel as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1606,7 +1606,7 @@ raw_fn! {
     helpers call_cuLibraryGetKernelCount, slow_cuLibraryGetKernelCount, traced_cuLibraryGetKernelCount, record_cuLibraryGetKernelCount, DESC_cuLibraryGetKernelCount;
     trace |__r, __w| "count,lib" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as u64 } else { count as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => lib.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => lib.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1620,7 +1620,7 @@ raw_fn! {
     trace |__r, __w| "kernels,numKernels,lib" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernels as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numKernels as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => lib.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => lib.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1632,8 +1632,8 @@ raw_fn! {
     fn cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CUresult = 76;
     helpers call_cuLibraryGetModule, slow_cuLibraryGetModule, traced_cuLibraryGetModule, record_cuLibraryGetModule, DESC_cuLibraryGetModule;
     trace |__r, __w| "pMod,library" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pMod.is_null() { __w |= 1 << 0; (*pMod).0 as usize as u64 } else { pMod as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Module)) => if __r.0 == 0 && !pMod.is_null() { __w |= 1 << 0; (*pMod).0 as usize as u64 } else { pMod as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1645,8 +1645,8 @@ raw_fn! {
     fn cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult = 77;
     helpers call_cuKernelGetFunction, slow_cuKernelGetFunction, traced_cuKernelGetFunction, record_cuKernelGetFunction, DESC_cuKernelGetFunction;
     trace |__r, __w| "pFunc,kernel" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pFunc.is_null() { __w |= 1 << 0; (*pFunc).0 as usize as u64 } else { pFunc as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Function)) => if __r.0 == 0 && !pFunc.is_null() { __w |= 1 << 0; (*pFunc).0 as usize as u64 } else { pFunc as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => kernel.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1658,8 +1658,8 @@ raw_fn! {
     fn cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult = 78;
     helpers call_cuKernelGetLibrary, slow_cuKernelGetLibrary, traced_cuKernelGetLibrary, record_cuKernelGetLibrary, DESC_cuKernelGetLibrary;
     trace |__r, __w| "pLib,kernel" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pLib.is_null() { __w |= 1 << 0; (*pLib).0 as usize as u64 } else { pLib as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Library)) => if __r.0 == 0 && !pLib.is_null() { __w |= 1 << 0; (*pLib).0 as usize as u64 } else { pLib as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => kernel.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1671,9 +1671,9 @@ raw_fn! {
     fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult = 79;
     helpers call_cuLibraryGetGlobal, slow_cuLibraryGetGlobal, traced_cuLibraryGetGlobal, record_cuLibraryGetGlobal, DESC_cuLibraryGetGlobal;
     trace |__r, __w| "dptr,bytes,library,name" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1686,9 +1686,9 @@ raw_fn! {
     fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const c_char) -> CUresult = 80;
     helpers call_cuLibraryGetManaged, slow_cuLibraryGetManaged, traced_cuLibraryGetManaged, record_cuLibraryGetManaged, DESC_cuLibraryGetManaged;
     trace |__r, __w| "dptr,bytes,library,name" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1702,7 +1702,7 @@ raw_fn! {
     helpers call_cuLibraryGetUnifiedFunction, slow_cuLibraryGetUnifiedFunction, traced_cuLibraryGetUnifiedFunction, record_cuLibraryGetUnifiedFunction, DESC_cuLibraryGetUnifiedFunction;
     trace |__r, __w| "fptr,library,symbol" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !fptr.is_null() { __w |= 1 << 0; (*fptr) as usize as u64 } else { fptr as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1717,7 +1717,7 @@ raw_fn! {
     trace |__r, __w| "pi,attrib,kernel,dev" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => kernel.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUfunction_attribute::trace_name, CUresult::trace_name];
@@ -1732,7 +1732,7 @@ raw_fn! {
     trace |__r, __w| "attrib,val,kernel,dev" [
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => val as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => kernel.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUfunction_attribute::trace_name, CUresult::trace_name];
@@ -1745,7 +1745,7 @@ raw_fn! {
     fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult = 84;
     helpers call_cuKernelSetCacheConfig, slow_cuKernelSetCacheConfig, traced_cuKernelSetCacheConfig, record_cuKernelSetCacheConfig, DESC_cuKernelSetCacheConfig;
     trace |__r, __w| "kernel,config,dev" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => kernel.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dev.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1760,7 +1760,7 @@ raw_fn! {
     helpers call_cuKernelGetName, slow_cuKernelGetName, traced_cuKernelGetName, record_cuKernelGetName, DESC_cuKernelGetName;
     trace |__r, __w| "name,hfunc" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => name as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => hfunc.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1772,7 +1772,7 @@ raw_fn! {
     fn cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult = 86;
     helpers call_cuKernelGetParamInfo, slow_cuKernelGetParamInfo, traced_cuKernelGetParamInfo, record_cuKernelGetParamInfo, DESC_cuKernelGetParamInfo;
     trace |__r, __w| "kernel,paramIndex,paramOffset,paramSize" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => kernel.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => paramIndex as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !paramOffset.is_null() { __w |= 1 << 2; (*paramOffset) as u64 } else { paramOffset as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !paramSize.is_null() { __w |= 1 << 3; (*paramSize) as u64 } else { paramSize as usize as u64 },
@@ -1800,7 +1800,7 @@ raw_fn! {
     fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult = 88;
     helpers call_cuMemAlloc_v2, slow_cuMemAlloc_v2, traced_cuMemAlloc_v2, record_cuMemAlloc_v2, DESC_cuMemAlloc_v2;
     trace |__r, __w| "dptr,bytesize" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -1813,7 +1813,7 @@ raw_fn! {
     fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: c_uint) -> CUresult = 89;
     helpers call_cuMemAllocPitch_v2, slow_cuMemAllocPitch_v2, traced_cuMemAllocPitch_v2, record_cuMemAllocPitch_v2, DESC_cuMemAllocPitch_v2;
     trace |__r, __w| "dptr,pPitch,WidthInBytes,Height,ElementSizeBytes" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pPitch.is_null() { __w |= 1 << 1; (*pPitch) as u64 } else { pPitch as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => WidthInBytes as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
@@ -1829,7 +1829,7 @@ raw_fn! {
     fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult = 90;
     helpers call_cuMemFree_v2, slow_cuMemFree_v2, traced_cuMemFree_v2, record_cuMemFree_v2, DESC_cuMemFree_v2;
     trace |__r, __w| "dptr" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1841,9 +1841,9 @@ raw_fn! {
     fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult = 91;
     helpers call_cuMemGetAddressRange_v2, slow_cuMemGetAddressRange_v2, traced_cuMemGetAddressRange_v2, record_cuMemGetAddressRange_v2, DESC_cuMemGetAddressRange_v2;
     trace |__r, __w| "pbase,psize,dptr" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pbase.is_null() { __w |= 1 << 0; (*pbase).0 as u64 } else { pbase as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !pbase.is_null() { __w |= 1 << 0; (*pbase).0 as u64 } else { pbase as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !psize.is_null() { __w |= 1 << 1; (*psize) as u64 } else { psize as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -1894,7 +1894,7 @@ raw_fn! {
     fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut c_void, Flags: c_uint) -> CUresult = 95;
     helpers call_cuMemHostGetDevicePointer_v2, slow_cuMemHostGetDevicePointer_v2, traced_cuMemHostGetDevicePointer_v2, record_cuMemHostGetDevicePointer_v2, DESC_cuMemHostGetDevicePointer_v2;
     trace |__r, __w| "pdptr,p,Flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1921,7 +1921,7 @@ raw_fn! {
     fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: c_uint) -> CUresult = 97;
     helpers call_cuMemAllocManaged, slow_cuMemAllocManaged, traced_cuMemAllocManaged, record_cuMemAllocManaged, DESC_cuMemAllocManaged;
     trace |__r, __w| "dptr,bytesize,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1991,7 +1991,7 @@ raw_fn! {
     helpers call_cuIpcGetEventHandle, slow_cuIpcGetEventHandle, traced_cuIpcGetEventHandle, record_cuIpcGetEventHandle, DESC_cuIpcGetEventHandle;
     trace |__r, __w| "pHandle,event" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pHandle as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2003,7 +2003,7 @@ raw_fn! {
     fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult = 103;
     helpers call_cuIpcOpenEventHandle, slow_cuIpcOpenEventHandle, traced_cuIpcOpenEventHandle, record_cuIpcOpenEventHandle, DESC_cuIpcOpenEventHandle;
     trace |__r, __w| "phEvent,handle" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(handle) as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2017,7 +2017,7 @@ raw_fn! {
     helpers call_cuIpcGetMemHandle, slow_cuIpcGetMemHandle, traced_cuIpcGetMemHandle, record_cuIpcGetMemHandle, DESC_cuIpcGetMemHandle;
     trace |__r, __w| "pHandle,dptr" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pHandle as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2029,7 +2029,7 @@ raw_fn! {
     fn cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: c_uint) -> CUresult = 105;
     helpers call_cuIpcOpenMemHandle_v2, slow_cuIpcOpenMemHandle_v2, traced_cuIpcOpenMemHandle_v2, record_cuIpcOpenMemHandle_v2, DESC_cuIpcOpenMemHandle_v2;
     trace |__r, __w| "pdptr,handle,Flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(handle) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2043,7 +2043,7 @@ raw_fn! {
     fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult = 106;
     helpers call_cuIpcCloseMemHandle, slow_cuIpcCloseMemHandle, traced_cuIpcCloseMemHandle, record_cuIpcCloseMemHandle, DESC_cuIpcCloseMemHandle;
     trace |__r, __w| "dptr" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2081,8 +2081,8 @@ raw_fn! {
     fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult = 109;
     helpers call_cuMemcpy, slow_cuMemcpy, traced_cuMemcpy, record_cuMemcpy, DESC_cuMemcpy;
     trace |__r, __w| "dst,src,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dst.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => src.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2095,8 +2095,8 @@ raw_fn! {
     fn cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult = 110;
     helpers call_cuMemcpy_ptds, slow_cuMemcpy_ptds, traced_cuMemcpy_ptds, record_cuMemcpy_ptds, DESC_cuMemcpy_ptds;
     trace |__r, __w| "dst,src,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dst.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => src.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2109,10 +2109,10 @@ raw_fn! {
     fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult = 111;
     helpers call_cuMemcpyPeer, slow_cuMemcpyPeer, traced_cuMemcpyPeer, record_cuMemcpyPeer, DESC_cuMemcpyPeer;
     trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => dstContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => srcContext.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2125,10 +2125,10 @@ raw_fn! {
     fn cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult = 112;
     helpers call_cuMemcpyPeer_ptds, slow_cuMemcpyPeer_ptds, traced_cuMemcpyPeer_ptds, record_cuMemcpyPeer_ptds, DESC_cuMemcpyPeer_ptds;
     trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => dstContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => srcContext.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2141,7 +2141,7 @@ raw_fn! {
     fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult = 113;
     helpers call_cuMemcpyHtoD_v2, slow_cuMemcpyHtoD_v2, traced_cuMemcpyHtoD_v2, record_cuMemcpyHtoD_v2, DESC_cuMemcpyHtoD_v2;
     trace |__r, __w| "dstDevice,srcHost,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2155,7 +2155,7 @@ raw_fn! {
     fn cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize) -> CUresult = 114;
     helpers call_cuMemcpyHtoD_v2_ptds, slow_cuMemcpyHtoD_v2_ptds, traced_cuMemcpyHtoD_v2_ptds, record_cuMemcpyHtoD_v2_ptds, DESC_cuMemcpyHtoD_v2_ptds;
     trace |__r, __w| "dstDevice,srcHost,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2170,7 +2170,7 @@ raw_fn! {
     helpers call_cuMemcpyDtoH_v2, slow_cuMemcpyDtoH_v2, traced_cuMemcpyDtoH_v2, record_cuMemcpyDtoH_v2, DESC_cuMemcpyDtoH_v2;
     trace |__r, __w| "dstHost,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2184,7 +2184,7 @@ raw_fn! {
     helpers call_cuMemcpyDtoH_v2_ptds, slow_cuMemcpyDtoH_v2_ptds, traced_cuMemcpyDtoH_v2_ptds, record_cuMemcpyDtoH_v2_ptds, DESC_cuMemcpyDtoH_v2_ptds;
     trace |__r, __w| "dstHost,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2197,8 +2197,8 @@ raw_fn! {
     fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 117;
     helpers call_cuMemcpyDtoD_v2, slow_cuMemcpyDtoD_v2, traced_cuMemcpyDtoD_v2, record_cuMemcpyDtoD_v2, DESC_cuMemcpyDtoD_v2;
     trace |__r, __w| "dstDevice,srcDevice,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2211,8 +2211,8 @@ raw_fn! {
     fn cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult = 118;
     helpers call_cuMemcpyDtoD_v2_ptds, slow_cuMemcpyDtoD_v2_ptds, traced_cuMemcpyDtoD_v2_ptds, record_cuMemcpyDtoD_v2_ptds, DESC_cuMemcpyDtoD_v2_ptds;
     trace |__r, __w| "dstDevice,srcDevice,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2227,7 +2227,7 @@ raw_fn! {
     trace |__r, __w| "dstArray,dstOffset,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2242,7 +2242,7 @@ raw_fn! {
     trace |__r, __w| "dstArray,dstOffset,srcDevice,ByteCount" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => dstArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -2255,7 +2255,7 @@ raw_fn! {
     fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 121;
     helpers call_cuMemcpyAtoD_v2, slow_cuMemcpyAtoD_v2, traced_cuMemcpyAtoD_v2, record_cuMemcpyAtoD_v2, DESC_cuMemcpyAtoD_v2;
     trace |__r, __w| "dstDevice,srcArray,srcOffset,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
@@ -2270,7 +2270,7 @@ raw_fn! {
     fn cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult = 122;
     helpers call_cuMemcpyAtoD_v2_ptds, slow_cuMemcpyAtoD_v2_ptds, traced_cuMemcpyAtoD_v2_ptds, record_cuMemcpyAtoD_v2_ptds, DESC_cuMemcpyAtoD_v2_ptds;
     trace |__r, __w| "dstDevice,srcArray,srcOffset,ByteCount" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
@@ -2473,10 +2473,10 @@ raw_fn! {
     fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 137;
     helpers call_cuMemcpyAsync, slow_cuMemcpyAsync, traced_cuMemcpyAsync, record_cuMemcpyAsync, DESC_cuMemcpyAsync;
     trace |__r, __w| "dst,src,ByteCount,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dst.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => src.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2488,10 +2488,10 @@ raw_fn! {
     fn cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 138;
     helpers call_cuMemcpyAsync_ptsz, slow_cuMemcpyAsync_ptsz, traced_cuMemcpyAsync_ptsz, record_cuMemcpyAsync_ptsz, DESC_cuMemcpyAsync_ptsz;
     trace |__r, __w| "dst,src,ByteCount,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dst.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => src.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2503,12 +2503,12 @@ raw_fn! {
     fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult = 139;
     helpers call_cuMemcpyPeerAsync, slow_cuMemcpyPeerAsync, traced_cuMemcpyPeerAsync, record_cuMemcpyPeerAsync, DESC_cuMemcpyPeerAsync;
     trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => dstContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => srcContext.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2520,12 +2520,12 @@ raw_fn! {
     fn cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult = 140;
     helpers call_cuMemcpyPeerAsync_ptsz, slow_cuMemcpyPeerAsync_ptsz, traced_cuMemcpyPeerAsync_ptsz, record_cuMemcpyPeerAsync_ptsz, DESC_cuMemcpyPeerAsync_ptsz;
     trace |__r, __w| "dstDevice,dstContext,srcDevice,srcContext,ByteCount,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstContext.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => dstContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => srcContext.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2537,10 +2537,10 @@ raw_fn! {
     fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 141;
     helpers call_cuMemcpyHtoDAsync_v2, slow_cuMemcpyHtoDAsync_v2, traced_cuMemcpyHtoDAsync_v2, record_cuMemcpyHtoDAsync_v2, DESC_cuMemcpyHtoDAsync_v2;
     trace |__r, __w| "dstDevice,srcHost,ByteCount,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2552,10 +2552,10 @@ raw_fn! {
     fn cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const c_void, ByteCount: usize, hStream: CUstream) -> CUresult = 142;
     helpers call_cuMemcpyHtoDAsync_v2_ptsz, slow_cuMemcpyHtoDAsync_v2_ptsz, traced_cuMemcpyHtoDAsync_v2_ptsz, record_cuMemcpyHtoDAsync_v2_ptsz, DESC_cuMemcpyHtoDAsync_v2_ptsz;
     trace |__r, __w| "dstDevice,srcHost,ByteCount,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2568,9 +2568,9 @@ raw_fn! {
     helpers call_cuMemcpyDtoHAsync_v2, slow_cuMemcpyDtoHAsync_v2, traced_cuMemcpyDtoHAsync_v2, record_cuMemcpyDtoHAsync_v2, DESC_cuMemcpyDtoHAsync_v2;
     trace |__r, __w| "dstHost,srcDevice,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2583,9 +2583,9 @@ raw_fn! {
     helpers call_cuMemcpyDtoHAsync_v2_ptsz, slow_cuMemcpyDtoHAsync_v2_ptsz, traced_cuMemcpyDtoHAsync_v2_ptsz, record_cuMemcpyDtoHAsync_v2_ptsz, DESC_cuMemcpyDtoHAsync_v2_ptsz;
     trace |__r, __w| "dstHost,srcDevice,ByteCount,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dstHost as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2597,10 +2597,10 @@ raw_fn! {
     fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 145;
     helpers call_cuMemcpyDtoDAsync_v2, slow_cuMemcpyDtoDAsync_v2, traced_cuMemcpyDtoDAsync_v2, record_cuMemcpyDtoDAsync_v2, DESC_cuMemcpyDtoDAsync_v2;
     trace |__r, __w| "dstDevice,srcDevice,ByteCount,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2612,10 +2612,10 @@ raw_fn! {
     fn cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult = 146;
     helpers call_cuMemcpyDtoDAsync_v2_ptsz, slow_cuMemcpyDtoDAsync_v2_ptsz, traced_cuMemcpyDtoDAsync_v2_ptsz, record_cuMemcpyDtoDAsync_v2_ptsz, DESC_cuMemcpyDtoDAsync_v2_ptsz;
     trace |__r, __w| "dstDevice,srcDevice,ByteCount,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => srcDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => srcDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2631,7 +2631,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2647,7 +2647,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstOffset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => srcHost as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2663,7 +2663,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2679,7 +2679,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Hex) => srcArray.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => srcOffset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => ByteCount as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2692,7 +2692,7 @@ raw_fn! {
     helpers call_cuMemcpy2DAsync_v2, slow_cuMemcpy2DAsync_v2, traced_cuMemcpy2DAsync_v2, record_cuMemcpy2DAsync_v2, DESC_cuMemcpy2DAsync_v2;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2705,7 +2705,7 @@ raw_fn! {
     helpers call_cuMemcpy2DAsync_v2_ptsz, slow_cuMemcpy2DAsync_v2_ptsz, traced_cuMemcpy2DAsync_v2_ptsz, record_cuMemcpy2DAsync_v2_ptsz, DESC_cuMemcpy2DAsync_v2_ptsz;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2718,7 +2718,7 @@ raw_fn! {
     helpers call_cuMemcpy3DAsync_v2, slow_cuMemcpy3DAsync_v2, traced_cuMemcpy3DAsync_v2, record_cuMemcpy3DAsync_v2, DESC_cuMemcpy3DAsync_v2;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2731,7 +2731,7 @@ raw_fn! {
     helpers call_cuMemcpy3DAsync_v2_ptsz, slow_cuMemcpy3DAsync_v2_ptsz, traced_cuMemcpy3DAsync_v2_ptsz, record_cuMemcpy3DAsync_v2_ptsz, DESC_cuMemcpy3DAsync_v2_ptsz;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2744,7 +2744,7 @@ raw_fn! {
     helpers call_cuMemcpy3DPeerAsync, slow_cuMemcpy3DPeerAsync, traced_cuMemcpy3DPeerAsync, record_cuMemcpy3DPeerAsync, DESC_cuMemcpy3DPeerAsync;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2757,7 +2757,7 @@ raw_fn! {
     helpers call_cuMemcpy3DPeerAsync_ptsz, slow_cuMemcpy3DPeerAsync_ptsz, traced_cuMemcpy3DPeerAsync_ptsz, record_cuMemcpy3DPeerAsync_ptsz, DESC_cuMemcpy3DPeerAsync_ptsz;
     trace |__r, __w| "pCopy,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopy as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2777,7 +2777,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => attrsIdxs as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numAttrs as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 7; (*failIdx) as u64 } else { failIdx as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2797,7 +2797,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => attrsIdxs as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numAttrs as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 7; (*failIdx) as u64 } else { failIdx as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2813,7 +2813,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => opList as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 2; (*failIdx) as u64 } else { failIdx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2829,7 +2829,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => opList as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 2; (*failIdx) as u64 } else { failIdx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -2841,7 +2841,7 @@ raw_fn! {
     fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult = 161;
     helpers call_cuMemsetD8_v2, slow_cuMemsetD8_v2, traced_cuMemsetD8_v2, record_cuMemsetD8_v2, DESC_cuMemsetD8_v2;
     trace |__r, __w| "dstDevice,uc,N" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2855,7 +2855,7 @@ raw_fn! {
     fn cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: c_uchar, N: usize) -> CUresult = 162;
     helpers call_cuMemsetD8_v2_ptds, slow_cuMemsetD8_v2_ptds, traced_cuMemsetD8_v2_ptds, record_cuMemsetD8_v2_ptds, DESC_cuMemsetD8_v2_ptds;
     trace |__r, __w| "dstDevice,uc,N" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2869,7 +2869,7 @@ raw_fn! {
     fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult = 163;
     helpers call_cuMemsetD16_v2, slow_cuMemsetD16_v2, traced_cuMemsetD16_v2, record_cuMemsetD16_v2, DESC_cuMemsetD16_v2;
     trace |__r, __w| "dstDevice,us,N" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2883,7 +2883,7 @@ raw_fn! {
     fn cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: c_ushort, N: usize) -> CUresult = 164;
     helpers call_cuMemsetD16_v2_ptds, slow_cuMemsetD16_v2_ptds, traced_cuMemsetD16_v2_ptds, record_cuMemsetD16_v2_ptds, DESC_cuMemsetD16_v2_ptds;
     trace |__r, __w| "dstDevice,us,N" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2897,7 +2897,7 @@ raw_fn! {
     fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult = 165;
     helpers call_cuMemsetD32_v2, slow_cuMemsetD32_v2, traced_cuMemsetD32_v2, record_cuMemsetD32_v2, DESC_cuMemsetD32_v2;
     trace |__r, __w| "dstDevice,ui,N" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2911,7 +2911,7 @@ raw_fn! {
     fn cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: c_uint, N: usize) -> CUresult = 166;
     helpers call_cuMemsetD32_v2_ptds, slow_cuMemsetD32_v2_ptds, traced_cuMemsetD32_v2_ptds, record_cuMemsetD32_v2_ptds, DESC_cuMemsetD32_v2_ptds;
     trace |__r, __w| "dstDevice,ui,N" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2925,7 +2925,7 @@ raw_fn! {
     fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult = 167;
     helpers call_cuMemsetD2D8_v2, slow_cuMemsetD2D8_v2, traced_cuMemsetD2D8_v2, record_cuMemsetD2D8_v2, DESC_cuMemsetD2D8_v2;
     trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
@@ -2941,7 +2941,7 @@ raw_fn! {
     fn cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize) -> CUresult = 168;
     helpers call_cuMemsetD2D8_v2_ptds, slow_cuMemsetD2D8_v2_ptds, traced_cuMemsetD2D8_v2_ptds, record_cuMemsetD2D8_v2_ptds, DESC_cuMemsetD2D8_v2_ptds;
     trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
@@ -2957,7 +2957,7 @@ raw_fn! {
     fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult = 169;
     helpers call_cuMemsetD2D16_v2, slow_cuMemsetD2D16_v2, traced_cuMemsetD2D16_v2, record_cuMemsetD2D16_v2, DESC_cuMemsetD2D16_v2;
     trace |__r, __w| "dstDevice,dstPitch,us,Width,Height" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
@@ -2973,7 +2973,7 @@ raw_fn! {
     fn cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize) -> CUresult = 170;
     helpers call_cuMemsetD2D16_v2_ptds, slow_cuMemsetD2D16_v2_ptds, traced_cuMemsetD2D16_v2_ptds, record_cuMemsetD2D16_v2_ptds, DESC_cuMemsetD2D16_v2_ptds;
     trace |__r, __w| "dstDevice,dstPitch,us,Width,Height" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
@@ -2989,7 +2989,7 @@ raw_fn! {
     fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult = 171;
     helpers call_cuMemsetD2D32_v2, slow_cuMemsetD2D32_v2, traced_cuMemsetD2D32_v2, record_cuMemsetD2D32_v2, DESC_cuMemsetD2D32_v2;
     trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
@@ -3005,7 +3005,7 @@ raw_fn! {
     fn cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize) -> CUresult = 172;
     helpers call_cuMemsetD2D32_v2_ptds, slow_cuMemsetD2D32_v2_ptds, traced_cuMemsetD2D32_v2_ptds, record_cuMemsetD2D32_v2_ptds, DESC_cuMemsetD2D32_v2_ptds;
     trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
@@ -3021,10 +3021,10 @@ raw_fn! {
     fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult = 173;
     helpers call_cuMemsetD8Async, slow_cuMemsetD8Async, traced_cuMemsetD8Async, record_cuMemsetD8Async, DESC_cuMemsetD8Async;
     trace |__r, __w| "dstDevice,uc,N,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3036,10 +3036,10 @@ raw_fn! {
     fn cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: c_uchar, N: usize, hStream: CUstream) -> CUresult = 174;
     helpers call_cuMemsetD8Async_ptsz, slow_cuMemsetD8Async_ptsz, traced_cuMemsetD8Async_ptsz, record_cuMemsetD8Async_ptsz, DESC_cuMemsetD8Async_ptsz;
     trace |__r, __w| "dstDevice,uc,N,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3051,10 +3051,10 @@ raw_fn! {
     fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult = 175;
     helpers call_cuMemsetD16Async, slow_cuMemsetD16Async, traced_cuMemsetD16Async, record_cuMemsetD16Async, DESC_cuMemsetD16Async;
     trace |__r, __w| "dstDevice,us,N,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3066,10 +3066,10 @@ raw_fn! {
     fn cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: c_ushort, N: usize, hStream: CUstream) -> CUresult = 176;
     helpers call_cuMemsetD16Async_ptsz, slow_cuMemsetD16Async_ptsz, traced_cuMemsetD16Async_ptsz, record_cuMemsetD16Async_ptsz, DESC_cuMemsetD16Async_ptsz;
     trace |__r, __w| "dstDevice,us,N,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3081,10 +3081,10 @@ raw_fn! {
     fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult = 177;
     helpers call_cuMemsetD32Async, slow_cuMemsetD32Async, traced_cuMemsetD32Async, record_cuMemsetD32Async, DESC_cuMemsetD32Async;
     trace |__r, __w| "dstDevice,ui,N,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3096,10 +3096,10 @@ raw_fn! {
     fn cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: c_uint, N: usize, hStream: CUstream) -> CUresult = 178;
     helpers call_cuMemsetD32Async_ptsz, slow_cuMemsetD32Async_ptsz, traced_cuMemsetD32Async_ptsz, record_cuMemsetD32Async_ptsz, DESC_cuMemsetD32Async_ptsz;
     trace |__r, __w| "dstDevice,ui,N,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => N as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3111,12 +3111,12 @@ raw_fn! {
     fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 179;
     helpers call_cuMemsetD2D8Async, slow_cuMemsetD2D8Async, traced_cuMemsetD2D8Async, record_cuMemsetD2D8Async, DESC_cuMemsetD2D8Async;
     trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3128,12 +3128,12 @@ raw_fn! {
     fn cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, uc: c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 180;
     helpers call_cuMemsetD2D8Async_ptsz, slow_cuMemsetD2D8Async_ptsz, traced_cuMemsetD2D8Async_ptsz, record_cuMemsetD2D8Async_ptsz, DESC_cuMemsetD2D8Async_ptsz;
     trace |__r, __w| "dstDevice,dstPitch,uc,Width,Height,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => uc as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3145,12 +3145,12 @@ raw_fn! {
     fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 181;
     helpers call_cuMemsetD2D16Async, slow_cuMemsetD2D16Async, traced_cuMemsetD2D16Async, record_cuMemsetD2D16Async, DESC_cuMemsetD2D16Async;
     trace |__r, __w| "dstDevice,dstPitch,us,Width,Height,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3162,12 +3162,12 @@ raw_fn! {
     fn cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, us: c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 182;
     helpers call_cuMemsetD2D16Async_ptsz, slow_cuMemsetD2D16Async_ptsz, traced_cuMemsetD2D16Async_ptsz, record_cuMemsetD2D16Async_ptsz, DESC_cuMemsetD2D16Async_ptsz;
     trace |__r, __w| "dstDevice,dstPitch,us,Width,Height,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => us as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3179,12 +3179,12 @@ raw_fn! {
     fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 183;
     helpers call_cuMemsetD2D32Async, slow_cuMemsetD2D32Async, traced_cuMemsetD2D32Async, record_cuMemsetD2D32Async, DESC_cuMemsetD2D32Async;
     trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3196,12 +3196,12 @@ raw_fn! {
     fn cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, ui: c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult = 184;
     helpers call_cuMemsetD2D32Async_ptsz, slow_cuMemsetD2D32Async_ptsz, traced_cuMemsetD2D32Async_ptsz, record_cuMemsetD2D32Async_ptsz, DESC_cuMemsetD2D32Async_ptsz;
     trace |__r, __w| "dstDevice,dstPitch,ui,Width,Height,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dstDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dstDevice.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dstPitch as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => ui as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Height as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3386,7 +3386,7 @@ raw_fn! {
     helpers call_cuMemGetHandleForAddressRange, slow_cuMemGetHandleForAddressRange, traced_cuMemGetHandleForAddressRange, record_cuMemGetHandleForAddressRange, DESC_cuMemGetHandleForAddressRange;
     trace |__r, __w| "handle,dptr,size,handleType,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => handleType.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -3405,7 +3405,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !errorIndex.is_null() { __w |= 1 << 3; (*errorIndex) as u64 } else { errorIndex as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3421,7 +3421,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !errorIndex.is_null() { __w |= 1 << 3; (*errorIndex) as u64 } else { errorIndex as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3433,10 +3433,10 @@ raw_fn! {
     fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: c_ulonglong) -> CUresult = 201;
     helpers call_cuMemAddressReserve, slow_cuMemAddressReserve, traced_cuMemAddressReserve, record_cuMemAddressReserve, DESC_cuMemAddressReserve;
     trace |__r, __w| "ptr,size,alignment,addr,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !ptr.is_null() { __w |= 1 << 0; (*ptr).0 as u64 } else { ptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !ptr.is_null() { __w |= 1 << 0; (*ptr).0 as u64 } else { ptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => alignment as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => addr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -3449,7 +3449,7 @@ raw_fn! {
     fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult = 202;
     helpers call_cuMemAddressFree, slow_cuMemAddressFree, traced_cuMemAddressFree, record_cuMemAddressFree, DESC_cuMemAddressFree;
     trace |__r, __w| "ptr,size" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => ptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -3489,7 +3489,7 @@ raw_fn! {
     fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> CUresult = 205;
     helpers call_cuMemMap, slow_cuMemMap, traced_cuMemMap, record_cuMemMap, DESC_cuMemMap;
     trace |__r, __w| "ptr,size,offset,handle,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => ptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => offset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as u64,
@@ -3507,7 +3507,7 @@ raw_fn! {
     trace |__r, __w| "mapInfoList,count,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => mapInfoList as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3521,7 +3521,7 @@ raw_fn! {
     trace |__r, __w| "mapInfoList,count,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => mapInfoList as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3533,7 +3533,7 @@ raw_fn! {
     fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult = 208;
     helpers call_cuMemUnmap, slow_cuMemUnmap, traced_cuMemUnmap, record_cuMemUnmap, DESC_cuMemUnmap;
     trace |__r, __w| "ptr,size" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => ptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -3546,7 +3546,7 @@ raw_fn! {
     fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult = 209;
     helpers call_cuMemSetAccess, slow_cuMemSetAccess, traced_cuMemSetAccess, record_cuMemSetAccess, DESC_cuMemSetAccess;
     trace |__r, __w| "ptr,size,desc,count" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => ptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => desc as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -3563,7 +3563,7 @@ raw_fn! {
     trace |__r, __w| "flags,location,ptr" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 0; (*flags) as u64 } else { flags as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => location as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => ptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3644,8 +3644,8 @@ raw_fn! {
     fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult = 216;
     helpers call_cuMemFreeAsync, slow_cuMemFreeAsync, traced_cuMemFreeAsync, record_cuMemFreeAsync, DESC_cuMemFreeAsync;
     trace |__r, __w| "dptr,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3657,8 +3657,8 @@ raw_fn! {
     fn cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream) -> CUresult = 217;
     helpers call_cuMemFreeAsync_ptsz, slow_cuMemFreeAsync_ptsz, traced_cuMemFreeAsync_ptsz, record_cuMemFreeAsync_ptsz, DESC_cuMemFreeAsync_ptsz;
     trace |__r, __w| "dptr,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3670,9 +3670,9 @@ raw_fn! {
     fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult = 218;
     helpers call_cuMemAllocAsync, slow_cuMemAllocAsync, traced_cuMemAllocAsync, record_cuMemAllocAsync, DESC_cuMemAllocAsync;
     trace |__r, __w| "dptr,bytesize,hStream" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3684,9 +3684,9 @@ raw_fn! {
     fn cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult = 219;
     helpers call_cuMemAllocAsync_ptsz, slow_cuMemAllocAsync_ptsz, traced_cuMemAllocAsync_ptsz, record_cuMemAllocAsync_ptsz, DESC_cuMemAllocAsync_ptsz;
     trace |__r, __w| "dptr,bytesize,hStream" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3792,10 +3792,10 @@ raw_fn! {
     fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult = 227;
     helpers call_cuMemAllocFromPoolAsync, slow_cuMemAllocFromPoolAsync, traced_cuMemAllocFromPoolAsync, record_cuMemAllocFromPoolAsync, DESC_cuMemAllocFromPoolAsync;
     trace |__r, __w| "dptr,bytesize,pool,hStream" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3807,10 +3807,10 @@ raw_fn! {
     fn cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult = 228;
     helpers call_cuMemAllocFromPoolAsync_ptsz, slow_cuMemAllocFromPoolAsync_ptsz, traced_cuMemAllocFromPoolAsync_ptsz, record_cuMemAllocFromPoolAsync_ptsz, DESC_cuMemAllocFromPoolAsync_ptsz;
     trace |__r, __w| "dptr,bytesize,pool,hStream" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr).0 as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytesize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3853,7 +3853,7 @@ raw_fn! {
     helpers call_cuMemPoolExportPointer, slow_cuMemPoolExportPointer, traced_cuMemPoolExportPointer, record_cuMemPoolExportPointer, DESC_cuMemPoolExportPointer;
     trace |__r, __w| "shareData_out,ptr" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => shareData_out as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => ptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3865,7 +3865,7 @@ raw_fn! {
     fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult = 232;
     helpers call_cuMemPoolImportPointer, slow_cuMemPoolImportPointer, traced_cuMemPoolImportPointer, record_cuMemPoolImportPointer, DESC_cuMemPoolImportPointer;
     trace |__r, __w| "ptr_out,pool,shareData" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !ptr_out.is_null() { __w |= 1 << 0; (*ptr_out).0 as u64 } else { ptr_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !ptr_out.is_null() { __w |= 1 << 0; (*ptr_out).0 as u64 } else { ptr_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => pool.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => shareData as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -3924,7 +3924,7 @@ raw_fn! {
     trace |__r, __w| "mcHandle,mcOffset,memptr,size,flags" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => mcHandle.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => mcOffset as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => memptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => memptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -3969,7 +3969,7 @@ raw_fn! {
     trace |__r, __w| "data,attribute,ptr" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attribute.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => ptr.0 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUpointer_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3981,10 +3981,10 @@ raw_fn! {
     fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult = 240;
     helpers call_cuMemPrefetchAsync, slow_cuMemPrefetchAsync, traced_cuMemPrefetchAsync, record_cuMemPrefetchAsync, DESC_cuMemPrefetchAsync;
     trace |__r, __w| "devPtr,count,dstDevice,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dstDevice.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -3996,10 +3996,10 @@ raw_fn! {
     fn cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult = 241;
     helpers call_cuMemPrefetchAsync_ptsz, slow_cuMemPrefetchAsync_ptsz, traced_cuMemPrefetchAsync_ptsz, record_cuMemPrefetchAsync_ptsz, DESC_cuMemPrefetchAsync_ptsz;
     trace |__r, __w| "devPtr,count,dstDevice,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dstDevice.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4011,11 +4011,11 @@ raw_fn! {
     fn cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult = 242;
     helpers call_cuMemPrefetchAsync_v2, slow_cuMemPrefetchAsync_v2, traced_cuMemPrefetchAsync_v2, record_cuMemPrefetchAsync_v2, DESC_cuMemPrefetchAsync_v2;
     trace |__r, __w| "devPtr,count,location,flags,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(location) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4027,11 +4027,11 @@ raw_fn! {
     fn cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, hStream: CUstream) -> CUresult = 243;
     helpers call_cuMemPrefetchAsync_v2_ptsz, slow_cuMemPrefetchAsync_v2_ptsz, traced_cuMemPrefetchAsync_v2_ptsz, record_cuMemPrefetchAsync_v2_ptsz, DESC_cuMemPrefetchAsync_v2_ptsz;
     trace |__r, __w| "devPtr,count,location,flags,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(location) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4043,7 +4043,7 @@ raw_fn! {
     fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult = 244;
     helpers call_cuMemAdvise, slow_cuMemAdvise, traced_cuMemAdvise, record_cuMemAdvise, DESC_cuMemAdvise;
     trace |__r, __w| "devPtr,count,advice,device" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => advice.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
@@ -4058,7 +4058,7 @@ raw_fn! {
     fn cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult = 245;
     helpers call_cuMemAdvise_v2, slow_cuMemAdvise_v2, traced_cuMemAdvise_v2, record_cuMemAdvise_v2, DESC_cuMemAdvise_v2;
     trace |__r, __w| "devPtr,count,advice,location" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => advice.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(location) as usize as u64,
@@ -4076,7 +4076,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dataSize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attribute.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUmem_range_attribute::trace_name, CUresult::trace_name];
@@ -4093,7 +4093,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dataSizes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => attributes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numAttributes as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => devPtr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => devPtr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4108,7 +4108,7 @@ raw_fn! {
     trace |__r, __w| "value,attribute,ptr" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attribute.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => ptr.0 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUpointer_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4123,7 +4123,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::U64) => numAttributes as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => attributes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => ptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4135,7 +4135,7 @@ raw_fn! {
     fn cuStreamCreate(phStream: *mut CUstream, Flags: c_uint) -> CUresult = 250;
     helpers call_cuStreamCreate, slow_cuStreamCreate, traced_cuStreamCreate, record_cuStreamCreate, DESC_cuStreamCreate;
     trace |__r, __w| "phStream,Flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4148,7 +4148,7 @@ raw_fn! {
     fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: c_uint, priority: c_int) -> CUresult = 251;
     helpers call_cuStreamCreateWithPriority, slow_cuStreamCreateWithPriority, traced_cuStreamCreateWithPriority, record_cuStreamCreateWithPriority, DESC_cuStreamCreateWithPriority;
     trace |__r, __w| "phStream,flags,priority" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => priority as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4162,7 +4162,7 @@ raw_fn! {
     fn cuStreamGetPriority(hStream: CUstream, priority: *mut c_int) -> CUresult = 252;
     helpers call_cuStreamGetPriority, slow_cuStreamGetPriority, traced_cuStreamGetPriority, record_cuStreamGetPriority, DESC_cuStreamGetPriority;
     trace |__r, __w| "hStream,priority" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !priority.is_null() { __w |= 1 << 1; (*priority) as i64 as u64 } else { priority as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4175,7 +4175,7 @@ raw_fn! {
     fn cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut c_int) -> CUresult = 253;
     helpers call_cuStreamGetPriority_ptsz, slow_cuStreamGetPriority_ptsz, traced_cuStreamGetPriority_ptsz, record_cuStreamGetPriority_ptsz, DESC_cuStreamGetPriority_ptsz;
     trace |__r, __w| "hStream,priority" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !priority.is_null() { __w |= 1 << 1; (*priority) as i64 as u64 } else { priority as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4188,7 +4188,7 @@ raw_fn! {
     fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult = 254;
     helpers call_cuStreamGetDevice, slow_cuStreamGetDevice, traced_cuStreamGetDevice, record_cuStreamGetDevice, DESC_cuStreamGetDevice;
     trace |__r, __w| "hStream,device" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 1; (*device).0 as i64 as u64 } else { device as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4201,7 +4201,7 @@ raw_fn! {
     fn cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice) -> CUresult = 255;
     helpers call_cuStreamGetDevice_ptsz, slow_cuStreamGetDevice_ptsz, traced_cuStreamGetDevice_ptsz, record_cuStreamGetDevice_ptsz, DESC_cuStreamGetDevice_ptsz;
     trace |__r, __w| "hStream,device" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 1; (*device).0 as i64 as u64 } else { device as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4214,7 +4214,7 @@ raw_fn! {
     fn cuStreamGetFlags(hStream: CUstream, flags: *mut c_uint) -> CUresult = 256;
     helpers call_cuStreamGetFlags, slow_cuStreamGetFlags, traced_cuStreamGetFlags, record_cuStreamGetFlags, DESC_cuStreamGetFlags;
     trace |__r, __w| "hStream,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4227,7 +4227,7 @@ raw_fn! {
     fn cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut c_uint) -> CUresult = 257;
     helpers call_cuStreamGetFlags_ptsz, slow_cuStreamGetFlags_ptsz, traced_cuStreamGetFlags_ptsz, record_cuStreamGetFlags_ptsz, DESC_cuStreamGetFlags_ptsz;
     trace |__r, __w| "hStream,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4240,7 +4240,7 @@ raw_fn! {
     fn cuStreamGetId(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult = 258;
     helpers call_cuStreamGetId, slow_cuStreamGetId, traced_cuStreamGetId, record_cuStreamGetId, DESC_cuStreamGetId;
     trace |__r, __w| "hStream,streamId" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !streamId.is_null() { __w |= 1 << 1; (*streamId) as u64 } else { streamId as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4253,7 +4253,7 @@ raw_fn! {
     fn cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut c_ulonglong) -> CUresult = 259;
     helpers call_cuStreamGetId_ptsz, slow_cuStreamGetId_ptsz, traced_cuStreamGetId_ptsz, record_cuStreamGetId_ptsz, DESC_cuStreamGetId_ptsz;
     trace |__r, __w| "hStream,streamId" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !streamId.is_null() { __w |= 1 << 1; (*streamId) as u64 } else { streamId as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4266,8 +4266,8 @@ raw_fn! {
     fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresult = 260;
     helpers call_cuStreamGetCtx, slow_cuStreamGetCtx, traced_cuStreamGetCtx, record_cuStreamGetCtx, DESC_cuStreamGetCtx;
     trace |__r, __w| "hStream,pctx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 1; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 1; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4279,8 +4279,8 @@ raw_fn! {
     fn cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext) -> CUresult = 261;
     helpers call_cuStreamGetCtx_ptsz, slow_cuStreamGetCtx_ptsz, traced_cuStreamGetCtx_ptsz, record_cuStreamGetCtx_ptsz, DESC_cuStreamGetCtx_ptsz;
     trace |__r, __w| "hStream,pctx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 1; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pctx.is_null() { __w |= 1 << 1; (*pctx).0 as usize as u64 } else { pctx as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4292,8 +4292,8 @@ raw_fn! {
     fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult = 262;
     helpers call_cuStreamGetCtx_v2, slow_cuStreamGetCtx_v2, traced_cuStreamGetCtx_v2, record_cuStreamGetCtx_v2, DESC_cuStreamGetCtx_v2;
     trace |__r, __w| "hStream,pCtx,pGreenCtx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 1; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 1; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGreenCtx.is_null() { __w |= 1 << 2; (*pGreenCtx).0 as usize as u64 } else { pGreenCtx as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4306,8 +4306,8 @@ raw_fn! {
     fn cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult = 263;
     helpers call_cuStreamGetCtx_v2_ptsz, slow_cuStreamGetCtx_v2_ptsz, traced_cuStreamGetCtx_v2_ptsz, record_cuStreamGetCtx_v2_ptsz, DESC_cuStreamGetCtx_v2_ptsz;
     trace |__r, __w| "hStream,pCtx,pGreenCtx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 1; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 1; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGreenCtx.is_null() { __w |= 1 << 2; (*pGreenCtx).0 as usize as u64 } else { pGreenCtx as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4320,8 +4320,8 @@ raw_fn! {
     fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult = 264;
     helpers call_cuStreamWaitEvent, slow_cuStreamWaitEvent, traced_cuStreamWaitEvent, record_cuStreamWaitEvent, DESC_cuStreamWaitEvent;
     trace |__r, __w| "hStream,hEvent,Flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4334,8 +4334,8 @@ raw_fn! {
     fn cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags: c_uint) -> CUresult = 265;
     helpers call_cuStreamWaitEvent_ptsz, slow_cuStreamWaitEvent_ptsz, traced_cuStreamWaitEvent_ptsz, record_cuStreamWaitEvent_ptsz, DESC_cuStreamWaitEvent_ptsz;
     trace |__r, __w| "hStream,hEvent,Flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4348,7 +4348,7 @@ raw_fn! {
     fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult = 266;
     helpers call_cuStreamAddCallback, slow_cuStreamAddCallback, traced_cuStreamAddCallback, record_cuStreamAddCallback, DESC_cuStreamAddCallback;
     trace |__r, __w| "hStream,callback,userData,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -4363,7 +4363,7 @@ raw_fn! {
     fn cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCallback, userData: *mut c_void, flags: c_uint) -> CUresult = 267;
     helpers call_cuStreamAddCallback_ptsz, slow_cuStreamAddCallback_ptsz, traced_cuStreamAddCallback_ptsz, record_cuStreamAddCallback_ptsz, DESC_cuStreamAddCallback_ptsz;
     trace |__r, __w| "hStream,callback,userData,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -4378,7 +4378,7 @@ raw_fn! {
     fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult = 268;
     helpers call_cuStreamBeginCapture_v2, slow_cuStreamBeginCapture_v2, traced_cuStreamBeginCapture_v2, record_cuStreamBeginCapture_v2, DESC_cuStreamBeginCapture_v2;
     trace |__r, __w| "hStream,mode" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUstreamCaptureMode::trace_name, CUresult::trace_name];
@@ -4391,7 +4391,7 @@ raw_fn! {
     fn cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult = 269;
     helpers call_cuStreamBeginCapture_v2_ptsz, slow_cuStreamBeginCapture_v2_ptsz, traced_cuStreamBeginCapture_v2_ptsz, record_cuStreamBeginCapture_v2_ptsz, DESC_cuStreamBeginCapture_v2_ptsz;
     trace |__r, __w| "hStream,mode" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUstreamCaptureMode::trace_name, CUresult::trace_name];
@@ -4404,8 +4404,8 @@ raw_fn! {
     fn cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult = 270;
     helpers call_cuStreamBeginCaptureToGraph, slow_cuStreamBeginCaptureToGraph, traced_cuStreamBeginCaptureToGraph, record_cuStreamBeginCaptureToGraph, DESC_cuStreamBeginCaptureToGraph;
     trace |__r, __w| "hStream,hGraph,dependencies,dependencyData,numDependencies,mode" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -4421,8 +4421,8 @@ raw_fn! {
     fn cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult = 271;
     helpers call_cuStreamBeginCaptureToGraph_ptsz, slow_cuStreamBeginCaptureToGraph_ptsz, traced_cuStreamBeginCaptureToGraph_ptsz, record_cuStreamBeginCaptureToGraph_ptsz, DESC_cuStreamBeginCaptureToGraph_ptsz;
     trace |__r, __w| "hStream,hGraph,dependencies,dependencyData,numDependencies,mode" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -4450,8 +4450,8 @@ raw_fn! {
     fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult = 273;
     helpers call_cuStreamEndCapture, slow_cuStreamEndCapture, traced_cuStreamEndCapture, record_cuStreamEndCapture, DESC_cuStreamEndCapture;
     trace |__r, __w| "hStream,phGraph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4463,8 +4463,8 @@ raw_fn! {
     fn cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult = 274;
     helpers call_cuStreamEndCapture_ptsz, slow_cuStreamEndCapture_ptsz, traced_cuStreamEndCapture_ptsz, record_cuStreamEndCapture_ptsz, DESC_cuStreamEndCapture_ptsz;
     trace |__r, __w| "hStream,phGraph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4476,7 +4476,7 @@ raw_fn! {
     fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult = 275;
     helpers call_cuStreamIsCapturing, slow_cuStreamIsCapturing, traced_cuStreamIsCapturing, record_cuStreamIsCapturing, DESC_cuStreamIsCapturing;
     trace |__r, __w| "hStream,captureStatus" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus.is_null() { __w |= 1 << 1; (*captureStatus).0 as i64 as u64 } else { captureStatus as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUstreamCaptureStatus::trace_name, CUresult::trace_name];
@@ -4489,7 +4489,7 @@ raw_fn! {
     fn cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult = 276;
     helpers call_cuStreamIsCapturing_ptsz, slow_cuStreamIsCapturing_ptsz, traced_cuStreamIsCapturing_ptsz, record_cuStreamIsCapturing_ptsz, DESC_cuStreamIsCapturing_ptsz;
     trace |__r, __w| "hStream,captureStatus" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus.is_null() { __w |= 1 << 1; (*captureStatus).0 as i64 as u64 } else { captureStatus as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUstreamCaptureStatus::trace_name, CUresult::trace_name];
@@ -4502,10 +4502,10 @@ raw_fn! {
     fn cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult = 277;
     helpers call_cuStreamGetCaptureInfo_v2, slow_cuStreamGetCaptureInfo_v2, traced_cuStreamGetCaptureInfo_v2, record_cuStreamGetCaptureInfo_v2, DESC_cuStreamGetCaptureInfo_v2;
     trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,numDependencies_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 5; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -4519,10 +4519,10 @@ raw_fn! {
     fn cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult = 278;
     helpers call_cuStreamGetCaptureInfo_v2_ptsz, slow_cuStreamGetCaptureInfo_v2_ptsz, traced_cuStreamGetCaptureInfo_v2_ptsz, record_cuStreamGetCaptureInfo_v2_ptsz, DESC_cuStreamGetCaptureInfo_v2_ptsz;
     trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,numDependencies_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 5; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -4536,10 +4536,10 @@ raw_fn! {
     fn cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult = 279;
     helpers call_cuStreamGetCaptureInfo_v3, slow_cuStreamGetCaptureInfo_v3, traced_cuStreamGetCaptureInfo_v3, record_cuStreamGetCaptureInfo_v3, DESC_cuStreamGetCaptureInfo_v3;
     trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,edgeData_out,numDependencies_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !edgeData_out.is_null() { __w |= 1 << 5; (*edgeData_out) as usize as u64 } else { edgeData_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 6; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
@@ -4554,10 +4554,10 @@ raw_fn! {
     fn cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult = 280;
     helpers call_cuStreamGetCaptureInfo_v3_ptsz, slow_cuStreamGetCaptureInfo_v3_ptsz, traced_cuStreamGetCaptureInfo_v3_ptsz, record_cuStreamGetCaptureInfo_v3_ptsz, DESC_cuStreamGetCaptureInfo_v3_ptsz;
     trace |__r, __w| "hStream,captureStatus_out,id_out,graph_out,dependencies_out,edgeData_out,numDependencies_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !edgeData_out.is_null() { __w |= 1 << 5; (*edgeData_out) as usize as u64 } else { edgeData_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 6; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
@@ -4572,7 +4572,7 @@ raw_fn! {
     fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult = 281;
     helpers call_cuStreamUpdateCaptureDependencies, slow_cuStreamUpdateCaptureDependencies, traced_cuStreamUpdateCaptureDependencies, record_cuStreamUpdateCaptureDependencies, DESC_cuStreamUpdateCaptureDependencies;
     trace |__r, __w| "hStream,dependencies,numDependencies,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -4587,7 +4587,7 @@ raw_fn! {
     fn cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: c_uint) -> CUresult = 282;
     helpers call_cuStreamUpdateCaptureDependencies_ptsz, slow_cuStreamUpdateCaptureDependencies_ptsz, traced_cuStreamUpdateCaptureDependencies_ptsz, record_cuStreamUpdateCaptureDependencies_ptsz, DESC_cuStreamUpdateCaptureDependencies_ptsz;
     trace |__r, __w| "hStream,dependencies,numDependencies,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -4602,7 +4602,7 @@ raw_fn! {
     fn cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult = 283;
     helpers call_cuStreamUpdateCaptureDependencies_v2, slow_cuStreamUpdateCaptureDependencies_v2, traced_cuStreamUpdateCaptureDependencies_v2, record_cuStreamUpdateCaptureDependencies_v2, DESC_cuStreamUpdateCaptureDependencies_v2;
     trace |__r, __w| "hStream,dependencies,dependencyData,numDependencies,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -4618,7 +4618,7 @@ raw_fn! {
     fn cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: c_uint) -> CUresult = 284;
     helpers call_cuStreamUpdateCaptureDependencies_v2_ptsz, slow_cuStreamUpdateCaptureDependencies_v2_ptsz, traced_cuStreamUpdateCaptureDependencies_v2_ptsz, record_cuStreamUpdateCaptureDependencies_v2_ptsz, DESC_cuStreamUpdateCaptureDependencies_v2_ptsz;
     trace |__r, __w| "hStream,dependencies,dependencyData,numDependencies,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -4634,8 +4634,8 @@ raw_fn! {
     fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult = 285;
     helpers call_cuStreamAttachMemAsync, slow_cuStreamAttachMemAsync, traced_cuStreamAttachMemAsync, record_cuStreamAttachMemAsync, DESC_cuStreamAttachMemAsync;
     trace |__r, __w| "hStream,dptr,length,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => length as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4649,8 +4649,8 @@ raw_fn! {
     fn cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult = 286;
     helpers call_cuStreamAttachMemAsync_ptsz, slow_cuStreamAttachMemAsync_ptsz, traced_cuStreamAttachMemAsync_ptsz, record_cuStreamAttachMemAsync_ptsz, DESC_cuStreamAttachMemAsync_ptsz;
     trace |__r, __w| "hStream,dptr,length,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => length as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4664,7 +4664,7 @@ raw_fn! {
     fn cuStreamQuery(hStream: CUstream) -> CUresult = 287;
     helpers call_cuStreamQuery, slow_cuStreamQuery, traced_cuStreamQuery, record_cuStreamQuery, DESC_cuStreamQuery;
     trace |__r, __w| "hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4676,7 +4676,7 @@ raw_fn! {
     fn cuStreamQuery_ptsz(hStream: CUstream) -> CUresult = 288;
     helpers call_cuStreamQuery_ptsz, slow_cuStreamQuery_ptsz, traced_cuStreamQuery_ptsz, record_cuStreamQuery_ptsz, DESC_cuStreamQuery_ptsz;
     trace |__r, __w| "hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4688,7 +4688,7 @@ raw_fn! {
     fn cuStreamSynchronize(hStream: CUstream) -> CUresult = 289;
     helpers call_cuStreamSynchronize, slow_cuStreamSynchronize, traced_cuStreamSynchronize, record_cuStreamSynchronize, DESC_cuStreamSynchronize;
     trace |__r, __w| "hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4700,7 +4700,7 @@ raw_fn! {
     fn cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult = 290;
     helpers call_cuStreamSynchronize_ptsz, slow_cuStreamSynchronize_ptsz, traced_cuStreamSynchronize_ptsz, record_cuStreamSynchronize_ptsz, DESC_cuStreamSynchronize_ptsz;
     trace |__r, __w| "hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4712,7 +4712,7 @@ raw_fn! {
     fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult = 291;
     helpers call_cuStreamDestroy_v2, slow_cuStreamDestroy_v2, traced_cuStreamDestroy_v2, record_cuStreamDestroy_v2, DESC_cuStreamDestroy_v2;
     trace |__r, __w| "hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4724,8 +4724,8 @@ raw_fn! {
     fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult = 292;
     helpers call_cuStreamCopyAttributes, slow_cuStreamCopyAttributes, traced_cuStreamCopyAttributes, record_cuStreamCopyAttributes, DESC_cuStreamCopyAttributes;
     trace |__r, __w| "dst,src" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => dst.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => src.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4737,8 +4737,8 @@ raw_fn! {
     fn cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream) -> CUresult = 293;
     helpers call_cuStreamCopyAttributes_ptsz, slow_cuStreamCopyAttributes_ptsz, traced_cuStreamCopyAttributes_ptsz, record_cuStreamCopyAttributes_ptsz, DESC_cuStreamCopyAttributes_ptsz;
     trace |__r, __w| "dst,src" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => dst.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => src.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4750,7 +4750,7 @@ raw_fn! {
     fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult = 294;
     helpers call_cuStreamGetAttribute, slow_cuStreamGetAttribute, traced_cuStreamGetAttribute, record_cuStreamGetAttribute, DESC_cuStreamGetAttribute;
     trace |__r, __w| "hStream,attr,value_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value_out as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -4764,7 +4764,7 @@ raw_fn! {
     fn cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult = 295;
     helpers call_cuStreamGetAttribute_ptsz, slow_cuStreamGetAttribute_ptsz, traced_cuStreamGetAttribute_ptsz, record_cuStreamGetAttribute_ptsz, DESC_cuStreamGetAttribute_ptsz;
     trace |__r, __w| "hStream,attr,value_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value_out as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -4778,7 +4778,7 @@ raw_fn! {
     fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult = 296;
     helpers call_cuStreamSetAttribute, slow_cuStreamSetAttribute, traced_cuStreamSetAttribute, record_cuStreamSetAttribute, DESC_cuStreamSetAttribute;
     trace |__r, __w| "hStream,attr,value" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -4792,7 +4792,7 @@ raw_fn! {
     fn cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult = 297;
     helpers call_cuStreamSetAttribute_ptsz, slow_cuStreamSetAttribute_ptsz, traced_cuStreamSetAttribute_ptsz, record_cuStreamSetAttribute_ptsz, DESC_cuStreamSetAttribute_ptsz;
     trace |__r, __w| "hStream,attr,value" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -4806,7 +4806,7 @@ raw_fn! {
     fn cuEventCreate(phEvent: *mut CUevent, Flags: c_uint) -> CUresult = 298;
     helpers call_cuEventCreate, slow_cuEventCreate, traced_cuEventCreate, record_cuEventCreate, DESC_cuEventCreate;
     trace |__r, __w| "phEvent,Flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4819,8 +4819,8 @@ raw_fn! {
     fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult = 299;
     helpers call_cuEventRecord, slow_cuEventRecord, traced_cuEventRecord, record_cuEventRecord, DESC_cuEventRecord;
     trace |__r, __w| "hEvent,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4832,8 +4832,8 @@ raw_fn! {
     fn cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) -> CUresult = 300;
     helpers call_cuEventRecord_ptsz, slow_cuEventRecord_ptsz, traced_cuEventRecord_ptsz, record_cuEventRecord_ptsz, DESC_cuEventRecord_ptsz;
     trace |__r, __w| "hEvent,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4845,8 +4845,8 @@ raw_fn! {
     fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult = 301;
     helpers call_cuEventRecordWithFlags, slow_cuEventRecordWithFlags, traced_cuEventRecordWithFlags, record_cuEventRecordWithFlags, DESC_cuEventRecordWithFlags;
     trace |__r, __w| "hEvent,hStream,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4859,8 +4859,8 @@ raw_fn! {
     fn cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, flags: c_uint) -> CUresult = 302;
     helpers call_cuEventRecordWithFlags_ptsz, slow_cuEventRecordWithFlags_ptsz, traced_cuEventRecordWithFlags_ptsz, record_cuEventRecordWithFlags_ptsz, DESC_cuEventRecordWithFlags_ptsz;
     trace |__r, __w| "hEvent,hStream,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -4873,7 +4873,7 @@ raw_fn! {
     fn cuEventQuery(hEvent: CUevent) -> CUresult = 303;
     helpers call_cuEventQuery, slow_cuEventQuery, traced_cuEventQuery, record_cuEventQuery, DESC_cuEventQuery;
     trace |__r, __w| "hEvent" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4885,7 +4885,7 @@ raw_fn! {
     fn cuEventSynchronize(hEvent: CUevent) -> CUresult = 304;
     helpers call_cuEventSynchronize, slow_cuEventSynchronize, traced_cuEventSynchronize, record_cuEventSynchronize, DESC_cuEventSynchronize;
     trace |__r, __w| "hEvent" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4897,7 +4897,7 @@ raw_fn! {
     fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult = 305;
     helpers call_cuEventDestroy_v2, slow_cuEventDestroy_v2, traced_cuEventDestroy_v2, record_cuEventDestroy_v2, DESC_cuEventDestroy_v2;
     trace |__r, __w| "hEvent" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4910,8 +4910,8 @@ raw_fn! {
     helpers call_cuEventElapsedTime, slow_cuEventElapsedTime, traced_cuEventElapsedTime, record_cuEventElapsedTime, DESC_cuEventElapsedTime;
     trace |__r, __w| "pMilliseconds,hStart,hEnd" [
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pMilliseconds.is_null() { __w |= 1 << 0; ((*pMilliseconds) as f64).to_bits() } else { pMilliseconds as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStart.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEnd.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hStart.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEnd.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4924,8 +4924,8 @@ raw_fn! {
     helpers call_cuEventElapsedTime_v2, slow_cuEventElapsedTime_v2, traced_cuEventElapsedTime_v2, record_cuEventElapsedTime_v2, DESC_cuEventElapsedTime_v2;
     trace |__r, __w| "pMilliseconds,hStart,hEnd" [
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !pMilliseconds.is_null() { __w |= 1 << 0; ((*pMilliseconds) as f64).to_bits() } else { pMilliseconds as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStart.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEnd.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hStart.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEnd.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -4950,7 +4950,7 @@ raw_fn! {
     fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult = 309;
     helpers call_cuExternalMemoryGetMappedBuffer, slow_cuExternalMemoryGetMappedBuffer, traced_cuExternalMemoryGetMappedBuffer, record_cuExternalMemoryGetMappedBuffer, DESC_cuExternalMemoryGetMappedBuffer;
     trace |__r, __w| "devPtr,extMem,bufferDesc" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !devPtr.is_null() { __w |= 1 << 0; (*devPtr).0 as u64 } else { devPtr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !devPtr.is_null() { __w |= 1 << 0; (*devPtr).0 as u64 } else { devPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => extMem.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => bufferDesc as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5006,7 +5006,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5021,7 +5021,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5036,7 +5036,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5051,7 +5051,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5075,8 +5075,8 @@ raw_fn! {
     fn cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 318;
     helpers call_cuStreamWaitValue32_v2, slow_cuStreamWaitValue32_v2, traced_cuStreamWaitValue32_v2, record_cuStreamWaitValue32_v2, DESC_cuStreamWaitValue32_v2;
     trace |__r, __w| "stream,addr,value,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => addr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5090,8 +5090,8 @@ raw_fn! {
     fn cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 319;
     helpers call_cuStreamWaitValue32_v2_ptsz, slow_cuStreamWaitValue32_v2_ptsz, traced_cuStreamWaitValue32_v2_ptsz, record_cuStreamWaitValue32_v2_ptsz, DESC_cuStreamWaitValue32_v2_ptsz;
     trace |__r, __w| "stream,addr,value,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => addr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5105,8 +5105,8 @@ raw_fn! {
     fn cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 320;
     helpers call_cuStreamWaitValue64_v2, slow_cuStreamWaitValue64_v2, traced_cuStreamWaitValue64_v2, record_cuStreamWaitValue64_v2, DESC_cuStreamWaitValue64_v2;
     trace |__r, __w| "stream,addr,value,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => addr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5120,8 +5120,8 @@ raw_fn! {
     fn cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 321;
     helpers call_cuStreamWaitValue64_v2_ptsz, slow_cuStreamWaitValue64_v2_ptsz, traced_cuStreamWaitValue64_v2_ptsz, record_cuStreamWaitValue64_v2_ptsz, DESC_cuStreamWaitValue64_v2_ptsz;
     trace |__r, __w| "stream,addr,value,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => addr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5135,8 +5135,8 @@ raw_fn! {
     fn cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 322;
     helpers call_cuStreamWriteValue32_v2, slow_cuStreamWriteValue32_v2, traced_cuStreamWriteValue32_v2, record_cuStreamWriteValue32_v2, DESC_cuStreamWriteValue32_v2;
     trace |__r, __w| "stream,addr,value,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => addr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5150,8 +5150,8 @@ raw_fn! {
     fn cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> CUresult = 323;
     helpers call_cuStreamWriteValue32_v2_ptsz, slow_cuStreamWriteValue32_v2_ptsz, traced_cuStreamWriteValue32_v2_ptsz, record_cuStreamWriteValue32_v2_ptsz, DESC_cuStreamWriteValue32_v2_ptsz;
     trace |__r, __w| "stream,addr,value,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => addr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5165,8 +5165,8 @@ raw_fn! {
     fn cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 324;
     helpers call_cuStreamWriteValue64_v2, slow_cuStreamWriteValue64_v2, traced_cuStreamWriteValue64_v2, record_cuStreamWriteValue64_v2, DESC_cuStreamWriteValue64_v2;
     trace |__r, __w| "stream,addr,value,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => addr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5180,8 +5180,8 @@ raw_fn! {
     fn cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> CUresult = 325;
     helpers call_cuStreamWriteValue64_v2_ptsz, slow_cuStreamWriteValue64_v2_ptsz, traced_cuStreamWriteValue64_v2_ptsz, record_cuStreamWriteValue64_v2_ptsz, DESC_cuStreamWriteValue64_v2_ptsz;
     trace |__r, __w| "stream,addr,value,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => addr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => addr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5195,7 +5195,7 @@ raw_fn! {
     fn cuStreamBatchMemOp_v2(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult = 326;
     helpers call_cuStreamBatchMemOp_v2, slow_cuStreamBatchMemOp_v2, traced_cuStreamBatchMemOp_v2, record_cuStreamBatchMemOp_v2, DESC_cuStreamBatchMemOp_v2;
     trace |__r, __w| "stream,count,paramArray,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -5210,7 +5210,7 @@ raw_fn! {
     fn cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: c_uint) -> CUresult = 327;
     helpers call_cuStreamBatchMemOp_v2_ptsz, slow_cuStreamBatchMemOp_v2_ptsz, traced_cuStreamBatchMemOp_v2_ptsz, record_cuStreamBatchMemOp_v2_ptsz, DESC_cuStreamBatchMemOp_v2_ptsz;
     trace |__r, __w| "stream,count,paramArray,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -5227,7 +5227,7 @@ raw_fn! {
     trace |__r, __w| "pi,attrib,hfunc" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !pi.is_null() { __w |= 1 << 0; (*pi) as i64 as u64 } else { pi as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUfunction_attribute::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5239,7 +5239,7 @@ raw_fn! {
     fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: c_int) -> CUresult = 329;
     helpers call_cuFuncSetAttribute, slow_cuFuncSetAttribute, traced_cuFuncSetAttribute, record_cuFuncSetAttribute, DESC_cuFuncSetAttribute;
     trace |__r, __w| "hfunc,attrib,value" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attrib.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -5253,7 +5253,7 @@ raw_fn! {
     fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult = 330;
     helpers call_cuFuncSetCacheConfig, slow_cuFuncSetCacheConfig, traced_cuFuncSetCacheConfig, record_cuFuncSetCacheConfig, DESC_cuFuncSetCacheConfig;
     trace |__r, __w| "hfunc,config" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUfunc_cache::trace_name, CUresult::trace_name];
@@ -5266,8 +5266,8 @@ raw_fn! {
     fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult = 331;
     helpers call_cuFuncGetModule, slow_cuFuncGetModule, traced_cuFuncGetModule, record_cuFuncGetModule, DESC_cuFuncGetModule;
     trace |__r, __w| "hmod,hfunc" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !hmod.is_null() { __w |= 1 << 0; (*hmod).0 as usize as u64 } else { hmod as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Module)) => if __r.0 == 0 && !hmod.is_null() { __w |= 1 << 0; (*hmod).0 as usize as u64 } else { hmod as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5280,7 +5280,7 @@ raw_fn! {
     helpers call_cuFuncGetName, slow_cuFuncGetName, traced_cuFuncGetName, record_cuFuncGetName, DESC_cuFuncGetName;
     trace |__r, __w| "name,hfunc" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => name as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5292,7 +5292,7 @@ raw_fn! {
     fn cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult = 333;
     helpers call_cuFuncGetParamInfo, slow_cuFuncGetParamInfo, traced_cuFuncGetParamInfo, record_cuFuncGetParamInfo, DESC_cuFuncGetParamInfo;
     trace |__r, __w| "func,paramIndex,paramOffset,paramSize" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => func.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => paramIndex as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !paramOffset.is_null() { __w |= 1 << 2; (*paramOffset) as u64 } else { paramOffset as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !paramSize.is_null() { __w |= 1 << 3; (*paramSize) as u64 } else { paramSize as usize as u64 },
@@ -5308,7 +5308,7 @@ raw_fn! {
     helpers call_cuFuncIsLoaded, slow_cuFuncIsLoaded, traced_cuFuncIsLoaded, record_cuFuncIsLoaded, DESC_cuFuncIsLoaded;
     trace |__r, __w| "state,function" [
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !state.is_null() { __w |= 1 << 0; (*state).0 as i64 as u64 } else { state as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => function.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => function.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUfunctionLoadingState::trace_name, CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5320,7 +5320,7 @@ raw_fn! {
     fn cuFuncLoad(function: CUfunction) -> CUresult = 335;
     helpers call_cuFuncLoad, slow_cuFuncLoad, traced_cuFuncLoad, record_cuFuncLoad, DESC_cuFuncLoad;
     trace |__r, __w| "function" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => function.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => function.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5332,7 +5332,7 @@ raw_fn! {
     fn cuLaunchKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 336;
     helpers call_cuLaunchKernel, slow_cuLaunchKernel, traced_cuLaunchKernel, record_cuLaunchKernel, DESC_cuLaunchKernel;
     trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams,extra" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)).launched() => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimY as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimZ as u64,
@@ -5340,9 +5340,9 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimY as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimZ as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => sharedMemBytes as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extra as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::KernelParams) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::LaunchExtra) => extra as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5354,7 +5354,7 @@ raw_fn! {
     fn cuLaunchKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void, extra: *mut *mut c_void) -> CUresult = 337;
     helpers call_cuLaunchKernel_ptsz, slow_cuLaunchKernel_ptsz, traced_cuLaunchKernel_ptsz, record_cuLaunchKernel_ptsz, DESC_cuLaunchKernel_ptsz;
     trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams,extra" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)).launched() => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimY as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimZ as u64,
@@ -5362,9 +5362,9 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimY as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimZ as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => sharedMemBytes as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extra as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::KernelParams) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::LaunchExtra) => extra as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5377,9 +5377,9 @@ raw_fn! {
     helpers call_cuLaunchKernelEx, slow_cuLaunchKernelEx, traced_cuLaunchKernelEx, record_cuLaunchKernelEx, DESC_cuLaunchKernelEx;
     trace |__r, __w| "config,f,kernelParams,extra" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extra as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)).launched() => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::KernelParams) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::LaunchExtra) => extra as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5392,9 +5392,9 @@ raw_fn! {
     helpers call_cuLaunchKernelEx_ptsz, slow_cuLaunchKernelEx_ptsz, traced_cuLaunchKernelEx_ptsz, record_cuLaunchKernelEx_ptsz, DESC_cuLaunchKernelEx_ptsz;
     trace |__r, __w| "config,f,kernelParams,extra" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => extra as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)).launched() => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::KernelParams) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::LaunchExtra) => extra as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5406,7 +5406,7 @@ raw_fn! {
     fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult = 340;
     helpers call_cuLaunchCooperativeKernel, slow_cuLaunchCooperativeKernel, traced_cuLaunchCooperativeKernel, record_cuLaunchCooperativeKernel, DESC_cuLaunchCooperativeKernel;
     trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)).launched() => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimY as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimZ as u64,
@@ -5414,8 +5414,8 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimY as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimZ as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => sharedMemBytes as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::KernelParams) => kernelParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5427,7 +5427,7 @@ raw_fn! {
     fn cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: c_uint, gridDimY: c_uint, gridDimZ: c_uint, blockDimX: c_uint, blockDimY: c_uint, blockDimZ: c_uint, sharedMemBytes: c_uint, hStream: CUstream, kernelParams: *mut *mut c_void) -> CUresult = 341;
     helpers call_cuLaunchCooperativeKernel_ptsz, slow_cuLaunchCooperativeKernel_ptsz, traced_cuLaunchCooperativeKernel_ptsz, record_cuLaunchCooperativeKernel_ptsz, DESC_cuLaunchCooperativeKernel_ptsz;
     trace |__r, __w| "f,gridDimX,gridDimY,gridDimZ,blockDimX,blockDimY,blockDimZ,sharedMemBytes,hStream,kernelParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)).launched() => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimX as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimY as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => gridDimZ as u64,
@@ -5435,8 +5435,8 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimY as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => blockDimZ as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => sharedMemBytes as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernelParams as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::KernelParams) => kernelParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5463,7 +5463,7 @@ raw_fn! {
     fn cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult = 343;
     helpers call_cuLaunchHostFunc, slow_cuLaunchHostFunc, traced_cuLaunchHostFunc, record_cuLaunchHostFunc, DESC_cuLaunchHostFunc;
     trace |__r, __w| "hStream,fn,userData" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => r#fn.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5477,7 +5477,7 @@ raw_fn! {
     fn cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData: *mut c_void) -> CUresult = 344;
     helpers call_cuLaunchHostFunc_ptsz, slow_cuLaunchHostFunc_ptsz, traced_cuLaunchHostFunc_ptsz, record_cuLaunchHostFunc_ptsz, DESC_cuLaunchHostFunc_ptsz;
     trace |__r, __w| "hStream,fn,userData" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => r#fn.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5492,7 +5492,7 @@ raw_fn! {
     fn cuFuncSetBlockShape(hfunc: CUfunction, x: c_int, y: c_int, z: c_int) -> CUresult = 345;
     helpers call_cuFuncSetBlockShape, slow_cuFuncSetBlockShape, traced_cuFuncSetBlockShape, record_cuFuncSetBlockShape, DESC_cuFuncSetBlockShape;
     trace |__r, __w| "hfunc,x,y,z" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => x as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => y as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => z as i64 as u64,
@@ -5508,7 +5508,7 @@ raw_fn! {
     fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: c_uint) -> CUresult = 346;
     helpers call_cuFuncSetSharedSize, slow_cuFuncSetSharedSize, traced_cuFuncSetSharedSize, record_cuFuncSetSharedSize, DESC_cuFuncSetSharedSize;
     trace |__r, __w| "hfunc,bytes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => bytes as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5522,7 +5522,7 @@ raw_fn! {
     fn cuParamSetSize(hfunc: CUfunction, numbytes: c_uint) -> CUresult = 347;
     helpers call_cuParamSetSize, slow_cuParamSetSize, traced_cuParamSetSize, record_cuParamSetSize, DESC_cuParamSetSize;
     trace |__r, __w| "hfunc,numbytes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numbytes as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5536,7 +5536,7 @@ raw_fn! {
     fn cuParamSeti(hfunc: CUfunction, offset: c_int, value: c_uint) -> CUresult = 348;
     helpers call_cuParamSeti, slow_cuParamSeti, traced_cuParamSeti, record_cuParamSeti, DESC_cuParamSeti;
     trace |__r, __w| "hfunc,offset,value" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => offset as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => value as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5551,7 +5551,7 @@ raw_fn! {
     fn cuParamSetf(hfunc: CUfunction, offset: c_int, value: f32) -> CUresult = 349;
     helpers call_cuParamSetf, slow_cuParamSetf, traced_cuParamSetf, record_cuParamSetf, DESC_cuParamSetf;
     trace |__r, __w| "hfunc,offset,value" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => offset as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::F64) => (value as f64).to_bits(),
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5566,7 +5566,7 @@ raw_fn! {
     fn cuParamSetv(hfunc: CUfunction, offset: c_int, ptr: *mut c_void, numbytes: c_uint) -> CUresult = 350;
     helpers call_cuParamSetv, slow_cuParamSetv, traced_cuParamSetv, record_cuParamSetv, DESC_cuParamSetv;
     trace |__r, __w| "hfunc,offset,ptr,numbytes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => offset as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptr as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numbytes as u64,
@@ -5582,7 +5582,7 @@ raw_fn! {
     fn cuLaunch(f: CUfunction) -> CUresult = 351;
     helpers call_cuLaunch, slow_cuLaunch, traced_cuLaunch, record_cuLaunch, DESC_cuLaunch;
     trace |__r, __w| "f" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => f.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5595,7 +5595,7 @@ raw_fn! {
     fn cuLaunchGrid(f: CUfunction, grid_width: c_int, grid_height: c_int) -> CUresult = 352;
     helpers call_cuLaunchGrid, slow_cuLaunchGrid, traced_cuLaunchGrid, record_cuLaunchGrid, DESC_cuLaunchGrid;
     trace |__r, __w| "f,grid_width,grid_height" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => grid_width as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => grid_height as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5610,10 +5610,10 @@ raw_fn! {
     fn cuLaunchGridAsync(f: CUfunction, grid_width: c_int, grid_height: c_int, hStream: CUstream) -> CUresult = 353;
     helpers call_cuLaunchGridAsync, slow_cuLaunchGridAsync, traced_cuLaunchGridAsync, record_cuLaunchGridAsync, DESC_cuLaunchGridAsync;
     trace |__r, __w| "f,grid_width,grid_height,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => f.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => f.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => grid_width as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => grid_height as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5626,7 +5626,7 @@ raw_fn! {
     fn cuParamSetTexRef(hfunc: CUfunction, texunit: c_int, hTexRef: CUtexref) -> CUresult = 354;
     helpers call_cuParamSetTexRef, slow_cuParamSetTexRef, traced_cuParamSetTexRef, record_cuParamSetTexRef, DESC_cuParamSetTexRef;
     trace |__r, __w| "hfunc,texunit,hTexRef" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => texunit as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5641,7 +5641,7 @@ raw_fn! {
     fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> CUresult = 355;
     helpers call_cuFuncSetSharedMemConfig, slow_cuFuncSetSharedMemConfig, traced_cuFuncSetSharedMemConfig, record_cuFuncSetSharedMemConfig, DESC_cuFuncSetSharedMemConfig;
     trace |__r, __w| "hfunc,config" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hfunc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => hfunc.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => config.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUsharedconfig::trace_name, CUresult::trace_name];
@@ -5654,7 +5654,7 @@ raw_fn! {
     fn cuGraphCreate(phGraph: *mut CUgraph, flags: c_uint) -> CUresult = 356;
     helpers call_cuGraphCreate, slow_cuGraphCreate, traced_cuGraphCreate, record_cuGraphCreate, DESC_cuGraphCreate;
     trace |__r, __w| "phGraph,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 0; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 0; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5667,8 +5667,8 @@ raw_fn! {
     fn cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult = 357;
     helpers call_cuGraphAddKernelNode_v2, slow_cuGraphAddKernelNode_v2, traced_cuGraphAddKernelNode_v2, record_cuGraphAddKernelNode_v2, DESC_cuGraphAddKernelNode_v2;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5683,7 +5683,7 @@ raw_fn! {
     fn cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult = 358;
     helpers call_cuGraphKernelNodeGetParams_v2, slow_cuGraphKernelNodeGetParams_v2, traced_cuGraphKernelNodeGetParams_v2, record_cuGraphKernelNodeGetParams_v2, DESC_cuGraphKernelNodeGetParams_v2;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5696,7 +5696,7 @@ raw_fn! {
     fn cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult = 359;
     helpers call_cuGraphKernelNodeSetParams_v2, slow_cuGraphKernelNodeSetParams_v2, traced_cuGraphKernelNodeSetParams_v2, record_cuGraphKernelNodeSetParams_v2, DESC_cuGraphKernelNodeSetParams_v2;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5709,12 +5709,12 @@ raw_fn! {
     fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult = 360;
     helpers call_cuGraphAddMemcpyNode, slow_cuGraphAddMemcpyNode, traced_cuGraphAddMemcpyNode, record_cuGraphAddMemcpyNode, DESC_cuGraphAddMemcpyNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,copyParams,ctx" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => copyParams as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5726,7 +5726,7 @@ raw_fn! {
     fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult = 361;
     helpers call_cuGraphMemcpyNodeGetParams, slow_cuGraphMemcpyNodeGetParams, traced_cuGraphMemcpyNodeGetParams, record_cuGraphMemcpyNodeGetParams, DESC_cuGraphMemcpyNodeGetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5739,7 +5739,7 @@ raw_fn! {
     fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult = 362;
     helpers call_cuGraphMemcpyNodeSetParams, slow_cuGraphMemcpyNodeSetParams, traced_cuGraphMemcpyNodeSetParams, record_cuGraphMemcpyNodeSetParams, DESC_cuGraphMemcpyNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5752,12 +5752,12 @@ raw_fn! {
     fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult = 363;
     helpers call_cuGraphAddMemsetNode, slow_cuGraphAddMemsetNode, traced_cuGraphAddMemsetNode, record_cuGraphAddMemsetNode, DESC_cuGraphAddMemsetNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,memsetParams,ctx" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => memsetParams as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5769,7 +5769,7 @@ raw_fn! {
     fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult = 364;
     helpers call_cuGraphMemsetNodeGetParams, slow_cuGraphMemsetNodeGetParams, traced_cuGraphMemsetNodeGetParams, record_cuGraphMemsetNodeGetParams, DESC_cuGraphMemsetNodeGetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5782,7 +5782,7 @@ raw_fn! {
     fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult = 365;
     helpers call_cuGraphMemsetNodeSetParams, slow_cuGraphMemsetNodeSetParams, traced_cuGraphMemsetNodeSetParams, record_cuGraphMemsetNodeSetParams, DESC_cuGraphMemsetNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5795,8 +5795,8 @@ raw_fn! {
     fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult = 366;
     helpers call_cuGraphAddHostNode, slow_cuGraphAddHostNode, traced_cuGraphAddHostNode, record_cuGraphAddHostNode, DESC_cuGraphAddHostNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5811,7 +5811,7 @@ raw_fn! {
     fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult = 367;
     helpers call_cuGraphHostNodeGetParams, slow_cuGraphHostNodeGetParams, traced_cuGraphHostNodeGetParams, record_cuGraphHostNodeGetParams, DESC_cuGraphHostNodeGetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5824,7 +5824,7 @@ raw_fn! {
     fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult = 368;
     helpers call_cuGraphHostNodeSetParams, slow_cuGraphHostNodeSetParams, traced_cuGraphHostNodeSetParams, record_cuGraphHostNodeSetParams, DESC_cuGraphHostNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5837,11 +5837,11 @@ raw_fn! {
     fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult = 369;
     helpers call_cuGraphAddChildGraphNode, slow_cuGraphAddChildGraphNode, traced_cuGraphAddChildGraphNode, record_cuGraphAddChildGraphNode, DESC_cuGraphAddChildGraphNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,childGraph" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => childGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => childGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5853,8 +5853,8 @@ raw_fn! {
     fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult = 370;
     helpers call_cuGraphChildGraphNodeGetGraph, slow_cuGraphChildGraphNodeGetGraph, traced_cuGraphChildGraphNodeGetGraph, record_cuGraphChildGraphNodeGetGraph, DESC_cuGraphChildGraphNodeGetGraph;
     trace |__r, __w| "hNode,phGraph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !phGraph.is_null() { __w |= 1 << 1; (*phGraph).0 as usize as u64 } else { phGraph as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5866,8 +5866,8 @@ raw_fn! {
     fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult = 371;
     helpers call_cuGraphAddEmptyNode, slow_cuGraphAddEmptyNode, traced_cuGraphAddEmptyNode, record_cuGraphAddEmptyNode, DESC_cuGraphAddEmptyNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5881,11 +5881,11 @@ raw_fn! {
     fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult = 372;
     helpers call_cuGraphAddEventRecordNode, slow_cuGraphAddEventRecordNode, traced_cuGraphAddEventRecordNode, record_cuGraphAddEventRecordNode, DESC_cuGraphAddEventRecordNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,event" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5897,8 +5897,8 @@ raw_fn! {
     fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult = 373;
     helpers call_cuGraphEventRecordNodeGetEvent, slow_cuGraphEventRecordNodeGetEvent, traced_cuGraphEventRecordNodeGetEvent, record_cuGraphEventRecordNodeGetEvent, DESC_cuGraphEventRecordNodeGetEvent;
     trace |__r, __w| "hNode,event_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5910,8 +5910,8 @@ raw_fn! {
     fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult = 374;
     helpers call_cuGraphEventRecordNodeSetEvent, slow_cuGraphEventRecordNodeSetEvent, traced_cuGraphEventRecordNodeSetEvent, record_cuGraphEventRecordNodeSetEvent, DESC_cuGraphEventRecordNodeSetEvent;
     trace |__r, __w| "hNode,event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5923,11 +5923,11 @@ raw_fn! {
     fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult = 375;
     helpers call_cuGraphAddEventWaitNode, slow_cuGraphAddEventWaitNode, traced_cuGraphAddEventWaitNode, record_cuGraphAddEventWaitNode, DESC_cuGraphAddEventWaitNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,event" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5939,8 +5939,8 @@ raw_fn! {
     fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult = 376;
     helpers call_cuGraphEventWaitNodeGetEvent, slow_cuGraphEventWaitNodeGetEvent, traced_cuGraphEventWaitNodeGetEvent, record_cuGraphEventWaitNodeGetEvent, DESC_cuGraphEventWaitNodeGetEvent;
     trace |__r, __w| "hNode,event_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5952,8 +5952,8 @@ raw_fn! {
     fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult = 377;
     helpers call_cuGraphEventWaitNodeSetEvent, slow_cuGraphEventWaitNodeSetEvent, traced_cuGraphEventWaitNodeSetEvent, record_cuGraphEventWaitNodeSetEvent, DESC_cuGraphEventWaitNodeSetEvent;
     trace |__r, __w| "hNode,event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -5965,8 +5965,8 @@ raw_fn! {
     fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 378;
     helpers call_cuGraphAddExternalSemaphoresSignalNode, slow_cuGraphAddExternalSemaphoresSignalNode, traced_cuGraphAddExternalSemaphoresSignalNode, record_cuGraphAddExternalSemaphoresSignalNode, DESC_cuGraphAddExternalSemaphoresSignalNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5981,7 +5981,7 @@ raw_fn! {
     fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 379;
     helpers call_cuGraphExternalSemaphoresSignalNodeGetParams, slow_cuGraphExternalSemaphoresSignalNodeGetParams, traced_cuGraphExternalSemaphoresSignalNodeGetParams, record_cuGraphExternalSemaphoresSignalNodeGetParams, DESC_cuGraphExternalSemaphoresSignalNodeGetParams;
     trace |__r, __w| "hNode,params_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -5994,7 +5994,7 @@ raw_fn! {
     fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 380;
     helpers call_cuGraphExternalSemaphoresSignalNodeSetParams, slow_cuGraphExternalSemaphoresSignalNodeSetParams, traced_cuGraphExternalSemaphoresSignalNodeSetParams, record_cuGraphExternalSemaphoresSignalNodeSetParams, DESC_cuGraphExternalSemaphoresSignalNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6007,8 +6007,8 @@ raw_fn! {
     fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 381;
     helpers call_cuGraphAddExternalSemaphoresWaitNode, slow_cuGraphAddExternalSemaphoresWaitNode, traced_cuGraphAddExternalSemaphoresWaitNode, record_cuGraphAddExternalSemaphoresWaitNode, DESC_cuGraphAddExternalSemaphoresWaitNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -6023,7 +6023,7 @@ raw_fn! {
     fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 382;
     helpers call_cuGraphExternalSemaphoresWaitNodeGetParams, slow_cuGraphExternalSemaphoresWaitNodeGetParams, traced_cuGraphExternalSemaphoresWaitNodeGetParams, record_cuGraphExternalSemaphoresWaitNodeGetParams, DESC_cuGraphExternalSemaphoresWaitNodeGetParams;
     trace |__r, __w| "hNode,params_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6036,7 +6036,7 @@ raw_fn! {
     fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 383;
     helpers call_cuGraphExternalSemaphoresWaitNodeSetParams, slow_cuGraphExternalSemaphoresWaitNodeSetParams, traced_cuGraphExternalSemaphoresWaitNodeSetParams, record_cuGraphExternalSemaphoresWaitNodeSetParams, DESC_cuGraphExternalSemaphoresWaitNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6049,8 +6049,8 @@ raw_fn! {
     fn cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 384;
     helpers call_cuGraphAddBatchMemOpNode, slow_cuGraphAddBatchMemOpNode, traced_cuGraphAddBatchMemOpNode, record_cuGraphAddBatchMemOpNode, DESC_cuGraphAddBatchMemOpNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -6065,7 +6065,7 @@ raw_fn! {
     fn cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 385;
     helpers call_cuGraphBatchMemOpNodeGetParams, slow_cuGraphBatchMemOpNodeGetParams, traced_cuGraphBatchMemOpNodeGetParams, record_cuGraphBatchMemOpNodeGetParams, DESC_cuGraphBatchMemOpNodeGetParams;
     trace |__r, __w| "hNode,nodeParams_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams_out as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6078,7 +6078,7 @@ raw_fn! {
     fn cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 386;
     helpers call_cuGraphBatchMemOpNodeSetParams, slow_cuGraphBatchMemOpNodeSetParams, traced_cuGraphBatchMemOpNodeSetParams, record_cuGraphBatchMemOpNodeSetParams, DESC_cuGraphBatchMemOpNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6091,8 +6091,8 @@ raw_fn! {
     fn cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult = 387;
     helpers call_cuGraphExecBatchMemOpNodeSetParams, slow_cuGraphExecBatchMemOpNodeSetParams, traced_cuGraphExecBatchMemOpNodeSetParams, record_cuGraphExecBatchMemOpNodeSetParams, DESC_cuGraphExecBatchMemOpNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6105,8 +6105,8 @@ raw_fn! {
     fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult = 388;
     helpers call_cuGraphAddMemAllocNode, slow_cuGraphAddMemAllocNode, traced_cuGraphAddMemAllocNode, record_cuGraphAddMemAllocNode, DESC_cuGraphAddMemAllocNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -6121,7 +6121,7 @@ raw_fn! {
     fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult = 389;
     helpers call_cuGraphMemAllocNodeGetParams, slow_cuGraphMemAllocNodeGetParams, traced_cuGraphMemAllocNodeGetParams, record_cuGraphMemAllocNodeGetParams, DESC_cuGraphMemAllocNodeGetParams;
     trace |__r, __w| "hNode,params_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6134,11 +6134,11 @@ raw_fn! {
     fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult = 390;
     helpers call_cuGraphAddMemFreeNode, slow_cuGraphAddMemFreeNode, traced_cuGraphAddMemFreeNode, record_cuGraphAddMemFreeNode, DESC_cuGraphAddMemFreeNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,dptr" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6150,8 +6150,8 @@ raw_fn! {
     fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult = 391;
     helpers call_cuGraphMemFreeNodeGetParams, slow_cuGraphMemFreeNodeGetParams, traced_cuGraphMemFreeNodeGetParams, record_cuGraphMemFreeNodeGetParams, DESC_cuGraphMemFreeNodeGetParams;
     trace |__r, __w| "hNode,dptr_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !dptr_out.is_null() { __w |= 1 << 1; (*dptr_out).0 as u64 } else { dptr_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !dptr_out.is_null() { __w |= 1 << 1; (*dptr_out).0 as u64 } else { dptr_out as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6203,8 +6203,8 @@ raw_fn! {
     fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult = 395;
     helpers call_cuGraphClone, slow_cuGraphClone, traced_cuGraphClone, record_cuGraphClone, DESC_cuGraphClone;
     trace |__r, __w| "phGraphClone,originalGraph" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphClone.is_null() { __w |= 1 << 0; (*phGraphClone).0 as usize as u64 } else { phGraphClone as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => originalGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !phGraphClone.is_null() { __w |= 1 << 0; (*phGraphClone).0 as usize as u64 } else { phGraphClone as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => originalGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6216,9 +6216,9 @@ raw_fn! {
     fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult = 396;
     helpers call_cuGraphNodeFindInClone, slow_cuGraphNodeFindInClone, traced_cuGraphNodeFindInClone, record_cuGraphNodeFindInClone, DESC_cuGraphNodeFindInClone;
     trace |__r, __w| "phNode,hOriginalNode,hClonedGraph" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phNode.is_null() { __w |= 1 << 0; (*phNode).0 as usize as u64 } else { phNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hOriginalNode.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hClonedGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phNode.is_null() { __w |= 1 << 0; (*phNode).0 as usize as u64 } else { phNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hOriginalNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hClonedGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6230,7 +6230,7 @@ raw_fn! {
     fn cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult = 397;
     helpers call_cuGraphNodeGetType, slow_cuGraphNodeGetType, traced_cuGraphNodeGetType, record_cuGraphNodeGetType, DESC_cuGraphNodeGetType;
     trace |__r, __w| "hNode,type" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !r#type.is_null() { __w |= 1 << 1; (*r#type).0 as i64 as u64 } else { r#type as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [CUgraphNodeType::trace_name, CUresult::trace_name];
@@ -6243,7 +6243,7 @@ raw_fn! {
     fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult = 398;
     helpers call_cuGraphGetNodes, slow_cuGraphGetNodes, traced_cuGraphGetNodes, record_cuGraphGetNodes, DESC_cuGraphGetNodes;
     trace |__r, __w| "hGraph,nodes,numNodes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numNodes as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6257,7 +6257,7 @@ raw_fn! {
     fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult = 399;
     helpers call_cuGraphGetRootNodes, slow_cuGraphGetRootNodes, traced_cuGraphGetRootNodes, record_cuGraphGetRootNodes, DESC_cuGraphGetRootNodes;
     trace |__r, __w| "hGraph,rootNodes,numRootNodes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => rootNodes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numRootNodes as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6271,7 +6271,7 @@ raw_fn! {
     fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult = 400;
     helpers call_cuGraphGetEdges, slow_cuGraphGetEdges, traced_cuGraphGetEdges, record_cuGraphGetEdges, DESC_cuGraphGetEdges;
     trace |__r, __w| "hGraph,from,to,numEdges" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numEdges as usize as u64,
@@ -6286,7 +6286,7 @@ raw_fn! {
     fn cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult = 401;
     helpers call_cuGraphGetEdges_v2, slow_cuGraphGetEdges_v2, traced_cuGraphGetEdges_v2, record_cuGraphGetEdges_v2, DESC_cuGraphGetEdges_v2;
     trace |__r, __w| "hGraph,from,to,edgeData,numEdges" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
@@ -6302,7 +6302,7 @@ raw_fn! {
     fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult = 402;
     helpers call_cuGraphNodeGetDependencies, slow_cuGraphNodeGetDependencies, traced_cuGraphNodeGetDependencies, record_cuGraphNodeGetDependencies, DESC_cuGraphNodeGetDependencies;
     trace |__r, __w| "hNode,dependencies,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numDependencies as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6316,7 +6316,7 @@ raw_fn! {
     fn cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult = 403;
     helpers call_cuGraphNodeGetDependencies_v2, slow_cuGraphNodeGetDependencies_v2, traced_cuGraphNodeGetDependencies_v2, record_cuGraphNodeGetDependencies_v2, DESC_cuGraphNodeGetDependencies_v2;
     trace |__r, __w| "hNode,dependencies,edgeData,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numDependencies as usize as u64,
@@ -6331,7 +6331,7 @@ raw_fn! {
     fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult = 404;
     helpers call_cuGraphNodeGetDependentNodes, slow_cuGraphNodeGetDependentNodes, traced_cuGraphNodeGetDependentNodes, record_cuGraphNodeGetDependentNodes, DESC_cuGraphNodeGetDependentNodes;
     trace |__r, __w| "hNode,dependentNodes,numDependentNodes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependentNodes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numDependentNodes as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6345,7 +6345,7 @@ raw_fn! {
     fn cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult = 405;
     helpers call_cuGraphNodeGetDependentNodes_v2, slow_cuGraphNodeGetDependentNodes_v2, traced_cuGraphNodeGetDependentNodes_v2, record_cuGraphNodeGetDependentNodes_v2, DESC_cuGraphNodeGetDependentNodes_v2;
     trace |__r, __w| "hNode,dependentNodes,edgeData,numDependentNodes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependentNodes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numDependentNodes as usize as u64,
@@ -6360,7 +6360,7 @@ raw_fn! {
     fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult = 406;
     helpers call_cuGraphAddDependencies, slow_cuGraphAddDependencies, traced_cuGraphAddDependencies, record_cuGraphAddDependencies, DESC_cuGraphAddDependencies;
     trace |__r, __w| "hGraph,from,to,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -6375,7 +6375,7 @@ raw_fn! {
     fn cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult = 407;
     helpers call_cuGraphAddDependencies_v2, slow_cuGraphAddDependencies_v2, traced_cuGraphAddDependencies_v2, record_cuGraphAddDependencies_v2, DESC_cuGraphAddDependencies_v2;
     trace |__r, __w| "hGraph,from,to,edgeData,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
@@ -6391,7 +6391,7 @@ raw_fn! {
     fn cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult = 408;
     helpers call_cuGraphRemoveDependencies, slow_cuGraphRemoveDependencies, traced_cuGraphRemoveDependencies, record_cuGraphRemoveDependencies, DESC_cuGraphRemoveDependencies;
     trace |__r, __w| "hGraph,from,to,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -6406,7 +6406,7 @@ raw_fn! {
     fn cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult = 409;
     helpers call_cuGraphRemoveDependencies_v2, slow_cuGraphRemoveDependencies_v2, traced_cuGraphRemoveDependencies_v2, record_cuGraphRemoveDependencies_v2, DESC_cuGraphRemoveDependencies_v2;
     trace |__r, __w| "hGraph,from,to,edgeData,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
@@ -6422,7 +6422,7 @@ raw_fn! {
     fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult = 410;
     helpers call_cuGraphDestroyNode, slow_cuGraphDestroyNode, traced_cuGraphDestroyNode, record_cuGraphDestroyNode, DESC_cuGraphDestroyNode;
     trace |__r, __w| "hNode" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6434,8 +6434,8 @@ raw_fn! {
     fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: c_ulonglong) -> CUresult = 411;
     helpers call_cuGraphInstantiateWithFlags, slow_cuGraphInstantiateWithFlags, traced_cuGraphInstantiateWithFlags, record_cuGraphInstantiateWithFlags, DESC_cuGraphInstantiateWithFlags;
     trace |__r, __w| "phGraphExec,hGraph,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6448,8 +6448,8 @@ raw_fn! {
     fn cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult = 412;
     helpers call_cuGraphInstantiateWithParams, slow_cuGraphInstantiateWithParams, traced_cuGraphInstantiateWithParams, record_cuGraphInstantiateWithParams, DESC_cuGraphInstantiateWithParams;
     trace |__r, __w| "phGraphExec,hGraph,instantiateParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => instantiateParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6462,8 +6462,8 @@ raw_fn! {
     fn cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult = 413;
     helpers call_cuGraphInstantiateWithParams_ptsz, slow_cuGraphInstantiateWithParams_ptsz, traced_cuGraphInstantiateWithParams_ptsz, record_cuGraphInstantiateWithParams_ptsz, DESC_cuGraphInstantiateWithParams_ptsz;
     trace |__r, __w| "phGraphExec,hGraph,instantiateParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => if __r.0 == 0 && !phGraphExec.is_null() { __w |= 1 << 0; (*phGraphExec).0 as usize as u64 } else { phGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => instantiateParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6476,7 +6476,7 @@ raw_fn! {
     fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult = 414;
     helpers call_cuGraphExecGetFlags, slow_cuGraphExecGetFlags, traced_cuGraphExecGetFlags, record_cuGraphExecGetFlags, DESC_cuGraphExecGetFlags;
     trace |__r, __w| "hGraphExec,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6489,8 +6489,8 @@ raw_fn! {
     fn cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult = 415;
     helpers call_cuGraphExecKernelNodeSetParams_v2, slow_cuGraphExecKernelNodeSetParams_v2, traced_cuGraphExecKernelNodeSetParams_v2, record_cuGraphExecKernelNodeSetParams_v2, DESC_cuGraphExecKernelNodeSetParams_v2;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6503,10 +6503,10 @@ raw_fn! {
     fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult = 416;
     helpers call_cuGraphExecMemcpyNodeSetParams, slow_cuGraphExecMemcpyNodeSetParams, traced_cuGraphExecMemcpyNodeSetParams, record_cuGraphExecMemcpyNodeSetParams, DESC_cuGraphExecMemcpyNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,copyParams,ctx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => copyParams as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6518,10 +6518,10 @@ raw_fn! {
     fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult = 417;
     helpers call_cuGraphExecMemsetNodeSetParams, slow_cuGraphExecMemsetNodeSetParams, traced_cuGraphExecMemsetNodeSetParams, record_cuGraphExecMemsetNodeSetParams, DESC_cuGraphExecMemsetNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,memsetParams,ctx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => memsetParams as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6533,8 +6533,8 @@ raw_fn! {
     fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult = 418;
     helpers call_cuGraphExecHostNodeSetParams, slow_cuGraphExecHostNodeSetParams, traced_cuGraphExecHostNodeSetParams, record_cuGraphExecHostNodeSetParams, DESC_cuGraphExecHostNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6547,9 +6547,9 @@ raw_fn! {
     fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult = 419;
     helpers call_cuGraphExecChildGraphNodeSetParams, slow_cuGraphExecChildGraphNodeSetParams, traced_cuGraphExecChildGraphNodeSetParams, record_cuGraphExecChildGraphNodeSetParams, DESC_cuGraphExecChildGraphNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,childGraph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => childGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => childGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6561,9 +6561,9 @@ raw_fn! {
     fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult = 420;
     helpers call_cuGraphExecEventRecordNodeSetEvent, slow_cuGraphExecEventRecordNodeSetEvent, traced_cuGraphExecEventRecordNodeSetEvent, record_cuGraphExecEventRecordNodeSetEvent, DESC_cuGraphExecEventRecordNodeSetEvent;
     trace |__r, __w| "hGraphExec,hNode,event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6575,9 +6575,9 @@ raw_fn! {
     fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult = 421;
     helpers call_cuGraphExecEventWaitNodeSetEvent, slow_cuGraphExecEventWaitNodeSetEvent, traced_cuGraphExecEventWaitNodeSetEvent, record_cuGraphExecEventWaitNodeSetEvent, DESC_cuGraphExecEventWaitNodeSetEvent;
     trace |__r, __w| "hGraphExec,hNode,event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6589,8 +6589,8 @@ raw_fn! {
     fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult = 422;
     helpers call_cuGraphExecExternalSemaphoresSignalNodeSetParams, slow_cuGraphExecExternalSemaphoresSignalNodeSetParams, traced_cuGraphExecExternalSemaphoresSignalNodeSetParams, record_cuGraphExecExternalSemaphoresSignalNodeSetParams, DESC_cuGraphExecExternalSemaphoresSignalNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6603,8 +6603,8 @@ raw_fn! {
     fn cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult = 423;
     helpers call_cuGraphExecExternalSemaphoresWaitNodeSetParams, slow_cuGraphExecExternalSemaphoresWaitNodeSetParams, traced_cuGraphExecExternalSemaphoresWaitNodeSetParams, record_cuGraphExecExternalSemaphoresWaitNodeSetParams, DESC_cuGraphExecExternalSemaphoresWaitNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6617,8 +6617,8 @@ raw_fn! {
     fn cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: c_uint) -> CUresult = 424;
     helpers call_cuGraphNodeSetEnabled, slow_cuGraphNodeSetEnabled, traced_cuGraphNodeSetEnabled, record_cuGraphNodeSetEnabled, DESC_cuGraphNodeSetEnabled;
     trace |__r, __w| "hGraphExec,hNode,isEnabled" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => isEnabled as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6631,8 +6631,8 @@ raw_fn! {
     fn cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut c_uint) -> CUresult = 425;
     helpers call_cuGraphNodeGetEnabled, slow_cuGraphNodeGetEnabled, traced_cuGraphNodeGetEnabled, record_cuGraphNodeGetEnabled, DESC_cuGraphNodeGetEnabled;
     trace |__r, __w| "hGraphExec,hNode,isEnabled" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !isEnabled.is_null() { __w |= 1 << 2; (*isEnabled) as u64 } else { isEnabled as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6645,8 +6645,8 @@ raw_fn! {
     fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 426;
     helpers call_cuGraphUpload, slow_cuGraphUpload, traced_cuGraphUpload, record_cuGraphUpload, DESC_cuGraphUpload;
     trace |__r, __w| "hGraphExec,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6658,8 +6658,8 @@ raw_fn! {
     fn cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 427;
     helpers call_cuGraphUpload_ptsz, slow_cuGraphUpload_ptsz, traced_cuGraphUpload_ptsz, record_cuGraphUpload_ptsz, DESC_cuGraphUpload_ptsz;
     trace |__r, __w| "hGraphExec,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6671,8 +6671,8 @@ raw_fn! {
     fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 428;
     helpers call_cuGraphLaunch, slow_cuGraphLaunch, traced_cuGraphLaunch, record_cuGraphLaunch, DESC_cuGraphLaunch;
     trace |__r, __w| "hGraphExec,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)).launched() => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6684,8 +6684,8 @@ raw_fn! {
     fn cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult = 429;
     helpers call_cuGraphLaunch_ptsz, slow_cuGraphLaunch_ptsz, traced_cuGraphLaunch_ptsz, record_cuGraphLaunch_ptsz, DESC_cuGraphLaunch_ptsz;
     trace |__r, __w| "hGraphExec,hStream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)).launched() => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6697,7 +6697,7 @@ raw_fn! {
     fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult = 430;
     helpers call_cuGraphExecDestroy, slow_cuGraphExecDestroy, traced_cuGraphExecDestroy, record_cuGraphExecDestroy, DESC_cuGraphExecDestroy;
     trace |__r, __w| "hGraphExec" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6709,7 +6709,7 @@ raw_fn! {
     fn cuGraphDestroy(hGraph: CUgraph) -> CUresult = 431;
     helpers call_cuGraphDestroy, slow_cuGraphDestroy, traced_cuGraphDestroy, record_cuGraphDestroy, DESC_cuGraphDestroy;
     trace |__r, __w| "hGraph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6721,8 +6721,8 @@ raw_fn! {
     fn cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult = 432;
     helpers call_cuGraphExecUpdate_v2, slow_cuGraphExecUpdate_v2, traced_cuGraphExecUpdate_v2, record_cuGraphExecUpdate_v2, DESC_cuGraphExecUpdate_v2;
     trace |__r, __w| "hGraphExec,hGraph,resultInfo" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resultInfo as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6735,8 +6735,8 @@ raw_fn! {
     fn cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> CUresult = 433;
     helpers call_cuGraphKernelNodeCopyAttributes, slow_cuGraphKernelNodeCopyAttributes, traced_cuGraphKernelNodeCopyAttributes, record_cuGraphKernelNodeCopyAttributes, DESC_cuGraphKernelNodeCopyAttributes;
     trace |__r, __w| "dst,src" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => dst.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => src.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -6748,7 +6748,7 @@ raw_fn! {
     fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult = 434;
     helpers call_cuGraphKernelNodeGetAttribute, slow_cuGraphKernelNodeGetAttribute, traced_cuGraphKernelNodeGetAttribute, record_cuGraphKernelNodeGetAttribute, DESC_cuGraphKernelNodeGetAttribute;
     trace |__r, __w| "hNode,attr,value_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value_out as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -6762,7 +6762,7 @@ raw_fn! {
     fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult = 435;
     helpers call_cuGraphKernelNodeSetAttribute, slow_cuGraphKernelNodeSetAttribute, traced_cuGraphKernelNodeSetAttribute, record_cuGraphKernelNodeSetAttribute, DESC_cuGraphKernelNodeSetAttribute;
     trace |__r, __w| "hNode,attr,value" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -6776,7 +6776,7 @@ raw_fn! {
     fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const c_char, flags: c_uint) -> CUresult = 436;
     helpers call_cuGraphDebugDotPrint, slow_cuGraphDebugDotPrint, traced_cuGraphDebugDotPrint, record_cuGraphDebugDotPrint, DESC_cuGraphDebugDotPrint;
     trace |__r, __w| "hGraph,path,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => path as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6832,7 +6832,7 @@ raw_fn! {
     fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: c_uint, flags: c_uint) -> CUresult = 440;
     helpers call_cuGraphRetainUserObject, slow_cuGraphRetainUserObject, traced_cuGraphRetainUserObject, record_cuGraphRetainUserObject, DESC_cuGraphRetainUserObject;
     trace |__r, __w| "graph,object,count,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -6847,7 +6847,7 @@ raw_fn! {
     fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: c_uint) -> CUresult = 441;
     helpers call_cuGraphReleaseUserObject, slow_cuGraphReleaseUserObject, traced_cuGraphReleaseUserObject, record_cuGraphReleaseUserObject, DESC_cuGraphReleaseUserObject;
     trace |__r, __w| "graph,object,count" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6861,8 +6861,8 @@ raw_fn! {
     fn cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult = 442;
     helpers call_cuGraphAddNode, slow_cuGraphAddNode, traced_cuGraphAddNode, record_cuGraphAddNode, DESC_cuGraphAddNode;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -6877,8 +6877,8 @@ raw_fn! {
     fn cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult = 443;
     helpers call_cuGraphAddNode_v2, slow_cuGraphAddNode_v2, traced_cuGraphAddNode_v2, record_cuGraphAddNode_v2, DESC_cuGraphAddNode_v2;
     trace |__r, __w| "phGraphNode,hGraph,dependencies,dependencyData,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !phGraphNode.is_null() { __w |= 1 << 0; (*phGraphNode).0 as usize as u64 } else { phGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -6894,7 +6894,7 @@ raw_fn! {
     fn cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult = 444;
     helpers call_cuGraphNodeSetParams, slow_cuGraphNodeSetParams, traced_cuGraphNodeSetParams, record_cuGraphNodeSetParams, DESC_cuGraphNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6907,8 +6907,8 @@ raw_fn! {
     fn cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult = 445;
     helpers call_cuGraphExecNodeSetParams, slow_cuGraphExecNodeSetParams, traced_cuGraphExecNodeSetParams, record_cuGraphExecNodeSetParams, DESC_cuGraphExecNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -6922,8 +6922,8 @@ raw_fn! {
     helpers call_cuGraphConditionalHandleCreate, slow_cuGraphConditionalHandleCreate, traced_cuGraphConditionalHandleCreate, record_cuGraphConditionalHandleCreate, DESC_cuGraphConditionalHandleCreate;
     trace |__r, __w| "pHandle_out,hGraph,ctx,defaultLaunchValue,flags" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pHandle_out.is_null() { __w |= 1 << 0; (*pHandle_out).0 as u64 } else { pHandle_out as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => ctx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => ctx.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => defaultLaunchValue as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6938,7 +6938,7 @@ raw_fn! {
     helpers call_cuOccupancyMaxActiveBlocksPerMultiprocessor, slow_cuOccupancyMaxActiveBlocksPerMultiprocessor, traced_cuOccupancyMaxActiveBlocksPerMultiprocessor, record_cuOccupancyMaxActiveBlocksPerMultiprocessor, DESC_cuOccupancyMaxActiveBlocksPerMultiprocessor;
     trace |__r, __w| "numBlocks,func,blockSize,dynamicSMemSize" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numBlocks.is_null() { __w |= 1 << 0; (*numBlocks) as i64 as u64 } else { numBlocks as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => func.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => blockSize as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dynamicSMemSize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -6953,7 +6953,7 @@ raw_fn! {
     helpers call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, slow_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, traced_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, record_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, DESC_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
     trace |__r, __w| "numBlocks,func,blockSize,dynamicSMemSize,flags" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numBlocks.is_null() { __w |= 1 << 0; (*numBlocks) as i64 as u64 } else { numBlocks as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => func.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => blockSize as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => dynamicSMemSize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -6970,7 +6970,7 @@ raw_fn! {
     trace |__r, __w| "minGridSize,blockSize,func,blockSizeToDynamicSMemSize,dynamicSMemSize,blockSizeLimit" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minGridSize.is_null() { __w |= 1 << 0; (*minGridSize) as i64 as u64 } else { minGridSize as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !blockSize.is_null() { __w |= 1 << 1; (*blockSize) as i64 as u64 } else { blockSize as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => func.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => blockSizeToDynamicSMemSize.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Size) => dynamicSMemSize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => blockSizeLimit as i64 as u64,
@@ -6987,7 +6987,7 @@ raw_fn! {
     trace |__r, __w| "minGridSize,blockSize,func,blockSizeToDynamicSMemSize,dynamicSMemSize,blockSizeLimit,flags" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !minGridSize.is_null() { __w |= 1 << 0; (*minGridSize) as i64 as u64 } else { minGridSize as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !blockSize.is_null() { __w |= 1 << 1; (*blockSize) as i64 as u64 } else { blockSize as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => func.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => blockSizeToDynamicSMemSize.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Size) => dynamicSMemSize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => blockSizeLimit as i64 as u64,
@@ -7004,7 +7004,7 @@ raw_fn! {
     helpers call_cuOccupancyAvailableDynamicSMemPerBlock, slow_cuOccupancyAvailableDynamicSMemPerBlock, traced_cuOccupancyAvailableDynamicSMemPerBlock, record_cuOccupancyAvailableDynamicSMemPerBlock, DESC_cuOccupancyAvailableDynamicSMemPerBlock;
     trace |__r, __w| "dynamicSmemSize,func,numBlocks,blockSize" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !dynamicSmemSize.is_null() { __w |= 1 << 0; (*dynamicSmemSize) as u64 } else { dynamicSmemSize as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => func.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => numBlocks as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => blockSize as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -7019,7 +7019,7 @@ raw_fn! {
     helpers call_cuOccupancyMaxPotentialClusterSize, slow_cuOccupancyMaxPotentialClusterSize, traced_cuOccupancyMaxPotentialClusterSize, record_cuOccupancyMaxPotentialClusterSize, DESC_cuOccupancyMaxPotentialClusterSize;
     trace |__r, __w| "clusterSize,func,config" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !clusterSize.is_null() { __w |= 1 << 0; (*clusterSize) as i64 as u64 } else { clusterSize as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => func.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -7033,7 +7033,7 @@ raw_fn! {
     helpers call_cuOccupancyMaxActiveClusters, slow_cuOccupancyMaxActiveClusters, traced_cuOccupancyMaxActiveClusters, record_cuOccupancyMaxActiveClusters, DESC_cuOccupancyMaxActiveClusters;
     trace |__r, __w| "numClusters,func,config" [
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !numClusters.is_null() { __w |= 1 << 0; (*numClusters) as i64 as u64 } else { numClusters as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => func.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Function)) => func.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => config as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -7079,7 +7079,7 @@ raw_fn! {
     trace |__r, __w| "ByteOffset,hTexRef,dptr,bytes" [
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !ByteOffset.is_null() { __w |= 1 << 0; (*ByteOffset) as u64 } else { ByteOffset as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => bytes as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -7095,7 +7095,7 @@ raw_fn! {
     trace |__r, __w| "hTexRef,desc,dptr,Pitch" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => desc as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dptr.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => dptr.0 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => Pitch as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -7238,7 +7238,7 @@ raw_fn! {
     fn cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult = 467;
     helpers call_cuTexRefGetAddress_v2, slow_cuTexRefGetAddress_v2, traced_cuTexRefGetAddress_v2, record_cuTexRefGetAddress_v2, DESC_cuTexRefGetAddress_v2;
     trace |__r, __w| "pdptr,hTexRef" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !pdptr.is_null() { __w |= 1 << 0; (*pdptr).0 as u64 } else { pdptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hTexRef.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -7670,7 +7670,7 @@ raw_fn! {
     fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: c_uint) -> CUresult = 496;
     helpers call_cuCtxEnablePeerAccess, slow_cuCtxEnablePeerAccess, traced_cuCtxEnablePeerAccess, record_cuCtxEnablePeerAccess, DESC_cuCtxEnablePeerAccess;
     trace |__r, __w| "peerContext,Flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => peerContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => peerContext.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => Flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -7683,7 +7683,7 @@ raw_fn! {
     fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult = 497;
     helpers call_cuCtxDisablePeerAccess, slow_cuCtxDisablePeerAccess, traced_cuCtxDisablePeerAccess, record_cuCtxDisablePeerAccess, DESC_cuCtxDisablePeerAccess;
     trace |__r, __w| "peerContext" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => peerContext.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => peerContext.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -7750,7 +7750,7 @@ raw_fn! {
     fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult = 502;
     helpers call_cuGraphicsResourceGetMappedPointer_v2, slow_cuGraphicsResourceGetMappedPointer_v2, traced_cuGraphicsResourceGetMappedPointer_v2, record_cuGraphicsResourceGetMappedPointer_v2, DESC_cuGraphicsResourceGetMappedPointer_v2;
     trace |__r, __w| "pDevPtr,pSize,resource" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pDevPtr.is_null() { __w |= 1 << 0; (*pDevPtr).0 as u64 } else { pDevPtr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::DevicePtr)) => if __r.0 == 0 && !pDevPtr.is_null() { __w |= 1 << 0; (*pDevPtr).0 as u64 } else { pDevPtr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pSize.is_null() { __w |= 1 << 1; (*pSize) as u64 } else { pSize as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -7779,7 +7779,7 @@ raw_fn! {
     trace |__r, __w| "count,resources,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -7793,7 +7793,7 @@ raw_fn! {
     trace |__r, __w| "count,resources,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -7807,7 +7807,7 @@ raw_fn! {
     trace |__r, __w| "count,resources,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -7821,7 +7821,7 @@ raw_fn! {
     trace |__r, __w| "count,resources,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -7945,7 +7945,7 @@ raw_fn! {
     fn cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult = 516;
     helpers call_cuCtxFromGreenCtx, slow_cuCtxFromGreenCtx, traced_cuCtxFromGreenCtx, record_cuCtxFromGreenCtx, DESC_cuCtxFromGreenCtx;
     trace |__r, __w| "pContext,hCtx" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pContext.is_null() { __w |= 1 << 0; (*pContext).0 as usize as u64 } else { pContext as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pContext.is_null() { __w |= 1 << 0; (*pContext).0 as usize as u64 } else { pContext as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -7972,7 +7972,7 @@ raw_fn! {
     fn cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult = 518;
     helpers call_cuCtxGetDevResource, slow_cuCtxGetDevResource, traced_cuCtxGetDevResource, record_cuCtxGetDevResource, DESC_cuCtxGetDevResource;
     trace |__r, __w| "hCtx,resource,type" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Context)) => hCtx.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resource as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => r#type.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -8032,7 +8032,7 @@ raw_fn! {
     helpers call_cuGreenCtxRecordEvent, slow_cuGreenCtxRecordEvent, traced_cuGreenCtxRecordEvent, record_cuGreenCtxRecordEvent, DESC_cuGreenCtxRecordEvent;
     trace |__r, __w| "hCtx,hEvent" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -8045,7 +8045,7 @@ raw_fn! {
     helpers call_cuGreenCtxWaitEvent, slow_cuGreenCtxWaitEvent, traced_cuGreenCtxWaitEvent, record_cuGreenCtxWaitEvent, DESC_cuGreenCtxWaitEvent;
     trace |__r, __w| "hCtx,hEvent" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => hCtx.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hEvent.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => hEvent.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
     on_load_error |e| load_status(&e);
@@ -8057,7 +8057,7 @@ raw_fn! {
     fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult = 524;
     helpers call_cuStreamGetGreenCtx, slow_cuStreamGetGreenCtx, traced_cuStreamGetGreenCtx, record_cuStreamGetGreenCtx, DESC_cuStreamGetGreenCtx;
     trace |__r, __w| "hStream,phCtx" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phCtx.is_null() { __w |= 1 << 1; (*phCtx).0 as usize as u64 } else { phCtx as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [CUresult::trace_name];
@@ -8070,7 +8070,7 @@ raw_fn! {
     fn cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: c_uint, priority: c_int) -> CUresult = 525;
     helpers call_cuGreenCtxStreamCreate, slow_cuGreenCtxStreamCreate, traced_cuGreenCtxStreamCreate, record_cuGreenCtxStreamCreate, DESC_cuGreenCtxStreamCreate;
     trace |__r, __w| "phStream,greenCtx,flags,priority" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => if __r.0 == 0 && !phStream.is_null() { __w |= 1 << 0; (*phStream).0 as usize as u64 } else { phStream as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => greenCtx.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => priority as i64 as u64,
@@ -8427,7 +8427,7 @@ raw_fn! {
     fn cuEventCreateFromEGLSync(phEvent: *mut CUevent, eglSync: EGLSyncKHR, flags: c_uint) -> CUresult = 551;
     helpers call_cuEventCreateFromEGLSync, slow_cuEventCreateFromEGLSync, traced_cuEventCreateFromEGLSync, record_cuEventCreateFromEGLSync, DESC_cuEventCreateFromEGLSync;
     trace |__r, __w| "phEvent,eglSync,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglSync as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -8455,7 +8455,7 @@ raw_fn! {
     fn cuVDPAUCtxCreate_v2(pCtx: *mut CUcontext, flags: c_uint, device: CUdevice, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> CUresult = 553;
     helpers call_cuVDPAUCtxCreate_v2, slow_cuVDPAUCtxCreate_v2, traced_cuVDPAUCtxCreate_v2, record_cuVDPAUCtxCreate_v2, DESC_cuVDPAUCtxCreate_v2;
     trace |__r, __w| "pCtx,flags,device,vdpDevice,vdpGetProcAddress" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 0; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Context)) => if __r.0 == 0 && !pCtx.is_null() { __w |= 1 << 0; (*pCtx).0 as usize as u64 } else { pCtx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => device.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpDevice.0 as u64,

@@ -28,7 +28,7 @@
 //! The calling thread's state is one pointer, found by [`current`]; a thread local, touched once
 //! per thread, hands the chunk over when the thread ends.
 
-use super::{current, Desc, Kind, Value};
+use super::{args, current, Desc, Kind, Value};
 use core::ffi::CStr;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -428,10 +428,10 @@ pub(super) unsafe fn encode<const N: usize>(desc: &'static Desc, start: u64, end
     let w = p as *mut u64;
     write_head(w, desc, start);
     let q = write_tail(w, end, words, written) as *mut u8;
-    if desc.strings == 0 {
+    if !desc.has_extras() {
         return q;
     }
-    copy_strings(desc, words, q)
+    copy_extras(desc, words, q)
 }
 
 /// A record's first two words (see [`encode`]): `desc` and the start stamp.
@@ -456,67 +456,94 @@ unsafe fn write_tail<const N: usize>(rec: *mut u64, end: u64, words: &[u64; N], 
     rec.add(4 + N)
 }
 
-/// Copies the C strings a call's words point at (at most [`MAX_STR`] bytes each).
+/// Writes what the record carries after its words, in the words' order: a copy of each C string
+/// (at most [`MAX_STR`] bytes: `u16` length, bytes, NUL), a hash of each image (8 bytes, taken
+/// when the call succeeded), a launch's arguments with `CUDAGEN_TRACE_ARGS=1` (see `args`).
 #[inline(never)]
-unsafe fn copy_strings(desc: &'static Desc, words: &[u64], mut b: *mut u8) -> *mut u8 {
+unsafe fn copy_extras(desc: &'static Desc, words: &[u64], mut b: *mut u8) -> *mut u8 {
     let start = b;
+    let ok = words.last() == Some(&0);
+    let launch_args = desc.launch_args && super::FLAGS.args.load(Ordering::Relaxed);
     for (i, &word) in words.iter().enumerate() {
-        let kind = desc.args.get(i).map_or(desc.result, |a| a.kind);
-        if !matches!(kind, Kind::Str) || word == 0 {
-            continue;
+        match desc.args.get(i).map_or(desc.result, |a| a.kind) {
+            Kind::Str if word != 0 => {
+                let s = word as usize as *const u8;
+                let mut n = 0;
+                while n < MAX_STR && *s.add(n) != 0 {
+                    n += 1;
+                }
+                b.cast::<[u8; 2]>().write_unaligned((n as u16).to_ne_bytes());
+                core::ptr::copy_nonoverlapping(s, b.add(2), n);
+                *b.add(2 + n) = 0;
+                b = b.add(2 + n + 1);
+            }
+            Kind::Image => {
+                let h = if ok { args::image_hash(word as usize as *const u8) } else { 0 };
+                b.cast::<[u8; 8]>().write_unaligned(h.to_ne_bytes());
+                b = b.add(8);
+            }
+            Kind::KernelParams if launch_args => {
+                let f = words.get(desc.function as usize).copied().unwrap_or(0);
+                b = args::copy_params(f, word, b);
+            }
+            Kind::LaunchExtra if launch_args => b = args::copy_extra(word, b),
+            _ => {}
         }
-        let s = word as usize as *const u8;
-        let mut n = 0;
-        while n < MAX_STR && *s.add(n) != 0 {
-            n += 1;
-        }
-        b.cast::<[u8; 2]>().write_unaligned((n as u16).to_ne_bytes());
-        core::ptr::copy_nonoverlapping(s, b.add(2), n);
-        *b.add(2 + n) = 0;
-        b = b.add(2 + n + 1);
     }
     start.add(align8(b as usize - start as usize))
 }
 
-/// Calls `f(tid, bytes)` for what is pending: full chunks first (then recycled), then, with
-/// `current`, the committed part of each thread's current chunk. Only the writer calls it,
-/// under the output lock; `try_only` (signal handlers) skips locks that are held.
-pub(super) fn drain(try_only: bool, current: bool, mut f: impl FnMut(u64, &[u8])) {
+/// Calls `f` once with what is pending, as `(tid, bytes)` per chunk: full chunks first (then
+/// recycled), then, with `current`, the committed part of each thread's current chunk. Only the
+/// writer calls it (or a thread standing in for it), under the output lock; `try_only` (signal
+/// handlers) skips locks that are held.
+pub(super) fn drain(try_only: bool, current: bool, f: impl FnOnce(&[(u64, &[u8])])) {
     let full: Vec<Ptr> = match if try_only { FULL.try_lock().ok() } else { Some(FULL.lock().unwrap_or_else(|p| p.into_inner())) } {
         Some(mut q) => q.drain(..).collect(),
         None => Vec::new(),
     };
+    let mut pending: Vec<(u64, &[u8])> = Vec::with_capacity(full.len() + 8);
     for Ptr(c) in &full {
         // SAFETY: queued chunks belong to the writer until recycled below.
         let c = unsafe { &**c };
-        f(c.tid.load(Ordering::Relaxed), unsafe { c.take_pending() });
+        pending.push((c.tid.load(Ordering::Relaxed), unsafe { c.take_pending() }));
     }
+    let reg = if try_only { REGISTRY.try_lock().ok() } else { Some(REGISTRY.lock().unwrap_or_else(|p| p.into_inner())) };
+    // Slots of threads that had ended when their count was read: their count is final, so they
+    // can go (a slot whose thread ends after its count was read keeps its last drops for the next
+    // drain).
+    let mut ended: Vec<*const Slot> = Vec::new();
+    if let Some(reg) = &reg {
+        for s in reg.iter() {
+            if Arc::strong_count(s) == 1 {
+                core::sync::atomic::fence(Ordering::Acquire);
+                ended.push(Arc::as_ptr(s));
+            }
+            let d = s.dropped.load(Ordering::Relaxed);
+            let seen = s.reported.0.swap(d, Ordering::Relaxed);
+            DROPPED.0.fetch_add(d.wrapping_sub(seen), Ordering::Relaxed);
+            if !current {
+                continue;
+            }
+            let c = s.current.load(Ordering::Acquire);
+            if !c.is_null() {
+                // SAFETY: a current chunk is recycled only after it was queued and drained here.
+                let c = unsafe { &*c };
+                pending.push((c.tid.load(Ordering::Relaxed), unsafe { c.take_pending() }));
+            }
+        }
+    }
+    // Chunks are never freed, only recycled here: the slices stay valid without the registry.
+    drop(reg);
+    f(&pending);
+    drop(pending);
     if !try_only {
         let mut free = FREE.lock().unwrap_or_else(|p| p.into_inner());
         free.extend(full);
         SHARED.0.free_len.store(free.len(), Ordering::Relaxed);
-    }
-    let reg = match if try_only { REGISTRY.try_lock().ok() } else { Some(REGISTRY.lock().unwrap_or_else(|p| p.into_inner())) } {
-        Some(r) => r,
-        None => return,
-    };
-    for s in reg.iter() {
-        let d = s.dropped.load(Ordering::Relaxed);
-        let seen = s.reported.0.swap(d, Ordering::Relaxed);
-        DROPPED.0.fetch_add(d.wrapping_sub(seen), Ordering::Relaxed);
-        if !current {
-            continue;
+        if !ended.is_empty() {
+            REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).retain(|s| !ended.contains(&Arc::as_ptr(s)));
         }
-        let c = s.current.load(Ordering::Acquire);
-        if !c.is_null() {
-            // SAFETY: a current chunk is recycled only after it was queued and drained here.
-            let c = unsafe { &*c };
-            f(c.tid.load(Ordering::Relaxed), unsafe { c.take_pending() });
-        }
-    }
-    drop(reg);
-    if !try_only {
-        REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).retain(|s| Arc::strong_count(s) > 1);
     }
 }
 
@@ -577,12 +604,21 @@ impl Cursor<'_> {
                 self.bytes(&[10]);
                 self.str(n);
             }
+            Value::Handle { class, addr } => {
+                self.bytes(&[11, class as u8]);
+                self.bytes(&addr.to_ne_bytes());
+            }
+            Value::Image(h) => self.tagged(12, h),
+            // Made by the decoder only (a blob can exceed the room a value gets here).
+            Value::Args { ptr, .. } => self.tagged(4, ptr),
         }
     }
 }
 
 /// One decoded event, borrowing the buffer.
 pub(super) struct Event<'a> {
+    /// The description of a generated function's call (`None` for a call given as values).
+    pub desc: Option<&'static Desc>,
     pub function: &'static str,
     pub start_ns: u64,
     pub dur_ns: u64,
@@ -652,6 +688,13 @@ impl<'a> Reader<'a> {
             }
             9 => Value::Size(self.u64()),
             10 => Value::Name(self.str()),
+            11 => {
+                let class = super::Class::from_u8(self.b[0]);
+                self.b = &self.b[1..];
+                let addr = self.u64();
+                class.map_or(Value::Hex(addr), |class| Value::Handle { class, addr })
+            }
+            12 => Value::Image(self.u64()),
             _ => Value::Str(None),
         }
     }
@@ -673,7 +716,7 @@ impl<'a> Reader<'a> {
         // Records end 8-byte aligned (the first word was aligned).
         let used = len - self.b.len();
         self.b = &self.b[(align8(used + 8) - 8 - used).min(self.b.len())..];
-        Event { function, start_ns, dur_ns, args, result }
+        Event { desc: None, function, start_ns, dur_ns, args, result }
     }
 
     /// The rest of a call of `desc` (after its first word).
@@ -686,7 +729,9 @@ impl<'a> Reader<'a> {
         self.b = rest;
         let word = |i: usize| raw.get(i * 8..i * 8 + 8).map_or(0, |w| u64::from_ne_bytes(w.try_into().unwrap_or([0; 8])));
         let written = self.u64();
-        let strings_at = self.b.len();
+        let extras = desc.has_extras();
+        let launch_args = extras && desc.launch_args && super::FLAGS.args.load(Ordering::Relaxed);
+        let extras_at = self.b.len();
         let enums = desc.enums;
         let mut show = |kind: Kind, word: u64| -> Value<'a> {
             match kind {
@@ -700,6 +745,14 @@ impl<'a> Reader<'a> {
                 Kind::Enum(e) => Value::Enum { name: enums.get(e as usize).and_then(|name| name(word as i64)), value: word as i64 },
                 Kind::Str if word != 0 => Value::Str(self.cstr()),
                 Kind::Str | Kind::Void => Value::Str(None),
+                Kind::Handle(class) => Value::Handle { class, addr: word },
+                Kind::Image => Value::Image(self.u64()),
+                Kind::KernelParams | Kind::LaunchExtra if launch_args => {
+                    let (blob, rest) = self.b.split_at(args::blob_len(self.b));
+                    self.b = rest;
+                    Value::Args { ptr: word, blob }
+                }
+                Kind::KernelParams | Kind::LaunchExtra => Value::Ptr(word as usize as *const core::ffi::c_void),
             }
         };
         let mut args = Vec::with_capacity(n);
@@ -709,11 +762,38 @@ impl<'a> Reader<'a> {
             args.push((names.next().unwrap_or("?"), v));
         }
         let result = show(desc.result, word(n));
-        if desc.strings != 0 {
-            let used = strings_at - self.b.len();
+        if extras {
+            let used = extras_at - self.b.len();
             self.b = &self.b[(align8(used) - used).min(self.b.len())..];
         }
-        Event { function: desc.name(), start_ns, dur_ns: end.saturating_sub(start_ns), args, result }
+        Event { desc: Some(desc), function: desc.name(), start_ns, dur_ns: end.saturating_sub(start_ns), args, result }
+    }
+
+    /// The next call whose `Desc` teaches the writer names, parents or allocations
+    /// (`Desc::learns`); the others are skipped without being decoded where their length is
+    /// fixed.
+    pub(super) fn next_learning(&mut self) -> Option<Event<'a>> {
+        while self.b.len() >= 8 {
+            match self.u64() {
+                VALUES => {
+                    self.values();
+                }
+                d => {
+                    // SAFETY: written by `encode` from a `&'static Desc`.
+                    let desc = unsafe { &*(d as usize as *const Desc) };
+                    if desc.learns {
+                        return Some(self.words(desc));
+                    }
+                    if desc.has_extras() {
+                        self.words(desc);
+                    } else {
+                        let skip = (words_len(desc.args.len() + 1) - 8).min(self.b.len());
+                        self.b = &self.b[skip..];
+                    }
+                }
+            }
+        }
+        None
     }
 }
 
@@ -743,7 +823,7 @@ mod tests {
         static TAKEN: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
         let me = super::super::sink::tid();
         let mut taken = TAKEN.lock().unwrap();
-        drain(false, true, |tid, b| taken.push((tid, b.to_vec())));
+        drain(false, true, |pending| taken.extend(pending.iter().map(|(tid, b)| (*tid, b.to_vec()))));
         let (mine, others): (Vec<_>, Vec<_>) = taken.drain(..).partition(|(tid, _)| *tid == me);
         *taken = others;
         mine.into_iter().flat_map(|(_, b)| b).collect()

@@ -17,16 +17,33 @@
 
 use super::buffer::Event;
 use super::config::Format;
-use super::Value;
+use super::names::{Label, Names};
+use super::{args, Class, Value};
 use std::io::Write;
 
 /// Appends one event in the configured format, newline included, to `o` (without its duration
-/// when calls are not `timed`).
-pub(super) fn event(format: Format, timed: bool, tid: u64, ev: &Event<'_>, o: &mut Vec<u8>) {
+/// when calls are not `timed`); handles are shown as `names` knows them.
+pub(super) fn event(format: Format, timed: bool, tid: u64, ev: &Event<'_>, names: &Names, o: &mut Vec<u8>) {
     let dur = timed.then_some(ev.dur_ns);
+    let c = Ctx { names };
     match format {
-        Format::Perfetto => perfetto(o, tid, ev.function, &ev.args, ev.result, ev.start_ns, dur),
-        f => line(o, f == Format::Json, tid, ev.function, &ev.args, ev.result, dur),
+        Format::Perfetto => perfetto(o, c, tid, ev, dur),
+        f => line(o, c, f == Format::Json, tid, ev.function, &ev.args, ev.result, dur),
+    }
+}
+
+/// What formatting a value needs besides the value.
+#[derive(Clone, Copy)]
+struct Ctx<'n> {
+    names: &'n Names,
+}
+
+/// What a launch runs, for its Perfetto slice's name (`cuLaunchKernel: saxpy`).
+fn launched<'n>(c: Ctx<'n>, ev: &Event<'_>) -> Option<Label<'n>> {
+    let d = ev.desc?;
+    match ev.args.get(d.launched as usize)?.1 {
+        Value::Handle { class, addr } => Some(c.names.label(class, addr)),
+        _ => None,
     }
 }
 
@@ -86,7 +103,8 @@ impl Put for Vec<u8> {
 }
 
 /// One complete line, newline included.
-pub(super) fn line(o: &mut Vec<u8>, json: bool, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, ns: Option<u64>) {
+#[allow(clippy::too_many_arguments)]
+fn line(o: &mut Vec<u8>, c: Ctx<'_>, json: bool, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, ns: Option<u64>) {
     if json {
         o.s("{\"tid\":");
         o.u(tid);
@@ -97,12 +115,10 @@ pub(super) fn line(o: &mut Vec<u8>, json: bool, tid: u64, function: &str, args: 
             if i > 0 {
                 o.push(b',');
             }
-            json_str(o, name);
-            o.push(b':');
-            json_value(o, v);
+            json_arg(o, c, name, v);
         }
         o.s("},\"result\":");
-        json_value(o, &result);
+        json_value(o, c, &result);
         if let Some(ns) = ns {
             o.s(",\"ns\":");
             o.u(ns);
@@ -120,10 +136,10 @@ pub(super) fn line(o: &mut Vec<u8>, json: bool, tid: u64, function: &str, args: 
             }
             o.s(name);
             o.push(b'=');
-            text_value(o, v);
+            text_value(o, c, v);
         }
         o.s(") -> ");
-        text_value(o, &result);
+        text_value(o, c, &result);
         if let Some(ns) = ns {
             o.push(b' ');
             o.micros(ns);
@@ -135,12 +151,16 @@ pub(super) fn line(o: &mut Vec<u8>, json: bool, tid: u64, function: &str, args: 
 
 /// One Chrome trace-event "complete" slice (`ph: X`; microsecond times), or an instant (`ph: i`)
 /// without a duration, comma and newline included: the array is opened when the file is created
-/// and closed at exit.
-pub(super) fn perfetto(o: &mut Vec<u8>, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, start_ns: u64, dur_ns: Option<u64>) {
+/// and closed at exit. A launch's slice is named after what it runs.
+fn perfetto(o: &mut Vec<u8>, c: Ctx<'_>, tid: u64, ev: &Event<'_>, dur_ns: Option<u64>) {
     o.s("{\"name\":");
-    json_str(o, function);
+    match launched(c, ev) {
+        Some(Label::Name(n, _)) => json_str(o, &format!("{}: {n}", ev.function)),
+        Some(Label::Id(p, id)) => json_str(o, &format!("{}: {p}#{id}", ev.function)),
+        _ => json_str(o, ev.function),
+    }
     o.s(if dur_ns.is_some() { ",\"cat\":\"cuda\",\"ph\":\"X\",\"ts\":" } else { ",\"cat\":\"cuda\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" });
-    o.micros(start_ns);
+    o.micros(ev.start_ns);
     if let Some(dur_ns) = dur_ns {
         o.s(",\"dur\":");
         o.micros(dur_ns);
@@ -150,19 +170,108 @@ pub(super) fn perfetto(o: &mut Vec<u8>, tid: u64, function: &str, args: &[(&str,
     o.s(",\"tid\":");
     o.u(tid);
     o.s(",\"args\":{");
-    for (name, v) in args {
-        json_str(o, name);
-        o.push(b':');
-        json_value(o, v);
+    for (name, v) in &ev.args {
+        json_arg(o, c, name, v);
         o.push(b',');
     }
     o.s("\"result\":");
-    json_value(o, &result);
+    json_value(o, c, &ev.result);
     o.s("}},\n");
 }
 
-fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
+/// `"name":value` of one argument; a named function or kernel adds `"name.module":"..."`.
+fn json_arg(o: &mut Vec<u8>, c: Ctx<'_>, name: &str, v: &Value<'_>) {
+    json_str(o, name);
+    o.push(b':');
+    json_value(o, c, v);
+    if let Value::Handle { class: Class::Function | Class::Kernel, addr } = *v {
+        if let Label::Name(_, Some(m)) = c.names.label(Class::Function, addr) {
+            o.s(",\"");
+            o.s(name);
+            o.s(".module\":");
+            json_str(o, m);
+        }
+    }
+}
+
+/// A handle's text (also JSON's string): its name, `stream#3(0x...)`, or the value.
+fn handle_text(o: &mut Vec<u8>, c: Ctx<'_>, class: Class, addr: u64, text: bool) {
+    match c.names.label(class, addr) {
+        Label::Name(n, m) => {
+            if text && !plain_name(n) {
+                let _ = write!(o, "{n:?}");
+            } else {
+                o.s(n);
+            }
+            if let (true, Some(m)) = (text && matches!(class, Class::Function | Class::Kernel), m) {
+                o.s(" [");
+                o.s(m);
+                o.push(b']');
+            }
+        }
+        Label::Id(p, id) => {
+            o.s(p);
+            o.push(b'#');
+            o.u(u64::from(id));
+            o.push(b'(');
+            o.hex(addr);
+            o.push(b')');
+        }
+        Label::Plain => o.hex(addr),
+    }
+}
+
+/// A name that reads unquoted in a text line (no spaces, commas, quotes or brackets).
+fn plain_name(n: &str) -> bool {
+    !n.is_empty() && n.bytes().all(|b| b.is_ascii_graphic() && !b",()[]\"=".contains(&b))
+}
+
+/// A launch's recorded arguments: one entry per argument, each a hex word (little-endian, at
+/// most 8 bytes), `dev:0x...` for a word inside an allocation the trace saw, `{0x.., 0x..}` for
+/// a larger argument in 8-byte words; `...` when some were left out. `None`: sizes not known.
+fn args_words(c: Ctx<'_>, blob: &[u8]) -> Option<Vec<String>> {
+    let (entries, cut) = args::entries(blob)?;
+    let word = |b: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
+        u64::from_le_bytes(w)
+    };
+    let mut out: Vec<String> = entries
+        .iter()
+        .map(|e| {
+            if e.len() <= 8 {
+                let x = word(e);
+                if e.len() == 8 && x != 0 && c.names.is_device(x) {
+                    format!("dev:{x:#x}")
+                } else {
+                    format!("{x:#x}")
+                }
+            } else {
+                let words: Vec<String> = e.chunks(8).map(|w| format!("{:#x}", word(w))).collect();
+                format!("{{{}}}", words.join(", "))
+            }
+        })
+        .collect();
+    if cut {
+        out.push("...".into());
+    }
+    Some(out)
+}
+
+fn text_value(o: &mut Vec<u8>, c: Ctx<'_>, v: &Value<'_>) {
     match *v {
+        Value::Handle { class, addr } => handle_text(o, c, class, addr, true),
+        Value::Image(h) => {
+            let _ = write!(o, "data@{:08x}", (h ^ (h >> 32)) as u32);
+        }
+        Value::Args { ptr, blob } => match args_words(c, blob) {
+            Some(words) => {
+                o.push(b'[');
+                o.s(&words.join(", "));
+                o.push(b']');
+            }
+            None => text_value(o, c, &Value::Ptr(ptr as usize as *const core::ffi::c_void)),
+        },
         Value::I64(x) => o.i(x),
         Value::U64(x) | Value::Size(x) => o.u(x),
         Value::F64(x) => {
@@ -185,8 +294,29 @@ fn text_value(o: &mut Vec<u8>, v: &Value<'_>) {
     }
 }
 
-fn json_value(o: &mut Vec<u8>, v: &Value<'_>) {
+fn json_value(o: &mut Vec<u8>, c: Ctx<'_>, v: &Value<'_>) {
     match *v {
+        Value::Handle { class, addr } => {
+            o.push(b'"');
+            handle_text(o, c, class, addr, false);
+            o.push(b'"');
+        }
+        Value::Image(h) => {
+            let _ = write!(o, "\"data@{:08x}\"", (h ^ (h >> 32)) as u32);
+        }
+        Value::Args { ptr, blob } => match args_words(c, blob) {
+            Some(words) => {
+                o.push(b'[');
+                for (i, w) in words.iter().enumerate() {
+                    if i > 0 {
+                        o.push(b',');
+                    }
+                    json_str(o, w);
+                }
+                o.push(b']');
+            }
+            None => json_value(o, c, &Value::Ptr(ptr as usize as *const core::ffi::c_void)),
+        },
         Value::I64(x) => o.i(x),
         Value::U64(x) | Value::Size(x) => o.u(x),
         Value::F64(x) if x.is_finite() => {

@@ -123,7 +123,22 @@ impl<'a> Ctx<'a> {
     /// copied as a string; a single output value (`CUdeviceptr *dptr`) is recorded as what the
     /// callee wrote (when the call succeeded: `status` functions return `__r`; bit `index` of
     /// the mask `__w` says so), not as the slot's address; anything else as its own value.
-    pub fn trace_param(&self, p: &crate::ir::Param, name: &str, index: usize, status: bool, enums: &mut Vec<String>) -> (String, String) {
+    /// `[trace.params]` facts of `function` mark arguments the tracer reads beyond their value
+    /// (a module image, a launch's arguments) or whose call launches or frees handles.
+    pub fn trace_param(&self, function: &str, p: &crate::ir::Param, name: &str, index: usize, status: bool, enums: &mut Vec<String>) -> (String, String) {
+        let (arg, word) = self.trace_param_value(p, name, index, status, enums);
+        let kind = |k: &str| format!("crate::trace::Arg::new(crate::trace::Kind::{k})");
+        match self.lib.trace.params.get(&format!("{function}.{}", p.name)).map(String::as_str) {
+            Some("image") => (kind("Image"), word),
+            Some("kernel_params") => (kind("KernelParams"), word),
+            Some("launch_extra") => (kind("LaunchExtra"), word),
+            Some("launched") => (format!("{arg}.launched()"), word),
+            Some("frees") => (format!("{arg}.frees()"), word),
+            _ => (arg, word),
+        }
+    }
+
+    fn trace_param_value(&self, p: &crate::ir::Param, name: &str, index: usize, status: bool, enums: &mut Vec<String>) -> (String, String) {
         use crate::ir::Role;
         match (&p.role, &p.ty) {
             (Role::CStrIn, Type::Pointer { pointee, is_const: true }) if Self::is_char(pointee) => {
@@ -162,6 +177,18 @@ impl<'a> Ctx<'a> {
                 _ => e.to_string(),
             }
         };
+        let class = match self.lib.resolve(ty) {
+            Resolved::ScalarHandle(t, _) | Resolved::OpaqueHandle(t) => self.lib.trace.handles.get(&t.name),
+            _ => None,
+        };
+        if let Some(class) = class {
+            let camel: String = class.split('_').map(|w| w[..1].to_ascii_uppercase() + &w[1..]).collect();
+            let word = match self.trace_kind(ty) {
+                TraceKind::PtrHandle => format!("{expr}.0 as usize as u64"),
+                _ => format!("{} as u64", handle_field(expr)),
+            };
+            return (kind(&format!("Handle(crate::trace::Class::{camel})")), word);
+        }
         match self.trace_kind(ty) {
             TraceKind::Signed => (kind("I64"), format!("{} as i64 as u64", handle_field(expr))),
             TraceKind::Unsigned => (kind("U64"), format!("{} as u64", handle_field(expr))),

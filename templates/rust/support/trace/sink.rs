@@ -10,6 +10,7 @@
 
 use super::buffer::{self, Reader};
 use super::config::{self, Filter, Format};
+use super::names::{self, Names};
 use super::{format, summary};
 use std::cell::Cell;
 use std::fs::OpenOptions;
@@ -30,6 +31,8 @@ pub(super) struct Sink {
     lines: bool,
     /// Calls have durations (`CUDAGEN_TRACE_DURATIONS` is not off).
     pub(super) timed: bool,
+    /// Launches record their kernel arguments (`CUDAGEN_TRACE_ARGS=1`).
+    pub(super) args: bool,
     /// Set once the exit hook ran: later calls are written synchronously.
     finished: AtomicBool,
     out: Mutex<BufWriter<Box<dyn Write + Send>>>,
@@ -44,6 +47,7 @@ impl Sink {
             summary: config::flag("CUDAGEN_TRACE_SUMMARY"),
             lines,
             timed: config::durations(),
+            args: config::flag("CUDAGEN_TRACE_ARGS"),
             finished: AtomicBool::new(false),
             out: Mutex::new(BufWriter::with_capacity(1 << 16, w)),
         };
@@ -68,14 +72,20 @@ impl Sink {
     /// from a callback inside another traced call). Perfetto's array is closed by the exit hook:
     /// after it, only text and JSON lines are written.
     pub(super) fn write_sync(&self, tid: u64, ev: &buffer::Event<'_>) {
-        if self.summary && !self.finished() {
-            summary::add(ev.function, super::failed(&ev.result), ev.dur_ns);
-        }
-        if !self.lines || !self.wants_line(ev) {
-            return;
-        }
         let mut line = Vec::with_capacity(256);
-        format::event(self.format, self.timed, tid, ev, &mut line);
+        {
+            let mut names = names::NAMES.lock().unwrap_or_else(|p| p.into_inner());
+            let names = names.get_or_insert_with(Names::default);
+            // Not asked of the driver here: this may run inside a driver callback or after exit.
+            names.observe(ev, false);
+            if self.summary && !self.finished() {
+                summary::add(names, ev);
+            }
+            if !self.lines || !self.wants_line(ev) {
+                return;
+            }
+            format::event(self.format, self.timed, tid, ev, names, &mut line);
+        }
         let mut w = self.out.lock().unwrap_or_else(|p| p.into_inner());
         if self.format != Format::Perfetto || !self.finished() {
             let _ = w.write_all(&line);
@@ -102,18 +112,36 @@ impl Sink {
         let k = super::clock::scale();
         // Lines are formatted into one buffer and written in large pieces.
         let mut text = Vec::with_capacity(1 << 16);
-        buffer::drain(try_only, current, |tid, bytes| {
-            for mut ev in Reader::new(bytes) {
-                ev.start_ns = super::clock::since_epoch_ns(ev.start_ns, k);
-                ev.dur_ns = super::clock::duration_ns(ev.dur_ns, k);
-                if summary {
-                    summary::add(ev.function, super::failed(&ev.result), ev.dur_ns);
+        // A signal handler does not wait for the names (nor asks the driver for any).
+        let mut held = if try_only { names::NAMES.try_lock().ok() } else { Some(names::NAMES.lock().unwrap_or_else(|p| p.into_inner())) };
+        let mut spare = Names::default();
+        let names = match held.as_deref_mut() {
+            Some(n) => n.get_or_insert_with(Names::default),
+            None => &mut spare,
+        };
+        buffer::drain(try_only, current, |pending| {
+            // Every pending call's names first, so that a handle made on one thread is named
+            // where another thread uses it, whatever the order of their chunks.
+            for (_, bytes) in pending {
+                let mut r = Reader::new(bytes);
+                while let Some(ev) = r.next_learning() {
+                    names.learn(&ev);
                 }
-                if lines && self.wants_line(&ev) {
-                    format::event(format, timed, tid, &ev, &mut text);
-                    if text.len() >= 1 << 15 {
-                        let _ = w.write_all(&text);
-                        text.clear();
+            }
+            for &(tid, bytes) in pending {
+                for mut ev in Reader::new(bytes) {
+                    ev.start_ns = super::clock::since_epoch_ns(ev.start_ns, k);
+                    ev.dur_ns = super::clock::duration_ns(ev.dur_ns, k);
+                    names.observe(&ev, !try_only);
+                    if summary {
+                        summary::add(names, &ev);
+                    }
+                    if lines && self.wants_line(&ev) {
+                        format::event(format, timed, tid, &ev, names, &mut text);
+                        if text.len() >= 1 << 15 {
+                            let _ = w.write_all(&text);
+                            text.clear();
+                        }
                     }
                 }
             }
@@ -138,7 +166,10 @@ impl Sink {
             self.write_now(format::perfetto_end().as_bytes());
         }
         if self.summary {
-            let _ = std::io::stderr().write_all(summary::render(self.timed).as_bytes());
+            let names = names::NAMES.lock().unwrap_or_else(|p| p.into_inner());
+            let text = summary::render(self.timed, names.as_ref().unwrap_or(&Names::default()));
+            drop(names);
+            let _ = std::io::stderr().write_all(text.as_bytes());
         }
     }
 }
@@ -248,6 +279,16 @@ fn writer() {
                 }
             }
         });
+    }
+}
+
+/// Formats and writes what is pending now, on the calling thread (before a call that may free
+/// handles whose names are still to be asked of the driver).
+pub(super) fn drain_now() {
+    for s in sinks() {
+        if !s.finished() {
+            s.drain(false, true);
+        }
     }
 }
 
