@@ -311,6 +311,16 @@ kernel_args!(14: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10
 kernel_args!(15: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11, A12 12, A13 13, A14 14);
 kernel_args!(16: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11, A12 12, A13 13, A14 14, A15 15);
 
+impl super::Module {
+    /// Loads a module from PTX text (as NVRTC's `get_ptx` returns it) into the current context:
+    /// the safe form of [`Module::load_data`](super::Module::load_data) for the one image kind
+    /// whose extent the driver finds itself (a NUL-terminated string).
+    pub fn from_ptx(ptx: &core::ffi::CStr) -> Result<Self, driver::Error> {
+        // SAFETY: a NUL-terminated PTX image, read by the driver during the call only.
+        unsafe { Self::load_data(ptx.as_ptr().cast()) }
+    }
+}
+
 /// Launching on a stream: `stream.launch(&kernel, cfg, (&x, &mut y, n, a))?`.
 ///
 /// Implemented for every [`AsStream`] (the owned stream, [`StreamRef`](super::StreamRef)).
@@ -336,8 +346,11 @@ pub trait StreamLaunch: AsStream {
     ) -> Result<(), Error> {
         let f = kernel.raw_function();
         let stream = self.raw_stream();
-        args.pack(stream, |params, _| launch_raw(f, &cfg, stream, params))
-            .unwrap_or_else(|i| Err(refused(kernel, Refusal::Stream(i))))
+        match args.pack(stream, |params, _| launch_status(f, &cfg, stream, params)) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(outcome)) => Err(failed(kernel, outcome)),
+            Err(index) => Err(failed(kernel, Outcome::Refused(Refusal::Stream(index)))),
+        }
     }
 }
 
@@ -354,31 +367,75 @@ enum Refusal {
     Stream(usize),
 }
 
-#[inline(always)]
-fn checked_launch<K: Launchable + ?Sized, A: KernelArgs>(kernel: &K, stream: CUstream, cfg: LaunchConfig, args: A) -> Result<(), Error> {
-    let info = match kernel.launch_cache().info.get() {
-        Some(info) => info,
-        None => first_use(kernel)?,
-    };
-    let f = kernel.raw_function();
-    let packed = args.pack(stream, |params, sizes| match info.check(sizes, &cfg) {
-        // SAFETY: count and sizes match the kernel's parameters, so the driver reads exactly
-        // the bytes `params` points to; device addresses are of live memory on `stream`.
-        Ok(()) => unsafe { launch_raw(f, &cfg, stream, params) },
-        // SAFETY: as above, once `retry_or_refuse` has checked again.
-        Err(r) => retry_or_refuse(kernel, info, r, sizes, &cfg, || unsafe { launch_raw(f, &cfg, stream, params) }),
-    });
-    packed.unwrap_or_else(|i| Err(refused(kernel, Refusal::Stream(i))))
+/// What the hot path hands back on failure, small so the success path stays in registers; the
+/// error (with the kernel's name) is built on the cold path.
+enum Outcome {
+    Refused(Refusal),
+    Failed(CUresult),
+    Error(Box<Error>),
 }
 
+#[inline(always)]
+fn checked_launch<K: Launchable + ?Sized, A: KernelArgs>(kernel: &K, stream: CUstream, cfg: LaunchConfig, args: A) -> Result<(), Error> {
+    match kernel.launch_cache().info.get() {
+        Some(info) => launch_with(kernel, info, stream, cfg, args),
+        None => launch_first(kernel, stream, cfg, args),
+    }
+}
+
+/// The first launch of a kernel: read its facts, then launch as every later launch does.
+#[cold]
+#[inline(never)]
+fn launch_first<K: Launchable + ?Sized, A: KernelArgs>(kernel: &K, stream: CUstream, cfg: LaunchConfig, args: A) -> Result<(), Error> {
+    let info = first_use(kernel)?;
+    launch_with(kernel, info, stream, cfg, args)
+}
+
+#[inline(always)]
+fn launch_with<K: Launchable + ?Sized, A: KernelArgs>(
+    kernel: &K,
+    info: &KernelInfo,
+    stream: CUstream,
+    cfg: LaunchConfig,
+    args: A,
+) -> Result<(), Error> {
+    let f = kernel.raw_function();
+    let r = args.pack(stream, |params, sizes| match info.check(sizes, &cfg) {
+        // SAFETY: count and sizes match the kernel's parameters, so the driver reads exactly
+        // the bytes `params` points to; device addresses are of live memory on `stream`.
+        Ok(()) => unsafe { launch_status(f, &cfg, stream, params) },
+        // SAFETY: as above, once `retry_or_refuse` has checked again.
+        Err(r) => retry_or_refuse(kernel, info, r, sizes, &cfg, || unsafe { launch_status(f, &cfg, stream, params) }),
+    });
+    match r {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(outcome)) => Err(failed(kernel, outcome)),
+        Err(index) => Err(failed(kernel, Outcome::Refused(Refusal::Stream(index)))),
+    }
+}
+
+/// `cuLaunchKernel` through the raw layer (its status, no error value built on success).
+///
 /// # Safety
 /// `params` holds one address per kernel parameter, each of the parameter's size.
 #[inline(always)]
-unsafe fn launch_raw(f: CUfunction, cfg: &LaunchConfig, stream: CUstream, params: &mut [*mut c_void]) -> Result<(), Error> {
+unsafe fn launch_status(f: CUfunction, cfg: &LaunchConfig, stream: CUstream, params: &mut [*mut c_void]) -> Result<(), Outcome> {
     let ((gx, gy, gz), (bx, by, bz)) = (cfg.grid, cfg.block);
     let p = if params.is_empty() { core::ptr::null_mut() } else { params.as_mut_ptr() };
-    driver::launch_kernel(f, gx, gy, gz, bx, by, bz, cfg.shared_mem_bytes, stream, p, core::ptr::null_mut())?;
-    Ok(())
+    match driver::sys::cuLaunchKernel(f, gx, gy, gz, bx, by, bz, cfg.shared_mem_bytes, stream, p, core::ptr::null_mut()) {
+        CUresult::SUCCESS => Ok(()),
+        status => Err(Outcome::Failed(status)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn failed<K: Launchable + ?Sized>(kernel: &K, outcome: Outcome) -> Error {
+    match outcome {
+        Outcome::Refused(r) => refused(kernel, r),
+        Outcome::Failed(status) => Error::Driver(driver::Error::Driver(status)),
+        Outcome::Error(e) => *e,
+    }
 }
 
 impl KernelInfo {
@@ -394,11 +451,14 @@ impl KernelInfo {
             }
         }
         let ((gx, gy, gz), (bx, by, bz)) = (cfg.grid, cfg.block);
-        if gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 {
-            return Err(Refusal::ZeroDim(zero_dim(cfg)));
-        }
-        if bx as u64 * by as u64 * bz as u64 > self.max_threads as u64 {
-            return Err(Refusal::Block { block: cfg.block, max: self.max_threads });
+        // One compare each: a product of 0 means a zero dimension (no u64 product overflows).
+        let threads = bx as u64 * by as u64 * bz as u64;
+        if gx as u64 * gy as u64 * gz as u64 == 0 || threads.wrapping_sub(1) >= self.max_threads as u64 {
+            return Err(if threads == 0 || gx == 0 || gy == 0 || gz == 0 {
+                Refusal::ZeroDim(zero_dim(cfg))
+            } else {
+                Refusal::Block { block: cfg.block, max: self.max_threads }
+            });
         }
         let max = self.max_dynamic_shared.load(Ordering::Relaxed);
         if cfg.shared_mem_bytes > max {
@@ -421,7 +481,7 @@ fn zero_dim(cfg: &LaunchConfig) -> &'static str {
 }
 
 /// A refused shared-memory size is re-read once (the attribute may have been raised since it
-/// was cached); every other refusal becomes the error.
+/// was cached); every other refusal stands.
 #[cold]
 #[inline(never)]
 fn retry_or_refuse<K: Launchable + ?Sized>(
@@ -430,19 +490,17 @@ fn retry_or_refuse<K: Launchable + ?Sized>(
     r: Refusal,
     sizes: &[usize],
     cfg: &LaunchConfig,
-    launch: impl FnOnce() -> Result<(), Error>,
-) -> Result<(), Error> {
+    launch: impl FnOnce() -> Result<(), Outcome>,
+) -> Result<(), Outcome> {
     if let Refusal::Shared { .. } = r {
-        let now = attribute(kernel, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
+        let now = attribute(kernel, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES).map_err(|e| Outcome::Error(Box::new(e)))?;
         info.max_dynamic_shared.store(now, Ordering::Relaxed);
         if cfg.shared_mem_bytes <= now {
-            return match info.check(sizes, cfg) {
-                Ok(()) => launch(),
-                Err(r) => Err(refused(kernel, r)),
-            };
+            info.check(sizes, cfg).map_err(Outcome::Refused)?;
+            return launch();
         }
     }
-    Err(refused(kernel, r))
+    Err(Outcome::Refused(r))
 }
 
 #[cold]

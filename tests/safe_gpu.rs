@@ -1,0 +1,565 @@
+//! The safe layer on a real GPU: SAXPY, two streams ordered by moving buffers between them,
+//! pinned asynchronous copies, stream-ordered allocation from pools, NVRTC -> module -> checked
+//! launches of 21 kernels of different shapes, and a corpus of mismatched launches that must all
+//! be refused with a precise message while a device counter of launches stays 0.
+//! Skips with one line where no driver exists. Everything goes through `cudagen::safe` (owned
+//! context, stream, module, function, pool; typed memory; checked launches) with no `unsafe`; the
+//! only `unsafe` is the typed-layer baseline of the launch-cost comparison (`mod baseline`).
+
+use cudagen::driver::{self, CUdeviceptr, CUfunction_attribute, CUmemAllocationType, CUmemLocation, CUmemLocationType, CUmemPoolProps};
+use cudagen::safe::{
+    kernel_params, Alloc, Context, DeviceBuffer, Error, Function, LaunchConfig, MemoryPool, Module, PinnedHostBuffer, Stream,
+    StreamLaunch,
+};
+use cudagen_tests::{compile_ptx, gpu_or_skip, random_floats, EMPTY5};
+use std::ffi::CString;
+use std::time::Instant;
+
+/// The baseline of `checked_launch_cost`: the typed layer's raw launch (its `unsafe` is the
+/// typed layer's; no other `unsafe` is in this file).
+mod baseline {
+    use cudagen::driver;
+    use cudagen::safe::{Function, Stream};
+
+    /// `empty5(float, float*, float*, float*, size_t)` through `driver::launch_kernel`, the raw
+    /// parameter array built as a C caller would.
+    pub fn typed_launch5(f: &Function<'_>, s: &Stream, a: f32, x: u64, y: u64, out: u64, n: usize) {
+        let (mut a, mut x, mut y, mut out, mut n) = (a, x, y, out, n);
+        let mut args: [*mut std::ffi::c_void; 5] = [
+            (&raw mut a).cast(),
+            (&raw mut x).cast(),
+            (&raw mut y).cast(),
+            (&raw mut out).cast(),
+            (&raw mut n).cast(),
+        ];
+        // SAFETY: five parameters of these sizes, as empty5 declares.
+        unsafe { driver::launch_kernel(f.as_raw(), 1, 1, 1, 1, 1, 1, 0, s.as_raw(), args.as_mut_ptr(), std::ptr::null_mut()) }
+            .unwrap();
+    }
+}
+
+/// `CU_STREAM_NON_BLOCKING`: no implicit ordering with the legacy default stream.
+const CU_STREAM_NON_BLOCKING: u32 = 1;
+
+const KERNELS: &str = r#"
+struct Params { float scale; float offset[2]; };
+struct Wide { double scale; float offset[2]; };
+struct Ptrs { const float *x; unsigned n; };
+
+__device__ unsigned int launches;
+__device__ double sink[32];
+
+__device__ void count_launch() {
+    if (threadIdx.x + threadIdx.y + threadIdx.z + blockIdx.x + blockIdx.y + blockIdx.z == 0) atomicAdd(&launches, 1u);
+}
+
+extern "C" __global__ void read_state(unsigned int *n, double *s) {
+    if (threadIdx.x == 0) *n = launches;
+    if (threadIdx.x < 32) s[threadIdx.x] = sink[threadIdx.x];
+}
+
+extern "C" __global__ void s_none() { count_launch(); sink[0] = 1.0; }
+extern "C" __global__ void s_i32(int a) { count_launch(); sink[1] = a; }
+extern "C" __global__ void s_u8(unsigned char a) { count_launch(); sink[2] = a; }
+extern "C" __global__ void s_i16(short a) { count_launch(); sink[3] = a; }
+extern "C" __global__ void s_i64(long long a) { count_launch(); sink[4] = (double)a; }
+extern "C" __global__ void s_f32(float a) { count_launch(); sink[5] = a; }
+extern "C" __global__ void s_f64(double a) { count_launch(); sink[6] = a; }
+extern "C" __global__ void s_bool(bool b, int a) { count_launch(); sink[7] = b ? a : -a; }
+extern "C" __global__ void s_mixed(char c, short s, int i, long long l, float f, double d) {
+    count_launch(); sink[8] = c + s + i + (double)l + f + d;
+}
+extern "C" __global__ void s_struct(Params p) { count_launch(); sink[9] = p.scale * 100 + p.offset[0] * 10 + p.offset[1]; }
+extern "C" __global__ void s_wide(Wide w) { count_launch(); sink[10] = w.scale * 100 + w.offset[0] * 10 + w.offset[1]; }
+extern "C" __global__ void s_sum(const float *x, int n) {
+    count_launch();
+    if (threadIdx.x == 0 && blockIdx.x == 0) { double t = 0; for (int i = 0; i < n; i++) t += x[i]; sink[11] = t; }
+}
+extern "C" __global__ void s_saxpy(float a, const float *x, float *y, size_t n) {
+    count_launch();
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void s_copy(const int *src, int *dst, unsigned n) {
+    count_launch();
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] = src[i];
+}
+extern "C" __global__ void s_fill2d(int *out, int w, int h) {
+    count_launch();
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) out[y * w + x] = x + 1000 * y;
+}
+extern "C" __global__ void s_fill3d(int *out, int nx, int ny, int nz) {
+    count_launch();
+    int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;
+    if (x < nx && y < ny && z < nz) out[(z * ny + y) * nx + x] = x + 10 * y + 100 * z;
+}
+extern "C" __global__ void s_reverse(float *v, int n) {
+    extern __shared__ float tmp[];
+    count_launch();
+    int i = threadIdx.x;
+    if (i < n) tmp[i] = v[i];
+    __syncthreads();
+    if (i < n) v[i] = tmp[n - 1 - i];
+}
+extern "C" __global__ void s_many(char a0, unsigned char a1, short a2, unsigned short a3, int a4, unsigned a5,
+                                  long long a6, unsigned long long a7, float a8, double a9, bool a10, short a11,
+                                  int a12, long long a13, double a14, char a15) {
+    count_launch();
+    sink[12] = a0 + a1 + a2 + a3 + a4 + a5 + (double)a6 + (double)a7 + a8 + a9 + (a10 ? 1 : 0) + a11 + a12 + (double)a13 + a14 + a15;
+}
+extern "C" __global__ void s_mul(const double *a, const double *b, double *c, unsigned long long n) {
+    count_launch();
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] * b[i];
+}
+extern "C" __global__ void s_ptrs(Ptrs p) {
+    count_launch();
+    if (threadIdx.x == 0) { double t = 0; for (unsigned i = 0; i < p.n; i++) t += p.x[i]; sink[13] = t; }
+}
+extern "C" __global__ void s_add_u64(unsigned long long *v, unsigned long long add, int n) {
+    count_launch();
+    int i = threadIdx.x;
+    if (i < n) v[i] += add;
+}
+extern "C" __global__ void __launch_bounds__(128) s_bounded(float *x, int n) {
+    count_launch();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= 2.0f;
+}
+extern "C" __global__ void spin_fill(float *a, float value, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float t = 0.0f;
+    for (int k = 0; k < 200; k++) t += __sinf(i + k) * 1e-30f;
+    a[i] = value + t;
+}
+extern "C" __global__ void accumulate(float *acc, const float *a, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) acc[i] += a[i];
+}
+"#;
+
+cudagen::device_repr! {
+    struct Params { scale: f32, offset: [f32; 2] }
+}
+
+cudagen::device_repr! {
+    struct Wide { scale: f64, offset: [f32; 2] }
+}
+
+cudagen::device_repr! {
+    struct Ptrs { x: CUdeviceptr, n: u32 }
+}
+
+/// Every kernel of `KERNELS`, as checked-launch handles.
+struct Kernels<'m> {
+    read_state: Function<'m>,
+    none: Function<'m>,
+    i32_: Function<'m>,
+    u8_: Function<'m>,
+    i16_: Function<'m>,
+    i64_: Function<'m>,
+    f32_: Function<'m>,
+    f64_: Function<'m>,
+    bool_: Function<'m>,
+    mixed: Function<'m>,
+    struct_: Function<'m>,
+    wide: Function<'m>,
+    sum: Function<'m>,
+    saxpy: Function<'m>,
+    copy: Function<'m>,
+    fill2d: Function<'m>,
+    fill3d: Function<'m>,
+    reverse: Function<'m>,
+    many: Function<'m>,
+    mul: Function<'m>,
+    ptrs: Function<'m>,
+    add_u64: Function<'m>,
+    bounded: Function<'m>,
+    spin_fill: Function<'m>,
+    accumulate: Function<'m>,
+}
+
+impl<'m> Kernels<'m> {
+    fn new(m: &'m Module) -> Self {
+        Kernels {
+            read_state: m.get_function(c"read_state").unwrap(),
+            none: m.get_function(c"s_none").unwrap(),
+            i32_: m.get_function(c"s_i32").unwrap(),
+            u8_: m.get_function(c"s_u8").unwrap(),
+            i16_: m.get_function(c"s_i16").unwrap(),
+            i64_: m.get_function(c"s_i64").unwrap(),
+            f32_: m.get_function(c"s_f32").unwrap(),
+            f64_: m.get_function(c"s_f64").unwrap(),
+            bool_: m.get_function(c"s_bool").unwrap(),
+            mixed: m.get_function(c"s_mixed").unwrap(),
+            struct_: m.get_function(c"s_struct").unwrap(),
+            wide: m.get_function(c"s_wide").unwrap(),
+            sum: m.get_function(c"s_sum").unwrap(),
+            saxpy: m.get_function(c"s_saxpy").unwrap(),
+            copy: m.get_function(c"s_copy").unwrap(),
+            fill2d: m.get_function(c"s_fill2d").unwrap(),
+            fill3d: m.get_function(c"s_fill3d").unwrap(),
+            reverse: m.get_function(c"s_reverse").unwrap(),
+            many: m.get_function(c"s_many").unwrap(),
+            mul: m.get_function(c"s_mul").unwrap(),
+            ptrs: m.get_function(c"s_ptrs").unwrap(),
+            add_u64: m.get_function(c"s_add_u64").unwrap(),
+            bounded: m.get_function(c"s_bounded").unwrap(),
+            spin_fill: m.get_function(c"spin_fill").unwrap(),
+            accumulate: m.get_function(c"accumulate").unwrap(),
+        }
+    }
+}
+
+/// The device's launch counter and `sink[32]`, read by the (uncounted) `read_state` kernel.
+fn read_state(k: &Kernels<'_>, s: &Stream) -> (u32, Vec<f64>) {
+    let mut n = DeviceBuffer::<u32>::zeroed(s, 1).unwrap();
+    let mut sink = DeviceBuffer::<f64>::zeroed(s, 32).unwrap();
+    s.launch(&k.read_state, LaunchConfig::linear(1, 32), (&mut n, &mut sink)).unwrap();
+    (n.to_vec().unwrap()[0], sink.to_vec().unwrap())
+}
+
+#[test]
+fn safe_layer_on_the_gpu() {
+    if !gpu_or_skip("safe_layer_on_the_gpu") {
+        return;
+    }
+    let device = driver::device_get(0).unwrap();
+    let _ctx = Context::create(0, device).unwrap();
+    let major = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MAJOR, device).unwrap();
+    let minor = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, device).unwrap();
+    let src = CString::new(KERNELS).unwrap();
+    let ptx = compile_ptx(&src, c"safe_gpu.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
+    let module = Module::from_ptx(&CString::new(ptx).unwrap()).unwrap();
+    let k = Kernels::new(&module);
+    let s = Stream::create(CU_STREAM_NON_BLOCKING).unwrap();
+
+    let refused = mismatched_launches_are_refused(&k, &s);
+    let (launches, _) = read_state(&k, &s);
+    assert_eq!(launches, 0, "a refused launch ran");
+    println!("corpus: {refused} mismatched launches refused, device launch counter {launches}");
+
+    let shapes = kernels_of_twenty_shapes(&k, &s);
+    let (launches, _) = read_state(&k, &s);
+    assert_eq!(launches, shapes.1, "every checked launch ran once");
+    println!("shapes: {} kernels launched and checked, {} launches counted on the device", shapes.0, launches);
+
+    let n = saxpy(&k, &s);
+    let iters = two_streams(&k);
+    let rounds = pools(&s, &k);
+    let drop_errors = cudagen::safe::take_drop_errors();
+    assert!(drop_errors.is_empty(), "{drop_errors:?}");
+    println!(
+        "summary: safe_gpu PASS: {refused} mismatched launches refused (counter 0), {} kernel shapes, saxpy {n} floats, \
+         2 streams x {iters} moves, {rounds} pool rounds, 0 drop errors",
+        shapes.0
+    );
+}
+
+/// Checks one refused launch: the exact message, and that it is a refusal (not a driver error).
+fn expect(r: Result<(), Error>, want: &str, refused: &mut usize) {
+    let e = r.expect_err(want);
+    assert!(e.driver_error().is_none(), "a refusal, not a driver error: {e}");
+    assert_eq!(e.to_string(), want);
+    *refused += 1;
+}
+
+fn mismatched_launches_are_refused(k: &Kernels<'_>, s: &Stream) -> usize {
+    let mut n = 0;
+    let one = LaunchConfig::linear(1, 1);
+    let x = DeviceBuffer::<f32>::zeroed(s, 256).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeroed(s, 256).unwrap();
+    let ints = DeviceBuffer::<i32>::zeroed(s, 256).unwrap();
+    let p = Params { scale: 1.0, offset: [2.0, 3.0] };
+    let w = Wide { scale: 1.0, offset: [2.0, 3.0] };
+    let nothing = "nothing launched";
+    let size = |kernel: &str, i: usize, want: usize, given: usize| {
+        format!("kernel `{kernel}` parameter {i} is {want} bytes, argument {i} is {given} bytes; {nothing}")
+    };
+    let count = |kernel: &str, want: &str, given: &str| format!("kernel `{kernel}` takes {want}, {given} given; {nothing}");
+
+    // Wrong counts.
+    expect(s.launch(&k.none, one, (1u32,)), &count("s_none", "0 parameters", "1 argument"), &mut n);
+    expect(s.launch(&k.i32_, one, ()), &count("s_i32", "1 parameter", "0 arguments"), &mut n);
+    expect(s.launch(&k.i32_, one, (1i32, 2i32)), &count("s_i32", "1 parameter", "2 arguments"), &mut n);
+    expect(s.launch(&k.saxpy, one, (2.0f32, &x, &mut y)), &count("s_saxpy", "4 parameters", "3 arguments"), &mut n);
+    expect(s.launch(&k.saxpy, one, (2.0f32, &x, &mut y, 256usize, 0u32)), &count("s_saxpy", "4 parameters", "5 arguments"), &mut n);
+    expect(s.launch(&k.mixed, one, (1i8, 2i16, 3i32, 4i64, 5.0f32)), &count("s_mixed", "6 parameters", "5 arguments"), &mut n);
+    expect(s.launch(&k.struct_, one, (p, p)), &count("s_struct", "1 parameter", "2 arguments"), &mut n);
+    let fifteen = (1i8, 2u8, 3i16, 4u16, 5i32, 6u32, 7i64, 8u64, 9.0f32, 10.0f64, true, 12i16, 13i32, 14i64, 15.0f64);
+    expect(s.launch(&k.many, one, fifteen), &count("s_many", "16 parameters", "15 arguments"), &mut n);
+    expect(s.launch(&k.read_state, one, (&x,)), &count("read_state", "2 parameters", "1 argument"), &mut n);
+    // Wrong sizes.
+    expect(s.launch(&k.i32_, one, (1i64,)), &size("s_i32", 0, 4, 8), &mut n);
+    expect(s.launch(&k.i32_, one, (1i16,)), &size("s_i32", 0, 4, 2), &mut n);
+    expect(s.launch(&k.i32_, one, (&x,)), &size("s_i32", 0, 4, 8), &mut n);
+    expect(s.launch(&k.u8_, one, (1u32,)), &size("s_u8", 0, 1, 4), &mut n);
+    expect(s.launch(&k.i16_, one, (true,)), &size("s_i16", 0, 2, 1), &mut n);
+    expect(s.launch(&k.i64_, one, (1i32,)), &size("s_i64", 0, 8, 4), &mut n);
+    expect(s.launch(&k.f32_, one, (1.0f64,)), &size("s_f32", 0, 4, 8), &mut n);
+    expect(s.launch(&k.f64_, one, (1.0f32,)), &size("s_f64", 0, 8, 4), &mut n);
+    expect(s.launch(&k.sum, one, (&x, 256usize)), &size("s_sum", 1, 4, 8), &mut n);
+    expect(s.launch(&k.saxpy, one, (2.0f32, &x, &mut y, 256u32)), &size("s_saxpy", 3, 8, 4), &mut n);
+    expect(s.launch(&k.saxpy, one, (2.0f64, &x, &mut y, 256usize)), &size("s_saxpy", 0, 4, 8), &mut n);
+    expect(s.launch(&k.copy, one, (&ints, &ints, 256u64)), &size("s_copy", 2, 4, 8), &mut n);
+    let wrong_middle = (1i8, 2u8, 3i16, 4u16, 5i32, 6u32, 7i64, 8u32, 9.0f32, 10.0f64, true, 12i16, 13i32, 14i64, 15.0f64, 16i8);
+    expect(s.launch(&k.many, one, wrong_middle), &size("s_many", 7, 8, 4), &mut n);
+    // Wrong order of sizes.
+    expect(s.launch(&k.saxpy, one, (&x, 2.0f32, &mut y, 256usize)), &size("s_saxpy", 0, 4, 8), &mut n);
+    expect(s.launch(&k.bool_, one, (5i32, true)), &size("s_bool", 0, 1, 4), &mut n);
+    expect(s.launch(&k.mixed, one, (1i8, 3i32, 2i16, 4i64, 5.0f32, 6.0f64)), &size("s_mixed", 1, 2, 4), &mut n);
+    expect(s.launch(&k.mixed, one, (1i8, 2i16, 3i32, 4i64, 6.0f64, 5.0f32)), &size("s_mixed", 4, 4, 8), &mut n);
+    expect(s.launch(&k.fill2d, one, (16i32, &ints, 16i32)), &size("s_fill2d", 0, 8, 4), &mut n);
+    // Structs of the wrong size.
+    expect(s.launch(&k.struct_, one, (w,)), &size("s_struct", 0, 12, 16), &mut n);
+    expect(s.launch(&k.wide, one, (p,)), &size("s_wide", 0, 16, 12), &mut n);
+    expect(s.launch(&k.struct_, one, ([1.0f32, 2.0],)), &size("s_struct", 0, 12, 8), &mut n);
+    expect(s.launch(&k.ptrs, one, (&x,)), &size("s_ptrs", 0, 16, 8), &mut n);
+    expect(s.launch(&k.ptrs, one, (Ptrs { x: x.as_raw(), n: 4 }, 4u32)), &count("s_ptrs", "1 parameter", "2 arguments"), &mut n);
+    // Configurations: too large blocks, too much shared memory, zero dimensions.
+    let max = |f: &Function<'_>, a| driver::func_get_attribute(a, f.as_raw()).unwrap();
+    let bounded_max = max(&k.bounded, CUfunction_attribute::MAX_THREADS_PER_BLOCK);
+    assert_eq!(bounded_max, 128, "__launch_bounds__(128)");
+    let cfg = LaunchConfig::linear(2, 256);
+    expect(s.launch(&k.bounded, cfg, (&x, 256i32)), &format!("kernel `s_bounded`: block 256x1x1 = 256 threads, the kernel allows at most 128; {nothing}"), &mut n);
+    let saxpy_max = max(&k.saxpy, CUfunction_attribute::MAX_THREADS_PER_BLOCK);
+    let cfg = LaunchConfig { grid: (1, 1, 1), block: (32, 32, 2), shared_mem_bytes: 0 };
+    expect(s.launch(&k.saxpy, cfg, (2.0f32, &x, &mut y, 256usize)), &format!("kernel `s_saxpy`: block 32x32x2 = 2048 threads, the kernel allows at most {saxpy_max}; {nothing}"), &mut n);
+    let cfg = LaunchConfig { grid: (1, 1, 1), block: (2048, 1, 1), shared_mem_bytes: 0 };
+    expect(s.launch(&k.sum, cfg, (&x, 256i32)), &format!("kernel `s_sum`: block 2048x1x1 = 2048 threads, the kernel allows at most {}; {nothing}", max(&k.sum, CUfunction_attribute::MAX_THREADS_PER_BLOCK)), &mut n);
+    let smem_max = max(&k.reverse, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    let cfg = LaunchConfig::linear(1, 256).with_shared_mem(smem_max as u32 + 4);
+    expect(s.launch(&k.reverse, cfg, (&mut y, 256i32)), &format!("kernel `s_reverse`: {} bytes of dynamic shared memory requested, the kernel allows at most {smem_max}; {nothing}", smem_max + 4), &mut n);
+    let cfg = LaunchConfig::linear(1, 32).with_shared_mem(1 << 20);
+    expect(s.launch(&k.reverse, cfg, (&mut y, 32i32)), &format!("kernel `s_reverse`: 1048576 bytes of dynamic shared memory requested, the kernel allows at most {smem_max}; {nothing}"), &mut n);
+    let cfg = LaunchConfig { grid: (0, 1, 1), block: (32, 1, 1), shared_mem_bytes: 0 };
+    expect(s.launch(&k.sum, cfg, (&x, 256i32)), &format!("kernel `s_sum`: grid.x is 0; {nothing}"), &mut n);
+    let cfg = LaunchConfig { grid: (1, 1, 1), block: (32, 0, 1), shared_mem_bytes: 0 };
+    expect(s.launch(&k.sum, cfg, (&x, 256i32)), &format!("kernel `s_sum`: block.y is 0; {nothing}"), &mut n);
+    // A buffer bound to another stream.
+    let other = Stream::create(CU_STREAM_NON_BLOCKING).unwrap();
+    let elsewhere = DeviceBuffer::<f32>::zeroed(&other, 256).unwrap();
+    expect(s.launch(&k.sum, one, (&elsewhere, 256i32)), &format!("kernel `s_sum`: argument 0 is memory bound to another stream than the launch's (move it with `move_to` first); {nothing}"), &mut n);
+    drop(elsewhere);
+    n
+}
+
+/// 21 kernels of different parameter lists and launch shapes, each result checked.
+fn kernels_of_twenty_shapes(k: &Kernels<'_>, s: &Stream) -> (usize, u32) {
+    let one = LaunchConfig::linear(1, 1);
+    let mut kernels = 0;
+    let mut launches = 0u32;
+    let mut run = |r: Result<(), Error>| {
+        r.unwrap();
+        launches += 1;
+    };
+    run(s.launch(&k.none, one, ()));
+    run(s.launch(&k.i32_, one, (-7i32,)));
+    run(s.launch(&k.u8_, one, (200u8,)));
+    run(s.launch(&k.i16_, one, (-300i16,)));
+    run(s.launch(&k.i64_, one, (1i64 << 40,)));
+    run(s.launch(&k.f32_, one, (1.5f32,)));
+    run(s.launch(&k.f64_, one, (2.25f64,)));
+    run(s.launch(&k.bool_, one, (false, 9i32)));
+    run(s.launch(&k.mixed, one, (1i8, 2i16, 3i32, 4i64, 5.5f32, 6.25f64)));
+    run(s.launch(&k.struct_, one, (Params { scale: 1.0, offset: [2.0, 3.0] },)));
+    run(s.launch(&k.wide, one, (Wide { scale: 4.0, offset: [5.0, 6.0] },)));
+    let xs = DeviceBuffer::from_host(s, &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    run(s.launch(&k.sum, one, (&xs, 4i32)));
+    let args = (1i8, 2u8, 3i16, 4u16, 5i32, 6u32, 7i64, 8u64, 9.0f32, 10.0f64, true, 12i16, 13i32, 14i64, 15.0f64, 16i8);
+    run(s.launch(&k.many, one, args));
+    run(s.launch(&k.ptrs, LaunchConfig::linear(1, 32), (Ptrs { x: xs.as_raw(), n: 3 },)));
+    kernels += 14;
+    let (_, sink) = read_state(k, s);
+    let want = [1.0, -7.0, 200.0, -300.0, (1u64 << 40) as f64, 1.5, 2.25, -9.0, 21.75, 123.0, 456.0, 10.0, 126.0, 6.0];
+    assert_eq!(&sink[..14], &want, "values the kernels received");
+
+    // Pointers and sizes, 1-D.
+    let n = 1000usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let x = DeviceBuffer::from_host(s, &a).unwrap();
+    let mut y = DeviceBuffer::from_host(s, &vec![1.0f32; n]).unwrap();
+    run(s.launch(&k.saxpy, LaunchConfig::for_elements(n as u32, 128), (3.0f32, &x, &mut y, n)));
+    assert_eq!(y.to_vec().unwrap(), (0..n).map(|i| 3.0 * i as f32 + 1.0).collect::<Vec<_>>());
+    let src = DeviceBuffer::from_host(s, &(0..n as i32).collect::<Vec<_>>()).unwrap();
+    let mut dst = DeviceBuffer::<i32>::zeroed(s, n).unwrap();
+    run(s.launch(&k.copy, LaunchConfig::for_elements(n as u32, 64), (&src, &mut dst, n as u32)));
+    assert_eq!(dst.to_vec().unwrap(), (0..n as i32).collect::<Vec<_>>());
+    let da = DeviceBuffer::from_host(s, &[1.5f64, 2.0, -3.0]).unwrap();
+    let db = DeviceBuffer::from_host(s, &[2.0f64, 0.5, 4.0]).unwrap();
+    let mut dc = DeviceBuffer::<f64>::zeroed(s, 3).unwrap();
+    run(s.launch(&k.mul, LaunchConfig::linear(1, 32), (&da, &db, &mut dc, 3u64)));
+    assert_eq!(dc.to_vec().unwrap(), [3.0, 1.0, -12.0]);
+    // 2-D and 3-D grids and blocks.
+    let (w, h) = (37usize, 21usize);
+    let mut grid2 = DeviceBuffer::<i32>::zeroed(s, w * h).unwrap();
+    let cfg = LaunchConfig { grid: (5, 3, 1), block: (8, 8, 1), shared_mem_bytes: 0 };
+    run(s.launch(&k.fill2d, cfg, (&mut grid2, w as i32, h as i32)));
+    let got = grid2.to_vec().unwrap();
+    assert!((0..w * h).all(|i| got[i] == (i % w) as i32 + 1000 * (i / w) as i32));
+    let mut grid3 = DeviceBuffer::<i32>::zeroed(s, 8 * 4 * 2).unwrap();
+    let cfg = LaunchConfig { grid: (1, 1, 1), block: (8, 4, 2), shared_mem_bytes: 0 };
+    run(s.launch(&k.fill3d, cfg, (&mut grid3, 8i32, 4i32, 2i32)));
+    let got = grid3.to_vec().unwrap();
+    assert!((0..64).all(|i| got[i] == (i % 8) as i32 + 10 * ((i / 8) % 4) as i32 + 100 * (i / 32) as i32));
+    // Dynamic shared memory, and raising its limit (the refused size is read again).
+    let mut v = DeviceBuffer::from_host(s, &(0..256).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
+    run(s.launch(&k.reverse, LaunchConfig::linear(1, 256).with_shared_mem(256 * 4), (&mut v, 256i32)));
+    assert_eq!(v.to_vec().unwrap(), (0..256).rev().map(|i| i as f32).collect::<Vec<_>>());
+    let big = 64 * 1024;
+    let attr = CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    if k.reverse.set_attribute(attr, big).is_ok() {
+        run(s.launch(&k.reverse, LaunchConfig::linear(1, 256).with_shared_mem(big as u32), (&mut v, 256i32)));
+        assert_eq!(v.to_vec().unwrap(), (0..256).map(|i| i as f32).collect::<Vec<_>>());
+    }
+    // A view of part of a buffer.
+    let mut words = DeviceBuffer::from_host(s, &[10u64; 8]).unwrap();
+    run(s.launch(&k.add_u64, LaunchConfig::linear(1, 32), (words.slice_mut(2..6), 5u64, 4i32)));
+    assert_eq!(words.to_vec().unwrap(), [10, 10, 15, 15, 15, 15, 10, 10]);
+    // __launch_bounds__ kernel within its bound.
+    let mut b = DeviceBuffer::from_host(s, &[1.0f32; 300]).unwrap();
+    run(s.launch(&k.bounded, LaunchConfig::for_elements(300, 128), (&mut b, 300i32)));
+    assert!(b.to_vec().unwrap().iter().all(|&v| v == 2.0));
+    kernels += 7;
+    assert_eq!(kernel_params(&k.saxpy).unwrap().iter().map(|p| p.size).collect::<Vec<_>>(), [4, 8, 8, 8]);
+    (kernels, launches)
+}
+
+/// SAXPY on 16M floats through the safe layer, compared with the CPU.
+fn saxpy(k: &Kernels<'_>, s: &Stream) -> usize {
+    let n = 1usize << 24;
+    let (hx, hy) = (random_floats(n, 1), random_floats(n, 2));
+    let x = DeviceBuffer::from_host(s, &hx).unwrap();
+    let mut y = DeviceBuffer::from_host(s, &hy).unwrap();
+    s.launch(&k.saxpy, LaunchConfig::for_elements(n as u32, 512), (2.0f32, &x, &mut y, n)).unwrap();
+    let out = y.to_vec().unwrap();
+    let max_err = (0..n).map(|i| (out[i] - (2.0 * hx[i] + hy[i])).abs()).fold(0.0f32, f32::max);
+    println!("saxpy: {n} floats, max |gpu - cpu| = {max_err:e}");
+    assert!(max_err <= 1e-6, "max error {max_err}");
+    n
+}
+
+/// Two non-blocking streams: a slow fill on one, an accumulation on the other, the buffer moved
+/// between them each round (an event each move). Without the ordering the sums would race.
+fn two_streams(k: &Kernels<'_>) -> usize {
+    let (s1, s2) = (Stream::create(CU_STREAM_NON_BLOCKING).unwrap(), Stream::create(CU_STREAM_NON_BLOCKING).unwrap());
+    let n = 1usize << 22;
+    let cfg = LaunchConfig::for_elements(n as u32, 256);
+    let mut acc = DeviceBuffer::<f32>::zeroed(&s2, n).unwrap();
+    let mut a = DeviceBuffer::<f32>::zeroed(&s1, n).unwrap();
+    let rounds = 20;
+    for round in 1..=rounds {
+        s1.launch(&k.spin_fill, cfg, (&mut a, round as f32, n as u32)).unwrap();
+        let on2 = a.move_to(&s2).unwrap();
+        s2.launch(&k.accumulate, cfg, (&mut acc, &on2, n as u32)).unwrap();
+        a = on2.move_to(&s1).unwrap();
+    }
+    // Pinned, asynchronous read-back on both streams at once.
+    let mut pa = PinnedHostBuffer::<f32>::zeroed(&s1, n).unwrap();
+    let mut pacc = PinnedHostBuffer::<f32>::zeroed(&s2, n).unwrap();
+    a.copy_to_pinned(&mut pa).unwrap();
+    acc.copy_to_pinned(&mut pacc).unwrap();
+    let want = (rounds * (rounds + 1) / 2) as f32;
+    assert!(pacc.as_slice().unwrap().iter().all(|&v| v == want), "sums raced");
+    assert!(pa.as_slice().unwrap().iter().all(|&v| v == rounds as f32));
+    // And back up from pinned memory, asynchronously.
+    pacc.as_mut_slice().unwrap().fill(1.0);
+    acc.copy_from_pinned(&mut pacc).unwrap();
+    assert_eq!(acc.slice(..4).to_vec().unwrap(), [1.0; 4]);
+    s1.synchronize().unwrap();
+    println!("two streams: {rounds} rounds of fill (stream 1) and accumulate (stream 2), {} moves, sums exact", 2 * rounds);
+    2 * rounds
+}
+
+/// Stream-ordered allocations from the device's current pool, its default pool and a pool of
+/// our own, round after round; device memory stays flat.
+fn pools(s: &Stream, k: &Kernels<'_>) -> usize {
+    let device = driver::device_get(0).unwrap();
+    let props = CUmemPoolProps {
+        allocType: CUmemAllocationType::PINNED,
+        location: CUmemLocation { r#type: CUmemLocationType::DEVICE, id: device.0 },
+        ..Default::default()
+    };
+    let own = MemoryPool::create(&props).unwrap();
+    let default = driver::device_get_default_mem_pool(device).unwrap();
+    let data: Vec<f32> = (0..1 << 18).map(|i| i as f32).collect();
+    let before = driver::mem_get_info().unwrap().0;
+    let rounds = 300;
+    for round in 0..rounds {
+        let alloc = [Alloc::Async, Alloc::Pool(default), Alloc::Pool(own.as_raw())][round % 3];
+        let mut b = DeviceBuffer::from_host_with(s, &data, alloc).unwrap();
+        s.launch(&k.bounded, LaunchConfig::for_elements(data.len() as u32, 128), (&mut b, data.len() as i32)).unwrap();
+        let back = b.slice(1000..1003).to_vec().unwrap();
+        assert_eq!(back, [2000.0, 2002.0, 2004.0], "round {round}");
+    }
+    s.synchronize().unwrap();
+    own.trim_to(0).unwrap();
+    driver::mem_pool_trim_to(default, 0).unwrap();
+    let after = driver::mem_get_info().unwrap().0;
+    let grown = before.saturating_sub(after);
+    println!("pools: {rounds} rounds over the current, default and own pools; free memory {before} -> {after}");
+    assert!(grown < 64 << 20, "device memory grew by {grown} bytes");
+    own.destroy().unwrap();
+    rounds
+}
+
+/// A checked launch beside the typed layer's `launch_kernel` of the same empty kernel, in one
+/// process: 31 samples, each timing a batch of 256 launches (+ one synchronize) per path, the
+/// order alternating; prints each path's median ns per launch and the median paired difference.
+#[test]
+fn checked_launch_cost() {
+    if !gpu_or_skip("checked_launch_cost") {
+        return;
+    }
+    let device = driver::device_get(0).unwrap();
+    let _ctx = Context::create(0, device).unwrap();
+    let major = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MAJOR, device).unwrap();
+    let minor = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, device).unwrap();
+    let ptx = compile_ptx(EMPTY5, c"empty5.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
+    let module = Module::from_ptx(&CString::new(ptx).unwrap()).unwrap();
+    let f = module.get_function(c"empty5").unwrap();
+    let s = Stream::create(CU_STREAM_NON_BLOCKING).unwrap();
+    let x = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();
+    let y = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();
+    let mut out = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();
+    let cfg = LaunchConfig::linear(1, 1);
+    let (px, py, pout) = (x.as_raw().0, y.as_raw().0, out.as_raw().0);
+    const BATCH: u32 = 256;
+    let checked = |out: &mut DeviceBuffer<'_, f32>| {
+        let t = Instant::now();
+        for _ in 0..BATCH {
+            s.launch(&f, cfg, (1.0f32, &x, &y, &mut *out, 1usize)).unwrap();
+        }
+        s.synchronize().unwrap();
+        t.elapsed().as_nanos() as f64 / BATCH as f64
+    };
+    let typed = || {
+        let t = Instant::now();
+        for _ in 0..BATCH {
+            baseline::typed_launch5(&f, &s, 1.0, px, py, pout, 1);
+        }
+        s.synchronize().unwrap();
+        t.elapsed().as_nanos() as f64 / BATCH as f64
+    };
+    for _ in 0..20 {
+        checked(&mut out);
+        typed();
+    }
+    let (mut c, mut t, mut d) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..31 {
+        let (a, b) = if i % 2 == 0 { let a = checked(&mut out); (a, typed()) } else { let b = typed(); (checked(&mut out), b) };
+        c.push(a);
+        t.push(b);
+        d.push(a - b);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (mc, mt, md) = (median(&mut c), median(&mut t), median(&mut d));
+    println!("summary: launch cost: typed launch_kernel {mt:.0} ns, checked launch {mc:.0} ns, paired difference {md:+.1} ns");
+    assert!(mc.is_finite() && mt > 0.0);
+}
