@@ -36,8 +36,8 @@
 //! - a [`PinnedHostBuffer`]: the copy stays asynchronous; the pinned buffer records an event
 //!   after it, and any host access to it (or its drop) waits for that event first.
 //!
-//! A buffer borrows its stream (`DeviceBuffer<'s, T>`), so the stream (and the context it
-//! borrows) outlives it. Stream-ordered allocations (`cuMemAllocAsync`, from the device's
+//! A buffer borrows its stream (`DeviceBuffer<'s, T>`), so the stream outlives it; the stream's
+//! context must outlive both (the owned types do not enforce that: drop the context last). Stream-ordered allocations (`cuMemAllocAsync`, from the device's
 //! current pool or a given pool) are freed with `cuMemFreeAsync` on the buffer's stream, without
 //! waiting; a buffer from `cuMemAlloc` ([`Alloc::Sync`]) synchronizes its stream, then calls
 //! `cuMemFree`. An error in `Drop` goes to [`take_drop_errors`](super::take_drop_errors);
@@ -555,7 +555,8 @@ impl Drop for OwnedEvent {
 /// for the previous copy's event, when it ran on another stream); [`as_slice`](Self::as_slice),
 /// [`as_mut_slice`](Self::as_mut_slice), [`to_vec`](Self::to_vec) and the drop wait for that
 /// event first, so the host never touches the memory while a copy may. The buffer borrows a
-/// stream to tie it to the stream's context, whose pinned allocations end with it.
+/// stream as a stand-in for the stream's context, whose pinned allocations end with it: that
+/// context (current when the buffer is made) must outlive the buffer.
 pub struct PinnedHostBuffer<'c, T: DeviceRepr> {
     ptr: *mut T,
     len: usize,
